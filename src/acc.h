@@ -1,0 +1,155 @@
+/*
+ * acc.h - the accumulators of every command, and the CPU kernels that fold
+ * records into them.
+ *
+ * An accumulator is a plain value with an exact merge: merging partial
+ * accumulators of any split of the stream, in any grouping, gives the same
+ * bits as one pass over the whole stream. That is what lets chunks, CPU
+ * threads, CUDA streams and GPUs work independently. The GPU backend fills
+ * the same structs, so the CLI formats results without knowing who computed
+ * them.
+ *
+ * Every command's accumulator is one block of memory of acc_size(job) bytes
+ * (columns and bins included), made by acc_init and combined by acc_merge.
+ * CPU kernels take records already in native byte order.
+ *
+ * CPU code: src/cpu_hist.c, cpu_stats.c, cpu_dot.c, cpu_reduce.c (sum,
+ * reduce, and the per-op state of scan), cpu_scan.c.
+ */
+#ifndef ACC_H
+#define ACC_H
+
+#include "gs.h"
+#include "xsum.h"
+
+/* ---- hist ---------------------------------------------------------------
+ * Per-value bins (8/16-bit integers, !job->ranged): nbins = 2^bits, bin i
+ * counts value (i + min of the type), i.e. i8 bin 0 is -128.
+ * Ranged bins: nbins = job->bins, numpy.histogram's rules (see cpu_hist.c);
+ * values outside [lo, hi] go to below/above, NaN to nan.
+ * counts is laid out [column][bin]. */
+struct hist_acc {
+	uint64_t nbins;
+	uint64_t columns;
+	uint64_t v[];		/* below[C], above[C], nan[C], counts[C][nbins] */
+};
+static inline uint64_t *hist_below(struct hist_acc *h) { return h->v; }
+static inline uint64_t *hist_above(struct hist_acc *h) { return h->v + h->columns; }
+static inline uint64_t *hist_nan(struct hist_acc *h) { return h->v + 2 * h->columns; }
+static inline uint64_t *hist_counts(struct hist_acc *h, uint64_t col)
+{
+	return h->v + 3 * h->columns + col * h->nbins;
+}
+
+/* The bin edges of a ranged hist, as numpy computes them: linspace(lo, hi,
+ * bins + 1) in double, the last edge exactly hi, then rounded to the bin
+ * type numpy would use (f16 for f16 data, f32 for f32 and bf16, f64 for f64
+ * and integers) and returned as doubles. Values are compared as that type
+ * too (integers converted to double, as numpy does). edges has bins + 1
+ * entries. */
+void hist_edges(const struct gs_job *job, double *edges);
+
+/* ---- stats --------------------------------------------------------------
+ * Per column. Integers: min/max as exact int64/uint64 (in .i/.u by
+ * signedness); floats: min/max as double, NaNs counted and skipped; -0.0
+ * counts as less than +0.0 so min/max do not depend on order. */
+union gs_scalar {
+	int64_t i;
+	uint64_t u;
+	double f;
+};
+
+struct stats_col {
+	uint64_t count;		/* every element, NaNs included */
+	uint64_t nan;
+	union gs_scalar min, max;	/* meaningful when count > nan */
+	struct xsum s1, s2;	/* exact sum and sum of squares of non-NaN values */
+};
+
+/* ---- dot ----------------------------------------------------------------
+ * Per column (dot A B with -c N gives N dot products; --pairs gives one: the
+ * job then has columns == 2 and one xsum). */
+struct dot_col {
+	uint64_t count;
+	struct xsum s;
+};
+
+/* ---- reduce (sum is reduce --op sum) and the state of scan ---------------
+ * Per column; which member is live depends on job->op and the type. */
+struct fprod {			/* exact product of floats, bracketed */
+	bool nan, zero, inf;	/* a NaN; a zero factor; an infinite factor */
+	bool neg;		/* sign of the product */
+	int64_t exp;		/* value in [lo, hi] * 2^exp, lo/hi 128-bit */
+	unsigned __int128 lo, hi;	/* normalized: top bit set (or both 0) */
+};
+struct iprod {			/* product of integers, magnitude checked */
+	bool zero, overflow, neg;
+	unsigned __int128 mag;	/* |product| while no overflow */
+};
+struct red_col {
+	uint64_t count;
+	union {
+		struct xsum sum;	/* OP_SUM, every type */
+		struct fprod fp;	/* OP_PROD, floats */
+		struct iprod ip;	/* OP_PROD, integers */
+		struct {		/* OP_MIN/OP_MAX (none while count == 0) */
+			bool nan;	/* floats: NaN propagates, like numpy */
+			union gs_scalar v;
+		} mm;
+		uint64_t bits;		/* OP_AND/OR/XOR: two's complement bits */
+	} u;
+};
+
+/* ---- the kernel table -------------------------------------------------- */
+
+struct acc_kernels {
+	size_t (*acc_size)(const struct gs_job *job);
+	void (*acc_init)(const struct gs_job *job, void *acc);
+	void (*acc_merge)(const struct gs_job *job, void *acc, const void *src);
+	/* Per-thread scratch for cpu_add, allocated once. May be 0. */
+	size_t (*scratch_size)(const struct gs_job *job);
+	/* Fold nrec records at data (and data2 for dot A B) into acc. */
+	void (*cpu_add)(const struct gs_job *job, void *acc, void *scratch,
+			const void *data, const void *data2, size_t nrec);
+};
+
+extern const struct acc_kernels hist_kernels, stats_kernels, dot_kernels,
+	reduce_kernels;
+
+/* The kernels of job->cmd. CMD_SCAN uses reduce_kernels (the state of a
+ * scan is the reduction of everything before it); CMD_MINMAX, the first pass
+ * of a ranged hist without --range, uses stats_kernels. */
+const struct acc_kernels *acc_kernels_for(const struct gs_job *job);
+
+/* ---- scan ---------------------------------------------------------------
+ * Write the scan of nrec records at data to out (job->out_type, native =
+ * little-endian), starting from state (a red_col per column: the reduction
+ * of everything before data), and advance state past data. Inclusive or
+ * exclusive as job->exclusive says. Every output is the exact prefix
+ * rounded once to the output type.
+ * Returns 0, or -1 with err filled when an output does not fit the output
+ * type (integers) or a product cannot be rounded exactly; *bad_index is then
+ * the record index within data. */
+int cpu_scan(const struct gs_job *job, struct red_col *state, void *scratch,
+	     const void *data, size_t nrec, void *out, size_t *bad_index,
+	     struct gs_err *err);
+size_t cpu_scan_scratch_size(const struct gs_job *job);
+
+/* ---- results ------------------------------------------------------------
+ * Final values of a reduction column as the CLI prints them. */
+enum result_kind { RES_F64, RES_INT_DEC, RES_NONE };
+struct result {
+	enum result_kind kind;
+	double f;		/* RES_F64 */
+	char dec[XSUM_DEC_MAX];	/* RES_INT_DEC: exact decimal integer */
+};
+/* Fill r from a reduction column (sum, prod, min, max, and, or, xor).
+ * Returns -1 with err filled on an unrepresentable result (integer product
+ * overflow, float product that cannot be rounded exactly). */
+int red_result(const struct gs_job *job, const struct red_col *c,
+	       struct result *r, struct gs_err *err);
+
+/* Byte-swap n elements of size sz in place (big-endian input). */
+void swap_bytes(void *data, size_t n, size_t sz);
+
+#endif

@@ -1,0 +1,88 @@
+/*
+ * gs.h - the few types every part of gpustat shares: element types, the
+ * error value that libraries return instead of printing, and the job that
+ * the CLI hands to the engine and the engine to a backend.
+ *
+ * Nothing here prints or exits: only main.c and cli.c do (see STYLE.md).
+ */
+#ifndef GS_H
+#define GS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define GS_VERSION "0.1.0"
+
+/* ---- element types ---------------------------------------------------- */
+
+enum gs_type {
+	GS_U8, GS_I8, GS_U16, GS_I16, GS_U32, GS_I32, GS_U64, GS_I64,
+	GS_F16, GS_BF16, GS_F32, GS_F64,
+	GS_NTYPES
+};
+
+/* An element type as found in data: the type and its byte order. */
+struct gs_dtype {
+	enum gs_type type;
+	bool big_endian;
+};
+
+size_t type_size(enum gs_type t);
+bool type_is_float(enum gs_type t);
+bool type_is_signed(enum gs_type t);	/* true for iN and every float */
+const char *type_name(enum gs_type t);	/* "u8", "f32", ... */
+/* Parse "f32", "float32", "<f4", ">i2", "|u1", "bfloat16" ... Returns 0 or -1.
+ * Sets *explicit_endian when the spelling carried a byte order. */
+int type_parse(const char *s, struct gs_dtype *out, bool *explicit_endian);
+
+/* Exact conversions of the half types to float (every value is exact). */
+float f16_to_f32(uint16_t h);
+float bf16_to_f32(uint16_t h);
+
+/* ---- errors ------------------------------------------------------------- */
+
+enum { GS_OK = 0, GS_ERUNTIME = 1, GS_EUSAGE = 2 };
+
+/* An error as a value: the CLI prints "gpustat: WHERE: WHAT" and exits with
+ * code. where may be empty (then it is "gpustat: WHAT"). */
+struct gs_err {
+	int code;
+	char where[256];
+	char what[512];
+};
+
+/* Fill err and return -1, so callers can write `return gs_fail(...)`. */
+int gs_fail(struct gs_err *err, int code, const char *where, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* ---- the job ----------------------------------------------------------- */
+
+enum gs_cmd { CMD_HIST, CMD_STATS, CMD_DOT, CMD_REDUCE, CMD_SCAN, CMD_MINMAX };
+
+enum gs_op { OP_SUM, OP_PROD, OP_MIN, OP_MAX, OP_AND, OP_OR, OP_XOR };
+
+enum gs_format { FMT_TEXT, FMT_TSV, FMT_CSV, FMT_JSON, FMT_BINARY, FMT_NPY };
+
+/* Everything a backend needs to know to compute a command. The CLI fills it;
+ * the engine completes type and columns from the input's header. */
+struct gs_job {
+	enum gs_cmd cmd;
+	struct gs_dtype dtype;
+	unsigned columns;	/* values per record, >= 1 */
+	enum gs_op op;		/* reduce, scan */
+	bool exclusive;		/* scan */
+	enum gs_type out_type;	/* scan output type */
+	bool ranged;		/* hist: --bins/--range binning */
+	uint64_t bins;
+	double lo, hi;		/* hist range, already validated */
+	bool two_inputs;	/* dot A B: records come as two parallel streams */
+};
+
+/* Size in bytes of one record of job (columns elements). */
+static inline size_t job_record_size(const struct gs_job *job)
+{
+	return type_size(job->dtype.type) * job->columns;
+}
+
+#endif

@@ -1,0 +1,76 @@
+/*
+ * input.h - the operands of a command as one stream of element bytes.
+ *
+ * Operands are read in order like cat(1). Each is a file or "-" (stdin). For
+ * each operand the layers are: bytes from the fd -> zstd decoding when the
+ * name ends in ".zst" or the data begins with a zstd frame (magic or skippable
+ * frame) -> a format header (.npy, binary PGM/PPM) that is parsed and
+ * stripped -> payload bytes. --raw turns every detection off.
+ *
+ * The first operand that carries a type (npy/pnm) fixes the stream's type and
+ * columns unless the job set them; later operands that disagree are errors.
+ *
+ * An operand that fails (cannot be opened, bad header, corrupt zstd, read
+ * error, npy data length not matching its header) is reported through the
+ * warn callback and reading goes on with the next operand; input_failed()
+ * then says so, and the CLI exits 1. The library itself never prints.
+ */
+#ifndef INPUT_H
+#define INPUT_H
+
+#include <sys/types.h>
+#include "gs.h"
+
+struct input;
+
+/* What a header said about the data (or nothing for raw). */
+struct input_info {
+	bool has_type;		/* an npy/pnm header fixed dtype/columns */
+	struct gs_dtype dtype;
+	unsigned columns;	/* 0 when the header says nothing about it */
+	const char *format;	/* "raw", "npy", "pgm", "ppm" (+ " (zstd)") */
+	int64_t total_bytes;	/* payload bytes of all operands if known, else -1 */
+};
+
+struct input_opts {
+	bool raw;		/* --raw: no zstd, npy or pnm detection */
+	/* Called for every operand error that does not stop the stream. */
+	void (*warn)(void *ctx, const struct gs_err *err);
+	void *warn_ctx;
+};
+
+/* Open the operand list (npaths == 0 means stdin). Fails only for errors
+ * that stop everything (out of memory); operand errors go to warn. */
+int input_open(struct input **in, char *const *paths, int npaths,
+	       const struct input_opts *opts, struct gs_err *err);
+
+/* Read the first operand's header (if any) without consuming payload. */
+int input_probe(struct input *in, struct input_info *info, struct gs_err *err);
+
+/* Tell the input what the stream's dtype/columns are (after the CLI checked
+ * -t against the header); later operands with npy/pnm headers are checked
+ * against it. */
+void input_set_dtype(struct input *in, struct gs_dtype dtype, unsigned columns);
+
+#define INPUT_STALL (-2)
+/* Read up to n payload bytes into buf. Returns the count (> 0), 0 at the end
+ * of the last operand, INPUT_STALL when stall_ms >= 0 and no byte arrived for
+ * stall_ms milliseconds (pipes and terminals only; files never stall), or -1
+ * on an error that stops everything (err filled). */
+ssize_t input_read(struct input *in, void *buf, size_t n, int stall_ms,
+		   struct gs_err *err);
+
+/* Name of the operand being read ("-" shows as "stdin") and the payload byte
+ * offset within it, for error messages. */
+const char *input_name(const struct input *in);
+
+bool input_failed(const struct input *in);	/* some operand was reported */
+
+/* Whether every operand can be read again from its start (regular files,
+ * stdin redirected from a regular file), and doing so. */
+bool input_rewindable(const struct input *in);
+int input_rewind(struct input *in, struct gs_err *err);
+
+void input_close(struct input *in);
+
+#endif

@@ -1,0 +1,104 @@
+/*
+ * xsum.h - exact accumulation of reals and their correct rounding.
+ *
+ * A struct xsum holds a sum of binary floating-point values (and of exact
+ * products of two doubles) with no rounding at all: a two's complement
+ * fixed-point integer whose least significant bit weighs 2^-XSUM_FRAC, plus
+ * flags for NaN and the two infinities. 2^-2176 lies below the smallest
+ * product of two doubles (2^-2148) and the integer part has room for 2^64
+ * products of the largest doubles, so adding never rounds or overflows.
+ *
+ * Merging two xsums is an exact integer addition, so chunks, threads, streams
+ * and GPUs may combine their partial sums in any grouping and get the same
+ * bits. Rounding happens once, at the end (xsum_round and the rational
+ * helpers), to nearest with ties to even.
+ *
+ * Adding one value at a time to an xsum is slow (a carry ripples through 68
+ * limbs); hot loops gather into exponent-indexed bins (struct xbins) and
+ * flush those into an xsum every so often.
+ */
+#ifndef XSUM_H
+#define XSUM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define XSUM_LIMBS 68
+#define XSUM_FRAC 2176		/* 34 limbs of fraction */
+
+struct xsum {
+	uint64_t limb[XSUM_LIMBS];	/* little-endian limbs, two's complement */
+	bool nan, pinf, ninf;
+};
+
+void xsum_init(struct xsum *x);
+/* x += m * 2^e for a signed 128-bit m; e >= -XSUM_FRAC. */
+void xsum_add_i128(struct xsum *x, __int128 m, int e);
+/* x += (neg ? -m : m) * 2^e for an unsigned 128-bit m. */
+void xsum_add_u128(struct xsum *x, unsigned __int128 m, int e, bool neg);
+void xsum_add_f64(struct xsum *x, double v);		/* NaN/inf set flags */
+void xsum_add_i64(struct xsum *x, int64_t v);
+void xsum_add_u64(struct xsum *x, uint64_t v);
+/* x += a*b exactly (the product is never rounded). */
+void xsum_add_prod_f64(struct xsum *x, double a, double b);
+void xsum_merge(struct xsum *x, const struct xsum *y);	/* x += y */
+void xsum_neg(struct xsum *x);				/* x = -x */
+bool xsum_is_zero(const struct xsum *x);		/* finite and 0 */
+int xsum_sign(const struct xsum *x);			/* -1, 0, 1 of the finite part */
+
+/* The IEEE formats results are rounded to. */
+enum xfmt { XF_F16, XF_BF16, XF_F32, XF_F64 };
+
+/* Round x once, to nearest even, into the given format; returns the bit
+ * pattern (in the low bits). NaN when x->nan or both infinities are set,
+ * +-inf when one infinity is set; overflow gives +-inf as IEEE says. An exact
+ * zero is +0. */
+uint64_t xsum_round(const struct xsum *x, enum xfmt f);
+double xsum_to_f64(const struct xsum *x);
+
+/* The exact value as an integer, when it is one (and finite): decimal digits
+ * with a leading '-' if negative, into buf (size >= XSUM_DEC_MAX). Returns
+ * false if x is not an integer or not finite. */
+#define XSUM_DEC_MAX 700
+bool xsum_to_dec(const struct xsum *x, char *buf);
+/* The exact value fits int64 / uint64: store it and return true. */
+bool xsum_to_i64(const struct xsum *x, int64_t *out);
+bool xsum_to_u64(const struct xsum *x, uint64_t *out);
+
+/* Correctly rounded statistics of n values with exact sum s1 and exact sum
+ * of squares s2 (n >= 1; flags of s1/s2 are the caller's business):
+ *   mean  = s1/n
+ *   pvar  = (n*s2 - s1^2) / n^2          svar = (n*s2 - s1^2) / (n*(n-1))
+ *   pstdev = sqrt(pvar), sstdev = sqrt(svar)  (rounded once from the exact root)
+ * svar/sstdev with n == 1 give NaN (numpy's ddof=1 on one value). */
+double xsum_mean(const struct xsum *s1, uint64_t n);
+void xsum_var(const struct xsum *s1, const struct xsum *s2, uint64_t n,
+	      double *pvar, double *svar, double *pstdev, double *sstdev);
+
+/* ---- fast bins ----------------------------------------------------------
+ * Hot-loop helpers: exact sums gathered by exponent into 128-bit bins. A bin
+ * receives at most XBINS_FLUSH_EVERY values between flushes without any
+ * chance of overflow, whatever the values. Callers add with the inline
+ * functions below and call xbins_flush() at least every XBINS_FLUSH_EVERY
+ * additions (and at the end).
+ */
+#define XBINS_N 4200		/* covers exponents of products of doubles */
+#define XBINS_FLUSH_EVERY (1u << 20)
+
+struct xbins {
+	__int128 bin[XBINS_N];	/* bin[i] weighs 2^(i - XBINS_BIAS) */
+	uint64_t special;	/* count of NaN/inf seen; see xbins_flush */
+	bool nan, pinf, ninf;
+	uint32_t lo, hi;	/* range of bins touched since the last flush */
+};
+#define XBINS_BIAS 2200
+
+void xbins_init(struct xbins *b);
+/* Move everything into x and clear b. */
+void xbins_flush(struct xbins *b, struct xsum *x);
+/* Add a double / the exact product of two doubles. NaN and inf set flags. */
+void xbins_add_f64(struct xbins *b, double v);
+void xbins_add_prod_f64(struct xbins *b, double a, double b2);
+
+#endif
