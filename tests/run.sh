@@ -10,7 +10,13 @@ status=0
 for t in build/tests/unit_*; do
 	[ -x "$t" ] || continue
 	echo "== $t" >> "$log"
-	"$t" >> "$log" 2>&1 || status=1
+	out=$("$t" 2>&1); rc=$?
+	printf '%s\n' "$out" >> "$log"
+	if [ $rc -ne 0 ] && ! printf '%s\n' "$out" | grep -q '^unit: '; then
+		echo "FAIL $t exited with status $rc" >> "$log"
+		echo "unit: 0 passed, 1 failed" >> "$log"
+	fi
+	[ $rc -eq 0 ] || status=1
 done
 if [ -f tests/cli.sh ]; then
 	echo "== tests/cli.sh" >> "$log"
