@@ -1,0 +1,302 @@
+/*
+ * cpu_dot.c - exact dot products on the CPU.
+ *
+ * dot A B (job->two_inputs): data and data2 have the same record layout and
+ * column j of one is multiplied by column j of the other: C dot products.
+ * dot --pairs: column 2j of data times column 2j+1: C/2 dot products.
+ *
+ * f32 (and f16/bf16, widened to f32 exactly): with a = ma * 2^(ea - 150)
+ * (24-bit significand, biased exponent, 1 for subnormals), a product is
+ * ma*mb (under 2^48) weighing 2^(ea + eb - 300); it is added, signed, to an
+ * int64 bin indexed by ea + eb. A bin takes 2^15 such additions, so every
+ * F32_BLOCK records the bins move into 128-bit bins, and those into the
+ * xsum at the end of the call.
+ * f64: xbins_add_prod_f64, flushed every XBINS_FLUSH_EVERY records.
+ * Integers: products are exact in 128 bits and summed into 192 bits (a
+ * 128-bit low part and a signed carry word).
+ *
+ * Dot products are handled DOT_GROUP at a time, each group one pass over
+ * the records, so the scratch stays bounded whatever the number of columns.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "acc.h"
+
+#define DOT_GROUP 8
+#define F32_BLOCK (1u << 15)	/* |ma*mb| < 2^48: 2^15 of them fit an int64 */
+
+struct f32_slot {
+	int64_t p[512];
+	__int128 w[512];
+	bool nan, pinf, ninf;
+};
+
+struct i192 {
+	unsigned __int128 lo;
+	int64_t hi;
+};
+
+union dot_slot {
+	struct f32_slot f32;
+	struct xbins f64;
+	struct i192 in;
+};
+
+/* Where the two factors of dot product j live, in elements. */
+struct dot_src {
+	const void *a, *b;
+	size_t C;		/* elements per record */
+	unsigned aoff, boff;	/* offsets of dot product 0 in a record */
+	unsigned step;		/* offset increment per dot product */
+};
+
+static unsigned dot_count(const struct gs_job *job)
+{
+	return job->two_inputs ? job->columns : job->columns / 2;
+}
+
+/* ---- f32, f16, bf16 ------------------------------------------------------ */
+
+static inline uint32_t f32_bits(enum gs_type t, const void *data, size_t i)
+{
+	uint32_t b;
+	float f;
+
+	switch (t) {
+	case GS_F32:
+		return ((const uint32_t *)data)[i];
+	case GS_BF16:		/* bf16 is the top half of an f32 */
+		return (uint32_t)((const uint16_t *)data)[i] << 16;
+	default:
+		f = f16_to_f32(((const uint16_t *)data)[i]);
+		memcpy(&b, &f, sizeof b);
+		return b;
+	}
+}
+
+/* A NaN or infinite factor: NaN, inf * 0 and NaN give NaN. */
+static __attribute__((noinline)) void f32_special(struct f32_slot *s,
+						  uint32_t a, uint32_t b)
+{
+	uint32_t ma = a & 0x7fffffff, mb = b & 0x7fffffff;
+
+	if (ma > 0x7f800000 || mb > 0x7f800000 || ma == 0 || mb == 0)
+		s->nan = true;
+	else if ((a ^ b) >> 31)
+		s->ninf = true;
+	else
+		s->pinf = true;
+}
+
+static inline void f32_one(struct f32_slot *s, uint32_t a, uint32_t b)
+{
+	uint32_t ea = (a >> 23) & 0xff, eb = (b >> 23) & 0xff;
+
+	if (__builtin_expect(ea == 0xff || eb == 0xff, 0)) {
+		f32_special(s, a, b);
+		return;
+	}
+	uint64_t ma = (a & 0x7fffff) | (uint32_t)(ea != 0) << 23;
+	uint64_t mb = (b & 0x7fffff) | (uint32_t)(eb != 0) << 23;
+	int64_t p = (int64_t)(ma * mb);
+	ea += ea == 0;
+	eb += eb == 0;
+	s->p[ea + eb] += (a ^ b) >> 31 ? -p : p;
+}
+
+static void f32_widen(struct f32_slot *s)
+{
+	for (unsigned e = 0; e < 512; e++) {
+		s->w[e] += s->p[e];
+		s->p[e] = 0;
+	}
+}
+
+static void f32_finish(struct f32_slot *s, struct xsum *x)
+{
+	for (int e = 2; e < 509; e++)
+		if (s->w[e])
+			xsum_add_i128(x, s->w[e], e - 300);
+	if (s->nan)
+		xsum_add_f64(x, NAN);
+	if (s->pinf)
+		xsum_add_f64(x, INFINITY);
+	if (s->ninf)
+		xsum_add_f64(x, -INFINITY);
+}
+
+static void dot_f32_group(enum gs_type t, const struct dot_src *d,
+			  struct dot_col *acc, union dot_slot *slots,
+			  size_t nrec, unsigned j0, unsigned g)
+{
+	for (unsigned j = 0; j < g; j++)
+		memset(&slots[j].f32, 0, sizeof slots[j].f32);
+	for (size_t k0 = 0; k0 < nrec; k0 += F32_BLOCK) {
+		size_t k1 = nrec - k0 < F32_BLOCK ? nrec : k0 + F32_BLOCK;
+		for (size_t k = k0; k < k1; k++) {
+			for (unsigned j = 0; j < g; j++) {
+				size_t i = k * d->C + (j0 + j) * d->step;
+				f32_one(&slots[j].f32, f32_bits(t, d->a, i + d->aoff),
+					f32_bits(t, d->b, i + d->boff));
+			}
+		}
+		for (unsigned j = 0; j < g; j++)
+			f32_widen(&slots[j].f32);
+	}
+	for (unsigned j = 0; j < g; j++)
+		f32_finish(&slots[j].f32, &acc[j0 + j].s);
+}
+
+/* ---- f64 ------------------------------------------------------------------ */
+
+static void dot_f64_group(const struct dot_src *d, struct dot_col *acc,
+			  union dot_slot *slots, size_t nrec, unsigned j0,
+			  unsigned g)
+{
+	const double *a = d->a, *b = d->b;
+
+	for (unsigned j = 0; j < g; j++)
+		xbins_init(&slots[j].f64);
+	for (size_t k0 = 0; k0 < nrec; k0 += XBINS_FLUSH_EVERY) {
+		size_t k1 = nrec - k0 < XBINS_FLUSH_EVERY ? nrec
+							 : k0 + XBINS_FLUSH_EVERY;
+		for (size_t k = k0; k < k1; k++) {
+			for (unsigned j = 0; j < g; j++) {
+				size_t i = k * d->C + (j0 + j) * d->step;
+				xbins_add_prod_f64(&slots[j].f64, a[i + d->aoff],
+						   b[i + d->boff]);
+			}
+		}
+		for (unsigned j = 0; j < g; j++)
+			xbins_flush(&slots[j].f64, &acc[j0 + j].s);
+	}
+}
+
+/* ---- integers ------------------------------------------------------------- */
+
+static inline void i192_add(struct i192 *s, __int128 p)
+{
+	s->lo += (unsigned __int128)p;
+	s->hi += (s->lo < (unsigned __int128)p) - (p < 0);
+}
+
+static inline void u192_add(struct i192 *s, unsigned __int128 p)
+{
+	s->lo += p;
+	s->hi += s->lo < p;
+}
+
+#define INT_LOOP(name, T, W, ADD)						\
+static void name(const struct dot_src *d, union dot_slot *slots,	\
+		 size_t nrec, unsigned j0, unsigned g)				\
+{										\
+	const T *a = d->a, *b = d->b;						\
+	for (size_t k = 0; k < nrec; k++) {					\
+		for (unsigned j = 0; j < g; j++) {				\
+			size_t i = k * d->C + (j0 + j) * d->step;		\
+			ADD(&slots[j].in, (W)a[i + d->aoff] * b[i + d->boff]);	\
+		}								\
+	}									\
+}
+
+INT_LOOP(int_u8, uint8_t, unsigned __int128, u192_add)
+INT_LOOP(int_i8, int8_t, __int128, i192_add)
+INT_LOOP(int_u16, uint16_t, unsigned __int128, u192_add)
+INT_LOOP(int_i16, int16_t, __int128, i192_add)
+INT_LOOP(int_u32, uint32_t, unsigned __int128, u192_add)
+INT_LOOP(int_i32, int32_t, __int128, i192_add)
+INT_LOOP(int_u64, uint64_t, unsigned __int128, u192_add)
+INT_LOOP(int_i64, int64_t, __int128, i192_add)
+
+typedef void int_fn(const struct dot_src *, union dot_slot *, size_t, unsigned,
+		    unsigned);
+static int_fn *const int_loops[GS_F16] = {
+	[GS_U8] = int_u8, [GS_I8] = int_i8, [GS_U16] = int_u16,
+	[GS_I16] = int_i16, [GS_U32] = int_u32, [GS_I32] = int_i32,
+	[GS_U64] = int_u64, [GS_I64] = int_i64,
+};
+
+static void dot_int_group(enum gs_type t, const struct dot_src *d,
+			  struct dot_col *acc, union dot_slot *slots,
+			  size_t nrec, unsigned j0, unsigned g)
+{
+	for (unsigned j = 0; j < g; j++)
+		memset(&slots[j].in, 0, sizeof slots[j].in);
+	int_loops[t](d, slots, nrec, j0, g);
+	for (unsigned j = 0; j < g; j++) {
+		xsum_add_u128(&acc[j0 + j].s, slots[j].in.lo, 0, false);
+		xsum_add_i128(&acc[j0 + j].s, slots[j].in.hi, 128);
+	}
+}
+
+/* ---- the kernel table ------------------------------------------------- */
+
+static size_t dot_acc_size(const struct gs_job *job)
+{
+	return dot_count(job) * sizeof(struct dot_col);
+}
+
+static void dot_acc_init(const struct gs_job *job, void *acc)
+{
+	struct dot_col *c = acc;
+
+	for (unsigned j = 0; j < dot_count(job); j++) {
+		c[j].count = 0;
+		xsum_init(&c[j].s);
+	}
+}
+
+static void dot_acc_merge(const struct gs_job *job, void *acc, const void *src)
+{
+	struct dot_col *c = acc;
+	const struct dot_col *s = src;
+
+	for (unsigned j = 0; j < dot_count(job); j++) {
+		c[j].count += s[j].count;
+		xsum_merge(&c[j].s, &s[j].s);
+	}
+}
+
+static unsigned dot_group(const struct gs_job *job)
+{
+	return dot_count(job) < DOT_GROUP ? dot_count(job) : DOT_GROUP;
+}
+
+static size_t dot_scratch_size(const struct gs_job *job)
+{
+	return dot_group(job) * sizeof(union dot_slot);
+}
+
+static void dot_cpu_add(const struct gs_job *job, void *acc, void *scratch,
+			const void *data, const void *data2, size_t nrec)
+{
+	enum gs_type t = job->dtype.type;
+	unsigned n = dot_count(job), G = dot_group(job);
+	struct dot_src d = {
+		.a = data, .C = job->columns,
+		.b = job->two_inputs ? data2 : data,
+		.aoff = 0, .boff = job->two_inputs ? 0 : 1,
+		.step = job->two_inputs ? 1 : 2,
+	};
+
+	for (unsigned j0 = 0; j0 < n; j0 += G) {
+		unsigned g = n - j0 < G ? n - j0 : G;
+		if (t == GS_F64)
+			dot_f64_group(&d, acc, scratch, nrec, j0, g);
+		else if (type_is_float(t))
+			dot_f32_group(t, &d, acc, scratch, nrec, j0, g);
+		else
+			dot_int_group(t, &d, acc, scratch, nrec, j0, g);
+	}
+	for (unsigned j = 0; j < n; j++)
+		((struct dot_col *)acc)[j].count += nrec;
+}
+
+const struct acc_kernels dot_kernels = {
+	.acc_size = dot_acc_size,
+	.acc_init = dot_acc_init,
+	.acc_merge = dot_acc_merge,
+	.scratch_size = dot_scratch_size,
+	.cpu_add = dot_cpu_add,
+};

@@ -1,0 +1,345 @@
+/*
+ * cpu_hist.c - histograms on the CPU.
+ *
+ * Per-value bins (8- and 16-bit integers): the value minus the type's
+ * minimum is the bin. 8-bit data is counted in HIST8_SUBS interleaved 32-bit
+ * sub-histograms per column, so that runs of equal bytes do not wait on each
+ * other's increments; they are added into the 64-bit counts every
+ * HIST8_BLOCK records, long before a 32-bit count could overflow. 16-bit
+ * data counts straight into the 64-bit counts (the bins do not fit L1, so
+ * sub-histograms would not pay).
+ *
+ * Ranged bins reproduce numpy.histogram(x, bins=N, range=(lo, hi)) of numpy
+ * 2.x (lib/_histograms_impl.py) step by step, so that the counts are the
+ * same even where numpy's arithmetic is inexact:
+ *  - the bin type is f16 for f16 data, f32 for f32 (and for bf16, which
+ *    numpy lacks), f64 for f64 and for integers (converted to double);
+ *  - lo == hi widens the range to [lo - 0.5, hi + 0.5];
+ *  - edges are linspace(lo, hi, N + 1) in double, i*step + lo with
+ *    step = (hi - lo)/N, the last edge exactly hi, rounded to the bin type;
+ *  - a value is kept when lo <= v <= hi, lo and hi rounded to the bin type;
+ *  - its bin is first estimated as trunc((v - lo) / (hi - lo) * N), where
+ *    v - lo is rounded to the bin type (for f16 through float, as numpy's
+ *    half loops do) and the rest is double, N becoming N - 1; then corrected
+ *    once: down when v < edge[i], else up when v >= edge[i + 1] and i is not
+ *    the last bin.
+ * An edge is recomputed from the formula when it is needed, which is as
+ * cheap as a table lookup and needs neither scratch nor setup.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "acc.h"
+
+#define HIST8_SUBS 4
+#define HIST8_BLOCK (1u << 30)	/* < 2^32 increments per 32-bit count */
+_Static_assert(HIST8_SUBS == 4, "perval8_block unrolls by 4");
+
+enum bin_type { BT_F16, BT_F32, BT_F64 };
+
+struct ranged {
+	enum bin_type bt;
+	uint64_t n;
+	double lo, hi;		/* the outer edges, in double */
+	double lob, hib;	/* lo and hi rounded to the bin type */
+	double delta, step;	/* linspace's hi - lo and delta / n */
+};
+
+/* ---- f16 rounding ---------------------------------------------------- */
+
+/* Round a double to the nearest f16, ties to even (numpy's double->half). */
+static uint16_t d2h(double x)
+{
+	uint16_t sign = signbit(x) ? 0x8000 : 0;
+	double a = fabs(x);
+	int e;
+
+	if (isnan(x))
+		return sign | 0x7e00;
+	if (a >= 65520.0)	/* halfway between 65504 and 2^16 rounds up */
+		return sign | 0x7c00;
+	if (a < 0x1p-14)	/* subnormal: units of 2^-24; 1024 is 2^-14 */
+		return sign | (uint16_t)nearbyint(a * 0x1p24);
+	double f = frexp(a, &e);	/* a = f * 2^e, f in [0.5, 1) */
+	uint32_t m = (uint32_t)nearbyint(ldexp(f, 11));
+	int biased = e - 1 + 15;
+	if (m == 2048) {
+		m = 1024;
+		biased++;
+	}
+	if (biased >= 31)
+		return sign | 0x7c00;
+	return sign | (uint16_t)(biased << 10) | (uint16_t)(m - 1024);
+}
+
+static inline double round_to(enum bin_type bt, double x)
+{
+	switch (bt) {
+	case BT_F16:
+		return f16_to_f32(d2h(x));
+	case BT_F32:
+		return (float)x;
+	default:
+		return x;
+	}
+}
+
+/* ---- ranged bins ------------------------------------------------------ */
+
+static enum bin_type bin_type_of(enum gs_type t)
+{
+	if (t == GS_F16)
+		return BT_F16;
+	if (t == GS_F32 || t == GS_BF16)
+		return BT_F32;
+	return BT_F64;
+}
+
+static void ranged_init(const struct gs_job *job, struct ranged *r)
+{
+	r->bt = bin_type_of(job->dtype.type);
+	r->n = job->bins;
+	r->lo = job->lo;
+	r->hi = job->hi;
+	if (r->lo == r->hi) {
+		r->lo -= 0.5;
+		r->hi += 0.5;
+	}
+	r->lob = round_to(r->bt, r->lo);
+	r->hib = round_to(r->bt, r->hi);
+	r->delta = r->hi - r->lo;
+	r->step = r->delta / (double)r->n;
+}
+
+/* Edge i in the bin type. numpy multiplies and adds in two roundings; this
+ * file is compiled with -std=c11, where gcc does not contract them to FMA. */
+static inline double edge_at(const struct ranged *r, enum bin_type bt,
+			     uint64_t i)
+{
+	double y;
+
+	if (i == r->n)
+		return r->hib;
+	if (r->step != 0) {
+		y = (double)i * r->step;
+	} else {		/* step underflowed: numpy divides first */
+		y = (double)i / (double)r->n;
+		y *= r->delta;
+	}
+	y += r->lo;
+	return round_to(bt, y);
+}
+
+void hist_edges(const struct gs_job *job, double *edges)
+{
+	struct ranged r;
+
+	ranged_init(job, &r);
+	for (uint64_t i = 0; i <= r.n; i++)
+		edges[i] = edge_at(&r, r.bt, i);
+}
+
+/* v - lo rounded to the bin type, as numpy subtracts. */
+static inline double diff_in(const struct ranged *r, enum bin_type bt, double v)
+{
+	switch (bt) {
+	case BT_F16:
+		return f16_to_f32(d2h((float)v - (float)r->lob));
+	case BT_F32:
+		return (float)v - (float)r->lob;
+	default:
+		return v - r->lob;
+	}
+}
+
+/* The bin of v (already exact in the bin type): 0..n-1, or n + 0 below,
+ * n + 1 above, n + 2 NaN. */
+static inline uint64_t ranged_bin(const struct ranged *r, enum bin_type bt,
+				  double v)
+{
+	uint64_t n = r->n, i;
+
+	if (v != v)
+		return n + 2;
+	if (v < r->lob)
+		return n;
+	if (v > r->hib)
+		return n + 1;
+	double est = diff_in(r, bt, v) / r->delta * (double)n;
+	/* numpy would fail on an estimate past n (overflowed v - lo); clamp */
+	if (!(est >= 0))
+		i = 0;
+	else if (est < (double)n)
+		i = (uint64_t)est;
+	else
+		i = n - 1;
+	if (v < edge_at(r, bt, i)) {
+		if (i > 0)
+			i--;
+	} else if (i != n - 1 && v >= edge_at(r, bt, i + 1)) {
+		i++;
+	}
+	return i;
+}
+
+/* below[], above[] and nan[] are consecutive arrays of C counts, so the
+ * out-of-range code n + k lands at v[k*C + c]. */
+#define RANGED_LOOP(name, T, BT, CONV)						\
+static void name(const struct ranged *r, struct hist_acc *h,		\
+		 const void *data, size_t nrec)				\
+{									\
+	const T *p = data;						\
+	uint64_t C = h->columns, n = r->n;				\
+	for (size_t k = 0; k < nrec; k++) {				\
+		for (uint64_t c = 0; c < C; c++) {			\
+			uint64_t i = ranged_bin(r, BT, CONV(p[k * C + c]));	\
+			if (i < n)					\
+				hist_counts(h, c)[i]++;			\
+			else						\
+				h->v[(i - n) * C + c]++;		\
+		}							\
+	}								\
+}
+
+static inline double conv_f16(uint16_t x) { return f16_to_f32(x); }
+static inline double conv_bf16(uint16_t x) { return bf16_to_f32(x); }
+#define CONV_D(x) ((double)(x))
+
+RANGED_LOOP(ranged_u8, uint8_t, BT_F64, CONV_D)
+RANGED_LOOP(ranged_i8, int8_t, BT_F64, CONV_D)
+RANGED_LOOP(ranged_u16, uint16_t, BT_F64, CONV_D)
+RANGED_LOOP(ranged_i16, int16_t, BT_F64, CONV_D)
+RANGED_LOOP(ranged_u32, uint32_t, BT_F64, CONV_D)
+RANGED_LOOP(ranged_i32, int32_t, BT_F64, CONV_D)
+RANGED_LOOP(ranged_u64, uint64_t, BT_F64, CONV_D)
+RANGED_LOOP(ranged_i64, int64_t, BT_F64, CONV_D)
+RANGED_LOOP(ranged_f16, uint16_t, BT_F16, conv_f16)
+RANGED_LOOP(ranged_bf16, uint16_t, BT_F32, conv_bf16)
+RANGED_LOOP(ranged_f32, float, BT_F32, CONV_D)
+RANGED_LOOP(ranged_f64, double, BT_F64, CONV_D)
+
+typedef void ranged_fn(const struct ranged *, struct hist_acc *, const void *,
+		       size_t);
+static ranged_fn *const ranged_loops[GS_NTYPES] = {
+	[GS_U8] = ranged_u8, [GS_I8] = ranged_i8, [GS_U16] = ranged_u16,
+	[GS_I16] = ranged_i16, [GS_U32] = ranged_u32, [GS_I32] = ranged_i32,
+	[GS_U64] = ranged_u64, [GS_I64] = ranged_i64, [GS_F16] = ranged_f16,
+	[GS_BF16] = ranged_bf16, [GS_F32] = ranged_f32, [GS_F64] = ranged_f64,
+};
+
+/* ---- per-value bins ----------------------------------------------------- */
+
+/* Counts 8-bit values; flip (0 or 0x80) maps i8 so that -128 is bin 0. */
+static void perval8_block(struct hist_acc *h, uint32_t *sub, const uint8_t *p,
+			  size_t nrec, uint8_t flip)
+{
+	uint64_t C = h->columns;
+	size_t k = 0;
+
+	memset(sub, 0, HIST8_SUBS * C * 256 * sizeof *sub);
+	if (C == 1) {
+		for (; k + 4 <= nrec; k += 4) {
+			sub[0 * 256 + (uint8_t)(p[k] ^ flip)]++;
+			sub[1 * 256 + (uint8_t)(p[k + 1] ^ flip)]++;
+			sub[2 * 256 + (uint8_t)(p[k + 2] ^ flip)]++;
+			sub[3 * 256 + (uint8_t)(p[k + 3] ^ flip)]++;
+		}
+	}
+	for (; k < nrec; k++) {
+		uint32_t *s = sub + (k % HIST8_SUBS) * C * 256;
+		for (uint64_t c = 0; c < C; c++)
+			s[c * 256 + (uint8_t)(p[k * C + c] ^ flip)]++;
+	}
+	for (uint64_t c = 0; c < C; c++) {
+		uint64_t *cnt = hist_counts(h, c);
+		for (unsigned j = 0; j < HIST8_SUBS; j++)
+			for (unsigned b = 0; b < 256; b++)
+				cnt[b] += sub[(j * C + c) * 256 + b];
+	}
+}
+
+static void perval8(struct hist_acc *h, uint32_t *sub, const uint8_t *p,
+		    size_t nrec, uint8_t flip)
+{
+	while (nrec > 0) {
+		size_t n = nrec < HIST8_BLOCK ? nrec : HIST8_BLOCK;
+		perval8_block(h, sub, p, n, flip);
+		p += n * h->columns;
+		nrec -= n;
+	}
+}
+
+static void perval16(struct hist_acc *h, const uint16_t *p, size_t nrec,
+		     uint16_t flip)
+{
+	uint64_t C = h->columns;
+
+	for (size_t k = 0; k < nrec; k++)
+		for (uint64_t c = 0; c < C; c++)
+			hist_counts(h, c)[(uint16_t)(p[k * C + c] ^ flip)]++;
+}
+
+/* ---- the kernel table ------------------------------------------------- */
+
+static uint64_t hist_nbins(const struct gs_job *job)
+{
+	if (job->ranged)
+		return job->bins;
+	return (uint64_t)1 << (8 * type_size(job->dtype.type));
+}
+
+static size_t hist_acc_size(const struct gs_job *job)
+{
+	return sizeof(struct hist_acc) +
+	       (3 + hist_nbins(job)) * job->columns * sizeof(uint64_t);
+}
+
+static void hist_acc_init(const struct gs_job *job, void *acc)
+{
+	struct hist_acc *h = acc;
+
+	h->nbins = hist_nbins(job);
+	h->columns = job->columns;
+	memset(h->v, 0, (3 + h->nbins) * h->columns * sizeof(uint64_t));
+}
+
+static void hist_acc_merge(const struct gs_job *job, void *acc, const void *src)
+{
+	struct hist_acc *h = acc;
+	const struct hist_acc *s = src;
+	uint64_t n = (3 + h->nbins) * h->columns;
+
+	for (uint64_t i = 0; i < n; i++)
+		h->v[i] += s->v[i];
+}
+
+static size_t hist_scratch_size(const struct gs_job *job)
+{
+	if (job->ranged || type_size(job->dtype.type) != 1)
+		return 0;
+	return HIST8_SUBS * (size_t)job->columns * 256 * sizeof(uint32_t);
+}
+
+static void hist_cpu_add(const struct gs_job *job, void *acc, void *scratch,
+			 const void *data, const void *data2, size_t nrec)
+{
+	enum gs_type t = job->dtype.type;
+	struct ranged r;
+
+	if (job->ranged) {
+		ranged_init(job, &r);
+		ranged_loops[t](&r, acc, data, nrec);
+	} else if (type_size(t) == 1) {
+		perval8(acc, scratch, data, nrec, t == GS_I8 ? 0x80 : 0);
+	} else {
+		perval16(acc, data, nrec, t == GS_I16 ? 0x8000 : 0);
+	}
+}
+
+const struct acc_kernels hist_kernels = {
+	.acc_size = hist_acc_size,
+	.acc_init = hist_acc_init,
+	.acc_merge = hist_acc_merge,
+	.scratch_size = hist_scratch_size,
+	.cpu_add = hist_cpu_add,
+};

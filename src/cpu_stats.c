@@ -1,0 +1,461 @@
+/*
+ * cpu_stats.c - count, NaN count, min, max, exact sum and exact sum of
+ * squares per column, on the CPU.
+ *
+ * f32 (and f16/bf16, widened to f32 exactly): a float is m * 2^(e - 150)
+ * with a 24-bit significand m and biased exponent e (1 for subnormals), so
+ * the sum is gathered exactly in int64 bins indexed by e (|m| < 2^24) and
+ * the sum of squares in uint64 bins indexed by e holding m^2 < 2^48, which
+ * weighs 2^(2e - 300). A square bin can take 2^16 additions, so every
+ * F32_BLOCK records the bins are added into 128-bit bins, and those into
+ * the xsums at the end of the call. This is several times faster than going
+ * through doubles and xbins.
+ *
+ * f64: struct xbins for the sum and the sum of squares (xbins_add_prod_f64
+ * keeps v*v exact), flushed every XBINS_FLUSH_EVERY records.
+ *
+ * Integers: the sum in a 128-bit integer; squares (up to 2^128 for 64-bit
+ * values) into a 192-bit one, a 128-bit low part with a carry word.
+ *
+ * Columns are handled STATS_GROUP at a time, each group one pass over the
+ * records, so the scratch stays bounded whatever the number of columns.
+ * Min and max of floats compare integer keys made from the bits, which
+ * order -0 below +0 (NaNs are counted before they get there).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "acc.h"
+
+#define STATS_GROUP 8
+#define F32_BLOCK (1u << 16)	/* m^2 < 2^48: 2^16 of them fit a uint64 */
+
+struct u192 {
+	unsigned __int128 lo;
+	uint64_t hi;
+};
+
+struct f32_slot {
+	int64_t s1[256];
+	uint64_t s2[256];
+	__int128 w1[256];
+	unsigned __int128 w2[256];
+	int32_t kmin, kmax;
+	uint64_t nan;
+	bool pinf, ninf;
+};
+
+struct f64_slot {
+	struct xbins b1, b2;
+	int64_t kmin, kmax;
+	uint64_t nan;
+};
+
+struct int_slot {
+	__int128 s1;		/* signed types */
+	unsigned __int128 u1;	/* unsigned types */
+	struct u192 s2;
+	int64_t imin, imax;
+	uint64_t umin, umax;
+};
+
+union stats_slot {
+	struct f32_slot f32;
+	struct f64_slot f64;
+	struct int_slot in;
+};
+
+/* ---- order keys --------------------------------------------------------- */
+
+/* Flipping the magnitude bits of negatives makes the bits of non-NaN floats
+ * order like the values, with -0 < +0. The map is its own inverse. */
+static inline int32_t key32(uint32_t b)
+{
+	return (int32_t)(b ^ ((uint32_t)((int32_t)b >> 31) >> 1));
+}
+
+static inline int64_t key64(uint64_t b)
+{
+	return (int64_t)(b ^ ((uint64_t)((int64_t)b >> 63) >> 1));
+}
+
+static double key32_to_f64(int32_t k)
+{
+	uint32_t b = (uint32_t)key32((uint32_t)k);
+	float f;
+
+	memcpy(&f, &b, sizeof f);
+	return f;
+}
+
+static double key64_to_f64(int64_t k)
+{
+	uint64_t b = (uint64_t)key64((uint64_t)k);
+	double d;
+
+	memcpy(&d, &b, sizeof d);
+	return d;
+}
+
+static int64_t f64_key(double d)
+{
+	uint64_t b;
+
+	memcpy(&b, &d, sizeof b);
+	return key64(b);
+}
+
+/* Fold a chunk's min and max into c before its count and nan take the
+ * chunk in: c holds values of its own when c->count > c->nan. */
+static void merge_minmax(const struct gs_job *job, struct stats_col *c,
+			 union gs_scalar mn, union gs_scalar mx)
+{
+	enum gs_type t = job->dtype.type;
+
+	if (c->count == c->nan) {
+		c->min = mn;
+		c->max = mx;
+	} else if (type_is_float(t)) {
+		if (f64_key(mn.f) < f64_key(c->min.f))
+			c->min = mn;
+		if (f64_key(mx.f) > f64_key(c->max.f))
+			c->max = mx;
+	} else if (type_is_signed(t)) {
+		if (mn.i < c->min.i)
+			c->min = mn;
+		if (mx.i > c->max.i)
+			c->max = mx;
+	} else {
+		if (mn.u < c->min.u)
+			c->min = mn;
+		if (mx.u > c->max.u)
+			c->max = mx;
+	}
+}
+
+/* ---- f32, f16, bf16 ------------------------------------------------------ */
+
+static void f32_slot_init(struct f32_slot *s)
+{
+	memset(s, 0, sizeof *s);
+	s->kmin = INT32_MAX;
+	s->kmax = INT32_MIN;
+}
+
+/* Infinities and NaNs, rare enough to leave the hot loop. */
+static __attribute__((noinline)) void f32_special(struct f32_slot *s,
+						  uint32_t b)
+{
+	int32_t k = key32(b);
+
+	if (b & 0x7fffff) {
+		s->nan++;
+		return;
+	}
+	if (b >> 31)
+		s->ninf = true;
+	else
+		s->pinf = true;
+	s->kmin = k < s->kmin ? k : s->kmin;
+	s->kmax = k > s->kmax ? k : s->kmax;
+}
+
+static inline void f32_one(struct f32_slot *s, uint32_t b)
+{
+	uint32_t e = (b >> 23) & 0xff;
+	int32_t k = key32(b);
+
+	if (__builtin_expect(e == 0xff, 0)) {
+		f32_special(s, b);
+		return;
+	}
+	uint32_t m = (b & 0x7fffff) | (uint32_t)(e != 0) << 23;
+	e += e == 0;
+	s->s1[e] += b >> 31 ? -(int64_t)m : (int64_t)m;
+	s->s2[e] += (uint64_t)m * m;
+	s->kmin = k < s->kmin ? k : s->kmin;
+	s->kmax = k > s->kmax ? k : s->kmax;
+}
+
+static void f32_widen(struct f32_slot *s)
+{
+	for (unsigned e = 0; e < 256; e++) {
+		s->w1[e] += s->s1[e];
+		s->w2[e] += s->s2[e];
+		s->s1[e] = 0;
+		s->s2[e] = 0;
+	}
+}
+
+static inline uint32_t f32_bits(enum gs_type t, const void *data, size_t i)
+{
+	uint32_t b;
+	float f;
+
+	switch (t) {
+	case GS_F32:
+		return ((const uint32_t *)data)[i];
+	case GS_BF16:		/* bf16 is the top half of an f32 */
+		return (uint32_t)((const uint16_t *)data)[i] << 16;
+	default:
+		f = f16_to_f32(((const uint16_t *)data)[i]);
+		memcpy(&b, &f, sizeof b);
+		return b;
+	}
+}
+
+static void f32_finish(const struct gs_job *job, struct f32_slot *s,
+		       struct stats_col *c, size_t nrec)
+{
+	for (int e = 1; e < 255; e++) {
+		if (s->w1[e])
+			xsum_add_i128(&c->s1, s->w1[e], e - 150);
+		if (s->w2[e])
+			xsum_add_u128(&c->s2, s->w2[e], 2 * e - 300, false);
+	}
+	if (s->pinf)
+		xsum_add_f64(&c->s1, INFINITY);
+	if (s->ninf)
+		xsum_add_f64(&c->s1, -INFINITY);
+	if (s->pinf || s->ninf)
+		xsum_add_f64(&c->s2, INFINITY);
+	if (nrec > s->nan)
+		merge_minmax(job, c, (union gs_scalar){ .f = key32_to_f64(s->kmin) },
+			     (union gs_scalar){ .f = key32_to_f64(s->kmax) });
+	c->nan += s->nan;
+}
+
+static void stats_f32_group(const struct gs_job *job, struct stats_col *acc,
+			    union stats_slot *slots, const void *data,
+			    size_t nrec, unsigned c0, unsigned g)
+{
+	enum gs_type t = job->dtype.type;
+	size_t C = job->columns;
+
+	for (unsigned j = 0; j < g; j++)
+		f32_slot_init(&slots[j].f32);
+	for (size_t k0 = 0; k0 < nrec; k0 += F32_BLOCK) {
+		size_t k1 = nrec - k0 < F32_BLOCK ? nrec : k0 + F32_BLOCK;
+		for (size_t k = k0; k < k1; k++)
+			for (unsigned j = 0; j < g; j++)
+				f32_one(&slots[j].f32, f32_bits(t, data, k * C + c0 + j));
+		for (unsigned j = 0; j < g; j++)
+			f32_widen(&slots[j].f32);
+	}
+	for (unsigned j = 0; j < g; j++)
+		f32_finish(job, &slots[j].f32, &acc[c0 + j], nrec);
+}
+
+/* ---- f64 ------------------------------------------------------------------ */
+
+static void f64_flush(struct f64_slot *s, struct stats_col *c)
+{
+	xbins_flush(&s->b1, &c->s1);
+	xbins_flush(&s->b2, &c->s2);
+}
+
+static void stats_f64_group(const struct gs_job *job, struct stats_col *acc,
+			    union stats_slot *slots, const double *p,
+			    size_t nrec, unsigned c0, unsigned g)
+{
+	size_t C = job->columns;
+
+	for (unsigned j = 0; j < g; j++) {
+		struct f64_slot *s = &slots[j].f64;
+		xbins_init(&s->b1);
+		xbins_init(&s->b2);
+		s->kmin = INT64_MAX;
+		s->kmax = INT64_MIN;
+		s->nan = 0;
+	}
+	for (size_t k0 = 0; k0 < nrec; k0 += XBINS_FLUSH_EVERY) {
+		size_t k1 = nrec - k0 < XBINS_FLUSH_EVERY ? nrec
+							 : k0 + XBINS_FLUSH_EVERY;
+		for (size_t k = k0; k < k1; k++) {
+			for (unsigned j = 0; j < g; j++) {
+				struct f64_slot *s = &slots[j].f64;
+				double v = p[k * C + c0 + j];
+				if (isnan(v)) {
+					s->nan++;
+					continue;
+				}
+				xbins_add_f64(&s->b1, v);
+				xbins_add_prod_f64(&s->b2, v, v);
+				int64_t key = f64_key(v);
+				s->kmin = key < s->kmin ? key : s->kmin;
+				s->kmax = key > s->kmax ? key : s->kmax;
+			}
+		}
+		for (unsigned j = 0; j < g; j++)
+			f64_flush(&slots[j].f64, &acc[c0 + j]);
+	}
+	for (unsigned j = 0; j < g; j++) {
+		struct f64_slot *s = &slots[j].f64;
+		if (nrec > s->nan)
+			merge_minmax(job, &acc[c0 + j],
+				     (union gs_scalar){ .f = key64_to_f64(s->kmin) },
+				     (union gs_scalar){ .f = key64_to_f64(s->kmax) });
+		acc[c0 + j].nan += s->nan;
+	}
+}
+
+/* ---- integers ------------------------------------------------------------- */
+
+static inline void u192_add(struct u192 *a, unsigned __int128 v)
+{
+	a->lo += v;
+	a->hi += a->lo < v;
+}
+
+static inline void int_signed_one(struct int_slot *s, int64_t v)
+{
+	uint64_t a = v < 0 ? -(uint64_t)v : (uint64_t)v;
+
+	s->s1 += v;
+	u192_add(&s->s2, (unsigned __int128)a * a);
+	s->imin = v < s->imin ? v : s->imin;
+	s->imax = v > s->imax ? v : s->imax;
+}
+
+static inline void int_unsigned_one(struct int_slot *s, uint64_t v)
+{
+	s->u1 += v;
+	u192_add(&s->s2, (unsigned __int128)v * v);
+	s->umin = v < s->umin ? v : s->umin;
+	s->umax = v > s->umax ? v : s->umax;
+}
+
+#define INT_LOOP(name, T, ONE)							\
+static void name(union stats_slot *slots, const void *data, size_t nrec,	\
+		 size_t C, unsigned c0, unsigned g)				\
+{										\
+	const T *p = data;							\
+	for (size_t k = 0; k < nrec; k++)					\
+		for (unsigned j = 0; j < g; j++)				\
+			ONE(&slots[j].in, p[k * C + c0 + j]);			\
+}
+
+INT_LOOP(int_u8, uint8_t, int_unsigned_one)
+INT_LOOP(int_i8, int8_t, int_signed_one)
+INT_LOOP(int_u16, uint16_t, int_unsigned_one)
+INT_LOOP(int_i16, int16_t, int_signed_one)
+INT_LOOP(int_u32, uint32_t, int_unsigned_one)
+INT_LOOP(int_i32, int32_t, int_signed_one)
+INT_LOOP(int_u64, uint64_t, int_unsigned_one)
+INT_LOOP(int_i64, int64_t, int_signed_one)
+
+typedef void int_fn(union stats_slot *, const void *, size_t, size_t, unsigned,
+		    unsigned);
+static int_fn *const int_loops[GS_F16] = {
+	[GS_U8] = int_u8, [GS_I8] = int_i8, [GS_U16] = int_u16,
+	[GS_I16] = int_i16, [GS_U32] = int_u32, [GS_I32] = int_i32,
+	[GS_U64] = int_u64, [GS_I64] = int_i64,
+};
+
+static void int_finish(const struct gs_job *job, struct int_slot *s,
+		       struct stats_col *c)
+{
+	bool sgn = type_is_signed(job->dtype.type);
+
+	if (sgn)
+		xsum_add_i128(&c->s1, s->s1, 0);
+	else
+		xsum_add_u128(&c->s1, s->u1, 0, false);
+	xsum_add_u128(&c->s2, s->s2.lo, 0, false);
+	xsum_add_u128(&c->s2, s->s2.hi, 128, false);
+	if (sgn)
+		merge_minmax(job, c, (union gs_scalar){ .i = s->imin },
+			     (union gs_scalar){ .i = s->imax });
+	else
+		merge_minmax(job, c, (union gs_scalar){ .u = s->umin },
+			     (union gs_scalar){ .u = s->umax });
+}
+
+static void stats_int_group(const struct gs_job *job, struct stats_col *acc,
+			    union stats_slot *slots, const void *data,
+			    size_t nrec, unsigned c0, unsigned g)
+{
+	for (unsigned j = 0; j < g; j++) {
+		struct int_slot *s = &slots[j].in;
+		memset(s, 0, sizeof *s);
+		s->imin = INT64_MAX;
+		s->imax = INT64_MIN;
+		s->umin = UINT64_MAX;
+	}
+	int_loops[job->dtype.type](slots, data, nrec, job->columns, c0, g);
+	if (nrec == 0)
+		return;
+	for (unsigned j = 0; j < g; j++)
+		int_finish(job, &slots[j].in, &acc[c0 + j]);
+}
+
+/* ---- the kernel table ------------------------------------------------- */
+
+static size_t stats_acc_size(const struct gs_job *job)
+{
+	return job->columns * sizeof(struct stats_col);
+}
+
+static void stats_acc_init(const struct gs_job *job, void *acc)
+{
+	struct stats_col *c = acc;
+
+	for (unsigned j = 0; j < job->columns; j++) {
+		memset(&c[j], 0, sizeof c[j]);
+		xsum_init(&c[j].s1);
+		xsum_init(&c[j].s2);
+	}
+}
+
+static void stats_acc_merge(const struct gs_job *job, void *acc, const void *src)
+{
+	struct stats_col *c = acc;
+	const struct stats_col *s = src;
+
+	for (unsigned j = 0; j < job->columns; j++) {
+		if (s[j].count > s[j].nan)
+			merge_minmax(job, &c[j], s[j].min, s[j].max);
+		c[j].count += s[j].count;
+		c[j].nan += s[j].nan;
+		xsum_merge(&c[j].s1, &s[j].s1);
+		xsum_merge(&c[j].s2, &s[j].s2);
+	}
+}
+
+static unsigned stats_group(const struct gs_job *job)
+{
+	return job->columns < STATS_GROUP ? job->columns : STATS_GROUP;
+}
+
+static size_t stats_scratch_size(const struct gs_job *job)
+{
+	return stats_group(job) * sizeof(union stats_slot);
+}
+
+static void stats_cpu_add(const struct gs_job *job, void *acc, void *scratch,
+			  const void *data, const void *data2, size_t nrec)
+{
+	enum gs_type t = job->dtype.type;
+	struct stats_col *cols = acc;
+	unsigned G = stats_group(job);
+
+	for (unsigned c0 = 0; c0 < job->columns; c0 += G) {
+		unsigned g = job->columns - c0 < G ? job->columns - c0 : G;
+		if (t == GS_F64)
+			stats_f64_group(job, cols, scratch, data, nrec, c0, g);
+		else if (type_is_float(t))
+			stats_f32_group(job, cols, scratch, data, nrec, c0, g);
+		else
+			stats_int_group(job, cols, scratch, data, nrec, c0, g);
+	}
+	for (unsigned j = 0; j < job->columns; j++)
+		cols[j].count += nrec;
+}
+
+const struct acc_kernels stats_kernels = {
+	.acc_size = stats_acc_size,
+	.acc_init = stats_acc_init,
+	.acc_merge = stats_acc_merge,
+	.scratch_size = stats_scratch_size,
+	.cpu_add = stats_cpu_add,
+};
