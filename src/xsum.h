@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define XSUM_LIMBS 68
 #define XSUM_FRAC 2176		/* 34 limbs of fraction */
@@ -88,7 +89,7 @@ void xsum_var(const struct xsum *s1, const struct xsum *s2, uint64_t n,
 
 struct xbins {
 	__int128 bin[XBINS_N];	/* bin[i] weighs 2^(i - XBINS_BIAS) */
-	uint64_t special;	/* count of NaN/inf seen; see xbins_flush */
+	uint64_t special;	/* NaN/inf operands since the last flush */
 	bool nan, pinf, ninf;
 	uint32_t lo, hi;	/* range of bins touched since the last flush */
 };
@@ -97,8 +98,67 @@ struct xbins {
 void xbins_init(struct xbins *b);
 /* Move everything into x and clear b. */
 void xbins_flush(struct xbins *b, struct xsum *x);
-/* Add a double / the exact product of two doubles. NaN and inf set flags. */
-void xbins_add_f64(struct xbins *b, double v);
-void xbins_add_prod_f64(struct xbins *b, double a, double b2);
+/* Slow path of the adders below: an operand is NaN or infinite. */
+void xbins_add_special(struct xbins *b, double a, double b2, bool prod);
+
+static inline uint64_t xbins_bits_(double v)
+{
+	uint64_t u;
+
+	memcpy(&u, &v, sizeof(u));
+	return u;
+}
+
+static inline void xbins_touch_(struct xbins *b, uint32_t i)
+{
+	if (i < b->lo)
+		b->lo = i;
+	if (i > b->hi)
+		b->hi = i;
+}
+
+/*
+ * A finite double is m * 2^(e - 1075) with m = frac | 2^52 (normal, e >= 1)
+ * or m = frac, e taken as 1 (subnormal), so its bin is e + XBINS_BIAS - 1075
+ * and one 128-bit add of +-m is all the work.
+ */
+static inline void xbins_add_f64(struct xbins *b, double v)
+{
+	uint64_t u = xbins_bits_(v);
+	uint32_t e = (u >> 52) & 0x7ff, i;
+	int64_t m, s;
+
+	if (__builtin_expect(e == 0x7ff, 0)) {
+		xbins_add_special(b, v, 1.0, false);
+		return;
+	}
+	m = (int64_t)((u & 0xfffffffffffffull) | (uint64_t)(e != 0) << 52);
+	s = (int64_t)u >> 63;
+	i = e + (e == 0) + (XBINS_BIAS - 1075);
+	b->bin[i] += (m ^ s) - s;
+	xbins_touch_(b, i);
+}
+
+/* The same for a * b2: the 106-bit product of the mantissas, in the bin of
+ * the sum of the exponents (>= 52, <= 4142 for finite doubles). */
+static inline void xbins_add_prod_f64(struct xbins *b, double a, double b2)
+{
+	uint64_t u = xbins_bits_(a), w = xbins_bits_(b2);
+	uint32_t ea = (u >> 52) & 0x7ff, eb = (w >> 52) & 0x7ff, i;
+	uint64_t ma, mb;
+	__int128 p, s;
+
+	if (__builtin_expect(ea == 0x7ff || eb == 0x7ff, 0)) {
+		xbins_add_special(b, a, b2, true);
+		return;
+	}
+	ma = (u & 0xfffffffffffffull) | (uint64_t)(ea != 0) << 52;
+	mb = (w & 0xfffffffffffffull) | (uint64_t)(eb != 0) << 52;
+	p = (__int128)((unsigned __int128)ma * mb);
+	s = (__int128)((int64_t)(u ^ w) >> 63);
+	i = ea + (ea == 0) + eb + (eb == 0) + (XBINS_BIAS - 2150);
+	b->bin[i] += (p ^ s) - s;
+	xbins_touch_(b, i);
+}
 
 #endif

@@ -1,0 +1,718 @@
+/*
+ * xsum.c - exact sums as fixed-point integers, and their correct rounding.
+ *
+ * An xsum is a 4352-bit two's complement integer L in 68 limbs; its value is
+ * L * 2^-2176. Adding m * 2^e writes m, shifted, into at most three limbs
+ * and ripples the carry (or borrow) only as far as it goes.
+ *
+ * Rounding reduces any exact value to a 128-bit integer q, a sticky bit and
+ * an exponent ("the value is (q + d) * 2^e, 0 <= d < 1, d > 0 iff sticky")
+ * and rounds that once (round_q). Statistics do the same from a small
+ * private bignum: mean, variances and their square roots are quotients of
+ * exact integers, so a long division by 64-bit words and an integer square
+ * root give q and sticky with no intermediate rounding.
+ */
+#include <math.h>
+#include <string.h>
+#include "xsum.h"
+
+#define FRAC_LIMBS (XSUM_FRAC / 64)
+
+static inline bool top_bit(const struct xsum *x)
+{
+	return x->limb[XSUM_LIMBS - 1] >> 63;
+}
+
+void xsum_init(struct xsum *x)
+{
+	memset(x, 0, sizeof(*x));
+}
+
+/* Add (or subtract) the three words w at limb k, then ripple. Limbs past
+ * the top are dropped: the sum is modulo 2^4352 by design. */
+static void add_words(struct xsum *x, const uint64_t w[3], unsigned k, bool sub)
+{
+	uint64_t c = 0;
+	unsigned i;
+
+	for (i = 0; i < 3 && k + i < XSUM_LIMBS; i++) {
+		uint64_t a = x->limb[k + i], r;
+
+		if (sub) {
+			r = a - w[i] - c;
+			c = (a < w[i]) || (a - w[i] < c);
+		} else {
+			r = a + w[i] + c;
+			c = (r < a) || (c && r == a);
+		}
+		x->limb[k + i] = r;
+	}
+	for (k += i; c && k < XSUM_LIMBS; k++) {
+		if (sub)
+			c = x->limb[k]-- == 0;
+		else
+			c = ++x->limb[k] == 0;
+	}
+}
+
+void xsum_add_u128(struct xsum *x, unsigned __int128 m, int e, bool neg)
+{
+	unsigned p = (unsigned)(e + XSUM_FRAC), s = p % 64;
+	uint64_t lo = (uint64_t)m, hi = (uint64_t)(m >> 64), w[3];
+
+	if (!m)
+		return;
+	if (s) {
+		w[0] = lo << s;
+		w[1] = (lo >> (64 - s)) | (hi << s);
+		w[2] = hi >> (64 - s);
+	} else {
+		w[0] = lo;
+		w[1] = hi;
+		w[2] = 0;
+	}
+	add_words(x, w, p / 64, neg);
+}
+
+void xsum_add_i128(struct xsum *x, __int128 m, int e)
+{
+	if (m < 0)
+		xsum_add_u128(x, -(unsigned __int128)m, e, true);
+	else
+		xsum_add_u128(x, (unsigned __int128)m, e, false);
+}
+
+/* Split a double into sign, integer mantissa and exponent of its last bit.
+ * Returns false for NaN/inf. */
+static bool f64_split(double v, bool *neg, uint64_t *m, int *e)
+{
+	uint64_t u;
+	unsigned be;
+
+	memcpy(&u, &v, sizeof(u));
+	be = (u >> 52) & 0x7ff;
+	*neg = u >> 63;
+	if (be == 0x7ff)
+		return false;
+	*m = (u & 0xfffffffffffffull) | (uint64_t)(be != 0) << 52;
+	*e = (int)(be + (be == 0)) - 1075;
+	return true;
+}
+
+static void set_inf(bool *pinf, bool *ninf, bool neg)
+{
+	if (neg)
+		*ninf = true;
+	else
+		*pinf = true;
+}
+
+void xsum_add_f64(struct xsum *x, double v)
+{
+	uint64_t m;
+	bool neg;
+	int e;
+
+	if (!f64_split(v, &neg, &m, &e)) {
+		if (isnan(v))
+			x->nan = true;
+		else
+			set_inf(&x->pinf, &x->ninf, neg);
+		return;
+	}
+	xsum_add_u128(x, m, e, neg);
+}
+
+/* NaN, inf*0 and NaN operands make NaN; inf times anything else is inf. */
+static void prod_special(bool *nan, bool *pinf, bool *ninf, double a, double b)
+{
+	if (isnan(a) || isnan(b) || a == 0 || b == 0)
+		*nan = true;
+	else
+		set_inf(pinf, ninf, signbit(a) != signbit(b));
+}
+
+void xsum_add_prod_f64(struct xsum *x, double a, double b)
+{
+	uint64_t ma, mb;
+	bool na, nb;
+	int ea, eb;
+
+	if (!f64_split(a, &na, &ma, &ea) | !f64_split(b, &nb, &mb, &eb)) {
+		prod_special(&x->nan, &x->pinf, &x->ninf, a, b);
+		return;
+	}
+	xsum_add_u128(x, (unsigned __int128)ma * mb, ea + eb, na != nb);
+}
+
+void xsum_add_i64(struct xsum *x, int64_t v)
+{
+	xsum_add_i128(x, v, 0);
+}
+
+void xsum_add_u64(struct xsum *x, uint64_t v)
+{
+	xsum_add_u128(x, v, 0, false);
+}
+
+void xsum_merge(struct xsum *x, const struct xsum *y)
+{
+	unsigned char c = 0;
+	unsigned i;
+
+	for (i = 0; i < XSUM_LIMBS; i++) {
+		unsigned long long r;
+
+		c = __builtin_add_overflow(x->limb[i], (unsigned long long)c, &r) |
+		    __builtin_add_overflow(r, y->limb[i], &r);
+		x->limb[i] = r;
+	}
+	x->nan |= y->nan;
+	x->pinf |= y->pinf;
+	x->ninf |= y->ninf;
+}
+
+static void limbs_neg(uint64_t *l, unsigned n)
+{
+	unsigned i;
+	bool c = true;
+
+	for (i = 0; i < n; i++) {
+		l[i] = ~l[i] + c;
+		c = c && l[i] == 0;
+	}
+}
+
+void xsum_neg(struct xsum *x)
+{
+	bool p = x->pinf;
+
+	limbs_neg(x->limb, XSUM_LIMBS);
+	x->pinf = x->ninf;
+	x->ninf = p;
+}
+
+bool xsum_is_zero(const struct xsum *x)
+{
+	unsigned i;
+
+	if (x->nan || x->pinf || x->ninf)
+		return false;
+	for (i = 0; i < XSUM_LIMBS; i++)
+		if (x->limb[i])
+			return false;
+	return true;
+}
+
+int xsum_sign(const struct xsum *x)
+{
+	unsigned i;
+
+	if (top_bit(x))
+		return -1;
+	for (i = 0; i < XSUM_LIMBS; i++)
+		if (x->limb[i])
+			return 1;
+	return 0;
+}
+
+/* ---- rounding ------------------------------------------------------------ */
+
+struct fmt_info {
+	int p;		/* significand bits, hidden bit included */
+	int emin;	/* exponent of the smallest normal */
+	int w;		/* exponent field bits */
+	int width;	/* total bits */
+};
+
+static const struct fmt_info fmts[] = {
+	[XF_F16] = { 11, -14, 5, 16 },
+	[XF_BF16] = { 8, -126, 8, 16 },
+	[XF_F32] = { 24, -126, 8, 32 },
+	[XF_F64] = { 53, -1022, 11, 64 },
+};
+
+static uint64_t fmt_inf(const struct fmt_info *f, bool neg)
+{
+	uint64_t inf = ((1ull << f->w) - 1) << (f->p - 1);
+
+	return inf | (uint64_t)neg << (f->width - 1);
+}
+
+static uint64_t fmt_nan(const struct fmt_info *f)
+{
+	return fmt_inf(f, false) | 1ull << (f->p - 2);
+}
+
+static int clz128(unsigned __int128 q)
+{
+	uint64_t hi = (uint64_t)(q >> 64);
+
+	return hi ? __builtin_clzll(hi) : 64 + __builtin_clzll((uint64_t)q);
+}
+
+/*
+ * Round (q + d) * 2^e (0 <= d < 1, d > 0 iff sticky), negated if neg, to
+ * nearest even in format f. The last kept bit is the lowest of the top p
+ * bits of q, or the smallest subnormal's if that is higher. Callers with
+ * sticky set give q at least p + 2 bits, so d only ever lands in the sticky
+ * part. An encoding of (biased exponent - 1) << (p - 1) plus the significand
+ * lets a carry out of the significand bump the exponent by itself.
+ */
+static uint64_t round_q(unsigned __int128 q, bool sticky, long e, bool neg,
+			enum xfmt fi)
+{
+	const struct fmt_info *f = &fmts[fi];
+	long qmin = f->emin - f->p + 1, lsb, be;
+	unsigned __int128 mant;
+	uint64_t bits;
+	bool rbit = false;
+
+	if (!q && !sticky)
+		return 0;
+	lsb = q ? 127 - clz128(q) - f->p + 1 : 0;
+	if (lsb < qmin - e)
+		lsb = qmin - e;
+	if (lsb <= 0) {
+		mant = q << -lsb;
+	} else if (lsb > 128) {
+		mant = 0;
+		sticky |= q != 0;
+	} else {
+		unsigned __int128 below = ((unsigned __int128)1 << (lsb - 1)) - 1;
+
+		mant = lsb == 128 ? 0 : q >> lsb;
+		rbit = (q >> (lsb - 1)) & 1;
+		sticky |= (q & below) != 0;
+	}
+	if (rbit && (sticky || (mant & 1)))
+		mant++;
+	be = lsb + e - qmin;
+	if (be >= (1l << f->w))
+		return fmt_inf(f, neg);
+	bits = ((uint64_t)be << (f->p - 1)) + (uint64_t)mant;
+	if (bits >= fmt_inf(f, false))
+		return fmt_inf(f, neg);
+	return bits | (uint64_t)neg << (f->width - 1);
+}
+
+/* 64 bits of l[0..n) starting at bit pos (may be negative); bits outside
+ * the limbs read as 0. */
+static uint64_t bits64(const uint64_t *l, unsigned n, long pos)
+{
+	long k = pos >= 0 ? pos / 64 : -((-pos + 63) / 64);
+	unsigned s = (unsigned)(pos - k * 64);
+	uint64_t a = k >= 0 && k < (long)n ? l[k] : 0;
+	uint64_t b = k + 1 >= 0 && k + 1 < (long)n ? l[k + 1] : 0;
+
+	return s ? (a >> s) | (b << (64 - s)) : a;
+}
+
+/* Any bit of l below bit pos set? */
+static bool any_below(const uint64_t *l, unsigned n, long pos)
+{
+	long k;
+
+	if (pos <= 0)
+		return false;
+	for (k = 0; k < pos / 64 && k < (long)n; k++)
+		if (l[k])
+			return true;
+	if (pos % 64 && k < (long)n)
+		return (l[k] & ((1ull << (pos % 64)) - 1)) != 0;
+	return false;
+}
+
+static long top_index(const uint64_t *l, unsigned n)
+{
+	while (n && !l[n - 1])
+		n--;
+	return n ? (long)n * 64 - 1 - __builtin_clzll(l[n - 1]) : -1;
+}
+
+/* The top 128 bits of the magnitude l[0..n) (whole, if shorter), the
+ * sticky of the rest and the shift: l = (q + d) * 2^*shift. */
+static unsigned __int128 top128(const uint64_t *l, unsigned n, bool *sticky,
+				long *shift)
+{
+	long t = top_index(l, n), pos = t - 127;
+
+	if (pos < 0)
+		pos = 0;
+	*sticky = any_below(l, n, pos);
+	*shift = pos;
+	return (unsigned __int128)bits64(l, n, pos + 64) << 64 | bits64(l, n, pos);
+}
+
+uint64_t xsum_round(const struct xsum *x, enum xfmt f)
+{
+	uint64_t mag[XSUM_LIMBS];
+	unsigned __int128 q;
+	bool neg = top_bit(x), sticky;
+	long shift;
+
+	if (x->nan || (x->pinf && x->ninf))
+		return fmt_nan(&fmts[f]);
+	if (x->pinf || x->ninf)
+		return fmt_inf(&fmts[f], x->ninf);
+	memcpy(mag, x->limb, sizeof(mag));
+	if (neg)
+		limbs_neg(mag, XSUM_LIMBS);
+	q = top128(mag, XSUM_LIMBS, &sticky, &shift);
+	return round_q(q, sticky, shift - XSUM_FRAC, neg, f);
+}
+
+static double f64_from_bits(uint64_t u)
+{
+	double v;
+
+	memcpy(&v, &u, sizeof(v));
+	return v;
+}
+
+double xsum_to_f64(const struct xsum *x)
+{
+	return f64_from_bits(xsum_round(x, XF_F64));
+}
+
+/* ---- integers ------------------------------------------------------------ */
+
+static bool is_integer(const struct xsum *x)
+{
+	unsigned i;
+
+	if (x->nan || x->pinf || x->ninf)
+		return false;
+	for (i = 0; i < FRAC_LIMBS; i++)
+		if (x->limb[i])
+			return false;
+	return true;
+}
+
+/* Divide the magnitude l[0..n) by d in place; return the remainder. */
+static uint64_t limbs_divmod(uint64_t *l, unsigned n, uint64_t d)
+{
+	unsigned __int128 r = 0;
+
+	while (n--) {
+		r = r << 64 | l[n];
+		l[n] = (uint64_t)(r / d);
+		r %= d;
+	}
+	return (uint64_t)r;
+}
+
+/* Digits come out 19 at a time from the low end, into tmp backwards. */
+bool xsum_to_dec(const struct xsum *x, char *buf)
+{
+	enum { INT_LIMBS = XSUM_LIMBS - FRAC_LIMBS };
+	uint64_t mag[INT_LIMBS];
+	char tmp[XSUM_DEC_MAX];
+	size_t n = 0, len;
+	bool neg = top_bit(x);
+	unsigned used = INT_LIMBS;
+
+	if (!is_integer(x))
+		return false;
+	memcpy(mag, x->limb + FRAC_LIMBS, sizeof(mag));
+	if (neg)
+		limbs_neg(mag, INT_LIMBS);
+	do {
+		uint64_t r = limbs_divmod(mag, used, 10000000000000000000ull);
+		int i;
+
+		while (used && !mag[used - 1])
+			used--;
+		for (i = 0; i < 19 && (used || r); i++, r /= 10)
+			tmp[n++] = (char)('0' + r % 10);
+	} while (used);
+	if (!n)
+		tmp[n++] = '0';
+	len = 0;
+	if (neg)
+		buf[len++] = '-';
+	while (n)
+		buf[len++] = tmp[--n];
+	buf[len] = '\0';
+	return true;
+}
+
+bool xsum_to_i64(const struct xsum *x, int64_t *out)
+{
+	uint64_t lo = x->limb[FRAC_LIMBS], ext = -(lo >> 63);
+	unsigned i;
+
+	if (!is_integer(x))
+		return false;
+	for (i = FRAC_LIMBS + 1; i < XSUM_LIMBS; i++)
+		if (x->limb[i] != ext)
+			return false;
+	*out = (int64_t)lo;
+	return true;
+}
+
+bool xsum_to_u64(const struct xsum *x, uint64_t *out)
+{
+	unsigned i;
+
+	if (!is_integer(x))
+		return false;
+	for (i = FRAC_LIMBS + 1; i < XSUM_LIMBS; i++)
+		if (x->limb[i])
+			return false;
+	*out = x->limb[FRAC_LIMBS];
+	return true;
+}
+
+/* ---- statistics: a small bignum ------------------------------------------
+ * Unsigned magnitudes with n used limbs. The largest is n*s2*2^2176 or
+ * s1^2, at most 2 * 68 + 1 limbs, plus the 4-limb headroom of ratio(). */
+#define BIG_LIMBS 144
+
+struct big {
+	unsigned n;
+	uint64_t d[BIG_LIMBS];
+};
+
+static void big_trim(struct big *a)
+{
+	while (a->n && !a->d[a->n - 1])
+		a->n--;
+}
+
+/* |x| as an integer (in units of 2^-2176); returns whether x < 0. */
+static bool big_from_xsum(struct big *a, const struct xsum *x)
+{
+	bool neg = top_bit(x);
+
+	memset(a, 0, sizeof(*a));
+	memcpy(a->d, x->limb, sizeof(x->limb));
+	if (neg)
+		limbs_neg(a->d, XSUM_LIMBS);
+	a->n = XSUM_LIMBS;
+	big_trim(a);
+	return neg;
+}
+
+static void big_mul_u64(struct big *a, uint64_t m)
+{
+	unsigned __int128 c = 0;
+	unsigned i;
+
+	for (i = 0; i < a->n; i++) {
+		c += (unsigned __int128)a->d[i] * m;
+		a->d[i] = (uint64_t)c;
+		c >>= 64;
+	}
+	if (c)
+		a->d[a->n++] = (uint64_t)c;
+}
+
+static void big_shl(struct big *a, unsigned s)
+{
+	unsigned k = s / 64, b = s % 64, i;
+
+	if (!a->n)
+		return;
+	a->d[a->n + k] = 0;
+	for (i = a->n; i-- > 0;) {
+		if (b)
+			a->d[i + k + 1] |= a->d[i] >> (64 - b);
+		a->d[i + k] = a->d[i] << b;
+	}
+	for (i = 0; i < k; i++)
+		a->d[i] = 0;
+	a->n += k + 1;
+	big_trim(a);
+}
+
+static void big_sqr(struct big *r, const struct big *a)
+{
+	unsigned i, j;
+
+	memset(r, 0, sizeof(*r));
+	for (i = 0; i < a->n; i++) {
+		unsigned __int128 c = 0;
+
+		for (j = 0; j < a->n; j++) {
+			c += (unsigned __int128)a->d[i] * a->d[j] + r->d[i + j];
+			r->d[i + j] = (uint64_t)c;
+			c >>= 64;
+		}
+		r->d[i + a->n] = (uint64_t)c;
+	}
+	r->n = 2 * a->n;
+	big_trim(r);
+}
+
+static int big_cmp(const struct big *a, const struct big *b)
+{
+	unsigned i;
+
+	if (a->n != b->n)
+		return a->n < b->n ? -1 : 1;
+	for (i = a->n; i-- > 0;)
+		if (a->d[i] != b->d[i])
+			return a->d[i] < b->d[i] ? -1 : 1;
+	return 0;
+}
+
+/* a -= b, for a >= b. */
+static void big_sub(struct big *a, const struct big *b)
+{
+	unsigned i;
+	bool c = false;
+
+	for (i = 0; i < a->n; i++) {
+		uint64_t bi = i < b->n ? b->d[i] : 0, r = a->d[i] - bi - c;
+
+		c = a->d[i] < bi || (a->d[i] == bi && c);
+		a->d[i] = r;
+	}
+	big_trim(a);
+}
+
+/*
+ * a / (d1 * d2) as (q + d) * 2^*e (see round_q), a destroyed, *e on entry
+ * the exponent of a's unit. a is first scaled to at least 256 bits so the
+ * quotient keeps at least 128; floor(floor(a/d1)/d2) = floor(a/(d1*d2)).
+ * With even, every shift is even, so the square root of the result is the
+ * square root of q times 2^(*e / 2).
+ */
+static unsigned __int128 ratio(struct big *a, uint64_t d1, uint64_t d2,
+			       bool even, bool *sticky, long *e)
+{
+	long bits = top_index(a->d, a->n) + 1, shift;
+	unsigned __int128 q;
+
+	if (bits < 256) {
+		unsigned s = (unsigned)(256 - bits + (even && (bits & 1)));
+
+		big_shl(a, s);
+		*e -= s;
+	}
+	*sticky = limbs_divmod(a->d, a->n, d1) != 0;
+	if (d2 > 1)
+		*sticky |= limbs_divmod(a->d, a->n, d2) != 0;
+	big_trim(a);
+	bits = top_index(a->d, a->n) + 1;
+	shift = bits - 128;
+	if (even)
+		shift += shift & 1;
+	*sticky |= any_below(a->d, a->n, shift);
+	q = (unsigned __int128)bits64(a->d, a->n, shift + 64) << 64 |
+	    bits64(a->d, a->n, shift);
+	*e += shift;
+	return q;
+}
+
+/* floor(sqrt(v)), and whether it is exact (digit-by-digit, base 4). */
+static uint64_t isqrt128(unsigned __int128 v, bool *exact)
+{
+	unsigned __int128 r = 0, bit = (unsigned __int128)1 << 126;
+
+	while (bit > v)
+		bit >>= 2;
+	while (bit) {
+		if (v >= r + bit) {
+			v -= r + bit;
+			r = (r >> 1) + bit;
+		} else {
+			r >>= 1;
+		}
+		bit >>= 2;
+	}
+	*exact = v == 0;
+	return (uint64_t)r;
+}
+
+double xsum_mean(const struct xsum *s1, uint64_t n)
+{
+	struct big a;
+	unsigned __int128 q;
+	bool neg, sticky;
+	long e = -XSUM_FRAC;
+
+	if (!n)
+		return NAN;
+	neg = big_from_xsum(&a, s1);
+	q = ratio(&a, n, 1, false, &sticky, &e);
+	return f64_from_bits(round_q(q, sticky, e, neg, XF_F64));
+}
+
+/* var = a / (d1 * d2) * 2^e and its root, each rounded once. */
+static void var_root(const struct big *num, uint64_t d1, uint64_t d2, long e,
+		     double *var, double *root)
+{
+	struct big a = *num;
+	unsigned __int128 q;
+	uint64_t r;
+	bool sticky, exact;
+
+	q = ratio(&a, d1, d2, true, &sticky, &e);
+	*var = f64_from_bits(round_q(q, sticky, e, false, XF_F64));
+	r = isqrt128(q, &exact);
+	*root = f64_from_bits(round_q(r, sticky || !exact, e / 2, false, XF_F64));
+}
+
+/* pvar = N / n^2 and svar = N / (n (n - 1)), in units of 2^-4352, with
+ * N = n * L2 * 2^2176 - L1^2 for the integers L1, L2 of s1, s2. */
+void xsum_var(const struct xsum *s1, const struct xsum *s2, uint64_t n,
+	      double *pvar, double *svar, double *pstdev, double *sstdev)
+{
+	struct big t1, t2, l1;
+
+	*pvar = *svar = *pstdev = *sstdev = NAN;
+	if (!n)
+		return;
+	if (big_from_xsum(&t1, s2))
+		return;
+	big_mul_u64(&t1, n);
+	big_shl(&t1, XSUM_FRAC);
+	big_from_xsum(&l1, s1);
+	big_sqr(&t2, &l1);
+	if (big_cmp(&t1, &t2) < 0)
+		return;
+	big_sub(&t1, &t2);
+	var_root(&t1, n, n, -2l * XSUM_FRAC, pvar, pstdev);
+	if (n > 1)
+		var_root(&t1, n, n - 1, -2l * XSUM_FRAC, svar, sstdev);
+}
+
+/* ---- fast bins ----------------------------------------------------------- */
+
+void xbins_init(struct xbins *b)
+{
+	memset(b, 0, sizeof(*b));
+	b->lo = XBINS_N;
+}
+
+void xbins_flush(struct xbins *b, struct xsum *x)
+{
+	uint32_t i;
+
+	for (i = b->lo; i <= b->hi && i < XBINS_N; i++) {
+		if (b->bin[i]) {
+			xsum_add_i128(x, b->bin[i], (int)i - XBINS_BIAS);
+			b->bin[i] = 0;
+		}
+	}
+	x->nan |= b->nan;
+	x->pinf |= b->pinf;
+	x->ninf |= b->ninf;
+	b->nan = b->pinf = b->ninf = false;
+	b->special = 0;
+	b->lo = XBINS_N;
+	b->hi = 0;
+}
+
+void xbins_add_special(struct xbins *b, double a, double b2, bool prod)
+{
+	b->special++;
+	if (prod)
+		prod_special(&b->nan, &b->pinf, &b->ninf, a, b2);
+	else if (isnan(a))
+		b->nan = true;
+	else
+		set_inf(&b->pinf, &b->ninf, signbit(a));
+}
