@@ -1,0 +1,69 @@
+/*
+ * backend.h - the one interface between the streaming engine and whatever
+ * computes: the CPU backend (backend_cpu.c) and the CUDA backend (cuda/,
+ * reached through cuda/gpustat_cuda.h).
+ *
+ * The engine owns the reader; a backend owns the arithmetic. The engine asks
+ * the backend for host buffers (pinned memory for CUDA, plain memory for the
+ * CPU), fills them, and submits each one as a chunk of whole records. A
+ * backend keeps a chunk until it calls env->release(), so an asynchronous
+ * backend can return from submit() at once and free the buffer when its copy
+ * has finished. Scan output goes to env->sink, in stream order.
+ *
+ * Backends never print; they return errors in struct gs_err.
+ */
+#ifndef BACKEND_H
+#define BACKEND_H
+
+#include "gs.h"
+
+struct chunk {
+	int id;			/* buffer index, for release() */
+	void *data;		/* nrec records, in the input's byte order */
+	void *data2;		/* second stream of dot A B, or NULL */
+	size_t nrec;
+	uint64_t first_rec;	/* index of data's first record in the stream */
+};
+
+/* Where scan output goes, in order. Returns 0 or -1 with err filled. */
+struct sink {
+	int (*write)(void *ctx, const void *buf, size_t n, struct gs_err *err);
+	void *ctx;
+};
+
+struct backend_env {
+	const struct gs_job *job;
+	size_t chunk_records;	/* a chunk holds at most this many records */
+	int threads;		/* CPU worker threads */
+	int device;		/* --device */
+	int streams;		/* --streams */
+	struct sink *sink;	/* scan output */
+	void (*release)(void *engine, int id);
+	void *engine;
+};
+
+struct backend {
+	const char *name;
+	void *(*host_alloc)(size_t n);
+	void (*host_free)(void *p);
+	int (*open)(void **ctx, const struct backend_env *env, struct gs_err *err);
+	int (*submit)(void *ctx, const struct chunk *c, struct gs_err *err);
+	/* Wait for all work and merge the result into acc (made by the
+	 * command's acc_init; untouched for scan). */
+	int (*finish)(void *ctx, void *acc, struct gs_err *err);
+	void (*close)(void *ctx);
+};
+
+extern const struct backend backend_cpu;
+
+/* --backend: which one to use. */
+enum backend_choice { BACKEND_AUTO, BACKEND_CPU, BACKEND_CUDA };
+
+/* Pick a backend for the job: returns it, or NULL with err filled (e.g.
+ * --backend cuda without a usable GPU). *why says why, for -v. */
+const struct backend *backend_select(enum backend_choice choice,
+				     const struct gs_job *job,
+				     int64_t input_bytes, const char **why,
+				     struct gs_err *err);
+
+#endif

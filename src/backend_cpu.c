@@ -1,0 +1,306 @@
+/*
+ * backend_cpu.c - the CPU backend: every command on -j threads.
+ *
+ * Reductions (hist, stats, dot, sum, reduce): each thread folds its slice of
+ * every chunk into its own accumulator; finish() merges them. The merges are
+ * exact, so the thread count never changes a bit of the result.
+ *
+ * scan: a chunk is cut into pieces whose output fits a fixed output buffer.
+ * With one thread a piece is scanned straight through. With T threads:
+ * (1) each thread reduces its slice to a total, (2) the totals are chained
+ * into each slice's carry-in (exact merges, so carry-ins are exact prefixes),
+ * (3) each thread scans its slice from its carry-in. The data is read twice,
+ * by T threads at once. Output goes to the sink in order.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "acc.h"
+#include "backend.h"
+#include "pool.h"
+
+#define MIN_SLICE_RECORDS 16384		/* below this a thread costs more than it gains */
+#define SCAN_OUT_BYTES (16u << 20)	/* output buffer; bounds memory for u8 -> u64 */
+
+struct cpu {
+	struct backend_env env;
+	const struct gs_job *job;
+	const struct acc_kernels *k;
+	struct pool pool;
+	int nthreads;
+	size_t acc_sz;
+	void **acc;			/* [nthreads] accumulators */
+	void **scratch;			/* [nthreads] */
+
+	/* scan */
+	struct red_col *state;		/* [columns]: everything so far */
+	struct red_col **carry;		/* [nthreads][columns] */
+	unsigned char *out;
+	size_t out_rec;			/* output bytes per record */
+	size_t piece;			/* records per output buffer */
+
+	/* the work of the current pool_run */
+	const unsigned char *d, *d2;
+	size_t n;
+	int rc[64];
+	size_t bad[64];
+	struct gs_err errs[64];
+};
+
+#define MAX_THREADS 64
+
+static void *cpu_alloc(size_t n)
+{
+	return malloc(n);
+}
+
+static void cpu_free(void *p)
+{
+	free(p);
+}
+
+static void slice(size_t n, int i, int t, size_t *lo, size_t *cnt)
+{
+	size_t a = n * (size_t)i / (size_t)t, b = n * (size_t)(i + 1) / (size_t)t;
+
+	*lo = a;
+	*cnt = b - a;
+}
+
+/* Threads worth using for n records. */
+static int active(const struct cpu *c, size_t n)
+{
+	size_t want = (n + MIN_SLICE_RECORDS - 1) / MIN_SLICE_RECORDS;
+
+	return want < (size_t)c->nthreads ? (want ? (int)want : 1) : c->nthreads;
+}
+
+static void swap_task(void *v, int i, int t)
+{
+	struct cpu *c = v;
+	const struct gs_job *job = c->job;
+	size_t sz = type_size(job->dtype.type), rec = job_record_size(job);
+	size_t lo, cnt;
+
+	slice(c->n, i, t, &lo, &cnt);
+	swap_bytes((unsigned char *)c->d + lo * rec, cnt * job->columns, sz);
+	if (c->d2)
+		swap_bytes((unsigned char *)c->d2 + lo * rec, cnt * job->columns, sz);
+}
+
+static void add_task(void *v, int i, int t)
+{
+	struct cpu *c = v;
+	size_t rec = job_record_size(c->job), lo, cnt;
+
+	slice(c->n, i, active(c, c->n), &lo, &cnt);
+	if (i >= active(c, c->n) || cnt == 0)
+		return;
+	c->k->cpu_add(c->job, c->acc[i], c->scratch[i], c->d + lo * rec,
+		      c->d2 ? c->d2 + lo * rec : NULL, cnt);
+}
+
+/* scan phase 1: each slice's total into acc[i] */
+static void total_task(void *v, int i, int t)
+{
+	struct cpu *c = v;
+	size_t rec = job_record_size(c->job), lo, cnt;
+
+	reduce_kernels.acc_init(c->job, c->acc[i]);
+	slice(c->n, i, t, &lo, &cnt);
+	if (cnt)
+		reduce_kernels.cpu_add(c->job, c->acc[i], c->scratch[i],
+				       c->d + lo * rec, NULL, cnt);
+}
+
+/* scan phase 3: each slice from its carry-in */
+static void scan_task(void *v, int i, int t)
+{
+	struct cpu *c = v;
+	size_t rec = job_record_size(c->job), lo, cnt;
+
+	slice(c->n, i, t, &lo, &cnt);
+	c->rc[i] = 0;
+	if (cnt)
+		c->rc[i] = cpu_scan(c->job, c->carry[i], c->scratch[i],
+				    c->d + lo * rec, cnt, c->out + lo * c->out_rec,
+				    &c->bad[i], &c->errs[i]);
+	if (c->rc[i] < 0)
+		c->bad[i] += lo;
+}
+
+static int scan_error(struct cpu *c, const struct chunk *ch, size_t off, int i,
+		      struct gs_err *err)
+{
+	unsigned long long idx = ch->first_rec + off + c->bad[i];
+
+	return gs_fail(err, GS_ERUNTIME, "scan", "record %llu: %s", idx,
+		       c->errs[i].what);
+}
+
+/* Scan n records at d into c->out and write them to the sink. */
+static int scan_piece(struct cpu *c, const struct chunk *ch, size_t off,
+		      struct gs_err *err)
+{
+	const struct gs_job *job = c->job;
+	size_t cols = job->columns * sizeof(struct red_col);
+	/* all threads or one: the pool always runs every thread */
+	int t = active(c, c->n) < c->nthreads ? 1 : c->nthreads;
+
+	if (t == 1) {
+		memcpy(c->carry[0], c->state, cols);
+		scan_task(c, 0, 1);
+		if (c->rc[0] < 0)
+			return scan_error(c, ch, off, 0, err);
+		memcpy(c->state, c->carry[0], cols);
+	} else {
+		pool_run(&c->pool, total_task, c);
+		memcpy(c->carry[0], c->state, cols);
+		for (int i = 1; i < t; i++) {
+			memcpy(c->carry[i], c->carry[i - 1], cols);
+			reduce_kernels.acc_merge(job, c->carry[i], c->acc[i - 1]);
+		}
+		/* the state after this piece: the last carry-in plus its slice */
+		memcpy(c->state, c->carry[t - 1], cols);
+		reduce_kernels.acc_merge(job, c->state, c->acc[t - 1]);
+		pool_run(&c->pool, scan_task, c);
+		for (int i = 0; i < t; i++)
+			if (c->rc[i] < 0)
+				return scan_error(c, ch, off, i, err);
+	}
+	return c->env.sink->write(c->env.sink->ctx, c->out, c->n * c->out_rec, err);
+}
+
+static int scan_chunk(struct cpu *c, const struct chunk *ch, struct gs_err *err)
+{
+	size_t rec = job_record_size(c->job);
+	const unsigned char *base = ch->data;
+
+	for (size_t off = 0; off < ch->nrec; off += c->piece) {
+		c->d = base + off * rec;
+		c->n = ch->nrec - off < c->piece ? ch->nrec - off : c->piece;
+		if (scan_piece(c, ch, off, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int cpu_submit(void *ctx, const struct chunk *ch, struct gs_err *err)
+{
+	struct cpu *c = ctx;
+	int rc = 0;
+
+	c->d = ch->data;
+	c->d2 = ch->data2;
+	c->n = ch->nrec;
+	if (c->job->dtype.big_endian && type_size(c->job->dtype.type) > 1)
+		pool_run(&c->pool, swap_task, c);
+	if (c->job->cmd == CMD_SCAN)
+		rc = scan_chunk(c, ch, err);
+	else
+		pool_run(&c->pool, add_task, c);
+	c->env.release(c->env.engine, ch->id);
+	return rc;
+}
+
+static int cpu_finish(void *ctx, void *acc, struct gs_err *err)
+{
+	struct cpu *c = ctx;
+
+	if (c->job->cmd == CMD_SCAN)
+		return 0;
+	for (int i = 0; i < c->nthreads; i++)
+		c->k->acc_merge(c->job, acc, c->acc[i]);
+	return 0;
+}
+
+static void cpu_close(void *ctx)
+{
+	struct cpu *c = ctx;
+
+	if (!c)
+		return;
+	pool_release(&c->pool);
+	for (int i = 0; i < c->nthreads; i++) {
+		if (c->acc)
+			free(c->acc[i]);
+		if (c->scratch)
+			free(c->scratch[i]);
+		if (c->carry)
+			free(c->carry[i]);
+	}
+	free(c->acc);
+	free(c->scratch);
+	free(c->carry);
+	free(c->state);
+	free(c->out);
+	free(c);
+}
+
+static int setup_scan(struct cpu *c)
+{
+	const struct gs_job *job = c->job;
+	size_t cols = job->columns * sizeof(struct red_col);
+
+	c->out_rec = type_size(job->out_type) * job->columns;
+	c->piece = SCAN_OUT_BYTES / c->out_rec;
+	if (c->piece == 0)
+		c->piece = 1;
+	if (c->piece > c->env.chunk_records)
+		c->piece = c->env.chunk_records;
+	c->out = malloc(c->piece * c->out_rec);
+	c->state = malloc(cols);
+	c->carry = calloc((size_t)c->nthreads, sizeof(*c->carry));
+	if (!c->out || !c->state || !c->carry)
+		return -1;
+	reduce_kernels.acc_init(job, c->state);
+	for (int i = 0; i < c->nthreads; i++)
+		if (!(c->carry[i] = malloc(cols)))
+			return -1;
+	return 0;
+}
+
+static int cpu_open(void **ctxp, const struct backend_env *env, struct gs_err *err)
+{
+	struct cpu *c = calloc(1, sizeof(*c));
+
+	*ctxp = c;
+	if (!c)
+		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
+	c->env = *env;
+	c->job = env->job;
+	c->k = acc_kernels_for(c->job);
+	c->nthreads = env->threads < 1 ? 1 : env->threads > MAX_THREADS ? MAX_THREADS : env->threads;
+	if (pool_init(&c->pool, c->nthreads) < 0)
+		return gs_fail(err, GS_ERUNTIME, "", "cannot start %d threads",
+			       c->nthreads);
+
+	size_t ssz = c->k->scratch_size(c->job);
+
+	if (c->job->cmd == CMD_SCAN && cpu_scan_scratch_size(c->job) > ssz)
+		ssz = cpu_scan_scratch_size(c->job);
+	c->acc_sz = c->k->acc_size(c->job);
+	c->acc = calloc((size_t)c->nthreads, sizeof(void *));
+	c->scratch = calloc((size_t)c->nthreads, sizeof(void *));
+	if (!c->acc || !c->scratch)
+		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
+	for (int i = 0; i < c->nthreads; i++) {
+		c->acc[i] = malloc(c->acc_sz);
+		c->scratch[i] = ssz ? malloc(ssz) : NULL;
+		if (!c->acc[i] || (ssz && !c->scratch[i]))
+			return gs_fail(err, GS_ERUNTIME, "", "out of memory");
+		c->k->acc_init(c->job, c->acc[i]);
+	}
+	if (c->job->cmd == CMD_SCAN && setup_scan(c) < 0)
+		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
+	return 0;
+}
+
+const struct backend backend_cpu = {
+	.name = "cpu",
+	.host_alloc = cpu_alloc,
+	.host_free = cpu_free,
+	.open = cpu_open,
+	.submit = cpu_submit,
+	.finish = cpu_finish,
+	.close = cpu_close,
+};

@@ -1,0 +1,79 @@
+/*
+ * cli.h - what every command shares: the common options, strict number
+ * parsing, opening the operands, running the engine, and printing errors.
+ * Only this layer (and main.c) prints diagnostics or decides exit codes.
+ */
+#ifndef CLI_H
+#define CLI_H
+
+#include <getopt.h>
+#include "backend.h"
+#include "engine.h"
+#include "input.h"
+#include "out.h"
+
+/* Per-command options: long options with val >= 256 (or a short letter
+ * listed in shortopts), handled by the command's callback. */
+struct cmd_opts {
+	const struct option *longopts;	/* terminated by a zero entry */
+	const char *shortopts;		/* extra short options, e.g. "" */
+	/* Returns 0, or -1 with err filled (a usage error). */
+	int (*handle)(void *ctx, int opt, const char *arg, struct gs_err *err);
+	void *ctx;
+	const char *help;		/* the text of CMD --help */
+};
+
+struct cli {
+	const char *cmd;		/* command name, for messages */
+	struct gs_job job;
+	enum gs_type default_type;
+	bool type_set, endian_set, columns_set, format_set;
+	bool big_endian;		/* --endian big */
+	bool raw;
+	enum gs_format format;
+	const char *output;
+	enum backend_choice backend;
+	struct engine_opts eo;
+	int verbose;
+	bool quiet;
+	int progress;			/* -1 auto, 0 off, 1 on */
+	char **operands;
+	int noperands;
+	bool operand_failed;		/* an operand was reported */
+};
+
+/* Parse argv (argv[0] is the command name). Returns 0, 1 when --help was
+ * printed (exit 0), or -1 with err filled (usage error). */
+int cli_parse(struct cli *c, int argc, char **argv, const struct cmd_opts *co,
+	      struct gs_err *err);
+
+/* Strict parsers: the whole string, no sign surprises, range checked. */
+int parse_u64(const char *s, uint64_t *v);
+int parse_size(const char *s, uint64_t *v);	/* 64K, 1M, 2G (powers of 1024) */
+int parse_double(const char *s, double *v);	/* finite only */
+int parse_op(const char *s, enum gs_op *op);
+const char *op_name(enum gs_op op);
+
+/* Open the operands (or the given list) and settle the job's type and
+ * columns from the options and any npy/pnm header. */
+int cli_open_input(struct cli *c, char *const *paths, int npaths,
+		   struct input **in, struct input_info *info, struct gs_err *err);
+
+/* Pick the backend and run the job; acc may be NULL for scan. */
+int cli_run(struct cli *c, struct input *in, struct input *in2,
+	    int64_t input_bytes, struct sink *sink, void *acc,
+	    struct engine_stats *st, struct gs_err *err);
+
+/* Print "gpustat: WHERE: WHAT" (usage errors get the --help hint) and
+ * return the exit status for it. */
+int cli_report(const struct cli *c, const struct gs_err *err);
+
+/* Print a note on stderr unless -q. */
+void cli_note(const struct cli *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Finish a command: write text to the output, close it, and turn the run's
+ * state into an exit status (1 when an operand failed). */
+int cli_finish_text(struct cli *c, const void *text, size_t n);
+
+#endif

@@ -1,0 +1,140 @@
+/*
+ * cmd_dot.c - `gpustat dot A B` (two streams, one dot product per column)
+ * and `gpustat dot --pairs` (columns 2j and 2j+1 of one stream). Products
+ * and their sum are exact; float results are rounded once. CPU kernels:
+ * cpu_dot.c.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include "cmds.h"
+
+static const char dot_help[] =
+"Usage: gpustat dot [OPTION]... A B\n"
+"   or: gpustat dot --pairs [OPTION]... [FILE]...\n"
+"The dot product of two equally long streams A and B (per column with -c),\n"
+"or with --pairs of the two columns of one stream (with -c 2N, of columns\n"
+"2j and 2j+1). Exact, rounded once to double for float types.\n\n"
+"      --pairs           multiply the columns of one stream pairwise\n"
+"%s\n"
+"Examples:\n"
+"  gpustat dot a.f32 b.f32\n"
+"  gpustat dot --pairs xy.f64 -t f64\n"
+"  gpustat dot -t f64 -c 3 a.xyz b.xyz\n";
+
+enum { OPT_PAIRS = 256 };
+
+static const struct option dot_longopts[] = {
+	{ "pairs", no_argument, NULL, OPT_PAIRS },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct dot_opts {
+	bool pairs;
+};
+
+static int dot_option(void *ctx, int opt, const char *arg, struct gs_err *err)
+{
+	struct dot_opts *d = ctx;
+
+	(void)arg;
+	(void)err;
+	if (opt == OPT_PAIRS)
+		d->pairs = true;
+	return 0;
+}
+
+/* Open A and B; B must have A's type and columns. */
+static int open_two(struct cli *c, struct input **a, struct input **b,
+		    int64_t *bytes, struct gs_err *err)
+{
+	struct input_info ia, ib;
+
+	if (cli_open_input(c, &c->operands[0], 1, a, &ia, err) < 0)
+		return -1;
+	c->type_set = c->columns_set = true;	/* B's header must agree */
+	if (cli_open_input(c, &c->operands[1], 1, b, &ib, err) < 0)
+		return -1;
+	*bytes = ia.total_bytes;
+	return 0;
+}
+
+static int open_pairs(struct cli *c, struct input **in, int64_t *bytes,
+		      struct gs_err *err)
+{
+	struct input_info info;
+
+	if (!c->columns_set)
+		c->job.columns = 2;
+	if (cli_open_input(c, c->operands, c->noperands, in, &info, err) < 0)
+		return -1;
+	if (c->job.columns % 2)
+		return gs_fail(err, GS_EUSAGE, "dot",
+			       "--pairs needs an even number of columns, not %u",
+			       c->job.columns);
+	*bytes = info.total_bytes;
+	return 0;
+}
+
+static int run(struct cli *c, bool pairs)
+{
+	struct input *a = NULL, *b = NULL;
+	struct engine_stats st;
+	struct gs_err err;
+	int64_t bytes = -1;
+
+	c->job.cmd = CMD_DOT;
+	c->job.two_inputs = !pairs;
+	if (!pairs && c->noperands != 2) {
+		gs_fail(&err, GS_EUSAGE, "dot", "expected two operands A B "
+			"(or --pairs), got %d", c->noperands);
+		return cli_report(c, &err);
+	}
+	if ((pairs ? open_pairs(c, &a, &bytes, &err)
+		   : open_two(c, &a, &b, &bytes, &err)) < 0)
+		return cli_report(c, &err);
+
+	unsigned n = pairs ? c->job.columns / 2 : c->job.columns;
+	struct dot_col *acc = malloc(dot_kernels.acc_size(&c->job));
+	struct result *r = calloc(n, sizeof(*r));
+
+	if (!acc || !r) {
+		gs_fail(&err, GS_ERUNTIME, "", "out of memory");
+		return cli_report(c, &err);
+	}
+	dot_kernels.acc_init(&c->job, acc);
+	if (cli_run(c, a, b, bytes, NULL, acc, &st, &err) < 0)
+		return cli_report(c, &err);
+	input_close(a);
+	if (b)
+		input_close(b);
+	for (unsigned i = 0; i < n; i++) {
+		if (!type_is_float(c->job.dtype.type) &&
+		    xsum_to_dec(&acc[i].s, r[i].dec)) {
+			r[i].kind = RES_INT_DEC;
+		} else {
+			r[i].kind = RES_F64;
+			r[i].f = xsum_to_f64(&acc[i].s);
+		}
+	}
+	int rc = emit_results(c, "dot", NULL, r, n, st.records);
+
+	free(acc);
+	free(r);
+	return rc;
+}
+
+int cmd_dot(int argc, char **argv)
+{
+	struct cli c = { .default_type = GS_F32 };
+	struct dot_opts d = { false };
+	static char help[4096];
+	struct cmd_opts co = { dot_longopts, "", dot_option, &d, help };
+	struct gs_err err;
+
+	snprintf(help, sizeof(help), dot_help, common_help);
+	int rc = cli_parse(&c, argc, argv, &co, &err);
+
+	if (rc)
+		return rc > 0 ? 0 : cli_report(&c, &err);
+	return run(&c, d.pairs);
+}

@@ -1,0 +1,211 @@
+/*
+ * cmd_scan.c - `gpustat scan`: inclusive (or --exclusive) prefix scans with
+ * --op sum|min|max|prod, per column, written as raw little-endian values of
+ * the output type (or .npy). Every output is the exact prefix rounded once.
+ * CPU kernels: cpu_scan.c; the carry between chunks is the reduction of
+ * everything before them (cpu_reduce.c).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include "cmds.h"
+#include "report.h"
+
+static const char scan_help[] =
+"Usage: gpustat scan [OPTION]... [FILE]...\n"
+"Prefix scan of the stream (per column with -c), written as raw\n"
+"little-endian values (or .npy with -f npy). Every output is the exact\n"
+"prefix rounded once to the output type. Integer scans are exact and\n"
+"refuse to overflow the output type.\n\n"
+"      --op OP           sum (default), min, max, prod\n"
+"      --exclusive       exclusive scan (the first output is the identity)\n"
+"      --out-type TYPE   output type (default: the input type for floats,\n"
+"                        i64/u64 for signed/unsigned integers)\n"
+"      --force           write binary to a terminal anyway\n"
+"%s\n"
+"Examples:\n"
+"  gpustat scan < in.f32 > out.f32\n"
+"  gpustat scan -t u8 --out-type u32 counts.u8 -o cum.u32\n"
+"  gpustat scan --op max -f npy data.npy -o runmax.npy\n";
+
+enum { OPT_EXCLUSIVE = 256, OPT_OP, OPT_OUT_TYPE, OPT_FORCE };
+
+static const struct option scan_longopts[] = {
+	{ "exclusive", no_argument, NULL, OPT_EXCLUSIVE },
+	{ "op", required_argument, NULL, OPT_OP },
+	{ "out-type", required_argument, NULL, OPT_OUT_TYPE },
+	{ "force", no_argument, NULL, OPT_FORCE },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct scan_opts {
+	struct cli *c;
+	bool out_type_set, force;
+	enum gs_type out_type;
+};
+
+static int scan_option(void *ctx, int opt, const char *arg, struct gs_err *err)
+{
+	struct scan_opts *s = ctx;
+	struct gs_dtype d;
+	bool explicit;
+
+	switch (opt) {
+	case OPT_EXCLUSIVE:
+		s->c->job.exclusive = true;
+		return 0;
+	case OPT_OP:
+		if (parse_op(arg, &s->c->job.op) < 0 || s->c->job.op > OP_MAX)
+			return gs_fail(err, GS_EUSAGE, "", "--op: unknown scan "
+				       "operation '%s' (sum, prod, min, max)", arg);
+		return 0;
+	case OPT_OUT_TYPE:
+		if (type_parse(arg, &d, &explicit) < 0 || d.big_endian)
+			return gs_fail(err, GS_EUSAGE, "", "--out-type: unknown "
+				       "or big-endian type '%s'", arg);
+		s->out_type = d.type;
+		s->out_type_set = true;
+		return 0;
+	case OPT_FORCE:
+		s->force = true;
+		return 0;
+	}
+	return -1;
+}
+
+/* The sink: output in order, counting bytes for the npy header. */
+struct scan_sink {
+	struct out o;
+	uint64_t bytes;
+};
+
+static int sink_write(void *ctx, const void *buf, size_t n, struct gs_err *err)
+{
+	struct scan_sink *s = ctx;
+
+	s->bytes += n;
+	return out_write(&s->o, buf, n, err);
+}
+
+#define NPY_PATCH_HEADER 128	/* room for any 64-bit count and columns */
+
+static void scan_npy_header(const struct cli *c, struct sbuf *b, uint64_t nrec,
+			    size_t pad_to)
+{
+	uint64_t dims[2] = { nrec, c->job.columns };
+
+	npy_header(b, npy_descr(c->job.out_type), dims,
+		   c->job.columns == 1 ? 1 : 2, pad_to);
+}
+
+/* Write the npy header first: on a seekable output a padded one that
+ * finish_npy() rewrites with the real count; on a pipe, the count that the
+ * input's known length promises. */
+static int start_npy(const struct cli *c, struct scan_sink *s, int64_t bytes,
+		     struct gs_err *err)
+{
+	struct sbuf b;
+	size_t rec = job_record_size(&c->job);
+
+	sb_init(&b);
+	if (s->o.seekable)
+		scan_npy_header(c, &b, 0, NPY_PATCH_HEADER);
+	else if (bytes >= 0)
+		scan_npy_header(c, &b, (uint64_t)bytes / rec, 0);
+	else
+		return gs_fail(err, GS_EUSAGE, "scan", "-f npy needs a file "
+			       "input of known length or a seekable output");
+	int rc = out_write(&s->o, b.p, b.len, err);
+
+	sb_free(&b);
+	return rc;
+}
+
+static int finish_npy(const struct cli *c, struct scan_sink *s, int64_t bytes,
+		      uint64_t nrec, struct gs_err *err)
+{
+	struct sbuf b;
+	int rc;
+
+	if (!s->o.seekable) {
+		if ((uint64_t)bytes / job_record_size(&c->job) == nrec)
+			return 0;
+		return gs_fail(err, GS_ERUNTIME, s->o.name, "the npy header "
+			       "promised %llu records but %llu were written",
+			       (unsigned long long)((uint64_t)bytes /
+						    job_record_size(&c->job)),
+			       (unsigned long long)nrec);
+	}
+	sb_init(&b);
+	scan_npy_header(c, &b, nrec, NPY_PATCH_HEADER);
+	rc = out_pwrite(&s->o, b.p, b.len, 0, err);
+	sb_free(&b);
+	return rc;
+}
+
+static int settle_out_type(struct cli *c, struct scan_opts *so, struct gs_err *err)
+{
+	enum gs_type t = c->job.dtype.type;
+
+	if (!so->out_type_set)
+		so->out_type = type_is_float(t) ? t
+			     : type_is_signed(t) ? GS_I64 : GS_U64;
+	if (type_is_float(t) && !type_is_float(so->out_type))
+		return gs_fail(err, GS_EUSAGE, "scan", "--out-type %s cannot hold "
+			       "scans of %s", type_name(so->out_type), type_name(t));
+	c->job.out_type = so->out_type;
+	return 0;
+}
+
+static int run(struct cli *c, struct scan_opts *so)
+{
+	struct input *in;
+	struct input_info info;
+	struct engine_stats st;
+	struct gs_err err;
+	struct scan_sink s = { .bytes = 0 };
+	struct sink sink = { sink_write, &s };
+
+	c->job.cmd = CMD_SCAN;
+	if (c->format != FMT_BINARY && c->format != FMT_NPY) {
+		gs_fail(&err, GS_EUSAGE, "scan", "writes binary or npy, not text formats");
+		return cli_report(c, &err);
+	}
+	if (cli_open_input(c, c->operands, c->noperands, &in, &info, &err) < 0 ||
+	    settle_out_type(c, so, &err) < 0 ||
+	    out_open(&s.o, c->output, &err) < 0)
+		return cli_report(c, &err);
+	if (s.o.is_tty && !so->force) {
+		gs_fail(&err, GS_EUSAGE, "scan", "refusing to write binary output "
+			"to a terminal (redirect it, or use --force)");
+		return cli_report(c, &err);
+	}
+	if (c->format == FMT_NPY && start_npy(c, &s, info.total_bytes, &err) < 0)
+		return cli_report(c, &err);
+	if (cli_run(c, in, NULL, info.total_bytes, &sink, NULL, &st, &err) < 0)
+		return cli_report(c, &err);
+	input_close(in);
+	if ((c->format == FMT_NPY &&
+	     finish_npy(c, &s, info.total_bytes, st.records, &err) < 0) ||
+	    out_close(&s.o, &err) < 0)
+		return cli_report(c, &err);
+	return c->operand_failed ? GS_ERUNTIME : 0;
+}
+
+int cmd_scan(int argc, char **argv)
+{
+	struct cli c = { .default_type = GS_F32 };
+	struct scan_opts so = { .c = &c };
+	static char help[4096];
+	struct cmd_opts co = { scan_longopts, "", scan_option, &so, help };
+	struct gs_err err;
+
+	snprintf(help, sizeof(help), scan_help, common_help);
+	c.job.op = OP_SUM;
+	int rc = cli_parse(&c, argc, argv, &co, &err);
+
+	if (rc)
+		return rc > 0 ? 0 : cli_report(&c, &err);
+	if (!c.format_set)
+		c.format = FMT_BINARY;
+	return run(&c, &so);
+}

@@ -1,0 +1,235 @@
+/*
+ * cmd_stats.c - `gpustat stats`: count, nan, min, max, sum, mean, pvar,
+ * svar, pstdev, sstdev per column. CPU kernels: cpu_stats.c. Every float
+ * statistic is rounded once from exact sums (xsum_mean, xsum_var).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cmds.h"
+#include "report.h"
+
+static const char stats_help[] =
+"Usage: gpustat stats [OPTION]... [FILE]...\n"
+"Count, NaN count, min, max, sum, mean, population and sample variance and\n"
+"standard deviation of all elements (per column with -c). NaNs are counted\n"
+"and left out of the other statistics; every float result is rounded once\n"
+"from the exact value.\n\n"
+"%s\n"
+"Examples:\n"
+"  gpustat stats data.f32\n"
+"  zstd -dc frames.u16.zst | gpustat stats -t u16 -c 4\n"
+"  gpustat stats -f json samples.npy\n";
+
+enum { NSTATS = 10 };
+static const char *const stat_names[NSTATS] = {
+	"count", "nan", "min", "max", "sum", "mean", "pvar", "svar", "pstdev",
+	"sstdev",
+};
+
+/* One statistic of one column: text and the f64 for binary output. */
+struct cell {
+	char text[XSUM_DEC_MAX];
+	double f;
+	bool is_int;		/* printed as an exact integer in json too */
+};
+
+static void cell_double(struct cell *c, double v)
+{
+	struct sbuf b;
+
+	sb_init(&b);
+	sb_double(&b, v);
+	snprintf(c->text, sizeof(c->text), "%s", b.p ? b.p : "nan");
+	sb_free(&b);
+	c->f = v;
+	c->is_int = false;
+}
+
+static void cell_u64(struct cell *c, uint64_t v)
+{
+	snprintf(c->text, sizeof(c->text), "%llu", (unsigned long long)v);
+	c->f = (double)v;
+	c->is_int = true;
+}
+
+static void cell_i64(struct cell *c, int64_t v)
+{
+	snprintf(c->text, sizeof(c->text), "%lld", (long long)v);
+	c->f = (double)v;
+	c->is_int = true;
+}
+
+static void cell_scalar(struct cell *c, enum gs_type t, union gs_scalar v)
+{
+	if (type_is_float(t))
+		cell_double(c, v.f);
+	else if (type_is_signed(t))
+		cell_i64(c, v.i);
+	else
+		cell_u64(c, v.u);
+}
+
+/* The sum line: exact integer for integer types. */
+static void cell_sum(struct cell *c, enum gs_type t, const struct xsum *s)
+{
+	if (!type_is_float(t) && xsum_to_dec(s, c->text)) {
+		c->f = xsum_to_f64(s);
+		c->is_int = true;
+		return;
+	}
+	cell_double(c, xsum_to_f64(s));
+}
+
+static void column_cells(enum gs_type t, const struct stats_col *s,
+			 struct cell *cells /* [NSTATS] */)
+{
+	uint64_t n = s->count - s->nan;
+
+	cell_u64(&cells[0], s->count);
+	cell_u64(&cells[1], s->nan);
+	cell_sum(&cells[4], t, &s->s1);
+	if (n == 0) {
+		for (int i = 2; i < NSTATS; i++)
+			if (i != 4)
+				cell_double(&cells[i], NAN);
+		return;
+	}
+	cell_scalar(&cells[2], t, s->min);
+	cell_scalar(&cells[3], t, s->max);
+
+	bool nan = s->s1.nan || (s->s1.pinf && s->s1.ninf);
+
+	if (nan || s->s1.pinf || s->s1.ninf) {
+		/* inf - inf in the deviations: the spread is undefined */
+		cell_double(&cells[5], nan ? NAN : s->s1.pinf ? INFINITY : -INFINITY);
+		for (int i = 6; i < NSTATS; i++)
+			cell_double(&cells[i], NAN);
+		return;
+	}
+	double pvar, svar, psd, ssd;
+
+	xsum_var(&s->s1, &s->s2, n, &pvar, &svar, &psd, &ssd);
+	cell_double(&cells[5], xsum_mean(&s->s1, n));
+	cell_double(&cells[6], pvar);
+	cell_double(&cells[7], svar);
+	cell_double(&cells[8], psd);
+	cell_double(&cells[9], ssd);
+}
+
+static void emit_table(const struct cli *c, struct sbuf *b,
+		       const struct cell *cells, unsigned cols)
+{
+	char sep = report_sep(c->format);
+
+	if (report_has_header(c->format)) {
+		sb_addf(b, "stat%c", sep);
+		report_value_names(b, c->format, "value", cols);
+		sb_add(b, "\n");
+	}
+	for (int s = 0; s < NSTATS; s++) {
+		sb_add(b, stat_names[s]);
+		for (unsigned k = 0; k < cols; k++) {
+			sb_addn(b, &sep, 1);
+			sb_add(b, cells[k * NSTATS + s].text);
+		}
+		sb_add(b, "\n");
+	}
+}
+
+static void emit_json(const struct cli *c, struct sbuf *b,
+		      const struct cell *cells, unsigned cols)
+{
+	sb_addf(b, "{\"command\":\"stats\",\"type\":\"%s\",\"columns\":%u",
+		type_name(c->job.dtype.type), cols);
+	for (int s = 0; s < NSTATS; s++) {
+		sb_addf(b, ",\"%s\":[", stat_names[s]);
+		for (unsigned k = 0; k < cols; k++) {
+			const struct cell *x = &cells[k * NSTATS + s];
+
+			if (k)
+				sb_add(b, ",");
+			if (x->is_int)
+				sb_add(b, x->text);
+			else
+				sb_json_double(b, x->f);
+		}
+		sb_add(b, "]");
+	}
+	sb_add(b, "}\n");
+}
+
+static void emit_binary(const struct cli *c, struct sbuf *b,
+			const struct cell *cells, unsigned cols)
+{
+	if (c->format == FMT_NPY) {
+		uint64_t dims[2] = { NSTATS, cols };
+
+		npy_header(b, "<f8", dims, cols == 1 ? 1 : 2, 0);
+	}
+	for (int s = 0; s < NSTATS; s++)
+		for (unsigned k = 0; k < cols; k++)
+			sb_addn(b, &cells[k * NSTATS + s].f, 8);
+}
+
+static int emit(struct cli *c, const struct stats_col *acc)
+{
+	unsigned cols = c->job.columns;
+	struct cell *cells = calloc((size_t)cols * NSTATS, sizeof(*cells));
+	struct sbuf b;
+
+	if (!cells) {
+		fputs("gpustat: out of memory\n", stderr);
+		return GS_ERUNTIME;
+	}
+	for (unsigned k = 0; k < cols; k++)
+		column_cells(c->job.dtype.type, &acc[k], &cells[k * NSTATS]);
+	sb_init(&b);
+	if (c->format == FMT_JSON)
+		emit_json(c, &b, cells, cols);
+	else if (c->format == FMT_BINARY || c->format == FMT_NPY)
+		emit_binary(c, &b, cells, cols);
+	else
+		emit_table(c, &b, cells, cols);
+	free(cells);
+	int rc = cli_finish_text(c, b.p, b.len);
+
+	sb_free(&b);
+	return rc;
+}
+
+int cmd_stats(int argc, char **argv)
+{
+	struct cli c = { .default_type = GS_F32 };
+	struct cmd_opts co = { .help = NULL };
+	static char help[4096];
+	struct input *in;
+	struct input_info info;
+	struct engine_stats st;
+	struct gs_err err;
+
+	snprintf(help, sizeof(help), stats_help, common_help);
+	co.help = help;
+	int rc = cli_parse(&c, argc, argv, &co, &err);
+
+	if (rc)
+		return rc > 0 ? 0 : cli_report(&c, &err);
+	c.job.cmd = CMD_STATS;
+	if (cli_open_input(&c, c.operands, c.noperands, &in, &info, &err) < 0)
+		return cli_report(&c, &err);
+
+	struct stats_col *acc = malloc(stats_kernels.acc_size(&c.job));
+
+	if (!acc) {
+		gs_fail(&err, GS_ERUNTIME, "", "out of memory");
+		return cli_report(&c, &err);
+	}
+	stats_kernels.acc_init(&c.job, acc);
+	if (cli_run(&c, in, NULL, info.total_bytes, NULL, acc, &st, &err) < 0)
+		return cli_report(&c, &err);
+	input_close(in);
+	rc = emit(&c, acc);
+	free(acc);
+	return rc;
+}

@@ -1,0 +1,42 @@
+/*
+ * engine.h - the streaming engine: a reader thread fills large chunks of
+ * whole records while a backend computes on the previous ones.
+ *
+ * Chunks are handed on when full, at the end of the input, or when a pipe has
+ * stalled for stall_ms with at least one whole record in hand (so scan output
+ * follows a slow producer). A record is never split across chunks: the bytes
+ * of a partial record are carried into the next buffer. Memory is the nbuf
+ * buffers the backend allocates, whatever the input length.
+ */
+#ifndef ENGINE_H
+#define ENGINE_H
+
+#include "backend.h"
+#include "input.h"
+
+#define ENGINE_NBUF 3		/* one being read, one computed, one spare */
+#define ENGINE_STALL_MS 20	/* "tens of milliseconds" (SPEC) */
+
+struct engine_opts {
+	size_t chunk_size;	/* bytes per buffer; rounded down to records */
+	int threads;
+	int device;
+	int streams;
+	int stall_ms;
+};
+
+struct engine_stats {
+	uint64_t records;	/* whole records computed */
+	uint64_t chunks;
+};
+
+/* Run job over in (and in2 for dot A B) on backend be, merging the result
+ * into acc (already made by acc_init; NULL for scan, whose output goes to
+ * sink). Returns 0 or -1 with err filled. Operand errors that do not stop the
+ * stream were already passed to the input's warn callback. */
+int engine_run(const struct gs_job *job, const struct engine_opts *eo,
+	       const struct backend *be, struct input *in, struct input *in2,
+	       struct sink *sink, void *acc, struct engine_stats *st,
+	       struct gs_err *err);
+
+#endif

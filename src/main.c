@@ -1,0 +1,80 @@
+/*
+ * main.c - find the command and run it; nothing else. Each command lives in
+ * its own cmd_*.c (see cmds.h) and returns the exit status.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <zstd.h>
+#include "cmds.h"
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+};
+
+static const struct command commands[] = {
+	{ "hist", cmd_hist, "counts per value, or numpy.histogram bins" },
+	{ "sum", cmd_sum, "the exact sum of all elements" },
+	{ "stats", cmd_stats, "count, nan, min, max, sum, mean, variances, stdevs" },
+	{ "dot", cmd_dot, "the exact dot product of two streams (or --pairs)" },
+	{ "scan", cmd_scan, "prefix sums (min, max, prod), written as binary" },
+	{ "reduce", cmd_reduce, "sum, prod, min, max, and, or, xor of all elements" },
+};
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static void usage(FILE *f)
+{
+	fputs("Usage: gpustat COMMAND [OPTION]... [FILE]...\n", f);
+}
+
+static void help(void)
+{
+	usage(stdout);
+	fputs("Statistics of large binary streams at the speed they can be read,\n"
+	      "on the GPU when there is one, with exact results everywhere.\n\n"
+	      "Commands:\n", stdout);
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		printf("  %-8s %s\n", commands[i].name, commands[i].help);
+	fputs("\nFILEs are read in order as one stream; none or '-' is stdin.\n"
+	      "Raw, .npy, binary PGM/PPM and zstd-compressed input are recognized.\n"
+	      "'gpustat COMMAND --help' lists a command's options.\n\n"
+	      "Examples:\n"
+	      "  cat data.bin | gpustat hist\n"
+	      "  gpustat scan < in.f32 > out.f32\n"
+	      "  gpustat sum -t f64 big.f64.zst\n", stdout);
+}
+
+static void version(void)
+{
+	printf("gpustat %s\n", GS_VERSION);
+	printf("zstd %s\n", ZSTD_versionString());
+	printf("cuda: not built in\n");
+}
+
+int main(int argc, char **argv)
+{
+	/* Die quietly on a closed pipe, like cat, even if our parent ignored
+	 * SIGPIPE. */
+	signal(SIGPIPE, SIG_DFL);
+	if (argc < 2) {
+		usage(stderr);
+		fputs("Try 'gpustat --help' for more information.\n", stderr);
+		return 2;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		help();
+		return 0;
+	}
+	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
+		version();
+		return 0;
+	}
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (strcmp(argv[1], commands[i].name) == 0)
+			return commands[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "gpustat: '%s' is not a command (try 'gpustat --help')\n",
+		argv[1]);
+	return 2;
+}

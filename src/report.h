@@ -1,0 +1,43 @@
+/*
+ * report.h - building result text: a growable string, table rows in the
+ * text/tsv/csv formats, JSON values, and .npy headers. docs/OUTPUT.md says
+ * what each command prints; the cmd_*.c files use these to print it.
+ */
+#ifndef REPORT_H
+#define REPORT_H
+
+#include "gs.h"
+
+struct sbuf {
+	char *p;
+	size_t len, cap;
+	bool oom;		/* an allocation failed; contents are cut */
+};
+
+void sb_init(struct sbuf *b);
+void sb_free(struct sbuf *b);
+void sb_add(struct sbuf *b, const char *s);
+void sb_addn(struct sbuf *b, const void *s, size_t n);
+void sb_addf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void sb_double(struct sbuf *b, double v);	/* shortest round trip */
+void sb_u64(struct sbuf *b, uint64_t v);
+/* A double as JSON: a number, or "nan"/"inf"/"-inf" as strings. */
+void sb_json_double(struct sbuf *b, double v);
+
+/* Field separator of a table format: '\t' for text/tsv, ',' for csv. */
+char report_sep(enum gs_format f);
+bool report_has_header(enum gs_format f);	/* tsv, csv */
+/* Header names of value columns: "NAME" or "NAME_0".."NAME_{C-1}". */
+void report_value_names(struct sbuf *b, enum gs_format f, const char *name,
+			unsigned columns);
+
+/* A version 1.0 .npy header for shape (dims[0], ..., dims[ndim-1]) whose
+ * length is padded to `pad_to` bytes when pad_to is larger than needed
+ * (for headers rewritten later with a larger count), else to 64. */
+void npy_header(struct sbuf *b, const char *descr, const uint64_t *dims,
+		int ndim, size_t pad_to);
+/* numpy's descr of a little-endian gpustat type ("<f4", "|u1", ...). bf16
+ * has no numpy type; it is written as "<u2". */
+const char *npy_descr(enum gs_type t);
+
+#endif
