@@ -684,14 +684,16 @@ void xsum_var(const struct xsum *s1, const struct xsum *s2, uint64_t n,
 void xbins_init(struct xbins *b)
 {
 	memset(b, 0, sizeof(*b));
-	b->lo = XBINS_N;
 }
 
+/* Scanning all 4200 bins takes about a microsecond, a fraction of a percent
+ * of the 2^20 adds between flushes; tracking the touched range in the adders
+ * instead made them twice as slow (4.6 vs 2.4 ns per f64). */
 void xbins_flush(struct xbins *b, struct xsum *x)
 {
-	uint32_t i;
+	unsigned i;
 
-	for (i = b->lo; i <= b->hi && i < XBINS_N; i++) {
+	for (i = 0; i < XBINS_N; i++) {
 		if (b->bin[i]) {
 			xsum_add_i128(x, b->bin[i], (int)i - XBINS_BIAS);
 			b->bin[i] = 0;
@@ -702,8 +704,6 @@ void xbins_flush(struct xbins *b, struct xsum *x)
 	x->ninf |= b->ninf;
 	b->nan = b->pinf = b->ninf = false;
 	b->special = 0;
-	b->lo = XBINS_N;
-	b->hi = 0;
 }
 
 void xbins_add_special(struct xbins *b, double a, double b2, bool prod)

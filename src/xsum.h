@@ -91,7 +91,6 @@ struct xbins {
 	__int128 bin[XBINS_N];	/* bin[i] weighs 2^(i - XBINS_BIAS) */
 	uint64_t special;	/* NaN/inf operands since the last flush */
 	bool nan, pinf, ninf;
-	uint32_t lo, hi;	/* range of bins touched since the last flush */
 };
 #define XBINS_BIAS 2200
 
@@ -107,14 +106,6 @@ static inline uint64_t xbins_bits_(double v)
 
 	memcpy(&u, &v, sizeof(u));
 	return u;
-}
-
-static inline void xbins_touch_(struct xbins *b, uint32_t i)
-{
-	if (i < b->lo)
-		b->lo = i;
-	if (i > b->hi)
-		b->hi = i;
 }
 
 /*
@@ -136,7 +127,6 @@ static inline void xbins_add_f64(struct xbins *b, double v)
 	s = (int64_t)u >> 63;
 	i = e + (e == 0) + (XBINS_BIAS - 1075);
 	b->bin[i] += (m ^ s) - s;
-	xbins_touch_(b, i);
 }
 
 /* The same for a * b2: the 106-bit product of the mantissas, in the bin of
@@ -158,7 +148,6 @@ static inline void xbins_add_prod_f64(struct xbins *b, double a, double b2)
 	s = (__int128)((int64_t)(u ^ w) >> 63);
 	i = ea + (ea == 0) + eb + (eb == 0) + (XBINS_BIAS - 2150);
 	b->bin[i] += (p ^ s) - s;
-	xbins_touch_(b, i);
 }
 
 #endif
