@@ -15,10 +15,24 @@ UNIT_BINS = $(UNIT_SRCS:tests/%.c=$(BUILD)/tests/%)
 
 all: gpustat
 
+# The one library we need: install its headers where they are missing (a
+# fresh Debian/Ubuntu machine as root), else say what to install.
+$(BUILD)/.deps: | $(BUILD)
+	@if ! printf '#include <zstd.h>\n' | $(CC) -E -x c - >/dev/null 2>&1; then \
+		if command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+			echo "installing libzstd-dev"; \
+			(apt-get install -y -qq libzstd-dev >/dev/null 2>&1 || \
+			 (apt-get update -qq && apt-get install -y -qq libzstd-dev)) >/dev/null; \
+		else \
+			echo "gpustat needs the zstd headers: install libzstd-dev (or zstd-devel)" >&2; exit 1; \
+		fi; \
+	fi
+	@touch $@
+
 gpustat: $(OBJS)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/%.o: src/%.c | $(BUILD)
+$(BUILD)/%.o: src/%.c | $(BUILD)/.deps
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -c -o $@ $<
 
 $(BUILD)/tests/%: tests/%.c $(LIBOBJS) | $(BUILD)
@@ -33,8 +47,15 @@ unit: $(UNIT_BINS)
 check: gpustat unit
 	@sh tests/run.sh
 
+# The main job on the bundled samples: a histogram of a PGM image, and the
+# statistics and sum of 100000 zstd-compressed float32 samples.
+demo: gpustat
+	./gpustat hist --nonzero fixtures/demo/photo.pgm | head -n 5
+	./gpustat stats fixtures/demo/samples.f32.zst
+	./gpustat hist --bins 8 --range 0:20 fixtures/demo/samples.f32.zst
+
 clean:
 	rm -rf $(BUILD) gpustat
 
-.PHONY: all unit check clean
+.PHONY: all unit check demo clean
 -include $(OBJS:.o=.d)
