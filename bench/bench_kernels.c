@@ -1,0 +1,174 @@
+/*
+ * bench_kernels.c - CPU kernel throughput on in-memory data, one thread.
+ *
+ * For each command, fold a buffer of random data (made once, outside the
+ * timing) into a fresh accumulator a few times and report input GB/s, the
+ * best of the repeats. No I/O: this is the ceiling the engine can reach on
+ * one core. Build and run with bench/bench_cpu.sh.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "acc.h"
+
+#define REPEATS 3
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static uint64_t rng = 88172645463325252ull;
+
+static uint64_t next(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static void fill(void *buf, size_t n, enum gs_type t)
+{
+	for (size_t i = 0; i < n; i++) {
+		double u = (double)(next() >> 11) * 0x1p-53;	/* [0, 1) */
+
+		if (t == GS_F32)
+			((float *)buf)[i] = (float)(u * 2 - 0.5);
+		else if (t == GS_F64)
+			((double *)buf)[i] = u * 2 - 0.5;
+		else if (t == GS_U8)
+			((uint8_t *)buf)[i] = (uint8_t)next();
+	}
+}
+
+static double run_acc(const struct gs_job *job, const void *d, const void *d2,
+		      size_t nrec)
+{
+	const struct acc_kernels *k = acc_kernels_for(job);
+	void *acc = malloc(k->acc_size(job));
+	size_t ss = k->scratch_size(job);
+	void *scratch = ss ? malloc(ss) : NULL;
+	double best = 1e30;
+
+	for (int r = 0; r < REPEATS; r++) {
+		k->acc_init(job, acc);
+		double t0 = now();
+
+		k->cpu_add(job, acc, scratch, d, d2, nrec);
+		double t = now() - t0;
+
+		best = t < best ? t : best;
+	}
+	free(acc);
+	free(scratch);
+	return best;
+}
+
+static double run_scan(const struct gs_job *job, const void *d, size_t nrec)
+{
+	struct red_col state;
+	size_t ss = cpu_scan_scratch_size(job);
+	void *scratch = ss ? malloc(ss) : NULL;
+	void *out = malloc(nrec * type_size(job->out_type));
+	struct gs_err err;
+	size_t bad;
+	double best = 1e30;
+
+	for (int r = 0; r < REPEATS; r++) {
+		reduce_kernels.acc_init(job, &state);
+		double t0 = now();
+
+		if (cpu_scan(job, &state, scratch, d, nrec, out, &bad, &err) < 0)
+			fprintf(stderr, "scan failed: %s\n", err.what);
+		double t = now() - t0;
+
+		best = t < best ? t : best;
+	}
+	free(out);
+	free(scratch);
+	return best;
+}
+
+struct bcase {
+	const char *name;
+	enum gs_cmd cmd;
+	enum gs_type type;
+	enum gs_op op;
+	bool ranged;
+	bool pairs;
+};
+
+static const struct bcase cases[] = {
+	{ "sum f32", CMD_REDUCE, GS_F32, OP_SUM, false, false },
+	{ "sum f64", CMD_REDUCE, GS_F64, OP_SUM, false, false },
+	{ "dot f32 (A B)", CMD_DOT, GS_F32, OP_SUM, false, false },
+	{ "dot f64 (A B)", CMD_DOT, GS_F64, OP_SUM, false, false },
+	{ "stats f32", CMD_STATS, GS_F32, OP_SUM, false, false },
+	{ "stats f64", CMD_STATS, GS_F64, OP_SUM, false, false },
+	{ "hist u8", CMD_HIST, GS_U8, OP_SUM, false, false },
+	{ "hist f32 --bins 100", CMD_HIST, GS_F32, OP_SUM, true, false },
+	{ "reduce max f32", CMD_REDUCE, GS_F32, OP_MAX, false, false },
+	{ "scan f32", CMD_SCAN, GS_F32, OP_SUM, false, false },
+	{ "scan f64", CMD_SCAN, GS_F64, OP_SUM, false, false },
+};
+
+/* --gen TYPE MIB: write MIB MiB of the benchmark's random data to stdout. */
+static int gen(const char *type, size_t mib)
+{
+	enum gs_type t = strcmp(type, "f64") == 0 ? GS_F64 :
+			 strcmp(type, "u8") == 0 ? GS_U8 : GS_F32;
+	size_t block = 1 << 20;
+	void *buf = malloc(block);
+
+	if (!buf)
+		return 1;
+	for (size_t i = 0; i < mib; i++) {
+		fill(buf, block / type_size(t), t);
+		if (fwrite(buf, 1, block, stdout) != block)
+			return 1;
+	}
+	free(buf);
+	return fflush(stdout) ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 4 && strcmp(argv[1], "--gen") == 0)
+		return gen(argv[2], (size_t)atol(argv[3]));
+
+	size_t bytes = (size_t)(argc > 1 ? atof(argv[1]) : 256) << 20;
+	void *a = malloc(bytes), *b = malloc(bytes);
+
+	if (!a || !b)
+		return 1;
+	printf("%-22s %10s\n", "kernel (1 thread)", "GB/s");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct bcase *c = &cases[i];
+		struct gs_job job = {
+			.cmd = c->cmd, .dtype = { c->type, false }, .columns = 1,
+			.op = c->op, .out_type = c->type, .ranged = c->ranged,
+			.bins = 100, .lo = 0, .hi = 1, .two_inputs = c->cmd == CMD_DOT,
+		};
+		size_t n = bytes / type_size(c->type);
+		double t;
+
+		fill(a, n, c->type);
+		fill(b, n, c->type);
+		if (c->cmd == CMD_SCAN)
+			t = run_scan(&job, a, n);
+		else
+			t = run_acc(&job, a, c->cmd == CMD_DOT ? b : NULL, n);
+		/* dot reads both streams */
+		double in = (double)bytes * (c->cmd == CMD_DOT ? 2 : 1);
+
+		printf("%-22s %10.2f\n", c->name, in / t / 1e9);
+	}
+	free(a);
+	free(b);
+	return 0;
+}
