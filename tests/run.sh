@@ -1,29 +1,34 @@
 #!/bin/sh
 # Run every test level and print "N passed, N failed" last.
-# Unit binaries print "unit: P passed, F failed"; tests/cli.sh prints
-# "cli: P passed, F failed".
+# Unit binaries (build/tests/unit_*) print "unit: P passed, F failed"; each
+# script tests/test_*.sh and tests/cli.sh prints "NAME: P passed, F failed".
 cd "$(dirname "$0")/.." || exit 2
 log=build/tests/run.log
 mkdir -p build/tests
 : > "$log"
 status=0
-for t in build/tests/unit_*; do
-	[ -x "$t" ] || continue
-	echo "== $t" >> "$log"
-	out=$("$t" 2>&1); rc=$?
+
+# run NAME CMD...: log the output; a crash without a summary counts as a failure
+run() {
+	name=$1
+	shift
+	echo "== $name" >> "$log"
+	out=$("$@" 2>&1); rc=$?
 	printf '%s\n' "$out" >> "$log"
-	if [ $rc -ne 0 ] && ! printf '%s\n' "$out" | grep -q '^unit: '; then
-		echo "FAIL $t exited with status $rc" >> "$log"
-		echo "unit: 0 passed, 1 failed" >> "$log"
+	if [ $rc -ne 0 ] && ! printf '%s\n' "$out" | grep -qE '^[a-z_]+: [0-9]+ passed, [0-9]+ failed$'; then
+		echo "FAIL $name exited with status $rc" >> "$log"
+		echo "crash: 0 passed, 1 failed" >> "$log"
 	fi
 	[ $rc -eq 0 ] || status=1
+}
+
+for t in build/tests/unit_*; do
+	[ -x "$t" ] && run "$t" "$t"
 done
-if [ -f tests/cli.sh ]; then
-	echo "== tests/cli.sh" >> "$log"
-	sh tests/cli.sh >> "$log" 2>&1 || status=1
-fi
-grep -E '^(FAIL|==)' "$log" | grep -B1 '^FAIL' | grep -v '^--$'
-awk '/^(unit|cli): [0-9]+ passed, [0-9]+ failed$/ { p += $2; f += $4; n++ }
+for t in tests/cli.sh tests/test_*.sh; do
+	[ -f "$t" ] && run "$t" sh "$t"
+done
+grep -E '^(FAIL|== )' "$log" | grep -B1 '^FAIL' | grep -v '^--$'
+awk '/^[a-z_]+: [0-9]+ passed, [0-9]+ failed$/ { p += $2; f += $4 }
      END { printf "%d passed, %d failed\n", p, f }' "$log"
-grep -qE '^(unit|cli): [0-9]+ passed, [1-9][0-9]* failed$' "$log" && status=1
 exit $status
