@@ -1,0 +1,722 @@
+/*
+ * cpu_reduce.c - reduce (sum, prod, min, max, and, or, xor) on the CPU, per
+ * column, into struct red_col; the final values (red_result); and the
+ * helpers that scans share (cpu_red.h).
+ *
+ * Every accumulator merges exactly:
+ * - sum: an xsum. Integers add up in an __int128 per cpu_add call (|sum| <
+ *   2^63 * 2^64 cannot overflow) and then into the xsum; floats go through
+ *   exponent bins (struct xbins, the scratch) flushed into the xsum.
+ * - prod: floats keep a bracket [lo, hi] * 2^exp of the exact product with
+ *   128-bit mantissas (lo rounded down, hi up, after every factor); the
+ *   result is given only when both ends round to the same double, which is
+ *   then the correctly rounded product. Integers keep the exact magnitude
+ *   until it passes 2^128 (flagged); a zero factor wins.
+ * - min/max: exact values; float NaN propagates, -0.0 < +0.0.
+ * - and/or/xor: the 64-bit two's complement bits (sign-extended).
+ */
+#include <math.h>
+#include <string.h>
+#include "cpu_red.h"
+
+/* ---- rounding into IEEE formats ----------------------------------------- */
+
+struct fmt_desc {
+	int p;			/* significand bits, hidden bit included */
+	int emin, emax;
+	uint64_t inf, nan;
+	int width;
+};
+
+static const struct fmt_desc fmts[] = {
+	[XF_F16] = { 11, -14, 15, 0x7c00, 0x7e00, 16 },
+	[XF_BF16] = { 8, -126, 127, 0x7f80, 0x7fc0, 16 },
+	[XF_F32] = { 24, -126, 127, 0x7f800000, 0x7fc00000, 32 },
+	[XF_F64] = { 53, -1022, 1023, 0x7ff0000000000000ull,
+		     0x7ff8000000000000ull, 64 },
+};
+
+enum xfmt type_xfmt(enum gs_type t)
+{
+	switch (t) {
+	case GS_F16: return XF_F16;
+	case GS_BF16: return XF_BF16;
+	case GS_F32: return XF_F32;
+	default: return XF_F64;
+	}
+}
+
+static int clz_u128(unsigned __int128 m)
+{
+	uint64_t h = (uint64_t)(m >> 64);
+
+	return h ? __builtin_clzll(h) : 64 + __builtin_clzll((uint64_t)m);
+}
+
+/* m (not 0) shifted right by sh >= 1, rounded to nearest even. */
+static unsigned __int128 shr_round(unsigned __int128 m, int64_t sh)
+{
+	unsigned __int128 q, rem, half;
+
+	if (sh > 128)
+		return 0;
+	if (sh == 128)
+		return m > (unsigned __int128)1 << 127;
+	q = m >> sh;
+	rem = m & (((unsigned __int128)1 << sh) - 1);
+	half = (unsigned __int128)1 << (sh - 1);
+	return q + (rem > half || (rem == half && (q & 1)));
+}
+
+uint64_t round_u128(unsigned __int128 m, int64_t e, bool neg, enum xfmt f)
+{
+	const struct fmt_desc *d = &fmts[f];
+	uint64_t sign = (uint64_t)neg << (d->width - 1);
+	int64_t top, q;
+	unsigned __int128 mant;
+
+	if (m == 0)
+		return sign;
+	top = e + 127 - clz_u128(m);	/* value in [2^top, 2^(top+1)) */
+	if (top > d->emax + 1)
+		return sign | d->inf;
+	q = top - (d->p - 1);		/* weight of the last kept bit */
+	if (q < d->emin - (d->p - 1))
+		q = d->emin - (d->p - 1);
+	mant = q > e ? shr_round(m, q - e) : m << (e - q);
+	if (mant >> d->p) {		/* rounded up to the next binade */
+		mant >>= 1;
+		q++;
+	}
+	if (mant >> (d->p - 1) == 0)	/* subnormal or zero */
+		return sign | (uint64_t)mant;
+	if (q + d->p - 1 > d->emax)
+		return sign | d->inf;
+	return sign | (uint64_t)(q + d->p - 1 + d->emax) << (d->p - 1) |
+	       ((uint64_t)mant & ((1ull << (d->p - 1)) - 1));
+}
+
+uint64_t round_f64(double v, enum xfmt f)
+{
+	const struct fmt_desc *d = &fmts[f];
+	uint64_t u, m;
+	int e;
+
+	memcpy(&u, &v, sizeof(u));
+	if (f == XF_F64)
+		return u;
+	if (isnan(v))
+		return d->nan;
+	if (isinf(v))
+		return (u >> 63) << (d->width - 1) | d->inf;
+	e = (int)((u >> 52) & 0x7ff);
+	m = u & ((1ull << 52) - 1);
+	if (e)
+		m |= 1ull << 52;
+	else
+		e = 1;
+	return round_u128(m, e - 1075, u >> 63, f);
+}
+
+double xfmt_to_f64(uint64_t bits, enum xfmt f)
+{
+	double v;
+	float s;
+	uint32_t w = (uint32_t)bits;
+
+	switch (f) {
+	case XF_F16: return f16_to_f32((uint16_t)bits);
+	case XF_BF16: return bf16_to_f32((uint16_t)bits);
+	case XF_F32:
+		memcpy(&s, &w, sizeof(s));
+		return s;
+	default:
+		memcpy(&v, &bits, sizeof(v));
+		return v;
+	}
+}
+
+/* ---- float products ----------------------------------------------------- */
+
+void fprod_init(struct fprod *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->lo = p->hi = (unsigned __int128)1 << 127;
+	p->exp = -127;
+}
+
+/* a * b as 256 bits: *h the high 128, *l the low 128. */
+static void mul_u128(unsigned __int128 a, unsigned __int128 b,
+		     unsigned __int128 *h, unsigned __int128 *l)
+{
+	const unsigned __int128 M = ~(uint64_t)0;
+	unsigned __int128 ll = (a & M) * (b & M), lh = (a & M) * (b >> 64);
+	unsigned __int128 hl = (a >> 64) * (b & M), hh = (a >> 64) * (b >> 64);
+	unsigned __int128 mid = (ll >> 64) + (lh & M) + (hl & M);
+
+	*l = (mid << 64) | (ll & M);
+	*h = hh + (lh >> 64) + (hl >> 64) + (mid >> 64);
+}
+
+/* 256-bit (h, l) >> s for 1 <= s <= 128, and whether bits were dropped. */
+static unsigned __int128 shr256(unsigned __int128 h, unsigned __int128 l,
+				int s, bool *inexact)
+{
+	if (s == 128) {
+		*inexact = l != 0;
+		return h;
+	}
+	*inexact = (l << (128 - s)) != 0;
+	return (h << (128 - s)) | (l >> s);
+}
+
+/*
+ * Multiply the bracket by [lo2, hi2] * 2^exp2 (hi2 with its top bit set):
+ * the low end rounds down, the high end up, and the shift that brings the
+ * high end back to 128 bits is applied to both so they share the exponent.
+ * The low end may then sit a bit below the top, which only widens nothing.
+ */
+static void fprod_mul_bracket(struct fprod *p, unsigned __int128 lo2,
+			      unsigned __int128 hi2, int64_t exp2)
+{
+	unsigned __int128 h, l, hi, lo;
+	bool inexact;
+	int s;
+
+	mul_u128(p->hi, hi2, &h, &l);
+	s = 128 - clz_u128(h);
+	hi = shr256(h, l, s, &inexact);
+	if (inexact && ++hi == 0) {	/* rounded up past 2^128 */
+		hi = (unsigned __int128)1 << 127;
+		s++;
+	}
+	mul_u128(p->lo, lo2, &h, &l);
+	lo = s > 128 ? h >> 1 : shr256(h, l, s, &inexact);
+	p->hi = hi;
+	p->lo = lo;
+	p->exp += exp2 + s;
+}
+
+void fprod_mul_f64(struct fprod *p, double v)
+{
+	unsigned __int128 w;
+	uint64_t u, m;
+	int e, z;
+
+	memcpy(&u, &v, sizeof(u));
+	p->neg ^= u >> 63;
+	if (isnan(v)) {
+		p->nan = true;
+		return;
+	}
+	if (isinf(v)) {
+		p->inf = true;
+		return;
+	}
+	if (v == 0) {
+		p->zero = true;
+		return;
+	}
+	e = (int)((u >> 52) & 0x7ff);
+	m = u & ((1ull << 52) - 1);
+	if (e)
+		m |= 1ull << 52;
+	else
+		e = 1;
+	/* v = m * 2^(e - 1075); as a 128-bit mantissa with the top bit set */
+	z = __builtin_clzll(m) + 64;
+	w = (unsigned __int128)m << z;
+
+	fprod_mul_bracket(p, w, w, (int64_t)e - 1075 - z);
+}
+
+void fprod_merge(struct fprod *p, const struct fprod *q)
+{
+	p->nan |= q->nan;
+	p->zero |= q->zero;
+	p->inf |= q->inf;
+	p->neg ^= q->neg;
+	fprod_mul_bracket(p, q->lo, q->hi, q->exp);
+}
+
+bool fprod_round(const struct fprod *p, enum xfmt f, uint64_t *bits)
+{
+	const struct fmt_desc *d = &fmts[f];
+	uint64_t sign = (uint64_t)p->neg << (d->width - 1);
+	uint64_t a, b;
+
+	if (p->nan || (p->zero && p->inf)) {
+		*bits = d->nan;
+		return true;
+	}
+	if (p->inf || p->zero) {
+		*bits = sign | (p->inf ? d->inf : 0);
+		return true;
+	}
+	a = round_u128(p->lo, p->exp, p->neg, f);
+	b = round_u128(p->hi, p->exp, p->neg, f);
+	*bits = a;
+	return a == b;
+}
+
+/* ---- integer products --------------------------------------------------- */
+
+void iprod_init(struct iprod *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->mag = 1;
+}
+
+static void iprod_mul_mag(struct iprod *p, unsigned __int128 m)
+{
+	if (__builtin_mul_overflow(p->mag, m, &p->mag))
+		p->overflow = true;
+}
+
+void iprod_mul(struct iprod *p, __int128 v)
+{
+	if (v == 0) {
+		p->zero = true;
+		return;
+	}
+	p->neg ^= v < 0;
+	if (!p->overflow)
+		iprod_mul_mag(p, v < 0 ? -(unsigned __int128)v : (unsigned __int128)v);
+}
+
+void iprod_merge(struct iprod *p, const struct iprod *q)
+{
+	p->zero |= q->zero;
+	p->neg ^= q->neg;
+	p->overflow |= q->overflow;
+	if (!p->overflow)
+		iprod_mul_mag(p, q->mag);
+}
+
+void u128_to_dec(unsigned __int128 m, bool neg, char *buf)
+{
+	char tmp[40];
+	int n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + (int)(m % 10));
+		m /= 10;
+	} while (m);
+	if (neg)
+		*buf++ = '-';
+	while (n)
+		*buf++ = tmp[--n];
+	*buf = 0;
+}
+
+uint64_t and_identity(enum gs_type t)
+{
+	if (type_is_signed(t))
+		return ~(uint64_t)0;
+	return type_size(t) == 8 ? ~(uint64_t)0 : (1ull << 8 * type_size(t)) - 1;
+}
+
+/* ---- gathering a column ------------------------------------------------- */
+
+#define GATHER(T, CONV) do {                                              \
+	const T *s = (const T *)data + r0 * columns + col;                \
+	for (size_t i = 0; i < n; i++)                                    \
+		dst[i] = CONV(s[i * columns]);                            \
+} while (0)
+#define AS_IS(x) (x)
+
+void gather_f64(enum gs_type t, const void *data, unsigned columns,
+		unsigned col, size_t r0, size_t n, double *dst)
+{
+	switch (t) {
+	case GS_F16: GATHER(uint16_t, f16_to_f32); break;
+	case GS_BF16: GATHER(uint16_t, bf16_to_f32); break;
+	case GS_F32: GATHER(float, AS_IS); break;
+	default: GATHER(double, AS_IS); break;
+	}
+}
+
+void gather_int(enum gs_type t, const void *data, unsigned columns,
+		unsigned col, size_t r0, size_t n, __int128 *dst)
+{
+	switch (t) {
+	case GS_U8: GATHER(uint8_t, AS_IS); break;
+	case GS_I8: GATHER(int8_t, AS_IS); break;
+	case GS_U16: GATHER(uint16_t, AS_IS); break;
+	case GS_I16: GATHER(int16_t, AS_IS); break;
+	case GS_U32: GATHER(uint32_t, AS_IS); break;
+	case GS_I32: GATHER(int32_t, AS_IS); break;
+	case GS_U64: GATHER(uint64_t, AS_IS); break;
+	default: GATHER(int64_t, AS_IS); break;
+	}
+}
+
+/* ---- the accumulator ---------------------------------------------------- */
+
+static size_t red_acc_size(const struct gs_job *job)
+{
+	return sizeof(struct red_col) * job->columns;
+}
+
+static void red_col_init(const struct gs_job *job, struct red_col *c)
+{
+	enum gs_type t = job->dtype.type;
+	bool flt = type_is_float(t), sgn = type_is_signed(t);
+	unsigned bits = 8 * (unsigned)type_size(t);
+
+	memset(c, 0, sizeof(*c));
+	switch (job->op) {
+	case OP_SUM:
+		xsum_init(&c->u.sum);
+		break;
+	case OP_PROD:
+		if (flt)
+			fprod_init(&c->u.fp);
+		else
+			iprod_init(&c->u.ip);
+		break;
+	case OP_MIN:	/* the identity: the largest value of the type */
+		if (flt)
+			c->u.mm.v.f = INFINITY;
+		else if (sgn)
+			c->u.mm.v.i = (int64_t)(~0ull >> (65 - bits));
+		else
+			c->u.mm.v.u = ~0ull >> (64 - bits);
+		break;
+	case OP_MAX:
+		if (flt)
+			c->u.mm.v.f = -INFINITY;
+		else if (sgn)
+			c->u.mm.v.i = -(int64_t)(~0ull >> (65 - bits)) - 1;
+		break;
+	case OP_AND:
+		c->u.bits = and_identity(t);
+		break;
+	default:
+		break;
+	}
+}
+
+static void red_acc_init(const struct gs_job *job, void *acc)
+{
+	struct red_col *c = acc;
+
+	for (unsigned i = 0; i < job->columns; i++)
+		red_col_init(job, &c[i]);
+}
+
+/* Fold value v (or the value of src) into a min/max column. */
+static void mm_fold(const struct gs_job *job, struct red_col *c,
+		    const struct red_col *s)
+{
+	bool mn = job->op == OP_MIN;
+	union gs_scalar *a = &c->u.mm.v;
+	const union gs_scalar *b = &s->u.mm.v;
+
+	if (type_is_float(job->dtype.type)) {
+		c->u.mm.nan |= s->u.mm.nan;
+		if (mn ? f64_key(b->f) < f64_key(a->f) : f64_key(b->f) > f64_key(a->f))
+			a->f = b->f;
+	} else if (type_is_signed(job->dtype.type)) {
+		if (mn ? b->i < a->i : b->i > a->i)
+			a->i = b->i;
+	} else {
+		if (mn ? b->u < a->u : b->u > a->u)
+			a->u = b->u;
+	}
+}
+
+static void red_col_merge(const struct gs_job *job, struct red_col *c,
+			  const struct red_col *s)
+{
+	bool flt = type_is_float(job->dtype.type);
+
+	switch (job->op) {
+	case OP_SUM: xsum_merge(&c->u.sum, &s->u.sum); break;
+	case OP_PROD:
+		if (flt)
+			fprod_merge(&c->u.fp, &s->u.fp);
+		else
+			iprod_merge(&c->u.ip, &s->u.ip);
+		break;
+	case OP_MIN:
+	case OP_MAX: mm_fold(job, c, s); break;
+	case OP_AND: c->u.bits &= s->u.bits; break;
+	case OP_OR: c->u.bits |= s->u.bits; break;
+	case OP_XOR: c->u.bits ^= s->u.bits; break;
+	}
+	c->count += s->count;
+}
+
+static void red_acc_merge(const struct gs_job *job, void *acc, const void *src)
+{
+	struct red_col *c = acc;
+	const struct red_col *s = src;
+
+	for (unsigned i = 0; i < job->columns; i++)
+		red_col_merge(job, &c[i], &s[i]);
+}
+
+/* ---- folding records ---------------------------------------------------- */
+
+struct red_scratch {
+	struct xbins bins;
+	union {
+		double f[RED_BLOCK];
+		__int128 i[RED_BLOCK];
+	} buf;
+};
+
+static size_t red_scratch_size(const struct gs_job *job)
+{
+	return sizeof(struct red_scratch);
+}
+
+#define ISUM(T) do {                                                      \
+	const T *s = (const T *)data + col;                               \
+	for (size_t r = 0; r < nrec; r++)                                 \
+		acc += s[r * columns];                                    \
+} while (0)
+
+static void isum_add(enum gs_type t, struct xsum *x, const void *data,
+		     unsigned columns, unsigned col, size_t nrec)
+{
+	__int128 acc = 0;
+
+	switch (t) {
+	case GS_U8: ISUM(uint8_t); break;
+	case GS_I8: ISUM(int8_t); break;
+	case GS_U16: ISUM(uint16_t); break;
+	case GS_I16: ISUM(int16_t); break;
+	case GS_U32: ISUM(uint32_t); break;
+	case GS_I32: ISUM(int32_t); break;
+	case GS_U64: ISUM(uint64_t); break;
+	default: ISUM(int64_t); break;
+	}
+	xsum_add_i128(x, acc, 0);
+}
+
+static void fsum_add(const struct gs_job *job, struct red_col *c,
+		     struct red_scratch *sc, const void *data, unsigned col,
+		     size_t nrec)
+{
+	size_t since_flush = 0;
+
+	xbins_init(&sc->bins);
+	for (size_t r0 = 0; r0 < nrec; r0 += RED_BLOCK) {
+		size_t n = nrec - r0 < RED_BLOCK ? nrec - r0 : RED_BLOCK;
+
+		gather_f64(job->dtype.type, data, job->columns, col, r0, n,
+			   sc->buf.f);
+		for (size_t i = 0; i < n; i++)
+			xbins_add_f64(&sc->bins, sc->buf.f[i]);
+		since_flush += n;
+		if (since_flush > XBINS_FLUSH_EVERY - RED_BLOCK) {
+			xbins_flush(&sc->bins, &c->u.sum);
+			since_flush = 0;
+		}
+	}
+	xbins_flush(&sc->bins, &c->u.sum);
+}
+
+static void fother_block(enum gs_op op, struct red_col *c, const double *v,
+			 size_t n)
+{
+	int64_t k = f64_key(c->u.mm.v.f), kv;
+	bool nan = false;
+
+	for (size_t i = 0; i < n; i++) {
+		if (op == OP_PROD) {
+			fprod_mul_f64(&c->u.fp, v[i]);
+			continue;
+		}
+		nan |= isnan(v[i]);
+		if (isnan(v[i]))
+			continue;
+		kv = f64_key(v[i]);
+		if (op == OP_MIN ? kv < k : kv > k) {
+			k = kv;
+			c->u.mm.v.f = v[i];
+		}
+	}
+	if (op != OP_PROD)
+		c->u.mm.nan |= nan;
+}
+
+static void iother_block(const struct gs_job *job, struct red_col *c,
+			 const __int128 *v, size_t n)
+{
+	bool sgn = type_is_signed(job->dtype.type);
+	__int128 m = sgn ? (__int128)c->u.mm.v.i : (__int128)c->u.mm.v.u;
+
+	for (size_t i = 0; i < n; i++) {
+		switch (job->op) {
+		case OP_PROD: iprod_mul(&c->u.ip, v[i]); break;
+		case OP_MIN: m = v[i] < m ? v[i] : m; break;
+		case OP_MAX: m = v[i] > m ? v[i] : m; break;
+		case OP_AND: c->u.bits &= (uint64_t)v[i]; break;
+		case OP_OR: c->u.bits |= (uint64_t)v[i]; break;
+		default: c->u.bits ^= (uint64_t)v[i]; break;
+		}
+	}
+	if (job->op == OP_MIN || job->op == OP_MAX) {
+		if (sgn)
+			c->u.mm.v.i = (int64_t)m;
+		else
+			c->u.mm.v.u = (uint64_t)m;
+	}
+}
+
+/* Everything but sums: a block at a time through the gather buffer. */
+static void other_add(const struct gs_job *job, struct red_col *c,
+		      struct red_scratch *sc, const void *data, unsigned col,
+		      size_t nrec)
+{
+	enum gs_type t = job->dtype.type;
+	bool flt = type_is_float(t);
+
+	if (flt && job->op > OP_MAX)
+		return;		/* bit ops on floats: refused by the CLI */
+	for (size_t r0 = 0; r0 < nrec; r0 += RED_BLOCK) {
+		size_t n = nrec - r0 < RED_BLOCK ? nrec - r0 : RED_BLOCK;
+
+		if (!flt && job->op == OP_PROD && c->u.ip.zero)
+			return;	/* zero wins over anything after it */
+		if (flt) {
+			gather_f64(t, data, job->columns, col, r0, n, sc->buf.f);
+			fother_block(job->op, c, sc->buf.f, n);
+		} else {
+			gather_int(t, data, job->columns, col, r0, n, sc->buf.i);
+			iother_block(job, c, sc->buf.i, n);
+		}
+	}
+}
+
+static void red_cpu_add(const struct gs_job *job, void *acc, void *scratch,
+			const void *data, const void *data2, size_t nrec)
+{
+	struct red_col *cols = acc;
+	bool flt = type_is_float(job->dtype.type);
+
+	for (unsigned c = 0; c < job->columns; c++) {
+		if (job->op == OP_SUM && flt)
+			fsum_add(job, &cols[c], scratch, data, c, nrec);
+		else if (job->op == OP_SUM)
+			isum_add(job->dtype.type, &cols[c].u.sum, data,
+				 job->columns, c, nrec);
+		else
+			other_add(job, &cols[c], scratch, data, c, nrec);
+		cols[c].count += nrec;
+	}
+}
+
+const struct acc_kernels reduce_kernels = {
+	.acc_size = red_acc_size,
+	.acc_init = red_acc_init,
+	.acc_merge = red_acc_merge,
+	.scratch_size = red_scratch_size,
+	.cpu_add = red_cpu_add,
+};
+
+/* ---- results ------------------------------------------------------------ */
+
+static const char *const op_names[] = {
+	"sum", "prod", "min", "max", "and", "or", "xor",
+};
+
+static int fresult(const struct gs_job *job, const struct red_col *c,
+		   struct result *r, struct gs_err *err)
+{
+	uint64_t bits;
+
+	r->kind = RES_F64;
+	switch (job->op) {
+	case OP_SUM:
+		r->f = xsum_to_f64(&c->u.sum);
+		return 0;
+	case OP_PROD:
+		if (!fprod_round(&c->u.fp, XF_F64, &bits))
+			return gs_fail(err, GS_ERUNTIME, "",
+				       "product cannot be rounded exactly");
+		memcpy(&r->f, &bits, sizeof(r->f));
+		return 0;
+	case OP_MIN:
+	case OP_MAX:
+		r->f = c->u.mm.nan ? NAN : c->u.mm.v.f;
+		return 0;
+	default:
+		return gs_fail(err, GS_EUSAGE, "", "--op %s needs an integer type",
+			       op_names[job->op]);
+	}
+}
+
+static int iresult(const struct gs_job *job, const struct red_col *c,
+		   struct result *r, struct gs_err *err)
+{
+	bool sgn = type_is_signed(job->dtype.type);
+	uint64_t v;
+
+	r->kind = RES_INT_DEC;
+	switch (job->op) {
+	case OP_SUM:
+		if (!xsum_to_dec(&c->u.sum, r->dec))
+			return gs_fail(err, GS_ERUNTIME, "", "integer sum is not exact");
+		return 0;
+	case OP_PROD:
+		if (c->u.ip.zero) {
+			strcpy(r->dec, "0");
+			return 0;
+		}
+		if (c->u.ip.overflow)
+			return gs_fail(err, GS_ERUNTIME, "",
+				       "integer product overflows 128 bits");
+		u128_to_dec(c->u.ip.mag, c->u.ip.neg, r->dec);
+		return 0;
+	case OP_MIN:
+	case OP_MAX:
+		v = c->u.mm.v.u;
+		break;
+	default:
+		v = c->u.bits;
+		break;
+	}
+	if (sgn && (int64_t)v < 0)
+		u128_to_dec(-(unsigned __int128)(int64_t)v, true, r->dec);
+	else
+		u128_to_dec(v, false, r->dec);
+	return 0;
+}
+
+int red_result(const struct gs_job *job, const struct red_col *c,
+	       struct result *r, struct gs_err *err)
+{
+	memset(r, 0, sizeof(*r));
+	if (c->count == 0 && (job->op == OP_MIN || job->op == OP_MAX)) {
+		r->kind = RES_NONE;
+		return 0;
+	}
+	if (type_is_float(job->dtype.type))
+		return fresult(job, c, r, err);
+	return iresult(job, c, r, err);
+}
+
+/* ---- byte order --------------------------------------------------------- */
+
+#define SWAP_LOOP(T, BSWAP) do {                                          \
+	T *p = data, v;                                                   \
+	for (size_t i = 0; i < n; i++) {                                  \
+		memcpy(&v, p + i, sizeof(v));                             \
+		v = BSWAP(v);                                             \
+		memcpy(p + i, &v, sizeof(v));                             \
+	}                                                                 \
+} while (0)
+
+void swap_bytes(void *data, size_t n, size_t sz)
+{
+	switch (sz) {
+	case 2: SWAP_LOOP(uint16_t, __builtin_bswap16); break;
+	case 4: SWAP_LOOP(uint32_t, __builtin_bswap32); break;
+	case 8: SWAP_LOOP(uint64_t, __builtin_bswap64); break;
+	default: break;
+	}
+}
