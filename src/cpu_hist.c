@@ -23,6 +23,8 @@
  *    half loops do) and the rest is double, N becoming N - 1; then corrected
  *    once: down when v < edge[i], else up when v >= edge[i + 1] and i is not
  *    the last bin.
+ *    Where numpy fails (v - lo overflows f16 or f32, so the estimate is
+ *    infinite), the bin is found by bisection over the edges.
  * An edge is recomputed from the formula when it is needed, which is as
  * cheap as a table lookup and needs neither scratch nor setup.
  */
@@ -152,6 +154,24 @@ static inline double diff_in(const struct ranged *r, enum bin_type bt, double v)
 	}
 }
 
+/* Where v - lo overflows the bin type (f16 mostly), the estimate is
+ * infinite and numpy fails with an IndexError; we give the bin whose edges
+ * hold v instead: the last i with edge[i] <= v (lo <= v <= hi here). */
+static __attribute__((noinline)) uint64_t search_bin(const struct ranged *r,
+						     enum bin_type bt, double v)
+{
+	uint64_t a = 0, b = r->n - 1;
+
+	while (a < b) {
+		uint64_t m = a + (b - a + 1) / 2;
+		if (edge_at(r, bt, m) <= v)
+			a = m;
+		else
+			b = m - 1;
+	}
+	return a;
+}
+
 /* The bin of v (already exact in the bin type): 0..n-1, or n + 0 below,
  * n + 1 above, n + 2 NaN. */
 static inline uint64_t ranged_bin(const struct ranged *r, enum bin_type bt,
@@ -166,13 +186,9 @@ static inline uint64_t ranged_bin(const struct ranged *r, enum bin_type bt,
 	if (v > r->hib)
 		return n + 1;
 	double est = diff_in(r, bt, v) / r->delta * (double)n;
-	/* numpy would fail on an estimate past n (overflowed v - lo); clamp */
-	if (!(est >= 0))
-		i = 0;
-	else if (est < (double)n)
-		i = (uint64_t)est;
-	else
-		i = n - 1;
+	if (!(est < (double)n + 1))
+		return search_bin(r, bt, v);
+	i = est < (double)n ? (uint64_t)est : n - 1;
 	if (v < edge_at(r, bt, i)) {
 		if (i > 0)
 			i--;
