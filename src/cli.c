@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli.h"
+#include "progress.h"
 
 #define DEFAULT_CHUNK (64u << 20)	/* SPEC: 64 MiB */
 #define DEFAULT_STREAMS 2
@@ -428,7 +429,18 @@ int cli_run(struct cli *c, struct input *in, struct input *in2,
 		fprintf(stderr, "gpustat: backend: %s (%d thread%s): %s\n",
 			be->name, c->eo.threads, c->eo.threads == 1 ? "" : "s",
 			why);
-	return engine_run(&c->job, &c->eo, be, in, in2, sink, acc, st, err);
+	if (!progress_wanted(c->progress))
+		return engine_run(&c->job, &c->eo, be, in, in2, sink, acc, st, err);
+
+	struct progress p;
+
+	progress_start(&p, input_bytes, c->progress > 0);
+	c->eo.counter = &p.bytes;
+	int rc = engine_run(&c->job, &c->eo, be, in, in2, sink, acc, st, err);
+
+	progress_stop(&p);
+	c->eo.counter = NULL;
+	return rc;
 }
 
 int cli_finish_text(struct cli *c, const void *text, size_t n)

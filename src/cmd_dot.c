@@ -54,7 +54,9 @@ static int open_two(struct cli *c, struct input **a, struct input **b,
 	c->type_set = c->columns_set = true;	/* B's header must agree */
 	if (cli_open_input(c, &c->operands[1], 1, b, &ib, err) < 0)
 		return -1;
-	*bytes = ia.total_bytes;
+	/* progress counts both streams */
+	*bytes = ia.total_bytes >= 0 && ib.total_bytes >= 0
+		 ? ia.total_bytes + ib.total_bytes : -1;
 	return 0;
 }
 

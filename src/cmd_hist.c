@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cmds.h"
+#include "plot.h"
 #include "report.h"
 
 static const char hist_help[] =
@@ -21,18 +22,23 @@ static const char hist_help[] =
 "      --range LO:HI     the range of the bins (default: min and max of the\n"
 "                        data, which needs a seekable input)\n"
 "      --nonzero         leave out empty bins\n"
+"      --plot            draw the histogram as bars on the terminal\n"
+"      --log             with --plot: bar lengths on a log scale\n"
 "%s\n"
 "Examples:\n"
 "  cat data.bin | gpustat hist\n"
 "  gpustat hist -t f32 --bins 20 --range 0:1 samples.f32\n"
-"  gpustat hist photo.ppm -f csv\n";
+"  gpustat hist photo.ppm -f csv\n"
+"  convert photo.jpg pgm:- | gpustat hist --plot\n";
 
-enum { OPT_BINS = 256, OPT_RANGE, OPT_NONZERO };
+enum { OPT_BINS = 256, OPT_RANGE, OPT_NONZERO, OPT_PLOT, OPT_LOG };
 
 static const struct option hist_longopts[] = {
 	{ "bins", required_argument, NULL, OPT_BINS },
 	{ "range", required_argument, NULL, OPT_RANGE },
 	{ "nonzero", no_argument, NULL, OPT_NONZERO },
+	{ "plot", no_argument, NULL, OPT_PLOT },
+	{ "log", no_argument, NULL, OPT_LOG },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -40,7 +46,7 @@ static const struct option hist_longopts[] = {
 
 struct hist_opts {
 	struct cli *c;
-	bool bins_set, range_set, nonzero;
+	bool bins_set, range_set, nonzero, plot, log;
 };
 
 static int parse_range(const char *arg, double *lo, double *hi)
@@ -80,6 +86,12 @@ static int hist_option(void *ctx, int opt, const char *arg, struct gs_err *err)
 		return 0;
 	case OPT_NONZERO:
 		h->nonzero = true;
+		return 0;
+	case OPT_PLOT:
+		h->plot = true;
+		return 0;
+	case OPT_LOG:
+		h->log = true;
 		return 0;
 	}
 	return -1;
@@ -309,13 +321,18 @@ static int emit(struct hist_opts *ho, struct hist_acc *h)
 		hist_edges(&c->job, edges);
 	}
 	sb_init(&b);
-	if (c->format == FMT_JSON)
+	if (ho->plot) {
+		struct plot_opts po;
+
+		plot_opts_detect(&po, c->output ? -1 : 1, ho->log);
+		plot_hist(&b, &c->job, h, edges, &po);
+	} else if (c->format == FMT_JSON)
 		emit_json(ho, &b, h, edges);
 	else if (c->format == FMT_BINARY || c->format == FMT_NPY)
 		emit_binary(ho, &b, h);
 	else
 		emit_table(ho, &b, h, edges);
-	if (c->job.ranged && c->format != FMT_JSON)
+	if (c->job.ranged && (c->format != FMT_JSON || ho->plot))
 		note_outside(c, h);
 	free(edges);
 	int rc = cli_finish_text(c, b.p, b.len);
@@ -374,5 +391,13 @@ int cmd_hist(int argc, char **argv)
 
 	if (rc)
 		return rc > 0 ? 0 : cli_report(&c, &err);
+	if (ho.log && !ho.plot) {
+		gs_fail(&err, GS_EUSAGE, "hist", "--log goes with --plot");
+		return cli_report(&c, &err);
+	}
+	if (ho.plot && c.format_set) {
+		gs_fail(&err, GS_EUSAGE, "hist", "--plot draws text; it takes no --format");
+		return cli_report(&c, &err);
+	}
 	return run(&ho);
 }

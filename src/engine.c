@@ -19,6 +19,7 @@ struct engine {
 	size_t rec;			/* bytes per record */
 	size_t cap;			/* bytes per buffer: whole records */
 	int stall_ms;
+	_Atomic uint64_t *counter;
 	void *buf[ENGINE_NBUF], *buf2[ENGINE_NBUF];
 	unsigned char *tail;		/* carried partial record */
 	size_t ntail;
@@ -89,6 +90,13 @@ static int trailing_error(struct engine *e, size_t n)
 		       "(%u x %s is %zu bytes)", n, job->columns, t, e->rec);
 }
 
+static void count(struct engine *e, ssize_t n)
+{
+	if (e->counter)
+		atomic_fetch_add_explicit(e->counter, (uint64_t)n,
+					  memory_order_relaxed);
+}
+
 /*
  * Fill buffer id from one stream. Returns the bytes in it (the carried tail
  * included), with *eof set at the end of the input; -1 on error. When stall
@@ -112,6 +120,7 @@ static ssize_t fill_one(struct engine *e, struct input *in, unsigned char *buf,
 			break;
 		}
 		fill += (size_t)r;
+		count(e, r);
 	}
 	return (ssize_t)fill;
 }
@@ -154,6 +163,7 @@ static ssize_t read_full(struct engine *e, struct input *in, unsigned char *buf,
 		if (r == 0)
 			break;
 		got += (size_t)r;
+		count(e, r);
 	}
 	return (ssize_t)got;
 }
@@ -295,6 +305,7 @@ int engine_run(const struct gs_job *job, const struct engine_opts *eo,
 	struct engine e = {
 		.job = job, .be = be, .in = in, .in2 = in2,
 		.rec = job_record_size(job), .stall_ms = eo->stall_ms,
+		.counter = eo->counter,
 	};
 	size_t chunk_records = eo->chunk_size / e.rec;
 

@@ -11,6 +11,7 @@
 #ifndef ENGINE_H
 #define ENGINE_H
 
+#include <stdatomic.h>
 #include "backend.h"
 #include "input.h"
 
@@ -23,6 +24,7 @@ struct engine_opts {
 	int device;
 	int streams;
 	int stall_ms;
+	_Atomic uint64_t *counter;	/* payload bytes read, for progress; or NULL */
 };
 
 struct engine_stats {

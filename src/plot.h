@@ -1,0 +1,29 @@
+/*
+ * plot.h - `hist --plot`: a histogram as horizontal bars on the terminal.
+ * Many bins are grouped into at most PLOT_MAX_ROWS rows (256 byte values
+ * become 32 rows of 8), ranged bins are labelled with their edges, each
+ * column of a multi-column stream gets its own chart.
+ */
+#ifndef PLOT_H
+#define PLOT_H
+
+#include "acc.h"
+#include "report.h"
+
+#define PLOT_MAX_ROWS 32
+
+struct plot_opts {
+	int width;		/* terminal columns */
+	bool log;		/* bar length from log(1 + count) */
+	bool color;		/* ANSI colour (stdout is a terminal, no NO_COLOR) */
+	bool utf8;		/* block characters with eighth steps */
+};
+
+/* Settle width/color/utf8 from the terminal and environment (COLUMNS,
+ * NO_COLOR, LC_ALL/LC_CTYPE/LANG) for output on fd. */
+void plot_opts_detect(struct plot_opts *o, int fd, bool log);
+
+void plot_hist(struct sbuf *b, const struct gs_job *job, struct hist_acc *h,
+	       const double *edges, const struct plot_opts *o);
+
+#endif
