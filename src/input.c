@@ -1,0 +1,624 @@
+/*
+ * input.c - the operands as one stream of payload bytes (see input.h).
+ *
+ * Each operand walks through a small state machine:
+ *
+ *   OPEN -> MAGIC (zstd or not) -> DETECT (npy, pnm or raw) -> HEADER
+ *        -> PAYLOAD -> TRAIL (npy: bytes after the payload are an error)
+ *                   -> NEXT_IMAGE (pnm: another header may follow)
+ *        -> OPEN (the next operand) ... -> END
+ *
+ * Decoded bytes peeked for a header wait in a fixed buffer (hbuf) until they
+ * are used, so every state can give up with INPUT_STALL and resume on the
+ * next call, and input_probe can stop just before the payload. Payload bytes
+ * go straight from zsrc (read(2) or zstd) into the caller's buffer.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "fmthdr.h"
+#include "input.h"
+#include "zsrc.h"
+
+_Static_assert(ZSRC_STALL == INPUT_STALL, "zsrc stalls pass through as is");
+
+/* An operand error was put in err: report it and go on (see op_fail). */
+#define OP_FAIL (-1)
+/* Something stops everything (out of memory). */
+#define OP_FATAL (-3)
+
+enum in_state {
+	ST_OPEN, ST_MAGIC, ST_DETECT, ST_HEADER, ST_PAYLOAD, ST_TRAIL,
+	ST_NEXT_IMAGE, ST_END
+};
+
+enum in_fmt { IN_RAW, IN_NPY, IN_PGM, IN_PPM };
+
+static const char *const fmt_names[2][4] = {
+	{ "raw", "npy", "pgm", "ppm" },
+	{ "raw (zstd)", "npy (zstd)", "pgm (zstd)", "ppm (zstd)" },
+};
+
+struct input {
+	char *const *paths;
+	int npaths;		/* no operands reads as one "-" */
+	struct input_opts opts;
+	int idx;		/* operand being read */
+	const char *name;	/* its name for errors, "stdin" for "-" */
+	enum in_state st;
+	struct zsrc z;
+	bool fd_open;
+	uint8_t *hbuf;		/* decoded bytes peeked: [hpos, hlen) unused */
+	size_t hpos, hlen;
+	bool deof;		/* the decoded operand has ended */
+	uint64_t doff;		/* decoded bytes of the operand used so far */
+	enum in_fmt fmt;
+	unsigned image;		/* headers parsed in this operand (pnm: > 1) */
+	struct fmt_header hdr;	/* the last one */
+	uint64_t left;		/* payload bytes still to come (npy, pnm) */
+	uint64_t extra;		/* npy: bytes found after the payload */
+	bool typed;		/* dtype/columns are fixed */
+	struct gs_dtype dtype;
+	unsigned columns;
+	bool failed;
+	bool *reported;		/* per operand, so a rewind does not warn twice */
+	bool uses_stdin;
+	bool stdin_reg;
+	off_t stdin_start;
+};
+
+static const char *op_path(const struct input *in, int i)
+{
+	return in->paths && in->npaths > 0 && i < in->npaths ? in->paths[i] : "-";
+}
+
+static const char *op_name(const struct input *in, int i)
+{
+	const char *p = op_path(in, i);
+
+	return strcmp(p, "-") == 0 ? "stdin" : p;
+}
+
+static bool has_zst_suffix(const char *path)
+{
+	size_t n = strlen(path);
+
+	return n >= 4 && strcmp(path + n - 4, ".zst") == 0;
+}
+
+static void op_close(struct input *in)
+{
+	if (in->fd_open && in->z.fd != STDIN_FILENO)
+		close(in->z.fd);
+	in->fd_open = false;
+}
+
+static void op_done(struct input *in)
+{
+	op_close(in);
+	in->st = ST_OPEN;
+}
+
+/* Report an operand error once, then go on with the next operand. */
+static void op_fail(struct input *in, const struct gs_err *e)
+{
+	if (!in->reported[in->idx] && in->opts.warn)
+		in->opts.warn(in->opts.warn_ctx, e);
+	in->reported[in->idx] = true;
+	in->failed = true;
+	op_done(in);
+}
+
+static int op_open(struct input *in, struct gs_err *err)
+{
+	const char *path;
+	struct stat sb;
+	int fd, e;
+
+	if (++in->idx >= in->npaths) {
+		in->st = ST_END;
+		return 0;
+	}
+	path = op_path(in, in->idx);
+	in->name = op_name(in, in->idx);
+	fd = strcmp(path, "-") == 0 ? STDIN_FILENO
+				    : open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &sb) < 0) {
+		e = errno;
+		if (fd > STDIN_FILENO)
+			close(fd);
+		return gs_fail(err, GS_ERUNTIME, in->name, "%s", strerror(e));
+	}
+	if (S_ISDIR(sb.st_mode)) {
+		if (fd != STDIN_FILENO)
+			close(fd);
+		return gs_fail(err, GS_ERUNTIME, in->name, "is a directory");
+	}
+	if (S_ISREG(sb.st_mode))
+		posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	zsrc_start(&in->z, fd, S_ISREG(sb.st_mode), in->name);
+	in->fd_open = true;
+	in->hpos = in->hlen = 0;
+	in->deof = false;
+	in->doff = 0;
+	in->fmt = IN_RAW;
+	in->image = 0;
+	in->st = ST_MAGIC;
+	return 0;
+}
+
+/* The decoder is made on first use; raw streams never pay for it. */
+static int input_dctx(struct input *in)
+{
+	ZSTD_bounds b = ZSTD_dParam_getBounds(ZSTD_d_windowLogMax);
+	int wlog = ZSTD_isError(b.error) || b.upperBound > 31 ? 31 : b.upperBound;
+
+	in->z.dctx = ZSTD_createDCtx();
+	if (!in->z.dctx)
+		return -1;
+	/* 2 GiB windows: what `zstd --long=31` writes */
+	ZSTD_DCtx_setParameter(in->z.dctx, ZSTD_d_windowLogMax, wlog);
+	return 0;
+}
+
+static int op_magic(struct input *in, int stall_ms, struct gs_err *err)
+{
+	int r;
+
+	if (in->opts.raw) {
+		in->st = ST_PAYLOAD;
+		return 0;
+	}
+	if (has_zst_suffix(op_path(in, in->idx)))
+		r = 1;
+	else if ((r = zsrc_detect(&in->z, stall_ms, err)) < 0)
+		return r;
+	if (r) {
+		if (!in->z.dctx && input_dctx(in) < 0)
+			return OP_FATAL;
+		zsrc_use_zstd(&in->z);
+	}
+	in->st = ST_DETECT;
+	return 0;
+}
+
+/* Peek more decoded bytes into hbuf, moving the unused ones to its start.
+ * Returns the count, 0 at the end of the operand, INPUT_STALL or OP_FAIL. */
+static ssize_t op_peek(struct input *in, int stall_ms, struct gs_err *err)
+{
+	ssize_t r;
+
+	if (in->hpos) {
+		memmove(in->hbuf, in->hbuf + in->hpos, in->hlen - in->hpos);
+		in->hlen -= in->hpos;
+		in->hpos = 0;
+	}
+	if (in->deof)
+		return 0;
+	r = zsrc_read(&in->z, in->hbuf + in->hlen, FMT_HEADER_MAX - in->hlen,
+		      stall_ms, err);
+	if (r > 0)
+		in->hlen += (size_t)r;
+	else if (r == 0)
+		in->deof = true;
+	return r;
+}
+
+/* npy, pgm/ppm or raw, from the first decoded bytes. */
+static int op_detect(struct input *in, int stall_ms, struct gs_err *err)
+{
+	const uint8_t *p = in->hbuf + in->hpos;
+	size_t k = in->hlen - in->hpos;
+	int npy = npy_magic(p, k), pnm = pnm_magic(p, k);
+	ssize_t r;
+
+	if ((npy < 0 || pnm < 0) && !in->deof) {
+		r = op_peek(in, stall_ms, err);
+		return r < 0 ? (int)r : 0;
+	}
+	if (npy == 1)
+		in->fmt = IN_NPY;
+	else if (pnm == 1)
+		in->fmt = p[1] == '5' ? IN_PGM : IN_PPM;
+	in->st = in->fmt == IN_RAW ? ST_PAYLOAD : ST_HEADER;
+	return 0;
+}
+
+static const char *dtype_str(struct gs_dtype dt, char *buf, size_t size)
+{
+	bool one_byte = dt.type == GS_U8 || dt.type == GS_I8;
+
+	snprintf(buf, size, "%s%s", dt.big_endian && !one_byte ? "big-endian " : "",
+		 type_name(dt.type));
+	return buf;
+}
+
+static bool dtype_equal(struct gs_dtype a, struct gs_dtype b)
+{
+	bool one_byte = a.type == GS_U8 || a.type == GS_I8;
+
+	return a.type == b.type && (one_byte || a.big_endian == b.big_endian);
+}
+
+/* The first header fixes the stream's type unless input_set_dtype did. */
+static int op_check_type(struct input *in, struct gs_err *err)
+{
+	const struct fmt_header *h = &in->hdr;
+	char a[32], b[32];
+
+	if (!in->typed) {
+		in->typed = true;
+		in->dtype = h->dtype;
+		in->columns = h->columns;
+		return 0;
+	}
+	if (!dtype_equal(h->dtype, in->dtype))
+		return gs_fail(err, GS_ERUNTIME, in->name,
+			       "type %s does not match the stream's %s",
+			       dtype_str(h->dtype, a, sizeof(a)),
+			       dtype_str(in->dtype, b, sizeof(b)));
+	if (h->columns && in->columns && h->columns != in->columns)
+		return gs_fail(err, GS_ERUNTIME, in->name,
+			       "%u columns do not match the stream's %u",
+			       h->columns, in->columns);
+	return 0;
+}
+
+/* "npy", or "pgm image 3" for the later images of a pnm file. */
+static const char *op_what(const struct input *in, char *buf, size_t size)
+{
+	if (in->image > 1)
+		snprintf(buf, size, "%s image %u", fmt_names[0][in->fmt],
+			 in->image);
+	else
+		snprintf(buf, size, "%s", fmt_names[0][in->fmt]);
+	return buf;
+}
+
+static int op_header(struct input *in, int stall_ms, struct gs_err *err)
+{
+	const uint8_t *p = in->hbuf + in->hpos;
+	size_t k = in->hlen - in->hpos;
+	const char *kind = fmt_names[0][in->fmt];
+	unsigned long long at = in->doff;
+	ssize_t r;
+
+	memset(&in->hdr, 0, sizeof(in->hdr));
+	r = in->fmt == IN_NPY ? npy_parse(p, k, &in->hdr)
+			      : pnm_parse(p, k, &in->hdr);
+	if (r < 0)
+		return gs_fail(err, GS_ERUNTIME, in->name,
+			       "bad %s header at byte %llu: %s", kind,
+			       at + in->hdr.errpos, in->hdr.msg);
+	if (r == 0 && k == FMT_HEADER_MAX)
+		return gs_fail(err, GS_ERUNTIME, in->name,
+			       "%s header at byte %llu is longer than %d bytes",
+			       kind, at, FMT_HEADER_MAX);
+	if (r == 0 && in->deof)
+		return gs_fail(err, GS_ERUNTIME, in->name,
+			       "truncated %s header at byte %llu", kind, at + k);
+	if (r == 0) {
+		r = op_peek(in, stall_ms, err);
+		return r < 0 ? (int)r : 0;
+	}
+	if (in->fmt != IN_NPY)
+		in->fmt = in->hdr.columns == 3 ? IN_PPM : IN_PGM;
+	in->image++;
+	if (op_check_type(in, err) < 0)
+		return OP_FAIL;
+	in->hpos += in->hdr.len;
+	in->doff += in->hdr.len;
+	in->left = in->hdr.payload;
+	in->extra = 0;
+	in->st = ST_PAYLOAD;
+	return 0;
+}
+
+static int op_short(struct input *in, uint64_t has, struct gs_err *err)
+{
+	char what[48];
+
+	return gs_fail(err, GS_ERUNTIME, in->name,
+		       "%s header says %llu data bytes, file has %llu",
+		       op_what(in, what, sizeof(what)),
+		       (unsigned long long)in->hdr.payload,
+		       (unsigned long long)has);
+}
+
+static ssize_t op_payload(struct input *in, void *buf, size_t n, int stall_ms,
+			  struct gs_err *err)
+{
+	bool sized = in->fmt != IN_RAW;
+	size_t k = in->hlen - in->hpos;
+	ssize_t r;
+
+	if (sized && in->left < n)
+		n = (size_t)in->left;
+	if (sized && n == 0) {
+		in->st = in->fmt == IN_NPY ? ST_TRAIL : ST_NEXT_IMAGE;
+		return 0;
+	}
+	if (k) {
+		r = (ssize_t)(k < n ? k : n);
+		memcpy(buf, in->hbuf + in->hpos, (size_t)r);
+		in->hpos += (size_t)r;
+	} else if (in->deof) {
+		r = 0;
+	} else if ((r = zsrc_read(&in->z, buf, n, stall_ms, err)) == 0) {
+		in->deof = true;
+	}
+	if (r < 0)
+		return r;
+	if (r == 0 && sized)
+		return op_short(in, in->hdr.payload - in->left, err);
+	if (r == 0)
+		op_done(in);
+	in->doff += (uint64_t)r;
+	if (sized)
+		in->left -= (uint64_t)r;
+	return r;
+}
+
+/* After an npy payload: count what is left, which should be nothing. */
+static int op_trail(struct input *in, int stall_ms, struct gs_err *err)
+{
+	ssize_t r;
+
+	in->extra += in->hlen - in->hpos;
+	in->hpos = in->hlen;
+	r = op_peek(in, stall_ms, err);
+	if (r != 0)
+		return r < 0 ? (int)r : 0;
+	if (in->extra)
+		return op_short(in, in->hdr.payload + in->extra, err);
+	op_done(in);
+	return 0;
+}
+
+/* After a pnm payload: the end, white space then the end, or a header. */
+static int op_next_image(struct input *in, int stall_ms, struct gs_err *err)
+{
+	ssize_t r;
+
+	while (in->hpos < in->hlen && pnm_space(in->hbuf[in->hpos])) {
+		in->hpos++;
+		in->doff++;
+	}
+	if (in->hpos < in->hlen) {
+		in->st = ST_HEADER;
+		return 0;
+	}
+	r = op_peek(in, stall_ms, err);
+	if (r == 0)
+		op_done(in);
+	return r < 0 ? (int)r : 0;
+}
+
+/* One step of the state machine: payload bytes (> 0), 0 when it only moved
+ * on, INPUT_STALL, or OP_FAIL/OP_FATAL with err filled. */
+static ssize_t op_step(struct input *in, void *buf, size_t n, int stall_ms,
+		       struct gs_err *err)
+{
+	switch (in->st) {
+	case ST_OPEN:
+		return op_open(in, err);
+	case ST_MAGIC:
+		return op_magic(in, stall_ms, err);
+	case ST_DETECT:
+		return op_detect(in, stall_ms, err);
+	case ST_HEADER:
+		return op_header(in, stall_ms, err);
+	case ST_PAYLOAD:
+		return op_payload(in, buf, n, stall_ms, err);
+	case ST_TRAIL:
+		return op_trail(in, stall_ms, err);
+	case ST_NEXT_IMAGE:
+		return op_next_image(in, stall_ms, err);
+	case ST_END:
+		break;
+	}
+	return 0;
+}
+
+/* op_step with operand errors reported and skipped: -1 only when fatal. */
+static ssize_t input_step(struct input *in, void *buf, size_t n, int stall_ms,
+			  struct gs_err *err)
+{
+	struct gs_err e;
+	ssize_t r = op_step(in, buf, n, stall_ms, &e);
+
+	if (r == OP_FAIL) {
+		op_fail(in, &e);
+		return 0;
+	}
+	if (r == OP_FATAL)
+		return gs_fail(err, GS_ERUNTIME, in->name, "out of memory");
+	return r;
+}
+
+int input_open(struct input **inp, char *const *paths, int npaths,
+	       const struct input_opts *opts, struct gs_err *err)
+{
+	struct input *in = calloc(1, sizeof(*in));
+	struct stat sb;
+	int i;
+
+	*inp = NULL;
+	if (!in)
+		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
+	in->paths = paths;
+	in->npaths = npaths > 0 ? npaths : 1;
+	if (opts)
+		in->opts = *opts;
+	in->idx = -1;
+	in->st = ST_OPEN;
+	in->name = op_name(in, 0);
+	in->z.fd = -1;
+	in->z.cap = ZSTD_DStreamInSize();
+	in->z.buf = malloc(in->z.cap);
+	in->hbuf = malloc(FMT_HEADER_MAX);
+	in->reported = calloc((size_t)in->npaths, sizeof(bool));
+	if (!in->z.buf || !in->hbuf || !in->reported) {
+		input_close(in);
+		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
+	}
+	for (i = 0; i < in->npaths; i++)
+		in->uses_stdin |= strcmp(op_path(in, i), "-") == 0;
+	if (in->uses_stdin && fstat(STDIN_FILENO, &sb) == 0 && S_ISREG(sb.st_mode)) {
+		in->stdin_start = lseek(STDIN_FILENO, 0, SEEK_CUR);
+		in->stdin_reg = in->stdin_start >= 0;
+	}
+	*inp = in;
+	return 0;
+}
+
+/* Payload bytes of operand i from its header, without reading the stream:
+ * -1 unless it is a regular file that is not compressed. */
+static int64_t op_size(const struct input *in, int i, uint8_t *tmp)
+{
+	const char *path = op_path(in, i);
+	bool is_stdin = strcmp(path, "-") == 0;
+	off_t start = is_stdin ? in->stdin_start : 0;
+	int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+	struct fmt_header h;
+	struct stat sb;
+	int64_t size = -1;
+	ssize_t k;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size >= start &&
+	    (!is_stdin || in->stdin_reg))
+		size = sb.st_size - start;
+	k = size < 0 || in->opts.raw ? 0 : pread(fd, tmp, FMT_HEADER_MAX, start);
+	if (!is_stdin)
+		close(fd);
+	if (size < 0 || in->opts.raw)
+		return size;
+	if (k < 0 || has_zst_suffix(path) || (k >= 4 && zsrc_magic(tmp)))
+		return -1;
+	if (npy_magic(tmp, (size_t)k) == 1)
+		return npy_parse(tmp, (size_t)k, &h) == 1 ? (int64_t)h.payload : -1;
+	/* concatenated images: only the first header is looked at */
+	if (pnm_magic(tmp, (size_t)k) == 1)
+		return pnm_parse(tmp, (size_t)k, &h) == 1 &&
+		       h.len + h.payload == (uint64_t)size ? (int64_t)h.payload : -1;
+	return size;
+}
+
+static int64_t input_total(const struct input *in)
+{
+	uint8_t *tmp = malloc(FMT_HEADER_MAX);
+	int64_t sum = 0, s;
+	int i;
+
+	for (i = 0; tmp && i < in->npaths; i++) {
+		if ((s = op_size(in, i, tmp)) < 0)
+			break;
+		sum += s;
+	}
+	free(tmp);
+	return tmp && i == in->npaths ? sum : -1;
+}
+
+int input_probe(struct input *in, struct input_info *info, struct gs_err *err)
+{
+	bool typed;
+
+	while (in->st != ST_PAYLOAD && in->st != ST_END)
+		if (input_step(in, NULL, 0, -1, err) < 0)
+			return -1;
+	typed = in->st == ST_PAYLOAD && in->fmt != IN_RAW;
+	memset(info, 0, sizeof(*info));
+	info->has_type = typed;
+	if (typed) {
+		info->dtype = in->hdr.dtype;
+		info->columns = in->hdr.columns;
+	}
+	info->format = fmt_names[in->st == ST_PAYLOAD && in->z.zstd][in->fmt];
+	info->total_bytes = input_total(in);
+	return 0;
+}
+
+void input_set_dtype(struct input *in, struct gs_dtype dtype, unsigned columns)
+{
+	in->typed = true;
+	in->dtype = dtype;
+	in->columns = columns;
+}
+
+ssize_t input_read(struct input *in, void *buf, size_t n, int stall_ms,
+		   struct gs_err *err)
+{
+	size_t got = 0;
+	ssize_t r;
+
+	/* Once bytes are in hand, take only what is there without waiting:
+	 * the caller decides how long a stall it tolerates. */
+	while (got < n && in->st != ST_END) {
+		r = input_step(in, (uint8_t *)buf + got, n - got,
+			       got ? 0 : stall_ms, err);
+		if (r == INPUT_STALL && got)
+			break;
+		if (r < 0)
+			return r;
+		got += (size_t)r;
+	}
+	return (ssize_t)got;
+}
+
+const char *input_name(const struct input *in)
+{
+	return in->name;
+}
+
+bool input_failed(const struct input *in)
+{
+	return in->failed;
+}
+
+bool input_rewindable(const struct input *in)
+{
+	struct stat sb;
+	const char *path;
+	int i;
+
+	for (i = 0; i < in->npaths; i++) {
+		path = op_path(in, i);
+		if (strcmp(path, "-") == 0 ? !in->stdin_reg
+		    : stat(path, &sb) < 0 || !S_ISREG(sb.st_mode))
+			return false;
+	}
+	return true;
+}
+
+int input_rewind(struct input *in, struct gs_err *err)
+{
+	if (!input_rewindable(in))
+		return gs_fail(err, GS_ERUNTIME, in->name,
+			       "input cannot be read twice (not a regular file)");
+	op_close(in);
+	if (in->uses_stdin && lseek(STDIN_FILENO, in->stdin_start, SEEK_SET) < 0)
+		return gs_fail(err, GS_ERUNTIME, "stdin", "%s", strerror(errno));
+	in->idx = -1;
+	in->name = op_name(in, 0);
+	in->hpos = in->hlen = 0;
+	in->st = ST_OPEN;
+	return 0;
+}
+
+void input_close(struct input *in)
+{
+	if (!in)
+		return;
+	op_close(in);
+	ZSTD_freeDCtx(in->z.dctx);
+	free(in->z.buf);
+	free(in->hbuf);
+	free(in->reported);
+	free(in);
+}

@@ -1,0 +1,303 @@
+/*
+ * npy.c - the .npy header: "\x93NUMPY", a version byte pair (1.0, 2.0 or
+ * 3.0), the header length (u16 for 1.0, u32 after), then a Python dict
+ * literal such as {'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), }
+ * padded with spaces and a newline.
+ *
+ * The dict is parsed by a small recursive-descent reader that knows exactly
+ * the literals numpy writes: quoted strings, True/False and tuples of
+ * integers. Anything else (structured dtypes, object arrays) is refused with
+ * the position of the offending byte.
+ */
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include "fmthdr.h"
+
+static const char npy_magic_bytes[6] = "\x93NUMPY";
+
+#define NPY_MAX_DIMS 64		/* numpy's NPY_MAXDIMS */
+
+int fmt_fail(struct fmt_header *h, size_t pos, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(h->msg, sizeof(h->msg), fmt, ap);
+	va_end(ap);
+	h->errpos = pos;
+	return -1;
+}
+
+int npy_magic(const uint8_t *p, size_t n)
+{
+	size_t k = n < 6 ? n : 6;
+
+	if (memcmp(p, npy_magic_bytes, k) != 0)
+		return 0;
+	return n < 6 ? -1 : 1;
+}
+
+/* A cursor over the dict text; base is its offset in the file. */
+struct dict {
+	const char *s;
+	size_t i, n, base;
+	struct fmt_header *h;
+};
+
+static int dict_fail(struct dict *d, const char *what)
+{
+	return fmt_fail(d->h, d->base + d->i, "%s", what);
+}
+
+static void dict_space(struct dict *d)
+{
+	while (d->i < d->n && (d->s[d->i] == ' ' || d->s[d->i] == '\t' ||
+			       d->s[d->i] == '\r' || d->s[d->i] == '\n'))
+		d->i++;
+}
+
+/* Skip white space, then expect c. */
+static int dict_expect(struct dict *d, char c)
+{
+	dict_space(d);
+	if (d->i >= d->n || d->s[d->i] != c)
+		return fmt_fail(d->h, d->base + d->i, "expected '%c'", c);
+	d->i++;
+	return 0;
+}
+
+/* A quoted string without escapes, copied into out. */
+static int dict_string(struct dict *d, char *out, size_t size)
+{
+	char q;
+	size_t k = 0;
+
+	dict_space(d);
+	if (d->i >= d->n || (d->s[d->i] != '\'' && d->s[d->i] != '"'))
+		return dict_fail(d, "expected a quoted string");
+	q = d->s[d->i++];
+	while (d->i < d->n && d->s[d->i] != q) {
+		if (d->s[d->i] == '\\' || k + 1 >= size)
+			return dict_fail(d, "unsupported string");
+		out[k++] = d->s[d->i++];
+	}
+	if (d->i >= d->n)
+		return dict_fail(d, "unterminated string");
+	d->i++;
+	out[k] = 0;
+	return 0;
+}
+
+static int dict_bool(struct dict *d, bool *out)
+{
+	dict_space(d);
+	if (d->n - d->i >= 4 && memcmp(d->s + d->i, "True", 4) == 0) {
+		d->i += 4;
+		*out = true;
+	} else if (d->n - d->i >= 5 && memcmp(d->s + d->i, "False", 5) == 0) {
+		d->i += 5;
+		*out = false;
+	} else {
+		return dict_fail(d, "expected True or False");
+	}
+	return 0;
+}
+
+static int dict_uint(struct dict *d, uint64_t *out)
+{
+	uint64_t v = 0;
+	size_t start;
+
+	dict_space(d);
+	start = d->i;
+	while (d->i < d->n && d->s[d->i] >= '0' && d->s[d->i] <= '9') {
+		if (v > (UINT64_MAX - 9) / 10)
+			return dict_fail(d, "dimension too large");
+		v = v * 10 + (uint64_t)(d->s[d->i++] - '0');
+	}
+	if (d->i == start)
+		return dict_fail(d, "expected a dimension");
+	if (d->i < d->n && d->s[d->i] == 'L')	/* Python 2 long */
+		d->i++;
+	*out = v;
+	return 0;
+}
+
+/* (), (N,), (N, M), ... with an optional trailing comma. */
+static int dict_shape(struct dict *d, uint64_t *dims, int *ndim)
+{
+	*ndim = 0;
+	if (dict_expect(d, '(') < 0)
+		return -1;
+	for (;;) {
+		dict_space(d);
+		if (d->i < d->n && d->s[d->i] == ')')
+			break;
+		if (*ndim == NPY_MAX_DIMS)
+			return dict_fail(d, "too many dimensions");
+		if (dict_uint(d, &dims[(*ndim)++]) < 0)
+			return -1;
+		dict_space(d);
+		if (d->i < d->n && d->s[d->i] == ',')
+			d->i++;
+		else if (d->i >= d->n || d->s[d->i] != ')')
+			return dict_fail(d, "expected ',' or ')'");
+	}
+	d->i++;
+	return 0;
+}
+
+/* '<f4', '|u1', '>i2', '=f8' ... to a gpustat type. */
+static int npy_descr(const char *s, struct gs_dtype *dt)
+{
+	static const struct { char kind; int size; enum gs_type type; } map[] = {
+		{ 'u', 1, GS_U8 }, { 'u', 2, GS_U16 }, { 'u', 4, GS_U32 },
+		{ 'u', 8, GS_U64 }, { 'i', 1, GS_I8 }, { 'i', 2, GS_I16 },
+		{ 'i', 4, GS_I32 }, { 'i', 8, GS_I64 }, { 'f', 2, GS_F16 },
+		{ 'f', 4, GS_F32 }, { 'f', 8, GS_F64 },
+	};
+	char order = s[0];
+	size_t k;
+
+	if (!order || !strchr("<>|=", order) || !s[1] || s[2] < '1' ||
+	    s[2] > '8' || s[3])
+		return -1;
+	for (k = 0; k < sizeof(map) / sizeof(map[0]); k++) {
+		if (map[k].kind != s[1] || map[k].size != s[2] - '0')
+			continue;
+		if (order == '|' && map[k].size != 1)
+			return -1;
+		dt->type = map[k].type;
+		dt->big_endian = map[k].size > 1 &&
+			(order == '>' || (order == '=' &&
+			 __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__));
+		return 0;
+	}
+	return -1;
+}
+
+static size_t npy_itemsize(enum gs_type t)
+{
+	switch (t) {
+	case GS_U8: case GS_I8: return 1;
+	case GS_U16: case GS_I16: case GS_F16: case GS_BF16: return 2;
+	case GS_U32: case GS_I32: case GS_F32: return 4;
+	default: return 8;
+	}
+}
+
+/* One "key: value" entry; seen[] catches missing and repeated keys. */
+static int dict_entry(struct dict *d, bool seen[3], bool *fortran,
+		      uint64_t *dims, int *ndim)
+{
+	char key[32], descr[32];
+	size_t at;
+
+	if (dict_string(d, key, sizeof(key)) < 0 || dict_expect(d, ':') < 0)
+		return -1;
+	dict_space(d);
+	at = d->i;
+	if (strcmp(key, "descr") == 0 && !seen[0]) {
+		seen[0] = true;
+		if (d->i < d->n && d->s[d->i] == '[')
+			return dict_fail(d, "structured dtypes are not supported");
+		if (dict_string(d, descr, sizeof(descr)) < 0)
+			return -1;
+		if (npy_descr(descr, &d->h->dtype) < 0)
+			return fmt_fail(d->h, d->base + at,
+					"unsupported dtype '%s'", descr);
+		return 0;
+	}
+	if (strcmp(key, "fortran_order") == 0 && !seen[1]) {
+		seen[1] = true;
+		return dict_bool(d, fortran);
+	}
+	if (strcmp(key, "shape") == 0 && !seen[2]) {
+		seen[2] = true;
+		return dict_shape(d, dims, ndim);
+	}
+	return fmt_fail(d->h, d->base + at, "unexpected key '%s'", key);
+}
+
+/* Columns (product of the trailing dimensions) and payload bytes. */
+static int npy_sizes(struct dict *d, const uint64_t *dims, int ndim)
+{
+	uint64_t all = 1, trail = 1;
+	int k;
+
+	for (k = 0; k < ndim; k++) {
+		if (__builtin_mul_overflow(all, dims[k], &all) ||
+		    (k > 0 && __builtin_mul_overflow(trail, dims[k], &trail)))
+			return fmt_fail(d->h, d->base, "shape too large");
+	}
+	if (__builtin_mul_overflow(all, npy_itemsize(d->h->dtype.type),
+				   &d->h->payload))
+		return fmt_fail(d->h, d->base, "shape too large");
+	if (ndim >= 2 && trail > UINT_MAX)
+		return fmt_fail(d->h, d->base, "too many columns");
+	d->h->columns = ndim >= 2 ? (unsigned)trail : 0;
+	return 0;
+}
+
+static int npy_dict(struct dict *d)
+{
+	bool seen[3] = { false, false, false }, fortran = false;
+	uint64_t dims[NPY_MAX_DIMS];
+	int ndim = 0;
+
+	if (dict_expect(d, '{') < 0)
+		return -1;
+	for (;;) {
+		dict_space(d);
+		if (d->i < d->n && d->s[d->i] == '}')
+			break;
+		if (dict_entry(d, seen, &fortran, dims, &ndim) < 0)
+			return -1;
+		dict_space(d);
+		if (d->i < d->n && d->s[d->i] == ',')
+			d->i++;
+		else if (d->i >= d->n || d->s[d->i] != '}')
+			return dict_fail(d, "expected ',' or '}'");
+	}
+	d->i++;
+	dict_space(d);
+	if (d->i != d->n)
+		return dict_fail(d, "junk after the dict");
+	if (!seen[0] || !seen[1] || !seen[2])
+		return fmt_fail(d->h, d->base, "missing key '%s'",
+				!seen[0] ? "descr" : !seen[1] ? "fortran_order"
+				: "shape");
+	if (fortran && ndim > 1)
+		return fmt_fail(d->h, d->base,
+				"fortran-order arrays of %d dimensions are not supported",
+				ndim);
+	return npy_sizes(d, dims, ndim);
+}
+
+int npy_parse(const uint8_t *p, size_t n, struct fmt_header *h)
+{
+	size_t pre, dlen;
+	struct dict d;
+
+	if (n < 10)
+		return 0;
+	if (p[6] < 1 || p[6] > 3 || p[7] != 0)
+		return fmt_fail(h, 6, "unsupported version %u.%u", p[6], p[7]);
+	pre = p[6] == 1 ? 10 : 12;
+	if (n < pre)
+		return 0;
+	dlen = p[8] | (size_t)p[9] << 8;
+	if (pre == 12)
+		dlen |= (size_t)p[10] << 16 | (size_t)p[11] << 24;
+	if (dlen > FMT_HEADER_MAX - pre)
+		return fmt_fail(h, 8, "header of %zu bytes is too long", pre + dlen);
+	if (n < pre + dlen)
+		return 0;
+	h->len = pre + dlen;
+	d = (struct dict){ (const char *)p + pre, 0, dlen, pre, h };
+	if (npy_dict(&d) < 0)
+		return -1;
+	return 1;
+}

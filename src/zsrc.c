@@ -1,0 +1,193 @@
+/*
+ * zsrc.c - one operand's bytes, from its fd and through zstd when needed.
+ *
+ * Pipes and terminals are polled before each read so that a silent producer
+ * turns into ZSRC_STALL after stall_ms; regular files are never polled.
+ * zstd uses the streaming API into the caller's buffer, so decoded data is
+ * never copied; the only buffer is the fixed read-ahead of compressed bytes.
+ * Error positions are compressed byte offsets within the operand.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <string.h>
+#include <unistd.h>
+#include <zstd_errors.h>
+#include "zsrc.h"
+
+#define ZSTD_MAGIC 0xFD2FB528u
+#define ZSTD_SKIP_MAGIC 0x184D2A50u	/* low 4 bits are free */
+
+void zsrc_start(struct zsrc *z, int fd, bool is_reg, const char *name)
+{
+	z->fd = fd;
+	z->is_reg = is_reg;
+	z->eof = false;
+	z->zstd = false;
+	z->in_frame = false;
+	z->name = name;
+	z->pos = z->len = 0;
+	z->raw_off = 0;
+}
+
+/* Wait until fd is readable; ZSRC_STALL after stall_ms of silence. */
+static int zsrc_wait(struct zsrc *z, int stall_ms)
+{
+	struct pollfd p = { .fd = z->fd, .events = POLLIN };
+	int r;
+
+	do
+		r = poll(&p, 1, stall_ms);
+	while (r < 0 && errno == EINTR);
+	return r == 0 ? ZSRC_STALL : 0;	/* poll errors show up in read */
+}
+
+static ssize_t zsrc_sysread(struct zsrc *z, void *buf, size_t n, int stall_ms,
+			    struct gs_err *err)
+{
+	ssize_t r;
+
+	if (!z->is_reg && stall_ms >= 0 && zsrc_wait(z, stall_ms) == ZSRC_STALL)
+		return ZSRC_STALL;
+	for (;;) {
+		r = read(z->fd, buf, n);
+		if (r > 0) {
+			z->raw_off += (uint64_t)r;
+			return r;
+		}
+		if (r == 0) {
+			z->eof = true;
+			return 0;
+		}
+		if (errno == EINTR)
+			continue;
+		/* stdin may have been left non-blocking by another program */
+		if (errno == EAGAIN && !z->is_reg) {
+			if (zsrc_wait(z, stall_ms) == ZSRC_STALL)
+				return ZSRC_STALL;
+			continue;
+		}
+		return gs_fail(err, GS_ERUNTIME, z->name,
+			       "read error at byte %llu: %s",
+			       (unsigned long long)z->raw_off, strerror(errno));
+	}
+}
+
+/* Read more raw bytes into the read-ahead buffer. */
+static ssize_t zsrc_fill(struct zsrc *z, int stall_ms, struct gs_err *err)
+{
+	ssize_t r;
+
+	if (z->eof)
+		return 0;
+	if (z->pos == z->len) {
+		z->pos = z->len = 0;
+	} else if (z->len == z->cap) {
+		memmove(z->buf, z->buf + z->pos, z->len - z->pos);
+		z->len -= z->pos;
+		z->pos = 0;
+	}
+	r = zsrc_sysread(z, z->buf + z->len, z->cap - z->len, stall_ms, err);
+	if (r > 0)
+		z->len += (size_t)r;
+	return r;
+}
+
+bool zsrc_magic(const uint8_t *p)
+{
+	uint32_t m = p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+		     (uint32_t)p[3] << 24;
+
+	return m == ZSTD_MAGIC || (m & ~0xFu) == ZSTD_SKIP_MAGIC;
+}
+
+int zsrc_detect(struct zsrc *z, int stall_ms, struct gs_err *err)
+{
+	ssize_t r;
+
+	while (z->len - z->pos < 4 && !z->eof) {
+		r = zsrc_fill(z, stall_ms, err);
+		if (r < 0)
+			return (int)r;
+	}
+	return z->len - z->pos >= 4 && zsrc_magic(z->buf + z->pos);
+}
+
+void zsrc_use_zstd(struct zsrc *z)
+{
+	z->zstd = true;
+	z->in_frame = false;
+	ZSTD_DCtx_reset(z->dctx, ZSTD_reset_session_only);
+}
+
+static ssize_t zsrc_plain(struct zsrc *z, void *buf, size_t n, int stall_ms,
+			  struct gs_err *err)
+{
+	size_t k = z->len - z->pos;
+
+	if (k) {
+		k = k < n ? k : n;
+		memcpy(buf, z->buf + z->pos, k);
+		z->pos += k;
+		return (ssize_t)k;
+	}
+	if (z->eof)
+		return 0;
+	return zsrc_sysread(z, buf, n, stall_ms, err);
+}
+
+static int zsrc_corrupt(struct zsrc *z, size_t ret, struct gs_err *err)
+{
+	unsigned long long at = z->raw_off - z->len + z->pos;
+
+	if (ZSTD_getErrorCode(ret) == ZSTD_error_frameParameter_windowTooLarge)
+		return gs_fail(err, GS_ERUNTIME, z->name,
+			       "zstd frame at compressed byte %llu needs a window over 2 GiB",
+			       at);
+	return gs_fail(err, GS_ERUNTIME, z->name,
+		       "corrupt zstd frame at compressed byte %llu: %s", at,
+		       ZSTD_getErrorName(ret));
+}
+
+/* Decode until some output appears; in_frame follows only calls that made
+ * progress, since zstd answers a call with no input at a frame boundary
+ * with a non-zero size hint. */
+static ssize_t zsrc_decode(struct zsrc *z, void *buf, size_t n, int stall_ms,
+			   struct gs_err *err)
+{
+	ssize_t r;
+	size_t ret, before;
+
+	for (;;) {
+		ZSTD_inBuffer in = { z->buf, z->len, z->pos };
+		ZSTD_outBuffer out = { buf, n, 0 };
+
+		before = z->pos;
+		ret = ZSTD_decompressStream(z->dctx, &out, &in);
+		z->pos = in.pos;
+		if (ZSTD_isError(ret))
+			return zsrc_corrupt(z, ret, err);
+		if (out.pos || in.pos != before)
+			z->in_frame = ret != 0;
+		if (out.pos)
+			return (ssize_t)out.pos;
+		if (z->pos < z->len && z->pos != before)
+			continue;
+		r = zsrc_fill(z, stall_ms, err);
+		if (r < 0)
+			return r;
+		if (r == 0 && z->in_frame)
+			return gs_fail(err, GS_ERUNTIME, z->name,
+				       "truncated zstd frame at compressed byte %llu",
+				       (unsigned long long)z->raw_off);
+		if (r == 0)
+			return 0;
+	}
+}
+
+ssize_t zsrc_read(struct zsrc *z, void *buf, size_t n, int stall_ms,
+		  struct gs_err *err)
+{
+	if (z->zstd)
+		return zsrc_decode(z, buf, n, stall_ms, err);
+	return zsrc_plain(z, buf, n, stall_ms, err);
+}
