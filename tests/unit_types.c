@@ -1,0 +1,212 @@
+/*
+ * unit_types.c - element types, every -t spelling, the half-float
+ * conversions (all 65536 patterns against checksums made by Python's struct
+ * module in tests/gen_xsum_vectors.py), gs_fail and fmt_double.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "unit.h"
+#include "gs.h"
+#include "numfmt.h"
+#include "xsum_vectors.h"
+
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+static void test_basics(void)
+{
+	static const size_t size[GS_NTYPES] = { 1, 1, 2, 2, 4, 4, 8, 8, 2, 2, 4, 8 };
+	int t;
+
+	for (t = 0; t < GS_NTYPES; t++) {
+		struct gs_dtype d;
+		bool ex = true;
+
+		CHECKF(type_size(t) == size[t], "size %d", t);
+		CHECKF(type_parse(type_name(t), &d, &ex) == 0 && d.type == (enum gs_type)t &&
+		       !d.big_endian && !ex, "name %s", type_name(t));
+	}
+	CHECK(type_is_float(GS_F16) && type_is_float(GS_BF16) && !type_is_float(GS_I64));
+	CHECK(type_is_signed(GS_I8) && type_is_signed(GS_F32) && !type_is_signed(GS_U64));
+	CHECK(!strcmp(type_name(GS_BF16), "bf16"));
+}
+
+enum { BIG = 1, EXPL = 2 };
+
+static void test_parse(void)
+{
+	static const struct {
+		const char *s;
+		int type;	/* -1: must fail */
+		int order;	/* BIG, EXPL */
+	} cases[] = {
+		{ "u8", GS_U8, 0 }, { "i8", GS_I8, 0 }, { "f64", GS_F64, 0 }, { "bf16", GS_BF16, 0 },
+		{ "uint8", GS_U8, 0 }, { "int8", GS_I8, 0 }, { "uint16", GS_U16, 0 },
+		{ "int16", GS_I16, 0 }, { "uint32", GS_U32, 0 }, { "int32", GS_I32, 0 },
+		{ "uint64", GS_U64, 0 }, { "int64", GS_I64, 0 }, { "float16", GS_F16, 0 },
+		{ "float32", GS_F32, 0 }, { "float64", GS_F64, 0 }, { "bfloat16", GS_BF16, 0 },
+		{ "half", GS_F16, 0 }, { "single", GS_F32, 0 }, { "double", GS_F64, 0 },
+		{ "byte", GS_I8, 0 }, { "ubyte", GS_U8, 0 },
+		{ "f2", GS_F16, 0 }, { "f4", GS_F32, 0 }, { "f8", GS_F64, 0 }, { "u1", GS_U8, 0 },
+		{ "i1", GS_I8, 0 }, { "u2", GS_U16, 0 }, { "i4", GS_I32, 0 },
+		{ "<f4", GS_F32, EXPL }, { ">f4", GS_F32, BIG | EXPL },
+		{ ">i2", GS_I16, BIG | EXPL }, { "|u1", GS_U8, 0 }, { "=u2", GS_U16, 0 },
+		{ "<u8", GS_U64, EXPL }, { ">i8", GS_I64, BIG | EXPL },
+		{ "<f8", GS_F64, EXPL }, { "|i1", GS_I8, 0 }, { ">u4", GS_U32, BIG | EXPL },
+		{ ">f2", GS_F16, BIG | EXPL }, { ">bf16", GS_BF16, BIG | EXPL },
+		{ "<float32", GS_F32, EXPL },
+		{ "", -1, 0 }, { "<", -1, 0 }, { "f", -1, 0 }, { "u3", -1, 0 }, { "f1", -1, 0 },
+		{ "<f16x", -1, 0 }, { "float128", -1, 0 }, { "F32", -1, 0 }, { "f32 ", -1, 0 },
+		{ "<<f4", -1, 0 }, { "i16le", -1, 0 },
+	};
+	unsigned i;
+
+	for (i = 0; i < NELEM(cases); i++) {
+		struct gs_dtype d = { GS_U8, true };
+		bool big = cases[i].order & BIG, expl = cases[i].order & EXPL;
+		bool ex = !expl;
+		int rc = type_parse(cases[i].s, &d, &ex);
+
+		if (cases[i].type < 0) {
+			CHECKF(rc == -1, "\"%s\" accepted", cases[i].s);
+			continue;
+		}
+		CHECKF(rc == 0 && d.type == (enum gs_type)cases[i].type &&
+		       d.big_endian == big && ex == expl,
+		       "\"%s\": rc %d type %d big %d explicit %d", cases[i].s, rc,
+		       d.type, d.big_endian, ex);
+	}
+	{
+		struct gs_dtype d;
+
+		CHECK(type_parse(">f4", &d, NULL) == 0 && d.big_endian);
+	}
+}
+
+/* As in gen_xsum_vectors.py: FNV-1a 64 over little-endian 32-bit words. */
+static uint64_t fnv(uint64_t h, uint32_t w)
+{
+	int k;
+
+	for (k = 0; k < 4; k++) {
+		h ^= (w >> (8 * k)) & 0xff;
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+static uint32_t word(float f)
+{
+	uint32_t u;
+
+	if (isnan(f))
+		return 0xffffffff;
+	memcpy(&u, &f, sizeof(u));
+	return u;
+}
+
+static void test_halves(void)
+{
+	uint64_t h16 = 0xcbf29ce484222325ull, hbf = h16;
+	uint32_t h;
+
+	for (h = 0; h < 65536; h++) {
+		h16 = fnv(h16, word(f16_to_f32((uint16_t)h)));
+		hbf = fnv(hbf, word(bf16_to_f32((uint16_t)h)));
+	}
+	CHECK(h16 == XV_F16_FNV);
+	CHECK(hbf == XV_BF16_FNV);
+	CHECK(f16_to_f32(0x0001) == 0x1p-24f);
+	CHECK(f16_to_f32(0x03ff) == 0x3ffp-24f);
+	CHECK(f16_to_f32(0x7bff) == 65504.0f);
+	CHECK(f16_to_f32(0x3c00) == 1.0f);
+	CHECK(f16_to_f32(0xfc00) == -INFINITY);
+	CHECK(word(f16_to_f32(0x8000)) == 0x80000000u);
+	CHECK(word(f16_to_f32(0x8001)) == word(-0x1p-24f));
+	CHECK(isnan(f16_to_f32(0x7e00)) && isnan(f16_to_f32(0xfc01)));
+	CHECK(bf16_to_f32(0x3f80) == 1.0f && bf16_to_f32(0x0001) == 0x1p-133f);
+	CHECK(isnan(bf16_to_f32(0x7fc1)) && bf16_to_f32(0xff80) == -INFINITY);
+}
+
+static void test_fail(void)
+{
+	struct gs_err err;
+	char longw[400];
+
+	CHECK(gs_fail(&err, GS_EUSAGE, "x.f32", "bad %s at %d", "thing", 7) == -1);
+	CHECK(err.code == GS_EUSAGE && !strcmp(err.where, "x.f32") &&
+	      !strcmp(err.what, "bad thing at 7"));
+	CHECK(gs_fail(&err, GS_ERUNTIME, NULL, "no where") == -1 && err.where[0] == '\0');
+	memset(longw, 'a', sizeof(longw) - 1);
+	longw[sizeof(longw) - 1] = '\0';
+	gs_fail(&err, GS_ERUNTIME, longw, "%s", longw);
+	CHECK(strlen(err.where) == sizeof(err.where) - 1);
+}
+
+static uint64_t rnd(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+static void test_fmt(void)
+{
+	static const struct {
+		double v;
+		const char *s;
+	} cases[] = {
+		{ 0.1, "0.1" }, { 1e100, "1e+100" }, { 3, "3" }, { -0.0, "-0" },
+		{ 0.0, "0" }, { 5e-324, "5e-324" }, { NAN, "nan" }, { -NAN, "nan" },
+		{ INFINITY, "inf" }, { -INFINITY, "-inf" }, { 1.0 / 3, "0.3333333333333333" },
+		{ 0.30000000000000004, "0.30000000000000004" }, { 123456789, "123456789" },
+		{ 1.7976931348623157e308, "1.7976931348623157e+308" }, { -2.5, "-2.5" },
+		{ 9007199254740993.0, "9007199254740992" }, { 1e21, "1e+21" }, { 1e-7, "1e-07" },
+	};
+	char buf[FMT_DOUBLE_MAX], small[4];
+	uint64_t s = 88172645463325252ull;
+	unsigned i, bad = 0;
+
+	for (i = 0; i < NELEM(cases); i++) {
+		int n = fmt_double(buf, sizeof(buf), cases[i].v);
+
+		CHECKF(!strcmp(buf, cases[i].s) && n == (int)strlen(buf), "%s", buf);
+	}
+	CHECK(fmt_double(small, sizeof(small), -1.5e300) == 9 && !strcmp(small, "-1."));
+	/* random patterns read back, and one digit fewer would not */
+	for (i = 0; i < 50000; i++) {
+		uint64_t u = rnd(&s);
+		double v, back;
+		char shorter[400];
+		const char *c = buf;
+		int n, p;
+
+		memcpy(&v, &u, sizeof(v));
+		if (!isfinite(v))
+			continue;
+		n = fmt_double(buf, sizeof(buf), v);
+		back = strtod(buf, NULL);
+		/* significant digits: leading zeros do not count */
+		while (*c == '-' || *c == '0' || *c == '.')
+			c++;
+		for (p = 0; *c && *c != 'e'; c++)
+			p += *c != '.';
+		if (p > 1) {
+			snprintf(shorter, sizeof(shorter), "%.*g", p - 1, v);
+			bad += strtod(shorter, NULL) == v;
+		}
+		bad += memcmp(&back, &v, sizeof(v)) != 0 || n >= FMT_DOUBLE_MAX;
+	}
+	CHECKF(bad == 0, "%u bad", bad);
+}
+
+int main(void)
+{
+	test_basics();
+	test_parse();
+	test_halves();
+	test_fail();
+	test_fmt();
+	UNIT_END();
+}
