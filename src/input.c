@@ -44,8 +44,8 @@ static const char *const fmt_names[2][4] = {
 };
 
 struct input {
-	char *const *paths;
-	int npaths;		/* no operands reads as one "-" */
+	char *const *paths;	/* NULL: no operands, read one "-" */
+	int npaths;
 	struct input_opts opts;
 	int idx;		/* operand being read */
 	const char *name;	/* its name for errors, "stdin" for "-" */
@@ -73,7 +73,7 @@ struct input {
 
 static const char *op_path(const struct input *in, int i)
 {
-	return in->paths && in->npaths > 0 && i < in->npaths ? in->paths[i] : "-";
+	return in->paths ? in->paths[i] : "-";
 }
 
 static const char *op_name(const struct input *in, int i)
@@ -450,7 +450,7 @@ int input_open(struct input **inp, char *const *paths, int npaths,
 	*inp = NULL;
 	if (!in)
 		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
-	in->paths = paths;
+	in->paths = npaths > 0 ? paths : NULL;
 	in->npaths = npaths > 0 ? npaths : 1;
 	if (opts)
 		in->opts = *opts;

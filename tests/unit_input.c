@@ -581,7 +581,8 @@ static void stall_read(const uint8_t *want, size_t n, int min_stalls)
 	uint8_t *got = malloc(n + 16);
 	struct gs_err err;
 	struct warns w;
-	struct input *in = open_in(NULL, 0, false, &w);
+	char *argv_end[] = { NULL };	/* as main passes it: no operands */
+	struct input *in = open_in(argv_end, 0, false, &w);
 	size_t k = 0;
 	int stalls = 0;
 	ssize_t r;
