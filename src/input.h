@@ -44,7 +44,9 @@ struct input_opts {
 int input_open(struct input **in, char *const *paths, int npaths,
 	       const struct input_opts *opts, struct gs_err *err);
 
-/* Read the first operand's header (if any) without consuming payload. */
+/* Read the first operand's header (if any) without consuming payload; call
+ * it before the first input_read. Operands that fail on the way are reported
+ * and skipped, so the header is that of the first operand that opens. */
 int input_probe(struct input *in, struct input_info *info, struct gs_err *err);
 
 /* Tell the input what the stream's dtype/columns are (after the CLI checked
@@ -53,7 +55,9 @@ int input_probe(struct input *in, struct input_info *info, struct gs_err *err);
 void input_set_dtype(struct input *in, struct gs_dtype dtype, unsigned columns);
 
 #define INPUT_STALL (-2)
-/* Read up to n payload bytes into buf. Returns the count (> 0), 0 at the end
+/* Read up to n payload bytes into buf: regular files fill it unless the input
+ * ends; pipes wait (as stall_ms says) for the first byte, then take only what
+ * is already there. Returns the count (> 0), 0 at the end
  * of the last operand, INPUT_STALL when stall_ms >= 0 and no byte arrived for
  * stall_ms milliseconds (pipes and terminals only; files never stall), or -1
  * on an error that stops everything (err filled). */
