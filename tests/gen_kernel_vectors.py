@@ -359,6 +359,16 @@ def dot_expect(t, a, b):
     return "0", '"%d"' % sum(int(u) * int(w) for u, w in zip(a, b))
 
 
+# factor pairs planted at elements 5, 5 + 4C, ... of a and b for some cases
+# (for --pairs only a counts: a[5] meets its neighbour in the pair)
+DOT_SPECIAL = {
+    "infzero": [(np.inf, 0.0)],			# inf * 0: NaN
+    "neginf": [(np.inf, -2.0)],			# -inf
+    "infinf": [(np.inf, 1.0), (-np.inf, 1.0)],	# inf - inf: NaN
+    "subn": [(1e-45, 1e-45), (-1e-40, 3e-39)],	# products below 2^-149
+}
+
+
 def dot_cases():
     return [
         ("f32", True, 1, 300, "wide"), ("f32", False, 2, 300, "wide"),
@@ -366,6 +376,10 @@ def dot_cases():
         ("f32", False, 4, 100, "plain"), ("f16", True, 1, 300, "wide"),
         ("bf16", False, 2, 300, "wide"), ("f64", True, 1, 300, "wide"),
         ("f64", False, 2, 200, "inf"), ("f64", True, 10, 40, "plain"),
+        ("f32", True, 1, 50, "infzero"), ("f32", True, 2, 50, "neginf"),
+        ("f32", False, 2, 50, "infinf"), ("f32", True, 1, 50, "subn"),
+        ("f64", True, 1, 50, "infzero"), ("f64", False, 2, 50, "neginf"),
+        ("f64", True, 1, 50, "infinf"),
         ("u8", True, 1, 300, "wide"), ("i8", False, 2, 300, "wide"),
         ("u16", True, 2, 300, "wide"), ("i16", True, 1, 300, "wide"),
         ("u32", True, 1, 300, "wide"), ("i32", False, 2, 300, "wide"),
@@ -380,7 +394,9 @@ def emit_dot(out):
         a = rnd_values(t, nrec * C, kind)
         b = rnd_values(t, nrec * C, kind)
         m = min(len(a), len(b)) // C * C
-        a, b = a[:m], b[:m]
+        a, b = a[:m].copy(), b[:m].copy()
+        for i, (x, y) in enumerate(DOT_SPECIAL.get(kind, [])):
+            a[5 + 4 * C * i], b[5 + 4 * C * i] = x, y
         nrec = m // C
         name = "dv%d" % n
         out.append("static const uint64_t %s_a[] = {\n%s\n};" %
