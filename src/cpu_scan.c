@@ -393,6 +393,82 @@ static int ioverflow(const struct gs_job *job, uint64_t elem, unsigned col,
 		       type_name(job->out_type));
 }
 
+#define STORE_INTS(T) do {                                                \
+	for (size_t i = 0; i < n; i++)                                    \
+		((T *)out)[at + i * columns] = (T)v[i];                   \
+} while (0)
+
+/* Store n checked integers, record r0 onwards. */
+static void store_iblock(enum gs_type ot, void *out, unsigned columns,
+			 unsigned col, size_t r0, size_t n, const __int128 *v)
+{
+	size_t at = r0 * columns + col;
+
+	switch (type_size(ot)) {
+	case 1: STORE_INTS(uint8_t); break;
+	case 2: STORE_INTS(uint16_t); break;
+	case 4: STORE_INTS(uint32_t); break;
+	default: STORE_INTS(uint64_t); break;
+	}
+}
+
+/* The common integer scan, a sum into an integer type: the prefixes of a
+ * block replace its elements in place, and one test per element (folded
+ * into a flag) checks the output range. Returns the first bad index or n. */
+static size_t isum_block(enum gs_type ot, __int128 *v, size_t n, bool excl,
+			 __int128 *acc)
+{
+	unsigned bits = 8 * (unsigned)type_size(ot);
+	__int128 hi = type_is_signed(ot) ? ((__int128)1 << (bits - 1)) - 1
+					 : ((__int128)1 << bits) - 1;
+	__int128 lo = type_is_signed(ot) ? -hi - 1 : 0, a = *acc, x;
+	bool out = false;
+
+	for (size_t i = 0; i < n; i++) {
+		x = v[i];
+		if (!excl)
+			a += x;
+		v[i] = a;
+		out |= a < lo || a > hi;
+		if (excl)
+			a += x;
+	}
+	*acc = a;
+	for (size_t i = 0; out && i < n; i++)
+		if (v[i] < lo || v[i] > hi)
+			return i;
+	return n;
+}
+
+static int scan_isum(const struct gs_job *job, struct red_col *st,
+		     struct scan_scratch *sc, const void *data, unsigned col,
+		     size_t nrec, void *out, size_t *bad, struct gs_err *err)
+{
+	__int128 start, acc;
+	size_t k;
+
+	if (!xsum_to_i128(&st->u.sum, &start))
+		return gs_fail(err, GS_ERUNTIME, "", "prefix sum overflows 128 bits");
+	acc = start;
+	for (size_t r0 = 0; r0 < nrec; r0 += RED_BLOCK) {
+		size_t n = nrec - r0 < RED_BLOCK ? nrec - r0 : RED_BLOCK;
+
+		gather_int(job->dtype.type, data, job->columns, col, r0, n, sc->ibuf);
+		k = isum_block(job->out_type, sc->ibuf, n, job->exclusive, &acc);
+		if (k < n) {
+			__int128 v = sc->ibuf[k];
+
+			*bad = r0 + k;
+			return ioverflow(job, st->count + r0 + k, col, true, v < 0,
+					 v < 0 ? -(unsigned __int128)v : (unsigned __int128)v,
+					 err);
+		}
+		store_iblock(job->out_type, out, job->columns, col, r0, n, sc->ibuf);
+	}
+	xsum_add_i128(&st->u.sum, acc - start, 0);
+	return 0;
+}
+
 static int scan_int(const struct gs_job *job, struct red_col *st,
 		    struct scan_scratch *sc, const void *data, unsigned col,
 		    size_t nrec, void *out, size_t *bad, struct gs_err *err)
@@ -449,7 +525,11 @@ static int scan_col(const struct gs_job *job, struct red_col *st,
 		    struct scan_scratch *sc, const void *data, unsigned col,
 		    size_t nrec, void *out, size_t *bad, struct gs_err *err)
 {
-	if (!type_is_float(job->dtype.type))
+	bool fin = type_is_float(job->dtype.type);
+
+	if (!fin && job->op == OP_SUM && !type_is_float(job->out_type))
+		return scan_isum(job, st, sc, data, col, nrec, out, bad, err);
+	if (!fin)
 		return scan_int(job, st, sc, data, col, nrec, out, bad, err);
 	if (job->op != OP_SUM)
 		return scan_fother(job, st, sc, data, col, nrec, out, bad, err);
