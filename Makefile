@@ -6,6 +6,17 @@ WARN = -std=c11 -Wall -Wextra -Wshadow -Wpointer-arith -Wstrict-prototypes \
 CPPFLAGS += -D_GNU_SOURCE -MMD -MP
 LDLIBS += -lzstd -lpthread -lm
 
+# make install PREFIX=/usr DESTDIR=/tmp/pkg: DESTDIR is prepended to every
+# path for staged installs; PREFIX is the final location.
+PREFIX ?= /usr/local
+DESTDIR ?=
+INSTALL ?= install
+bindir = $(PREFIX)/bin
+man1dir = $(PREFIX)/share/man/man1
+bashcompdir = $(PREFIX)/share/bash-completion/completions
+zshcompdir = $(PREFIX)/share/zsh/site-functions
+fishcompdir = $(PREFIX)/share/fish/vendor_completions.d
+
 BUILD = build
 SRCS = $(wildcard src/*.c)
 OBJS = $(SRCS:src/%.c=$(BUILD)/%.o)
@@ -53,6 +64,22 @@ demo: gpustat
 	./gpustat hist --nonzero fixtures/demo/photo.pgm | head -n 5
 	./gpustat stats fixtures/demo/samples.f32.zst
 	./gpustat hist --bins 8 --range 0:20 fixtures/demo/samples.f32.zst
+
+install: gpustat
+	$(INSTALL) -d $(DESTDIR)$(bindir) $(DESTDIR)$(man1dir) \
+		$(DESTDIR)$(bashcompdir) $(DESTDIR)$(zshcompdir) $(DESTDIR)$(fishcompdir)
+	$(INSTALL) -m 755 gpustat $(DESTDIR)$(bindir)/gpustat
+	$(INSTALL) -m 644 man/gpustat.1 $(DESTDIR)$(man1dir)/gpustat.1
+	$(INSTALL) -m 644 completions/gpustat.bash $(DESTDIR)$(bashcompdir)/gpustat
+	$(INSTALL) -m 644 completions/_gpustat $(DESTDIR)$(zshcompdir)/_gpustat
+	$(INSTALL) -m 644 completions/gpustat.fish $(DESTDIR)$(fishcompdir)/gpustat.fish
+
+uninstall:
+	rm -f $(DESTDIR)$(bindir)/gpustat $(DESTDIR)$(man1dir)/gpustat.1 \
+		$(DESTDIR)$(bashcompdir)/gpustat $(DESTDIR)$(zshcompdir)/_gpustat \
+		$(DESTDIR)$(fishcompdir)/gpustat.fish
+
+.PHONY: install uninstall
 
 clean:
 	rm -rf $(BUILD) gpustat
