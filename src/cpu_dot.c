@@ -58,21 +58,23 @@ static unsigned dot_count(const struct gs_job *job)
 
 /* ---- f32, f16, bf16 ------------------------------------------------------ */
 
-static inline uint32_t f32_bits(enum gs_type t, const void *data, size_t i)
+static inline uint32_t bits_f32(const void *p, size_t i)
 {
-	uint32_t b;
-	float f;
+	return ((const uint32_t *)p)[i];
+}
 
-	switch (t) {
-	case GS_F32:
-		return ((const uint32_t *)data)[i];
-	case GS_BF16:		/* bf16 is the top half of an f32 */
-		return (uint32_t)((const uint16_t *)data)[i] << 16;
-	default:
-		f = f16_to_f32(((const uint16_t *)data)[i]);
-		memcpy(&b, &f, sizeof b);
-		return b;
-	}
+static inline uint32_t bits_bf16(const void *p, size_t i)
+{
+	return (uint32_t)((const uint16_t *)p)[i] << 16;	/* top half of f32 */
+}
+
+static inline uint32_t bits_f16(const void *p, size_t i)
+{
+	float f = f16_to_f32(((const uint16_t *)p)[i]);
+	uint32_t b;
+
+	memcpy(&b, &f, sizeof b);
+	return b;
 }
 
 /* A NaN or infinite factor: NaN, inf * 0 and NaN give NaN. */
@@ -126,21 +128,38 @@ static void f32_finish(struct f32_slot *s, struct xsum *x)
 		xsum_add_f64(x, -INFINITY);
 }
 
+/* Records [k0, k1) of dot products j0 .. j0+g-1 into the slots; one
+ * function per type so that the load is not a switch in the hot loop. */
+#define F32_RANGE(name, BITS)							\
+static void name(const struct dot_src *d, union dot_slot *slots,	\
+		 size_t k0, size_t k1, unsigned j0, unsigned g)			\
+{										\
+	for (size_t k = k0; k < k1; k++) {					\
+		for (unsigned j = 0; j < g; j++) {				\
+			size_t i = k * d->C + (j0 + j) * d->step;		\
+			f32_one(&slots[j].f32, BITS(d->a, i + d->aoff),	\
+				BITS(d->b, i + d->boff));			\
+		}								\
+	}									\
+}
+
+F32_RANGE(range_f32, bits_f32)
+F32_RANGE(range_bf16, bits_bf16)
+F32_RANGE(range_f16, bits_f16)
+
 static void dot_f32_group(enum gs_type t, const struct dot_src *d,
 			  struct dot_col *acc, union dot_slot *slots,
 			  size_t nrec, unsigned j0, unsigned g)
 {
+	void (*range)(const struct dot_src *, union dot_slot *, size_t, size_t,
+		      unsigned, unsigned) =
+		t == GS_F32 ? range_f32 : t == GS_BF16 ? range_bf16 : range_f16;
+
 	for (unsigned j = 0; j < g; j++)
 		memset(&slots[j].f32, 0, sizeof slots[j].f32);
 	for (size_t k0 = 0; k0 < nrec; k0 += F32_BLOCK) {
 		size_t k1 = nrec - k0 < F32_BLOCK ? nrec : k0 + F32_BLOCK;
-		for (size_t k = k0; k < k1; k++) {
-			for (unsigned j = 0; j < g; j++) {
-				size_t i = k * d->C + (j0 + j) * d->step;
-				f32_one(&slots[j].f32, f32_bits(t, d->a, i + d->aoff),
-					f32_bits(t, d->b, i + d->boff));
-			}
-		}
+		range(d, slots, k0, k1, j0, g);
 		for (unsigned j = 0; j < g; j++)
 			f32_widen(&slots[j].f32);
 	}

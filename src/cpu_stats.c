@@ -187,22 +187,44 @@ static void f32_widen(struct f32_slot *s)
 	}
 }
 
-static inline uint32_t f32_bits(enum gs_type t, const void *data, size_t i)
+static inline uint32_t bits_f32(const void *p, size_t i)
 {
-	uint32_t b;
-	float f;
-
-	switch (t) {
-	case GS_F32:
-		return ((const uint32_t *)data)[i];
-	case GS_BF16:		/* bf16 is the top half of an f32 */
-		return (uint32_t)((const uint16_t *)data)[i] << 16;
-	default:
-		f = f16_to_f32(((const uint16_t *)data)[i]);
-		memcpy(&b, &f, sizeof b);
-		return b;
-	}
+	return ((const uint32_t *)p)[i];
 }
+
+static inline uint32_t bits_bf16(const void *p, size_t i)
+{
+	return (uint32_t)((const uint16_t *)p)[i] << 16;	/* top half of f32 */
+}
+
+static inline uint32_t bits_f16(const void *p, size_t i)
+{
+	float f = f16_to_f32(((const uint16_t *)p)[i]);
+	uint32_t b;
+
+	memcpy(&b, &f, sizeof b);
+	return b;
+}
+
+/* Records [k0, k1) of columns c0 .. c0+g-1 into the slots; one function per
+ * type so that the load is not a switch in the hot loop. */
+#define F32_RANGE(name, BITS)							\
+static void name(union stats_slot *slots, const void *data, size_t k0,	\
+		 size_t k1, size_t C, unsigned c0, unsigned g)			\
+{										\
+	if (g == 1) {								\
+		for (size_t k = k0; k < k1; k++)				\
+			f32_one(&slots[0].f32, BITS(data, k * C + c0));	\
+		return;								\
+	}									\
+	for (size_t k = k0; k < k1; k++)					\
+		for (unsigned j = 0; j < g; j++)				\
+			f32_one(&slots[j].f32, BITS(data, k * C + c0 + j));	\
+}
+
+F32_RANGE(range_f32, bits_f32)
+F32_RANGE(range_bf16, bits_bf16)
+F32_RANGE(range_f16, bits_f16)
 
 static void f32_finish(const struct gs_job *job, struct f32_slot *s,
 		       struct stats_col *c, size_t nrec)
@@ -231,14 +253,15 @@ static void stats_f32_group(const struct gs_job *job, struct stats_col *acc,
 {
 	enum gs_type t = job->dtype.type;
 	size_t C = job->columns;
+	void (*range)(union stats_slot *, const void *, size_t, size_t, size_t,
+		      unsigned, unsigned) =
+		t == GS_F32 ? range_f32 : t == GS_BF16 ? range_bf16 : range_f16;
 
 	for (unsigned j = 0; j < g; j++)
 		f32_slot_init(&slots[j].f32);
 	for (size_t k0 = 0; k0 < nrec; k0 += F32_BLOCK) {
 		size_t k1 = nrec - k0 < F32_BLOCK ? nrec : k0 + F32_BLOCK;
-		for (size_t k = k0; k < k1; k++)
-			for (unsigned j = 0; j < g; j++)
-				f32_one(&slots[j].f32, f32_bits(t, data, k * C + c0 + j));
+		range(slots, data, k0, k1, C, c0, g);
 		for (unsigned j = 0; j < g; j++)
 			f32_widen(&slots[j].f32);
 	}
