@@ -12,6 +12,7 @@
  * (3) each thread scans its slice from its carry-in. The data is read twice,
  * by T threads at once. Output goes to the sink in order.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "acc.h"
@@ -128,18 +129,18 @@ static void scan_task(void *v, int i, int t)
 		c->bad[i] += lo;
 }
 
-static int scan_error(struct cpu *c, const struct chunk *ch, size_t off, int i,
-		      struct gs_err *err)
+/* cpu_scan's message already names the record (counted from the start of
+ * the stream, through the state it carries). */
+static int scan_error(struct cpu *c, int i, struct gs_err *err)
 {
-	unsigned long long idx = ch->first_rec + off + c->bad[i];
-
-	return gs_fail(err, GS_ERUNTIME, "scan", "record %llu: %s", idx,
-		       c->errs[i].what);
+	*err = c->errs[i];
+	if (!err->where[0])
+		snprintf(err->where, sizeof(err->where), "scan");
+	return -1;
 }
 
 /* Scan n records at d into c->out and write them to the sink. */
-static int scan_piece(struct cpu *c, const struct chunk *ch, size_t off,
-		      struct gs_err *err)
+static int scan_piece(struct cpu *c, struct gs_err *err)
 {
 	const struct gs_job *job = c->job;
 	size_t cols = job->columns * sizeof(struct red_col);
@@ -150,7 +151,7 @@ static int scan_piece(struct cpu *c, const struct chunk *ch, size_t off,
 		memcpy(c->carry[0], c->state, cols);
 		scan_task(c, 0, 1);
 		if (c->rc[0] < 0)
-			return scan_error(c, ch, off, 0, err);
+			return scan_error(c, 0, err);
 		memcpy(c->state, c->carry[0], cols);
 	} else {
 		pool_run(&c->pool, total_task, c);
@@ -165,7 +166,7 @@ static int scan_piece(struct cpu *c, const struct chunk *ch, size_t off,
 		pool_run(&c->pool, scan_task, c);
 		for (int i = 0; i < t; i++)
 			if (c->rc[i] < 0)
-				return scan_error(c, ch, off, i, err);
+				return scan_error(c, i, err);
 	}
 	return c->env.sink->write(c->env.sink->ctx, c->out, c->n * c->out_rec, err);
 }
@@ -178,7 +179,7 @@ static int scan_chunk(struct cpu *c, const struct chunk *ch, struct gs_err *err)
 	for (size_t off = 0; off < ch->nrec; off += c->piece) {
 		c->d = base + off * rec;
 		c->n = ch->nrec - off < c->piece ? ch->nrec - off : c->piece;
-		if (scan_piece(c, ch, off, err) < 0)
+		if (scan_piece(c, err) < 0)
 			return -1;
 	}
 	return 0;

@@ -199,13 +199,13 @@ static int run_reduce(struct cli *c, const char *name, const char *op)
 	struct input_info info;
 	struct engine_stats st;
 	struct gs_err err;
-	unsigned n = c->job.columns;
 
 	c->job.cmd = CMD_REDUCE;
 	if (cli_open_input(c, c->operands, c->noperands, &in, &info, &err) < 0 ||
 	    check_op(c, &err) < 0)
 		return cli_report(c, &err);
 
+	unsigned n = c->job.columns;	/* a header may have set it */
 	size_t sz = reduce_kernels.acc_size(&c->job);
 	struct red_col *acc = malloc(sz);
 	struct result *r = calloc(n, sizeof(*r));
