@@ -155,6 +155,25 @@ static int find_range(struct cli *c, struct input *in, int64_t bytes,
 	return input_rewind(in, err);
 }
 
+/* numpy refuses bins whose rounded edges do not increase strictly ("Too many
+ * bins for data range"), e.g. 1000 f16 bins over 0:1. */
+static int check_edges(const struct gs_job *job, struct gs_err *err)
+{
+	double *edges = malloc((job->bins + 1) * sizeof(*edges));
+	int rc = 0;
+
+	if (!edges)
+		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
+	hist_edges(job, edges);
+	for (uint64_t i = 0; i < job->bins && rc == 0; i++)
+		if (!(edges[i] < edges[i + 1]))
+			rc = gs_fail(err, GS_EUSAGE, "hist", "too many bins for the "
+				     "range in %s: edges %d and %d are equal",
+				     type_name(job->dtype.type), (int)i, (int)i + 1);
+	free(edges);
+	return rc;
+}
+
 /* ---- printing ------------------------------------------------------------ */
 
 static bool row_empty(struct hist_acc *h, uint64_t bin)
@@ -360,6 +379,9 @@ static int run(struct hist_opts *ho)
 		widen(&c->job);
 	if (c->job.ranged && !ho->range_set &&
 	    find_range(c, in, info.total_bytes, &err) < 0)
+		return cli_report(c, &err);
+
+	if (c->job.ranged && check_edges(&c->job, &err) < 0)
 		return cli_report(c, &err);
 
 	struct hist_acc *h = malloc(hist_kernels.acc_size(&c->job));
