@@ -168,8 +168,8 @@ static int check_edges(const struct gs_job *job, struct gs_err *err)
 	for (uint64_t i = 0; i < job->bins && rc == 0; i++)
 		if (!(edges[i] < edges[i + 1]))
 			rc = gs_fail(err, GS_EUSAGE, "hist", "too many bins for the "
-				     "range in %s: edges %d and %d are equal",
-				     type_name(job->dtype.type), (int)i, (int)i + 1);
+				     "range in %s: edges %llu and %llu are equal",
+				     type_name(job->dtype.type), (unsigned long long)i, (unsigned long long)i + 1);
 	free(edges);
 	return rc;
 }
