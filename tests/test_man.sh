@@ -1,0 +1,97 @@
+#!/bin/sh
+# The man page: mandoc -Tlint is clean (when mandoc is installed), the
+# sections come in man-pages(7) order, every command of `gpustat --help' is
+# described, and every option of `gpustat CMD --help' is defined (a .TP tag)
+# under OPTIONS, in the common subsections or in the command's own.
+cd "$(dirname "$0")/.." || exit 2
+man=man/gpustat.1
+pass=0
+fail=0
+tmp=$(mktemp -d) || exit 2
+trap 'rm -rf "$tmp"' EXIT
+
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL $*"; }
+
+if [ ! -x ./gpustat ] || [ ! -f "$man" ]; then
+	bad "./gpustat or $man missing (run make)"
+	echo "test_man: $pass passed, $fail failed"
+	exit 1
+fi
+
+if command -v mandoc >/dev/null 2>&1; then
+	if mandoc -Tlint -W warning "$man" > "$tmp/lint" 2>&1; then ok
+	else bad "mandoc -Tlint:"; cat "$tmp/lint"; fi
+else
+	echo "test_man: note: skipped mandoc -Tlint (mandoc not installed)"
+fi
+
+# Sections, in order.
+grep '^\.SH' "$man" | sed 's/^\.SH *//; s/"//g' > "$tmp/sections"
+printf '%s\n' NAME SYNOPSIS DESCRIPTION COMMANDS OPTIONS 'INPUT FORMATS' \
+	NUMERICS OUTPUT 'EXIT STATUS' ENVIRONMENT EXAMPLES 'SEE ALSO' > "$tmp/want"
+if cmp -s "$tmp/sections" "$tmp/want"; then ok
+else bad "sections: $(tr '\n' ',' < "$tmp/sections")"; fi
+
+# "SUBSECTION<TAB>--option" for every option in a .TP tag under OPTIONS.
+awk '/^\.SH/ { in_opts = ($2 == "OPTIONS") }
+     in_opts && /^\.SS/ { sub(/^\.SS +/, ""); ss = $0 }
+     in_opts && tag { print ss "\t" $0 }
+     { tag = ($0 == ".TP") }' "$man" |
+	sed 's/\\-/-/g; s/\\f[BIRP]//g; s/\\ / /g' |
+	awk -F '\t' '{ n = split($2, w, /[ ,=]+/)
+		for (i = 1; i <= n; i++) if (w[i] ~ /^--?[a-zA-Z]/) print $1 "\t" w[i] }' \
+	> "$tmp/defined"
+
+# defined SUBSECTION OPTION
+defined() {
+	grep -qxF "$(printf '%s\t%s' "$1" "$2")" "$tmp/defined"
+}
+
+# Commands: the names listed under "Commands:" in gpustat --help.
+./gpustat --help | awk '/^Commands:/ { on = 1; next } on && /^  [a-z]/ { print $1; next }
+			on { exit }' > "$tmp/cmds"
+[ -s "$tmp/cmds" ] && ok || bad "no commands in gpustat --help"
+for cmd in $(cat "$tmp/cmds"); do
+	if grep -A1 '^\.TP' "$man" | grep -qx "\.B $cmd"; then ok
+	else bad "command $cmd not described under COMMANDS"; fi
+done
+
+for opt in -V --version -h --help; do
+	defined Execution "$opt" && ok || bad "$opt not defined"
+done
+
+# Each command's options (the tags left of the descriptions): those before
+# "Input and type:" are its own.
+for cmd in $(cat "$tmp/cmds"); do
+	./gpustat "$cmd" --help > "$tmp/help" || bad "gpustat $cmd --help failed"
+	awk '/^Input and type:/ { common = 1 } /^Examples:/ { exit }
+	     /^ +-/ { sub(/^ +/, ""); sub(/  .*/, ""); n = split($0, w, /[ ,]+/)
+		for (i = 1; i <= n; i++) if (w[i] ~ /^--?[a-zA-Z]/)
+			print (common ? "common" : "own") "\t" w[i] }' "$tmp/help" |
+		sort -u > "$tmp/opts"
+	[ -s "$tmp/opts" ] && ok || bad "no options in gpustat $cmd --help"
+	while IFS='	' read -r kind opt; do
+		if [ "$kind" = own ]; then
+			defined "$cmd options" "$opt" && ok ||
+				bad "$cmd $opt not under '$cmd options'"
+		elif defined 'Input and type' "$opt" || defined Output "$opt" ||
+		     defined Execution "$opt"; then
+			ok
+		else
+			bad "$opt ($cmd) not defined under OPTIONS"
+		fi
+	done < "$tmp/opts"
+done
+
+# Options announced for hist before they reach its --help.
+for opt in --plot --log; do
+	defined 'hist options' "$opt" && ok || bad "hist $opt not documented"
+done
+for var in COLUMNS NO_COLOR; do
+	awk '/^\.SH ENVIRONMENT/ { on = 1; next } /^\.SH/ { on = 0 } on' "$man" |
+		grep -qx "\.B $var" && ok || bad "$var not under ENVIRONMENT"
+done
+
+echo "test_man: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
