@@ -189,6 +189,26 @@ full_hist_check() {
 	fi
 }
 
+version_check() {
+	run "\$G --version"
+	if [ $? -ne 0 ]; then bad version_zstd "exit status"
+	elif grep -qi zstd "$T/out"; then ok
+	else bad version_zstd "--version does not name the zstd library"; fi
+}
+
+# Without a GPU, --backend cuda is an error; with one, the same numbers.
+cuda_check() {
+	f=fixtures/in/f64_mod.bin
+	run "\$G sum -t f64 --backend cuda $f"
+	rc=$?
+	if [ -e /dev/nvidiactl ]; then
+		judge 0 $rc cmp - fixtures/expected/sum_f64_mod.out
+	else
+		judge 1 $rc empty gpustat: -
+	fi
+	if [ $? -eq 0 ]; then ok; else bad backend_cuda "$why"; fi
+}
+
 extra_checks() {
 	case full_hist in $only) ;; *) return ;; esac
 	pipe_check pipe_head_hist "\$G hist -t u16 fixtures/in/u16_mod.bin"
@@ -196,6 +216,8 @@ extra_checks() {
 	pipe_check pipe_head_scan "\$G scan -t i16 $z $z $z $z $z"
 	pipe_check pipe_head_text "\$G hist -t i16 -c 3 fixtures/in/i16_mod.bin"
 	tty_check
+	version_check
+	cuda_check
 	full_hist_check full_hist_u16 "\$G hist -t u16 fixtures/in/u16_mod.bin" \
 		fixtures/expected/hist_u16_mod_nonzero.out
 	full_hist_check full_hist_i16 "\$G hist --type i16 fixtures/in/i16_rand.bin" \

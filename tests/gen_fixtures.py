@@ -1083,6 +1083,16 @@ def cases_types():
     case('opt_long_eq', '$G sum --type=f64 --columns=3 %sf64_mod.bin' % INREL,
          out_values('sum', 'f64', 'sum', [col_sum('f64', x) for x in columns(
              DATA['f64']['mod'], 3)], 334, 'text'))
+    # options that must not change stdout
+    for name, o in [('progress', '--progress'), ('verbose', '-v'),
+                    ('quiet', '-q'), ('no_progress', '--no-progress'),
+                    ('streams', '--streams 3'), ('backend_auto',
+                                                 '--backend auto'),
+                    ('device0', '--device 0')]:
+        case('opt_%s' % name, '$G sum %s %sf32_mod.bin' % (o, INREL), s,
+             err='*' if o in ('--progress', '-v') else '-')
+    case('ofile_bad_dir', '$G sum -o %snonexistent/o %sf32_mod.bin' % (
+        INREL, INREL), rc=1, check='empty', err='nonexistent/o')
     hist_values_case('default_hist_u8_stdin', 'u8', 'u8_rand.bin')
     CASES[-1] = CASES[-1].replace('$G hist fixtures', '$G hist < fixtures')
     hist_values_case('stdin_hist_u8', 'u8', 'u8_mod.bin', extra=' -')
