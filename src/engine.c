@@ -81,13 +81,15 @@ static int trailing_error(struct engine *e, size_t n)
 	const struct gs_job *job = e->job;
 	const char *t = type_name(job->dtype.type);
 
+	const char *s = n == 1 ? " does" : "s do";
+
 	if (job->columns == 1)
 		return gs_fail(&e->rerr, GS_ERUNTIME, input_name(e->in),
-			       "%zu trailing bytes do not make a whole element "
-			       "(%s is %zu bytes)", n, t, e->rec);
+			       "trailing %zu byte%s not make a whole element "
+			       "(%s is %zu bytes)", n, s, t, e->rec);
 	return gs_fail(&e->rerr, GS_ERUNTIME, input_name(e->in),
-		       "%zu trailing bytes do not make a whole record "
-		       "(%u x %s is %zu bytes)", n, job->columns, t, e->rec);
+		       "trailing %zu byte%s not make a whole record "
+		       "(%u x %s is %zu bytes)", n, s, job->columns, t, e->rec);
 }
 
 static void count(struct engine *e, ssize_t n)

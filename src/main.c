@@ -24,15 +24,10 @@ static const struct command commands[] = {
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
-static void usage(FILE *f)
-{
-	fputs("Usage: gpustat COMMAND [OPTION]... [FILE]...\n", f);
-}
-
 static void help(void)
 {
-	usage(stdout);
-	fputs("Statistics of large binary streams at the speed they can be read,\n"
+	fputs("Usage: gpustat COMMAND [OPTION]... [FILE]...\n"
+	      "Statistics of large binary streams at the speed they can be read,\n"
 	      "on the GPU when there is one, with exact results everywhere.\n\n"
 	      "Commands:\n", stdout);
 	for (size_t i = 0; i < NCOMMANDS; i++)
@@ -59,8 +54,8 @@ int main(int argc, char **argv)
 	 * SIGPIPE. */
 	signal(SIGPIPE, SIG_DFL);
 	if (argc < 2) {
-		usage(stderr);
-		fputs("Try 'gpustat --help' for more information.\n", stderr);
+		fputs("gpustat: no command; usage: gpustat COMMAND [OPTION]... "
+		      "[FILE]... (try 'gpustat --help')\n", stderr);
 		return 2;
 	}
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {

@@ -163,6 +163,10 @@ static void test_fmt(void)
 		{ 0.30000000000000004, "0.30000000000000004" }, { 123456789, "123456789" },
 		{ 1.7976931348623157e308, "1.7976931348623157e+308" }, { -2.5, "-2.5" },
 		{ 9007199254740993.0, "9007199254740992" }, { 1e21, "1e+21" }, { 1e-7, "1e-07" },
+		{ 100, "100" }, { 1e15, "1000000000000000" }, { 1e16, "1e+16" },
+		{ 1.5e16, "1.5e+16" }, { 0.0001, "0.0001" }, { 1e-5, "1e-05" },
+		{ 1234.5, "1234.5" }, { -0.00012345, "-0.00012345" },
+		{ 0x1p-24, "5.960464477539063e-08" },
 	};
 	char buf[FMT_DOUBLE_MAX], small[4];
 	uint64_t s = 88172645463325252ull;
@@ -174,6 +178,7 @@ static void test_fmt(void)
 		CHECKF(!strcmp(buf, cases[i].s) && n == (int)strlen(buf), "%s", buf);
 	}
 	CHECK(fmt_double(small, sizeof(small), -1.5e300) == 9 && !strcmp(small, "-1."));
+	CHECK(fmt_double(small, sizeof(small), 12345.0) == 5 && !strcmp(small, "123"));
 	/* random patterns read back, and one digit fewer would not */
 	for (i = 0; i < 50000; i++) {
 		uint64_t u = rnd(&s);
@@ -192,6 +197,10 @@ static void test_fmt(void)
 			c++;
 		for (p = 0; *c && *c != 'e'; c++)
 			p += *c != '.';
+		/* "1200" has two significant digits */
+		if (!strchr(buf, '.') && !strchr(buf, 'e'))
+			for (c = buf + strlen(buf) - 1; p > 1 && *c == '0'; c--)
+				p--;
 		if (p > 1) {
 			snprintf(shorter, sizeof(shorter), "%.*g", p - 1, v);
 			bad += strtod(shorter, NULL) == v;
