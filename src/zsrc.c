@@ -100,11 +100,27 @@ bool zsrc_magic(const uint8_t *p)
 	return m == ZSTD_MAGIC || (m & ~0xFu) == ZSTD_SKIP_MAGIC;
 }
 
+/* Whether the k < 4 bytes at p could still begin a frame magic: a slow
+ * producer's first bytes are not held back once they rule it out. */
+static bool magic_prefix(const uint8_t *p, size_t k)
+{
+	static const uint8_t zm[4] = { 0x28, 0xB5, 0x2F, 0xFD };
+	static const uint8_t sm[4] = { 0x50, 0x2A, 0x4D, 0x18 };
+	bool zs = true, sk = true;
+
+	for (size_t i = 0; i < k; i++) {
+		zs = zs && p[i] == zm[i];
+		sk = sk && (i ? p[i] == sm[i] : (p[0] & 0xF0) == sm[0]);
+	}
+	return zs || sk;
+}
+
 int zsrc_detect(struct zsrc *z, int stall_ms, struct gs_err *err)
 {
 	ssize_t r;
 
-	while (z->len - z->pos < 4 && !z->eof) {
+	while (z->len - z->pos < 4 && !z->eof &&
+	       magic_prefix(z->buf + z->pos, z->len - z->pos)) {
 		r = zsrc_fill(z, stall_ms, err);
 		if (r < 0)
 			return (int)r;
