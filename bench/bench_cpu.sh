@@ -42,7 +42,7 @@ printf '%-36s %8s %8s %10s\n' command seconds GB/s "x cat"
 row() {
 	t=$(secs "$2")
 	printf '%-36s %8.3f %8.2f %10.2f\n' "$1" "$t" \
-		"$(echo "$BYTES / $t / 1e9" | bc -l)" "$(echo "$CAT / $t" | bc -l)"
+		"$(echo "$BYTES / $t / 1000000000" | bc -l)" "$(echo "$CAT / $t" | bc -l)"
 }
 row "cat FILE > /dev/null" "cat $F32"
 row "cat FILE | cat > /dev/null" "cat $F32 | cat"
@@ -51,7 +51,7 @@ for j in 1 $(nproc); do
 	row "stats f32 -j$j" "./gpustat stats -j$j $F32"
 	row "dot --pairs f32 -j$j" "./gpustat dot --pairs -j$j $F32"
 	row "hist u8 -j$j" "./gpustat hist -j$j $U8"
-	row "hist f32 --bins 100 --range 0:1 -j$j" "./gpustat hist -t f32 --bins 100 --range 0:1 -j$j $F32"
+	row "hist f32 --bins 100 --range 0:1 -j$j" "./gpustat hist -q -t f32 --bins 100 --range 0:1 -j$j $F32"
 	row "scan f32 -j$j > /dev/null" "./gpustat scan -j$j $F32"
 done
 row "cat FILE | gpustat sum" "cat $F32 | ./gpustat sum"
