@@ -1,0 +1,532 @@
+/*
+ * hist_kernels.cu - histograms on the GPU, with the same counts as
+ * src/cpu_hist.c for every input.
+ *
+ * The device accumulator is the value array of struct hist_acc (src/acc.h):
+ * below[C], above[C], nan[C], counts[C][nbins], all uint64_t. A value's
+ * place in it is its "slot"; merge_host adds the arrays, so the GPU result
+ * has the CPU backend's bits whatever the stream or chunk split.
+ *
+ * Records are read as one flat array of nrec * C elements; each thread walks
+ * it with a grid stride and keeps the column of its element up to date by
+ * modular addition (two 64-bit divisions per thread, none per element).
+ *
+ * Two ways to count, chosen by the number of slots S = (3 + nbins) * C:
+ *  - S <= HIST_SHARED_SLOTS (8-bit per-value bins with few columns, small
+ *    ranged histograms): each block counts into S 32-bit shared counters
+ *    and adds the non-zero ones into the 64-bit global counts at its end.
+ *    A launch covers at most HIST_PIECE_ELEMS elements, so no shared
+ *    counter can reach 2^32.
+ *  - otherwise (16-bit per-value bins, large ranged histograms): 64-bit
+ *    global atomics, aggregated per warp with __match_any_sync, so a run of
+ *    equal values (a dark image, a constant signal) costs one atomic per 32
+ *    elements instead of 32 on one address.
+ * Estimates for an H100 (not measured here: this machine has no GPU): the
+ * shared path is bound by shared atomics, some hundreds of GB/s for random
+ * or constant bytes; the global path by L2 atomics, roughly 10^11 per second
+ * for scattered 16-bit values (about 200 GB/s of input) and about a tenth
+ * of that for constant data. Both are above what the host-to-device copies
+ * deliver (PCIe, tens of GB/s), which is why nothing cleverer is done for
+ * 16-bit data (such as shared sub-ranges that read the chunk twice).
+ *
+ * Ranged bins repeat cpu_hist.c's arithmetic operation for operation:
+ * every step is one IEEE operation rounded to nearest (a conversion, a
+ * subtraction, a division, a multiplication, an addition, a rounding to
+ * f16/f32), which gives the same bits on both processors. On the device the
+ * steps are written with the _rn intrinsics, which nvcc never contracts into
+ * fused multiply-adds (it would contract i * step + lo in an edge). Edges
+ * are computed where they are needed, as the CPU does, so there is no edge
+ * table to copy.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "gpu.h"
+
+/* 256 threads and 4 blocks per SM: 32 warps per SM hide the load latency,
+ * and 4 blocks of HIST_SHARED_SLOTS counters (48 KB each) fit the 228 KB of
+ * an H100 SM. */
+#define HIST_THREADS 256
+#define HIST_BLOCKS_PER_SM 4
+/* 48 KB of 32-bit counters: the most a block may use without opting in
+ * (cudaFuncSetAttribute); 8-bit data with up to 47 columns fits. */
+#define HIST_SHARED_SLOTS 12288u
+/* Elements per launch: a shared counter sees at most this many increments,
+ * below 2^32. */
+#define HIST_PIECE_ELEMS ((size_t)1 << 31)
+/* A shared-path block flushes S counters: give it at least 8 elements per
+ * counter, so that small chunks are not dominated by the flush. */
+#define HIST_MIN_PER_SLOT 8
+/* Columns beyond this would overflow the column arithmetic (col + step). */
+#define HIST_MAX_COLUMNS (1u << 30)
+
+#define NO_SLOT UINT64_MAX	/* a lane past the end of the data */
+
+/* ---- exact arithmetic on both processors ------------------------------- */
+
+#ifdef __CUDA_ARCH__
+#define DADD(a, b) __dadd_rn(a, b)
+#define DSUB(a, b) __dsub_rn(a, b)
+#define DMUL(a, b) __dmul_rn(a, b)
+#define DDIV(a, b) __ddiv_rn(a, b)
+#define FSUB(a, b) __fsub_rn(a, b)
+#else				/* host: SSE2 with -ffp-contract=off is the same */
+#define DADD(a, b) ((a) + (b))
+#define DSUB(a, b) ((a) - (b))
+#define DMUL(a, b) ((a) * (b))
+#define DDIV(a, b) ((a) / (b))
+#define FSUB(a, b) ((a) - (b))
+#endif
+
+enum { BT_F16, BT_F32, BT_F64 };		/* the bin type, as in cpu_hist.c */
+enum { CONV_NUM, CONV_F16, CONV_BF16 };	/* how an element becomes a double */
+
+__host__ __device__ static inline float f32_from_bits(uint32_t u)
+{
+	float f;
+
+	memcpy(&f, &u, sizeof f);
+	return f;
+}
+
+/* f16 bits to float; every f16 is exact in float. */
+__host__ __device__ static inline float half_to_float(uint16_t h)
+{
+	uint32_t sign = (uint32_t)(h >> 15) << 31, e = (h >> 10) & 0x1f;
+	uint32_t m = h & 0x3ff;
+
+	if (e == 0x1f)
+		return f32_from_bits(sign | 0x7f800000 | m << 13);
+	if (e != 0)
+		return f32_from_bits(sign | (e + 112) << 23 | m << 13);
+	float sub = (float)m * 0x1p-24f;	/* m < 2^10: exact */
+	return sign ? -sub : sub;
+}
+
+/* x rounded to the nearest f16, ties to even, as bits: numpy's direct
+ * double-to-half rounding (not through float, which could round twice). */
+__host__ __device__ static inline uint16_t half_rn(double x)
+{
+	uint16_t sign = signbit(x) ? 0x8000 : 0;
+	double a = fabs(x);
+	int e;
+
+	if (a != a)
+		return sign | 0x7e00;
+	if (a >= 65520.0)	/* 65504 + half an ulp: ties go to 2^16, inf */
+		return sign | 0x7c00;
+	if (a < 0x1p-14)	/* subnormal or zero: a count of 2^-24 */
+		return sign | (uint16_t)nearbyint(a * 0x1p24);
+	double f = frexp(a, &e);	/* a = f * 2^e, f in [0.5, 1), e in -13..16 */
+	uint32_t m = (uint32_t)nearbyint(ldexp(f, 11));	/* 1024..2048 */
+	uint32_t biased = (uint32_t)(e + 14);	/* a's exponent e - 1, + 15 */
+	if (m == 2048) {	/* rounded up to the next power of two */
+		m = 1024;
+		biased++;	/* <= 30: a < 65520 keeps m < 2048 at e == 16 */
+	}
+	return sign | (uint16_t)(biased << 10) | (uint16_t)(m - 1024);
+}
+
+template <int BT>
+__host__ __device__ static inline double round_to(double x)
+{
+	if (BT == BT_F16)
+		return half_to_float(half_rn(x));
+	if (BT == BT_F32)
+		return (float)x;
+	return x;
+}
+
+template <int CONV, typename T>
+__host__ __device__ static inline double to_double(T x)
+{
+	if constexpr (CONV == CONV_F16)
+		return half_to_float(x);
+	else if constexpr (CONV == CONV_BF16)
+		return f32_from_bits((uint32_t)x << 16);
+	else
+		return (double)x;	/* 64-bit integers round to nearest */
+}
+
+/* ---- ranged bins ------------------------------------------------------- */
+
+/* cpu_hist.c's struct ranged, plus where the slots of the counts start. */
+struct rparams {
+	uint64_t n;
+	double lo, hi;		/* the outer edges, in double */
+	double lob, hib;	/* lo and hi rounded to the bin type */
+	double delta, step;	/* linspace's hi - lo and delta / n */
+	uint64_t counts0;	/* 3 * C: below, above and nan come first */
+	unsigned columns;
+};
+
+template <int BT>
+static struct rparams rparams_make(const struct gs_job *job)
+{
+	struct rparams r;
+
+	r.n = job->bins;
+	r.lo = job->lo;
+	r.hi = job->hi;
+	if (r.lo == r.hi) {
+		r.lo -= 0.5;
+		r.hi += 0.5;
+	}
+	r.lob = round_to<BT>(r.lo);
+	r.hib = round_to<BT>(r.hi);
+	r.delta = r.hi - r.lo;
+	r.step = r.delta / (double)r.n;
+	r.counts0 = 3 * (uint64_t)job->columns;
+	r.columns = job->columns;
+	return r;
+}
+
+/* Edge i in the bin type: numpy's linspace, i * step + lo in two roundings
+ * (i / n * delta + lo where step underflowed), the last edge exactly hi. */
+template <int BT>
+__host__ __device__ static inline double edge_at(const struct rparams &r,
+						 uint64_t i)
+{
+	double y;
+
+	if (i == r.n)
+		return r.hib;
+	if (r.step != 0)
+		y = DMUL((double)i, r.step);
+	else
+		y = DMUL(DDIV((double)i, (double)r.n), r.delta);
+	return round_to<BT>(DADD(y, r.lo));
+}
+
+/* v - lo rounded to the bin type; f16 subtracts in float, as numpy's half
+ * loops do, then rounds to f16. */
+template <int BT>
+__host__ __device__ static inline double diff_in(const struct rparams &r,
+						 double v)
+{
+	if (BT == BT_F16)
+		return half_to_float(half_rn(FSUB((float)v, (float)r.lob)));
+	if (BT == BT_F32)
+		return FSUB((float)v, (float)r.lob);
+	return DSUB(v, r.lob);
+}
+
+/* Where numpy's estimate is infinite or NaN (v - lo overflows the bin type):
+ * the last bin i with edge[i] <= v, lo <= v <= hi. */
+template <int BT>
+__host__ __device__ static uint64_t search_bin(const struct rparams &r,
+					       double v)
+{
+	uint64_t a = 0, b = r.n - 1;
+
+	while (a < b) {
+		uint64_t m = a + (b - a + 1) / 2;
+		if (edge_at<BT>(r, m) <= v)
+			a = m;
+		else
+			b = m - 1;
+	}
+	return a;
+}
+
+/* The bin of v (exact in the bin type): 0..n-1, or n below, n + 1 above,
+ * n + 2 NaN; cpu_hist.c's ranged_bin. */
+template <int BT>
+__host__ __device__ static inline uint64_t ranged_bin(const struct rparams &r,
+						      double v)
+{
+	uint64_t n = r.n, i;
+
+	if (v != v)
+		return n + 2;
+	if (v < r.lob)
+		return n;
+	if (v > r.hib)
+		return n + 1;
+	double est = DMUL(DDIV(diff_in<BT>(r, v), r.delta), (double)n);
+	if (!(est < DADD((double)n, 1.0)))
+		return search_bin<BT>(r, v);
+	i = est < (double)n ? (uint64_t)est : n - 1;
+	if (v < edge_at<BT>(r, i)) {
+		if (i > 0)
+			i--;
+	} else if (i != n - 1 && v >= edge_at<BT>(r, i + 1)) {
+		i++;
+	}
+	return i;
+}
+
+/* ---- slots: where an element is counted --------------------------------- */
+
+template <typename T, int CONV, int BT>
+struct ranged_slot {
+	struct rparams r;
+
+	__host__ __device__ uint64_t operator()(T x, unsigned c) const
+	{
+		uint64_t i = ranged_bin<BT>(r, to_double<CONV>(x));
+
+		if (i < r.n)
+			return r.counts0 + c * r.n + i;
+		return (i - r.n) * r.columns + c;	/* below, above, nan */
+	}
+};
+
+/* One bin per value; flip maps signed values so that the minimum is bin 0. */
+template <typename T>
+struct perval_slot {
+	uint64_t counts0, nbins;
+	unsigned flip;
+
+	__host__ __device__ uint64_t operator()(T x, unsigned c) const
+	{
+		return counts0 + c * nbins + (T)(x ^ flip);
+	}
+};
+
+/* ---- the kernels ---------------------------------------------------------- */
+
+struct shared_sink {
+	uint32_t *cnt;
+
+	__device__ void add(uint64_t slot)
+	{
+		if (slot != NO_SLOT)
+			atomicAdd(&cnt[slot], 1u);
+	}
+};
+
+/* Called by all 32 lanes of a warp together (fold's loop is warp-uniform):
+ * the lowest lane of each group of equal slots adds the group's size. */
+struct global_sink {
+	unsigned long long *cnt;
+
+	__device__ void add(uint64_t slot)
+	{
+		unsigned peers = __match_any_sync(0xffffffffu,
+						  (unsigned long long)slot);
+
+		if (slot != NO_SLOT && (threadIdx.x & 31) == (unsigned)__ffs(peers) - 1)
+			atomicAdd(&cnt[slot], (unsigned long long)__popc(peers));
+	}
+};
+
+/* Thread t of a grid of stride threads counts elements t, t + stride, ...
+ * of p. The loop runs over the warp's first element so that every lane of a
+ * warp makes the same number of trips (global_sink needs them together);
+ * lanes past the end add NO_SLOT. col is the column of element e. */
+template <typename T, class Slot, class Sink>
+__host__ __device__ static void fold(const T *__restrict__ p, size_t nelem,
+				     unsigned C, size_t t, size_t stride,
+				     const Slot &slot, Sink &sink)
+{
+	size_t lane = t % 32;
+	unsigned col = (unsigned)(t % C), step = (unsigned)(stride % C);
+
+	for (size_t e0 = t - lane; e0 < nelem; e0 += stride) {
+		size_t e = e0 + lane;
+
+		sink.add(e < nelem ? slot(p[e], col) : NO_SLOT);
+		col += step;
+		if (col >= C)
+			col -= C;
+	}
+}
+
+/* nslots 32-bit counters per block, flushed into the 64-bit counts. */
+template <typename T, class Slot>
+__global__ void __launch_bounds__(HIST_THREADS)
+hist_shared_kernel(const T *__restrict__ p, size_t nelem, unsigned C,
+		   Slot slot, unsigned nslots, unsigned long long *cnt)
+{
+	extern __shared__ uint32_t sh[];
+	struct shared_sink sink = { sh };
+
+	for (unsigned s = threadIdx.x; s < nslots; s += blockDim.x)
+		sh[s] = 0;
+	__syncthreads();
+	fold(p, nelem, C, (size_t)blockIdx.x * blockDim.x + threadIdx.x,
+	     (size_t)gridDim.x * blockDim.x, slot, sink);
+	__syncthreads();
+	for (unsigned s = threadIdx.x; s < nslots; s += blockDim.x)
+		if (sh[s] != 0)
+			atomicAdd(&cnt[s], (unsigned long long)sh[s]);
+}
+
+template <typename T, class Slot>
+__global__ void __launch_bounds__(HIST_THREADS)
+hist_global_kernel(const T *__restrict__ p, size_t nelem, unsigned C,
+		   Slot slot, unsigned long long *cnt)
+{
+	struct global_sink sink = { cnt };
+
+	fold(p, nelem, C, (size_t)blockIdx.x * blockDim.x + threadIdx.x,
+	     (size_t)gridDim.x * blockDim.x, slot, sink);
+}
+
+/* ---- launchers ------------------------------------------------------------ */
+
+/* Blocks for nelem elements, at least per_block each, at most
+ * HIST_BLOCKS_PER_SM per SM. */
+static unsigned grid_for(size_t nelem, size_t per_block, int nsm)
+{
+	size_t most = (size_t)(nsm > 0 ? nsm : 1) * HIST_BLOCKS_PER_SM;
+	size_t b = (nelem + per_block - 1) / per_block;
+
+	return (unsigned)(b < 1 ? 1 : b > most ? most : b);
+}
+
+/* Count nrec records of p into cnt, nslots slots in all, in launches of at
+ * most HIST_PIECE_ELEMS elements that start on a record. */
+template <typename T, class Slot>
+static cudaError_t launch_slots(const struct gs_job *job, void *dacc,
+				const void *d, size_t nrec, uint64_t nslots,
+				const Slot &slot, int nsm, cudaStream_t s)
+{
+	unsigned C = job->columns;
+	size_t piece = HIST_PIECE_ELEMS / C;	/* records per launch */
+	unsigned long long *cnt = (unsigned long long *)dacc;
+	bool shared = nslots <= HIST_SHARED_SLOTS;
+	size_t per_block = shared ? nslots * HIST_MIN_PER_SLOT : HIST_THREADS;
+
+	if (per_block < HIST_THREADS)
+		per_block = HIST_THREADS;
+	for (size_t r0 = 0; r0 < nrec; r0 += piece) {
+		const T *p = (const T *)d + r0 * C;
+		size_t nelem = (nrec - r0 < piece ? nrec - r0 : piece) * C;
+		unsigned blocks = grid_for(nelem, per_block, nsm);
+
+		if (shared)
+			hist_shared_kernel<<<blocks, HIST_THREADS,
+					     nslots * sizeof(uint32_t), s>>>(
+				p, nelem, C, slot, (unsigned)nslots, cnt);
+		else
+			hist_global_kernel<<<blocks, HIST_THREADS, 0, s>>>(
+				p, nelem, C, slot, cnt);
+		CUDA_LAUNCHED();
+	}
+	return cudaSuccess;
+}
+
+static uint64_t hist_nbins(const struct gs_job *job)
+{
+	if (job->ranged)
+		return job->bins;
+	return (uint64_t)1 << (8 * type_size(job->dtype.type));
+}
+
+static uint64_t hist_nslots(const struct gs_job *job)
+{
+	return (3 + hist_nbins(job)) * job->columns;
+}
+
+template <typename T, int CONV, int BT>
+static cudaError_t launch_ranged(const struct gs_job *job, void *dacc,
+				 const void *d, size_t nrec, int nsm,
+				 cudaStream_t s)
+{
+	struct ranged_slot<T, CONV, BT> slot = { rparams_make<BT>(job) };
+
+	return launch_slots<T>(job, dacc, d, nrec, hist_nslots(job), slot,
+			       nsm, s);
+}
+
+template <typename T>
+static cudaError_t launch_perval(const struct gs_job *job, void *dacc,
+				 const void *d, size_t nrec, int nsm,
+				 cudaStream_t s, unsigned flip)
+{
+	struct perval_slot<T> slot = { 3 * (uint64_t)job->columns,
+				       hist_nbins(job), flip };
+
+	return launch_slots<T>(job, dacc, d, nrec, hist_nslots(job), slot,
+			       nsm, s);
+}
+
+/* The bin types are cpu_hist.c's: f16 for f16, f32 for f32 and bf16, f64
+ * for f64 and every integer. */
+static cudaError_t hist_launch(const struct gs_job *job, void *dacc,
+			       const void *d, const void * /* d2 */,
+			       size_t nrec, int nsm, cudaStream_t s)
+{
+	enum gs_type t = job->dtype.type;
+
+	if (!job->ranged) {
+		if (type_size(t) == 1)
+			return launch_perval<uint8_t>(job, dacc, d, nrec, nsm,
+						      s, t == GS_I8 ? 0x80 : 0);
+		return launch_perval<uint16_t>(job, dacc, d, nrec, nsm, s,
+					       t == GS_I16 ? 0x8000 : 0);
+	}
+	switch (t) {
+	case GS_U8:
+		return launch_ranged<uint8_t, CONV_NUM, BT_F64>(job, dacc, d, nrec, nsm, s);
+	case GS_I8:
+		return launch_ranged<int8_t, CONV_NUM, BT_F64>(job, dacc, d, nrec, nsm, s);
+	case GS_U16:
+		return launch_ranged<uint16_t, CONV_NUM, BT_F64>(job, dacc, d, nrec, nsm, s);
+	case GS_I16:
+		return launch_ranged<int16_t, CONV_NUM, BT_F64>(job, dacc, d, nrec, nsm, s);
+	case GS_U32:
+		return launch_ranged<uint32_t, CONV_NUM, BT_F64>(job, dacc, d, nrec, nsm, s);
+	case GS_I32:
+		return launch_ranged<int32_t, CONV_NUM, BT_F64>(job, dacc, d, nrec, nsm, s);
+	case GS_U64:
+		return launch_ranged<uint64_t, CONV_NUM, BT_F64>(job, dacc, d, nrec, nsm, s);
+	case GS_I64:
+		return launch_ranged<int64_t, CONV_NUM, BT_F64>(job, dacc, d, nrec, nsm, s);
+	case GS_F16:
+		return launch_ranged<uint16_t, CONV_F16, BT_F16>(job, dacc, d, nrec, nsm, s);
+	case GS_BF16:
+		return launch_ranged<uint16_t, CONV_BF16, BT_F32>(job, dacc, d, nrec, nsm, s);
+	case GS_F32:
+		return launch_ranged<float, CONV_NUM, BT_F32>(job, dacc, d, nrec, nsm, s);
+	case GS_F64:
+		return launch_ranged<double, CONV_NUM, BT_F64>(job, dacc, d, nrec, nsm, s);
+	default:
+		return cudaErrorInvalidValue;	/* supports() refused it */
+	}
+}
+
+/* ---- the ops table ---------------------------------------------------------- */
+
+static bool hist_supports(const struct gs_job *job, const char **why)
+{
+	if (!job->ranged && type_size(job->dtype.type) > 2) {
+		*why = "hist: one bin per value needs 8- or 16-bit data";
+		return false;
+	}
+	if (job->ranged && job->bins == 0) {
+		*why = "hist: no bins";
+		return false;
+	}
+	if (job->columns == 0 || job->columns > HIST_MAX_COLUMNS) {
+		*why = "hist: more than 2^30 columns";
+		return false;
+	}
+	return true;
+}
+
+static size_t hist_dev_acc_bytes(const struct gs_job *job)
+{
+	return hist_nslots(job) * sizeof(uint64_t);
+}
+
+static void hist_merge_host(const struct gs_job * /* job */, void *acc,
+			    const void *hacc)
+{
+	struct hist_acc *h = (struct hist_acc *)acc;
+	const uint64_t *src = (const uint64_t *)hacc;
+	uint64_t n = (3 + h->nbins) * h->columns;
+
+	for (uint64_t i = 0; i < n; i++)
+		h->v[i] += src[i];
+}
+
+const struct gpu_ops gpu_hist_ops = {
+	hist_supports,
+	hist_dev_acc_bytes,
+	hist_launch,
+	hist_merge_host,
+};
