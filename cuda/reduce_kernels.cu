@@ -61,15 +61,15 @@ template <> struct red_is_float<red_bf16> : std::true_type {};
 template <> struct red_is_float<float> : std::true_type {};
 template <> struct red_is_float<double> : std::true_type {};
 
-static __device__ inline struct exact_term red_term(red_f16 x) { return exact_f16(x.v); }
-static __device__ inline struct exact_term red_term(red_bf16 x) { return exact_bf16(x.v); }
-static __device__ inline struct exact_term red_term(float x) { return exact_f32(x); }
-static __device__ inline struct exact_term red_term(double x) { return exact_f64(x); }
+static __host__ __device__ inline struct exact_term red_term(red_f16 x) { return exact_f16(x.v); }
+static __host__ __device__ inline struct exact_term red_term(red_bf16 x) { return exact_bf16(x.v); }
+static __host__ __device__ inline struct exact_term red_term(float x) { return exact_f32(x); }
+static __host__ __device__ inline struct exact_term red_term(double x) { return exact_f64(x); }
 
-static __device__ inline double red_f64(red_f16 x) { return exact_f16_to_f32(x.v); }
-static __device__ inline double red_f64(red_bf16 x) { return exact_bf16_to_f32(x.v); }
-static __device__ inline double red_f64(float x) { return x; }
-static __device__ inline double red_f64(double x) { return x; }
+static __host__ __device__ inline double red_f64(red_f16 x) { return exact_f16_to_f32(x.v); }
+static __host__ __device__ inline double red_f64(red_bf16 x) { return exact_bf16_to_f32(x.v); }
+static __host__ __device__ inline double red_f64(float x) { return x; }
+static __host__ __device__ inline double red_f64(double x) { return x; }
 
 /* Order of doubles (not NaN) as unsigned keys, -0.0 < +0.0: negative
  * values reversed below the positive ones. */
@@ -91,7 +91,7 @@ static __host__ __device__ inline double red_f64_of_key(unsigned long long k)
 
 /* The key of x, or false for a NaN. */
 template <typename T>
-static __device__ inline bool red_key(T x, unsigned long long *k)
+static __host__ __device__ inline bool red_key(T x, unsigned long long *k)
 {
 	if constexpr (red_is_float<T>::value) {
 		double v = red_f64(x);
@@ -119,13 +119,17 @@ static __device__ inline size_t red_stride(unsigned columns)
 
 /* This thread's sum of its elements of d[0 .. n), into t. */
 template <typename T>
-static __device__ inline void red_sum_thread(struct exact_thr *t, const T *d,
-					     size_t n, size_t g, size_t stride,
-					     long long *slot)
+static __host__ __device__ inline void
+red_sum_thread(struct exact_thr *t, const T *d, size_t n, size_t g,
+	       size_t stride, long long *slot)
 {
 	if constexpr (red_is_float<T>::value) {
-		for (size_t i = g; i < n; i += stride)
-			exact_thr_add_term(t, red_term(d[i]), slot);
+		for (size_t i = g; i < n; i += stride) {
+			struct exact_term x = red_term(d[i]);
+
+			t->flags |= x.flags;
+			exact_thr_add64(t, (long long)x.m, x.e, slot);
+		}
 	} else if constexpr (sizeof(T) < 8) {
 		long long s = 0;	/* < 2^20 terms of < 2^32 */
 
@@ -168,8 +172,8 @@ red_sum_kernel(struct red_dev_head *h, struct exact_acc *acc, const T *d,
 
 /* Fold x into a thread's word for op. */
 template <typename T, int OP>
-static __device__ inline void red_word_fold(T x, unsigned long long *w,
-					    bool *nan)
+static __host__ __device__ inline void
+red_word_fold(T x, unsigned long long *w, bool *nan)
 {
 	unsigned long long k;
 
