@@ -10,7 +10,8 @@
  *
  * Floats (f16/bf16 read as raw bits and decoded exactly): each non-NaN value
  * v goes into two exact thread accumulators of cuda/exact.cuh, v and v*v
- * (an exact product: 48 bits for f32, 106 for f64); NaNs are only counted.
+ * (an exact product: 48 bits for f32, so both take the 64-bit adder; 106
+ * for f64); NaNs are only counted.
  * Integers: a thread sums v in an __int128 and v^2 (up to 2^128 for 64-bit
  * values) in 192 bits, a 128-bit low part and a carry word, as cpu_stats.c
  * does, and hands both to its exact accumulators once, at its end: no
@@ -162,11 +163,17 @@ __host__ __device__ static void stats_fold_float(struct stats_thr *r,
 			r->nan++;
 			continue;
 		}
-		struct exact_term v = term_of(x);
+		struct exact_term v = term_of(x), v2 = exact_mul(v, v);
 		unsigned long long key = key_of(x);
 
-		exact_thr_add_term(&r->s1, v, slot);
-		exact_thr_add_term(&r->s2, exact_mul(v, v), slot + EXACT_SLOTS);
+		r->s1.flags |= v.flags;
+		r->s2.flags |= v2.flags;
+		exact_thr_add64(&r->s1, (long long)v.m, v.e, slot);
+		if constexpr (std::is_same_v<T, double>)	/* 106 bits */
+			exact_thr_add(&r->s2, v2.m, v2.e, slot + EXACT_SLOTS);
+		else						/* 48 bits */
+			exact_thr_add64(&r->s2, (long long)v2.m, v2.e,
+					slot + EXACT_SLOTS);
 		r->kmax = key > r->kmax ? key : r->kmax;
 		r->nkmin = ~key > r->nkmin ? ~key : r->nkmin;
 	}
