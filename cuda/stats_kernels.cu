@@ -52,10 +52,10 @@
 #define STATS_MIN_PER_THREAD 16
 
 /* The half types as stored: raw bits, decoded by exact.cuh. */
-struct f16_bits {
+struct stats_f16 {
 	unsigned short b;
 };
-struct bf16_bits {
+struct stats_bf16 {
 	unsigned short b;
 };
 
@@ -67,9 +67,9 @@ constexpr bool is_int_v = std::is_integral_v<T>;
 template <typename T>
 __host__ __device__ static inline struct exact_term term_of(T x)
 {
-	if constexpr (std::is_same_v<T, f16_bits>)
+	if constexpr (std::is_same_v<T, stats_f16>)
 		return exact_f16(x.b);
-	else if constexpr (std::is_same_v<T, bf16_bits>)
+	else if constexpr (std::is_same_v<T, stats_bf16>)
 		return exact_bf16(x.b);
 	else if constexpr (std::is_same_v<T, float>)
 		return exact_f32(x);
@@ -80,9 +80,9 @@ __host__ __device__ static inline struct exact_term term_of(T x)
 template <typename T>
 __host__ __device__ static inline bool is_nan(T x)
 {
-	if constexpr (std::is_same_v<T, f16_bits>)
+	if constexpr (std::is_same_v<T, stats_f16>)
 		return (x.b & 0x7fff) > 0x7c00;
-	else if constexpr (std::is_same_v<T, bf16_bits>)
+	else if constexpr (std::is_same_v<T, stats_bf16>)
 		return (x.b & 0x7fff) > 0x7f80;
 	else if constexpr (std::is_same_v<T, float>)
 		return (exact_bits_f32(x) & 0x7fffffffu) > 0x7f800000u;
@@ -107,9 +107,9 @@ __host__ __device__ static inline unsigned long long key_of(T x)
 	} else {
 		unsigned u;
 
-		if constexpr (std::is_same_v<T, f16_bits>)
+		if constexpr (std::is_same_v<T, stats_f16>)
 			u = exact_bits_f32(exact_f16_to_f32(x.b));
-		else if constexpr (std::is_same_v<T, bf16_bits>)
+		else if constexpr (std::is_same_v<T, stats_bf16>)
 			u = (unsigned)x.b << 16;
 		else
 			u = exact_bits_f32(x);
@@ -384,9 +384,9 @@ static cudaError_t stats_launch(const struct gs_job *job, void *dacc,
 	case GS_I64:
 		return stats_launch_t<long long>(job, dacc, d, nrec, nsm, s);
 	case GS_F16:
-		return stats_launch_t<f16_bits>(job, dacc, d, nrec, nsm, s);
+		return stats_launch_t<stats_f16>(job, dacc, d, nrec, nsm, s);
 	case GS_BF16:
-		return stats_launch_t<bf16_bits>(job, dacc, d, nrec, nsm, s);
+		return stats_launch_t<stats_bf16>(job, dacc, d, nrec, nsm, s);
 	case GS_F32:
 		return stats_launch_t<float>(job, dacc, d, nrec, nsm, s);
 	case GS_F64:
