@@ -21,6 +21,22 @@ BUILD = build
 SRCS = $(wildcard src/*.c)
 OBJS = $(SRCS:src/%.c=$(BUILD)/%.o)
 LIBOBJS = $(filter-out $(BUILD)/main.o,$(OBJS))
+# The CUDA backend is built wherever nvcc is found (make CUDA= to leave it
+# out): SASS for sm_90 (H100/H200) plus PTX so newer GPUs run it too, cudart
+# linked statically so the binary needs only the driver.
+CUDA ?= $(shell command -v nvcc 2>/dev/null)
+NVCCFLAGS ?= -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 \
+	     -gencode arch=compute_90,code=compute_90 -Xcompiler -Wall,-Wextra
+ifneq ($(CUDA),)
+CUDA_SRCS = $(wildcard cuda/*.cu)
+CUDA_OBJS = $(CUDA_SRCS:cuda/%.cu=$(BUILD)/cuda/%.o)
+CPPFLAGS += -DGS_HAVE_CUDA
+LINK = $(CUDA) -cudart static $(addprefix -Xcompiler ,$(CFLAGS))
+else
+LINK = $(CC) $(CFLAGS)
+endif
+LIBOBJS += $(CUDA_OBJS)
+
 UNIT_SRCS = $(wildcard tests/unit_*.c)
 UNIT_BINS = $(UNIT_SRCS:tests/%.c=$(BUILD)/tests/%)
 
@@ -40,20 +56,35 @@ $(BUILD)/.deps: | $(BUILD)
 	fi
 	@touch $@
 
-gpustat: $(OBJS)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+gpustat: $(OBJS) $(CUDA_OBJS)
+	$(LINK) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/cuda/%.o: cuda/%.cu $(wildcard cuda/*.h cuda/*.cuh src/*.h) | $(BUILD)/.deps
+	@mkdir -p $(BUILD)/cuda
+	$(CUDA) $(NVCCFLAGS) -Isrc -c -o $@ $<
 
 $(BUILD)/%.o: src/%.c | $(BUILD)/.deps
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -c -o $@ $<
 
 $(BUILD)/tests/%: tests/%.c $(LIBOBJS) | $(BUILD)
 	@mkdir -p $(BUILD)/tests
-	$(CC) $(CPPFLAGS) -Isrc $(WARN) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CPPFLAGS) -Isrc $(WARN) $(CFLAGS) -c -o $@.o $<
+	$(LINK) $(LDFLAGS) -o $@ $@.o $(LIBOBJS) $(LDLIBS)
 
 $(BUILD):
 	@mkdir -p $(BUILD)
 
 unit: $(UNIT_BINS)
+
+# Benchmarks (bench/): the CPU kernel bench and the GPU one (needs nvcc).
+$(BUILD)/bench_kernels: bench/bench_kernels.c $(LIBOBJS)
+	$(CC) $(CPPFLAGS) -Isrc $(WARN) $(CFLAGS) -c -o $@.o $<
+	$(LINK) $(LDFLAGS) -o $@ $@.o $(LIBOBJS) $(LDLIBS)
+
+$(BUILD)/bench_gpu: bench/bench_gpu.cu $(LIBOBJS)
+	$(CUDA) $(NVCCFLAGS) -Isrc -o $@ $< $(LIBOBJS) -cudart static $(LDLIBS)
+
+bench-gpu: $(BUILD)/bench_gpu $(BUILD)/bench_kernels
 
 check: gpustat unit
 	@sh tests/run.sh
@@ -84,5 +115,5 @@ uninstall:
 clean:
 	rm -rf $(BUILD) gpustat
 
-.PHONY: all unit check demo clean
+.PHONY: all unit check demo clean bench-gpu
 -include $(OBJS:.o=.d)

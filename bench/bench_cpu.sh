@@ -7,9 +7,7 @@ set -e
 cd "$(dirname "$0")/.."
 MIB=${1:-1024}
 TMP=${TMPDIR:-/tmp}
-make -s gpustat unit >/dev/null
-cc -O2 -std=c11 -D_GNU_SOURCE -Isrc -o build/bench_kernels bench/bench_kernels.c \
-	$(ls build/*.o | grep -v '/main.o$') -lzstd -lpthread -lm
+make -s gpustat build/bench_kernels >/dev/null
 
 echo "== machine"
 echo "$(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"

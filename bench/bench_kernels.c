@@ -6,6 +6,7 @@
  * best of the repeats. No I/O: this is the ceiling the engine can reach on
  * one core. Build and run with bench/bench_cpu.sh.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,18 +118,57 @@ static const struct bcase cases[] = {
 	{ "scan f64", CMD_SCAN, GS_F64, OP_SUM, false, false },
 };
 
-/* --gen TYPE MIB: write MIB MiB of the benchmark's random data to stdout. */
+/* One random element of type t: integers take random bits; floats mix
+ * magnitudes over 2^-20..2^20 and both signs, to exercise many exponents. */
+static void gen_one(unsigned char *p, enum gs_type t)
+{
+	uint64_t r = next();
+	double u = (double)(r >> 11) * 0x1p-53;
+	double f = (u - 0.5) * ldexp(1.0, (int)(next() % 41) - 20);
+	float g = (float)f;
+
+	switch (t) {
+	case GS_F64:
+		memcpy(p, &f, 8);
+		break;
+	case GS_F32:
+		memcpy(p, &g, 4);
+		break;
+	case GS_BF16: {
+		uint32_t b;
+
+		memcpy(&b, &g, 4);
+		b >>= 16;
+		memcpy(p, &b, 2);
+		break;
+	}
+	case GS_F16: {
+		/* a finite half: random sign, exponent 1..30, mantissa */
+		uint16_t h = (uint16_t)((r & 0x8000) | ((1 + r % 30) << 10) |
+					((r >> 20) & 0x3ff));
+		memcpy(p, &h, 2);
+		break;
+	}
+	default:
+		memcpy(p, &r, type_size(t));
+	}
+}
+
+/* --gen TYPE MIB: write MIB MiB of random TYPE elements to stdout. */
 static int gen(const char *type, size_t mib)
 {
-	enum gs_type t = strcmp(type, "f64") == 0 ? GS_F64 :
-			 strcmp(type, "u8") == 0 ? GS_U8 : GS_F32;
+	struct gs_dtype d;
+	bool explicit;
 	size_t block = 1 << 20;
-	void *buf = malloc(block);
+	unsigned char *buf = malloc(block);
 
-	if (!buf)
+	if (!buf || type_parse(type, &d, &explicit) < 0)
 		return 1;
+	size_t sz = type_size(d.type);
+
 	for (size_t i = 0; i < mib; i++) {
-		fill(buf, block / type_size(t), t);
+		for (size_t j = 0; j < block; j += sz)
+			gen_one(buf + j, d.type);
 		if (fwrite(buf, 1, block, stdout) != block)
 			return 1;
 	}

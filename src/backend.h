@@ -55,6 +55,7 @@ struct backend {
 };
 
 extern const struct backend backend_cpu;
+extern const struct backend backend_auto;	/* CPU first, then the GPU */
 
 /* --backend: which one to use. */
 enum backend_choice { BACKEND_AUTO, BACKEND_CPU, BACKEND_CUDA };
@@ -63,7 +64,11 @@ enum backend_choice { BACKEND_AUTO, BACKEND_CPU, BACKEND_CUDA };
  * --backend cuda without a usable GPU). *why says why, for -v. */
 const struct backend *backend_select(enum backend_choice choice,
 				     const struct gs_job *job,
-				     int64_t input_bytes, const char **why,
-				     struct gs_err *err);
+				     int64_t input_bytes, int device,
+				     const char **why, struct gs_err *err);
+
+/* What the last backend_auto run did, for -v: chunks on each side and when
+ * the GPU became ready (or why it did not). */
+void backend_auto_report(char *buf, size_t n);
 
 #endif

@@ -421,7 +421,8 @@ int cli_run(struct cli *c, struct input *in, struct input *in2,
 {
 	const char *why = "";
 	const struct backend *be = backend_select(c->backend, &c->job,
-						  input_bytes, &why, err);
+						  input_bytes, c->eo.device,
+						  &why, err);
 
 	if (!be)
 		return -1;
@@ -429,17 +430,25 @@ int cli_run(struct cli *c, struct input *in, struct input *in2,
 		fprintf(stderr, "gpustat: backend: %s (%d thread%s): %s\n",
 			be->name, c->eo.threads, c->eo.threads == 1 ? "" : "s",
 			why);
-	if (!progress_wanted(c->progress))
-		return engine_run(&c->job, &c->eo, be, in, in2, sink, acc, st, err);
-
 	struct progress p;
+	bool show = progress_wanted(c->progress);
 
-	progress_start(&p, input_bytes, c->progress > 0);
-	c->eo.counter = &p.bytes;
+	if (show) {
+		progress_start(&p, input_bytes, c->progress > 0);
+		c->eo.counter = &p.bytes;
+	}
 	int rc = engine_run(&c->job, &c->eo, be, in, in2, sink, acc, st, err);
 
-	progress_stop(&p);
-	c->eo.counter = NULL;
+	if (show) {
+		progress_stop(&p);
+		c->eo.counter = NULL;
+	}
+	if (c->verbose && be == &backend_auto) {
+		char what[700];
+
+		backend_auto_report(what, sizeof(what));
+		fprintf(stderr, "gpustat: backend: %s\n", what);
+	}
 	return rc;
 }
 

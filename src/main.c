@@ -2,11 +2,16 @@
  * main.c - find the command and run it; nothing else. Each command lives in
  * its own cmd_*.c (see cmds.h) and returns the exit status.
  */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <zstd.h>
 #include "cmds.h"
+#ifdef GS_HAVE_CUDA
+#include "../cuda/gpustat_cuda.h"
+#endif
 
 struct command {
 	const char *name;
@@ -45,10 +50,17 @@ static void version(void)
 {
 	printf("gpustat %s\n", GS_VERSION);
 	printf("zstd %s\n", ZSTD_versionString());
+#ifdef GS_HAVE_CUDA
+	char buf[2048];
+
+	cuda_describe(buf, sizeof(buf));
+	printf("%s\n", buf);
+#else
 	printf("cuda: not built in\n");
+#endif
 }
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv)
 {
 	/* Die quietly on a closed pipe, like cat, even if our parent ignored
 	 * SIGPIPE. */
@@ -72,4 +84,18 @@ int main(int argc, char **argv)
 	fprintf(stderr, "gpustat: '%s' is not a command (try 'gpustat --help')\n",
 		argv[1]);
 	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	int rc = run(argc, argv);
+
+	if (fflush(stdout) != 0 && rc == 0) {
+		fprintf(stderr, "gpustat: stdout: write error: %s\n", strerror(errno));
+		rc = 1;
+	}
+	/* _exit: a GPU that was still starting in the background (see
+	 * backend_auto.c) must not hold the exit up in CUDA's exit handlers;
+	 * every result is written and checked by now. */
+	_exit(rc);
 }

@@ -1,0 +1,168 @@
+/*
+ * bench_gpu.cu - gpustat's kernels on device-resident data, next to CUB on
+ * the same data in the same run: DeviceHistogram::HistogramEven (u8),
+ * DeviceReduce::Sum (f32, plain float: CUB's rounding, not exact) and
+ * DeviceScan::InclusiveSum (f32). Times are CUDA events around 20 launches
+ * after 3 warm-ups, median of 5 such runs; GB/s counts input bytes read.
+ *
+ * Build: make bench-gpu (links the CUDA kernels and the C objects).
+ * Run:   build/bench_gpu [MIB]      (default 1024 MiB of input)
+ */
+#include <algorithm>
+#include <cub/cub.cuh>
+#include <stdio.h>
+#include <stdlib.h>
+#include <vector>
+#include "../cuda/gpu.h"
+
+#define REPS 20
+#define RUNS 5
+
+#define CK(call) do {                                                     \
+	cudaError_t e_ = (call);                                          \
+	if (e_ != cudaSuccess) {                                          \
+		fprintf(stderr, "%s: %s\n", #call, cudaGetErrorString(e_)); \
+		exit(1);                                                  \
+	}                                                                 \
+} while (0)
+
+template <typename F>
+static double median_ms(F launch)
+{
+	cudaEvent_t a, b;
+	std::vector<float> t;
+
+	CK(cudaEventCreate(&a));
+	CK(cudaEventCreate(&b));
+	for (int i = 0; i < 3; i++)
+		launch();
+	for (int r = 0; r < RUNS; r++) {
+		float ms;
+
+		CK(cudaEventRecord(a));
+		for (int i = 0; i < REPS; i++)
+			launch();
+		CK(cudaEventRecord(b));
+		CK(cudaEventSynchronize(b));
+		CK(cudaEventElapsedTime(&ms, a, b));
+		t.push_back(ms / REPS);
+	}
+	std::sort(t.begin(), t.end());
+	return t[RUNS / 2];
+}
+
+__global__ void fill_f32(float *p, size_t n)
+{
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+	     i += (size_t)gridDim.x * blockDim.x) {
+		unsigned h = (unsigned)(i * 2654435761u) ^ (unsigned)(i >> 32);
+
+		h ^= h >> 13;
+		h *= 0x5bd1e995u;
+		p[i] = (float)(h & 0xffffff) * (1.0f / 16777216.0f) - 0.25f;
+	}
+}
+
+static void row(const char *name, size_t bytes, double ms, double ref_ms)
+{
+	double gbs = bytes / ms / 1e6;
+
+	if (ref_ms > 0)
+		printf("%-34s %9.3f ms %8.0f GB/s %8.2f x CUB\n", name, ms, gbs,
+		       ref_ms / ms);
+	else
+		printf("%-34s %9.3f ms %8.0f GB/s\n", name, ms, gbs);
+}
+
+/* gpustat's kernels for job over n records at d: launch into a zeroed
+ * device accumulator, as the backend does for one chunk. */
+static double ours(const struct gs_job *job, const gpu_ops *ops, const void *d,
+		   const void *d2, size_t n, int nsm)
+{
+	size_t ab = ops->dev_acc_bytes(job);
+	void *dacc;
+	const char *why;
+
+	if (!ops->supports(job, &why)) {
+		printf("(not supported: %s)\n", why);
+		return -1;
+	}
+	CK(cudaMalloc(&dacc, ab));
+	CK(cudaMemset(dacc, 0, ab));
+	double ms = median_ms([&] { CK(ops->launch(job, dacc, d, d2, n, nsm, 0)); });
+	CK(cudaFree(dacc));
+	return ms;
+}
+
+int main(int argc, char **argv)
+{
+	size_t bytes = (size_t)(argc > 1 ? atol(argv[1]) : 1024) << 20;
+	size_t n = bytes / 4;
+	int nsm;
+	float *x, *y, *out;
+	float *sum;
+	unsigned *hist;
+	void *tmp = NULL;
+	size_t tmp_bytes = 0, t2 = 0;
+
+	CK(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, 0));
+	CK(cudaMalloc(&x, bytes));
+	CK(cudaMalloc(&y, bytes));
+	CK(cudaMalloc(&out, bytes));
+	CK(cudaMalloc(&sum, sizeof(float)));
+	CK(cudaMalloc(&hist, 256 * sizeof(unsigned)));
+	fill_f32<<<nsm * 4, 256>>>(x, n);
+	fill_f32<<<nsm * 4, 256>>>(y, n);
+	CK(cudaDeviceSynchronize());
+
+	cub::DeviceReduce::Sum(NULL, tmp_bytes, x, sum, (int64_t)n);
+	cub::DeviceScan::InclusiveSum(NULL, t2, x, out, (int64_t)n);
+	tmp_bytes = std::max(tmp_bytes, t2);
+	cub::DeviceHistogram::HistogramEven(NULL, t2, (const unsigned char *)x,
+					    hist, 257, 0, 256, (int64_t)bytes);
+	tmp_bytes = std::max(tmp_bytes, t2);
+	CK(cudaMalloc(&tmp, tmp_bytes));
+
+	double d2d = median_ms([&] { CK(cudaMemcpyAsync(out, x, bytes, cudaMemcpyDeviceToDevice)); });
+	double cub_sum = median_ms([&] { size_t tb = tmp_bytes; CK(cub::DeviceReduce::Sum(tmp, tb, x, sum, (int64_t)n)); });
+	double cub_scan = median_ms([&] { size_t tb = tmp_bytes; CK(cub::DeviceScan::InclusiveSum(tmp, tb, x, out, (int64_t)n)); });
+	double cub_hist = median_ms([&] {
+		size_t tb = tmp_bytes;
+		CK(cub::DeviceHistogram::HistogramEven(tmp, tb, (const unsigned char *)x,
+						       hist, 257, 0, 256, (int64_t)bytes));
+	});
+
+	printf("%-34s %12s %13s %11s\n", "kernel (device-resident input)", "time",
+	       "input rate", "vs CUB");
+	row("device-to-device copy (read+write)", 2 * bytes, d2d, 0);
+	row("CUB HistogramEven u8", bytes, cub_hist, 0);
+	row("CUB DeviceReduce::Sum f32 (plain)", bytes, cub_sum, 0);
+	row("CUB InclusiveSum f32 (read+write)", 2 * bytes, cub_scan, 0);
+
+	struct gs_job job = {};
+
+	job.columns = 1;
+	job.cmd = CMD_HIST;
+	job.dtype.type = GS_U8;
+	row("gpustat hist u8", bytes, ours(&job, &gpu_hist_ops, x, NULL, bytes, nsm), cub_hist);
+	job.cmd = CMD_REDUCE;
+	job.op = OP_SUM;
+	job.dtype.type = GS_F32;
+	row("gpustat sum f32 (exact)", bytes, ours(&job, &gpu_reduce_ops, x, NULL, n, nsm), cub_sum);
+	job.dtype.type = GS_F64;
+	row("gpustat sum f64 (exact)", bytes, ours(&job, &gpu_reduce_ops, x, NULL, n / 2, nsm), cub_sum);
+	job.dtype.type = GS_F32;
+	job.cmd = CMD_STATS;
+	row("gpustat stats f32 (exact)", bytes, ours(&job, &gpu_stats_ops, x, NULL, n, nsm), cub_sum);
+	job.cmd = CMD_DOT;
+	job.two_inputs = true;
+	row("gpustat dot f32 A B (exact)", 2 * bytes, ours(&job, &gpu_dot_ops, x, y, n, nsm), 0);
+	job.two_inputs = false;
+	job.cmd = CMD_HIST;
+	job.ranged = true;
+	job.bins = 100;
+	job.lo = 0;
+	job.hi = 1;
+	row("gpustat hist f32 --bins 100", bytes, ours(&job, &gpu_hist_ops, x, NULL, n, nsm), 0);
+	return 0;
+}

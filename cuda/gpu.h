@@ -1,0 +1,52 @@
+/*
+ * gpu.h - what the CUDA backend (backend_cuda.cu) needs from each command's
+ * kernels (*_kernels.cu). C++/CUDA only: src/ never sees this file; it
+ * reaches the backend through cuda/gpustat_cuda.h.
+ *
+ * A command keeps a device accumulator per CUDA stream: dev_acc_bytes() of
+ * device memory that the backend zeroes once at open (cudaMemsetAsync), that
+ * launch() folds chunks into (kernels on the given stream, no host sync, no
+ * allocation), and that merge_host() adds, after a copy to the host, into
+ * the command's CPU accumulator (src/acc.h) exactly. Because every merge is
+ * exact, the GPU result has the same bits as the CPU backend's.
+ */
+#ifndef GPU_H
+#define GPU_H
+
+#include <cuda_runtime.h>
+
+extern "C" {
+#include "../src/acc.h"
+}
+
+struct gpu_ops {
+	/* Can these kernels do job? If not, *why says so (for -v). */
+	bool (*supports)(const struct gs_job *job, const char **why);
+	size_t (*dev_acc_bytes)(const struct gs_job *job);
+	/* Fold nrec records at d (and d2 for dot A B), native byte order,
+	 * into dacc. nsm: the device's multiprocessor count, to size grids. */
+	cudaError_t (*launch)(const struct gs_job *job, void *dacc,
+			      const void *d, const void *d2, size_t nrec,
+			      int nsm, cudaStream_t s);
+	/* hacc: a host copy of a device accumulator; acc: made by the
+	 * command's acc_init (src/acc.h). acc += hacc, exactly. */
+	void (*merge_host)(const struct gs_job *job, void *acc, const void *hacc);
+};
+
+extern const struct gpu_ops gpu_reduce_ops;	/* reduce_kernels.cu */
+extern const struct gpu_ops gpu_stats_ops;	/* stats_kernels.cu */
+extern const struct gpu_ops gpu_dot_ops;	/* dot_kernels.cu */
+extern const struct gpu_ops gpu_hist_ops;	/* hist_kernels.cu */
+
+/* Check a CUDA call: on failure, return its error (the caller turns it into
+ * a struct gs_err with the call's text and file:line, see CUDA_TRY). */
+#define CUDA_RET(call) do {                                               \
+	cudaError_t e_ = (call);                                          \
+	if (e_ != cudaSuccess)                                            \
+		return e_;                                                \
+} while (0)
+
+/* After a launch: the launch's own error. */
+#define CUDA_LAUNCHED() CUDA_RET(cudaGetLastError())
+
+#endif

@@ -1,0 +1,203 @@
+/*
+ * backend_auto.c - --backend auto with a GPU at hand: begin on the CPU at
+ * once, start the GPU (context, streams, device buffers: hundreds of
+ * milliseconds) on a thread of its own, and send each later chunk to the GPU
+ * once it is ready. The reader never waits for CUDA, small jobs finish in
+ * CPU time, and large ones move to the GPU after the first chunks.
+ *
+ * Both sides fold into accumulators with exact merges, so which chunk ran
+ * where never changes a bit of the result. The engine's buffers come from
+ * malloc (the CPU needs them before CUDA exists); each is pinned with
+ * cudaHostRegister the first time the GPU copies from it.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "backend.h"
+#ifdef GS_HAVE_CUDA
+#include "../cuda/gpustat_cuda.h"
+#endif
+
+#define MAX_PINNED 32		/* engine buffers, both streams of dot A B */
+
+enum { GPU_STARTING, GPU_READY, GPU_FAILED };
+
+struct hybrid {
+	struct backend_env env;
+	void *cpu, *gpu;
+	pthread_t tid;
+	bool started;
+	_Atomic int state;
+	char why[sizeof(((struct gs_err *)0)->what)];
+	double t0, t_ready;
+	bool device_set;		/* cudaSetDevice on the submitting thread */
+	size_t cap;			/* bytes of one buffer */
+	void *pinned[MAX_PINNED];
+	int npinned;
+	uint64_t ncpu, ngpu;
+};
+
+/* What the last run did, for -v (one run per process, so a static). */
+static char last_report[sizeof(((struct gs_err *)0)->what) + 100] = "cpu only";
+
+void backend_auto_report(char *buf, size_t n)
+{
+	snprintf(buf, n, "%s", last_report);
+}
+
+#ifdef GS_HAVE_CUDA
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void *gpu_start(void *v)
+{
+	struct hybrid *h = v;
+	struct gs_err err;
+
+	if (cuda_probe(h->env.device, h->why, sizeof(h->why)) < 0) {
+		atomic_store(&h->state, GPU_FAILED);
+		return NULL;
+	}
+	if (backend_cuda.open(&h->gpu, &h->env, &err) < 0) {
+		backend_cuda.close(h->gpu);
+		h->gpu = NULL;
+		snprintf(h->why, sizeof(h->why), "%s", err.what);
+		atomic_store(&h->state, GPU_FAILED);
+		return NULL;
+	}
+	h->t_ready = now() - h->t0;
+	atomic_store(&h->state, GPU_READY);
+	return NULL;
+}
+
+static void *hyb_alloc(size_t n)
+{
+	return malloc(n);
+}
+
+static void hyb_free(void *p)
+{
+	free(p);
+}
+
+static int hyb_open(void **ctxp, const struct backend_env *env, struct gs_err *err)
+{
+	struct hybrid *h = calloc(1, sizeof(*h));
+
+	*ctxp = h;
+	if (!h)
+		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
+	h->env = *env;
+	h->t0 = now();
+	h->cap = env->chunk_records * job_record_size(env->job);
+	atomic_store(&h->state, GPU_STARTING);
+	if (backend_cpu.open(&h->cpu, env, err) < 0)
+		return -1;
+	h->started = pthread_create(&h->tid, NULL, gpu_start, h) == 0;
+	if (!h->started)
+		atomic_store(&h->state, GPU_FAILED);
+	return 0;
+}
+
+/* Pin a buffer the first time the GPU copies from it. Unpinned memory
+ * still works, only slower, so a failure here is not an error. */
+static void pin(struct hybrid *h, void *p)
+{
+	for (int i = 0; i < h->npinned; i++)
+		if (h->pinned[i] == p)
+			return;
+	if (h->npinned < MAX_PINNED && cuda_pin(p, h->cap) == 0)
+		h->pinned[h->npinned++] = p;
+}
+
+static int hyb_submit(void *v, const struct chunk *ch, struct gs_err *err)
+{
+	struct hybrid *h = v;
+
+	if (atomic_load(&h->state) != GPU_READY) {
+		h->ncpu++;
+		return backend_cpu.submit(h->cpu, ch, err);
+	}
+	if (!h->device_set) {
+		char why[300];
+
+		if (cuda_probe(h->env.device, why, sizeof(why)) < 0)
+			return gs_fail(err, GS_ERUNTIME, "cuda", "%s", why);
+		h->device_set = true;
+	}
+	pin(h, ch->data);
+	if (ch->data2)
+		pin(h, ch->data2);
+	h->ngpu++;
+	return backend_cuda.submit(h->gpu, ch, err);
+}
+
+static int hyb_finish(void *v, void *acc, struct gs_err *err)
+{
+	struct hybrid *h = v;
+
+	if (backend_cpu.finish(h->cpu, acc, err) < 0)
+		return -1;
+	if (h->ngpu && backend_cuda.finish(h->gpu, acc, err) < 0)
+		return -1;
+	if (atomic_load(&h->state) == GPU_FAILED)
+		snprintf(last_report, sizeof(last_report), "cpu: %llu chunks "
+			 "(no GPU: %s)", (unsigned long long)h->ncpu, h->why);
+	else
+		snprintf(last_report, sizeof(last_report), "cpu: %llu chunks, "
+			 "cuda: %llu chunks (GPU ready after %.0f ms)",
+			 (unsigned long long)h->ncpu, (unsigned long long)h->ngpu,
+			 1e3 * h->t_ready);
+	return 0;
+}
+
+static void hyb_close(void *v)
+{
+	struct hybrid *h = v;
+
+	if (!h)
+		return;
+	backend_cpu.close(h->cpu);
+	if (h->started && atomic_load(&h->state) == GPU_STARTING) {
+		/* Still starting: do not wait for it. Nothing was pinned, and
+		 * main() ends the process without running CUDA's exit
+		 * handlers under the starting thread's feet. */
+		pthread_detach(h->tid);
+		return;
+	}
+	if (h->started)
+		pthread_join(h->tid, NULL);
+	if (h->gpu)
+		backend_cuda.close(h->gpu);
+	for (int i = 0; i < h->npinned; i++)
+		cuda_unpin(h->pinned[i]);
+	free(h);
+}
+
+const struct backend backend_auto = {
+	.name = "auto",
+	.host_alloc = hyb_alloc,
+	.host_free = hyb_free,
+	.open = hyb_open,
+	.submit = hyb_submit,
+	.finish = hyb_finish,
+	.close = hyb_close,
+};
+
+#else
+
+/* Without CUDA, backend_select never picks it; it is the CPU by name. */
+const struct backend backend_auto = {
+	.name = "auto",
+};
+
+#endif
