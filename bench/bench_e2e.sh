@@ -13,15 +13,15 @@ build/bench_kernels --gen f32 "$MIB" > "$F"
 build/bench_kernels --gen u8 "$MIB" > "$U"
 BYTES=$(stat -c %s "$F")
 
-best() {	# best wall seconds of 3 runs of a shell command
+best() {	# best wall seconds of 3 runs of a shell command (awk: no bc there)
 	b=
 	for _ in 1 2 3; do
-		t0=$(date +%s.%N)
+		t0=$(date +%s%N)
 		sh -c "$1" > /dev/null
-		t=$(echo "$(date +%s.%N) - $t0" | bc -l)
-		if [ -z "$b" ] || [ "$(echo "$t < $b" | bc -l)" = 1 ]; then b=$t; fi
+		t=$(( $(date +%s%N) - t0 ))
+		if [ -z "$b" ] || [ "$t" -lt "$b" ]; then b=$t; fi
 	done
-	echo "$b"
+	awk -v n="$b" 'BEGIN { printf "%.4f", n / 1e9 }'
 }
 cat "$F" "$U" > /dev/null
 CAT=$(best "cat $F")
@@ -29,8 +29,8 @@ PIPE=$(best "cat $F | cat")
 printf '%-44s %8s %8s %8s\n' "end to end, ${MIB} MiB page-cached" "s" "GB/s" "ratio"
 line() {	# name, baseline seconds, command
 	t=$(best "$3")
-	printf '%-44s %8.3f %8.2f %8.2f\n' "$1" "$t" "$(echo "$BYTES / $t / 1000000000" | bc -l)" \
-		"$(echo "$2 / $t" | bc -l)"
+	awk -v name="$1" -v t="$t" -v base="$2" -v bytes="$BYTES" \
+		'BEGIN { printf "%-44s %8.3f %8.2f %8.2f\n", name, t, bytes / t / 1e9, base / t }'
 }
 line "cat FILE > /dev/null" "$CAT" "cat $F"
 line "cat FILE | cat > /dev/null" "$CAT" "cat $F | cat"
