@@ -184,17 +184,6 @@ static bool row_empty(struct hist_acc *h, uint64_t bin)
 	return true;
 }
 
-static int64_t bin_value(const struct gs_job *job, uint64_t bin)
-{
-	int64_t v = (int64_t)bin;
-
-	if (job->dtype.type == GS_I8)
-		v -= 128;
-	else if (job->dtype.type == GS_I16)
-		v -= 32768;
-	return v;
-}
-
 static void emit_table(const struct hist_opts *ho, struct sbuf *b,
 		       struct hist_acc *h, const double *edges)
 {
@@ -217,7 +206,7 @@ static void emit_table(const struct hist_opts *ho, struct sbuf *b,
 			sb_addn(b, &sep, 1);
 			sb_double(b, edges[i + 1]);
 		} else {
-			sb_addf(b, "%lld", (long long)bin_value(&c->job, i));
+			sb_addf(b, "%lld", (long long)hist_bin_value(&c->job, i));
 		}
 		for (uint64_t k = 0; k < h->columns; k++) {
 			sb_addn(b, &sep, 1);
@@ -278,7 +267,7 @@ static void emit_json(const struct hist_opts *ho, struct sbuf *b,
 	for (uint64_t i = 0; i < h->nbins; i++) {
 		if (ho->nonzero && row_empty(h, i))
 			continue;
-		sb_addf(b, "%s%lld", first ? "" : ",", (long long)bin_value(job, i));
+		sb_addf(b, "%s%lld", first ? "" : ",", (long long)hist_bin_value(job, i));
 		first = false;
 	}
 	sb_add(b, "],\"counts\":[");

@@ -34,7 +34,7 @@ void plot_opts_detect(struct plot_opts *o, int fd, bool log)
 	o->color = isatty(fd) && !getenv("NO_COLOR");
 }
 
-static int64_t value_of(const struct gs_job *job, uint64_t bin)
+int64_t hist_bin_value(const struct gs_job *job, uint64_t bin)
 {
 	int64_t v = (int64_t)bin;
 
@@ -59,10 +59,10 @@ static void label(char *s, const struct gs_job *job, const double *edges,
 		sb_double(&b, edges[last + 1]);
 		sb_add(&b, last + 1 == job->bins ? "]" : ")");
 	} else if (first == last) {
-		sb_addf(&b, "%lld", (long long)value_of(job, first));
+		sb_addf(&b, "%lld", (long long)hist_bin_value(job, first));
 	} else {
-		sb_addf(&b, "%lld-%lld", (long long)value_of(job, first),
-			(long long)value_of(job, last));
+		sb_addf(&b, "%lld-%lld", (long long)hist_bin_value(job, first),
+			(long long)hist_bin_value(job, last));
 	}
 	snprintf(s, LABEL_MAX, "%s", b.p ? b.p : "");
 	sb_free(&b);

@@ -23,6 +23,9 @@ struct plot_opts {
  * NO_COLOR, LC_ALL/LC_CTYPE/LANG) for output on fd. */
 void plot_opts_detect(struct plot_opts *o, int fd, bool log);
 
+/* The value that per-value bin `bin` counts (i8 bin 0 is -128). */
+int64_t hist_bin_value(const struct gs_job *job, uint64_t bin);
+
 void plot_hist(struct sbuf *b, const struct gs_job *job, struct hist_acc *h,
 	       const double *edges, const struct plot_opts *o);
 
