@@ -94,7 +94,7 @@ check: gpustat unit
 demo: gpustat
 	./gpustat hist --nonzero fixtures/demo/photo.pgm | head -n 5
 	./gpustat stats fixtures/demo/samples.f32.zst
-	./gpustat hist --bins 8 --range 0:20 fixtures/demo/samples.f32.zst
+	./gpustat hist -t f32 --bins 8 --range 0:20 fixtures/demo/samples.f32.zst
 
 install: gpustat
 	$(INSTALL) -d $(DESTDIR)$(bindir) $(DESTDIR)$(man1dir) \
