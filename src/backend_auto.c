@@ -149,9 +149,15 @@ static int hyb_finish(void *v, void *acc, struct gs_err *err)
 		return -1;
 	if (h->ngpu && backend_cuda.finish(h->gpu, acc, err) < 0)
 		return -1;
-	if (atomic_load(&h->state) == GPU_FAILED)
+	int state = atomic_load(&h->state);
+
+	if (state == GPU_FAILED)
 		snprintf(last_report, sizeof(last_report), "cpu: %llu chunks "
 			 "(no GPU: %s)", (unsigned long long)h->ncpu, h->why);
+	else if (state == GPU_STARTING)
+		snprintf(last_report, sizeof(last_report), "cpu: %llu chunks "
+			 "(done before the GPU had started)",
+			 (unsigned long long)h->ncpu);
 	else
 		snprintf(last_report, sizeof(last_report), "cpu: %llu chunks, "
 			 "cuda: %llu chunks (GPU ready after %.0f ms)",
@@ -176,8 +182,13 @@ static void hyb_close(void *v)
 	}
 	if (h->started)
 		pthread_join(h->tid, NULL);
-	if (h->gpu)
-		backend_cuda.close(h->gpu);
+	if (h->gpu) {
+		char why[300];
+
+		/* the GPU's calls belong on its device, on this thread too */
+		if (h->device_set || cuda_probe(h->env.device, why, sizeof(why)) == 0)
+			backend_cuda.close(h->gpu);
+	}
 	for (int i = 0; i < h->npinned; i++)
 		cuda_unpin(h->pinned[i]);
 	free(h);

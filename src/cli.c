@@ -153,7 +153,8 @@ static void warn_operand(void *ctx, const struct gs_err *err)
 	struct cli *c = ctx;
 
 	c->operand_failed = true;
-	cli_report(c, err);
+	if (!c->mute_operands)
+		cli_report(c, err);
 }
 
 /* ---- options ------------------------------------------------------------ */
@@ -430,7 +431,9 @@ int cli_run(struct cli *c, struct input *in, struct input *in2,
 		fprintf(stderr, "gpustat: backend: %s (%d thread%s): %s\n",
 			be->name, c->eo.threads, c->eo.threads == 1 ? "" : "s",
 			why);
-	struct progress p;
+	/* static: after a backend error the engine leaves its reader
+	 * running (it may sit in a blocking read), still counting into it */
+	static struct progress p;
 	bool show = progress_wanted(c->progress);
 
 	if (show) {

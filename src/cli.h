@@ -40,6 +40,7 @@ struct cli {
 	char **operands;
 	int noperands;
 	bool operand_failed;		/* an operand was reported */
+	bool mute_operands;		/* a second pass: reported already */
 };
 
 /* Parse argv (argv[0] is the command name). Returns 0, 1 when --help was

@@ -152,6 +152,7 @@ static int find_range(struct cli *c, struct input *in, int64_t bytes,
 			       "is not finite; give --range LO:HI", c->job.lo,
 			       c->job.hi);
 	widen(&c->job);
+	c->mute_operands = true;	/* pass 1 reported them */
 	return input_rewind(in, err);
 }
 

@@ -304,61 +304,71 @@ int engine_run(const struct gs_job *job, const struct engine_opts *eo,
 	       struct sink *sink, void *acc, struct engine_stats *st,
 	       struct gs_err *err)
 {
-	struct engine e = {
-		.job = job, .be = be, .in = in, .in2 = in2,
-		.rec = job_record_size(job), .stall_ms = eo->stall_ms,
-		.counter = eo->counter,
-	};
-	size_t chunk_records = eo->chunk_size / e.rec;
+	/* On the heap: after a backend error the reader is left running (it
+	 * may sit in a blocking read of a pipe), so on that path the engine is
+	 * deliberately not freed. */
+	struct engine *ep = calloc(1, sizeof(*ep));
+
+	if (!ep)
+		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
+	ep->job = job;
+	ep->be = be;
+	ep->in = in;
+	ep->in2 = in2;
+	ep->rec = job_record_size(job);
+	ep->stall_ms = eo->stall_ms;
+	ep->counter = eo->counter;
+	size_t chunk_records = eo->chunk_size / ep->rec;
 
 	if (chunk_records == 0)
 		chunk_records = 1;
-	e.cap = chunk_records * e.rec;
+	ep->cap = chunk_records * ep->rec;
 	memset(st, 0, sizeof(*st));
-	pthread_mutex_init(&e.lock, NULL);
-	pthread_cond_init(&e.cv, NULL);
+	pthread_mutex_init(&ep->lock, NULL);
+	pthread_cond_init(&ep->cv, NULL);
 
 	struct backend_env env = {
 		.job = job, .chunk_records = chunk_records,
 		.threads = eo->threads, .device = eo->device,
 		.streams = eo->streams, .sink = sink,
-		.release = release, .engine = &e,
+		.release = release, .engine = ep,
 	};
 	void *ctx = NULL;
 	pthread_t reader;
 	int rc = -1;
 
-	if (alloc_buffers(&e, err) < 0)
+	if (alloc_buffers(ep, err) < 0)
 		goto out;
 	if (be->open(&ctx, &env, err) < 0)
 		goto out_close;
-	if (pthread_create(&reader, NULL, reader_main, &e) != 0) {
+	if (pthread_create(&reader, NULL, reader_main, ep) != 0) {
 		gs_fail(err, GS_ERUNTIME, "", "cannot start the reader: %s",
 			strerror(errno));
 		goto out_close;
 	}
-	rc = consume(&e, ctx, st, err);
+	rc = consume(ep, ctx, st, err);
 	if (rc == 0)
 		rc = be->finish(ctx, acc, err);
 	if (rc < 0) {
 		/* The reader may sit in a blocking read of a pipe: leave it;
 		 * the process is about to report the error and exit. */
-		pthread_mutex_lock(&e.lock);
-		e.stop = true;
-		pthread_cond_broadcast(&e.cv);
-		pthread_mutex_unlock(&e.lock);
+		pthread_mutex_lock(&ep->lock);
+		ep->stop = true;
+		pthread_cond_broadcast(&ep->cv);
+		pthread_mutex_unlock(&ep->lock);
 		pthread_detach(reader);
 		be->close(ctx);
 		return -1;
 	}
 	pthread_join(reader, NULL);
-	if (e.rc < 0) {
-		*err = e.rerr;
+	if (ep->rc < 0) {
+		*err = ep->rerr;
 		rc = -1;
 	}
 out_close:
 	be->close(ctx);
 out:
-	free_buffers(&e);
+	free_buffers(ep);
+	free(ep);
 	return rc;
 }

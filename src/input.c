@@ -587,11 +587,17 @@ bool input_rewindable(const struct input *in)
 	const char *path;
 	int i;
 
+	/* operands that cannot be opened or are directories fail on every
+	 * pass alike, so they do not stop a second one */
 	for (i = 0; i < in->npaths; i++) {
 		path = op_path(in, i);
-		if (strcmp(path, "-") == 0 ? !in->stdin_reg
-		    : stat(path, &sb) < 0 || !S_ISREG(sb.st_mode))
+		if (strcmp(path, "-") == 0) {
+			if (!in->stdin_reg)
+				return false;
+		} else if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode) &&
+			   !S_ISDIR(sb.st_mode)) {
 			return false;
+		}
 	}
 	return true;
 }
