@@ -34,12 +34,6 @@
 /* Shared memory is n exact accumulators of EXACT_SLOTS slots, 1152 bytes
  * each: 64 take 73728 bytes, under the 227 KB a block may opt in to. */
 #define DOT_MAX_PRODUCTS 64
-/* What an H100 SM holds, less 1 KB per block reserved by the system: it
- * bounds how many blocks of a large layout run at once. */
-#define SM_SHARED_BYTES (228u * 1024)
-#define BLOCK_RESERVED_BYTES 1024u
-/* Without opting in, a block may have 48 KB of dynamic shared memory. */
-#define DEFAULT_SHARED_BYTES (48u * 1024)
 /* Products per thread below which fewer blocks are launched: zeroing and
  * flushing the shared slots must not dominate small chunks. */
 #define DOT_MIN_PER_THREAD 16
@@ -189,20 +183,6 @@ static struct dot_map dot_map_of(const struct gs_job *job)
 	return m;
 }
 
-/* Blocks for nprod products: enough that each thread gets
- * DOT_MIN_PER_THREAD, at most as many as the SMs hold at once. */
-static unsigned dot_grid(size_t nprod, size_t shared, int nsm)
-{
-	size_t per_sm = SM_SHARED_BYTES / (shared + BLOCK_RESERVED_BYTES);
-	size_t most, b;
-
-	per_sm = per_sm < 1 ? 1 : per_sm > DOT_BLOCKS_PER_SM ? DOT_BLOCKS_PER_SM
-							      : per_sm;
-	most = (size_t)(nsm > 0 ? nsm : 1) * per_sm;
-	b = (nprod + DOT_THREADS * DOT_MIN_PER_THREAD - 1) /
-	    (DOT_THREADS * DOT_MIN_PER_THREAD);
-	return (unsigned)(b < 1 ? 1 : b > most ? most : b);
-}
 
 /*
  * Fold nrec records in launches of at most exact_launch_cap(blocks) / n
@@ -222,7 +202,8 @@ static cudaError_t dot_launch_t(const struct gs_job *job, void *dacc,
 	unsigned long long *count = (unsigned long long *)(g + m.n);
 	const T *a = (const T *)d, *b = (const T *)(job->two_inputs ? d2 : d);
 	size_t shared = (size_t)m.n * EXACT_SLOTS * sizeof(long long);
-	unsigned blocks = dot_grid(nrec * m.n, shared, nsm);
+	unsigned blocks = exact_grid(nrec * m.n, shared, nsm, DOT_THREADS,
+				     DOT_BLOCKS_PER_SM, DOT_MIN_PER_THREAD);
 	size_t piece = exact_launch_cap(blocks) / m.n;
 
 	if (shared > DEFAULT_SHARED_BYTES)

@@ -459,6 +459,31 @@ static inline size_t exact_launch_cap(unsigned blocks)
 	return (size_t)blocks * (EXACT_BLOCK_TERMS / 4);
 }
 
+/* What an H100 SM holds, less 1 KB per block reserved by the system: it
+ * bounds how many blocks of a large shared layout run at once. */
+#define SM_SHARED_BYTES (228u * 1024)
+#define BLOCK_RESERVED_BYTES 1024u
+/* Without opting in, a block may have 48 KB of dynamic shared memory. */
+#define DEFAULT_SHARED_BYTES (48u * 1024)
+
+/* Blocks for n items of a kernel whose blocks hold `shared` bytes of exact
+ * accumulators: enough that each of `threads` threads gets min_per_thread
+ * items (zeroing and flushing the shared slots must not dominate small
+ * chunks), at most blocks_per_sm per SM, and no more than the SMs' shared
+ * memory holds at once. */
+static inline unsigned exact_grid(size_t n, size_t shared, int nsm,
+				  unsigned threads, unsigned blocks_per_sm,
+				  unsigned min_per_thread)
+{
+	size_t per_sm = SM_SHARED_BYTES / (shared + BLOCK_RESERVED_BYTES);
+	size_t most, b, per_block = (size_t)threads * min_per_thread;
+
+	per_sm = per_sm < 1 ? 1 : per_sm > blocks_per_sm ? blocks_per_sm : per_sm;
+	most = (size_t)(nsm > 0 ? nsm : 1) * per_sm;
+	b = (n + per_block - 1) / per_block;
+	return (unsigned)(b < 1 ? 1 : b > most ? most : b);
+}
+
 /* ---- host side ------------------------------------------------------------ */
 
 /* x += the sum in host_copy (a struct exact_acc copied from the device),

@@ -41,12 +41,6 @@
  * bytes per column) plus 24 bytes per column of NaN counts and keys: 64
  * columns take 148992 bytes, under the 227 KB a block may opt in to. */
 #define STATS_MAX_COLUMNS 64
-/* What an H100 SM holds, less 1 KB per block reserved by the system: it
- * bounds how many blocks of a large layout run at once. */
-#define SM_SHARED_BYTES (228u * 1024)
-#define BLOCK_RESERVED_BYTES 1024u
-/* Without opting in, a block may have 48 KB of dynamic shared memory. */
-#define DEFAULT_SHARED_BYTES (48u * 1024)
 /* Elements per thread below which fewer blocks are launched: zeroing and
  * flushing the shared slots must not dominate small chunks. */
 #define STATS_MIN_PER_THREAD 16
@@ -311,20 +305,6 @@ stats_kernel(const T *__restrict__ p, size_t nrec, unsigned C,
 
 /* ---- launchers ------------------------------------------------------------ */
 
-/* Blocks for nelem elements: enough that each thread gets
- * STATS_MIN_PER_THREAD, at most as many as the SMs hold at once. */
-static unsigned stats_grid(size_t nelem, size_t shared, int nsm)
-{
-	size_t per_sm = SM_SHARED_BYTES / (shared + BLOCK_RESERVED_BYTES);
-	size_t most, b;
-
-	per_sm = per_sm < 1 ? 1 : per_sm > STATS_BLOCKS_PER_SM ? STATS_BLOCKS_PER_SM
-								: per_sm;
-	most = (size_t)(nsm > 0 ? nsm : 1) * per_sm;
-	b = (nelem + STATS_THREADS * STATS_MIN_PER_THREAD - 1) /
-	    (STATS_THREADS * STATS_MIN_PER_THREAD);
-	return (unsigned)(b < 1 ? 1 : b > most ? most : b);
-}
 
 /*
  * Fold nrec records in launches of at most exact_launch_cap(blocks) / C
@@ -342,7 +322,8 @@ static cudaError_t stats_launch_t(const struct gs_job *job, void *dacc,
 	unsigned C = job->columns;
 	struct stats_dev dev = stats_dev_at(dacc, C);
 	size_t shared = stats_shared_bytes(C);
-	unsigned blocks = stats_grid(nrec * C, shared, nsm);
+	unsigned blocks = exact_grid(nrec * C, shared, nsm, STATS_THREADS,
+				     STATS_BLOCKS_PER_SM, STATS_MIN_PER_THREAD);
 	size_t piece = exact_launch_cap(blocks) / C;
 
 	if (shared > DEFAULT_SHARED_BYTES)
