@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli.h"
+#include "sig.h"
 #include "progress.h"
 
 #define DEFAULT_CHUNK (64u << 20)	/* SPEC: 64 MiB */
@@ -124,6 +125,9 @@ const char *op_name(enum gs_op op)
 
 int cli_report(const struct cli *c, const struct gs_err *err)
 {
+	/* a run stopped by a signal ends quietly, like one the signal killed */
+	if (err->code >= GS_ESIGNAL)
+		return err->code;
 	if (err->where[0])
 		fprintf(stderr, "gpustat: %s: %s", err->where, err->what);
 	else

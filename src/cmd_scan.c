@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include "cmds.h"
 #include "report.h"
+#include "sig.h"
 
 static const char scan_help[] =
 "Usage: gpustat scan [OPTION]... [FILE]...\n"
@@ -142,6 +143,20 @@ static int finish_npy(const struct cli *c, struct scan_sink *s, int64_t bytes,
 	return rc;
 }
 
+/* A failed or stopped run keeps what it wrote, whole records only; after a
+ * signal, a seekable .npy gets a header that matches them. */
+static int stopped(const struct cli *c, struct scan_sink *s,
+		   const struct gs_err *err)
+{
+	struct gs_err e2;
+	size_t out_rec = c->job.columns * type_size(c->job.out_type);
+
+	if (err->code >= GS_ESIGNAL && c->format == FMT_NPY && s->o.seekable &&
+	    finish_npy(c, s, -1, s->bytes / out_rec, &e2) < 0)
+		return cli_report(c, &e2);
+	return cli_report(c, err);
+}
+
 static int settle_out_type(struct cli *c, struct scan_opts *so, struct gs_err *err)
 {
 	enum gs_type t = c->job.dtype.type;
@@ -182,7 +197,7 @@ static int run(struct cli *c, struct scan_opts *so)
 	if (c->format == FMT_NPY && start_npy(c, &s, info.total_bytes, &err) < 0)
 		return cli_report(c, &err);
 	if (cli_run(c, in, NULL, info.total_bytes, &sink, NULL, &st, &err) < 0)
-		return cli_report(c, &err);
+		return stopped(c, &s, &err);
 	input_close(in);
 	if ((c->format == FMT_NPY &&
 	     finish_npy(c, &s, info.total_bytes, st.records, &err) < 0) ||

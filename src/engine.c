@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "engine.h"
+#include "sig.h"
 
 struct engine {
 	const struct gs_job *job;
@@ -32,6 +33,7 @@ struct engine {
 	int qhead, qlen;
 	bool reader_done;		/* no more chunks will be queued */
 	bool stop;			/* the consumer gave up */
+	int signo;			/* stopped by this signal (sig.h) */
 	int rc;				/* reader's result */
 	struct gs_err rerr;
 };
@@ -236,15 +238,16 @@ static void *reader_main(void *v)
 	return NULL;
 }
 
-/* Next queued chunk; false when the reader is done and the queue empty. */
+/* Next queued chunk; false when the reader is done and the queue empty, or
+ * when a signal stopped the run. */
 static bool next_chunk(struct engine *e, struct chunk *c)
 {
 	bool got = false;
 
 	pthread_mutex_lock(&e->lock);
-	while (e->qlen == 0 && !e->reader_done)
+	while (e->qlen == 0 && !e->reader_done && !e->signo)
 		pthread_cond_wait(&e->cv, &e->lock);
-	if (e->qlen > 0) {
+	if (e->qlen > 0 && !e->signo) {
 		*c = e->queue[e->qhead];
 		e->qhead = (e->qhead + 1) % ENGINE_NBUF;
 		e->qlen--;
@@ -282,6 +285,30 @@ static void free_buffers(struct engine *e)
 			e->be->host_free(e->buf2[i]);
 	}
 	free(e->tail);
+}
+
+/* From the signal thread (sig.h): stop reading and submitting. */
+static void on_signal(void *v, int signo)
+{
+	struct engine *e = v;
+
+	pthread_mutex_lock(&e->lock);
+	e->signo = signo;
+	e->stop = true;
+	pthread_cond_broadcast(&e->cv);
+	pthread_mutex_unlock(&e->lock);
+}
+
+static int stopped(struct engine *e, struct gs_err *err)
+{
+	int signo;
+
+	pthread_mutex_lock(&e->lock);
+	signo = e->signo;
+	pthread_mutex_unlock(&e->lock);
+	if (!signo)
+		return 0;
+	return gs_fail(err, GS_ESIGNAL + signo, "", "stopped by signal %d", signo);
 }
 
 /* Submit every chunk the reader queues; stop at the first backend error. */
@@ -346,9 +373,14 @@ int engine_run(const struct gs_job *job, const struct engine_opts *eo,
 			strerror(errno));
 		goto out_close;
 	}
+	sig_watch(on_signal, ep);
 	rc = consume(ep, ctx, st, err);
+	/* after a signal, finish what was submitted (a scan writes it out) */
 	if (rc == 0)
 		rc = be->finish(ctx, acc, err);
+	sig_unwatch();
+	if (rc == 0)
+		rc = stopped(ep, err);
 	if (rc < 0) {
 		/* The reader may sit in a blocking read of a pipe: leave it;
 		 * the process is about to report the error and exit. */

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <zstd.h>
 #include "cmds.h"
+#include "sig.h"
 #ifdef GS_HAVE_CUDA
 #include "../cuda/gpustat_cuda.h"
 #endif
@@ -65,6 +66,7 @@ static int run(int argc, char **argv)
 	/* Die quietly on a closed pipe, like cat, even if our parent ignored
 	 * SIGPIPE. */
 	signal(SIGPIPE, SIG_DFL);
+	sig_init();
 	if (argc < 2) {
 		fputs("gpustat: no command; usage: gpustat COMMAND [OPTION]... "
 		      "[FILE]... (try 'gpustat --help')\n", stderr);
