@@ -24,6 +24,9 @@ extern "C" {
 #define MAX_STREAMS 16
 #define MAX_BUFFERS 16		/* >= ENGINE_NBUF */
 #define SWAP_THREADS 256
+/* Chunks whose stage times are measured with events before their slot is
+ * reused; far more than can be in flight (MAX_BUFFERS). */
+#define TIMED_CHUNKS 64
 
 /* Turn a failed CUDA call into the error value, with the call's text. */
 static int cuda_fail(struct gs_err *err, cudaError_t e, const char *call,
@@ -105,7 +108,40 @@ struct cuda_ctx {
 	void *din[MAX_STREAMS], *din2[MAX_STREAMS], *dacc[MAX_STREAMS];
 	void *hacc;
 	struct release_arg rel[MAX_BUFFERS];
+
+	/* per chunk: before the copy, after it, after the kernels */
+	cudaEvent_t ev[TIMED_CHUNKS][3];
+	bool ev_used[TIMED_CHUNKS];
+	unsigned long long nchunks;
+	struct stage_times t;
 };
+
+/* Add a finished chunk's copy and kernel times to c->t. */
+static void account(struct cuda_ctx *c, int i)
+{
+	float h2d = 0, kern = 0;
+
+	if (!c->ev_used[i])
+		return;
+	c->ev_used[i] = false;
+	if (cudaEventSynchronize(c->ev[i][2]) != cudaSuccess ||
+	    cudaEventElapsedTime(&h2d, c->ev[i][0], c->ev[i][1]) != cudaSuccess ||
+	    cudaEventElapsedTime(&kern, c->ev[i][1], c->ev[i][2]) != cudaSuccess) {
+		cudaGetLastError();
+		return;
+	}
+	c->t.h2d += h2d * 1e-3;
+	c->t.kernel += kern * 1e-3;
+}
+
+static void cuda_times(void *v, struct stage_times *t)
+{
+	struct cuda_ctx *c = (struct cuda_ctx *)v;
+
+	for (int i = 0; i < TIMED_CHUNKS; i++)
+		account(c, i);
+	*t = c->t;
+}
 
 static void CUDART_CB release_cb(void *p)
 {
@@ -142,6 +178,10 @@ static void cuda_close(void *v)
 		if (c->s[k])
 			cudaStreamDestroy(c->s[k]);
 	}
+	for (int i = 0; i < TIMED_CHUNKS; i++)
+		for (int j = 0; j < 3; j++)
+			if (c->ev[i][j])
+				cudaEventDestroy(c->ev[i][j]);
 	free(c->hacc);
 	delete c;
 }
@@ -163,6 +203,9 @@ static int open_streams(struct cuda_ctx *c, struct gs_err *err)
 	}
 	for (int k = 0; k < c->nstreams; k++)
 		CUDA_TRY(err, cudaStreamSynchronize(c->s[k]));
+	for (int i = 0; i < TIMED_CHUNKS; i++)
+		for (int j = 0; j < 3; j++)
+			CUDA_TRY(err, cudaEventCreate(&c->ev[i][j]));
 	return 0;
 }
 
@@ -200,14 +243,18 @@ static int cuda_submit(void *v, const struct chunk *ch, struct gs_err *err)
 	size_t esize = type_size(job->dtype.type);
 	int k = c->next++ % c->nstreams;
 	cudaStream_t s = c->s[k];
+	int ti = (int)(c->nchunks++ % TIMED_CHUNKS);
 
 	if (ch->id < 0 || ch->id >= MAX_BUFFERS)
 		return gs_fail(err, GS_ERUNTIME, "cuda", "buffer id %d out of range", ch->id);
+	account(c, ti);
+	CUDA_TRY(err, cudaEventRecord(c->ev[ti][0], s));
 	CUDA_TRY(err, cudaMemcpyAsync(c->din[k], ch->data, bytes,
 				      cudaMemcpyHostToDevice, s));
 	if (ch->data2)
 		CUDA_TRY(err, cudaMemcpyAsync(c->din2[k], ch->data2, bytes,
 					      cudaMemcpyHostToDevice, s));
+	CUDA_TRY(err, cudaEventRecord(c->ev[ti][1], s));
 	c->rel[ch->id].env = &c->env;
 	c->rel[ch->id].id = ch->id;
 	CUDA_TRY(err, cudaLaunchHostFunc(s, release_cb, &c->rel[ch->id]));
@@ -222,6 +269,8 @@ static int cuda_submit(void *v, const struct chunk *ch, struct gs_err *err)
 		CUDA_TRY(err, c->ops->launch(job, c->dacc[k], c->din[k],
 					     ch->data2 ? c->din2[k] : NULL,
 					     ch->nrec, c->nsm, s));
+	CUDA_TRY(err, cudaEventRecord(c->ev[ti][2], s));
+	c->ev_used[ti] = true;
 	return 0;
 }
 
@@ -240,7 +289,7 @@ static int cuda_finish(void *v, void *acc, struct gs_err *err)
 
 extern "C" const struct backend backend_cuda = {
 	"cuda", cuda_host_alloc, cuda_host_free, cuda_open, cuda_submit,
-	cuda_finish, cuda_close,
+	cuda_finish, cuda_close, cuda_times,
 };
 
 /* ---- probing ------------------------------------------------------------- */

@@ -42,6 +42,12 @@ struct backend_env {
 	void *engine;
 };
 
+/* Busy seconds of a backend's own stages, for -v and bench/ (a backend
+ * that computes inside submit() leaves them 0: the engine times submit). */
+struct stage_times {
+	double h2d, kernel, d2h, write;
+};
+
 struct backend {
 	const char *name;
 	void *(*host_alloc)(size_t n);
@@ -52,6 +58,8 @@ struct backend {
 	 * command's acc_init; untouched for scan). */
 	int (*finish)(void *ctx, void *acc, struct gs_err *err);
 	void (*close)(void *ctx);
+	/* Optional (may be NULL): stage times so far, called after finish. */
+	void (*times)(void *ctx, struct stage_times *t);
 };
 
 extern const struct backend backend_cpu;

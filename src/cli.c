@@ -450,6 +450,12 @@ int cli_run(struct cli *c, struct input *in, struct input *in2,
 		progress_stop(&p);
 		c->eo.counter = NULL;
 	}
+	if (c->verbose && rc == 0) {
+		char line[400];
+
+		engine_stats_line(st, line, sizeof(line));
+		fprintf(stderr, "gpustat: stages: %s\n", line);
+	}
 	if (c->verbose && be == &backend_auto) {
 		char what[700];
 

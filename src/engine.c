@@ -9,7 +9,9 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include "engine.h"
 #include "sig.h"
 
@@ -36,7 +38,29 @@ struct engine {
 	int signo;			/* stopped by this signal (sig.h) */
 	int rc;				/* reader's result */
 	struct gs_err rerr;
+	double t_read, t_read_wait;	/* the reader's stage times */
+
+	struct sink *sink, timed;	/* scan output, timed on its way */
+	double t_write;
 };
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int timed_write(void *v, const void *buf, size_t n, struct gs_err *err)
+{
+	struct engine *e = v;
+	double t0 = now();
+	int rc = e->sink->write(e->sink->ctx, buf, n, err);
+
+	e->t_write += now() - t0;	/* only ever one writer at a time */
+	return rc;
+}
 
 static void release(void *v, int id)
 {
@@ -52,6 +76,7 @@ static void release(void *v, int id)
 static int take_free(struct engine *e)
 {
 	int id = -1;
+	double t0 = now();
 
 	pthread_mutex_lock(&e->lock);
 	while (!e->stop && e->nfree == 0)
@@ -59,6 +84,7 @@ static int take_free(struct engine *e)
 	if (!e->stop)
 		id = e->free_ids[--e->nfree];
 	pthread_mutex_unlock(&e->lock);
+	e->t_read_wait += now() - t0;
 	return id;
 }
 
@@ -112,8 +138,11 @@ static ssize_t fill_one(struct engine *e, struct input *in, unsigned char *buf,
 	*eof = false;
 	while (fill < e->cap) {
 		int stall = allow_stall && fill >= e->rec ? e->stall_ms : -1;
+		double t0 = now();
 		ssize_t r = input_read(in, buf + fill, e->cap - fill, stall,
 				       &e->rerr);
+
+		e->t_read += now() - t0;
 
 		if (r == INPUT_STALL)
 			break;
@@ -160,7 +189,10 @@ static ssize_t read_full(struct engine *e, struct input *in, unsigned char *buf,
 	size_t got = 0;
 
 	while (got < n) {
+		double t0 = now();
 		ssize_t r = input_read(in, buf + got, n - got, -1, &e->rerr);
+
+		e->t_read += now() - t0;
 
 		if (r < 0)
 			return -1;
@@ -316,13 +348,19 @@ static int consume(struct engine *e, void *ctx, struct engine_stats *st,
 		   struct gs_err *err)
 {
 	struct chunk c;
+	double t0 = now(), t1;
 
 	while (next_chunk(e, &c)) {
+		t1 = now();
+		st->submit_wait += t1 - t0;
 		if (e->be->submit(ctx, &c, err) < 0)
 			return -1;
+		t0 = now();
+		st->submit += t0 - t1;
 		st->records += c.nrec;
 		st->chunks++;
 	}
+	st->submit_wait += now() - t0;
 	return 0;
 }
 
@@ -351,13 +389,17 @@ int engine_run(const struct gs_job *job, const struct engine_opts *eo,
 		chunk_records = 1;
 	ep->cap = chunk_records * ep->rec;
 	memset(st, 0, sizeof(*st));
+	double t_start = now();
+
+	ep->sink = sink;
+	ep->timed = (struct sink){ timed_write, ep };
 	pthread_mutex_init(&ep->lock, NULL);
 	pthread_cond_init(&ep->cv, NULL);
 
 	struct backend_env env = {
 		.job = job, .chunk_records = chunk_records,
 		.threads = eo->threads, .device = eo->device,
-		.streams = eo->streams, .sink = sink,
+		.streams = eo->streams, .sink = sink ? &ep->timed : NULL,
 		.release = release, .engine = ep,
 	};
 	void *ctx = NULL;
@@ -397,10 +439,25 @@ int engine_run(const struct gs_job *job, const struct engine_opts *eo,
 		*err = ep->rerr;
 		rc = -1;
 	}
+	st->read = ep->t_read;
+	st->read_wait = ep->t_read_wait;
+	st->write = ep->t_write;
+	st->wall = now() - t_start;
+	if (be->times)
+		be->times(ctx, &st->be);
 out_close:
 	be->close(ctx);
 out:
 	free_buffers(ep);
 	free(ep);
 	return rc;
+}
+
+void engine_stats_line(const struct engine_stats *st, char *buf, size_t n)
+{
+	snprintf(buf, n, "busy seconds in %.3f s wall: read %.3f (waited for "
+		 "buffers %.3f), submit %.3f (waited for chunks %.3f), h2d %.3f, "
+		 "kernel %.3f, d2h %.3f, write %.3f", st->wall, st->read,
+		 st->read_wait, st->submit, st->submit_wait, st->be.h2d,
+		 st->be.kernel, st->be.d2h, st->write + st->be.write);
 }

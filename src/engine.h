@@ -30,7 +30,15 @@ struct engine_opts {
 struct engine_stats {
 	uint64_t records;	/* whole records computed */
 	uint64_t chunks;
+	/* seconds: the reader in read(2)/zstd and waiting for a free buffer;
+	 * the consumer in submit() and waiting for a chunk; scan output in
+	 * the sink; the run's wall time; the backend's own stages */
+	double read, read_wait, submit, submit_wait, write, wall;
+	struct stage_times be;
 };
+
+/* "read 1.20 s, ..." for -v: every stage's busy time against the wall. */
+void engine_stats_line(const struct engine_stats *st, char *buf, size_t n);
 
 /* Run job over in (and in2 for dot A B) on backend be, merging the result
  * into acc (already made by acc_init; NULL for scan, whose output goes to
