@@ -1,7 +1,8 @@
 #!/bin/sh
 # End to end on the device machine: gpustat on a page-cached multi-GiB file
 # and on a pipe, as ratios to `cat FILE > /dev/null` and
-# `cat FILE | cat > /dev/null` measured in the same run (best of 3 each).
+# `cat FILE | cat > /dev/null` measured in the same run (best of 3 each),
+# then each stage's busy time (gpustat -v) against the wall time.
 #   sh bench/bench_e2e.sh [DIR] [MIB]     (default /dev/shm/gpustat, 4096)
 cd "$(dirname "$0")/.." || exit 2
 D=${1:-/dev/shm/gpustat}
@@ -41,9 +42,41 @@ for be in cuda cpu auto; do
 	line "hist u8 --backend $be (vs cat)" "$CAT" "./gpustat hist --backend $be $U"
 	line "hist f32 100 bins --backend $be (vs cat)" "$CAT" "./gpustat hist -q --bins 100 --range 0:1 -t f32 --backend $be $F"
 done
-line "scan f32 (cpu) > /dev/null (vs cat)" "$CAT" "./gpustat scan $F"
-line "cat | sum --backend cuda (vs cat|cat)" "$PIPE" "cat $F | ./gpustat sum --backend cuda"
-line "cat | hist --backend cuda (vs cat|cat)" "$PIPE" "cat $U | ./gpustat hist --backend cuda"
-line "cat | sum --backend auto (vs cat|cat)" "$PIPE" "cat $F | ./gpustat sum"
-line "cat | scan (cpu) (vs cat|cat)" "$PIPE" "cat $F | ./gpustat scan"
+for be in cuda cpu auto; do
+	line "scan f32 --backend $be > /dev/null (vs cat)" "$CAT" "./gpustat scan --backend $be $F"
+done
+for be in cuda auto; do
+	line "cat | sum --backend $be (vs cat|cat)" "$PIPE" "cat $F | ./gpustat sum --backend $be"
+	line "cat | hist u8 --backend $be (vs cat|cat)" "$PIPE" "cat $U | ./gpustat hist --backend $be"
+	line "cat | scan --backend $be (vs cat|cat)" "$PIPE" "cat $F | ./gpustat scan --backend $be"
+done
+
+# Stage busy times from -v; "wall/busiest" is the overlap (1.0 is perfect).
+echo
+printf '%-30s %6s %6s %6s %6s %6s %6s %6s %8s\n' "stages (s)" wall read rdwait \
+	h2d kernel d2h write wall/max
+stages() {	# name, command
+	sh -c "$2 -v" 2>&1 >/dev/null | awk -v name="$1" '/stages:/ {
+		for (i = 1; i <= NF; i++) {
+			w = $i; sub(/,$/, "", w)
+			if ($(i+1) == "wall:") wall = $(i-1)
+			if (w == "read") rd = $(i+1)
+			if (w == "buffers") rw = $(i+1)
+			if (w == "h2d") h = $(i+1)
+			if (w == "kernel") k = $(i+1)
+			if (w == "d2h") d = $(i+1)
+			if (w == "write") wr = $(i+1)
+		}
+		gsub(/[(),]/, "", rw); gsub(/,/, "", h); gsub(/,/, "", k); gsub(/,/, "", d); gsub(/,/, "", rd)
+		m = rd + 0; if (h > m) m = h; if (k > m) m = k; if (wr > m) m = wr
+		printf "%-30s %6.3f %6.3f %6.3f %6.3f %6.3f %6.3f %6.3f %8.2f\n",
+			name, wall, rd, rw, h, k, d, wr, (m > 0 ? wall / m : 0)
+	}'
+}
+for be in cuda auto cpu; do
+	stages "sum f32 $be" "./gpustat sum --backend $be $F"
+	stages "hist u8 $be" "./gpustat hist --backend $be $U"
+	stages "scan f32 $be" "./gpustat scan --backend $be $F"
+done
+stages "cat | sum cuda" "cat $F | ./gpustat sum --backend cuda"
 rm -f "$F" "$U"
