@@ -1,0 +1,1008 @@
+/*
+ * scan_kernels.cu - prefix scans (sum, min, max, and, or, xor) per column on
+ * the GPU, bit-identical to src/cpu_scan.c. The API is cuda/scan.h.
+ *
+ * Every prefix is kept exactly, as a value of a monoid:
+ * - sums: a two's complement fixed-point integer of K 64-bit limbs whose
+ *   lsb weighs 2^L, wide enough for the whole range of the input type and
+ *   2^63 elements (so nothing ever rounds or overflows), plus NaN/+inf/-inf
+ *   flags. Integers: K = 2, L = 0 (|prefix| < 2^63 * 2^64). f16: K = 2,
+ *   L = -24 (bits -24 .. 79). f32 and bf16: K = 6, L = -149 (bits -149 ..
+ *   191). f64: K = 34, L = -1074 (bits -1074 .. 1087, under 2176 - 1074).
+ *   Adding is a K-limb integer add, so every grouping gives the same bits.
+ * - min/max: order-preserving 64-bit keys (as reduce_kernels.cu: floats as
+ *   doubles with -0.0 below +0.0, NaN a sticky flag; signed integers with
+ *   the sign bit flipped); and/or/xor: the sign-extended 64-bit two's
+ *   complement bits, as cpu_scan.c keeps them.
+ * The empty prefix is the identity cpu_reduce.c starts from (sum 0, min the
+ * largest value of the input type, +inf for floats, and all ones ...), so
+ * exclusive scans start where the CPU does.
+ *
+ * Three kernels per chunk, for all columns at once, each column cut into
+ * tiles of SCAN_TILE records (thread t of a tile owns SCAN_ITEMS
+ * consecutive records):
+ *   1. totals: each tile's total, into tilev[col][tile];
+ *   2. carry: one block per column scans its tile totals starting from the
+ *      column's carry (the prefix of every earlier chunk), overwrites each
+ *      with the tile's exclusive prefix and advances the carry;
+ *   3. out: each tile rescans its records from its prefix and writes every
+ *      output, rounded once from the exact value (a correct rounding of the
+ *      K-limb magnitude, as xsum_round does it).
+ * Everything is stream-ordered: no host round trip between chunks.
+ *
+ * Integer outputs are range-checked. A failing element becomes a key
+ * record * columns + column (the CPU reports the smallest record, then the
+ * smallest column): each block finds its smallest in shared memory and
+ * leaves the prefix in bad[col][tile]; a global atomicMin keeps the
+ * smallest key; a one-thread kernel copies the value that goes with it
+ * into the status the host reads.
+ */
+#include <new>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <type_traits>
+#include "exact.cuh"
+#include "scan.h"
+
+/* 256 threads of 8 records: a tile of 2048 records keeps the carry kernel's
+ * serial loop short (a 64 MiB chunk of f32 is 8192 tiles, 32 block scans)
+ * while a thread's items stay in registers. */
+#define SCAN_THREADS 256
+#define SCAN_ITEMS 8
+#define SCAN_TILE (SCAN_THREADS * SCAN_ITEMS)
+#define SCAN_WARPS (SCAN_THREADS / 32)
+/* Resident blocks per SM for the tile kernels (fewer fit for f64's wide
+ * values anyway: the grid is persistent and loops over tiles). */
+#define SCAN_BLOCKS_PER_SM 4
+/* Columns are scanned in one launch each phase; more run on the CPU. */
+#define SCAN_MAX_COLUMNS 16
+
+/* Unroll the loops over limbs on the device, so that a value's limbs stay
+ * in registers (the host check compiles the same code without it). */
+#ifdef __CUDA_ARCH__
+#define SCAN_UNROLL _Pragma("unroll")
+#else
+#define SCAN_UNROLL
+#endif
+
+#define SCAN_SIGN (1ull << 63)
+#define SCAN_NONE (~0ull)
+
+typedef unsigned long long u64;
+typedef unsigned __int128 u128;
+
+/* The half types, as raw bits. */
+struct scan_f16 { unsigned short v; };
+struct scan_bf16 { unsigned short v; };
+
+template <typename T> struct scan_is_float : std::false_type {};
+template <> struct scan_is_float<scan_f16> : std::true_type {};
+template <> struct scan_is_float<scan_bf16> : std::true_type {};
+template <> struct scan_is_float<float> : std::true_type {};
+template <> struct scan_is_float<double> : std::true_type {};
+
+/* ---- output formats and rounding ----------------------------------------- */
+
+struct scan_fmt {
+	int p;			/* significand bits, hidden bit included */
+	int emin, emax;		/* emax is also the bias */
+	int width;
+	u64 inf, nan;		/* +inf; the NaN the CPU writes (quiet, +) */
+};
+
+static const struct scan_fmt scan_fmts[] = {
+	[XF_F16] = { 11, -14, 15, 16, 0x7c00, 0x7e00 },
+	[XF_BF16] = { 8, -126, 127, 16, 0x7f80, 0x7fc0 },
+	[XF_F32] = { 24, -126, 127, 32, 0x7f800000, 0x7fc00000 },
+	[XF_F64] = { 53, -1022, 1023, 64, 0x7ff0000000000000ull,
+		     0x7ff8000000000000ull },
+};
+
+/* What the kernels need to know of the job, fixed at open. */
+struct scan_cfg {
+	int op;			/* OP_SUM, OP_MIN ... OP_XOR */
+	bool excl;
+	bool can_fail;		/* an integer scan into an integer type */
+	bool ofloat, osigned;
+	unsigned osize;		/* bytes of an output element */
+	struct scan_fmt fmt;	/* the output's, when ofloat */
+	u64 ident;		/* word ops: the empty prefix's word */
+};
+
+static __host__ __device__ inline int scan_clz128(u128 m)
+{
+	u64 hi = (u64)(m >> 64);
+
+	return hi ? exact_clz64(hi) : 64 + exact_clz64((u64)m);
+}
+
+/* (m + d) >> sh rounded to nearest even, where 0 <= d < 1 is nonzero iff
+ * sticky; sh >= 1. */
+static __host__ __device__ inline u128 scan_shr_round(u128 m, long sh,
+						      bool sticky)
+{
+	u128 q, rem, half;
+
+	if (sh > 128)
+		return 0;
+	if (sh == 128)
+		return m > (u128)1 << 127 || (m == (u128)1 << 127 && sticky);
+	q = m >> sh;
+	rem = m & (((u128)1 << sh) - 1);
+	half = (u128)1 << (sh - 1);
+	return q + (rem > half || (rem == half && (sticky || (q & 1))));
+}
+
+/*
+ * Round (neg ? -1 : 1) * (m + d) * 2^e once, to nearest even, into f, with
+ * d as above; m == 0 gives a zero of the given sign. Callers with sticky
+ * set pass a full 128-bit m, so d only ever lies below the rounding bit.
+ * The same steps as cpu_reduce.c's round_u128, with the sticky bit added.
+ */
+static __host__ __device__ inline u64 scan_round(u128 m, bool sticky, long e,
+						 bool neg, const struct scan_fmt &f)
+{
+	u64 sign = (u64)neg << (f.width - 1);
+	long top, q;
+	u128 mant;
+
+	if (m == 0)
+		return sign;
+	top = e + 127 - scan_clz128(m);	/* value in [2^top, 2^(top+1)) */
+	if (top > f.emax + 1)
+		return sign | f.inf;
+	q = top - (f.p - 1);		/* weight of the last kept bit */
+	if (q < f.emin - (f.p - 1))
+		q = f.emin - (f.p - 1);
+	mant = q > e ? scan_shr_round(m, q - e, sticky) : m << (e - q);
+	if (mant >> f.p) {		/* rounded up into the next binade */
+		mant >>= 1;
+		q++;
+	}
+	if (mant >> (f.p - 1) == 0)	/* subnormal or zero */
+		return sign | (u64)mant;
+	if (q + f.p - 1 > f.emax)
+		return sign | f.inf;
+	return sign | (u64)(q + f.p - 1 + f.emax) << (f.p - 1) |
+	       ((u64)mant & ((1ull << (f.p - 1)) - 1));
+}
+
+/* A double (the value of a min/max prefix) into f. */
+static __host__ __device__ inline u64 scan_round_f64(double v,
+						     const struct scan_fmt &f)
+{
+	u64 u = exact_bits_f64(v), m = u & 0xfffffffffffffull;
+	unsigned be = (unsigned)(u >> 52) & 0x7ff;
+
+	if (be == 0x7ff)
+		return m ? f.nan : (u >> 63) << (f.width - 1) | f.inf;
+	m |= (u64)(be != 0) << 52;
+	return scan_round(m, false, (long)(be + (be == 0)) - 1075, u >> 63, f);
+}
+
+/* An exact integer into the output type; false if it does not fit. */
+static __host__ __device__ inline bool scan_put_int(__int128 v,
+						    const struct scan_cfg &c,
+						    u64 *bits)
+{
+	unsigned nb = 8 * c.osize;
+	__int128 lo, hi;
+
+	if (c.ofloat) {
+		*bits = scan_round(v < 0 ? -(u128)v : (u128)v, false, 0, v < 0,
+				   c.fmt);
+		return true;
+	}
+	hi = c.osigned ? ((__int128)1 << (nb - 1)) - 1 : ((__int128)1 << nb) - 1;
+	lo = c.osigned ? -hi - 1 : 0;
+	*bits = (u64)v;
+	return v >= lo && v <= hi;
+}
+
+/* ---- sums: K-limb fixed point -------------------------------------------- */
+
+template <int K> struct sum_val {
+	u64 l[K];		/* two's complement, little-endian limbs */
+	unsigned flags;		/* EXACT_NAN | EXACT_PINF | EXACT_NINF */
+};
+
+/* a + b, limb by limb with carries. */
+template <int K>
+static __host__ __device__ __forceinline__ sum_val<K>
+sum_add(const sum_val<K> &a, const sum_val<K> &b)
+{
+	sum_val<K> r;
+	u64 c = 0;
+
+SCAN_UNROLL
+	for (int j = 0; j < K; j++) {
+		u64 s = a.l[j] + b.l[j], t = s + c;
+
+		c = (u64)(s < a.l[j]) | (u64)(t < s);
+		r.l[j] = t;
+	}
+	r.flags = a.flags | b.flags;
+	return r;
+}
+
+/* (neg ? -mag : mag) * 2^s as K limbs; mag < 2^64, s / 64 + 1 < K. The
+ * register array is indexed only by unrolled constants: selects, no local
+ * memory. */
+template <int K>
+static __host__ __device__ __forceinline__ void sum_place(sum_val<K> *v, u64 mag,
+							  int s, bool neg)
+{
+	int k = s / 64, b = s % 64;
+	u64 lo = mag << b, hi = b ? mag >> (64 - b) : 0, c = neg;
+
+SCAN_UNROLL
+	for (int j = 0; j < K; j++) {
+		u64 w = j == k ? lo : j == k + 1 ? hi : 0;
+
+		w = (neg ? ~w : w) + c;	/* two's complement: ~x + 1 */
+		c = c && w == 0;
+		v->l[j] = w;
+	}
+}
+
+/*
+ * Round a sum into f: flags first (NaN, or both infinities, is NaN), then
+ * the magnitude's top 128 bits and a sticky bit for the rest, as
+ * xsum_round does. An exact zero is +0.
+ */
+template <int K>
+static __host__ __device__ inline u64 sum_round(const sum_val<K> &v, int lsb,
+						const struct scan_fmt &f)
+{
+	u64 m[K], mh = 0, a = 0, b = 0, c2 = 0, cy;
+	bool neg = v.l[K - 1] >> 63, sticky = false;
+	int h = -1, top, pos, k, s;
+
+	if ((v.flags & EXACT_NAN) ||
+	    (v.flags & (EXACT_PINF | EXACT_NINF)) == (EXACT_PINF | EXACT_NINF))
+		return f.nan;
+	if (v.flags)
+		return f.inf | (u64)(v.flags == EXACT_NINF) << (f.width - 1);
+	cy = neg;
+SCAN_UNROLL
+	for (int j = 0; j < K; j++) {
+		m[j] = (neg ? ~v.l[j] : v.l[j]) + cy;
+		cy = cy && m[j] == 0;
+		if (m[j]) {
+			h = j;
+			mh = m[j];
+		}
+	}
+	if (h < 0)
+		return 0;
+	top = 64 * h + 63 - exact_clz64(mh);
+	pos = top > 127 ? top - 127 : 0;
+	k = pos / 64;
+	s = pos % 64;
+SCAN_UNROLL
+	for (int j = 0; j < K; j++) {
+		a = j == k ? m[j] : a;
+		b = j == k + 1 ? m[j] : b;
+		c2 = j == k + 2 ? m[j] : c2;
+		sticky |= j < k && m[j] != 0;
+	}
+	if (s)
+		sticky |= (a << (64 - s)) != 0;
+	u64 qlo = s ? a >> s | b << (64 - s) : a;
+	u64 qhi = s ? b >> s | c2 << (64 - s) : b;
+
+	return scan_round((u128)qhi << 64 | qlo, sticky, (long)pos + lsb, neg, f);
+}
+
+/* The exact value of a float element: magnitude, exponent, sign, flags. */
+template <typename T>
+static __host__ __device__ __forceinline__ struct exact_term scan_term(T x)
+{
+	if constexpr (std::is_same<T, scan_f16>::value)
+		return exact_f16(x.v);
+	else if constexpr (std::is_same<T, scan_bf16>::value)
+		return exact_bf16(x.v);
+	else if constexpr (std::is_same<T, float>::value)
+		return exact_f32(x);
+	else
+		return exact_f64(x);
+}
+
+/* Sums of element type T in K limbs with lsb 2^L. */
+template <typename T, int K, int L> struct scan_sum {
+	typedef T elem;
+	typedef sum_val<K> V;
+
+	static __host__ __device__ __forceinline__ V ident(const scan_cfg &)
+	{
+		V v;
+
+SCAN_UNROLL
+		for (int j = 0; j < K; j++)
+			v.l[j] = 0;
+		v.flags = 0;
+		return v;
+	}
+
+	static __host__ __device__ __forceinline__ V
+	add(const V &a, const V &b, const scan_cfg &)
+	{
+		return sum_add<K>(a, b);
+	}
+
+	static __host__ __device__ __forceinline__ V of(T x, const scan_cfg &)
+	{
+		V v;
+
+		if constexpr (scan_is_float<T>::value) {
+			struct exact_term t = scan_term(x);
+			bool neg = t.m < 0;
+
+			sum_place<K>(&v, (u64)(neg ? -t.m : t.m), t.e - L, neg);
+			v.flags = t.flags;
+		} else {
+			v.l[0] = (u64)x;
+			v.l[1] = std::is_signed<T>::value && x < 0 ? ~0ull : 0;
+SCAN_UNROLL
+			for (int j = 2; j < K; j++)
+				v.l[j] = v.l[1];
+			v.flags = 0;
+		}
+		return v;
+	}
+
+	/* The output bits of prefix v; false (and *val the prefix) if an
+	 * integer output cannot hold it. */
+	static __host__ __device__ __forceinline__ bool
+	out(const V &v, const scan_cfg &c, u64 *bits, __int128 *val)
+	{
+		if constexpr (scan_is_float<T>::value) {
+			*bits = sum_round<K>(v, L, c.fmt);
+			return true;
+		} else {
+			*val = (__int128)((u128)v.l[1] << 64 | v.l[0]);
+			return scan_put_int(*val, c, bits);
+		}
+	}
+};
+
+/* ---- min, max, and, or, xor: one word ------------------------------------ */
+
+struct word_val {
+	u64 w;			/* min/max: key; and/or/xor: bits */
+	unsigned nan;		/* floats: a NaN was seen */
+};
+
+static __host__ __device__ inline u64 scan_key_f64(double v)
+{
+	u64 u = exact_bits_f64(v);
+
+	return u >> 63 ? ~u : u | SCAN_SIGN;
+}
+
+static __host__ __device__ inline double scan_f64_of_key(u64 k)
+{
+	u64 u = k >> 63 ? k & ~SCAN_SIGN : ~k;
+	double v;
+
+	memcpy(&v, &u, sizeof(v));
+	return v;
+}
+
+template <typename T>
+static __host__ __device__ __forceinline__ double scan_to_f64(T x)
+{
+	if constexpr (std::is_same<T, scan_f16>::value)
+		return exact_f16_to_f32(x.v);
+	else if constexpr (std::is_same<T, scan_bf16>::value)
+		return exact_bf16_to_f32(x.v);
+	else
+		return x;
+}
+
+template <typename T> struct scan_word {
+	typedef T elem;
+	typedef word_val V;
+
+	static __host__ __device__ __forceinline__ V ident(const scan_cfg &c)
+	{
+		V v = { c.ident, 0 };
+
+		return v;
+	}
+
+	static __host__ __device__ __forceinline__ V
+	add(const V &a, const V &b, const scan_cfg &c)
+	{
+		V r;
+
+		switch (c.op) {
+		case OP_MIN: r.w = a.w < b.w ? a.w : b.w; break;
+		case OP_MAX: r.w = a.w > b.w ? a.w : b.w; break;
+		case OP_AND: r.w = a.w & b.w; break;
+		case OP_OR: r.w = a.w | b.w; break;
+		default: r.w = a.w ^ b.w; break;
+		}
+		r.nan = a.nan | b.nan;
+		return r;
+	}
+
+	static __host__ __device__ __forceinline__ V of(T x, const scan_cfg &c)
+	{
+		V v = { c.ident, 0 };
+
+		if constexpr (scan_is_float<T>::value) {
+			double d = scan_to_f64(x);
+
+			if (d != d)
+				v.nan = 1;	/* the word stays the identity */
+			else
+				v.w = scan_key_f64(d);
+		} else {
+			/* sign- or zero-extended, as the CPU's __int128 */
+			u64 b = std::is_signed<T>::value ? (u64)(long long)x
+							 : (u64)x;
+
+			v.w = std::is_signed<T>::value &&
+			      (c.op == OP_MIN || c.op == OP_MAX) ? b ^ SCAN_SIGN : b;
+		}
+		return v;
+	}
+
+	static __host__ __device__ __forceinline__ bool
+	out(const V &v, const scan_cfg &c, u64 *bits, __int128 *val)
+	{
+		if constexpr (scan_is_float<T>::value) {
+			*bits = v.nan ? c.fmt.nan
+				      : scan_round_f64(scan_f64_of_key(v.w), c.fmt);
+			return true;
+		} else {
+			u64 w = v.w;
+
+			if (std::is_signed<T>::value && (c.op == OP_MIN || c.op == OP_MAX))
+				w ^= SCAN_SIGN;
+			*val = std::is_signed<T>::value ? (__int128)(long long)w
+							: (__int128)w;
+			return scan_put_int(*val, c, bits);
+		}
+	}
+};
+
+/* The word of the empty prefix for op over type t (host, at open): what
+ * cpu_reduce.c starts from, as a key or bits. */
+static u64 scan_word_ident(enum gs_type t, enum gs_op op)
+{
+	unsigned nb = 8 * (unsigned)type_size(t);
+	u64 umax = nb == 64 ? ~0ull : (1ull << nb) - 1;
+
+	if (type_is_float(t))
+		return op == OP_MIN ? scan_key_f64(__builtin_inf())
+				    : scan_key_f64(-__builtin_inf());
+	switch (op) {
+	case OP_MIN:	/* the key of the largest value */
+		return type_is_signed(t) ? (umax >> 1) ^ SCAN_SIGN : umax;
+	case OP_MAX:	/* the key of the smallest value */
+		return type_is_signed(t) ? (~(umax >> 1)) ^ SCAN_SIGN : 0;
+	case OP_AND:
+		return type_is_signed(t) ? ~0ull : umax;
+	default:
+		return 0;
+	}
+}
+
+/* ---- device: block scan and the three kernels ---------------------------- */
+
+template <int K>
+static __device__ __forceinline__ sum_val<K> scan_shfl_up(const sum_val<K> &v,
+							  unsigned d)
+{
+	sum_val<K> r;
+
+SCAN_UNROLL
+	for (int j = 0; j < K; j++)
+		r.l[j] = __shfl_up_sync(0xffffffffu, v.l[j], d);
+	r.flags = __shfl_up_sync(0xffffffffu, v.flags, d);
+	return r;
+}
+
+static __device__ __forceinline__ word_val scan_shfl_up(const word_val &v,
+							unsigned d)
+{
+	word_val r;
+
+	r.w = __shfl_up_sync(0xffffffffu, v.w, d);
+	r.nan = __shfl_up_sync(0xffffffffu, v.nan, d);
+	return r;
+}
+
+/* Exclusive scan of one value per thread across the block; *total (when
+ * not NULL) gets the block's total. Every thread must call it; sh holds
+ * SCAN_WARPS values and is free again on return. */
+template <class Op>
+static __device__ __forceinline__ typename Op::V
+block_scan(typename Op::V in, typename Op::V *sh, typename Op::V *total,
+	   const scan_cfg &c)
+{
+	typedef typename Op::V V;
+	unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+	V inc = in, ex, wp = Op::ident(c);
+
+SCAN_UNROLL
+	for (unsigned d = 1; d < 32; d <<= 1) {
+		V o = scan_shfl_up(inc, d);
+
+		if (lane >= d)
+			inc = Op::add(o, inc, c);
+	}
+	if (lane == 31)
+		sh[warp] = inc;
+	ex = scan_shfl_up(inc, 1);
+	__syncthreads();
+	for (unsigned w = 0; w < warp; w++)
+		wp = Op::add(wp, sh[w], c);
+	if (total) {
+		*total = wp;
+		for (unsigned w = warp; w < SCAN_WARPS; w++)
+			*total = Op::add(*total, sh[w], c);
+	}
+	__syncthreads();
+	return lane ? Op::add(wp, ex, c) : wp;
+}
+
+template <class Op> struct scan_args {
+	const typename Op::elem *in;
+	void *out;
+	size_t nrec, ntiles, max_tiles;
+	unsigned columns;
+	scan_cfg cfg;
+	typename Op::V *carry;		/* [columns] */
+	typename Op::V *tilev;		/* [columns][max_tiles] */
+	struct scan_bad *bad;		/* [columns][max_tiles] */
+	struct scan_status *st;
+};
+
+/* The status the host reads; key SCAN_NONE when every output fit. */
+struct scan_status {
+	u64 key;			/* record * columns + column */
+	u64 rec;
+	u64 lo, hi;			/* the prefix that did not fit */
+	unsigned col, pad;
+};
+
+struct scan_bad {
+	u64 lo, hi;
+};
+
+/* This thread's records of (col, tile) into x[], and their total. */
+template <class Op>
+static __device__ __forceinline__ typename Op::V
+scan_load(const scan_args<Op> &a, unsigned col, size_t r0,
+	  typename Op::elem *x)
+{
+	typename Op::V t = Op::ident(a.cfg);
+
+SCAN_UNROLL
+	for (int j = 0; j < SCAN_ITEMS; j++) {
+		size_t r = r0 + j;
+
+		if (r < a.nrec) {
+			x[j] = a.in[r * a.columns + col];
+			t = Op::add(t, Op::of(x[j], a.cfg), a.cfg);
+		}
+	}
+	return t;
+}
+
+/* Phase 1: every tile's total. */
+template <class Op>
+__global__ void __launch_bounds__(SCAN_THREADS)
+scan_totals_kernel(const scan_args<Op> a)
+{
+	typedef typename Op::V V;
+	__shared__ V sh[SCAN_WARPS];
+	typename Op::elem x[SCAN_ITEMS];
+
+	for (size_t w = blockIdx.x; w < a.ntiles * a.columns; w += gridDim.x) {
+		unsigned col = (unsigned)(w / a.ntiles);
+		size_t tile = w % a.ntiles;
+		size_t r0 = tile * SCAN_TILE + (size_t)threadIdx.x * SCAN_ITEMS;
+		V t;
+
+		block_scan<Op>(scan_load(a, col, r0, x), sh, &t, a.cfg);
+		if (threadIdx.x == 0)
+			a.tilev[col * a.max_tiles + tile] = t;
+	}
+}
+
+/* Phase 2: block `col` turns its column's tile totals into exclusive
+ * prefixes from the carry, and advances the carry. */
+template <class Op>
+__global__ void __launch_bounds__(SCAN_THREADS)
+scan_carry_kernel(const scan_args<Op> a)
+{
+	typedef typename Op::V V;
+	__shared__ V sh[SCAN_WARPS];
+	unsigned col = blockIdx.x;
+	V carry = a.carry[col], *tv = a.tilev + col * a.max_tiles;
+
+	for (size_t t0 = 0; t0 < a.ntiles; t0 += SCAN_THREADS) {
+		size_t i = t0 + threadIdx.x;
+		V v = i < a.ntiles ? tv[i] : Op::ident(a.cfg), tot, ex;
+
+		ex = block_scan<Op>(v, sh, &tot, a.cfg);
+		if (i < a.ntiles)
+			tv[i] = Op::add(carry, ex, a.cfg);
+		carry = Op::add(carry, tot, a.cfg);
+	}
+	if (threadIdx.x == 0)
+		a.carry[col] = carry;
+}
+
+static __device__ __forceinline__ void scan_store(void *out, size_t i,
+						  unsigned size, u64 bits)
+{
+	switch (size) {
+	case 1: ((unsigned char *)out)[i] = (unsigned char)bits; break;
+	case 2: ((unsigned short *)out)[i] = (unsigned short)bits; break;
+	case 4: ((unsigned *)out)[i] = (unsigned)bits; break;
+	default: ((u64 *)out)[i] = bits; break;
+	}
+}
+
+/* A tile's smallest failing key: its prefix goes to bad[col][tile], the
+ * key into the status (every thread calls this; uniform per block). */
+template <class Op>
+static __device__ __forceinline__ void scan_fail(const scan_args<Op> &a,
+						 unsigned col, size_t tile,
+						 u64 key, __int128 val)
+{
+	__shared__ u64 least;
+
+	if (threadIdx.x == 0)
+		least = SCAN_NONE;
+	__syncthreads();
+	if (key != SCAN_NONE)
+		atomicMin(&least, key);
+	__syncthreads();
+	if (key != SCAN_NONE && key == least) {
+		struct scan_bad *b = &a.bad[col * a.max_tiles + tile];
+
+		b->lo = (u64)val;
+		b->hi = (u64)((u128)val >> 64);
+		atomicMin(&a.st->key, key);
+	}
+	__syncthreads();	/* least is reset by the next tile */
+}
+
+/* Phase 3: every output of a tile, from the tile's prefix. */
+template <class Op>
+__global__ void __launch_bounds__(SCAN_THREADS)
+scan_out_kernel(const scan_args<Op> a)
+{
+	typedef typename Op::V V;
+	__shared__ V sh[SCAN_WARPS];
+	typename Op::elem x[SCAN_ITEMS];
+
+	for (size_t w = blockIdx.x; w < a.ntiles * a.columns; w += gridDim.x) {
+		unsigned col = (unsigned)(w / a.ntiles);
+		size_t tile = w % a.ntiles;
+		size_t r0 = tile * SCAN_TILE + (size_t)threadIdx.x * SCAN_ITEMS;
+		V run = block_scan<Op>(scan_load(a, col, r0, x), sh, NULL, a.cfg);
+		u64 key = SCAN_NONE, bits;
+		__int128 val = 0, v;
+
+		run = Op::add(a.tilev[col * a.max_tiles + tile], run, a.cfg);
+SCAN_UNROLL
+		for (int j = 0; j < SCAN_ITEMS; j++) {
+			size_t r = r0 + j;
+			V e;
+
+			if (r >= a.nrec)
+				break;
+			e = Op::of(x[j], a.cfg);
+			if (!a.cfg.excl)
+				run = Op::add(run, e, a.cfg);
+			if (Op::out(run, a.cfg, &bits, &v))
+				scan_store(a.out, r * a.columns + col, a.cfg.osize, bits);
+			else if (key == SCAN_NONE) {
+				key = (u64)r * a.columns + col;
+				val = v;
+			}
+			if (a.cfg.excl)
+				run = Op::add(run, e, a.cfg);
+		}
+		if (a.cfg.can_fail)
+			scan_fail(a, col, tile, key, val);
+	}
+}
+
+/* After phase 3: the failing record, column and prefix, for the host. */
+static __global__ void scan_status_kernel(struct scan_status *st,
+				   const struct scan_bad *bad, unsigned columns,
+				   size_t max_tiles)
+{
+	u64 rec;
+
+	if (st->key == SCAN_NONE)
+		return;
+	rec = st->key / columns;
+	st->rec = rec;
+	st->col = (unsigned)(st->key % columns);
+	st->lo = bad[st->col * max_tiles + rec / SCAN_TILE].lo;
+	st->hi = bad[st->col * max_tiles + rec / SCAN_TILE].hi;
+}
+
+/* ---- host: the handle and the launchers ---------------------------------- */
+
+struct gpu_scan {
+	struct gs_job job;
+	scan_cfg cfg;
+	size_t max_records, max_tiles;
+	unsigned blocks;		/* most blocks of the tile kernels */
+	size_t vsize;			/* bytes of one prefix value */
+	void *carry, *tilev;
+	struct scan_bad *bad;
+	struct scan_status *st;
+	cudaError_t (*run)(struct gpu_scan *g, const void *in, void *out,
+			   size_t nrec, cudaStream_t s);
+	void (*ident)(const scan_cfg &c, void *dst, unsigned n);
+};
+
+template <class Op>
+static void scan_ident_host(const scan_cfg &c, void *dst, unsigned n)
+{
+	typename Op::V *v = (typename Op::V *)dst;
+
+	for (unsigned i = 0; i < n; i++)
+		v[i] = Op::ident(c);
+}
+
+template <class Op>
+static cudaError_t scan_run(struct gpu_scan *g, const void *in, void *out,
+			    size_t nrec, cudaStream_t s)
+{
+	scan_args<Op> a;
+	size_t work;
+	unsigned blocks;
+
+	a.in = (const typename Op::elem *)in;
+	a.out = out;
+	a.nrec = nrec;
+	a.ntiles = (nrec + SCAN_TILE - 1) / SCAN_TILE;
+	a.max_tiles = g->max_tiles;
+	a.columns = g->job.columns;
+	a.cfg = g->cfg;
+	a.carry = (typename Op::V *)g->carry;
+	a.tilev = (typename Op::V *)g->tilev;
+	a.bad = g->bad;
+	a.st = g->st;
+	work = a.ntiles * a.columns;
+	blocks = work < g->blocks ? (unsigned)work : g->blocks;
+	scan_totals_kernel<Op><<<blocks, SCAN_THREADS, 0, s>>>(a);
+	CUDA_LAUNCHED();
+	scan_carry_kernel<Op><<<a.columns, SCAN_THREADS, 0, s>>>(a);
+	CUDA_LAUNCHED();
+	scan_out_kernel<Op><<<blocks, SCAN_THREADS, 0, s>>>(a);
+	CUDA_LAUNCHED();
+	if (a.cfg.can_fail) {
+		scan_status_kernel<<<1, 1, 0, s>>>(a.st, a.bad, a.columns,
+						   a.max_tiles);
+		CUDA_LAUNCHED();
+	}
+	return cudaSuccess;
+}
+
+template <class Op>
+static void scan_bind(struct gpu_scan *g)
+{
+	g->run = scan_run<Op>;
+	g->ident = scan_ident_host<Op>;
+	g->vsize = sizeof(typename Op::V);
+}
+
+/* The monoid of the job's op over element type T. */
+template <typename T, int K, int L>
+static void scan_bind_type(struct gpu_scan *g)
+{
+	if (g->job.op == OP_SUM)
+		scan_bind<scan_sum<T, K, L>>(g);
+	else
+		scan_bind<scan_word<T>>(g);
+}
+
+static bool scan_bind_job(struct gpu_scan *g)
+{
+	switch (g->job.dtype.type) {
+	case GS_U8: scan_bind_type<unsigned char, 2, 0>(g); break;
+	case GS_I8: scan_bind_type<signed char, 2, 0>(g); break;
+	case GS_U16: scan_bind_type<unsigned short, 2, 0>(g); break;
+	case GS_I16: scan_bind_type<short, 2, 0>(g); break;
+	case GS_U32: scan_bind_type<unsigned, 2, 0>(g); break;
+	case GS_I32: scan_bind_type<int, 2, 0>(g); break;
+	case GS_U64: scan_bind_type<unsigned long long, 2, 0>(g); break;
+	case GS_I64: scan_bind_type<long long, 2, 0>(g); break;
+	case GS_F16: scan_bind_type<scan_f16, 2, -24>(g); break;
+	case GS_BF16: scan_bind_type<scan_bf16, 6, -149>(g); break;
+	case GS_F32: scan_bind_type<float, 6, -149>(g); break;
+	case GS_F64: scan_bind_type<double, 34, -1074>(g); break;
+	default: return false;
+	}
+	return true;
+}
+
+static enum xfmt scan_xfmt(enum gs_type t)
+{
+	switch (t) {
+	case GS_F16: return XF_F16;
+	case GS_BF16: return XF_BF16;
+	case GS_F32: return XF_F32;
+	default: return XF_F64;
+	}
+}
+
+static scan_cfg scan_cfg_of(const struct gs_job *job)
+{
+	scan_cfg c;
+	enum gs_type ot = job->out_type;
+
+	memset(&c, 0, sizeof(c));
+	c.op = job->op;
+	c.excl = job->exclusive;
+	c.ofloat = type_is_float(ot);
+	c.osigned = type_is_signed(ot);
+	c.osize = (unsigned)type_size(ot);
+	c.can_fail = !type_is_float(job->dtype.type) && !c.ofloat;
+	c.fmt = scan_fmts[c.ofloat ? scan_xfmt(ot) : XF_F64];
+	if (job->op != OP_SUM)
+		c.ident = scan_word_ident(job->dtype.type, job->op);
+	return c;
+}
+
+/* ---- the API (scan.h) ----------------------------------------------------- */
+
+static const char *const scan_op_names[] = {
+	"sum", "prod", "min", "max", "and", "or", "xor",
+};
+
+bool gpu_scan_supports(const struct gs_job *job, const char **why)
+{
+	bool flt = type_is_float(job->dtype.type);
+
+	if (job->cmd != CMD_SCAN) {
+		*why = "not a scan";
+		return false;
+	}
+	if (job->op == OP_PROD) {
+		*why = "prod scans run on the CPU";
+		return false;
+	}
+	if (flt && (job->op >= OP_AND || !type_is_float(job->out_type))) {
+		*why = "a float scan needs a sum/min/max op and a float output";
+		return false;
+	}
+	if (job->columns < 1 || job->columns > SCAN_MAX_COLUMNS) {
+		*why = "scans of more than 16 columns run on the CPU";
+		return false;
+	}
+	return true;
+}
+
+void gpu_scan_close(struct gpu_scan *g)
+{
+	if (!g)
+		return;
+	cudaFree(g->carry);
+	cudaFree(g->tilev);
+	cudaFree(g->bad);
+	cudaFree(g->st);
+	delete g;
+}
+
+static cudaError_t scan_alloc(struct gpu_scan *g)
+{
+	unsigned c = g->job.columns;
+	size_t slots = (size_t)c * g->max_tiles;
+	void *host;
+	cudaError_t e;
+
+	CUDA_RET(cudaMalloc(&g->carry, c * g->vsize));
+	CUDA_RET(cudaMalloc(&g->tilev, slots * g->vsize));
+	CUDA_RET(cudaMalloc((void **)&g->bad, slots * sizeof(struct scan_bad)));
+	CUDA_RET(cudaMalloc((void **)&g->st, sizeof(struct scan_status)));
+	CUDA_RET(cudaMemset(g->st, 0xff, sizeof(struct scan_status)));
+	host = malloc(c * g->vsize);
+	if (!host)
+		return cudaErrorMemoryAllocation;
+	g->ident(g->cfg, host, c);
+	e = cudaMemcpy(g->carry, host, c * g->vsize, cudaMemcpyHostToDevice);
+	free(host);
+	return e;
+}
+
+cudaError_t gpu_scan_open(const struct gs_job *job, size_t max_records,
+			  int nsm, struct gpu_scan **out)
+{
+	struct gpu_scan *g = new (std::nothrow) gpu_scan();
+	const char *why;
+	cudaError_t e;
+
+	*out = NULL;
+	if (!g)
+		return cudaErrorMemoryAllocation;
+	g->job = *job;
+	g->cfg = scan_cfg_of(job);
+	g->max_records = max_records;
+	g->max_tiles = (max_records + SCAN_TILE - 1) / SCAN_TILE;
+	if (g->max_tiles == 0)
+		g->max_tiles = 1;
+	g->blocks = (unsigned)(nsm > 0 ? nsm : 1) * SCAN_BLOCKS_PER_SM;
+	if (!gpu_scan_supports(job, &why) || !scan_bind_job(g)) {
+		delete g;
+		return cudaErrorInvalidValue;
+	}
+	e = scan_alloc(g);
+	if (e != cudaSuccess) {
+		gpu_scan_close(g);
+		return e;
+	}
+	*out = g;
+	return cudaSuccess;
+}
+
+cudaError_t gpu_scan_launch(struct gpu_scan *g, const void *d_in, void *d_out,
+			    size_t nrec, cudaStream_t s)
+{
+	if (nrec > g->max_records)
+		return cudaErrorInvalidValue;
+	CUDA_RET(cudaMemsetAsync(g->st, 0xff, sizeof(struct scan_status), s));
+	if (nrec == 0)
+		return cudaSuccess;
+	return g->run(g, d_in, d_out, nrec, s);
+}
+
+size_t gpu_scan_status_bytes(void)
+{
+	return sizeof(struct scan_status);
+}
+
+cudaError_t gpu_scan_status_copy(struct gpu_scan *g, void *host_pinned_dst,
+				 cudaStream_t s)
+{
+	return cudaMemcpyAsync(host_pinned_dst, g->st, sizeof(struct scan_status),
+			       cudaMemcpyDeviceToHost, s);
+}
+
+/* Decimal digits of v into buf (>= 41 bytes). */
+static void scan_i128_dec(__int128 v, char *buf)
+{
+	u128 m = v < 0 ? -(u128)v : (u128)v;
+	char tmp[40];
+	int n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + (int)(m % 10));
+		m /= 10;
+	} while (m);
+	if (v < 0)
+		*buf++ = '-';
+	while (n)
+		*buf++ = tmp[--n];
+	*buf = 0;
+}
+
+int gpu_scan_status_check(const struct gs_job *job, const void *hstatus,
+			  uint64_t first_rec, size_t *bad, struct gs_err *err)
+{
+	const struct scan_status *st = (const struct scan_status *)hstatus;
+	char dec[48];
+
+	if (st->key == SCAN_NONE)
+		return 0;
+	*bad = (size_t)st->rec;
+	scan_i128_dec((__int128)((u128)st->hi << 64 | st->lo), dec);
+	return gs_fail(err, GS_ERUNTIME, "scan",
+		       "element %llu column %u: prefix %s %s overflows %s (try --out-type)",
+		       (unsigned long long)(first_rec + st->rec), st->col,
+		       scan_op_names[job->op], dec, type_name(job->out_type));
+}
