@@ -2,9 +2,12 @@
 # Run every test level and print "N passed, N failed" last.
 # Unit binaries (build/tests/unit_*) print "unit: P passed, F failed"; each
 # script tests/test_*.sh and tests/cli.sh prints "NAME: P passed, F failed".
+# BUILD=dir takes the unit binaries from dir/tests (make asan: build-asan);
+# the scripts take the gpustat binary from GPUSTAT (default ./gpustat).
 cd "$(dirname "$0")/.." || exit 2
-log=build/tests/run.log
-mkdir -p build/tests
+B=${BUILD:-build}
+log=$B/tests/run.log
+mkdir -p "$B/tests"
 : > "$log"
 status=0
 
@@ -22,7 +25,7 @@ run() {
 	[ $rc -eq 0 ] || status=1
 }
 
-for t in build/tests/unit_*; do
+for t in "$B"/tests/unit_*; do
 	[ -x "$t" ] && run "$t" "$t"
 done
 for t in tests/cli.sh tests/test_*.sh; do

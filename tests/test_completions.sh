@@ -7,6 +7,7 @@
 # they can, so a new option that the completions miss fails here. A shell
 # that is not installed is skipped.
 cd "$(dirname "$0")/.." || exit 2
+G=${GPUSTAT:-./gpustat}
 pass=0
 fail=0
 tmp=$(mktemp -d) || exit 2
@@ -15,19 +16,19 @@ trap 'rm -rf "$tmp"' EXIT
 ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL $*"; }
 
-if [ ! -x ./gpustat ]; then
-	bad "./gpustat missing (run make)"
+if [ ! -x "$G" ]; then
+	bad "$G missing (run make)"
 	echo "test_completions: $pass passed, $fail failed"
 	exit 1
 fi
 
-cmds=$(./gpustat --help | awk '/^Commands:/ { on = 1; next }
+cmds=$("$G" --help | awk '/^Commands:/ { on = 1; next }
 	on && /^  [a-z]/ { print $1; next } on { exit }' | tr '\n' ' ')
 types='u8 i8 u16 i16 u32 i32 u64 i64 f16 bf16 f32 f64'
 
 # The long options of `gpustat CMD --help' (the tags left of the text).
 long_opts() {
-	./gpustat "$1" --help | awk '/^Examples:/ { exit }
+	"$G" "$1" --help | awk '/^Examples:/ { exit }
 		/^ +-/ { sub(/^ +/, ""); sub(/  .*/, ""); n = split($0, w, /[ ,]+/)
 		for (i = 1; i <= n; i++) if (w[i] ~ /^--[a-z]/) print w[i] }'
 }

@@ -4,6 +4,7 @@
 # described, and every option of `gpustat CMD --help' is defined (a .TP tag)
 # under OPTIONS, in the common subsections or in the command's own.
 cd "$(dirname "$0")/.." || exit 2
+G=${GPUSTAT:-./gpustat}
 man=man/gpustat.1
 pass=0
 fail=0
@@ -13,8 +14,8 @@ trap 'rm -rf "$tmp"' EXIT
 ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL $*"; }
 
-if [ ! -x ./gpustat ] || [ ! -f "$man" ]; then
-	bad "./gpustat or $man missing (run make)"
+if [ ! -x "$G" ] || [ ! -f "$man" ]; then
+	bad "$G or $man missing (run make)"
 	echo "test_man: $pass passed, $fail failed"
 	exit 1
 fi
@@ -49,7 +50,7 @@ defined() {
 }
 
 # Commands: the names listed under "Commands:" in gpustat --help.
-./gpustat --help | awk '/^Commands:/ { on = 1; next } on && /^  [a-z]/ { print $1; next }
+"$G" --help | awk '/^Commands:/ { on = 1; next } on && /^  [a-z]/ { print $1; next }
 			on { exit }' > "$tmp/cmds"
 [ -s "$tmp/cmds" ] && ok || bad "no commands in gpustat --help"
 for cmd in $(cat "$tmp/cmds"); do
@@ -64,7 +65,7 @@ done
 # Each command's options (the tags left of the descriptions): those before
 # "Input and type:" are its own.
 for cmd in $(cat "$tmp/cmds"); do
-	./gpustat "$cmd" --help > "$tmp/help" || bad "gpustat $cmd --help failed"
+	"$G" "$cmd" --help > "$tmp/help" || bad "gpustat $cmd --help failed"
 	awk '/^Input and type:/ { common = 1 } /^Examples:/ { exit }
 	     /^ +-/ { sub(/^ +/, ""); sub(/  .*/, ""); n = split($0, w, /[ ,]+/)
 		for (i = 1; i <= n; i++) if (w[i] ~ /^--?[a-zA-Z]/)

@@ -3,7 +3,7 @@
 # by script(1)) and hist --plot. No timing is asserted: the slow producer
 # only makes the run long enough for a progress update to be due.
 cd "$(dirname "$0")/.." || exit 2
-G=./gpustat
+G=${GPUSTAT:-./gpustat}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 pass=0
