@@ -53,8 +53,8 @@ done
 
 # Stage busy times from -v; "wall/busiest" is the overlap (1.0 is perfect).
 echo
-printf '%-30s %6s %6s %6s %6s %6s %6s %6s %8s\n' "stages (s)" wall read rdwait \
-	h2d kernel d2h write wall/max
+printf '%-30s %6s %6s %6s %6s %6s %6s %6s %6s %8s\n' "stages (s)" wall read rdwait \
+	submit h2d kernel d2h write wall/max
 stages() {	# name, command
 	sh -c "$2 -v" 2>&1 >/dev/null | awk -v name="$1" '/stages:/ {
 		for (i = 1; i <= NF; i++) {
@@ -62,6 +62,7 @@ stages() {	# name, command
 			if ($(i+1) == "wall:") wall = $(i-1)
 			if (w == "read") rd = $(i+1)
 			if (w == "buffers") rw = $(i+1)
+			if (w == "submit") sb = $(i+1)
 			if (w == "h2d") h = $(i+1)
 			if (w == "kernel") k = $(i+1)
 			if (w == "d2h") d = $(i+1)
@@ -69,8 +70,9 @@ stages() {	# name, command
 		}
 		gsub(/[(),]/, "", rw); gsub(/,/, "", h); gsub(/,/, "", k); gsub(/,/, "", d); gsub(/,/, "", rd)
 		m = rd + 0; if (h > m) m = h; if (k > m) m = k; if (wr > m) m = wr
-		printf "%-30s %6.3f %6.3f %6.3f %6.3f %6.3f %6.3f %6.3f %8.2f\n",
-			name, wall, rd, rw, h, k, d, wr, (m > 0 ? wall / m : 0)
+		if (sb + 0 > m) m = sb + 0
+		printf "%-30s %6.3f %6.3f %6.3f %6.3f %6.3f %6.3f %6.3f %6.3f %8.2f\n",
+			name, wall, rd, rw, sb, h, k, d, wr, (m > 0 ? wall / m : 0)
 	}'
 }
 for be in cuda auto cpu; do

@@ -63,6 +63,11 @@ struct backend {
 };
 
 extern const struct backend backend_cpu;
+
+/* Plain host buffers for the CPU side (backend_cpu.c): whole mappings with
+ * huge pages where the kernel gives them. */
+void *host_pages_alloc(size_t n);
+void host_pages_free(void *p);
 extern const struct backend backend_auto;	/* CPU first, then the GPU */
 
 /* --backend: which one to use. */

@@ -79,16 +79,6 @@ static void *gpu_start(void *v)
 	return NULL;
 }
 
-static void *hyb_alloc(size_t n)
-{
-	return malloc(n);
-}
-
-static void hyb_free(void *p)
-{
-	free(p);
-}
-
 static int hyb_open(void **ctxp, const struct backend_env *env, struct gs_err *err)
 {
 	struct hybrid *h = calloc(1, sizeof(*h));
@@ -196,8 +186,8 @@ static void hyb_close(void *v)
 
 const struct backend backend_auto = {
 	.name = "auto",
-	.host_alloc = hyb_alloc,
-	.host_free = hyb_free,
+	.host_alloc = host_pages_alloc,
+	.host_free = host_pages_free,
 	.open = hyb_open,
 	.submit = hyb_submit,
 	.finish = hyb_finish,

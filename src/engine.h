@@ -15,7 +15,9 @@
 #include "backend.h"
 #include "input.h"
 
-#define ENGINE_NBUF 3		/* one being read, one computed, one spare */
+/* one being read, one computed, two spare: a reader ahead of a jittery
+ * backend (or one holding a buffer for its copy) does not wait */
+#define ENGINE_NBUF 4
 #define ENGINE_STALL_MS 20	/* "tens of milliseconds" (SPEC) */
 
 struct engine_opts {
