@@ -1,6 +1,7 @@
 /*
  * cli.c - see cli.h.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -47,7 +48,7 @@ int parse_u64(const char *s, uint64_t *v)
 {
 	char *end;
 
-	if (!*s || *s == '-' || *s == '+' || *s == ' ')
+	if (*s < '0' || *s > '9')	/* strtoull would skip white space and negate */
 		return -1;
 	errno = 0;
 	unsigned long long x = strtoull(s, &end, 10);
@@ -62,7 +63,7 @@ int parse_size(const char *s, uint64_t *v)
 {
 	char *end;
 
-	if (!*s || *s == '-' || *s == '+' || *s == ' ')
+	if (*s < '0' || *s > '9')	/* strtoull would skip white space and negate */
 		return -1;
 	errno = 0;
 	unsigned long long x = strtoull(s, &end, 10);
@@ -88,7 +89,7 @@ int parse_double(const char *s, double *v)
 {
 	char *end;
 
-	if (!*s || *s == ' ')
+	if (!*s || isspace((unsigned char)*s))	/* strtod skips it */
 		return -1;
 	errno = 0;
 	double x = strtod(s, &end);
@@ -335,7 +336,10 @@ int cli_parse(struct cli *c, int argc, char **argv, const struct cmd_opts *co,
 		const char *bad = argv[optind - 1];
 
 		if (opt == '?') {
-			rc = optopt && optopt < 256 && !strchr(bad, '=') && bad[1] != '-'
+			/* bad is not the option itself while getopt is
+			 * still inside a cluster like -qx, and may be "" */
+			rc = optopt && optopt < 256 &&
+			     (bad[0] != '-' || (bad[1] != '-' && !strchr(bad, '=')))
 				? gs_fail(err, GS_EUSAGE, "", "unknown option '-%c'", optopt)
 				: usage(err, "unknown option '%s'", bad);
 		} else if (opt == ':') {
