@@ -139,4 +139,5 @@ clean:
 	rm -rf $(BUILD) gpustat
 
 .PHONY: all unit check demo clean bench-gpu
+include fuzz/fuzz.mk
 -include $(OBJS:.o=.d)
