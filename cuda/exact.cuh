@@ -367,6 +367,246 @@ exact_thr_add_u128(struct exact_thr *t, unsigned __int128 mag, bool neg, int e,
 	exact_thr_add(t, neg ? -lo : lo, e, slot);
 }
 
+/* ---- windowed fast paths for f32 and f64 ----------------------------------
+ *
+ * Most data lies within a few dozen binades of its largest values. A window
+ * accumulator keeps the exponent fields b .. b + span of one format in a
+ * 128-bit integer acc, weighing 2^(b - bias - p + 1) (the ulp of the window's
+ * lowest binade): a value in the window adds its signed significand shifted
+ * by (exponent field - b), with no test of any kind, so the hot loop is a
+ * few integer instructions per element and branch-free. Everything else
+ * takes the slow path (exact_w32_add / exact_w64_add): a value above the
+ * window moves the window up (acc goes into the thread's struct exact_thr,
+ * exact, and b becomes its exponent less the span); values below it, zeros,
+ * subnormals, infinities and NaNs go to the struct exact_thr as before. So
+ * the window follows the largest value a thread has seen, and the values
+ * more than span binades below that are the only slow ones.
+ *
+ * Invariant: 1 <= b and b + span <= the largest finite exponent field, so
+ * subnormals, zeros and specials never pass the window test. Bounds (no
+ * count check is ever made, so they are proved here):
+ * - f32, span 28: a term is below 2^24 * 2^28 = 2^52 (24-bit significand),
+ *   eight of them below 2^55 in the int64 that gathers one iteration; the
+ *   128-bit acc holds 2^72 such terms.
+ * - f64, span 52: a term is below 2^53 * 2^52 = 2^105, so acc may take
+ *   EXACT_WIN_TERMS = 2^21 terms (< 2^126) between two folds: the launchers
+ *   give no thread more elements than that per kernel (the launch cap keeps
+ *   a thread under 2^19).
+ * - stats squares of f32 (stats_kernels.cu): a term is below 2^48 * 2^56 =
+ *   2^104, 2^21 of them below 2^125.
+ */
+#define EXACT_W32_SPAN 28
+#define EXACT_W64_SPAN 52
+#define EXACT_WIN_TERMS (1u << 21)
+
+struct exact_w32 {
+	__int128 acc;	/* value acc * 2^(b - 150) */
+	int b;		/* window: exponent fields b .. b + EXACT_W32_SPAN */
+};
+
+struct exact_w64 {
+	__int128 acc;	/* value acc * 2^(b - 1075) */
+	int b;		/* window: exponent fields b .. b + EXACT_W64_SPAN */
+};
+
+static __host__ __device__ inline void exact_w32_init(struct exact_w32 *w)
+{
+	w->acc = 0;
+	w->b = 1;
+}
+
+static __host__ __device__ inline void exact_w64_init(struct exact_w64 *w)
+{
+	w->acc = 0;
+	w->b = 1;
+}
+
+/* Does f32 (bits u) lie in the window at b? */
+static __host__ __device__ inline bool exact_w32_in(unsigned u, int b)
+{
+	return (unsigned)((int)((u >> 23) & 0xff) - b) <= EXACT_W32_SPAN;
+}
+
+/* Its value in units of 2^(b - 150), for u in the window: the significand
+ * times +-2^d, d <= 28, as one 32 x 32 -> 64-bit multiply. */
+static __host__ __device__ inline long long exact_w32_term(unsigned u, int b)
+{
+	int d = (int)((u >> 23) & 0xff) - b;
+	int s = (int)((u & 0x7fffff) | 0x800000);
+	int p = (int)u < 0 ? -(1 << d) : 1 << d;
+
+	return (long long)s * p;
+}
+
+static __host__ __device__ inline bool exact_w64_in(unsigned long long u, int b)
+{
+	return (unsigned)((int)((u >> 52) & 0x7ff) - b) <= EXACT_W64_SPAN;
+}
+
+/* The same for f64: the 53-bit significand shifted by d <= 52. */
+static __host__ __device__ inline __int128 exact_w64_term(unsigned long long u,
+							  int b)
+{
+	int d = (int)((u >> 52) & 0x7ff) - b;
+	unsigned long long s = (u & 0xfffffffffffffull) | 1ull << 52;
+	unsigned __int128 t = (unsigned __int128)s << d;
+
+	return (__int128)((long long)u < 0 ? -t : t);
+}
+
+/* Move a window's sum into t (exactly) and empty it. */
+static __host__ __device__ inline void exact_w32_fold(struct exact_w32 *w,
+						      struct exact_thr *t,
+						      long long *slot)
+{
+	if (w->acc)
+		exact_thr_add(t, w->acc, w->b - 150, slot);
+	w->acc = 0;
+}
+
+static __host__ __device__ inline void exact_w64_fold(struct exact_w64 *w,
+						      struct exact_thr *t,
+						      long long *slot)
+{
+	if (w->acc)
+		exact_thr_add(t, w->acc, w->b - 1075, slot);
+	w->acc = 0;
+}
+
+/* Add any f32 (bits u): the window's path if it is in the window or above
+ * it (then the window moves up to it first), t's otherwise. */
+static __host__ __device__ inline void exact_w32_add(struct exact_w32 *w,
+						     struct exact_thr *t,
+						     unsigned u, long long *slot)
+{
+	int e = (int)((u >> 23) & 0xff);
+	long long m = (long long)(u & 0x7fffff);
+
+	if (e == 0xff) {
+		t->flags |= m ? EXACT_NAN : u >> 31 ? EXACT_NINF : EXACT_PINF;
+		return;
+	}
+	if (e > w->b + EXACT_W32_SPAN) {
+		/* e <= 254 and e > b + 28 >= 29: the new b keeps the invariant */
+		exact_w32_fold(w, t, slot);
+		w->b = e - EXACT_W32_SPAN;
+	}
+	if (e >= w->b) {
+		w->acc += exact_w32_term(u, w->b);
+		return;
+	}
+	if (e == 0 && m == 0)
+		return;
+	m |= (long long)(e != 0) << 23;
+	exact_thr_add64(t, u >> 31 ? -m : m, (e ? e : 1) - 150, slot);
+}
+
+static __host__ __device__ inline void exact_w64_add(struct exact_w64 *w,
+						     struct exact_thr *t,
+						     unsigned long long u,
+						     long long *slot)
+{
+	int e = (int)((u >> 52) & 0x7ff);
+	long long m = (long long)(u & 0xfffffffffffffull);
+
+	if (e == 0x7ff) {
+		t->flags |= m ? EXACT_NAN : u >> 63 ? EXACT_NINF : EXACT_PINF;
+		return;
+	}
+	if (e > w->b + EXACT_W64_SPAN) {
+		/* e <= 2046 and e > b + 52 >= 53: the new b keeps the invariant */
+		exact_w64_fold(w, t, slot);
+		w->b = e - EXACT_W64_SPAN;
+	}
+	if (e >= w->b) {
+		w->acc += exact_w64_term(u, w->b);
+		return;
+	}
+	if (e == 0 && m == 0)
+		return;
+	m |= (long long)(e != 0) << 52;
+	exact_thr_add64(t, u >> 63 ? -m : m, (e ? e : 1) - 1075, slot);
+}
+
+/* The first k of the eight f32 (bits) a.x .. c.w, one by one: a loop that
+ * rotates the registers rather than eight inlined copies of the slow path
+ * (or an array in local memory). */
+static __host__ __device__ inline void
+exact_w32_add_first(struct exact_w32 *w, struct exact_thr *t, uint4 a,
+		    uint4 c, int k, long long *slot)
+{
+#ifdef __CUDA_ARCH__
+#pragma unroll 1
+#endif
+	for (int i = 0; i < k; i++) {
+		exact_w32_add(w, t, a.x, slot);
+		a.x = a.y;
+		a.y = a.z;
+		a.z = a.w;
+		a.w = c.x;
+		c.x = c.y;
+		c.y = c.z;
+		c.z = c.w;
+	}
+}
+
+/* Eight f32 (bits a, c) into w: branch-free when all lie in the window,
+ * one by one through the slow path otherwise. */
+static __host__ __device__ inline void exact_w32_add8(struct exact_w32 *w,
+						      struct exact_thr *t,
+						      uint4 a, uint4 c,
+						      long long *slot)
+{
+	int b = w->b;
+
+	if (exact_w32_in(a.x, b) & exact_w32_in(a.y, b) &
+	    exact_w32_in(a.z, b) & exact_w32_in(a.w, b) &
+	    exact_w32_in(c.x, b) & exact_w32_in(c.y, b) &
+	    exact_w32_in(c.z, b) & exact_w32_in(c.w, b)) {
+		long long s0 = exact_w32_term(a.x, b) + exact_w32_term(a.y, b),
+			  s1 = exact_w32_term(a.z, b) + exact_w32_term(a.w, b),
+			  s2 = exact_w32_term(c.x, b) + exact_w32_term(c.y, b),
+			  s3 = exact_w32_term(c.z, b) + exact_w32_term(c.w, b);
+
+		w->acc += (s0 + s1) + (s2 + s3);	/* < 2^55 */
+		return;
+	}
+	exact_w32_add_first(w, t, a, c, 8, slot);
+}
+
+/* The first k of the four f64 (bits) a.x .. c.y, one by one. */
+static __host__ __device__ inline void
+exact_w64_add_first(struct exact_w64 *w, struct exact_thr *t, ulonglong2 a,
+		    ulonglong2 c, int k, long long *slot)
+{
+#ifdef __CUDA_ARCH__
+#pragma unroll 1
+#endif
+	for (int i = 0; i < k; i++) {
+		exact_w64_add(w, t, a.x, slot);
+		a.x = a.y;
+		a.y = c.x;
+		c.x = c.y;
+	}
+}
+
+/* Four f64 (bits a, c) the same way. */
+static __host__ __device__ inline void exact_w64_add4(struct exact_w64 *w,
+						      struct exact_thr *t,
+						      ulonglong2 a, ulonglong2 c,
+						      long long *slot)
+{
+	int b = w->b;
+
+	if (exact_w64_in(a.x, b) & exact_w64_in(a.y, b) &
+	    exact_w64_in(c.x, b) & exact_w64_in(c.y, b)) {
+		w->acc += (exact_w64_term(a.x, b) + exact_w64_term(a.y, b)) +
+			  (exact_w64_term(c.x, b) + exact_w64_term(c.y, b));
+		return;
+	}
+	exact_w64_add_first(w, t, a, c, 4, slot);
+}
+
 #ifdef __CUDACC__
 /* ---- block and grid level (device only) ----------------------------------- */
 

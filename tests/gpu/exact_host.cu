@@ -1,0 +1,189 @@
+/*
+ * exact_host.cu - the window fast paths of the exact GPU sums (cuda/exact.cuh,
+ * used by reduce_kernels.cu and stats_kernels.cu), run on the host: each
+ * kernel's per-thread function is __host__ __device__, so a loop over the
+ * "threads" of a grid, in order, computes what the kernel would, and the
+ * result must equal struct xsum's sum of the same values element by element
+ * (src/xsum.c, tested against Fraction vectors in unit_xsum). No GPU needed.
+ *
+ * Build and run from the repository root, after make: nvcc -std=c++17 -O2
+ * -Isrc -o build/exact_host tests/gpu/exact_host.cu, then every object in
+ * build/ but main.o and bench_kernels.o, then -lzstd -lpthread -lm (see
+ * tests/gpu/exact_host.sh); build/exact_host prints "unit: P passed, F failed".
+ */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../cuda/reduce_kernels.cu"
+#include "../../cuda/stats_kernels.cu"
+#include "../unit.h"
+
+static unsigned long long rng_state = 0x9e3779b97f4a7c15ull;
+
+static unsigned long long rnd(void)
+{
+	unsigned long long z = (rng_state += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static double unif(void)
+{
+	return (double)(rnd() >> 11) * 0x1p-53;
+}
+
+/* The kinds of data: each stresses another path of the window. */
+enum kind {
+	K_BENCH,	/* bench_gpu's: [-0.25, 0.75) in steps of 2^-24 */
+	K_NORMAL,	/* roughly normal, both signs */
+	K_BITS,		/* random bit patterns: every exponent, subnormals, NaN, inf */
+	K_OUTLIERS,	/* mostly near 1, now and then 2^+-60 and 2^+-100 */
+	K_SPARSE,	/* mostly zeros (+0 and -0), some subnormals */
+	K_GROWING,	/* magnitudes growing with the index: many window moves */
+	K_MAXMAG,	/* the largest finite magnitudes, mixed signs */
+	K_ALLMAX,	/* the largest finite value only: the bound on the sums */
+	K_NKINDS
+};
+
+static const char *kind_name[K_NKINDS] = {
+	"bench", "normal", "bits", "outliers", "sparse", "growing", "maxmag",
+	"allmax",
+};
+
+static double gen(enum kind k, size_t i, size_t n, bool f32)
+{
+	double v;
+
+	switch (k) {
+	case K_BENCH:
+		return (double)(rnd() & 0xffffff) * 0x1p-24 - 0.25;
+	case K_NORMAL:
+		v = (unif() + unif() + unif() + unif() - 2) * 3;
+		return f32 ? (float)v : v;
+	case K_OUTLIERS: {
+		unsigned r = (unsigned)(rnd() % 64);
+		double big = f32 ? 0x1p60 : 0x1p100;
+
+		v = 1 + unif();
+		if (r == 0)
+			v *= big;
+		else if (r == 1)
+			v /= big;
+		else if (r == 2)
+			v *= 0x1p-60;
+		if (rnd() & 1)
+			v = -v;
+		return f32 ? (float)v : v;
+	}
+	case K_SPARSE:
+		if (rnd() % 8)
+			return rnd() & 1 ? 0.0 : -0.0;
+		v = f32 ? (double)(rnd() % 8388608) * 0x1p-149 :
+			  (double)(rnd() % (1ull << 52)) * 0x1p-1074;
+		return rnd() & 1 ? -v : v;
+	case K_GROWING:
+		v = ldexp(1 + unif(), (int)(i * (f32 ? 250 : 2000) / (n + 1)) -
+					(f32 ? 140 : 1060));
+		v = f32 ? (float)v : v;
+		return rnd() & 1 ? -v : v;
+	case K_MAXMAG:
+		v = f32 ? (double)FLT_MAX * (1 - unif() * 0x1p-3) :
+			  DBL_MAX * (1 - unif() * 0x1p-3);
+		v = f32 ? (float)v : v;
+		return rnd() & 1 ? -v : v;
+	case K_ALLMAX:
+		return f32 ? (double)FLT_MAX : DBL_MAX;
+	default:
+		break;
+	}
+	return 0;
+}
+
+/* Random bits: K_BITS, as the raw pattern. */
+static void fill(enum kind k, void *p, size_t n, bool f32)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (f32) {
+			float f = (float)gen(k, i, n, true);
+			unsigned u = (unsigned)rnd();
+
+			if (k == K_BITS)
+				memcpy(&f, &u, 4);
+			((float *)p)[i] = f;
+		} else {
+			double d = gen(k, i, n, false);
+			unsigned long long u = rnd();
+
+			if (k == K_BITS)
+				memcpy(&d, &u, 8);
+			((double *)p)[i] = d;
+		}
+	}
+}
+
+static bool xsum_same(const struct xsum *a, const struct xsum *b)
+{
+	return !memcmp(a->limb, b->limb, sizeof a->limb) && a->nan == b->nan &&
+	       a->pinf == b->pinf && a->ninf == b->ninf;
+}
+
+/* A grid of T threads over p[0 .. n), as red_sum_win_kernel runs it. */
+template <typename F>
+static void red_emulate(const F *p, size_t n, size_t T, struct xsum *out)
+{
+	static struct exact_acc a;
+
+	memset(&a, 0, sizeof a);
+	for (size_t g = 0; g < T; g++) {
+		struct exact_thr t;
+
+		exact_thr_init(&t, EXACT_EMIN);
+		red_win_thread(&t, p, n, g, T, a.slot);
+		exact_thr_flush(&t, a.slot);
+		a.flags |= t.flags;
+	}
+	xsum_init(out);
+	exact_to_xsum(&a, out);
+}
+
+template <typename F>
+static void check_sum(enum kind k, size_t n, size_t T)
+{
+	F *p = (F *)aligned_alloc(16, (n * sizeof(F) + 15) / 16 * 16 + 16);
+	struct xsum want, got;
+
+	fill(k, p, n, sizeof(F) == 4);
+	xsum_init(&want);
+	for (size_t i = 0; i < n; i++)
+		xsum_add_f64(&want, (double)p[i]);
+	red_emulate(p, n, T, &got);
+	CHECKF(xsum_same(&want, &got), "sum %s %s n=%zu T=%zu",
+	       sizeof(F) == 4 ? "f32" : "f64", kind_name[k], n, T);
+	free(p);
+}
+
+static const size_t sizes[] = { 0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31,
+				63, 64, 65, 255, 1000, 4099, 65536 + 3 };
+static const size_t grids[] = { 1, 2, 3, 7, 32, 257 };
+
+int main(void)
+{
+	for (int k = 0; k < K_NKINDS; k++)
+		for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
+			for (size_t g = 0; g < sizeof grids / sizeof *grids; g++) {
+				check_sum<float>((enum kind)k, sizes[s], grids[g]);
+				check_sum<double>((enum kind)k, sizes[s], grids[g]);
+			}
+	/* the bounds: one thread takes 2^21 of the largest values (f64: the
+	 * most EXACT_WIN_TERMS allows; f32's int64 per iteration and 128-bit
+	 * window are far from full) */
+	check_sum<double>(K_ALLMAX, EXACT_WIN_TERMS, 1);
+	check_sum<float>(K_ALLMAX, EXACT_WIN_TERMS, 1);
+	check_sum<double>(K_MAXMAG, 1 << 18, 1);
+	check_sum<float>(K_MAXMAG, 1 << 18, 1);
+	UNIT_END();
+}
