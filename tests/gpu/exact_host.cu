@@ -166,6 +166,71 @@ static void check_sum(enum kind k, size_t n, size_t T)
 	free(p);
 }
 
+/* What a grid of T threads of stats_kernel leaves for one f32 column:
+ * through the window path (win) or the generic stats_fold. */
+struct stats_out {
+	struct xsum s1, s2;
+	unsigned long long nan, kmax, nkmin;
+};
+
+static void stats_emulate(const float *p, size_t n, size_t T, bool win,
+			  struct stats_out *o)
+{
+	static struct exact_acc a[2];
+
+	memset(a, 0, sizeof a);
+	o->nan = o->kmax = o->nkmin = 0;
+	for (size_t g = 0; g < T; g++) {
+		struct stats_thr r;
+		long long sh[2 * EXACT_SLOTS] = { 0 };
+
+		if (win)
+			stats_fold_win(&r, p, n, g, T, sh);
+		else if (!stats_fold(&r, p, n, 1, g, T, sh))
+			continue;
+		exact_thr_flush(&r.s1, sh);
+		exact_thr_flush(&r.s2, sh + EXACT_SLOTS);
+		for (int q = 0; q < EXACT_SLOTS; q++) {
+			a[0].slot[q] += sh[q];
+			a[1].slot[q] += sh[EXACT_SLOTS + q];
+		}
+		a[0].flags |= r.s1.flags;
+		a[1].flags |= r.s2.flags;
+		o->nan += r.nan;
+		o->kmax = r.kmax > o->kmax ? r.kmax : o->kmax;
+		o->nkmin = r.nkmin > o->nkmin ? r.nkmin : o->nkmin;
+	}
+	xsum_init(&o->s1);
+	xsum_init(&o->s2);
+	exact_to_xsum(&a[0], &o->s1);
+	exact_to_xsum(&a[1], &o->s2);
+}
+
+static void check_stats(enum kind k, size_t n, size_t T)
+{
+	float *p = (float *)aligned_alloc(16, (n * 4 + 15) / 16 * 16 + 16);
+	struct stats_out want, got;
+	struct xsum s1, s2;
+
+	fill(k, p, n, true);
+	stats_emulate(p, n, T, false, &want);
+	stats_emulate(p, n, T, true, &got);
+	xsum_init(&s1);
+	xsum_init(&s2);
+	for (size_t i = 0; i < n; i++)
+		if (p[i] == p[i]) {
+			xsum_add_f64(&s1, p[i]);
+			xsum_add_prod_f64(&s2, p[i], p[i]);
+		}
+	CHECKF(xsum_same(&want.s1, &s1) && xsum_same(&want.s2, &s2),
+	       "generic stats %s n=%zu T=%zu", kind_name[k], n, T);
+	CHECKF(xsum_same(&got.s1, &s1) && xsum_same(&got.s2, &s2) &&
+	       got.nan == want.nan && got.kmax == want.kmax &&
+	       got.nkmin == want.nkmin,
+	       "window stats %s n=%zu T=%zu", kind_name[k], n, T);
+	free(p);
+}
+
 static const size_t sizes[] = { 0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31,
 				63, 64, 65, 255, 1000, 4099, 65536 + 3 };
 static const size_t grids[] = { 1, 2, 3, 7, 32, 257 };
@@ -177,6 +242,7 @@ int main(void)
 			for (size_t g = 0; g < sizeof grids / sizeof *grids; g++) {
 				check_sum<float>((enum kind)k, sizes[s], grids[g]);
 				check_sum<double>((enum kind)k, sizes[s], grids[g]);
+				check_stats((enum kind)k, sizes[s], grids[g]);
 			}
 	/* the bounds: one thread takes 2^21 of the largest values (f64: the
 	 * most EXACT_WIN_TERMS allows; f32's int64 per iteration and 128-bit
@@ -185,5 +251,7 @@ int main(void)
 	check_sum<float>(K_ALLMAX, EXACT_WIN_TERMS, 1);
 	check_sum<double>(K_MAXMAG, 1 << 18, 1);
 	check_sum<float>(K_MAXMAG, 1 << 18, 1);
+	check_stats(K_ALLMAX, EXACT_WIN_TERMS, 1);
+	check_stats(K_MAXMAG, 1 << 18, 1);
 	UNIT_END();
 }
