@@ -10,13 +10,23 @@
  * Each stream folds into its own device accumulator; finish() copies them
  * back and merges them exactly into the command's CPU accumulator, so the
  * result has the CPU backend's bits. Everything is allocated at open.
+ *
+ * Scans (scan.h) chain a carry from chunk to chunk on the device: each
+ * chunk's scan waits (an event, not the host) for the previous chunk's,
+ * so copies still overlap kernels. The output comes back into a ring of
+ * pinned buffers, and a writer thread writes them to the sink in order
+ * while later chunks compute; it checks each chunk's overflow status
+ * first, and writes only the records before a failing one.
  */
+#include <condition_variable>
 #include <mutex>
 #include <new>
+#include <thread>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "gpu.h"
+#include "scan.h"
 extern "C" {
 #include "gpustat_cuda.h"
 }
@@ -27,6 +37,10 @@ extern "C" {
 /* Chunks whose stage times are measured with events before their slot is
  * reused; far more than can be in flight (MAX_BUFFERS). */
 #define TIMED_CHUNKS 64
+/* Pinned scan output buffers: chunks in flight between the kernels and the
+ * writer. Two when each is large (a u8 -> u64 scan writes 8x its input). */
+#define SCAN_SLOTS 3
+#define SCAN_SLOT_BIG ((size_t)256 << 20)
 
 /* Turn a failed CUDA call into the error value, with the call's text. */
 static int cuda_fail(struct gs_err *err, cudaError_t e, const char *call,
@@ -53,8 +67,9 @@ static const struct gpu_ops *ops_for(const struct gs_job *job)
 	case CMD_DOT:
 		return &gpu_dot_ops;
 	case CMD_REDUCE:
-	case CMD_SCAN:
 		return &gpu_reduce_ops;
+	case CMD_SCAN:		/* scan.h, not gpu_ops */
+		return NULL;
 	}
 	return NULL;
 }
@@ -109,29 +124,111 @@ struct cuda_ctx {
 	void *hacc;
 	struct release_arg rel[MAX_BUFFERS];
 
-	/* per chunk: before the copy, after it, after the kernels */
-	cudaEvent_t ev[TIMED_CHUNKS][3];
+	/* per chunk: before the copy, after it, after the kernels, after
+	 * the copy back */
+	cudaEvent_t ev[TIMED_CHUNKS][4];
 	bool ev_used[TIMED_CHUNKS];
 	unsigned long long nchunks;
 	struct stage_times t;
+
+	struct scan_out *scan;		/* scans only */
 };
+
+/* ---- scan output: a ring of pinned buffers and the writer thread --------- */
+
+struct scan_slot {
+	void *host, *status;		/* pinned: output records, scan status */
+	size_t nrec;
+	uint64_t first_rec;
+	bool ready;			/* the copy back has landed */
+	struct scan_out *so;
+};
+
+struct scan_out {
+	struct gpu_scan *g;
+	void *dout[MAX_STREAMS];
+	cudaEvent_t scanned;		/* after the last chunk's scan */
+	struct scan_slot slot[SCAN_SLOTS];
+	int nslots;
+	size_t out_rec;
+	unsigned long long queued, written;	/* chunks */
+
+	std::mutex lock;
+	std::condition_variable cv;
+	std::thread writer;
+	bool quit, failed;
+	struct gs_err err;
+	const struct gs_job *job;
+	struct sink *sink;
+};
+
+static void CUDART_CB scan_ready_cb(void *p)
+{
+	struct scan_slot *sl = (struct scan_slot *)p;
+	std::lock_guard<std::mutex> g(sl->so->lock);
+
+	sl->ready = true;
+	sl->so->cv.notify_all();
+}
+
+/* Write chunk outputs in order; stop at the first overflow or write error. */
+static void scan_writer(struct scan_out *so)
+{
+	std::unique_lock<std::mutex> lk(so->lock);
+
+	for (;;) {
+		struct scan_slot *sl = &so->slot[so->written % so->nslots];
+
+		so->cv.wait(lk, [&] { return so->quit || so->failed ||
+				      (so->written < so->queued && sl->ready); });
+		if (so->failed || (so->quit && !(so->written < so->queued && sl->ready)))
+			return;
+		lk.unlock();
+
+		struct gs_err e, we;
+		size_t bad = sl->nrec;
+		int rc = gpu_scan_status_check(so->job, sl->status, sl->first_rec,
+					       &bad, &e);
+
+		if (rc == 0)
+			bad = sl->nrec;
+		/* the records before a failing one are right: keep them */
+		if (bad > 0 && so->sink->write(so->sink->ctx, sl->host,
+					       bad * so->out_rec, &we) < 0 && rc == 0) {
+			e = we;
+			rc = -1;
+		}
+		lk.lock();
+		if (rc < 0) {
+			so->err = e;
+			so->failed = true;
+			so->cv.notify_all();
+			return;
+		}
+		sl->ready = false;
+		so->written++;
+		so->cv.notify_all();
+	}
+}
 
 /* Add a finished chunk's copy and kernel times to c->t. */
 static void account(struct cuda_ctx *c, int i)
 {
-	float h2d = 0, kern = 0;
+	float h2d = 0, kern = 0, d2h = 0;
 
 	if (!c->ev_used[i])
 		return;
 	c->ev_used[i] = false;
-	if (cudaEventSynchronize(c->ev[i][2]) != cudaSuccess ||
+	if (cudaEventSynchronize(c->ev[i][3]) != cudaSuccess ||
 	    cudaEventElapsedTime(&h2d, c->ev[i][0], c->ev[i][1]) != cudaSuccess ||
-	    cudaEventElapsedTime(&kern, c->ev[i][1], c->ev[i][2]) != cudaSuccess) {
+	    cudaEventElapsedTime(&kern, c->ev[i][1], c->ev[i][2]) != cudaSuccess ||
+	    cudaEventElapsedTime(&d2h, c->ev[i][2], c->ev[i][3]) != cudaSuccess) {
 		cudaGetLastError();
 		return;
 	}
 	c->t.h2d += h2d * 1e-3;
 	c->t.kernel += kern * 1e-3;
+	c->t.d2h += d2h * 1e-3;
 }
 
 static void cuda_times(void *v, struct stage_times *t)
@@ -149,6 +246,118 @@ static void CUDART_CB release_cb(void *p)
 
 	/* no CUDA calls here: the engine only takes a lock and signals */
 	a->env->release(a->env->engine, a->id);
+}
+
+static void scan_close(struct scan_out *so)
+{
+	if (!so)
+		return;
+	if (so->writer.joinable()) {
+		{
+			std::lock_guard<std::mutex> g(so->lock);
+			so->quit = true;
+			so->cv.notify_all();
+		}
+		so->writer.join();
+	}
+	for (int i = 0; i < SCAN_SLOTS; i++) {
+		cudaFreeHost(so->slot[i].host);
+		cudaFreeHost(so->slot[i].status);
+	}
+	for (int k = 0; k < MAX_STREAMS; k++)
+		cudaFree(so->dout[k]);
+	if (so->scanned)
+		cudaEventDestroy(so->scanned);
+	gpu_scan_close(so->g);
+	delete so;
+}
+
+static int scan_open(struct cuda_ctx *c, struct gs_err *err)
+{
+	const struct gs_job *job = c->job;
+	size_t nrec = c->env.chunk_records;
+	struct scan_out *so = new (std::nothrow) scan_out();
+
+	if (!so)
+		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
+	c->scan = so;
+	so->job = job;
+	so->sink = c->env.sink;
+	so->out_rec = job->columns * type_size(job->out_type);
+	size_t cap = nrec * so->out_rec;
+
+	so->nslots = cap > SCAN_SLOT_BIG ? 2 : SCAN_SLOTS;
+	CUDA_TRY(err, gpu_scan_open(job, nrec, c->nsm, &so->g));
+	CUDA_TRY(err, cudaEventCreateWithFlags(&so->scanned, cudaEventDisableTiming));
+	for (int k = 0; k < c->nstreams; k++)
+		if (cudaMalloc(&so->dout[k], cap) != cudaSuccess) {
+			cudaGetLastError();
+			return gs_fail(err, GS_ERUNTIME, "cuda", "out of GPU memory "
+				       "for %d scan outputs of %zu bytes (try a "
+				       "smaller --chunk-size)", c->nstreams, cap);
+		}
+	for (int i = 0; i < so->nslots; i++) {
+		so->slot[i].so = so;
+		CUDA_TRY(err, cudaHostAlloc(&so->slot[i].host, cap, cudaHostAllocDefault));
+		CUDA_TRY(err, cudaHostAlloc(&so->slot[i].status,
+					    gpu_scan_status_bytes(), cudaHostAllocDefault));
+	}
+	so->writer = std::thread(scan_writer, so);
+	return 0;
+}
+
+/* A writer failure, as this thread's error. */
+static int scan_failed(struct scan_out *so, struct gs_err *err)
+{
+	*err = so->err;
+	if (!err->where[0])
+		snprintf(err->where, sizeof(err->where), "scan");
+	return -1;
+}
+
+/* Queue chunk ch's scan on stream k after its input copy: wait for a free
+ * output buffer, chain to the previous chunk's scan, copy back, hand on. */
+static int scan_submit(struct cuda_ctx *c, const struct chunk *ch, int k,
+		       int ti, struct gs_err *err)
+{
+	struct scan_out *so = c->scan;
+	cudaStream_t s = c->s[k];
+	struct scan_slot *sl;
+
+	{
+		std::unique_lock<std::mutex> lk(so->lock);
+
+		so->cv.wait(lk, [&] { return so->failed ||
+				      so->queued - so->written < (unsigned)so->nslots; });
+		if (so->failed)
+			return scan_failed(so, err);
+		sl = &so->slot[so->queued % so->nslots];
+	}
+	sl->nrec = ch->nrec;
+	sl->first_rec = ch->first_rec;
+	CUDA_TRY(err, cudaStreamWaitEvent(s, so->scanned, 0));
+	CUDA_TRY(err, gpu_scan_launch(so->g, c->din[k], so->dout[k], ch->nrec, s));
+	CUDA_TRY(err, gpu_scan_status_copy(so->g, sl->status, s));
+	CUDA_TRY(err, cudaEventRecord(so->scanned, s));
+	CUDA_TRY(err, cudaEventRecord(c->ev[ti][2], s));
+	CUDA_TRY(err, cudaMemcpyAsync(sl->host, so->dout[k], ch->nrec * so->out_rec,
+				      cudaMemcpyDeviceToHost, s));
+	CUDA_TRY(err, cudaEventRecord(c->ev[ti][3], s));
+	CUDA_TRY(err, cudaLaunchHostFunc(s, scan_ready_cb, sl));
+	std::lock_guard<std::mutex> g(so->lock);
+	so->queued++;
+	return 0;
+}
+
+/* Wait until the writer has written every queued chunk. */
+static int scan_finish(struct scan_out *so, struct gs_err *err)
+{
+	std::unique_lock<std::mutex> lk(so->lock);
+
+	so->cv.wait(lk, [&] { return so->failed || so->written == so->queued; });
+	if (so->failed)
+		return scan_failed(so, err);
+	return 0;
 }
 
 static void *cuda_host_alloc(size_t n)
@@ -169,9 +378,11 @@ static void cuda_close(void *v)
 
 	if (!c)
 		return;
-	for (int k = 0; k < c->nstreams; k++) {
+	for (int k = 0; k < c->nstreams; k++)
 		if (c->s[k])
 			cudaStreamSynchronize(c->s[k]);
+	scan_close(c->scan);
+	for (int k = 0; k < c->nstreams; k++) {
 		cudaFree(c->din[k]);
 		cudaFree(c->din2[k]);
 		cudaFree(c->dacc[k]);
@@ -179,7 +390,7 @@ static void cuda_close(void *v)
 			cudaStreamDestroy(c->s[k]);
 	}
 	for (int i = 0; i < TIMED_CHUNKS; i++)
-		for (int j = 0; j < 3; j++)
+		for (int j = 0; j < 4; j++)
 			if (c->ev[i][j])
 				cudaEventDestroy(c->ev[i][j]);
 	free(c->hacc);
@@ -204,7 +415,7 @@ static int open_streams(struct cuda_ctx *c, struct gs_err *err)
 	for (int k = 0; k < c->nstreams; k++)
 		CUDA_TRY(err, cudaStreamSynchronize(c->s[k]));
 	for (int i = 0; i < TIMED_CHUNKS; i++)
-		for (int j = 0; j < 3; j++)
+		for (int j = 0; j < 4; j++)
 			CUDA_TRY(err, cudaEventCreate(&c->ev[i][j]));
 	return 0;
 }
@@ -220,19 +431,20 @@ static int cuda_open(void **ctxp, const struct backend_env *env, struct gs_err *
 	c->env = *env;
 	c->job = env->job;
 	c->ops = ops_for(c->job);
-	if (!c->ops || !c->ops->supports(c->job, &why))
-		return gs_fail(err, GS_ERUNTIME, "cuda", "%s", c->ops ? why
-			       : "no CUDA kernels for this command");
+	if (!cuda_supports(c->job, &why))
+		return gs_fail(err, GS_ERUNTIME, "cuda", "%s", why);
 	c->nstreams = env->streams < 1 ? 1 : env->streams > MAX_STREAMS ? MAX_STREAMS
 									 : env->streams;
 	c->cap = env->chunk_records * job_record_size(c->job);
-	c->acc_bytes = c->ops->dev_acc_bytes(c->job);
+	c->acc_bytes = c->ops ? c->ops->dev_acc_bytes(c->job) : 8;
 	c->hacc = malloc(c->acc_bytes);
 	if (!c->hacc)
 		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
 	CUDA_TRY(err, cudaDeviceGetAttribute(&c->nsm, cudaDevAttrMultiProcessorCount,
 					     env->device));
-	return open_streams(c, err);
+	if (open_streams(c, err) < 0)
+		return -1;
+	return c->scan || c->job->cmd != CMD_SCAN ? 0 : scan_open(c, err);
 }
 
 static int cuda_submit(void *v, const struct chunk *ch, struct gs_err *err)
@@ -265,12 +477,15 @@ static int cuda_submit(void *v, const struct chunk *ch, struct gs_err *err)
 		if (ch->data2)
 			CUDA_TRY(err, swap_bytes_dev(c->din2[k], n, esize, c->nsm, s));
 	}
+	c->ev_used[ti] = true;
+	if (c->scan)
+		return ch->nrec ? scan_submit(c, ch, k, ti, err) : 0;
 	if (ch->nrec)
 		CUDA_TRY(err, c->ops->launch(job, c->dacc[k], c->din[k],
 					     ch->data2 ? c->din2[k] : NULL,
 					     ch->nrec, c->nsm, s));
 	CUDA_TRY(err, cudaEventRecord(c->ev[ti][2], s));
-	c->ev_used[ti] = true;
+	CUDA_TRY(err, cudaEventRecord(c->ev[ti][3], s));
 	return 0;
 }
 
@@ -278,6 +493,11 @@ static int cuda_finish(void *v, void *acc, struct gs_err *err)
 {
 	struct cuda_ctx *c = (struct cuda_ctx *)v;
 
+	if (c->scan) {
+		for (int k = 0; k < c->nstreams; k++)
+			CUDA_TRY(err, cudaStreamSynchronize(c->s[k]));
+		return scan_finish(c->scan, err);
+	}
 	for (int k = 0; k < c->nstreams; k++) {
 		CUDA_TRY(err, cudaStreamSynchronize(c->s[k]));
 		CUDA_TRY(err, cudaMemcpy(c->hacc, c->dacc[k], c->acc_bytes,
@@ -333,6 +553,8 @@ extern "C" bool cuda_supports(const struct gs_job *job, const char **why)
 {
 	const struct gpu_ops *ops = ops_for(job);
 
+	if (job->cmd == CMD_SCAN)
+		return gpu_scan_supports(job, why);
 	if (!ops) {
 		*why = "no CUDA kernels for this command";
 		return false;

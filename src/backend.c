@@ -60,6 +60,12 @@ static const struct backend *select_cuda(enum backend_choice choice,
 		*why = "--backend cuda";
 		return &backend_cuda;
 	}
+	if (job->cmd == CMD_SCAN) {
+		/* the hybrid moves to the GPU mid-stream, and a scan's carry
+		 * would have to move with it */
+		*why = "scans stay on the CPU unless --backend cuda";
+		return &backend_cpu;
+	}
 	if (input_bytes >= 0 && input_bytes < AUTO_GPU_MIN_BYTES) {
 		snprintf(reason, sizeof(reason), "a %lld-byte input is done before "
 			 "a GPU could start", (long long)input_bytes);

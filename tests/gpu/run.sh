@@ -81,6 +81,19 @@ type_runs() {
 	*) cmp_run "reduce xor $t" reduce --op xor -t $t "$f"
 	   cmp_run "reduce and $t" reduce --op and -t $t "$f" ;;
 	esac
+	# scans: a 24 MiB prefix (a u8 scan writes 8 bytes per element)
+	head -c 25165824 "$f" > "$f.s"
+	cmp_run "scan $t" scan -t $t "$f.s"
+	cmp_run "scan --exclusive $t" scan --exclusive -t $t "$f.s"
+	cmp_run "scan min $t" scan --op min -t $t "$f.s"
+	cmp_run "scan max -c3 $t" scan --op max -c 3 -t $t "$f.s"
+	cmp_run "scan -c4 $t" scan -c 4 -t $t "$f.s"
+	case $t in
+	f*|bf16) cmp_run "scan to f64 $t" scan --out-type f64 -t $t "$f.s"
+		 cmp_run "scan to f16 $t" scan --out-type f16 -t $t "$f.s" ;;
+	*) cmp_run "scan to f32 $t" scan --out-type f32 -t $t "$f.s"
+	   cmp_run "scan to i32 $t" scan --out-type i32 -t $t "$f.s" ;;
+	esac
 	if [ $t = f32 ]; then
 		cmp_run "dot A B f32 two files" dot "$f" "$D/r2.f32"
 		cmp_run "sum big-endian f32" sum -t '>f4' "$f"
@@ -94,20 +107,43 @@ wait
 cat "$OUT"/random.*.log > "$OUT/random.log"
 say "random data, cuda = cpu: $(grep -c '^pass' "$OUT/random.log") passed, $(grep -c '^FAIL' "$OUT/random.log") failed"
 
-# 3. beyond 2^32 elements and 4 GiB, through a pipe
-n=$((5 * 1024 * 1024 * 1024))
-got=$(head -c $n /dev/zero | $G hist --backend cuda | head -1)
-[ "$got" = "$(printf '0\t%s' $n)" ] && r=ok || r="FAIL: $got"
-say "hist of 5 GiB of zeros (pipe): $r"
-got=$(head -c $n /dev/zero | $G stats -t u8 --backend cuda | head -1)
-say "stats count of 5 GiB u8: $got"
+# 3. beyond 2^32 elements and 4 GiB: tests/test_huge.sh on both backends
+# at once (the machine has the cores), then four processes sharing the GPU
+for b in cuda cpu; do
+	GPUSTAT_HUGE=1 BACKEND=$b sh tests/test_huge.sh > "$OUT/huge.$b.log" 2>&1 &
+done
+wait
+for b in cuda cpu; do
+	say "huge streams --backend $b: $(tail -1 "$OUT/huge.$b.log")"
+	grep FAIL "$OUT/huge.$b.log" >> "$summary"
+done
+want=$($G sum -t f64 --backend cpu "$D/r.f64"; $G hist -t u8 --backend cpu "$D/r.u8" | md5sum; \
+       $G scan -t f32 --backend cpu "$D/r.f32.s" | md5sum; $G stats -t i16 --backend cpu "$D/r.i16")
+for i in 1 2 3 4; do
+	( $G sum -t f64 --backend cuda "$D/r.f64"; $G hist -t u8 --backend cuda "$D/r.u8" | md5sum; \
+	  $G scan -t f32 --backend cuda "$D/r.f32.s" | md5sum; $G stats -t i16 --backend cuda "$D/r.i16" ) \
+		> "$OUT/conc.$i" 2>&1 &
+done
+wait
+ok=0
+for i in 1 2 3 4; do [ "$(cat "$OUT/conc.$i")" = "$want" ] && ok=$((ok + 1)); done
+say "4 processes sharing the GPU: $ok of 4 equal to the CPU"
+
+# GPU faults: too much GPU memory asked for, and no GPU visible
+r=$($G sum --backend cuda --chunk-size 60G "$D/r.f32" 2>&1 >/dev/null; echo "exit $?")
+say "chunk larger than GPU memory: $(echo $r | tr '\n' ' ')"
+r=$(CUDA_VISIBLE_DEVICES= $G sum --backend cuda "$D/r.f32" 2>&1 >/dev/null; echo "exit $?")
+say "no GPU visible, --backend cuda: $(echo $r | tr '\n' ' ')"
+r=$(CUDA_VISIBLE_DEVICES= $G sum "$D/r.f32" 2>&1; echo "exit $?")
+say "no GPU visible, auto: $(echo $r | tr '\n' ' ')"
 
 # 4. sanitizers on small inputs
 if command -v compute-sanitizer >/dev/null 2>&1; then
 	for tool in memcheck racecheck; do
 		for args in "sum -t f32 fixtures/in/f32_mod.bin" "stats -t f64 -c 2 $D/r.f64" \
 			    "hist -t u8 $D/r.u8" "hist -t f32 --bins 50 --range -1:1 $D/r.f32" \
-			    "dot -t f64 $D/r.f64 $D/r.f64" "reduce --op max -t i16 $D/r.i16"; do
+			    "dot -t f64 $D/r.f64 $D/r.f64" "reduce --op max -t i16 $D/r.i16" \
+			    "scan -t f32 $D/r.f32.s" "scan -t u16 -c 3 $D/r.u16.s"; do
 			compute-sanitizer --tool $tool --error-exitcode 9 $G $args --backend cuda \
 				--chunk-size 4M > /dev/null 2>> "$OUT/sanitizer.log"
 			echo "$tool $args: exit $?" >> "$OUT/sanitizer.log"
