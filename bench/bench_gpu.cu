@@ -2,7 +2,8 @@
  * bench_gpu.cu - gpustat's kernels on device-resident data, next to CUB on
  * the same data in the same run: DeviceHistogram::HistogramEven (u8),
  * DeviceReduce::Sum (f32, plain float: CUB's rounding, not exact) and
- * DeviceScan::InclusiveSum (f32). Times are CUDA events around 20 launches
+ * DeviceScan::InclusiveSum (f32). Exact sums also run on data built to
+ * defeat their fast window path. Times are CUDA events around 20 launches
  * after 3 warm-ups, median of 5 such runs; GB/s counts input bytes read.
  *
  * Build: make bench-gpu (links the CUDA kernels and the C objects).
@@ -61,6 +62,16 @@ __global__ void fill_f32(float *p, size_t n)
 		h *= 0x5bd1e995u;
 		p[i] = (float)(h & 0xffffff) * (1.0f / 16777216.0f) - 0.25f;
 	}
+}
+
+/* Every 64th value of x times 2^40: the others then lie more than the
+ * exact sums' 29-binade window below each thread's largest value, so this
+ * measures their slow path (the window's worst case short of NaNs). */
+__global__ void widen_f32(const float *x, float *p, size_t n)
+{
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+	     i += (size_t)gridDim.x * blockDim.x)
+		p[i] = i % 64 ? x[i] : x[i] * 0x1p40f;
 }
 
 static void row(const char *name, size_t bytes, double ms, double ref_ms)
@@ -152,8 +163,14 @@ int main(int argc, char **argv)
 	job.dtype.type = GS_F64;
 	row("gpustat sum f64 (exact)", bytes, ours(&job, &gpu_reduce_ops, x, NULL, n / 2, nsm), cub_sum);
 	job.dtype.type = GS_F32;
+	widen_f32<<<nsm * 4, 256>>>(x, out, n);
+	CK(cudaDeviceSynchronize());
+	row("gpustat sum f32, 1/64 at 2^40", bytes, ours(&job, &gpu_reduce_ops, out, NULL, n, nsm), cub_sum);
 	job.cmd = CMD_STATS;
 	row("gpustat stats f32 (exact)", bytes, ours(&job, &gpu_stats_ops, x, NULL, n, nsm), cub_sum);
+	job.dtype.type = GS_F64;
+	row("gpustat stats f64 (exact)", bytes, ours(&job, &gpu_stats_ops, x, NULL, n / 2, nsm), cub_sum);
+	job.dtype.type = GS_F32;
 	job.cmd = CMD_DOT;
 	job.two_inputs = true;
 	row("gpustat dot f32 A B (exact)", 2 * bytes, ours(&job, &gpu_dot_ops, x, y, n, nsm), 0);
