@@ -207,8 +207,9 @@ wait_size() {
 }
 
 # stop NAME SIGNAL STATUS PRODUCER CHECK OPTS...: scan from PRODUCER's
-# fifo into $T/s with OPTS, send SIGNAL once output has appeared, and
-# expect STATUS, at most one "gpustat: " line, and CHECK on $T/s.
+# fifo into $T/s with OPTS, send SIGNAL once $need bytes of output have
+# appeared, and expect STATUS, at most one "gpustat: " line, and CHECK on
+# $T/s.
 stop() {
 	name=$1 sig=$2 want=$3 prod=$4 check=$5
 	shift 5
@@ -220,7 +221,7 @@ stop() {
 	# a stuck gpustat must not hang the suite
 	(sleep 20; kill -KILL $gp) > /dev/null 2>&1 &
 	wd=$!
-	if wait_size "$T/s" 200; then
+	if wait_size "$T/s" "$need"; then
 		sleep 0.2
 		kill -"$sig" $gp
 	fi
@@ -239,6 +240,7 @@ stop() {
 	fi
 }
 
+need=200
 steady='while cat "$T/ones"; do sleep 0.05; done'
 stalled='cat "$T/ones"; exec sleep 30'
 stop sigint_raw INT 130 "$steady" scan_ones
@@ -246,6 +248,7 @@ stop sigint_npy INT 130 "$steady" npy_ones -f npy
 stop sigterm_raw TERM 143 "$steady" scan_ones
 stop sigint_npy_threads INT 130 "$steady" npy_ones -f npy -j 2 --chunk-size 1K
 # the reader is blocked in read() on a silent pipe when the signal comes
+need=32768
 stop sigint_stalled INT 130 "$stalled" scan_ones
 [ "$(wc -c < "$T/s")" -eq 32768 ] && ok ||
 	bad sigint_stalled "$(wc -c < "$T/s") bytes, wanted all 4096 elements"
