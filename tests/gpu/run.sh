@@ -156,8 +156,8 @@ else
 fi
 
 # 5. bench
-build/bench_gpu 1024 > "$OUT/bench_gpu.txt" 2>&1
-[ -n "${SKIP_E2E:-}" ] || sh bench/bench_e2e.sh "$D" "${E2E_MIB:-4096}" > "$OUT/bench_e2e.txt" 2>&1
+[ -n "${SKIP_BENCH:-}" ] || build/bench_gpu 1024 > "$OUT/bench_gpu.txt" 2>&1
+[ -n "${SKIP_BENCH:-}${SKIP_E2E:-}" ] || sh bench/bench_e2e.sh "$D" "${E2E_MIB:-4096}" > "$OUT/bench_e2e.txt" 2>&1
 rm -rf "$D"
 echo
 cat "$OUT/bench_gpu.txt"
