@@ -64,6 +64,15 @@ __global__ void fill_f32(float *p, size_t n)
 	}
 }
 
+/* The same values as doubles: f32's bits read as f64 span some 190
+ * binades, more than the exact sums' 53-binade window. */
+__global__ void fill_f64(const float *x, double *p, size_t n)
+{
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+	     i += (size_t)gridDim.x * blockDim.x)
+		p[i] = x[i];
+}
+
 /* Every 64th value of x times 2^40: the others then lie more than the
  * exact sums' 29-binade window below each thread's largest value, so this
  * measures their slow path (the window's worst case short of NaNs). */
@@ -161,16 +170,20 @@ int main(int argc, char **argv)
 	job.dtype.type = GS_F32;
 	row("gpustat sum f32 (exact)", bytes, ours(&job, &gpu_reduce_ops, x, NULL, n, nsm), cub_sum);
 	job.dtype.type = GS_F64;
-	row("gpustat sum f64 (exact)", bytes, ours(&job, &gpu_reduce_ops, x, NULL, n / 2, nsm), cub_sum);
+	row("gpustat sum f64, f32 bits (exact)", bytes, ours(&job, &gpu_reduce_ops, x, NULL, n / 2, nsm), cub_sum);
+	fill_f64<<<nsm * 4, 256>>>(x, (double *)out, n / 2);
+	CK(cudaDeviceSynchronize());
+	row("gpustat sum f64 (exact)", bytes, ours(&job, &gpu_reduce_ops, out, NULL, n / 2, nsm), cub_sum);
+	job.cmd = CMD_STATS;
+	row("gpustat stats f64 (exact)", bytes, ours(&job, &gpu_stats_ops, out, NULL, n / 2, nsm), cub_sum);
+	job.cmd = CMD_REDUCE;
 	job.dtype.type = GS_F32;
 	widen_f32<<<nsm * 4, 256>>>(x, out, n);
 	CK(cudaDeviceSynchronize());
 	row("gpustat sum f32, 1/64 at 2^40", bytes, ours(&job, &gpu_reduce_ops, out, NULL, n, nsm), cub_sum);
 	job.cmd = CMD_STATS;
 	row("gpustat stats f32 (exact)", bytes, ours(&job, &gpu_stats_ops, x, NULL, n, nsm), cub_sum);
-	job.dtype.type = GS_F64;
-	row("gpustat stats f64 (exact)", bytes, ours(&job, &gpu_stats_ops, x, NULL, n / 2, nsm), cub_sum);
-	job.dtype.type = GS_F32;
+
 	job.cmd = CMD_DOT;
 	job.two_inputs = true;
 	row("gpustat dot f32 A B (exact)", 2 * bytes, ours(&job, &gpu_dot_ops, x, y, n, nsm), 0);
