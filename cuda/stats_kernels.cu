@@ -385,10 +385,10 @@ static __host__ __device__ inline void stats_win_add8(struct stats_win *w,
 /* stats_fold for one column of f32 at a 16-byte aligned p: thread t of nthr
  * takes vectors t, t + nthr, ... in pairs, then what is left as in
  * reduce_kernels.cu's red_win_thread. */
-static __host__ __device__ void stats_fold_win(struct stats_thr *r,
-					       const float *p, size_t n,
-					       size_t t, size_t nthr,
-					       long long *slot)
+static __host__ __device__ inline void stats_fold_win(struct stats_thr *r,
+						      const float *p, size_t n,
+						      size_t t, size_t nthr,
+						      long long *slot)
 {
 	const uint4 *__restrict__ v = (const uint4 *)p;
 	const unsigned *__restrict__ u = (const unsigned *)p;
