@@ -56,8 +56,11 @@ void fz_run_init(struct fz_run *r);	/* buffer made once, kept */
 /* Read in to its end (or FZ_CAP) with sizes from z; stall_ms as input_read. */
 void fz_read(struct input *in, struct fz_run *r, struct fz_sizes *z,
 	     int stall_ms);
-/* Whether two runs read the same bytes and, with warns, warned alike (what,
- * not where: a pipe is "stdin" where the file has a path). */
-bool fz_same(const struct fz_run *a, const struct fz_run *b, bool warns);
+/* Whether two runs read the same bytes (with bytes) and warned alike (with
+ * warns: what, not where, as a pipe is "stdin" where a file has a path). */
+bool fz_same(const struct fz_run *a, const struct fz_run *b, bool bytes,
+	     bool warns);
+/* Whether one of r's warnings contains what. */
+bool fz_warned(const struct fz_run *r, const char *what);
 
 #endif

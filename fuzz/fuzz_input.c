@@ -8,8 +8,9 @@
  * three ways: (A) as set up, with small or odd read sizes; (B) all as
  * regular files in one large read each time; (C) B again after
  * input_rewind with other sizes. All three must give the same bytes (and A
- * and B the same operand errors); raw mode must give the operands back as
- * they are; a size known up front must be the size read.
+ * and B the same operand errors), except where a zstd frame is corrupt;
+ * raw mode must give the operands back as they are; a size known up front
+ * must be the size read.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +61,27 @@ static bool zstd_magic(const uint8_t *p, size_t n)
 		return false;
 	m = p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 	return m == 0xFD2FB528u || (m & ~0xFu) == 0x184D2A50u;
+}
+
+/* Whether a zstd frame at p asks for a window over 64 MiB: input.c allows
+ * 2 GiB, and a malloc that size costs ASan seconds, so such inputs are left
+ * out (tests/unit_input.c decodes a --long=31 file). */
+static bool huge_window(const uint8_t *p, size_t n)
+{
+	uint64_t fcs = 0;
+	int k;
+
+	if (n < 6 || !zstd_magic(p, n) || (p[3] & 0xF0) != 0xF0)
+		return false;
+	if (!(p[4] & 0x20))	/* a window descriptor: 2^(10 + e) */
+		return (p[5] >> 3) + 10 > 26;
+	/* single segment: the window is the content size */
+	k = (int[]){ 1, 2, 4, 8 }[p[4] >> 6];
+	if (n < 5 + (size_t)k)
+		return false;
+	for (int i = k - 1; i >= 0; i--)
+		fcs = fcs << 8 | p[5 + i];
+	return fcs > (64u << 20);
 }
 
 /* Operand paths for one pass; stdin only where the pass asks for it. */
@@ -141,12 +163,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *p, size_t n)
 	struct input *in;
 	struct gs_err err;
 	uint64_t h = 0xcbf29ce484222325ull;
+	bool corrupt;
 
 	if (n < HDR)
 		return 0;
 	for (size_t i = 0; i < n; i++)
 		h = (h ^ p[i]) * 0x100000001b3ull;
 	setup_parse(p, n, &s);
+	for (int i = 0; i < s.nops; i++)
+		if (huge_window(p + s.off[i], s.off[i + 1] - s.off[i]))
+			return 0;
 	za = (struct fz_sizes){ h, s.mode_a };
 	zc = (struct fz_sizes){ h >> 7 | 1, s.mode_c };
 
@@ -159,15 +185,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *p, size_t n)
 	make_paths(p, &s, false, paths);
 	in = open_input(paths, &s, &b, true, &info);
 	fz_read(in, &b, &zb, -1);
-	FZ_CHECK(fz_same(&a, &b, true), "reads differ: %zu/%d vs %zu/%d bytes/warnings",
-		 a.len, a.nwarn, b.len, b.nwarn);
+	/* how much of a frame that fails its checksum comes out first
+	 * depends on the read sizes (zstd decodes into the caller's buffer
+	 * when it is large enough): only the reports must agree then */
+	corrupt = fz_warned(&b, "corrupt zstd frame");
+	FZ_CHECK(fz_same(&a, &b, !corrupt, true),
+		 "reads differ: %zu/%d vs %zu/%d bytes/warnings", a.len, a.nwarn,
+		 b.len, b.nwarn);
 	check_b(p, n, &s, &b, &info);
 
 	FZ_CHECK(input_rewindable(in), "files not rewindable");
 	FZ_CHECK(input_rewind(in, &err) == 0, "input_rewind: %s", err.what);
 	fz_run_init(&c);
 	fz_read(in, &c, &zc, -1);
-	FZ_CHECK(fz_same(&b, &c, false), "reads differ after a rewind: %zu vs %zu bytes",
+	FZ_CHECK(fz_same(&b, &c, !corrupt, false), "reads differ after a rewind: %zu vs %zu bytes",
 		 b.len, c.len);
 	input_close(in);
 	return 0;

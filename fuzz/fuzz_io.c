@@ -149,13 +149,14 @@ void fz_read(struct input *in, struct fz_run *r, struct fz_sizes *z,
 	}
 }
 
-bool fz_same(const struct fz_run *a, const struct fz_run *b, bool warns)
+bool fz_same(const struct fz_run *a, const struct fz_run *b, bool bytes,
+	     bool warns)
 {
 	/* a run stops at its end or at FZ_CAP, never between */
-	if (a->ended != b->ended || a->len != b->len ||
-	    memcmp(a->out, b->out, a->len) != 0)
+	if (bytes && (a->ended != b->ended || a->len != b->len ||
+		      memcmp(a->out, b->out, a->len) != 0))
 		return false;
-	if (!a->ended || !warns)
+	if (!warns || !a->ended || !b->ended)
 		return true;
 	if (a->nwarn != b->nwarn)
 		return false;
@@ -163,4 +164,12 @@ bool fz_same(const struct fz_run *a, const struct fz_run *b, bool warns)
 		if (strcmp(a->warn[i].what, b->warn[i].what) != 0)
 			return false;
 	return true;
+}
+
+bool fz_warned(const struct fz_run *r, const char *what)
+{
+	for (int i = 0; i < r->nwarn && i < 8; i++)
+		if (strstr(r->warn[i].what, what))
+			return true;
+	return false;
 }

@@ -7,9 +7,12 @@ input:  5 setup bytes (see fuzz_input.c) + npy v1/v2/v3 in both byte orders,
         zstd frames (single, concatenated, skippable, truncated), raw bytes.
 hdr:    one selector byte (0 npy, 1 pnm) + a header.
 opts:   NUL-separated arguments, the last 8 bytes also read as a double.
+stream: any bytes are a plan (fuzz_stream.c); pseudo-random ones with the
+        first byte over operand counts, pipe, cut and read-size settings.
 """
 import io
 import os
+import random
 import struct
 import subprocess
 
@@ -74,8 +77,6 @@ def main():
     put("input", "zst-truncated", b"\x00\x00\x00\x00\x00" + zstd(big)[:-9])
     put("input", "zst-name-three-ops", b"\x3c\x01\x40\x80\xc0" + zstd(big[:50]) +
         zstd(b"") + zstd(big[:200]))
-    put("input", "zst-long-window", b"\x00\x03\x00\x00\x00" +
-        zstd(bytes(1 << 16), "--long=31"))
     hdr_only = [
         b"\x93NUMPY\x01\x00\x46\x00{'descr': '<f4', 'fortran_order': True, 'shape': (10,), }" + b" " * 10 + b"\n",
         b"\x93NUMPY\x02\x00\x30\x00\x00\x00{\"shape\": (2L, 3L), \"fortran_order\": False, \"descr\": \"|u1\"}\n",
@@ -93,6 +94,10 @@ def main():
     ]
     for i, o in enumerate(opts):
         put("opts", "args-%d" % i, o)
+    rng = random.Random(5)
+    for first in (0x00, 0x01, 0x02, 0x05, 0x0a, 0x12, 0x1e, 0x22, 0x41, 0x66):
+        body = bytes(rng.randrange(256) for _ in range(rng.randrange(64, 700)))
+        put("stream", "plan-%02x" % first, bytes([first]) + body)
 
 
 if __name__ == "__main__":
