@@ -38,7 +38,6 @@
  * into the status the host reads.
  */
 #include <new>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <type_traits>
@@ -91,12 +90,12 @@ struct scan_fmt {
 	u64 inf, nan;		/* +inf; the NaN the CPU writes (quiet, +) */
 };
 
+/* Indexed by enum xfmt (F16, BF16, F32, F64). */
 static const struct scan_fmt scan_fmts[] = {
-	[XF_F16] = { 11, -14, 15, 16, 0x7c00, 0x7e00 },
-	[XF_BF16] = { 8, -126, 127, 16, 0x7f80, 0x7fc0 },
-	[XF_F32] = { 24, -126, 127, 32, 0x7f800000, 0x7fc00000 },
-	[XF_F64] = { 53, -1022, 1023, 64, 0x7ff0000000000000ull,
-		     0x7ff8000000000000ull },
+	{ 11, -14, 15, 16, 0x7c00, 0x7e00 },
+	{ 8, -126, 127, 16, 0x7f80, 0x7fc0 },
+	{ 24, -126, 127, 32, 0x7f800000, 0x7fc00000 },
+	{ 53, -1022, 1023, 64, 0x7ff0000000000000ull, 0x7ff8000000000000ull },
 };
 
 /* What the kernels need to know of the job, fixed at open. */
