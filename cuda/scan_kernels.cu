@@ -916,7 +916,10 @@ static cudaError_t scan_alloc(struct gpu_scan *g)
 	g->ident(g->cfg, host, c);
 	e = cudaMemcpy(g->carry, host, c * g->vsize, cudaMemcpyHostToDevice);
 	free(host);
-	return e;
+	CUDA_RET(e);
+	/* the backend's streams are non-blocking: they do not wait for work
+	 * on the default stream, so it must be done before the first launch */
+	return cudaStreamSynchronize(0);
 }
 
 cudaError_t gpu_scan_open(const struct gs_job *job, size_t max_records,
@@ -942,6 +945,7 @@ cudaError_t gpu_scan_open(const struct gs_job *job, size_t max_records,
 	}
 	e = scan_alloc(g);
 	if (e != cudaSuccess) {
+		cudaGetLastError();	/* a failed malloc must not taint a launch check */
 		gpu_scan_close(g);
 		return e;
 	}
