@@ -41,7 +41,7 @@ $(FUZZ_DIR)/fuzz_%: $(FUZZ_DIR)/fuzz_%.o $(FUZZ_DIR)/fuzz_io.o $(FUZZ_OBJS)
 fuzz-build: $(FUZZ_BINS)
 
 fuzz: fuzz-build
-	@for n in $(FUZZ); do \
+	@st=0; for n in $(FUZZ); do \
 		mkdir -p $(FUZZ_DIR)/corpus/$$n fuzz/regress/$$n; \
 		dict=; [ -f fuzz/$$n.dict ] && dict=-dict=fuzz/$$n.dict; \
 		echo "== fuzz_$$n for $(FUZZ_TIME) s"; \
@@ -49,8 +49,8 @@ fuzz: fuzz-build
 			-max_total_time=$(FUZZ_TIME) \
 			-artifact_prefix=$(FUZZ_DIR)/crash-$$n- \
 			$(FUZZ_DIR)/corpus/$$n fuzz/corpus/$$n fuzz/regress/$$n \
-			|| exit 1; \
-	done
+			|| st=1; \
+	done; exit $$st
 
 fuzz-smoke: fuzz-build
 	@sh tests/test_fuzz.sh
