@@ -150,12 +150,20 @@ static void scan_task(void *v, int i, int t)
 }
 
 /* cpu_scan's message already names the record (counted from the start of
- * the stream, through the state it carries). */
+ * the stream, through the state it carries). The records before the failing
+ * one are right and are written first, as the GPU backend does: slices
+ * before slice i are whole, and slice i is stored up to its failing record
+ * in every column. */
 static int scan_error(struct cpu *c, int i, struct gs_err *err)
 {
+	struct gs_err werr;
+
 	*err = c->errs[i];
 	if (!err->where[0])
 		snprintf(err->where, sizeof(err->where), "scan");
+	if (c->bad[i] > 0)
+		(void)c->env.sink->write(c->env.sink->ctx, c->out,
+					 c->bad[i] * c->out_rec, &werr);
 	return -1;
 }
 

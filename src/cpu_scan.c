@@ -280,6 +280,8 @@ static int scan_fother(const struct gs_job *job, struct red_col *st,
 			if (!job->exclusive)
 				fstep(job->op, st, sc->in[i]);
 			if (!fcur(job, st, f, &sc->res[i])) {
+				store_fblock(job->out_type, out, job->columns,
+					     col, r0, i, sc->res);
 				*bad = r0 + i;
 				return gs_fail(err, GS_ERUNTIME, "",
 					       "element %llu column %u: prefix product cannot be rounded exactly",
@@ -458,6 +460,8 @@ static int scan_isum(const struct gs_job *job, struct red_col *st,
 		if (k < n) {
 			__int128 v = sc->ibuf[k];
 
+			/* the outputs before the failing one are right */
+			store_iblock(job->out_type, out, job->columns, col, r0, k, sc->ibuf);
 			*bad = r0 + k;
 			return ioverflow(job, st->count + r0 + k, col, true, v < 0,
 					 v < 0 ? -(unsigned __int128)v : (unsigned __int128)v,
