@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <vector>
 #include "../cuda/gpu.h"
+#include "../cuda/scan.h"
 
 #define REPS 20
 #define RUNS 5
@@ -92,6 +93,24 @@ static void row(const char *name, size_t bytes, double ms, double ref_ms)
 		       ref_ms / ms);
 	else
 		printf("%-34s %9.3f ms %8.0f GB/s\n", name, ms, gbs);
+}
+
+/* gpustat's scan of n records at d into o, carried from launch to launch as
+ * from chunk to chunk. */
+static double ours_scan(const struct gs_job *job, const void *d, void *o,
+			size_t n, int nsm)
+{
+	struct gpu_scan *g;
+	const char *why;
+
+	if (!gpu_scan_supports(job, &why)) {
+		printf("(not supported: %s)\n", why);
+		return -1;
+	}
+	CK(gpu_scan_open(job, n, nsm, &g));
+	double ms = median_ms([&] { CK(gpu_scan_launch(g, d, o, n, 0)); });
+	gpu_scan_close(g);
+	return ms;
 }
 
 /* gpustat's kernels for job over n records at d: launch into a zeroed
@@ -194,5 +213,21 @@ int main(int argc, char **argv)
 	job.lo = 0;
 	job.hi = 1;
 	row("gpustat hist f32 --bins 100", bytes, ours(&job, &gpu_hist_ops, x, NULL, n, nsm), 0);
+
+	/* scans: read + write, like CUB's row */
+	job.ranged = false;
+	job.cmd = CMD_SCAN;
+	job.op = OP_SUM;
+	job.dtype.type = job.out_type = GS_F32;
+	row("gpustat scan f32 (exact, read+write)", 2 * bytes, ours_scan(&job, x, y, n, nsm), cub_scan);
+	job.dtype.type = job.out_type = GS_F64;
+	row("gpustat scan f64 (exact, read+write)", 2 * bytes, ours_scan(&job, out, y, n / 2, nsm), cub_scan);
+	job.dtype.type = GS_I32;
+	job.out_type = GS_I64;
+	row("gpustat scan i32 -> i64 (read+write)", bytes + bytes / 2,
+	    ours_scan(&job, x, y, n / 2, nsm), cub_scan);
+	job.dtype.type = job.out_type = GS_F32;
+	job.op = OP_MAX;
+	row("gpustat scan max f32 (read+write)", 2 * bytes, ours_scan(&job, x, y, n, nsm), cub_scan);
 	return 0;
 }
