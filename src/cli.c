@@ -127,8 +127,8 @@ const char *op_name(enum gs_op op)
 int cli_report(const struct cli *c, const struct gs_err *err)
 {
 	/* a run stopped by a signal ends quietly, like one the signal killed */
-	if (err->code >= GS_ESIGNAL)
-		return err->code;
+	if (err->code >= GS_ESIGNAL || !err->what[0])
+		return err->code ? err->code : GS_ERUNTIME;
 	if (err->where[0])
 		fprintf(stderr, "gpustat: %s: %s", err->where, err->what);
 	else

@@ -206,6 +206,12 @@ static ssize_t read_full(struct engine *e, struct input *in, unsigned char *buf,
 
 static int length_mismatch(struct engine *e)
 {
+	/* after an operand error (already reported) the lengths differ by
+	 * that operand: one line per error, so fail without a second one */
+	if (input_failed(e->in) || input_failed(e->in2)) {
+		e->rerr = (struct gs_err){ .code = GS_ERUNTIME };
+		return -1;
+	}
 	return gs_fail(&e->rerr, GS_ERUNTIME, "dot",
 		       "the two inputs differ in length");
 }

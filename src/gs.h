@@ -45,7 +45,8 @@ float bf16_to_f32(uint16_t h);
 enum { GS_OK = 0, GS_ERUNTIME = 1, GS_EUSAGE = 2 };
 
 /* An error as a value: the CLI prints "gpustat: WHERE: WHAT" and exits with
- * code. where may be empty (then it is "gpustat: WHAT"). */
+ * code. where may be empty (then it is "gpustat: WHAT"); an empty what is an
+ * error whose cause was reported already (nothing more is printed). */
 struct gs_err {
 	int code;
 	char where[256];
