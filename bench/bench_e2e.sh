@@ -51,15 +51,17 @@ for be in cuda auto; do
 	line "cat | scan --backend $be (vs cat|cat)" "$PIPE" "cat $F | ./gpustat scan --backend $be"
 done
 
-# Stage busy times from -v; "wall/busiest" is the overlap (1.0 is perfect).
+# Stage busy times from -v; "run/max" is the overlap: the wall after setup
+# (buffers, backend open) against the busiest stage (1.0 is perfect).
 echo
-printf '%-30s %6s %6s %6s %6s %6s %6s %6s %6s %8s\n' "stages (s)" wall read rdwait \
-	submit h2d kernel d2h write wall/max
+printf '%-30s %6s %6s %6s %6s %6s %6s %6s %6s %6s %8s\n' "stages (s)" wall setup read \
+	rdwait submit h2d kernel d2h write run/max
 stages() {	# name, command
 	sh -c "$2 -v" 2>&1 >/dev/null | awk -v name="$1" '/stages:/ {
 		for (i = 1; i <= NF; i++) {
 			w = $i; sub(/,$/, "", w)
-			if ($(i+1) == "wall:") wall = $(i-1)
+			if (w == "wall") wall = $(i-2)
+			if (w == "(setup") { su = $(i+1); gsub(/[)]/, "", su); su = su + 0 }
 			if (w == "read") rd = $(i+1)
 			if (w == "buffers") rw = $(i+1)
 			if (w == "submit") sb = $(i+1)
@@ -71,8 +73,9 @@ stages() {	# name, command
 		gsub(/[(),]/, "", rw); gsub(/,/, "", h); gsub(/,/, "", k); gsub(/,/, "", d); gsub(/,/, "", rd)
 		m = rd + 0; if (h > m) m = h; if (k > m) m = k; if (wr > m) m = wr
 		if (sb + 0 > m) m = sb + 0
-		printf "%-30s %6.3f %6.3f %6.3f %6.3f %6.3f %6.3f %6.3f %6.3f %8.2f\n",
-			name, wall, rd, rw, sb, h, k, d, wr, (m > 0 ? wall / m : 0)
+		# run/max: the wall after setup against the busiest stage
+		printf "%-30s %6.3f %6.3f %6.3f %6.3f %6.3f %6.3f %6.3f %6.3f %6.3f %8.2f\n",
+			name, wall, su, rd, rw, sb, h, k, d, wr, (m > 0 ? (wall - su) / m : 0)
 	}'
 }
 for be in cuda auto cpu; do

@@ -416,6 +416,7 @@ int engine_run(const struct gs_job *job, const struct engine_opts *eo,
 		goto out;
 	if (be->open(&ctx, &env, err) < 0)
 		goto out_close;
+	st->setup = now() - t_start;
 	if (pthread_create(&reader, NULL, reader_main, ep) != 0) {
 		gs_fail(err, GS_ERUNTIME, "", "cannot start the reader: %s",
 			strerror(errno));
@@ -461,9 +462,10 @@ out:
 
 void engine_stats_line(const struct engine_stats *st, char *buf, size_t n)
 {
-	snprintf(buf, n, "busy seconds in %.3f s wall: read %.3f (waited for "
-		 "buffers %.3f), submit %.3f (waited for chunks %.3f), h2d %.3f, "
-		 "kernel %.3f, d2h %.3f, write %.3f", st->wall, st->read,
+	snprintf(buf, n, "busy seconds in %.3f s wall (setup %.3f): read %.3f "
+		 "(waited for buffers %.3f), submit %.3f (waited for chunks "
+		 "%.3f), h2d %.3f, kernel %.3f, d2h %.3f, write %.3f", st->wall,
+		 st->setup, st->read,
 		 st->read_wait, st->submit, st->submit_wait, st->be.h2d,
 		 st->be.kernel, st->be.d2h, st->write + st->be.write);
 }

@@ -36,6 +36,7 @@ struct engine_stats {
 	 * the consumer in submit() and waiting for a chunk; scan output in
 	 * the sink; the run's wall time; the backend's own stages */
 	double read, read_wait, submit, submit_wait, write, wall;
+	double setup;		/* of wall: buffers and backend open */
 	struct stage_times be;
 };
 
