@@ -26,7 +26,7 @@ const char common_help[] =
 "      --chunk-size SIZE bytes per chunk, with K/M/G (default 64M)\n"
 "      --streams N       CUDA streams (default 2)\n"
 "  -j, --threads N       CPU threads (default: all cores)\n"
-"  -v, --verbose         say which backend runs and why\n"
+"  -v, --verbose         say which backend runs, why, and each stage's busy time\n"
 "  -q, --quiet           no notes or progress; errors only\n"
 "      --progress        show progress on stderr; --no-progress hides it\n"
 "  -h, --help            this help\n";
