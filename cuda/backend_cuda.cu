@@ -105,6 +105,23 @@ static cudaError_t swap_bytes_dev(void *p, size_t n, size_t size, int nsm,
 	return cudaGetLastError();
 }
 
+/* ---- fault injection, for tests ------------------------------------------ */
+
+/* GPUSTAT_FAULT_CHUNK=N makes chunk N (from 1) end its kernels with a trap,
+ * as a faulty kernel would: tests/gpu/run.sh checks that the run ends with
+ * one error line and no result. */
+__global__ void fault_kernel(void)
+{
+	__trap();
+}
+
+static unsigned long long fault_chunk(void)
+{
+	const char *v = getenv("GPUSTAT_FAULT_CHUNK");
+
+	return v ? strtoull(v, NULL, 10) : 0;
+}
+
 /* ---- the backend --------------------------------------------------------- */
 
 struct release_arg {
@@ -128,7 +145,7 @@ struct cuda_ctx {
 	 * the copy back */
 	cudaEvent_t ev[TIMED_CHUNKS][4];
 	bool ev_used[TIMED_CHUNKS];
-	unsigned long long nchunks;
+	unsigned long long nchunks, fault_at;
 	struct stage_times t;
 
 	struct scan_out *scan;		/* scans only */
@@ -433,6 +450,7 @@ static int cuda_open(void **ctxp, const struct backend_env *env, struct gs_err *
 	c->ops = ops_for(c->job);
 	if (!cuda_supports(c->job, &why))
 		return gs_fail(err, GS_ERUNTIME, "cuda", "%s", why);
+	c->fault_at = fault_chunk();
 	c->nstreams = env->streams < 1 ? 1 : env->streams > MAX_STREAMS ? MAX_STREAMS
 									 : env->streams;
 	c->cap = env->chunk_records * job_record_size(c->job);
@@ -478,6 +496,10 @@ static int cuda_submit(void *v, const struct chunk *ch, struct gs_err *err)
 			CUDA_TRY(err, swap_bytes_dev(c->din2[k], n, esize, c->nsm, s));
 	}
 	c->ev_used[ti] = true;
+	if (c->nchunks == c->fault_at) {
+		fault_kernel<<<1, 1, 0, s>>>();
+		CUDA_TRY(err, cudaGetLastError());
+	}
 	if (c->scan)
 		return ch->nrec ? scan_submit(c, ch, k, ti, err) : 0;
 	if (ch->nrec)

@@ -135,6 +135,10 @@ r=$(timeout 120 $G sum --backend cuda --chunk-size 6G --streams 16 "$D/r.f32" 2>
 say "16 streams of 6 GiB chunks (96 GiB) on an 80 GiB GPU: $(echo $r | tr '\n' ' ')"
 r=$(timeout 120 $G sum --backend cuda --chunk-size 200G "$D/r.f32" 2>&1 >/dev/null; echo "exit $?")
 say "chunk larger than host memory: $(echo $r | tr '\n' ' ')"
+for args in "sum -t f32 $D/r.f32" "hist -t u8 $D/r.u8" "scan -t f32 $D/r.f32"; do
+	r=$(GPUSTAT_FAULT_CHUNK=2 timeout 60 $G $args --backend cuda --chunk-size 16M 2>&1 >"$D/fault.out"; echo "exit $?")
+	say "kernel fault in chunk 2 of $args: $(echo $r | tr '\n' ' ')(stdout $(wc -c < "$D/fault.out") bytes)"
+done
 r=$(CUDA_VISIBLE_DEVICES= $G sum --backend cuda "$D/r.f32" 2>&1 >/dev/null; echo "exit $?")
 say "no GPU visible, --backend cuda: $(echo $r | tr '\n' ' ')"
 r=$(CUDA_VISIBLE_DEVICES= $G sum "$D/r.f32" 2>&1; echo "exit $?")
