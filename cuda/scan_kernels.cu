@@ -30,6 +30,13 @@
  *      K-limb magnitude, as xsum_round does it).
  * Everything is stream-ordered: no host round trip between chunks.
  *
+ * Float sums of f32, bf16 and f64 first run a prepass (the chunk's lowest
+ * and highest value bits) and a one-thread window kernel that picks, on
+ * the device, a 2- or 3-limb window holding the carry and every prefix of
+ * the chunk, or the wide K limbs; all three variants are launched and the
+ * two not chosen return at once. The wide carry is the one carry between
+ * chunks (see "float sums in a narrow window" below).
+ *
  * Integer outputs are range-checked. A failing element becomes a key
  * record * columns + column (the CPU reports the smallest record, then the
  * smallest column): each block finds its smallest in shared memory and
@@ -37,6 +44,7 @@
  * smallest key; a one-thread kernel copies the value that goes with it
  * into the status the host reads.
  */
+#include <limits.h>
 #include <new>
 #include <stdlib.h>
 #include <string.h>
@@ -107,6 +115,7 @@ struct scan_cfg {
 	unsigned osize;		/* bytes of an output element */
 	struct scan_fmt fmt;	/* the output's, when ofloat */
 	u64 ident;		/* word ops: the empty prefix's word */
+	int w;			/* narrow sums: the chunk's window lsb */
 };
 
 static __host__ __device__ inline int scan_clz128(u128 m)
@@ -312,6 +321,7 @@ static __host__ __device__ __forceinline__ struct exact_term scan_term(T x)
 template <typename T, int K, int L> struct scan_sum {
 	typedef T elem;
 	typedef sum_val<K> V;
+	enum { WINDOW = 0 };	/* runs when no narrow window is chosen */
 
 	static __host__ __device__ __forceinline__ V ident(const scan_cfg &)
 	{
@@ -403,6 +413,7 @@ static __host__ __device__ __forceinline__ double scan_to_f64(T x)
 template <typename T> struct scan_word {
 	typedef T elem;
 	typedef word_val V;
+	enum { WINDOW = 0 };
 
 	static __host__ __device__ __forceinline__ V ident(const scan_cfg &c)
 	{
@@ -465,6 +476,223 @@ template <typename T> struct scan_word {
 							: (__int128)w;
 			return scan_put_int(*val, c, bits);
 		}
+	}
+};
+
+/* ---- float sums in a narrow window ---------------------------------------- */
+
+/*
+ * The wide sums above cost K limbs per add (f64: 34) and a K-limb rounding
+ * per output. Real data spans few binades, so each chunk first finds the
+ * lowest set bit and the highest top bit of its finite nonzero values
+ * (scan_win_term, a reduction), and scan_window picks a window of N = 2 or
+ * 3 limbs whose lsb w is the lowest bit of the chunk and of the carry, if
+ * the carry plus any prefix of the chunk fits in it: then every value of
+ * the chunk is an integer multiple of 2^w below 2^(w + 64N - 1) in
+ * magnitude, and the narrow kernels give the same exact values, so the
+ * same rounded bits. The wide carry stays the one canonical carry between
+ * chunks: scan_window narrows it at chunk start and scan_widen widens the
+ * narrow carry back at chunk end, both on the device.
+ */
+
+/* The prepass's result and the chunk's choice, one per handle. */
+struct scan_win {
+	int lo, nhi;		/* lowest bit, minus the highest top bit */
+	int w, mode;		/* window lsb; 0 (wide), 2 or 3 limbs */
+};
+
+/* lo and nhi start here (a byte-wise memset of 0x7f): "no bit seen". */
+#define SCAN_WIN_NONE 0x7f7f7f7f
+
+static __host__ __device__ inline int scan_ctz64(u64 x)
+{
+#ifdef __CUDA_ARCH__
+	return __ffsll((long long)x) - 1;
+#else
+	return __builtin_ctzll(x);
+#endif
+}
+
+/* Lowest set bit and minus the top bit of x's value, folded into lo, nhi. */
+template <typename T>
+static __host__ __device__ __forceinline__ void scan_win_term(T x, int *lo,
+							       int *nhi)
+{
+	struct exact_term t = scan_term(x);
+	u64 mag = (u64)(t.m < 0 ? -t.m : t.m);
+	int l, h;
+
+	if (!mag)
+		return;		/* zeros and specials need no bits */
+	l = t.e + scan_ctz64(mag);
+	h = t.e + 63 - exact_clz64(mag);
+	*lo = l < *lo ? l : *lo;
+	*nhi = -h < *nhi ? -h : *nhi;
+}
+
+/* Bits [d, d + 64N) of v (d >= 0), as N limbs: exact when v has no bit
+ * below d and fits the N limbs' range. */
+template <int K, int N>
+static __host__ __device__ inline sum_val<N> sum_narrow(const sum_val<K> &v,
+							int d)
+{
+	sum_val<N> r;
+	u64 sign = v.l[K - 1] >> 63 ? ~0ull : 0;
+	int q = d / 64, s = d % 64;
+
+	for (int j = 0; j < N; j++) {
+		u64 a = q + j < K ? v.l[q + j] : sign;
+		u64 b = q + j + 1 < K ? v.l[q + j + 1] : sign;
+
+		r.l[j] = s ? a >> s | b << (64 - s) : a;
+	}
+	r.flags = v.flags;
+	return r;
+}
+
+/* n * 2^d (d >= 0) as K limbs, n sign-extended. */
+template <int N, int K>
+static __host__ __device__ inline sum_val<K> sum_widen(const sum_val<N> &n,
+						       int d)
+{
+	sum_val<K> r;
+	u64 sign = n.l[N - 1] >> 63 ? ~0ull : 0;
+	int q = d / 64, s = d % 64;
+
+	for (int j = 0; j < K; j++) {
+		int i = j - q;
+		u64 a = i < 0 ? 0 : i < N ? n.l[i] : sign;
+		u64 b = i - 1 < 0 ? 0 : i - 1 < N ? n.l[i - 1] : sign;
+
+		r.l[j] = s ? a << s | b >> (64 - s) : a;
+	}
+	r.flags = n.flags;
+	return r;
+}
+
+/* Lowest set bit and top bit of |v| (limb positions); false if v is 0. */
+template <int K>
+static __host__ __device__ inline bool sum_bits(const sum_val<K> &v, int *lo,
+						int *top)
+{
+	bool neg = v.l[K - 1] >> 63;
+	u64 cy = neg;
+	int l = -1, h = -1;
+
+	for (int j = 0; j < K; j++) {
+		u64 m = (neg ? ~v.l[j] : v.l[j]) + cy;
+
+		cy = cy && m == 0;
+		if (m && l < 0)
+			l = 64 * j + scan_ctz64(m);
+		if (m)
+			h = 64 * j + 63 - exact_clz64(m);
+	}
+	*lo = l;
+	*top = h;
+	return h >= 0;
+}
+
+/*
+ * The chunk's window, from the prepass (win->lo, win->nhi), the wide
+ * carries and nrec (>= 1): every prefix of a column is its carry plus at
+ * most nrec values below 2^(hi+1), so below 2^(max(carry top, hi + lg) + 2)
+ * with nrec < 2^lg; a window of N limbs at lsb w holds it when that is at
+ * most 2^(w + 64N - 1). Narrows each carry into c2 or c3 for the mode.
+ */
+template <int K, int L>
+static __host__ __device__ inline void scan_window(struct scan_win *win,
+						   const sum_val<K> *carry,
+						   sum_val<2> *c2, sum_val<3> *c3,
+						   unsigned columns, size_t nrec)
+{
+	int lo = win->lo, lg = 64 - exact_clz64(nrec), top, cl, ct, span;
+
+	top = lo == SCAN_WIN_NONE ? INT_MIN / 2 : -win->nhi + lg;
+	for (unsigned c = 0; c < columns; c++) {
+		if (!sum_bits<K>(carry[c], &cl, &ct))
+			continue;
+		lo = L + cl < lo ? L + cl : lo;
+		top = L + ct > top ? L + ct : top;
+	}
+	if (lo == SCAN_WIN_NONE) {	/* every value zero: any window */
+		lo = L;
+		top = L;
+	}
+	span = top - lo + 3;
+	win->w = lo;
+	win->mode = span <= 128 ? 2 : span <= 192 ? 3 : 0;
+	for (unsigned c = 0; c < columns; c++) {
+		if (win->mode == 2)
+			c2[c] = sum_narrow<K, 2>(carry[c], lo - L);
+		else if (win->mode == 3)
+			c3[c] = sum_narrow<K, 3>(carry[c], lo - L);
+	}
+}
+
+/* After a narrow chunk: its carries back into the wide ones. */
+template <int K, int L>
+static __host__ __device__ inline void scan_widen(const struct scan_win *win,
+						  sum_val<K> *carry,
+						  const sum_val<2> *c2,
+						  const sum_val<3> *c3,
+						  unsigned columns)
+{
+	for (unsigned c = 0; c < columns; c++) {
+		if (win->mode == 2)
+			carry[c] = sum_widen<2, K>(c2[c], win->w - L);
+		else if (win->mode == 3)
+			carry[c] = sum_widen<3, K>(c3[c], win->w - L);
+	}
+}
+
+/* Float sums of element type T in N limbs whose lsb is cfg.w. */
+template <typename T, int N> struct scan_nsum {
+	typedef T elem;
+	typedef sum_val<N> V;
+	enum { WINDOW = N };
+
+	static __host__ __device__ __forceinline__ V ident(const scan_cfg &)
+	{
+		V v;
+
+SCAN_UNROLL
+		for (int j = 0; j < N; j++)
+			v.l[j] = 0;
+		v.flags = 0;
+		return v;
+	}
+
+	static __host__ __device__ __forceinline__ V
+	add(const V &a, const V &b, const scan_cfg &)
+	{
+		return sum_add<N>(a, b);
+	}
+
+	/* Every bit of x lies at or above w, so the low bits shifted out
+	 * when x's exponent is below w are zeros. */
+	static __host__ __device__ __forceinline__ V of(T x, const scan_cfg &c)
+	{
+		struct exact_term t = scan_term(x);
+		bool neg = t.m < 0;
+		u64 mag = (u64)(neg ? -t.m : t.m);
+		int s = mag ? t.e - c.w : 0;
+		V v;
+
+		if (s < 0) {
+			mag >>= -s & 63;
+			s = 0;
+		}
+		sum_place<N>(&v, mag, s, neg);
+		v.flags = t.flags;
+		return v;
+	}
+
+	static __host__ __device__ __forceinline__ bool
+	out(const V &v, const scan_cfg &c, u64 *bits, __int128 *)
+	{
+		*bits = sum_round<N>(v, c.w, c.fmt);
+		return true;
 	}
 };
 
@@ -559,7 +787,23 @@ template <class Op> struct scan_args {
 	typename Op::V *tilev;		/* [columns][max_tiles] */
 	struct scan_bad *bad;		/* [columns][max_tiles] */
 	struct scan_status *st;
+	const struct scan_win *win;	/* float sums with a window, or NULL */
 };
+
+/* The job's cfg for this launch into *c; true if the chunk's mode is not
+ * this variant's (the kernel then does nothing). */
+template <class Op>
+static __device__ __forceinline__ bool scan_off(const scan_args<Op> &a,
+						scan_cfg *c)
+{
+	*c = a.cfg;
+	if (!a.win)
+		return false;
+	if (a.win->mode != (int)Op::WINDOW)
+		return true;
+	c->w = a.win->w;
+	return false;
+}
 
 /* The status the host reads; key SCAN_NONE when every output fit. */
 struct scan_status {
@@ -576,10 +820,10 @@ struct scan_bad {
 /* This thread's records of (col, tile) into x[], and their total. */
 template <class Op>
 static __device__ __forceinline__ typename Op::V
-scan_load(const scan_args<Op> &a, unsigned col, size_t r0,
-	  typename Op::elem *x)
+scan_load(const scan_args<Op> &a, const scan_cfg &c, unsigned col,
+	  size_t r0, typename Op::elem *x)
 {
-	typename Op::V t = Op::ident(a.cfg);
+	typename Op::V t = Op::ident(c);
 
 SCAN_UNROLL
 	for (int j = 0; j < SCAN_ITEMS; j++) {
@@ -587,7 +831,7 @@ SCAN_UNROLL
 
 		if (r < a.nrec) {
 			x[j] = a.in[r * a.columns + col];
-			t = Op::add(t, Op::of(x[j], a.cfg), a.cfg);
+			t = Op::add(t, Op::of(x[j], c), c);
 		}
 	}
 	return t;
@@ -601,14 +845,17 @@ scan_totals_kernel(const scan_args<Op> a)
 	typedef typename Op::V V;
 	__shared__ V sh[SCAN_WARPS];
 	typename Op::elem x[SCAN_ITEMS];
+	scan_cfg c;
 
+	if (scan_off(a, &c))
+		return;
 	for (size_t w = blockIdx.x; w < a.ntiles * a.columns; w += gridDim.x) {
 		unsigned col = (unsigned)(w / a.ntiles);
 		size_t tile = w % a.ntiles;
 		size_t r0 = tile * SCAN_TILE + (size_t)threadIdx.x * SCAN_ITEMS;
 		V t;
 
-		block_scan<Op>(scan_load(a, col, r0, x), sh, &t, a.cfg);
+		block_scan<Op>(scan_load(a, c, col, r0, x), sh, &t, c);
 		if (threadIdx.x == 0)
 			a.tilev[col * a.max_tiles + tile] = t;
 	}
@@ -623,16 +870,20 @@ scan_carry_kernel(const scan_args<Op> a)
 	typedef typename Op::V V;
 	__shared__ V sh[SCAN_WARPS];
 	unsigned col = blockIdx.x;
-	V carry = a.carry[col], *tv = a.tilev + col * a.max_tiles;
+	V carry, *tv = a.tilev + col * a.max_tiles;
+	scan_cfg c;
 
+	if (scan_off(a, &c))
+		return;
+	carry = a.carry[col];
 	for (size_t t0 = 0; t0 < a.ntiles; t0 += SCAN_THREADS) {
 		size_t i = t0 + threadIdx.x;
-		V v = i < a.ntiles ? tv[i] : Op::ident(a.cfg), tot, ex;
+		V v = i < a.ntiles ? tv[i] : Op::ident(c), tot, ex;
 
-		ex = block_scan<Op>(v, sh, &tot, a.cfg);
+		ex = block_scan<Op>(v, sh, &tot, c);
 		if (i < a.ntiles)
-			tv[i] = Op::add(carry, ex, a.cfg);
-		carry = Op::add(carry, tot, a.cfg);
+			tv[i] = Op::add(carry, ex, c);
+		carry = Op::add(carry, tot, c);
 	}
 	if (threadIdx.x == 0)
 		a.carry[col] = carry;
@@ -682,16 +933,19 @@ scan_out_kernel(const scan_args<Op> a)
 	typedef typename Op::V V;
 	__shared__ V sh[SCAN_WARPS];
 	typename Op::elem x[SCAN_ITEMS];
+	scan_cfg c;
 
+	if (scan_off(a, &c))
+		return;
 	for (size_t w = blockIdx.x; w < a.ntiles * a.columns; w += gridDim.x) {
 		unsigned col = (unsigned)(w / a.ntiles);
 		size_t tile = w % a.ntiles;
 		size_t r0 = tile * SCAN_TILE + (size_t)threadIdx.x * SCAN_ITEMS;
-		V run = block_scan<Op>(scan_load(a, col, r0, x), sh, NULL, a.cfg);
+		V run = block_scan<Op>(scan_load(a, c, col, r0, x), sh, NULL, c);
 		u64 key = SCAN_NONE, bits;
 		__int128 val = 0, v;
 
-		run = Op::add(a.tilev[col * a.max_tiles + tile], run, a.cfg);
+		run = Op::add(a.tilev[col * a.max_tiles + tile], run, c);
 SCAN_UNROLL
 		for (int j = 0; j < SCAN_ITEMS; j++) {
 			size_t r = r0 + j;
@@ -699,19 +953,19 @@ SCAN_UNROLL
 
 			if (r >= a.nrec)
 				break;
-			e = Op::of(x[j], a.cfg);
-			if (!a.cfg.excl)
-				run = Op::add(run, e, a.cfg);
-			if (Op::out(run, a.cfg, &bits, &v))
-				scan_store(a.out, r * a.columns + col, a.cfg.osize, bits);
+			e = Op::of(x[j], c);
+			if (!c.excl)
+				run = Op::add(run, e, c);
+			if (Op::out(run, c, &bits, &v))
+				scan_store(a.out, r * a.columns + col, c.osize, bits);
 			else if (key == SCAN_NONE) {
 				key = (u64)r * a.columns + col;
 				val = v;
 			}
-			if (a.cfg.excl)
-				run = Op::add(run, e, a.cfg);
+			if (c.excl)
+				run = Op::add(run, e, c);
 		}
-		if (a.cfg.can_fail)
+		if (c.can_fail)
 			scan_fail(a, col, tile, key, val);
 	}
 }
@@ -732,6 +986,61 @@ static __global__ void scan_status_kernel(struct scan_status *st,
 	st->hi = bad[st->col * max_tiles + rec / SCAN_TILE].hi;
 }
 
+/* Window phase 0: the lowest and highest bits of a chunk's n values. */
+template <typename T>
+__global__ void __launch_bounds__(SCAN_THREADS)
+scan_prepass_kernel(const T *in, size_t n, struct scan_win *win)
+{
+	__shared__ int sl[SCAN_WARPS], sh[SCAN_WARPS];
+	int lo = SCAN_WIN_NONE, nhi = SCAN_WIN_NONE;
+	unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+
+	for (size_t i = (size_t)blockIdx.x * SCAN_THREADS + threadIdx.x; i < n;
+	     i += (size_t)gridDim.x * SCAN_THREADS)
+		scan_win_term(in[i], &lo, &nhi);
+SCAN_UNROLL
+	for (unsigned d = 16; d; d >>= 1) {
+		int o = __shfl_xor_sync(0xffffffffu, lo, d);
+		int p = __shfl_xor_sync(0xffffffffu, nhi, d);
+
+		lo = o < lo ? o : lo;
+		nhi = p < nhi ? p : nhi;
+	}
+	if (lane == 0) {
+		sl[warp] = lo;
+		sh[warp] = nhi;
+	}
+	__syncthreads();
+	if (threadIdx.x == 0) {
+		for (unsigned w = 1; w < SCAN_WARPS; w++) {
+			lo = sl[w] < lo ? sl[w] : lo;
+			nhi = sh[w] < nhi ? sh[w] : nhi;
+		}
+		if (lo != SCAN_WIN_NONE) {
+			atomicMin(&win->lo, lo);
+			atomicMin(&win->nhi, nhi);
+		}
+	}
+}
+
+/* Window phase 1 (one thread): the mode, the lsb, the narrowed carries. */
+template <int K, int L>
+__global__ void scan_window_kernel(struct scan_win *win, const sum_val<K> *carry,
+				   sum_val<2> *c2, sum_val<3> *c3,
+				   unsigned columns, size_t nrec)
+{
+	scan_window<K, L>(win, carry, c2, c3, columns, nrec);
+}
+
+/* Window phase 5 (one thread): a narrow chunk's carries back to wide. */
+template <int K, int L>
+__global__ void scan_widen_kernel(const struct scan_win *win, sum_val<K> *carry,
+				  const sum_val<2> *c2, const sum_val<3> *c3,
+				  unsigned columns)
+{
+	scan_widen<K, L>(win, carry, c2, c3, columns);
+}
+
 /* ---- host: the handle and the launchers ---------------------------------- */
 
 struct gpu_scan {
@@ -743,6 +1052,8 @@ struct gpu_scan {
 	void *carry, *tilev;
 	struct scan_bad *bad;
 	struct scan_status *st;
+	struct scan_win *win;		/* float sums of f32, bf16, f64 */
+	void *nc2, *nc3;		/* the narrow carries [columns] */
 	cudaError_t (*run)(struct gpu_scan *g, const void *in, void *out,
 			   size_t nrec, cudaStream_t s);
 	void (*ident)(const scan_cfg &c, void *dst, unsigned n);
@@ -757,9 +1068,11 @@ static void scan_ident_host(const scan_cfg &c, void *dst, unsigned n)
 		v[i] = Op::ident(c);
 }
 
+/* The three phases of variant Op, from carry (and win's mode, if any). */
 template <class Op>
-static cudaError_t scan_run(struct gpu_scan *g, const void *in, void *out,
-			    size_t nrec, cudaStream_t s)
+static cudaError_t scan_phases(struct gpu_scan *g, const void *in, void *out,
+			       size_t nrec, cudaStream_t s, void *carry,
+			       const struct scan_win *win)
 {
 	scan_args<Op> a;
 	size_t work;
@@ -772,7 +1085,8 @@ static cudaError_t scan_run(struct gpu_scan *g, const void *in, void *out,
 	a.max_tiles = g->max_tiles;
 	a.columns = g->job.columns;
 	a.cfg = g->cfg;
-	a.carry = (typename Op::V *)g->carry;
+	a.carry = (typename Op::V *)carry;
+	a.win = win;
 	a.tilev = (typename Op::V *)g->tilev;
 	a.bad = g->bad;
 	a.st = g->st;
@@ -793,6 +1107,43 @@ static cudaError_t scan_run(struct gpu_scan *g, const void *in, void *out,
 }
 
 template <class Op>
+static cudaError_t scan_run(struct gpu_scan *g, const void *in, void *out,
+			    size_t nrec, cudaStream_t s)
+{
+	return scan_phases<Op>(g, in, out, nrec, s, g->carry, NULL);
+}
+
+/*
+ * A float sum: the prepass and the window kernel choose the mode on the
+ * device, then all three variants are launched and only the chosen one
+ * works (no host round trip); the widen kernel restores the wide carry.
+ */
+template <typename T, int K, int L>
+static cudaError_t scan_run_win(struct gpu_scan *g, const void *in, void *out,
+				size_t nrec, cudaStream_t s)
+{
+	unsigned columns = g->job.columns;
+	sum_val<K> *carry = (sum_val<K> *)g->carry;
+	sum_val<2> *c2 = (sum_val<2> *)g->nc2;
+	sum_val<3> *c3 = (sum_val<3> *)g->nc3;
+
+	CUDA_RET(cudaMemsetAsync(g->win, 0x7f, 2 * sizeof(int), s));
+	scan_prepass_kernel<T><<<g->blocks, SCAN_THREADS, 0, s>>>(
+		(const T *)in, nrec * columns, g->win);
+	CUDA_LAUNCHED();
+	scan_window_kernel<K, L><<<1, 1, 0, s>>>(g->win, carry, c2, c3,
+						 columns, nrec);
+	CUDA_LAUNCHED();
+	CUDA_RET((scan_phases<scan_sum<T, K, L>>(g, in, out, nrec, s, carry,
+						 g->win)));
+	CUDA_RET((scan_phases<scan_nsum<T, 2>>(g, in, out, nrec, s, c2, g->win)));
+	CUDA_RET((scan_phases<scan_nsum<T, 3>>(g, in, out, nrec, s, c3, g->win)));
+	scan_widen_kernel<K, L><<<1, 1, 0, s>>>(g->win, carry, c2, c3, columns);
+	CUDA_LAUNCHED();
+	return cudaSuccess;
+}
+
+template <class Op>
 static void scan_bind(struct gpu_scan *g)
 {
 	g->run = scan_run<Op>;
@@ -804,10 +1155,14 @@ static void scan_bind(struct gpu_scan *g)
 template <typename T, int K, int L>
 static void scan_bind_type(struct gpu_scan *g)
 {
-	if (g->job.op == OP_SUM)
-		scan_bind<scan_sum<T, K, L>>(g);
-	else
+	if (g->job.op != OP_SUM) {
 		scan_bind<scan_word<T>>(g);
+		return;
+	}
+	scan_bind<scan_sum<T, K, L>>(g);
+	/* f16 and the integers are 2 limbs already */
+	if constexpr (K > 2)
+		g->run = scan_run_win<T, K, L>;
 }
 
 static bool scan_bind_job(struct gpu_scan *g)
@@ -895,6 +1250,9 @@ void gpu_scan_close(struct gpu_scan *g)
 	cudaFree(g->tilev);
 	cudaFree(g->bad);
 	cudaFree(g->st);
+	cudaFree(g->win);
+	cudaFree(g->nc2);
+	cudaFree(g->nc3);
 	delete g;
 }
 
@@ -910,6 +1268,10 @@ static cudaError_t scan_alloc(struct gpu_scan *g)
 	CUDA_RET(cudaMalloc((void **)&g->bad, slots * sizeof(struct scan_bad)));
 	CUDA_RET(cudaMalloc((void **)&g->st, sizeof(struct scan_status)));
 	CUDA_RET(cudaMemset(g->st, 0xff, sizeof(struct scan_status)));
+	CUDA_RET(cudaMalloc((void **)&g->win, sizeof(struct scan_win)));
+	CUDA_RET(cudaMemset(g->win, 0, sizeof(struct scan_win)));
+	CUDA_RET(cudaMalloc(&g->nc2, c * sizeof(sum_val<2>)));
+	CUDA_RET(cudaMalloc(&g->nc3, c * sizeof(sum_val<3>)));
 	host = malloc(c * g->vsize);
 	if (!host)
 		return cudaErrorMemoryAllocation;

@@ -27,6 +27,7 @@ extern "C" {
 }
 
 static unsigned long long fails, checks, scans, scan_errors;
+static unsigned long long win_chunks[4], win_switches;	/* by mode */
 
 #define EXPECT(cond, ...) do {                                            \
 	checks++;                                                         \
@@ -113,6 +114,37 @@ static void check_sum_round_one(int f)
 	       K, f, top, style, got, want);
 }
 
+/* A narrow window's value at a random lsb against the wide one it
+ * widens to (f64's 34 limbs, lsb -1074): the same rounding. */
+template <int N>
+static void check_sum_round_lsb(int f)
+{
+	sum_val<N> v;
+	int w = -1074 + (int)(rnd() % (2176 - 64 * N));
+	int top = (int)(rnd() % N);
+
+	for (int j = 0; j < N; j++)
+		v.l[j] = j > top ? 0 : rnd() % 3 ? rnd() : rnd_bits((int)(rnd() % 64));
+	if (rnd() & 1) {
+		u64 c = 1;
+
+		for (int j = 0; j < N; j++) {
+			v.l[j] = ~v.l[j] + c;
+			c = c && v.l[j] == 0;
+		}
+	}
+	v.flags = rnd() % 16 == 0 ? (unsigned)(1 + rnd() % 7) : 0;
+	sum_val<34> wide = sum_widen<N, 34>(v, w + 1074);
+	sum_val<N> back = sum_narrow<34, N>(wide, w + 1074);
+	u64 want = sum_round<34>(wide, -1074, scan_fmts[f]);
+	u64 got = sum_round<N>(v, w, scan_fmts[f]);
+
+	EXPECT(want == got, "sum_round N %d lsb %d fmt %d: %llx != %llx", N, w,
+	       f, got, want);
+	EXPECT(!memcmp(back.l, v.l, sizeof(v.l)) && back.flags == v.flags,
+	       "sum_narrow(sum_widen) N %d lsb %d", N, w);
+}
+
 static void check_sum_round(void)
 {
 	for (int f = XF_F16; f <= XF_F64; f++) {
@@ -122,6 +154,8 @@ static void check_sum_round(void)
 			check_sum_round_one<6, -149>(f);
 			if (i % 4 == 0)
 				check_sum_round_one<34, -1074>(f);
+			check_sum_round_lsb<2>(f);
+			check_sum_round_lsb<3>(f);
 		}
 	}
 }
@@ -233,11 +267,53 @@ static int emu_scan(const struct gs_job *job, const void *data, size_t n,
 	return 0;
 }
 
+/* A float sum as scan_run_win runs it: the prepass over the chunk, the
+ * window, the chosen variant's phases, the widened carry. */
+template <typename T, int K, int L>
+static int emu_scan_win(const struct gs_job *job, const void *data, size_t n,
+			size_t chunk, unsigned char *out)
+{
+	scan_cfg c = scan_cfg_of(job);
+	unsigned C = job->columns, osize = (unsigned)type_size(job->out_type);
+	std::vector<sum_val<K>> carry(C, scan_sum<T, K, L>::ident(c));
+	std::vector<sum_val<2>> c2(C);
+	std::vector<sum_val<3>> c3(C);
+	const T *in = (const T *)data;
+	int last = -1;
+
+	for (size_t f = 0; f < n; f += chunk) {
+		size_t k = n - f < chunk ? n - f : chunk;
+		struct scan_win win;
+
+		memset(&win, 0x7f, 2 * sizeof(int));
+		for (size_t i = 0; i < k * C; i++)
+			scan_win_term(in[f * C + i], &win.lo, &win.nhi);
+		scan_window<K, L>(&win, carry.data(), c2.data(), c3.data(), C, k);
+		c.w = win.w;
+		if (win.mode == 2)
+			emu_chunk<scan_nsum<T, 2>>(c, C, c2, in + f * C, k, osize,
+						   out + f * C * osize);
+		else if (win.mode == 3)
+			emu_chunk<scan_nsum<T, 3>>(c, C, c3, in + f * C, k, osize,
+						   out + f * C * osize);
+		else
+			emu_chunk<scan_sum<T, K, L>>(c, C, carry, in + f * C, k,
+						     osize, out + f * C * osize);
+		scan_widen<K, L>(&win, carry.data(), c2.data(), c3.data(), C);
+		win_chunks[win.mode]++;
+		win_switches += last >= 0 && last != win.mode;
+		last = win.mode;
+	}
+	return 0;
+}
+
 template <typename T, int K, int L>
 static int emu_type(const struct gs_job *job, const void *data, size_t n,
 		    size_t chunk, unsigned char *out, size_t *bad,
 		    struct gs_err *err)
 {
+	if (job->op == OP_SUM && K > 2)
+		return emu_scan_win<T, K, L>(job, data, n, chunk, out);
 	if (job->op == OP_SUM)
 		return emu_scan<scan_sum<T, K, L>>(job, data, n, chunk, out, bad, err);
 	return emu_scan<scan_word<T>>(job, data, n, chunk, out, bad, err);
@@ -264,7 +340,11 @@ static int emu(const struct gs_job *job, const void *data, size_t n,
 }
 
 /* Random data of type t: a mode picks how hard (small values, full range,
- * wide exponents with cancellation, rare specials). */
+ * wide exponents with cancellation, rare specials; for floats, 4: runs of
+ * 1500 values that alternate narrow and wide exponent ranges, so chunks
+ * switch between the narrow and wide kernels, 5: a huge first value
+ * cancelled halfway, so the carry alone forces the wide window and then
+ * lets a narrow one back). */
 static void gen(enum gs_type t, void *data, size_t n, int mode)
 {
 	unsigned char *p = (unsigned char *)data;
@@ -293,7 +373,8 @@ static void gen(enum gs_type t, void *data, size_t n, int mode)
 		}
 		double v;
 		int span = t == GS_F32 ? 250 : 2000;
-		int ex = mode == 0 ? (int)(rnd() % 10) : mode == 1 ? (int)(rnd() % 60) - 30
+		int m = mode == 4 ? (int)(i / 1500 % 3) : mode == 5 ? 1 : mode;
+		int ex = m == 0 ? (int)(rnd() % 10) : m == 1 ? (int)(rnd() % 60) - 30
 			 : (int)(rnd() % span) - span / 2;
 
 		v = ldexp((double)(rnd() >> 11), ex - 53);
@@ -302,6 +383,8 @@ static void gen(enum gs_type t, void *data, size_t n, int mode)
 		if (i && rnd() % 5 == 0)	/* cancel the last value exactly */
 			v = t == GS_F32 ? -(double)((float *)p)[i - 1]
 					: -((double *)p)[i - 1];
+		if (mode == 5 && (i == 0 || i == n / 2))
+			v = ldexp(i ? -1.0 : 1.0, span / 2 - 3);
 		if (special) {
 			static const double sp[] = { NAN, INFINITY, -INFINITY, -0.0 };
 
@@ -386,9 +469,23 @@ static void check_scans(void)
 					check_scan_one((enum gs_type)t, ops[o],
 						       (enum gs_type)ot, rnd() & 1,
 						       1 + (unsigned)(rnd() % 3),
-						       sizes[rnd() % 6], (int)(rnd() % 4));
+						       sizes[rnd() % 6], (int)(rnd() % 6));
 			}
 		}
+}
+
+/* More float sums where the window matters: narrow, 3 limbs, switching. */
+static void check_windows(void)
+{
+	static const enum gs_type ts[] = { GS_BF16, GS_F32, GS_F64 };
+	static const size_t sizes[] = { 100, 3000, 7000 };
+	static const int modes[] = { 1, 4, 5 };
+
+	for (int i = 0; i < 120; i++)
+		check_scan_one(ts[i % 3], OP_SUM,
+			       (enum gs_type)(GS_F16 + (int)(rnd() % 4)), rnd() & 1,
+			       1 + (unsigned)(rnd() % 2), sizes[rnd() % 3],
+			       modes[rnd() % 3]);
 }
 
 int main(void)
@@ -396,7 +493,13 @@ int main(void)
 	check_round();
 	check_sum_round();
 	check_scans();
+	check_windows();
 	printf("scan_host_check: %llu checks (%llu scans, %llu of them "
 	       "overflow errors), %llu failed\n", checks, scans, scan_errors, fails);
+	printf("float sum chunks: %llu wide, %llu in 2 limbs, %llu in 3, "
+	       "%llu mode switches\n", win_chunks[0], win_chunks[2],
+	       win_chunks[3], win_switches);
+	EXPECT(win_chunks[0] && win_chunks[2] && win_chunks[3] && win_switches,
+	       "every window mode and a switch between them replayed");
 	return fails != 0;
 }
