@@ -2,11 +2,15 @@
  * backend_cuda.cu - the CUDA backend: pinned host buffers, N streams, and
  * each command's kernels (cuda/gpu.h) behind the engine's backend interface.
  *
- * Chunk k goes to stream k % N: its host-to-device copy, then a host
- * callback that hands the pinned buffer back to the reader (so the reader
- * refills it as soon as the copy is done, not when the kernel is), then the
- * kernels. Copies on one stream overlap kernels on another; stream order
- * alone keeps a device buffer from being overwritten before its kernel ran.
+ * Chunk k goes to stream k % N: its host-to-device copy, an event, then
+ * the kernels. A release thread waits for each chunk's event and hands the
+ * pinned buffer back to the reader (so the reader refills it as soon as the
+ * copy is done, not when the kernel is). Copies on one stream overlap
+ * kernels on another; stream order alone keeps a device buffer from being
+ * overwritten before its kernel ran. No host functions are queued on the
+ * streams: after a fault the driver never runs them, and a stream blocked
+ * on one kept the process from exiting for over a minute (H100, a trap in
+ * chunk 2), while an event wait returns the error at once.
  * Each stream folds into its own device accumulator; finish() copies them
  * back and merges them exactly into the command's CPU accumulator, so the
  * result has the CPU backend's bits. Everything is allocated at open.
@@ -14,9 +18,10 @@
  * Scans (scan.h) chain a carry from chunk to chunk on the device: each
  * chunk's scan waits (an event, not the host) for the previous chunk's,
  * so copies still overlap kernels. The output comes back into a ring of
- * pinned buffers, and a writer thread writes them to the sink in order
- * while later chunks compute; it checks each chunk's overflow status
- * first, and writes only the records before a failing one.
+ * pinned buffers, and a writer thread waits for each chunk's copy-back
+ * event and writes them to the sink in order while later chunks compute;
+ * it checks each chunk's overflow status first, and writes only the
+ * records before a failing one.
  */
 #include <condition_variable>
 #include <mutex>
@@ -124,9 +129,16 @@ static unsigned long long fault_chunk(void)
 
 /* ---- the backend --------------------------------------------------------- */
 
-struct release_arg {
+/* The release thread's queue: chunks whose input copy is in flight, in
+ * submission order, at most one per engine buffer. */
+struct releaser {
+	std::mutex lock;
+	std::condition_variable cv;
+	std::thread th;
+	struct { cudaEvent_t copied; int id; } q[MAX_BUFFERS];
+	unsigned head, len;
+	bool quit;
 	const struct backend_env *env;
-	int id;
 };
 
 struct cuda_ctx {
@@ -139,7 +151,7 @@ struct cuda_ctx {
 	cudaStream_t s[MAX_STREAMS];
 	void *din[MAX_STREAMS], *din2[MAX_STREAMS], *dacc[MAX_STREAMS];
 	void *hacc;
-	struct release_arg rel[MAX_BUFFERS];
+	struct releaser rel;
 
 	/* per chunk: before the copy, after it, after the kernels, after
 	 * the copy back */
@@ -157,8 +169,7 @@ struct scan_slot {
 	void *host, *status;		/* pinned: output records, scan status */
 	size_t nrec;
 	uint64_t first_rec;
-	bool ready;			/* the copy back has landed */
-	struct scan_out *so;
+	cudaEvent_t done;		/* after the copy back */
 };
 
 struct scan_out {
@@ -179,33 +190,29 @@ struct scan_out {
 	struct sink *sink;
 };
 
-static void CUDART_CB scan_ready_cb(void *p)
-{
-	struct scan_slot *sl = (struct scan_slot *)p;
-	std::lock_guard<std::mutex> g(sl->so->lock);
-
-	sl->ready = true;
-	sl->so->cv.notify_all();
-}
-
 /* Write chunk outputs in order; stop at the first overflow or write error. */
-static void scan_writer(struct scan_out *so)
+static void scan_writer(struct scan_out *so, int device)
 {
+	cudaSetDevice(device);		/* the current device is per thread */
 	std::unique_lock<std::mutex> lk(so->lock);
 
 	for (;;) {
 		struct scan_slot *sl = &so->slot[so->written % so->nslots];
 
 		so->cv.wait(lk, [&] { return so->quit || so->failed ||
-				      (so->written < so->queued && sl->ready); });
-		if (so->failed || (so->quit && !(so->written < so->queued && sl->ready)))
+				      so->written < so->queued; });
+		if (so->failed || so->written == so->queued)
 			return;
 		lk.unlock();
 
 		struct gs_err e, we;
-		size_t bad = sl->nrec;
-		int rc = gpu_scan_status_check(so->job, sl->status, sl->first_rec,
-					       &bad, &e);
+		size_t bad = 0;		/* records to write */
+		cudaError_t ce = cudaEventSynchronize(sl->done);
+		int rc = ce != cudaSuccess
+			 ? cuda_fail(&e, ce, "cudaEventSynchronize(copy back)",
+				     __FILE__, __LINE__)
+			 : gpu_scan_status_check(so->job, sl->status,
+						 sl->first_rec, &bad, &e);
 
 		if (rc == 0)
 			bad = sl->nrec;
@@ -222,7 +229,6 @@ static void scan_writer(struct scan_out *so)
 			so->cv.notify_all();
 			return;
 		}
-		sl->ready = false;
 		so->written++;
 		so->cv.notify_all();
 	}
@@ -257,12 +263,52 @@ static void cuda_times(void *v, struct stage_times *t)
 	*t = c->t;
 }
 
-static void CUDART_CB release_cb(void *p)
+/* Hand each chunk's buffer back once its copy has landed. A failed wait
+ * (a fault) releases it too, so the reader never waits forever; the error
+ * itself reaches the engine through the next CUDA call on its thread. */
+static void releaser_main(struct releaser *r)
 {
-	struct release_arg *a = (struct release_arg *)p;
+	cudaSetDevice(r->env->device);	/* the current device is per thread */
+	std::unique_lock<std::mutex> lk(r->lock);
 
-	/* no CUDA calls here: the engine only takes a lock and signals */
-	a->env->release(a->env->engine, a->id);
+	for (;;) {
+		r->cv.wait(lk, [&] { return r->quit || r->len > 0; });
+		if (r->len == 0)
+			return;
+		cudaEvent_t ev = r->q[r->head].copied;
+		int id = r->q[r->head].id;
+
+		lk.unlock();
+		cudaEventSynchronize(ev);
+		r->env->release(r->env->engine, id);
+		lk.lock();
+		r->head = (r->head + 1) % MAX_BUFFERS;
+		r->len--;
+	}
+}
+
+static void releaser_push(struct releaser *r, cudaEvent_t copied, int id)
+{
+	std::lock_guard<std::mutex> g(r->lock);
+
+	r->q[(r->head + r->len) % MAX_BUFFERS].copied = copied;
+	r->q[(r->head + r->len) % MAX_BUFFERS].id = id;
+	r->len++;
+	r->cv.notify_all();
+}
+
+/* Wait for every queued release, then end the thread. */
+static void releaser_stop(struct releaser *r)
+{
+	if (!r->th.joinable())
+		return;
+	{
+		std::lock_guard<std::mutex> g(r->lock);
+
+		r->quit = true;
+		r->cv.notify_all();
+	}
+	r->th.join();
 }
 
 static void scan_close(struct scan_out *so)
@@ -314,12 +360,11 @@ static int scan_open(struct cuda_ctx *c, struct gs_err *err)
 				       "smaller --chunk-size)", c->nstreams, cap);
 		}
 	for (int i = 0; i < so->nslots; i++) {
-		so->slot[i].so = so;
 		CUDA_TRY(err, cudaHostAlloc(&so->slot[i].host, cap, cudaHostAllocDefault));
 		CUDA_TRY(err, cudaHostAlloc(&so->slot[i].status,
 					    gpu_scan_status_bytes(), cudaHostAllocDefault));
 	}
-	so->writer = std::thread(scan_writer, so);
+	so->writer = std::thread(scan_writer, so, c->env.device);
 	return 0;
 }
 
@@ -360,9 +405,10 @@ static int scan_submit(struct cuda_ctx *c, const struct chunk *ch, int k,
 	CUDA_TRY(err, cudaMemcpyAsync(sl->host, so->dout[k], ch->nrec * so->out_rec,
 				      cudaMemcpyDeviceToHost, s));
 	CUDA_TRY(err, cudaEventRecord(c->ev[ti][3], s));
-	CUDA_TRY(err, cudaLaunchHostFunc(s, scan_ready_cb, sl));
+	sl->done = c->ev[ti][3];
 	std::lock_guard<std::mutex> g(so->lock);
 	so->queued++;
+	so->cv.notify_all();	/* the writer waits for it */
 	return 0;
 }
 
@@ -398,6 +444,7 @@ static void cuda_close(void *v)
 	for (int k = 0; k < c->nstreams; k++)
 		if (c->s[k])
 			cudaStreamSynchronize(c->s[k]);
+	releaser_stop(&c->rel);
 	scan_close(c->scan);
 	for (int k = 0; k < c->nstreams; k++) {
 		cudaFree(c->din[k]);
@@ -431,9 +478,14 @@ static int open_streams(struct cuda_ctx *c, struct gs_err *err)
 	}
 	for (int k = 0; k < c->nstreams; k++)
 		CUDA_TRY(err, cudaStreamSynchronize(c->s[k]));
+	/* blocking waits: the release and writer threads sleep on these
+	 * rather than spin a core each while the copies run */
 	for (int i = 0; i < TIMED_CHUNKS; i++)
 		for (int j = 0; j < 4; j++)
-			CUDA_TRY(err, cudaEventCreate(&c->ev[i][j]));
+			CUDA_TRY(err, cudaEventCreateWithFlags(&c->ev[i][j],
+							       cudaEventBlockingSync));
+	c->rel.env = &c->env;
+	c->rel.th = std::thread(releaser_main, &c->rel);
 	return 0;
 }
 
@@ -485,9 +537,7 @@ static int cuda_submit(void *v, const struct chunk *ch, struct gs_err *err)
 		CUDA_TRY(err, cudaMemcpyAsync(c->din2[k], ch->data2, bytes,
 					      cudaMemcpyHostToDevice, s));
 	CUDA_TRY(err, cudaEventRecord(c->ev[ti][1], s));
-	c->rel[ch->id].env = &c->env;
-	c->rel[ch->id].id = ch->id;
-	CUDA_TRY(err, cudaLaunchHostFunc(s, release_cb, &c->rel[ch->id]));
+	releaser_push(&c->rel, c->ev[ti][1], ch->id);
 	if (job->dtype.big_endian) {
 		size_t n = ch->nrec * job->columns;
 

@@ -9,7 +9,15 @@
 #   3. more than 2^32 elements and 4 GiB (a pipe of zeros)
 #   4. compute-sanitizer memcheck and racecheck on a small subset
 #   5. bench: kernels against CUB on device data; end to end against cat
+#
+# PARTS picks sections (default: all of "fixtures random huge conc faults
+# sanitizer bench e2e"); each part's wall time goes into the summary. The
+# device tool returns at most 8 files, so callers tar $OUT's logs.
 cd "$(dirname "$0")/../.." || exit 2
+PARTS=${PARTS:-fixtures random huge conc faults sanitizer bench e2e}
+want() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
+T0=$(date +%s)
+lap() { echo "  ($1: $(( $(date +%s) - T0 )) s so far)" >> "$summary"; }
 OUT=${OUT:-/tmp/gpustat-gpu}
 mkdir -p "$OUT"
 D=${DATA:-/dev/shm/gpustat}
@@ -26,29 +34,39 @@ say "device: $(head -1 "$OUT/gpu.txt")"
 # 1. fixtures, in 8 parallel runs (each gpustat run starts a CUDA context,
 # a third of a second, so one serial run would take many minutes)
 i=0
-[ -n "${SKIP_FIXTURES:-}" ] || for pat in 's[a-s]*' 's[t-z]*' 'r*' 'f*' 'h*' 'd*' '[abcegu]*' '[ijklmnopqtvwxyz#]*'; do
+want fixtures && for pat in 's[a-s]*' 's[t-z]*' 'r*' 'f*' 'h*' 'd*' '[abcegu]*' '[ijklmnopqtvwxyz#]*'; do
 	i=$((i + 1))
 	GPUSTAT=tests/gpu/gpustat-cuda sh tests/cli.sh "$pat" > "$OUT/cli_cuda.$i.log" 2>&1 &
 done
 wait
-cat "$OUT"/cli_cuda.*.log > "$OUT/cli_cuda.log"
-say "fixtures on the GPU: $(awk '/^cli: / { p += $2; f += $4 } END { printf "%d passed, %d failed", p, f }' "$OUT/cli_cuda.log")"
+if want fixtures; then
+	cat "$OUT"/cli_cuda.*.log > "$OUT/cli_cuda.log"
+	rm -f "$OUT"/cli_cuda.*.log
+	say "fixtures on the GPU: $(awk '/^cli: / { p += $2; f += $4 } END { printf "%d passed, %d failed", p, f }' "$OUT/cli_cuda.log")"
+	lap fixtures
+fi
 
-# 2. random data, cuda vs cpu: one job per type, in parallel
+# 2. random data, cuda vs cpu: one job per type, in parallel. The inputs
+# are made whatever the parts: the later parts read them too.
 MIB=${MIB:-256}
 for t in u8 i8 u16 i16 u32 i32 u64 i64 f16 bf16 f32 f64; do
 	build/bench_kernels --gen $t "$MIB" > "$D/r.$t" &
 done
 build/bench_kernels --gen f32 "$MIB" > "$D/r2.f32" &
 wait
+for t in u8 i8 u16 i16 u32 i32 u64 i64 f16 bf16 f32 f64; do
+	head -c 25165824 "$D/r.$t" > "$D/r.$t.s"	# 24 MiB for scans
+done
+# Each run is bounded, so a hang is a failure, not a lost suite.
+gs() { timeout 120 $G "$@"; }
 cmp_run() {	# name, args...: cuda (several splits) must equal cpu
 	name=$1
 	shift
-	$G "$@" --backend cpu > "$W/ref" 2> "$W/ref.err"
+	gs "$@" --backend cpu > "$W/ref" 2> "$W/ref.err"
 	rc=$?
 	for opt in "--chunk-size 64M --streams 2" "--chunk-size 1M --streams 4" \
 		   "--chunk-size 7340033 --streams 1"; do
-		$G "$@" --backend cuda $opt > "$W/got" 2> "$W/got.err"
+		gs "$@" --backend cuda $opt > "$W/got" 2> "$W/got.err"
 		if [ $? -eq $rc ] && cmp -s "$W/ref" "$W/got"; then
 			echo "pass $name $opt"
 		else
@@ -70,6 +88,7 @@ type_runs() {
 	cmp_run "dot A B $t" dot -t $t "$f" "$f"
 	cmp_run "reduce min $t" reduce --op min -t $t "$f"
 	cmp_run "reduce max $t" reduce --op max -t $t "$f"
+	cmp_run "reduce prod $t" reduce --op prod -t $t "$f"
 	cmp_run "hist ranged $t" hist -q -t $t --bins 1000 --range -1e4:1e4 "$f"
 	cmp_run "hist auto-range $t" hist -q -t $t "$f"
 	case $t in
@@ -81,8 +100,17 @@ type_runs() {
 	*) cmp_run "reduce xor $t" reduce --op xor -t $t "$f"
 	   cmp_run "reduce and $t" reduce --op and -t $t "$f" ;;
 	esac
-	# scans: a 24 MiB prefix (a u8 scan writes 8 bytes per element)
-	head -c 25165824 "$f" > "$f.s"
+	if [ $t = f32 ]; then
+		cmp_run "dot A B f32 two files" dot "$f" "$D/r2.f32"
+		cmp_run "sum big-endian f32" sum -t '>f4' "$f"
+	fi
+	[ $t = i16 ] && cmp_run "stats big-endian i16" stats -t '>i2' "$f"
+}
+scan_runs() {
+	t=$1
+	f=$D/r.$t
+	W=$D/w.$t
+	mkdir -p "$W"
 	cmp_run "scan $t" scan -t $t "$f.s"
 	cmp_run "scan --exclusive $t" scan --exclusive -t $t "$f.s"
 	cmp_run "scan min $t" scan --op min -t $t "$f.s"
@@ -94,81 +122,104 @@ type_runs() {
 	*) cmp_run "scan to f32 $t" scan --out-type f32 -t $t "$f.s"
 	   cmp_run "scan to i32 $t" scan --out-type i32 -t $t "$f.s" ;;
 	esac
-	if [ $t = f32 ]; then
-		cmp_run "dot A B f32 two files" dot "$f" "$D/r2.f32"
-		cmp_run "sum big-endian f32" sum -t '>f4' "$f"
-	fi
-	[ $t = i16 ] && cmp_run "stats big-endian i16" stats -t '>i2' "$f"
 }
-for t in u8 i8 u16 i16 u32 i32 u64 i64 f16 bf16 f32 f64; do
-	type_runs $t > "$OUT/random.$t.log" 2>&1 &
-done
-wait
-cat "$OUT"/random.*.log > "$OUT/random.log"
-say "random data, cuda = cpu: $(grep -c '^pass' "$OUT/random.log") passed, $(grep -c '^FAIL' "$OUT/random.log") failed"
-grep '^FAIL' "$OUT/random.log" | cut -c1-200 >> "$summary"
+# "random": every command; "scans": the scans alone
+if want random || want scans; then
+	for t in u8 i8 u16 i16 u32 i32 u64 i64 f16 bf16 f32 f64; do
+		{ want random && type_runs $t; scan_runs $t; } > "$OUT/random.$t.log" 2>&1 &
+	done
+	wait
+	cat "$OUT"/random.*.log > "$OUT/random.log"
+	rm -f "$OUT"/random.*.log
+	say "random data ($PARTS), cuda = cpu: $(grep -c '^pass' "$OUT/random.log") passed, $(grep -c '^FAIL' "$OUT/random.log") failed"
+	grep '^FAIL' "$OUT/random.log" | cut -c1-200 >> "$summary"
+	lap random
+fi
 
 # 3. beyond 2^32 elements and 4 GiB: tests/test_huge.sh on both backends
 # at once (the machine has the cores), then four processes sharing the GPU
-[ -n "${SKIP_HUGE:-}" ] || for b in cuda cpu; do
-	GPUSTAT_HUGE=1 BACKEND=$b sh tests/test_huge.sh > "$OUT/huge.$b.log" 2>&1 &
-done
-wait
-for b in cuda cpu; do
-	say "huge streams --backend $b: $(tail -1 "$OUT/huge.$b.log")"
-	grep FAIL "$OUT/huge.$b.log" >> "$summary"
-done
-want=$($G sum -t f64 --backend cpu "$D/r.f64"; $G hist -t u8 --backend cpu "$D/r.u8" | md5sum; \
-       $G scan -t f32 --backend cpu "$D/r.f32.s" | md5sum; $G stats -t i16 --backend cpu "$D/r.i16")
-for i in 1 2 3 4; do
-	( $G sum -t f64 --backend cuda "$D/r.f64"; $G hist -t u8 --backend cuda "$D/r.u8" | md5sum; \
-	  $G scan -t f32 --backend cuda "$D/r.f32.s" | md5sum; $G stats -t i16 --backend cuda "$D/r.i16" ) \
-		> "$OUT/conc.$i" 2>&1 &
-done
-wait
-ok=0
-for i in 1 2 3 4; do [ "$(cat "$OUT/conc.$i")" = "$want" ] && ok=$((ok + 1)); done
-say "4 processes sharing the GPU: $ok of 4 equal to the CPU"
+if want huge; then
+	for b in cuda cpu; do
+		GPUSTAT_HUGE=1 BACKEND=$b timeout 300 sh tests/test_huge.sh > "$OUT/huge.$b.log" 2>&1 &
+	done
+	wait
+	for b in cuda cpu; do
+		say "huge streams --backend $b: $(tail -1 "$OUT/huge.$b.log")"
+		grep FAIL "$OUT/huge.$b.log" >> "$summary"
+	done
+	lap huge
+fi
+if want conc; then
+	four() {	# backend: the same four jobs
+		gs sum -t f64 --backend $1 "$D/r.f64"
+		gs hist -t u8 --backend $1 "$D/r.u8" | md5sum
+		gs scan -t f32 --backend $1 "$D/r.f32.s" | md5sum
+		gs stats -t i16 --backend $1 "$D/r.i16"
+	}
+	four cpu > "$OUT/conc.want" 2>&1
+	for i in 1 2 3 4; do
+		four cuda > "$OUT/conc.$i" 2>&1 &
+	done
+	wait
+	ok=0
+	for i in 1 2 3 4; do cmp -s "$OUT/conc.$i" "$OUT/conc.want" && ok=$((ok + 1)); done
+	say "4 processes sharing the GPU: $ok of 4 equal to the CPU"
+	lap conc
+fi
 
-# GPU faults: too much GPU memory asked for, and no GPU visible
-r=$(timeout 120 $G sum --backend cuda --chunk-size 6G --streams 16 "$D/r.f32" 2>&1 >/dev/null; echo "exit $?")
-say "16 streams of 6 GiB chunks (96 GiB) on an 80 GiB GPU: $(echo $r | tr '\n' ' ')"
-r=$(timeout 120 $G sum --backend cuda --chunk-size 200G "$D/r.f32" 2>&1 >/dev/null; echo "exit $?")
-say "chunk larger than host memory: $(echo $r | tr '\n' ' ')"
-for args in "sum -t f32 $D/r.f32" "hist -t u8 $D/r.u8" "scan -t f32 $D/r.f32"; do
-	r=$(GPUSTAT_FAULT_CHUNK=2 timeout 60 $G $args --backend cuda --chunk-size 16M 2>&1 >"$D/fault.out"; echo "exit $?")
-	say "kernel fault in chunk 2 of $args: $(echo $r | tr '\n' ' ')(stdout $(wc -c < "$D/fault.out") bytes)"
-done
-r=$(CUDA_VISIBLE_DEVICES= $G sum --backend cuda "$D/r.f32" 2>&1 >/dev/null; echo "exit $?")
-say "no GPU visible, --backend cuda: $(echo $r | tr '\n' ' ')"
-r=$(CUDA_VISIBLE_DEVICES= $G sum "$D/r.f32" 2>&1; echo "exit $?")
-say "no GPU visible, auto: $(echo $r | tr '\n' ' ')"
+# GPU faults: too much GPU memory asked for, a trapping kernel, no GPU
+if want faults; then
+	r=$(gs sum --backend cuda --chunk-size 6G --streams 16 "$D/r.f32" 2>&1 >/dev/null; echo "exit $?")
+	say "16 streams of 6 GiB chunks (96 GiB) on an 80 GiB GPU: $(echo $r | tr '\n' ' ')"
+	r=$(gs sum --backend cuda --chunk-size 200G "$D/r.f32" 2>&1 >/dev/null; echo "exit $?")
+	say "chunk larger than host memory: $(echo $r | tr '\n' ' ')"
+	for args in "sum -t f32 $D/r.f32" "hist -t u8 $D/r.u8" "scan -t f32 $D/r.f32" \
+		    "reduce --op prod -t f64 $D/r.f64"; do
+		for at in 1 2 7; do
+			r=$(GPUSTAT_FAULT_CHUNK=$at timeout 60 $G $args --backend cuda --chunk-size 16M 2>&1 >"$D/fault.out"; echo "exit $?")
+			say "kernel fault in chunk $at of $(echo $args | cut -d' ' -f1-3): $(echo $r | tr '\n' ' ')(stdout $(wc -c < "$D/fault.out") bytes)"
+		done
+	done
+	r=$(CUDA_VISIBLE_DEVICES= $G sum --backend cuda "$D/r.f32" 2>&1 >/dev/null; echo "exit $?")
+	say "no GPU visible, --backend cuda: $(echo $r | tr '\n' ' ')"
+	r=$(CUDA_VISIBLE_DEVICES= $G sum "$D/r.f32" 2>&1; echo "exit $?")
+	say "no GPU visible, auto: $(echo $r | tr '\n' ' ')"
+	lap faults
+fi
 
-# 4. sanitizers on small inputs
-if command -v compute-sanitizer >/dev/null 2>&1; then
+# 4. sanitizers on small inputs (racecheck is slow: 6 MiB each, a whole
+# number of 3-column u16 records, in 1 MiB chunks)
+if want sanitizer && command -v compute-sanitizer >/dev/null 2>&1; then
+	for t in u8 u16 i16 f32 f64; do head -c 6291456 "$D/r.$t" > "$D/small.$t"; done
 	for tool in memcheck racecheck; do
-		for args in "sum -t f32 fixtures/in/f32_mod.bin" "stats -t f64 -c 2 $D/r.f64" \
-			    "hist -t u8 $D/r.u8" "hist -t f32 --bins 50 --range -1:1 $D/r.f32" \
-			    "dot -t f64 $D/r.f64 $D/r.f64" "reduce --op max -t i16 $D/r.i16" \
-			    "scan -t f32 $D/r.f32.s" "scan -t u16 -c 3 $D/r.u16.s"; do
-			compute-sanitizer --tool $tool --error-exitcode 9 $G $args --backend cuda \
-				--chunk-size 4M > /dev/null 2>> "$OUT/sanitizer.log"
+		for args in "sum -t f32 fixtures/in/f32_mod.bin" "stats -t f64 -c 2 $D/small.f64" \
+			    "hist -t u8 $D/small.u8" "hist -t f32 --bins 50 --range -1:1 $D/small.f32" \
+			    "dot -t f64 $D/small.f64 $D/small.f64" "reduce --op max -t i16 $D/small.i16" \
+			    "reduce --op prod -t f32 $D/small.f32" \
+			    "scan -t f32 $D/small.f32" "scan -t u16 -c 3 $D/small.u16"; do
+			timeout 120 compute-sanitizer --tool $tool --error-exitcode 9 $G $args \
+				--backend cuda --chunk-size 1M > /dev/null 2>> "$OUT/sanitizer.log"
 			echo "$tool $args: exit $?" >> "$OUT/sanitizer.log"
 		done
 	done
 	say "compute-sanitizer: $(grep -c 'exit 0$' "$OUT/sanitizer.log") clean, $(grep -c 'exit [1-9]' "$OUT/sanitizer.log") not"
 	grep 'exit [1-9]' "$OUT/sanitizer.log" >> "$summary"
-else
-	say "compute-sanitizer: not found"
+	lap sanitizer
 fi
 
 # 5. bench
-[ -n "${SKIP_BENCH:-}" ] || build/bench_gpu 1024 > "$OUT/bench_gpu.txt" 2>&1
-[ -n "${SKIP_BENCH:-}${SKIP_E2E:-}" ] || sh bench/bench_e2e.sh "$D" "${E2E_MIB:-4096}" > "$OUT/bench_e2e.txt" 2>&1
+if want bench; then
+	build/bench_gpu 1024 > "$OUT/bench_gpu.txt" 2>&1
+	lap bench
+fi
+if want e2e; then
+	sh bench/bench_e2e.sh "$D" "${E2E_MIB:-4096}" > "$OUT/bench_e2e.txt" 2>&1
+	lap e2e
+fi
 rm -rf "$D"
 echo
-cat "$OUT/bench_gpu.txt"
+[ -f "$OUT/bench_gpu.txt" ] && cat "$OUT/bench_gpu.txt"
 echo
-cat "$OUT/bench_e2e.txt"
+[ -f "$OUT/bench_e2e.txt" ] && cat "$OUT/bench_e2e.txt"
 echo
 cat "$summary"
