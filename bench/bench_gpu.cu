@@ -202,6 +202,18 @@ int main(int argc, char **argv)
 	row("gpustat sum f32, 1/64 at 2^40", bytes, ours(&job, &gpu_reduce_ops, out, NULL, n, nsm), cub_sum);
 	job.cmd = CMD_STATS;
 	row("gpustat stats f32 (exact)", bytes, ours(&job, &gpu_stats_ops, x, NULL, n, nsm), cub_sum);
+	/* products: 128-bit brackets of the exact product (f64: real doubles) */
+	job.cmd = CMD_REDUCE;
+	job.op = OP_PROD;
+	row("gpustat reduce prod f32", bytes, ours(&job, &gpu_reduce_ops, x, NULL, n, nsm), cub_sum);
+	job.dtype.type = GS_F64;
+	fill_f64<<<nsm * 4, 256>>>(x, (double *)out, n / 2);
+	CK(cudaDeviceSynchronize());
+	row("gpustat reduce prod f64", bytes, ours(&job, &gpu_reduce_ops, out, NULL, n / 2, nsm), cub_sum);
+	job.dtype.type = GS_I32;
+	row("gpustat reduce prod i32", bytes, ours(&job, &gpu_reduce_ops, x, NULL, n, nsm), cub_sum);
+	job.op = OP_SUM;
+	job.dtype.type = GS_F32;
 
 	job.cmd = CMD_DOT;
 	job.two_inputs = true;

@@ -22,15 +22,36 @@
  *   "no value seen" (no real key maps there).
  * - and/or/xor: the two's complement bits sign-extended to 64, as the CPU
  *   has them; and stores the OR of the complements (zero is its identity).
- * prod stays on the CPU (its bracketed product is sequential), and so does
- * scan.
+ * - prod: floats keep cpu_reduce.c's bracket [lo, hi] * 2^exp of the exact
+ *   product (128-bit ends, lo rounded down and hi up at every step), as
+ *   struct red_fprod; integers the exact magnitude below 2^128, as struct
+ *   red_iprod; NaN, zero, inf, overflow and the sign are flags. A thread
+ *   multiplies K factors exactly in 64 bits (K = 64 / significand or
+ *   integer bits: f64 1, f32 2, f16 5, bf16 8, u8 8 ...), then the product
+ *   into its bracket with one 128x64-bit step. Blocks combine per column in
+ *   a shared tree; each block leaves its partials in the accumulator's
+ *   scratch, and a one-block kernel multiplies them into the column. A
+ *   float result is given only when the bracket's ends round alike, and is
+ *   then the correctly rounded exact product: the CPU's bits whenever the
+ *   CPU gives a result too. Other groupings widen a bracket differently
+ *   (by about 2^-126 of the product per factor), so for a product that
+ *   close to a rounding tie one side may round and the other fail, as the
+ *   CPU may with another thread count. Integer products are exact in any
+ *   grouping, overflow included.
+ * Scans are scan_kernels.cu's.
  *
  * The device accumulator: struct red_dev_head (the record count), then per
- * column a struct exact_acc (sum) or a struct red_dev_word.
+ * column a struct exact_acc (sum), a struct red_dev_word, or (prod) a
+ * struct red_fprod / red_iprod followed by RED_PROD_BLOCKS per column of
+ * block scratch.
  */
 #include <stdint.h>
 #include <type_traits>
 #include "exact.cuh"
+
+extern "C" {
+#include "../src/cpu_red.h"	/* fprod_merge, iprod_merge */
+}
 
 /* 256 threads and 4 blocks per SM: enough resident warps to cover memory
  * latency on H100 with the 128-bit registers of the sum path. */
@@ -117,6 +138,386 @@ static __host__ __device__ inline bool red_key(T x, unsigned long long *k)
 		*k = (unsigned long long)x;
 	}
 	return true;
+}
+
+/* ---- products ------------------------------------------------------------ */
+
+#define RED_PNAN 1ull		/* a NaN factor */
+#define RED_PZERO 2ull		/* a zero factor */
+#define RED_PINF 4ull		/* an infinite factor */
+#define RED_PNEG 8ull		/* the sign: XOR of the factors' signs */
+#define RED_POVER 16ull		/* integers: |product| passed 2^128 */
+/* Blocks of one prod kernel at most: the accumulator keeps a partial per
+ * block and column. H100/H200 grids are 132 SMs * RED_BLOCKS_PER_SM = 528
+ * blocks; 1024 leaves room for larger GPUs (64 columns of red_fprod: 3 MiB
+ * per stream). */
+#define RED_PROD_BLOCKS 1024
+
+/* A bracketed float product, as struct fprod (src/acc.h) with 64-bit
+ * limbs ([0] low): value in [lo, hi] * 2^exp, hi[1]'s top bit set. All
+ * zero (hi == 0) is the empty product, so a zeroed accumulator is one. */
+struct red_fprod {
+	unsigned long long lo[2], hi[2];
+	long long exp;
+	unsigned long long flags;	/* RED_PNAN | RED_PZERO | RED_PINF | RED_PNEG */
+};
+
+/* An integer product, as struct iprod: the magnitude of the nonzero
+ * factors while under 2^128. mag == 0 is the empty product (zeroed). */
+struct red_iprod {
+	unsigned long long mag[2];
+	unsigned long long flags;	/* RED_PZERO | RED_PNEG | RED_POVER */
+};
+
+/* The partial product of element type T. */
+template <typename T>
+using red_prod_t = typename std::conditional<red_is_float<T>::value,
+		struct red_fprod, struct red_iprod>::type;
+
+/* Flags of a product of two parts: the sign XORs, the rest ORs. */
+static __host__ __device__ inline unsigned long long
+red_pflags(unsigned long long a, unsigned long long b)
+{
+	return ((a | b) & ~RED_PNEG) | ((a ^ b) & RED_PNEG);
+}
+
+static __host__ __device__ inline unsigned long long
+red_mulhi(unsigned long long a, unsigned long long b)
+{
+#ifdef __CUDA_ARCH__
+	return __umul64hi(a, b);
+#else
+	return (unsigned long long)((unsigned __int128)a * b >> 64);
+#endif
+}
+
+/* r[0 .. 3) = a * m. */
+static __host__ __device__ inline void
+red_mul_128x64(const unsigned long long a[2], unsigned long long m,
+	       unsigned long long r[3])
+{
+	unsigned long long l1 = a[1] * m;
+
+	r[0] = a[0] * m;
+	r[1] = red_mulhi(a[0], m) + l1;
+	r[2] = red_mulhi(a[1], m) + (r[1] < l1);
+}
+
+/* r[0 .. 4) = a * b. */
+static __host__ __device__ inline void
+red_mul_128x128(const unsigned long long a[2], const unsigned long long b[2],
+		unsigned long long r[4])
+{
+	unsigned long long x[3], y[3], s;
+	unsigned c;
+
+	red_mul_128x64(a, b[0], x);
+	red_mul_128x64(a, b[1], y);
+	r[0] = x[0];
+	r[1] = x[1] + y[0];
+	c = r[1] < y[0];
+	s = x[2] + y[1];
+	r[3] = y[2] + (s < y[1]);
+	r[2] = s + c;
+	r[3] += r[2] < c;
+}
+
+/* The empty bracket's value 1 as a bracket: 2^127 * 2^-127, exact. */
+static __host__ __device__ inline void red_fp_one(struct red_fprod *p)
+{
+	p->lo[0] = p->hi[0] = 0;
+	p->lo[1] = p->hi[1] = 1ull << 63;
+	p->exp = -127;
+	p->flags = 0;
+}
+
+/*
+ * New ends of a bracket from the top three limbs of the products hi * x
+ * (h2 >= 2^62) and lo * x: both shifted left by s (1 when h2's top bit is
+ * clear) and cut to 128 bits; hi rounded up when `up` (bits were cut), lo
+ * down. Returns 1 when hi rounded up past 2^128 (it is then 2^127, and lo
+ * one more bit down), else 0: the exponent's extra step. This is
+ * cpu_reduce.c's fprod_mul_bracket rounding, step for step.
+ */
+static __host__ __device__ inline int
+red_fp_set(struct red_fprod *p, unsigned long long h2, unsigned long long h1,
+	   unsigned long long h0, unsigned long long l2, unsigned long long l1,
+	   unsigned long long l0, int s, bool up)
+{
+	p->hi[1] = s ? h2 << 1 | h1 >> 63 : h2;
+	p->hi[0] = s ? h1 << 1 | h0 >> 63 : h1;
+	p->lo[1] = s ? l2 << 1 | l1 >> 63 : l2;
+	p->lo[0] = s ? l1 << 1 | l0 >> 63 : l1;
+	if (!up || ++p->hi[0] != 0 || ++p->hi[1] != 0)
+		return 0;
+	p->hi[1] = 1ull << 63;
+	p->lo[0] = p->lo[0] >> 1 | p->lo[1] << 63;
+	p->lo[1] >>= 1;
+	return 1;
+}
+
+/* p *= m * 2^e, m != 0 (a thread's factors, exact in 64 bits). */
+static __host__ __device__ inline void red_fp_mul64(struct red_fprod *p,
+						    unsigned long long m,
+						    long long e)
+{
+	unsigned long long h[3], l[3];
+	int z = exact_clz64(m), s, c;
+	bool up;
+
+	m <<= z;		/* top bit set: the product has 191 or 192 bits */
+	red_mul_128x64(p->hi, m, h);
+	red_mul_128x64(p->lo, m, l);
+	s = !(h[2] >> 63);
+	up = (s ? h[0] << 1 : h[0]) != 0;
+	c = red_fp_set(p, h[2], h[1], h[0], l[2], l[1], l[0], s, up);
+	p->exp += e - z + 64 - s + c;
+}
+
+/* p *= q, brackets or empty products; the flags combine. */
+static __host__ __device__ inline void red_p_merge(struct red_fprod *p,
+						   const struct red_fprod *q)
+{
+	unsigned long long h[4], l[4];
+	int s, c;
+	bool up;
+
+	p->flags = red_pflags(p->flags, q->flags);
+	if (q->hi[1] == 0)
+		return;
+	if (p->hi[1] == 0) {
+		p->lo[0] = q->lo[0];
+		p->lo[1] = q->lo[1];
+		p->hi[0] = q->hi[0];
+		p->hi[1] = q->hi[1];
+		p->exp = q->exp;
+		return;
+	}
+	red_mul_128x128(p->hi, q->hi, h);
+	red_mul_128x128(p->lo, q->lo, l);
+	s = !(h[3] >> 63);
+	up = ((s ? h[1] << 1 : h[1]) | h[0]) != 0;
+	c = red_fp_set(p, h[3], h[2], h[1], l[3], l[2], l[1], s, up);
+	p->exp += q->exp + 128 - s + c;
+}
+
+/* Integers: p's magnitude *= m (a thread's factors, not 0), until it
+ * passes 2^128; after that only the flags change, as in iprod_mul. */
+static __host__ __device__ inline void red_ip_mul64(struct red_iprod *p,
+						    unsigned long long m)
+{
+	unsigned long long r[3];
+
+	if (p->flags & RED_POVER)
+		return;
+	red_mul_128x64(p->mag, m, r);
+	if (r[2]) {
+		p->flags |= RED_POVER;
+		return;
+	}
+	p->mag[0] = r[0];
+	p->mag[1] = r[1];
+}
+
+static __host__ __device__ inline void red_p_merge(struct red_iprod *p,
+						   const struct red_iprod *q)
+{
+	unsigned long long r[4];
+
+	p->flags = red_pflags(p->flags, q->flags);
+	if (q->mag[0] == 0 && q->mag[1] == 0)
+		return;
+	if (p->mag[0] == 0 && p->mag[1] == 0) {
+		p->mag[0] = q->mag[0];
+		p->mag[1] = q->mag[1];
+		return;
+	}
+	if (p->flags & RED_POVER)
+		return;
+	red_mul_128x128(p->mag, q->mag, r);
+	if (r[2] | r[3]) {
+		p->flags |= RED_POVER;
+		return;
+	}
+	p->mag[0] = r[0];
+	p->mag[1] = r[1];
+}
+
+/* The IEEE fields of the float types: significand bits p (hidden bit
+ * included), width w, the all-ones exponent field emax, and bias + p - 1. */
+template <typename T> struct red_fmt;
+template <> struct red_fmt<red_f16> { enum { p = 11, w = 16, emax = 0x1f, bias_p = 25 }; };
+template <> struct red_fmt<red_bf16> { enum { p = 8, w = 16, emax = 0xff, bias_p = 134 }; };
+template <> struct red_fmt<float> { enum { p = 24, w = 32, emax = 0xff, bias_p = 150 }; };
+template <> struct red_fmt<double> { enum { p = 53, w = 64, emax = 0x7ff, bias_p = 1075 }; };
+
+static __host__ __device__ inline unsigned long long red_raw(red_f16 x) { return x.v; }
+static __host__ __device__ inline unsigned long long red_raw(red_bf16 x) { return x.v; }
+static __host__ __device__ inline unsigned long long red_raw(float x) { return exact_bits_f32(x); }
+static __host__ __device__ inline unsigned long long red_raw(double x) { return exact_bits_f64(x); }
+
+/* Factors a thread multiplies exactly in 64 bits before its bracket or
+ * magnitude takes them: 64 / (significand or integer bits). */
+template <typename T>
+static __host__ __device__ constexpr int red_prod_group()
+{
+	if constexpr (red_is_float<T>::value)
+		return 64 / red_fmt<T>::p;
+	else
+		return 64 / (8 * (int)sizeof(T));
+}
+
+/* Fold float x into (*m, *e, *flags): m * 2^e is the product of the finite
+ * nonzero factors so far; NaN, inf and zero only set flags; every sign
+ * flips RED_PNEG (the CPU's fprod_mul_f64 does the same). */
+template <typename T>
+static __host__ __device__ inline void
+red_fold(T x, unsigned long long *m, int *e, unsigned long long *flags)
+{
+	typedef red_fmt<T> F;
+	unsigned long long u = red_raw(x);
+	unsigned be = (unsigned)(u >> (F::p - 1)) & F::emax;
+	unsigned long long frac = u & ((1ull << (F::p - 1)) - 1);
+
+	*flags ^= (u >> (F::w - 1)) * RED_PNEG;
+	if (be == F::emax) {
+		*flags |= frac ? RED_PNAN : RED_PINF;
+		return;
+	}
+	if (be == 0 && frac == 0) {
+		*flags |= RED_PZERO;
+		return;
+	}
+	*m *= frac | (unsigned long long)(be != 0) << (F::p - 1);
+	*e += (int)(be + (be == 0)) - F::bias_p;
+}
+
+/* The same for integers (e unused): *m takes |x|, a zero sets RED_PZERO,
+ * as iprod_mul does. */
+template <typename T>
+static __host__ __device__ inline void
+red_ifold(T x, unsigned long long *m, unsigned long long *flags)
+{
+	unsigned long long a = (unsigned long long)x;
+
+	if constexpr (std::is_signed<T>::value) {
+		if (x < 0) {
+			a = 0 - (unsigned long long)(long long)x;
+			*flags ^= RED_PNEG;
+		}
+	}
+	*flags |= a ? 0 : RED_PZERO;
+	*m *= a ? a : 1;
+}
+
+/* This thread's product of d[g], d[g + stride] ... below n (stride a
+ * multiple of columns: one column), into *p: whole groups of
+ * red_prod_group<T>() factors, then the shorter last one. */
+template <typename T>
+static __host__ __device__ inline void
+red_prod_thread(red_prod_t<T> *p, const T *d, size_t n, size_t g,
+		size_t stride)
+{
+	constexpr int K = red_prod_group<T>();
+	constexpr bool flt = red_is_float<T>::value;
+	unsigned long long flags = 0, m;
+	size_t i = g;
+	int e;
+
+	if constexpr (flt)
+		red_fp_one(p);
+	else
+		*p = red_iprod{ { 1, 0 }, 0 };
+	for (; i + (K - 1) * stride < n; i += K * stride) {
+		m = 1;
+		e = 0;
+#ifdef __CUDA_ARCH__
+#pragma unroll
+#endif
+		for (int k = 0; k < K; k++) {
+			if constexpr (flt)
+				red_fold(d[i + k * stride], &m, &e, &flags);
+			else
+				red_ifold(d[i + k * stride], &m, &flags);
+		}
+		if constexpr (flt)
+			red_fp_mul64(p, m, e);
+		else
+			red_ip_mul64(p, m);
+	}
+	if (i < n) {		/* the tail: under K factors */
+		m = 1;
+		e = 0;
+		for (; i < n; i += stride) {
+			if constexpr (flt)
+				red_fold(d[i], &m, &e, &flags);
+			else
+				red_ifold(d[i], &m, &flags);
+		}
+		if constexpr (flt)
+			red_fp_mul64(p, m, e);
+		else
+			red_ip_mul64(p, m);
+	}
+	p->flags = flags;
+}
+
+/* Merge part[t + off] into part[t] for every t < cnt: one step of a tree,
+ * spread over the block's threads (on the host, where tests replay it:
+ * every t in turn). Every thread of the block must call it. */
+template <typename P>
+static __host__ __device__ inline void red_p_step(P *part, unsigned cnt,
+						  unsigned off)
+{
+#ifdef __CUDA_ARCH__
+	if (threadIdx.x < cnt)
+		red_p_merge(&part[threadIdx.x], &part[threadIdx.x + off]);
+	__syncthreads();
+#else
+	for (unsigned t = 0; t < cnt; t++)
+		red_p_merge(&part[t], &part[t + off]);
+#endif
+}
+
+/* Multiply part[0 .. nthr) down to part[0 .. columns), where part[t] and
+ * part[t + k * columns] belong to the same column: first the threads past
+ * the last whole multiple m of columns, then halving the m / columns parts
+ * of each column. part[t], t < columns, then holds the product of every
+ * part[t + k * columns]. */
+template <typename P>
+static __host__ __device__ inline void red_p_tree(P *part, unsigned nthr,
+						  unsigned columns)
+{
+	unsigned m = nthr / columns * columns;
+
+	red_p_step(part, nthr - m, m);
+	for (unsigned q = m / columns; q > 1; q = (q + 1) / 2)
+		red_p_step(part, (q - (q + 1) / 2) * columns,
+			   (q + 1) / 2 * columns);
+}
+
+/* Where block b's partial of its thread t's column goes in the scratch
+ * (t < columns): scratch[b][column], the column that of thread
+ * b * RED_THREADS + t. */
+static __host__ __device__ inline size_t red_prod_slot(unsigned b, unsigned t,
+							unsigned columns)
+{
+	return (size_t)b * columns +
+	       ((size_t)b * RED_THREADS + t) % columns;
+}
+
+/* Thread t of the gathering block: the product of scratch[t], scratch[t +
+ * m] ... below parts (m a multiple of columns: all of column t % columns),
+ * or the empty product for t >= m. */
+template <typename P>
+static __host__ __device__ inline void red_p_gather(P *mine, const P *scratch,
+						    size_t parts, unsigned t,
+						    unsigned m)
+{
+	*mine = P{};
+	if (t < m)
+		for (size_t j = t; j < parts; j += m)
+			red_p_merge(mine, &scratch[j]);
 }
 
 /* ---- kernels ------------------------------------------------------------- */
@@ -349,6 +750,46 @@ red_word_kernel(struct red_dev_head *h, struct red_dev_word *acc, const T *d,
 	}
 }
 
+/* Products of n elements (nrec records of columns): each block's product
+ * of each column into scratch[blockIdx.x][column] (red_prod_slot), for
+ * red_prod_gather_kernel. */
+template <typename T>
+__global__ void __launch_bounds__(RED_THREADS)
+red_prod_kernel(struct red_dev_head *h, red_prod_t<T> *scratch, const T *d,
+		size_t n, size_t nrec, unsigned columns)
+{
+	__shared__ red_prod_t<T> part[RED_THREADS];
+	size_t g = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+	size_t stride = red_stride(columns);
+
+	if (g == 0)
+		atomicAdd(&h->count, (unsigned long long)nrec);
+	red_prod_thread(&part[threadIdx.x], d, g < stride ? n : 0, g, stride);
+	__syncthreads();
+	red_p_tree(part, RED_THREADS, columns);
+	if (threadIdx.x < columns)
+		scratch[red_prod_slot(blockIdx.x, threadIdx.x, columns)] =
+			part[threadIdx.x];
+}
+
+/* One block: acc[c] *= the product of the parts (blocks * columns of
+ * them) of column c in scratch. The stream orders it after the kernel that
+ * wrote them and before the next one, so nothing races. */
+template <typename P>
+__global__ void __launch_bounds__(RED_THREADS)
+red_prod_gather_kernel(P *acc, const P *scratch, size_t parts,
+		       unsigned columns)
+{
+	__shared__ P part[RED_THREADS];
+
+	red_p_gather(&part[threadIdx.x], scratch, parts, threadIdx.x,
+		     RED_THREADS / columns * columns);
+	__syncthreads();
+	red_p_tree(part, RED_THREADS, columns);
+	if (threadIdx.x < columns)
+		red_p_merge(&acc[threadIdx.x], &part[threadIdx.x]);
+}
+
 /* ---- launchers ----------------------------------------------------------- */
 
 static bool red_supports(const struct gs_job *job, const char **why)
@@ -359,10 +800,6 @@ static bool red_supports(const struct gs_job *job, const char **why)
 	}
 	if (job->cmd != CMD_REDUCE) {
 		*why = "not a reduction";
-		return false;
-	}
-	if (job->op == OP_PROD) {
-		*why = "prod runs on the CPU";
 		return false;
 	}
 	if (type_is_float(job->dtype.type) && job->op > OP_MAX) {
@@ -378,9 +815,14 @@ static bool red_supports(const struct gs_job *job, const char **why)
 
 static size_t red_dev_acc_bytes(const struct gs_job *job)
 {
-	size_t col = job->op == OP_SUM ? sizeof(struct exact_acc) :
-					 sizeof(struct red_dev_word);
+	size_t col = sizeof(struct red_dev_word);
 
+	if (job->op == OP_SUM)
+		col = sizeof(struct exact_acc);
+	else if (job->op == OP_PROD)	/* the column, then its scratch */
+		col = (1 + RED_PROD_BLOCKS) *
+		      (type_is_float(job->dtype.type) ? sizeof(struct red_fprod)
+						      : sizeof(struct red_iprod));
 	return sizeof(struct red_dev_head) + col * job->columns;
 }
 
@@ -390,6 +832,14 @@ static unsigned red_blocks(size_t n, int nsm)
 	size_t most = (size_t)nsm * RED_BLOCKS_PER_SM;
 
 	return (unsigned)(want < most ? (want ? want : 1) : most);
+}
+
+/* Blocks of a prod kernel: as many as for the others, within the scratch. */
+static unsigned red_prod_blocks(size_t n, int nsm)
+{
+	unsigned b = red_blocks(n, nsm);
+
+	return b < RED_PROD_BLOCKS ? b : RED_PROD_BLOCKS;
 }
 
 /* One column of f32/f64 at a 16-byte aligned address (chunks are): the
@@ -462,6 +912,26 @@ static cudaError_t red_word_launch(const struct gs_job *job, void *dacc,
 	return cudaSuccess;
 }
 
+/* Products: the block kernel, then the one-block gather into the columns
+ * (acc[columns], then the scratch, in dacc after the head). */
+template <typename T>
+static cudaError_t red_prod_launch(const struct gs_job *job, void *dacc,
+				   const T *d, size_t nrec, int nsm,
+				   cudaStream_t s)
+{
+	unsigned c = job->columns, blocks = red_prod_blocks(nrec * c, nsm);
+	struct red_dev_head *h = (struct red_dev_head *)dacc;
+	red_prod_t<T> *acc = (red_prod_t<T> *)(h + 1), *scratch = acc + c;
+
+	red_prod_kernel<T><<<blocks, RED_THREADS, 0, s>>>(h, scratch, d,
+			nrec * c, nrec, c);
+	CUDA_LAUNCHED();
+	red_prod_gather_kernel<<<1, RED_THREADS, 0, s>>>(acc, scratch,
+			(size_t)blocks * c, c);
+	CUDA_LAUNCHED();
+	return cudaSuccess;
+}
+
 template <typename T>
 static cudaError_t red_launch_type(const struct gs_job *job, void *dacc,
 				   const void *dv, size_t nrec, int nsm,
@@ -471,6 +941,7 @@ static cudaError_t red_launch_type(const struct gs_job *job, void *dacc,
 
 	switch (job->op) {
 	case OP_SUM: return red_sum_launch(job, dacc, d, nrec, nsm, s);
+	case OP_PROD: return red_prod_launch(job, dacc, d, nrec, nsm, s);
 	case OP_MIN: return red_word_launch<T, OP_MIN>(job, dacc, d, nrec, nsm, s);
 	case OP_MAX: return red_word_launch<T, OP_MAX>(job, dacc, d, nrec, nsm, s);
 	default: break;
@@ -555,15 +1026,55 @@ static void red_merge_word(const struct gs_job *job, struct red_col *c,
 	}
 }
 
+/* Multiply a device column's product into c with the CPU's own merge, so
+ * that NaN, inf * 0, a zero, the sign and overflow mean what they do
+ * there. */
+static void red_merge_fprod(struct fprod *c, const struct red_fprod *d)
+{
+	struct fprod q;
+
+	fprod_init(&q);		/* the empty product: exactly 1 */
+	if (d->hi[1]) {
+		q.lo = (unsigned __int128)d->lo[1] << 64 | d->lo[0];
+		q.hi = (unsigned __int128)d->hi[1] << 64 | d->hi[0];
+		q.exp = d->exp;
+	}
+	q.nan = d->flags & RED_PNAN;
+	q.zero = d->flags & RED_PZERO;
+	q.inf = d->flags & RED_PINF;
+	q.neg = d->flags & RED_PNEG;
+	fprod_merge(c, &q);
+}
+
+static void red_merge_iprod(struct iprod *c, const struct red_iprod *d)
+{
+	struct iprod q;
+
+	iprod_init(&q);
+	if (d->mag[0] | d->mag[1])
+		q.mag = (unsigned __int128)d->mag[1] << 64 | d->mag[0];
+	q.zero = d->flags & RED_PZERO;
+	q.neg = d->flags & RED_PNEG;
+	q.overflow = d->flags & RED_POVER;
+	iprod_merge(c, &q);
+}
+
 static void red_merge_host(const struct gs_job *job, void *acc, const void *hacc)
 {
 	const struct red_dev_head *h = (const struct red_dev_head *)hacc;
 	struct red_col *c = (struct red_col *)acc;
+	bool flt = type_is_float(job->dtype.type);
 
 	for (unsigned i = 0; i < job->columns; i++) {
 		if (job->op == OP_SUM)
 			exact_to_xsum((const struct exact_acc *)(h + 1) + i,
 				      &c[i].u.sum);
+		else if (job->op == OP_PROD && flt)
+			red_merge_fprod(&c[i].u.fp,
+					(const struct red_fprod *)(h + 1) + i);
+		else if (job->op == OP_PROD)
+			red_merge_iprod(&c[i].u.ip,
+					(const struct red_iprod *)(h + 1) + i);
 		else
 			red_merge_word(job, &c[i],
 				       (const struct red_dev_word *)(h + 1) + i);

@@ -1,0 +1,977 @@
+/*
+ * prod_host_check.cu - reduce --op prod on the GPU (cuda/reduce_kernels.cu),
+ * replayed on the host: the kernels' pieces are __host__ __device__, so
+ * loops over blocks and threads, in the kernels' order and grouping, give
+ * what the GPU would. No GPU needed.
+ *
+ *   1. the 128x64 and 128x128-bit multiplies against unsigned __int128;
+ *      the device bracket step (red_fp_mul64) and merge (red_p_merge)
+ *      against cpu_reduce.c's fprod_mul_f64 and fprod_merge, field for
+ *      field (they round the same way); integer merges against
+ *      iprod_merge;
+ *   2. whole runs: chunks round-robin over streams, each launch's threads
+ *      -> block tree -> scratch -> gather into the stream's accumulator,
+ *      then red_merge_host into a struct red_col, against one pass of the
+ *      CPU's cpu_add, for every type, 1 to 64 columns, many sizes and grids
+ *      and kinds of data (random bits, near 1, 1 + ulp repeated, overflow,
+ *      underflow, subnormals, zeros, NaN, inf, exact products, engineered
+ *      near-ties of the double rounding, integer products near 2^128).
+ *      Where both give a result it must be the same (bits, or decimal
+ *      digits); integer overflow must agree; a float result must also be
+ *      the exact product correctly rounded, computed here with a bignum,
+ *      whoever gave it. A float bracket that cannot round ("product cannot
+ *      be rounded exactly") on one side only is no failure: the groupings
+ *      differ, and only products within about n * 2^-126 (relative) of a
+ *      rounding tie, n factors, get there (here: the engineered ones). How
+ *      often each side could not round is counted, and the first cases
+ *      where only the GPU could not are shown.
+ *
+ * Build and run from the repository root, after make:
+ *   sh tests/gpu/prod_host_check.sh
+ * that is:
+ *   nvcc -std=c++17 -O2 -Isrc -Xcompiler -Wall,-Wextra \
+ *     -o build/prod_host_check tests/gpu/prod_host_check.cu \
+ *     build/cpu_reduce.o build/xsum.o build/types.o -lm && build/prod_host_check
+ * The last line reads "prod_host_check: N checks, F failed" (exit 1 if F).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <algorithm>
+#include <vector>
+#include "../../cuda/reduce_kernels.cu"
+
+typedef unsigned long long u64;
+typedef unsigned __int128 u128;
+
+static u64 checks, fails;
+
+#define EXPECT(cond, ...) do {                                            \
+	checks++;                                                         \
+	if (!(cond) && fails++ < 30) {                                    \
+		printf("FAIL %s:%d: ", __FILE__, __LINE__);               \
+		printf(__VA_ARGS__);                                      \
+		printf("\n");                                             \
+	}                                                                 \
+} while (0)
+
+/* Outcomes of the float comparisons. */
+static u64 f_both, f_cpu_only, f_gpu_only, f_neither, f_oracle, i_both,
+	   i_overflow, runs;
+
+static u64 rng_state = 0x2545f4914f6cdd1dull;
+
+static u64 rnd(void)
+{
+	u64 z = (rng_state += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static double unif(void)
+{
+	return (double)(rnd() >> 11) * 0x1p-53;
+}
+
+/* A 64-bit value with structure: edges, sparse bits, or random. */
+static u64 rnd_edge(void)
+{
+	switch (rnd() % 8) {
+	case 0: return 0;
+	case 1: return ~0ull;
+	case 2: return 1ull << 63;
+	case 3: return ~0ull << (rnd() % 64);
+	case 4: return 1ull << (rnd() % 64);
+	default: return rnd();
+	}
+}
+
+/* ---- 1. arithmetic ------------------------------------------------------- */
+
+static void ref_mul(u64 a1, u64 a0, u64 b1, u64 b0, u64 r[4])
+{
+	u128 ll = (u128)a0 * b0, lh = (u128)a0 * b1, hl = (u128)a1 * b0;
+	u128 hh = (u128)a1 * b1;
+	u128 mid = (ll >> 64) + (u64)lh + (u64)hl;
+	u128 top = hh + (lh >> 64) + (hl >> 64) + (mid >> 64);
+
+	r[0] = (u64)ll;
+	r[1] = (u64)mid;
+	r[2] = (u64)top;
+	r[3] = (u64)(top >> 64);
+}
+
+static void check_mul(void)
+{
+	for (int i = 0; i < 300000; i++) {
+		u64 a[2] = { rnd_edge(), rnd_edge() }, b[2] = { rnd_edge(), rnd_edge() };
+		u64 r[4], w[4], x[3];
+
+		red_mul_128x128(a, b, r);
+		ref_mul(a[1], a[0], b[1], b[0], w);
+		EXPECT(!memcmp(r, w, sizeof r), "128x128 %llx:%llx * %llx:%llx",
+		       a[1], a[0], b[1], b[0]);
+		red_mul_128x64(a, b[0], x);
+		ref_mul(a[1], a[0], 0, b[0], w);
+		EXPECT(!memcmp(x, w, sizeof x) && w[3] == 0, "128x64 %llx:%llx * %llx",
+		       a[1], a[0], b[0]);
+	}
+}
+
+static struct red_fprod fp_dev(const struct fprod *c)
+{
+	struct red_fprod d;
+
+	d.lo[0] = (u64)c->lo;
+	d.lo[1] = (u64)(c->lo >> 64);
+	d.hi[0] = (u64)c->hi;
+	d.hi[1] = (u64)(c->hi >> 64);
+	d.exp = c->exp;
+	d.flags = 0;
+	return d;
+}
+
+static bool fp_same(const struct red_fprod *d, const struct fprod *c)
+{
+	struct red_fprod e = fp_dev(c);
+
+	return !memcmp(d->lo, e.lo, sizeof e.lo) &&
+	       !memcmp(d->hi, e.hi, sizeof e.hi) && d->exp == e.exp;
+}
+
+/* A finite nonzero double: any exponent, subnormals, or near 1. */
+static double rnd_finite(void)
+{
+	u64 u;
+	double v;
+
+	do {
+		u = rnd();
+		switch (rnd() % 4) {
+		case 0: u &= 0x800fffffffffffffull; break;	/* subnormal */
+		case 1: u = (u & 0x800fffffffffffffull) | 0x3ff0000000000000ull; break;
+		case 2: u = (u & 0x800fffffffffffffull) | 0x3fe0000000000000ull; break;
+		default: break;
+		}
+		memcpy(&v, &u, 8);
+	} while (!isfinite(v) || v == 0);
+	return v;
+}
+
+/* fp *= v through the device step, the way a thread takes one f64. */
+static void dev_mul_f64(struct red_fprod *d, double v)
+{
+	struct exact_term t = exact_f64(v);
+	u128 m = t.m < 0 ? -(u128)t.m : (u128)t.m;
+
+	red_fp_mul64(d, (u64)m, t.e);
+}
+
+/* A random bracket on both sides: n factors folded by the CPU and by the
+ * device step, which must agree exactly. */
+static void rnd_bracket(struct fprod *c, struct red_fprod *d, int n)
+{
+	fprod_init(c);
+	red_fp_one(d);
+	for (int i = 0; i < n; i++) {
+		double v = rnd_finite();
+
+		fprod_mul_f64(c, v);
+		dev_mul_f64(d, v);
+	}
+}
+
+/* hi rounding up past 2^128: a * m just under 2^191 with bits cut, for a
+ * in [2^127, 2^128) and m in [2^63, 2^64): a = floor((2^191 - 1) / m)
+ * lands there about half the time. The step (red_fp_mul64), the merge of
+ * m as a bracket (red_p_merge) and the CPU's fprod_merge must agree. */
+static void check_carry(void)
+{
+	u64 hits = 0;
+
+	for (int i = 0; i < 20000; i++) {
+		u64 m = 1ull << 63 | rnd(), top[3] = { ~0ull, ~0ull, ~0ull >> 1 };
+		u128 rem = 0, a = 0;
+		struct fprod c, q;
+		struct red_fprod d, e, dq;
+		long long ex = (long long)(rnd() % 200) - 100;
+
+		for (int j = 2; j >= 0; j--) {	/* (2^191 - 1) / m */
+			u128 cur = rem << 64 | top[j];
+
+			a = a << 64 | (u64)(cur / m);
+			rem = cur % m;
+		}
+		fprod_init(&c);
+		c.hi = a;
+		c.lo = a - rnd() % 3;
+		fprod_init(&q);
+		q.hi = q.lo = (u128)m << 64;
+		q.exp = ex - 64;
+		d = fp_dev(&c);
+		e = d;
+		dq = fp_dev(&q);
+		fprod_merge(&c, &q);
+		red_fp_mul64(&d, m, ex);
+		red_p_merge(&e, &dq);
+		hits += d.hi[1] == 1ull << 63 && d.hi[0] == 0;
+		EXPECT(fp_same(&d, &c) && fp_same(&e, &c),
+		       "carry past 2^128: a %llx:%llx m %llx", (u64)(a >> 64),
+		       (u64)a, m);
+	}
+	EXPECT(hits > 1000, "only %llu carries past 2^128", hits);
+}
+
+static void check_bracket(void)
+{
+	for (int i = 0; i < 20000; i++) {
+		struct fprod c, c2;
+		struct red_fprod d, d2, e;
+		int n = 1 + (int)(rnd() % (i % 10 ? 40 : 400));
+
+		rnd_bracket(&c, &d, n);
+		EXPECT(fp_same(&d, &c), "red_fp_mul64 x%d: lo %llx:%llx hi %llx:%llx exp %lld",
+		       n, d.lo[1], d.lo[0], d.hi[1], d.hi[0], d.exp);
+		rnd_bracket(&c2, &d2, 1 + (int)(rnd() % 40));
+		fprod_merge(&c, &c2);
+		e = d;
+		red_p_merge(&e, &d2);
+		EXPECT(fp_same(&e, &c), "red_p_merge of brackets");
+		/* the empty product on either side changes nothing */
+		e = d;
+		d2 = red_fprod{};
+		red_p_merge(&e, &d2);
+		EXPECT(!memcmp(&e, &d, sizeof e), "merge with the empty product");
+		red_p_merge(&d2, &d);
+		EXPECT(!memcmp(&d2, &d, sizeof e), "merge into the empty product");
+	}
+	check_carry();
+}
+
+static u128 rnd_mag(void)
+{
+	int nb = 1 + (int)(rnd() % 128);
+	u128 m = (u128)rnd() << 64 | rnd();
+
+	m >>= 128 - nb;
+	return m | (u128)1 << (nb - 1);
+}
+
+static void check_imerge(void)
+{
+	for (int i = 0; i < 200000; i++) {
+		struct iprod c, q;
+		struct red_iprod d, e;
+		u128 got;
+
+		iprod_init(&c);
+		iprod_init(&q);
+		c.mag = rnd_mag();
+		q.mag = rnd_mag();
+		c.neg = rnd() & 1;
+		q.neg = rnd() & 1;
+		c.zero = rnd() % 10 == 0;
+		q.overflow = rnd() % 10 == 0;
+		d = red_iprod{ { (u64)c.mag, (u64)(c.mag >> 64) },
+			       (c.neg ? RED_PNEG : 0) | (c.zero ? RED_PZERO : 0) };
+		e = red_iprod{ { (u64)q.mag, (u64)(q.mag >> 64) },
+			       (q.neg ? RED_PNEG : 0) | (q.overflow ? RED_POVER : 0) };
+		iprod_merge(&c, &q);
+		red_p_merge(&d, &e);
+		got = (u128)d.mag[1] << 64 | d.mag[0];
+		EXPECT(c.overflow == !!(d.flags & RED_POVER) &&
+		       c.zero == !!(d.flags & RED_PZERO) &&
+		       c.neg == !!(d.flags & RED_PNEG) &&
+		       (c.overflow || got == c.mag), "red_p_merge of integers");
+	}
+}
+
+/* ---- 2. whole runs ------------------------------------------------------- */
+
+/* How a run is spread: the grid's SM count, the streams, records per
+ * chunk. */
+struct sim {
+	int nsm, streams;
+	size_t chunk;
+};
+
+/* One launch of red_prod_launch, replayed: red_prod_kernel's blocks in
+ * turn (every thread's fold, the tree, the scratch), then
+ * red_prod_gather_kernel. */
+template <typename T>
+static void replay_launch(const struct gs_job *job, void *dacc, size_t bytes,
+			  const T *d, size_t nrec, int nsm)
+{
+	typedef red_prod_t<T> P;
+	static P part[RED_THREADS];
+	unsigned c = job->columns;
+	size_t n = nrec * c;
+	unsigned blocks = red_prod_blocks(n, nsm);
+	struct red_dev_head *h = (struct red_dev_head *)dacc;
+	P *acc = (P *)(h + 1), *scratch = acc + c;
+	size_t total = (size_t)blocks * RED_THREADS, stride = total - total % c;
+
+	EXPECT(blocks <= RED_PROD_BLOCKS &&
+	       (char *)(scratch + (size_t)blocks * c) <= (char *)dacc + bytes,
+	       "scratch of %u blocks * %u columns outside the accumulator",
+	       blocks, c);
+	h->count += nrec;
+	for (unsigned b = 0; b < blocks; b++) {
+		for (unsigned t = 0; t < RED_THREADS; t++) {
+			size_t g = (size_t)b * RED_THREADS + t;
+
+			red_prod_thread(&part[t], d, g < stride ? n : 0, g, stride);
+		}
+		red_p_tree(part, RED_THREADS, c);
+		for (unsigned t = 0; t < c; t++)
+			scratch[red_prod_slot(b, t, c)] = part[t];
+	}
+	for (unsigned t = 0; t < RED_THREADS; t++)
+		red_p_gather(&part[t], scratch, (size_t)blocks * c, t,
+			     RED_THREADS / c * c);
+	red_p_tree(part, RED_THREADS, c);
+	for (unsigned t = 0; t < c; t++)
+		red_p_merge(&acc[t], &part[t]);
+}
+
+/* The backend's run: chunks round-robin over zeroed per-stream
+ * accumulators (no launch for an empty chunk), then merge_host of each. */
+template <typename T>
+static void gpu_run(const struct gs_job *job, const T *d, size_t nrec,
+		    const struct sim *s, struct red_col *out)
+{
+	size_t bytes = red_dev_acc_bytes(job);
+	std::vector<std::vector<u64>> acc(s->streams,
+					  std::vector<u64>((bytes + 7) / 8, 0));
+	size_t k = 0;
+
+	for (size_t r = 0; r < nrec; r += s->chunk, k++) {
+		size_t cn = nrec - r < s->chunk ? nrec - r : s->chunk;
+
+		replay_launch(job, acc[k % s->streams].data(), bytes,
+			      d + r * job->columns, cn, s->nsm);
+	}
+	reduce_kernels.acc_init(job, out);
+	for (int i = 0; i < s->streams; i++)
+		gpu_reduce_ops.merge_host(job, out, acc[i].data());
+}
+
+static void cpu_run(const struct gs_job *job, const void *d, size_t nrec,
+		    struct red_col *out)
+{
+	static void *scratch;
+
+	if (!scratch)
+		scratch = malloc(reduce_kernels.scratch_size(job));
+	reduce_kernels.acc_init(job, out);
+	reduce_kernels.cpu_add(job, out, scratch, d, NULL, nrec);
+}
+
+/* The exact product of one column's values, as a bignum (odd parts of the
+ * mantissas) times 2^e, and its correct rounding to double. */
+struct oracle {
+	std::vector<u64> w;
+	long long e;
+	bool nan, zero, inf, neg, too_big;
+};
+
+static void oracle_init(struct oracle *o)
+{
+	o->w.assign(1, 1);
+	o->e = 0;
+	o->nan = o->zero = o->inf = o->neg = o->too_big = false;
+}
+
+static void oracle_mul(struct oracle *o, double v)
+{
+	struct exact_term t;
+	u128 m;
+	u64 c = 0;
+
+	o->neg ^= signbit(v) != 0;
+	if (isnan(v) || isinf(v) || v == 0) {
+		o->nan |= isnan(v) != 0;
+		o->inf |= isinf(v) != 0;
+		o->zero |= v == 0;
+		return;
+	}
+	t = exact_f64(v);
+	m = t.m < 0 ? -(u128)t.m : (u128)t.m;
+	while (!(m & 1)) {
+		m >>= 1;
+		t.e++;
+	}
+	o->e += t.e;
+	if (o->too_big || m == 1)
+		return;
+	if (o->w.size() > 6000) {	/* quadratic: leave it to the CPU */
+		o->too_big = true;
+		return;
+	}
+	for (u64 &x : o->w) {
+		u128 p = (u128)x * (u64)m + c;
+
+		x = (u64)p;
+		c = (u64)(p >> 64);
+	}
+	if (c)
+		o->w.push_back(c);
+}
+
+/* Bits [pos, pos + 64) of w. */
+static u64 big_bits(const std::vector<u64> &w, size_t pos)
+{
+	size_t i = pos / 64, s = pos % 64;
+	u64 lo = i < w.size() ? w[i] >> s : 0;
+	u64 hi = s && i + 1 < w.size() ? w[i + 1] << (64 - s) : 0;
+
+	return lo | hi;
+}
+
+/* false when the oracle gave up (a bignum too large to finish here). */
+static bool oracle_round(const struct oracle *o, u64 *bits)
+{
+	u64 sign = (u64)o->neg << 63;
+	size_t nb, sh;
+	u128 m;
+	bool sticky = false;
+
+	if (o->nan || (o->zero && o->inf)) {
+		*bits = 0x7ff8000000000000ull;
+		return true;
+	}
+	if (o->inf || o->zero) {
+		*bits = sign | (o->inf ? 0x7ff0000000000000ull : 0);
+		return true;
+	}
+	if (o->too_big)
+		return false;
+	nb = 64 * o->w.size() - (size_t)__builtin_clzll(o->w.back());
+	sh = nb > 128 ? nb - 128 : 0;
+	m = (u128)big_bits(o->w, sh + 64) << 64 | big_bits(o->w, sh);
+	for (size_t i = 0; i < sh / 64 && !sticky; i++)
+		sticky = o->w[i] != 0;
+	if (sh % 64)
+		sticky |= (o->w[sh / 64] << (64 - sh % 64)) != 0;
+	/* a sticky bit far below the double's rounding point */
+	*bits = round_u128(m | sticky, o->e + (long long)sh, o->neg, XF_F64);
+	return true;
+}
+
+/* ---- data ---------------------------------------------------------------- */
+
+static enum gs_type gs_of(red_f16) { return GS_F16; }
+static enum gs_type gs_of(red_bf16) { return GS_BF16; }
+static enum gs_type gs_of(float) { return GS_F32; }
+static enum gs_type gs_of(double) { return GS_F64; }
+static enum gs_type gs_of(unsigned char) { return GS_U8; }
+static enum gs_type gs_of(signed char) { return GS_I8; }
+static enum gs_type gs_of(unsigned short) { return GS_U16; }
+static enum gs_type gs_of(short) { return GS_I16; }
+static enum gs_type gs_of(unsigned) { return GS_U32; }
+static enum gs_type gs_of(int) { return GS_I32; }
+static enum gs_type gs_of(unsigned long long) { return GS_U64; }
+static enum gs_type gs_of(long long) { return GS_I64; }
+
+/* A float element from its bit pattern, and from an exact value. */
+template <typename T>
+static T from_bits(u64 b)
+{
+	T x;
+
+	memcpy(&x, &b, sizeof x);	/* little-endian: the low bytes */
+	return x;
+}
+
+template <typename T>
+static T from_value(double v)
+{
+	return from_bits<T>(round_f64(v, type_xfmt(gs_of(T{}))));
+}
+
+enum fkind {
+	F_BITS,		/* random bit patterns: NaN, inf, zeros, subnormals */
+	F_NEAR1,	/* [0.5, 2), both signs */
+	F_ULP,		/* 1 + ulp repeated */
+	F_ULPMIX,	/* 1 + ulp and the value just below 1, mixed */
+	F_BIG,		/* near the largest finite value: the product overflows */
+	F_TINY,		/* subnormals and tiny normals: it underflows */
+	F_ZEROS,	/* near 1 with some zeros and infinities */
+	F_NANS,		/* near 1 with some NaNs */
+	F_SMALLINT,	/* small integers and powers of two: exact products */
+	F_TIE,		/* engineered products at or near a rounding tie */
+	F_NKINDS
+};
+
+static const char *fkind_name[F_NKINDS] = {
+	"bits", "near1", "ulp", "ulpmix", "big", "tiny", "zeros", "nans",
+	"smallint", "tie",
+};
+
+/* Factor lists of 2^k - 1 (sign -1) or 2^k + 1 (sign +1): a product of
+ * them times 2^-k is 1 -+ 2^-k, and times a tie lands just off it. */
+struct recipe {
+	int k, sign;
+	std::vector<u64> f;
+};
+
+static const std::vector<struct recipe> recipes = {
+	{ 128, -1, { 3, 5, 17, 257, 641, 65537, 6700417, 274177, 67280421310721ull } },
+	{ 120, -1, { 1073741823, 1073741825, 1048577, 1099510579201ull } },
+	{ 64, 1, { 274177, 67280421310721ull } },
+	{ 64, -1, { 4294967295ull, 4294967297ull } },
+	{ 60, 1, { 1048577, 1099510579201ull } },
+	{ 108, -1, { 3, 3, 3, 3, 5, 7, 13, 19, 37, 73, 109, 87211, 246241, 262657, 279073 } },
+	{ 72, -1, { 3, 3, 3, 5, 7, 13, 17, 19, 37, 73, 109, 241, 433, 38737 } },
+	{ 60, -1, { 3, 3, 5, 5, 7, 11, 13, 31, 41, 61, 151, 331, 1321 } },
+	{ 48, -1, { 3, 3, 5, 7, 13, 17, 97, 241, 257, 673 } },
+	{ 36, -1, { 3, 3, 3, 5, 7, 13, 19, 37, 73, 109 } },
+	{ 24, -1, { 3, 3, 5, 7, 13, 17, 241 } },
+};
+
+static void check_recipes(void)
+{
+	for (const struct recipe &r : recipes) {
+		struct oracle o;
+		u128 want = r.sign < 0 ? ~(u128)0 >> (128 - r.k) : ((u128)1 << r.k) + 1;
+		u128 got;
+
+		oracle_init(&o);
+		for (u64 f : r.f)
+			oracle_mul(&o, (double)f);
+		got = (u128)big_bits(o.w, 64) << 64 | big_bits(o.w, 0);
+		EXPECT(got == want && o.w.size() <= 2 && o.e == 0,
+		       "recipe 2^%d%+d", r.k, r.sign);
+	}
+}
+
+/* Significand bits of float type T. */
+template <typename T>
+static int sig_bits(void)
+{
+	return red_fmt<T>::p;
+}
+
+/* One engineered column: a tie (3^34, or (1 + 2^-26)(1 + 2^-27) where the
+ * type has the bits) or a double (3^33), times 1 -+ 2^-k or nothing, a
+ * random sign, padded with 1s and pairs 2^j, 2^-j, shuffled. */
+template <typename T>
+static void gen_tie(std::vector<double> &v, size_t nrec)
+{
+	int p = sig_bits<T>();
+	int step = p == 11 ? 13 : 100;	/* powers of two the type holds */
+	std::vector<double> f;
+	long long scale = 0;
+	u64 pick = rnd() % 4;
+
+	if (pick == 3 && p >= 28) {
+		f.push_back(1 + 0x1p-26);
+		f.push_back(1 + 0x1p-27);
+	} else {
+		for (int i = 0; i < (pick == 2 ? 33 : 34); i++)
+			f.push_back(3);
+	}
+	if (rnd() % 5) {
+		std::vector<const struct recipe *> ok;
+
+		for (const struct recipe &r : recipes) {
+			bool fits = true;
+
+			for (u64 x : r.f)
+				fits &= x < (1ull << p);
+			if (fits)
+				ok.push_back(&r);
+		}
+		const struct recipe *r = ok[rnd() % ok.size()];
+
+		for (u64 x : r->f)
+			f.push_back((double)x);
+		scale -= r->k;
+	}
+	for (int i = (int)(rnd() % 4); i > 0; i--) {
+		int j = 1 + (int)(rnd() % step);
+
+		f.push_back(ldexp(1, j));
+		f.push_back(ldexp(1, -j));
+	}
+	while (scale < 0) {
+		int j = scale < -step ? step : (int)-scale;
+
+		f.push_back(ldexp(1, -j));
+		scale += j;
+	}
+	f[rnd() % f.size()] *= -1;
+	v.assign(nrec, 1.0);
+	for (size_t i = 0; i < f.size() && i < nrec; i++)
+		v[i] = f[i];
+	for (size_t i = nrec; i > 1; i--)
+		std::swap(v[i - 1], v[rnd() % i]);
+}
+
+/* Column values of kind k (exactly representable in T, or raw bits). */
+template <typename T>
+static void gen_float(enum fkind k, std::vector<T> &col, size_t nrec)
+{
+	const int p = sig_bits<T>(), w = 8 * (int)sizeof(T);
+	const u64 one = round_f64(1.0, type_xfmt(gs_of(T{})));
+	const u64 sign = 1ull << (w - 1);
+	std::vector<double> v;
+
+	col.resize(nrec);
+	if (k == F_TIE) {
+		gen_tie<T>(v, nrec);
+		for (size_t i = 0; i < nrec; i++)
+			col[i] = from_value<T>(v[i]);
+		return;
+	}
+	for (size_t i = 0; i < nrec; i++) {
+		u64 r = rnd(), b;
+		double x;
+
+		switch (k) {
+		case F_BITS:
+			col[i] = from_bits<T>(r);
+			continue;
+		case F_ULP:
+			col[i] = from_bits<T>(one + 1);
+			continue;
+		case F_ULPMIX:
+			col[i] = from_bits<T>(r % 3 ? one + 1 : one - 1);
+			continue;
+		case F_BIG:	/* the top binades: exponent field emax - 1 .. */
+			b = (u64)red_fmt<T>::emax - 1 - (r >> 40) % 3;
+			b = b << (p - 1) | (r & ((1ull << (p - 1)) - 1));
+			col[i] = from_bits<T>(b | (r >> 63 ? sign : 0));
+			continue;
+		case F_TINY:	/* subnormals and the lowest normal binades */
+			b = (r >> 40) % 3 << (p - 1) | (r & ((1ull << (p - 1)) - 1));
+			col[i] = from_bits<T>((b ? b : 1) | (r >> 63 ? sign : 0));
+			continue;
+		case F_SMALLINT:
+			x = r % 3 ? (double)(1 + r % 7 * 2) :	/* odd 1 .. 13 */
+				    ldexp(1, (int)((r >> 8) % 9) - 4);
+			col[i] = from_value<T>(r >> 63 ? -x : x);
+			continue;
+		default:
+			break;
+		}
+		x = (1 + unif()) * (r & 1 ? 0.5 : 1);	/* near 1 */
+		if (r >> 63)
+			x = -x;
+		if (k == F_ZEROS && r % 60 == 7)
+			x = r & 2 ? -0.0 : 0.0;
+		if (k == F_ZEROS && r % 300 == 11)
+			x = r & 2 ? -INFINITY : INFINITY;
+		if (k == F_NANS && r % 100 == 3)
+			x = NAN;
+		if (k == F_NANS && r % 150 == 5)
+			x = -INFINITY;
+		col[i] = from_value<T>(x);
+	}
+}
+
+enum ikind {
+	I_BITS,		/* random bits: overflow soon, a zero now and then */
+	I_SMALL,	/* -3 .. 3 (0 .. 3 unsigned): zeros */
+	I_SMALLNZ,	/* the same without zeros: overflow after ~80 */
+	I_EDGE,		/* random factors whose product is near 2^128, and +-1 */
+	I_EXTREME,	/* the type's extremes and +-1 */
+	I_ONES,		/* +-1: the sign alone */
+	I_ZLAST,	/* ones, then a zero in the last record */
+	I_NKINDS
+};
+
+static const char *ikind_name[I_NKINDS] = {
+	"bits", "small", "smallnz", "edge", "extreme", "ones", "zlast",
+};
+
+template <typename T>
+static T rnd_int(u64 r)
+{
+	T x;
+
+	memcpy(&x, &r, sizeof x);
+	return x;
+}
+
+template <typename T>
+static void gen_int(enum ikind k, std::vector<T> &col, size_t nrec)
+{
+	const bool sgn = std::is_signed<T>::value;
+	const T one = 1, mone = (T)(sgn ? -1 : 1);
+
+	col.assign(nrec, one);
+	if (k == I_EDGE) {
+		/* random factors until |product| has 127 bits or more */
+		int nb = 0, bits = 8 * (int)sizeof(T);
+		size_t i = 0;
+
+		while (nb < 127 && i < nrec) {
+			u64 r = rnd();
+			T x = rnd_int<T>(r >> (64 - bits + (int)(r % 4)));
+			u64 a = sgn && (long long)x < 0 ? 0 - (u64)(long long)x : (u64)x;
+
+			if (a < 2)
+				continue;
+			col[i++] = x;
+			nb += 64 - __builtin_clzll(a) - 1;
+		}
+		for (size_t j = i; j < nrec; j++)
+			col[j] = rnd() & 1 ? one : mone;
+		for (size_t j = nrec; j > 1; j--)
+			std::swap(col[j - 1], col[rnd() % j]);
+		return;
+	}
+	for (size_t i = 0; i < nrec; i++) {
+		u64 r = rnd();
+
+		switch (k) {
+		case I_BITS: col[i] = rnd_int<T>(r); break;
+		case I_SMALL: col[i] = (T)(sgn ? (long long)(r % 7) - 3 : (long long)(r % 4)); break;
+		case I_SMALLNZ:
+			col[i] = (T)(1 + r % 3);
+			if (sgn && r >> 63)
+				col[i] = (T)-col[i];
+			break;
+		case I_EXTREME:
+			col[i] = r % 4 == 0 ? (T)(sgn ? (T)1 << (8 * sizeof(T) - 1) : (T)~(T)0) :
+				 r % 4 == 1 ? (T)(sgn ? (T)~((T)1 << (8 * sizeof(T) - 1)) : (T)~(T)0) :
+				 r & 4 ? one : mone;
+			break;
+		case I_ONES: col[i] = r & 1 ? one : mone; break;
+		case I_ZLAST: col[i] = i == nrec - 1 ? (T)0 : r & 1 ? one : mone; break;
+		default: break;
+		}
+	}
+}
+
+/* ---- comparing ----------------------------------------------------------- */
+
+static u64 f64_bits(double v)
+{
+	u64 u;
+
+	memcpy(&u, &v, 8);
+	return u;
+}
+
+static double f64_of(u64 u)
+{
+	double v;
+
+	memcpy(&v, &u, 8);
+	return v;
+}
+
+template <typename T>
+static void run_one(const std::vector<std::vector<T>> &cols, size_t nrec,
+		    const struct sim *s, const char *what)
+{
+	unsigned c = (unsigned)cols.size();
+	struct gs_job job;
+	std::vector<T> d((size_t)nrec * c);
+	std::vector<struct red_col> cpu(c), gpu(c);
+	const bool flt = red_is_float<T>::value;
+	const char *why = "";
+
+	memset(&job, 0, sizeof job);
+	job.cmd = CMD_REDUCE;
+	job.op = OP_PROD;
+	job.dtype.type = gs_of(T{});
+	job.columns = c;
+	EXPECT(red_supports(&job, &why), "red_supports refuses prod: %s", why);
+	for (size_t r = 0; r < nrec; r++)
+		for (unsigned j = 0; j < c; j++)
+			d[r * c + j] = cols[j][r];
+	cpu_run(&job, d.data(), nrec, cpu.data());
+	gpu_run(&job, d.data(), nrec, s, gpu.data());
+	runs++;
+	for (unsigned j = 0; j < c; j++) {
+		struct result rc, rg;
+		struct gs_err ec, eg;
+		bool okc = red_result(&job, &cpu[j], &rc, &ec) == 0;
+		bool okg = red_result(&job, &gpu[j], &rg, &eg) == 0;
+
+		EXPECT(cpu[j].count == gpu[j].count && gpu[j].count == nrec,
+		       "%s: count %llu != %llu", what,
+		       (u64)gpu[j].count, (u64)cpu[j].count);
+		if (!flt) {
+			i_both += okc && okg;
+			i_overflow += !okc;
+			EXPECT(okc == okg && (!okc || !strcmp(rc.dec, rg.dec)),
+			       "%s col %u nsm %d streams %d chunk %zu: gpu %s cpu %s",
+			       what, j, s->nsm, s->streams, s->chunk,
+			       okg ? rg.dec : eg.what, okc ? rc.dec : ec.what);
+			continue;
+		}
+		f_both += okc && okg;
+		f_cpu_only += !okc && okg;
+		f_gpu_only += okc && !okg;
+		if (okc && !okg && f_gpu_only <= 5)	/* no failure: see the top */
+			printf("note: %s col %u (nsm %d, %d streams, chunk %zu): "
+			       "the CPU rounded to %a, the GPU's bracket could "
+			       "not\n", what, j, s->nsm, s->streams, s->chunk,
+			       rc.f);
+		f_neither += !okc && !okg;
+		if (okc && okg)
+			EXPECT(f64_bits(rc.f) == f64_bits(rg.f),
+			       "%s col %u nsm %d streams %d chunk %zu: gpu %a cpu %a",
+			       what, j, s->nsm, s->streams, s->chunk, rg.f, rc.f);
+		if constexpr (red_is_float<T>::value) {
+			struct oracle o;
+			u64 want;
+
+			if (nrec > 20000)
+				continue;
+			oracle_init(&o);
+			for (size_t r = 0; r < nrec; r++)
+				oracle_mul(&o, red_f64(cols[j][r]));
+			if (!oracle_round(&o, &want))
+				continue;
+			f_oracle++;
+			EXPECT(!okg || f64_bits(rg.f) == want,
+			       "%s col %u: gpu %a, exact product rounds to %a",
+			       what, j, rg.f, f64_of(want));
+			EXPECT(!okc || f64_bits(rc.f) == want,
+			       "%s col %u: cpu %a, exact product rounds to %a",
+			       what, j, rc.f, f64_of(want));
+		}
+	}
+}
+
+/* ---- drivers ------------------------------------------------------------- */
+
+static const struct sim sims[] = {
+	{ 1, 1, (size_t)-1 },	/* one launch, 4 blocks at most */
+	{ 2, 2, 333 },
+	{ 132, 2, 1000 },	/* H100's grid */
+	{ 3, 3, 77 },
+	{ 132, 1, (size_t)-1 },
+};
+#define NSIMS (sizeof sims / sizeof *sims)
+
+static const size_t sizes[] = { 0, 1, 2, 3, 5, 7, 8, 9, 16, 17, 100, 255,
+				256, 257, 1000, 4099 };
+static const unsigned colss[] = { 1, 2, 3, 5, 64 };
+
+template <typename T>
+static void float_runs(const char *tname)
+{
+	unsigned si = 0;
+	char what[128];
+
+	for (int k = 0; k < F_NKINDS; k++)
+		for (size_t n : sizes)
+			for (unsigned c : colss) {
+				std::vector<std::vector<T>> cols(c);
+
+				if (c == 64 && n > 257)
+					continue;
+				for (unsigned j = 0; j < c; j++)
+					gen_float((enum fkind)k, cols[j], n);
+				snprintf(what, sizeof what, "%s %s n=%zu c=%u",
+					 tname, fkind_name[k], n, c);
+				for (int r = 0; r < 2; r++)
+					run_one(cols, n, &sims[si++ % NSIMS], what);
+			}
+	/* long runs: 2^20 records, products far out of range or of many
+	 * factors near 1 */
+	for (int k : { F_ULP, F_ULPMIX, F_NEAR1, F_BIG, F_TINY, F_ZEROS })
+		for (unsigned c : { 1u, 3u }) {
+			size_t n = (size_t)1 << 20;
+			std::vector<std::vector<T>> cols(c);
+			const struct sim big[2] = { { 132, 2, 65536 }, { 4, 2, 300000 } };
+
+			for (unsigned j = 0; j < c; j++)
+				gen_float((enum fkind)k, cols[j], n);
+			snprintf(what, sizeof what, "%s long %s n=%zu c=%u",
+				 tname, fkind_name[k], n, c);
+			for (const struct sim &s : big)
+				run_one(cols, n, &s, what);
+		}
+	/* many engineered near-ties, one column each */
+	for (int i = 0; i < 3000; i++) {
+		size_t n = 60 + rnd() % 100;
+		std::vector<std::vector<T>> cols(1);
+
+		gen_float(F_TIE, cols[0], n);
+		snprintf(what, sizeof what, "%s tie #%d n=%zu", tname, i, n);
+		run_one(cols, n, &sims[si++ % NSIMS], what);
+	}
+}
+
+template <typename T>
+static void int_runs(const char *tname)
+{
+	unsigned si = 0;
+	char what[128];
+
+	for (int k = 0; k < I_NKINDS; k++)
+		for (size_t n : sizes)
+			for (unsigned c : colss) {
+				std::vector<std::vector<T>> cols(c);
+
+				if (c == 64 && n > 257)
+					continue;
+				for (unsigned j = 0; j < c; j++)
+					gen_int((enum ikind)k, cols[j], n);
+				snprintf(what, sizeof what, "%s %s n=%zu c=%u",
+					 tname, ikind_name[k], n, c);
+				for (int r = 0; r < 2; r++)
+					run_one(cols, n, &sims[si++ % NSIMS], what);
+			}
+	for (int k : { I_ONES, I_ZLAST, I_BITS })
+		for (unsigned c : { 1u, 3u }) {
+			size_t n = (size_t)1 << 20;
+			std::vector<std::vector<T>> cols(c);
+			const struct sim big[2] = { { 132, 2, 65536 }, { 4, 2, 300000 } };
+
+			for (unsigned j = 0; j < c; j++)
+				gen_int((enum ikind)k, cols[j], n);
+			snprintf(what, sizeof what, "%s long %s n=%zu c=%u",
+				 tname, ikind_name[k], n, c);
+			for (const struct sim &s : big)
+				run_one(cols, n, &s, what);
+		}
+	for (int i = 0; i < 3000; i++) {
+		size_t n = 1 + rnd() % 200;
+		std::vector<std::vector<T>> cols(1);
+
+		gen_int(I_EDGE, cols[0], n);
+		snprintf(what, sizeof what, "%s edge #%d n=%zu", tname, i, n);
+		run_one(cols, n, &sims[si++ % NSIMS], what);
+	}
+}
+
+int main(void)
+{
+	check_mul();
+	check_bracket();
+	check_imerge();
+	check_recipes();
+	printf("arithmetic: %llu checks, %llu failed\n", checks, fails);
+	float_runs<double>("f64");
+	float_runs<float>("f32");
+	float_runs<red_f16>("f16");
+	float_runs<red_bf16>("bf16");
+	int_runs<unsigned char>("u8");
+	int_runs<signed char>("i8");
+	int_runs<unsigned short>("u16");
+	int_runs<short>("i16");
+	int_runs<unsigned>("u32");
+	int_runs<int>("i32");
+	int_runs<unsigned long long>("u64");
+	int_runs<long long>("i64");
+	printf("runs: %llu (each against one CPU pass)\n", runs);
+	printf("float columns: %llu both rounded (equal), %llu only the GPU "
+	       "rounded, %llu only the CPU, %llu neither; %llu checked against "
+	       "the exact product\n", f_both, f_cpu_only, f_gpu_only,
+	       f_neither, f_oracle);
+	printf("integer columns: %llu both exact (equal), %llu both "
+	       "overflowed\n", i_both, i_overflow);
+	printf("prod_host_check: %llu checks, %llu failed\n", checks, fails);
+	return fails != 0;
+}
