@@ -1,8 +1,10 @@
 /*
  * scan.h - prefix scans on the GPU (scan_kernels.cu), bit-identical to
  * src/cpu_scan.c: every output is the exact prefix of its column over the
- * whole stream, rounded once to job->out_type, and an integer output that
- * does not fit is reported with cpu_scan's own message.
+ * whole stream, rounded once to job->out_type, and an output that cannot
+ * be written (an integer that does not fit, an integer product past
+ * 2^128, a float product that cannot be rounded exactly) is reported with
+ * cpu_scan's own message.
  *
  * C++/CUDA only (like gpu.h); the backend (backend_cuda.cu) drives it:
  *
@@ -16,7 +18,7 @@
  *   gpu_scan_close(g);
  *
  * The device status is one buffer, reset by every launch: copy it after a
- * chunk's launch and before the next one is enqueued. After an overflow the
+ * chunk's launch and before the next one is enqueued. After a failure the
  * run ends; later chunks need not be right.
  */
 #ifndef GPU_SCAN_H
@@ -37,8 +39,9 @@ cudaError_t gpu_scan_open(const struct gs_job *job, size_t max_records,
 /* Scan nrec (<= max_records) records at d_in into d_out (job->out_type,
  * interleaved like the input), continuing from the carry of the previous
  * launch and leaving the carry after d_in for the next. Resets the status
- * and, for integer outputs, records the first record whose prefix does not
- * fit. nrec == 0 launches nothing (the status still says "ok"). */
+ * and records the first record whose output cannot be written (integer
+ * outputs, products). nrec == 0 launches nothing (the status still says
+ * "ok"). */
 cudaError_t gpu_scan_launch(struct gpu_scan *g, const void *d_in, void *d_out,
 			    size_t nrec, cudaStream_t s);
 
@@ -50,8 +53,10 @@ cudaError_t gpu_scan_status_copy(struct gpu_scan *g, void *host_pinned_dst,
 
 /* After the status has arrived on the host: 0, or -1 with err filled like
  * the CPU backend's ("scan: element E column C: prefix sum D overflows T
- * (try --out-type)", E counted from the stream's start: first_rec is the
- * chunk's first record) and *bad the failing record's index in the chunk. */
+ * (try --out-type)", "... prefix prod overflows 128 bits", "... prefix
+ * product cannot be rounded exactly"; E counted from the stream's start:
+ * first_rec is the chunk's first record) and *bad the failing record's
+ * index in the chunk. */
 int gpu_scan_status_check(const struct gs_job *job, const void *hstatus,
 			  uint64_t first_rec, size_t *bad, struct gs_err *err);
 

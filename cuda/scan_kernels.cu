@@ -1,6 +1,7 @@
 /*
- * scan_kernels.cu - prefix scans (sum, min, max, and, or, xor) per column on
- * the GPU, bit-identical to src/cpu_scan.c. The API is cuda/scan.h.
+ * scan_kernels.cu - prefix scans (sum, prod, min, max, and, or, xor) per
+ * column on the GPU, bit-identical to src/cpu_scan.c. The API is
+ * cuda/scan.h.
  *
  * Every prefix is kept exactly, as a value of a monoid:
  * - sums: a two's complement fixed-point integer of K 64-bit limbs whose
@@ -10,13 +11,24 @@
  *   L = -24 (bits -24 .. 79). f32 and bf16: K = 6, L = -149 (bits -149 ..
  *   191). f64: K = 34, L = -1074 (bits -1074 .. 1087, under 2176 - 1074).
  *   Adding is a K-limb integer add, so every grouping gives the same bits.
+ * - prod: prod.cuh's values, as reduce_kernels.cu has them: for floats a
+ *   bracket [lo, hi] * 2^exp of the exact product (128-bit ends, rounded
+ *   outward at every step), for integers the exact magnitude below 2^128;
+ *   NaN, zero, inf, the sign and overflow are flags. The tiles group the
+ *   factors otherwise than cpu_scan's one pass, so the brackets differ,
+ *   but a float output is written only when both ends round alike, and is
+ *   then the exact prefix correctly rounded: the CPU's bits wherever the
+ *   CPU rounds it too. Within about n * 2^-126 (relative, n factors) of a
+ *   rounding tie one side may fail alone, as the CPU may between thread
+ *   counts.
+ *   Integer products are exact in any grouping, overflow included.
  * - min/max: order-preserving 64-bit keys (as reduce_kernels.cu: floats as
  *   doubles with -0.0 below +0.0, NaN a sticky flag; signed integers with
  *   the sign bit flipped); and/or/xor: the sign-extended 64-bit two's
  *   complement bits, as cpu_scan.c keeps them.
- * The empty prefix is the identity cpu_reduce.c starts from (sum 0, min the
- * largest value of the input type, +inf for floats, and all ones ...), so
- * exclusive scans start where the CPU does.
+ * The empty prefix is the identity cpu_reduce.c starts from (sum 0, prod
+ * 1, min the largest value of the input type, +inf for floats, and all
+ * ones ...), so exclusive scans start where the CPU does.
  *
  * Three kernels per chunk, for all columns at once, each column cut into
  * tiles of SCAN_TILE records (thread t of a tile owns SCAN_ITEMS
@@ -27,7 +39,8 @@
  *      with the tile's exclusive prefix and advances the carry;
  *   3. out: each tile rescans its records from its prefix and writes every
  *      output, rounded once from the exact value (a correct rounding of the
- *      K-limb magnitude, as xsum_round does it).
+ *      K-limb magnitude, as xsum_round does it; a product's from both ends
+ *      of its bracket, as fprod_round does it).
  * Everything is stream-ordered: no host round trip between chunks.
  *
  * Float sums of f32, bf16 and f64 first run a prepass (the chunk's lowest
@@ -37,12 +50,15 @@
  * two not chosen return at once. The wide carry is the one carry between
  * chunks (see "float sums in a narrow window" below).
  *
- * Integer outputs are range-checked. A failing element becomes a key
- * record * columns + column (the CPU reports the smallest record, then the
- * smallest column): each block finds its smallest in shared memory and
- * leaves the prefix in bad[col][tile]; a global atomicMin keeps the
- * smallest key; a one-thread kernel copies the value that goes with it
- * into the status the host reads.
+ * Integer outputs are range-checked, and a product can fail (an integer
+ * past 2^128, a float bracket whose ends round apart). A failing element
+ * becomes a key record * columns + column (the CPU reports the smallest
+ * record, then the smallest column): each block finds its smallest in
+ * shared memory and leaves why it failed (struct scan_bad: the prefix, or
+ * the kind of failure) in bad[col][tile]; a global atomicMin keeps the
+ * smallest key; a one-thread kernel copies the why that goes with it into
+ * the status the host reads, and gpu_scan_status_check words cpu_scan's
+ * message from it.
  */
 #include <limits.h>
 #include <new>
@@ -50,6 +66,7 @@
 #include <string.h>
 #include <type_traits>
 #include "exact.cuh"
+#include "prod.cuh"
 #include "scan.h"
 
 /* 256 threads of 8 records: a tile of 2048 records keeps the carry kernel's
@@ -176,11 +193,100 @@ static __host__ __device__ inline u64 scan_round(u128 m, bool sticky, long e,
 	       ((u64)mant & ((1ull << (f.p - 1)) - 1));
 }
 
-/* A double (the value of a min/max prefix) into f. */
+/* m rounded to nearest even as an f32 and an f64 (bits). The hardware's
+ * conversions on the device; the host's, also correctly rounded, in the
+ * host check. */
+static __host__ __device__ inline unsigned scan_u64_f32(u64 m)
+{
+#ifdef __CUDA_ARCH__
+	return __float_as_uint(__ull2float_rn(m));
+#else
+	float v = (float)m;
+	unsigned b;
+
+	memcpy(&b, &v, sizeof(b));
+	return b;
+#endif
+}
+
+static __host__ __device__ inline u64 scan_u64_f64(u64 m)
+{
+#ifdef __CUDA_ARCH__
+	return (u64)__double_as_longlong(__ull2double_rn(m));
+#else
+	return exact_bits_f64((double)m);
+#endif
+}
+
+/*
+ * scan_round, faster where the result is a normal f32 or f64 (nearly
+ * always): the top 64 bits of m with the rest folded into a sticky lsb
+ * convert with one hardware rounding (the sticky bit lies far below the
+ * rounding bit, so that rounding is the correct one), and scaling by a
+ * power of two is then exact. Subnormal, overflowing and half-precision
+ * results take scan_round.
+ */
+/* (neg ? -m : m) * 2^e (m != 0) rounded by the hardware into *bits, for a
+ * normal f32 or f64 result; false for any other. */
+static __host__ __device__ inline bool scan_round_hw(u64 m, long e, bool neg,
+						     const struct scan_fmt &f,
+						     u64 *bits)
+{
+	if (f.width == 32) {
+		u64 b = scan_u64_f32(m);
+		long be = (long)(b >> 23) + e;
+
+		*bits = (u64)neg << 31 | ((b + ((u64)e << 23)) & 0x7fffffffull);
+		return be >= 1 && be <= 254;
+	}
+	if (f.width == 64) {
+		u64 b = scan_u64_f64(m);
+		long be = (long)(b >> 52) + e;
+
+		*bits = (u64)neg << 63 | ((b + ((u64)e << 52)) & ~SCAN_SIGN);
+		return be >= 1 && be <= 2046;
+	}
+	return false;
+}
+
+static __host__ __device__ inline u64 scan_round_fast(u128 m, bool sticky,
+						      long e, bool neg,
+						      const struct scan_fmt &f)
+{
+	u64 bits;
+
+	if (m != 0) {
+		int z = scan_clz128(m);
+		u128 t = m << z;		/* top bit at 127 */
+		u64 m64 = (u64)(t >> 64) | (u64)((u64)t != 0 || sticky);
+
+		/* value ~ m64 * 2^(e + 64 - z) */
+		if (scan_round_hw(m64, e + 64 - z, neg, f, &bits))
+			return bits;
+	}
+	return scan_round(m, sticky, e, neg, f);
+}
+
+/* A double (the value of a min/max prefix) into f: exactly for f64, one
+ * correct rounding for f32. */
 static __host__ __device__ inline u64 scan_round_f64(double v,
 						     const struct scan_fmt &f)
 {
 	u64 u = exact_bits_f64(v), m = u & 0xfffffffffffffull;
+
+	if (f.width == 64)
+		return v != v ? f.nan : u;
+	if (f.width == 32 && v == v) {
+#ifdef __CUDA_ARCH__
+		return __float_as_uint(__double2float_rn(v));
+#else
+		float x = (float)v;
+		unsigned b;
+
+		memcpy(&b, &x, sizeof(b));
+		return b;
+#endif
+	}
 	unsigned be = (unsigned)(u >> 52) & 0x7ff;
 
 	if (be == 0x7ff)
@@ -188,6 +294,21 @@ static __host__ __device__ inline u64 scan_round_f64(double v,
 	m |= (u64)(be != 0) << 52;
 	return scan_round(m, false, (long)(be + (be == 0)) - 1075, u >> 63, f);
 }
+
+/* Why an output cannot be written (the host builds cpu_scan's message from
+ * it): the prefix as an __int128, or as a sign and a 128-bit magnitude (a
+ * product's, which can pass 2^127), or no value at all. */
+enum scan_bad_kind {
+	SCAN_BAD_INT,		/* lo, hi: the prefix overflows the output type */
+	SCAN_BAD_MAG,		/* lo, hi, neg: the same for a product */
+	SCAN_BAD_WIDE,		/* an integer product passed 2^128 */
+	SCAN_BAD_ROUND,		/* a float product cannot be rounded exactly */
+};
+
+struct scan_bad {
+	u64 lo, hi;
+	unsigned neg, kind;
+};
 
 /* An exact integer into the output type; false if it does not fit. */
 static __host__ __device__ inline bool scan_put_int(__int128 v,
@@ -198,14 +319,24 @@ static __host__ __device__ inline bool scan_put_int(__int128 v,
 	__int128 lo, hi;
 
 	if (c.ofloat) {
-		*bits = scan_round(v < 0 ? -(u128)v : (u128)v, false, 0, v < 0,
-				   c.fmt);
+		*bits = scan_round_fast(v < 0 ? -(u128)v : (u128)v, false, 0,
+					v < 0, c.fmt);
 		return true;
 	}
 	hi = c.osigned ? ((__int128)1 << (nb - 1)) - 1 : ((__int128)1 << nb) - 1;
 	lo = c.osigned ? -hi - 1 : 0;
 	*bits = (u64)v;
 	return v >= lo && v <= hi;
+}
+
+/* v as the why of an output that does not fit. */
+static __host__ __device__ __forceinline__ void scan_why_int(__int128 v,
+							     struct scan_bad *why)
+{
+	why->lo = (u64)v;
+	why->hi = (u64)((u128)v >> 64);
+	why->neg = 0;
+	why->kind = SCAN_BAD_INT;
 }
 
 /* ---- sums: K-limb fixed point -------------------------------------------- */
@@ -300,7 +431,8 @@ SCAN_UNROLL
 	u64 qlo = s ? a >> s | b << (64 - s) : a;
 	u64 qhi = s ? b >> s | c2 << (64 - s) : b;
 
-	return scan_round((u128)qhi << 64 | qlo, sticky, (long)pos + lsb, neg, f);
+	return scan_round_fast((u128)qhi << 64 | qlo, sticky, (long)pos + lsb,
+			       neg, f);
 }
 
 /* The exact value of a float element: magnitude, exponent, sign, flags. */
@@ -361,17 +493,19 @@ SCAN_UNROLL
 		return v;
 	}
 
-	/* The output bits of prefix v; false (and *val the prefix) if an
+	/* The output bits of prefix v; false (and *why the prefix) if an
 	 * integer output cannot hold it. */
 	static __host__ __device__ __forceinline__ bool
-	out(const V &v, const scan_cfg &c, u64 *bits, __int128 *val)
+	out(const V &v, const scan_cfg &c, u64 *bits, struct scan_bad *why)
 	{
 		if constexpr (scan_is_float<T>::value) {
 			*bits = sum_round<K>(v, L, c.fmt);
 			return true;
 		} else {
-			*val = (__int128)((u128)v.l[1] << 64 | v.l[0]);
-			return scan_put_int(*val, c, bits);
+			__int128 p = (__int128)((u128)v.l[1] << 64 | v.l[0]);
+
+			scan_why_int(p, why);
+			return scan_put_int(p, c, bits);
 		}
 	}
 };
@@ -461,7 +595,7 @@ template <typename T> struct scan_word {
 	}
 
 	static __host__ __device__ __forceinline__ bool
-	out(const V &v, const scan_cfg &c, u64 *bits, __int128 *val)
+	out(const V &v, const scan_cfg &c, u64 *bits, struct scan_bad *why)
 	{
 		if constexpr (scan_is_float<T>::value) {
 			*bits = v.nan ? c.fmt.nan
@@ -469,12 +603,14 @@ template <typename T> struct scan_word {
 			return true;
 		} else {
 			u64 w = v.w;
+			__int128 p;
 
 			if (std::is_signed<T>::value && (c.op == OP_MIN || c.op == OP_MAX))
 				w ^= SCAN_SIGN;
-			*val = std::is_signed<T>::value ? (__int128)(long long)w
-							: (__int128)w;
-			return scan_put_int(*val, c, bits);
+			p = std::is_signed<T>::value ? (__int128)(long long)w
+						     : (__int128)w;
+			scan_why_int(p, why);
+			return scan_put_int(p, c, bits);
 		}
 	}
 };
@@ -485,8 +621,8 @@ template <typename T> struct scan_word {
  * The wide sums above cost K limbs per add (f64: 34) and a K-limb rounding
  * per output. Real data spans few binades, so each chunk first finds the
  * lowest set bit and the highest top bit of its finite nonzero values
- * (scan_win_term, a reduction), and scan_window picks a window of N = 2 or
- * 3 limbs whose lsb w is the lowest bit of the chunk and of the carry, if
+ * (scan_win_term, a reduction), and scan_window picks a window of N = 1, 2
+ * or 3 limbs whose lsb w is the lowest bit of the chunk and of the carry, if
  * the carry plus any prefix of the chunk fits in it: then every value of
  * the chunk is an integer multiple of 2^w below 2^(w + 64N - 1) in
  * magnitude, and the narrow kernels give the same exact values, so the
@@ -498,7 +634,7 @@ template <typename T> struct scan_word {
 /* The prepass's result and the chunk's choice, one per handle. */
 struct scan_win {
 	int lo, nhi;		/* lowest bit, minus the highest top bit */
-	int w, mode;		/* window lsb; 0 (wide), 2 or 3 limbs */
+	int w, mode;		/* window lsb; 0 (wide), 1, 2 or 3 limbs */
 };
 
 /* lo and nhi start here (a byte-wise memset of 0x7f): "no bit seen". */
@@ -598,13 +734,14 @@ static __host__ __device__ inline bool sum_bits(const sum_val<K> &v, int *lo,
  * carries and nrec (>= 1): every prefix of a column is its carry plus at
  * most nrec values below 2^(hi+1), so below 2^(max(carry top, hi + lg) + 2)
  * with nrec < 2^lg; a window of N limbs at lsb w holds it when that is at
- * most 2^(w + 64N - 1). Narrows each carry into c2 or c3 for the mode.
+ * most 2^(w + 64N - 1). Narrows each carry into c1, c2 or c3 for the mode.
  */
 template <int K, int L>
 static __host__ __device__ inline void scan_window(struct scan_win *win,
 						   const sum_val<K> *carry,
-						   sum_val<2> *c2, sum_val<3> *c3,
-						   unsigned columns, size_t nrec)
+						   sum_val<1> *c1, sum_val<2> *c2,
+						   sum_val<3> *c3, unsigned columns,
+						   size_t nrec)
 {
 	int lo = win->lo, lg = 64 - exact_clz64(nrec), top, cl, ct, span;
 
@@ -621,9 +758,11 @@ static __host__ __device__ inline void scan_window(struct scan_win *win,
 	}
 	span = top - lo + 3;
 	win->w = lo;
-	win->mode = span <= 128 ? 2 : span <= 192 ? 3 : 0;
+	win->mode = span <= 64 ? 1 : span <= 128 ? 2 : span <= 192 ? 3 : 0;
 	for (unsigned c = 0; c < columns; c++) {
-		if (win->mode == 2)
+		if (win->mode == 1)
+			c1[c] = sum_narrow<K, 1>(carry[c], lo - L);
+		else if (win->mode == 2)
 			c2[c] = sum_narrow<K, 2>(carry[c], lo - L);
 		else if (win->mode == 3)
 			c3[c] = sum_narrow<K, 3>(carry[c], lo - L);
@@ -634,12 +773,15 @@ static __host__ __device__ inline void scan_window(struct scan_win *win,
 template <int K, int L>
 static __host__ __device__ inline void scan_widen(const struct scan_win *win,
 						  sum_val<K> *carry,
+						  const sum_val<1> *c1,
 						  const sum_val<2> *c2,
 						  const sum_val<3> *c3,
 						  unsigned columns)
 {
 	for (unsigned c = 0; c < columns; c++) {
-		if (win->mode == 2)
+		if (win->mode == 1)
+			carry[c] = sum_widen<1, K>(c1[c], win->w - L);
+		else if (win->mode == 2)
 			carry[c] = sum_widen<2, K>(c2[c], win->w - L);
 		else if (win->mode == 3)
 			carry[c] = sum_widen<3, K>(c3[c], win->w - L);
@@ -689,10 +831,221 @@ SCAN_UNROLL
 	}
 
 	static __host__ __device__ __forceinline__ bool
-	out(const V &v, const scan_cfg &c, u64 *bits, __int128 *)
+	out(const V &v, const scan_cfg &c, u64 *bits, struct scan_bad *)
 	{
-		*bits = sum_round<N>(v, c.w, c.fmt);
+		if constexpr (N == 1)
+			*bits = sum_round1(v, c.w, c.fmt);
+		else
+			*bits = sum_round<N>(v, c.w, c.fmt);
 		return true;
+	}
+
+	/* One limb: the prefix is a 64-bit integer times 2^w, and the
+	 * hardware rounds it at once (sum_round's steps otherwise). */
+	static __host__ __device__ __forceinline__ u64
+	sum_round1(const V &v, int w, const struct scan_fmt &f)
+	{
+		long long x = (long long)v.l[0];
+		u64 m = x < 0 ? 0 - (u64)x : (u64)x, bits;
+
+		if (v.flags || x == 0)
+			return sum_round<1>(v, w, f);
+		if (scan_round_hw(m, w, x < 0, f, &bits))
+			return bits;
+		return scan_round(m, false, w, x < 0, f);
+	}
+};
+
+/* ---- products: prod.cuh's bracket and magnitude -------------------------- */
+
+/*
+ * A prefix product is prod.cuh's value: a float bracket (struct
+ * red_fprod) or an integer magnitude below 2^128 (struct red_iprod), with
+ * flags for NaN, zero, inf, the sign and overflow; the all-zero value is
+ * the empty product, 1. The kernels group the factors otherwise than
+ * cpu_scan's one pass, so a bracket differs from the CPU's, but it holds
+ * the same exact product: where both round (the ends agree) they give
+ * its correct rounding, the same bits. An integer product is exact in any
+ * grouping.
+ */
+
+/* The sign bit of a float element (zeros and NaNs have one too). */
+template <typename T>
+static __host__ __device__ __forceinline__ bool scan_signbit(T x)
+{
+	if constexpr (std::is_same<T, scan_f16>::value ||
+		      std::is_same<T, scan_bf16>::value)
+		return x.v >> 15;
+	else if constexpr (std::is_same<T, float>::value)
+		return exact_bits_f32(x) >> 31;
+	else
+		return exact_bits_f64(x) >> 63;
+}
+
+/* Whether a bracket is one exact factor with a single nonzero limb, as
+ * scan_fprod::of makes them. */
+static __host__ __device__ __forceinline__ bool scan_fp_single(const red_fprod &b)
+{
+	return b.hi[0] == 0 && b.lo[0] == 0 && b.lo[1] == b.hi[1] && b.hi[1];
+}
+
+/* Products of float type T. */
+template <typename T> struct scan_fprod {
+	typedef T elem;
+	typedef red_fprod V;
+	enum { WINDOW = 0 };
+
+	static __host__ __device__ __forceinline__ V ident(const scan_cfg &)
+	{
+		return V{};
+	}
+
+	/* a * b. A single factor b (every element) takes the 128x64-bit
+	 * step, which rounds exactly as the full merge would: half the
+	 * multiplies. */
+	static __host__ __device__ __forceinline__ V
+	add(const V &a, const V &b, const scan_cfg &)
+	{
+		V r = a;
+
+		if (r.hi[1] && scan_fp_single(b)) {
+			r.flags = red_pflags(r.flags, b.flags);
+			red_fp_mul64(&r, b.hi[1], b.exp + 64);
+		} else {
+			red_p_merge(&r, &b);
+		}
+		return r;
+	}
+
+	/* x as a bracket of one exact limb (hi[1], top bit set), or as a
+	 * flag; every sign flips RED_PNEG, as fprod_mul_f64 does. */
+	static __host__ __device__ __forceinline__ V of(T x, const scan_cfg &)
+	{
+		struct exact_term t = scan_term(x);
+		V v = {};
+
+		v.flags = scan_signbit(x) ? RED_PNEG : 0;
+		if (t.flags) {
+			v.flags |= t.flags & EXACT_NAN ? RED_PNAN : RED_PINF;
+		} else if (t.m == 0) {
+			v.flags |= RED_PZERO;
+		} else {
+			u64 m = (u64)(t.m < 0 ? -t.m : t.m);
+			int z = exact_clz64(m);
+
+			v.lo[1] = v.hi[1] = m << z;
+			v.exp = (long long)t.e - z - 64;
+		}
+		return v;
+	}
+
+	/* fprod_round: NaN (or 0 * inf), a signed inf or zero, else both
+	 * ends rounded, which must agree. */
+	static __host__ __device__ __forceinline__ bool
+	out(const V &v, const scan_cfg &c, u64 *bits, struct scan_bad *why)
+	{
+		bool neg = v.flags & RED_PNEG;
+		u128 lo = (u128)1 << 127, hi = lo;	/* the empty product */
+		long e = -127;
+		u64 a, b;
+
+		why->lo = why->hi = 0;
+		why->neg = 0;
+		why->kind = SCAN_BAD_ROUND;
+		if ((v.flags & RED_PNAN) ||
+		    (v.flags & (RED_PZERO | RED_PINF)) == (RED_PZERO | RED_PINF)) {
+			*bits = c.fmt.nan;
+			return true;
+		}
+		if (v.flags & (RED_PZERO | RED_PINF)) {
+			*bits = (u64)neg << (c.fmt.width - 1) |
+				(v.flags & RED_PINF ? c.fmt.inf : 0);
+			return true;
+		}
+		if (v.hi[1]) {
+			lo = (u128)v.lo[1] << 64 | v.lo[0];
+			hi = (u128)v.hi[1] << 64 | v.hi[0];
+			e = (long)v.exp;
+		}
+		a = scan_round_fast(lo, false, e, neg, c.fmt);
+		b = hi == lo ? a : scan_round_fast(hi, false, e, neg, c.fmt);
+		*bits = a;
+		return a == b;
+	}
+};
+
+/* Products of integer type T. */
+template <typename T> struct scan_iprod {
+	typedef T elem;
+	typedef red_iprod V;
+	enum { WINDOW = 0 };
+
+	static __host__ __device__ __forceinline__ V ident(const scan_cfg &)
+	{
+		return V{};
+	}
+
+	/* a * b; a factor below 2^64 (every element) takes the 128x64-bit
+	 * step, with the same overflow test as the full merge. */
+	static __host__ __device__ __forceinline__ V
+	add(const V &a, const V &b, const scan_cfg &)
+	{
+		V r = a;
+
+		if ((r.mag[0] | r.mag[1]) && b.mag[0] && !b.mag[1]) {
+			r.flags = red_pflags(r.flags, b.flags);
+			red_ip_mul64(&r, b.mag[0]);
+		} else {
+			red_p_merge(&r, &b);
+		}
+		return r;
+	}
+
+	/* |x|, or a zero flag (iprod_mul: a zero flips no sign). */
+	static __host__ __device__ __forceinline__ V of(T x, const scan_cfg &)
+	{
+		u64 m = (u64)x;
+		bool neg = false;
+
+		if constexpr (std::is_signed<T>::value) {
+			neg = x < 0;
+			m = neg ? 0 - (u64)(long long)x : (u64)(long long)x;
+		}
+		V v = { { m, 0 }, (neg ? RED_PNEG : 0) | (m ? 0 : RED_PZERO) };
+
+		return v;
+	}
+
+	/* As cpu_scan's icur and put_int: a zero wins, then overflow past
+	 * 2^128 fails, then the exact value must fit the output type. */
+	static __host__ __device__ __forceinline__ bool
+	out(const V &v, const scan_cfg &c, u64 *bits, struct scan_bad *why)
+	{
+		bool zero = v.flags & RED_PZERO;
+		bool neg = (v.flags & RED_PNEG) && !zero;
+		u128 mag = (u128)v.mag[1] << 64 | v.mag[0];
+		unsigned nb = 8 * c.osize;
+
+		if (zero)
+			mag = 0;
+		else if (mag == 0)
+			mag = 1;		/* the empty product */
+		why->lo = (u64)mag;
+		why->hi = (u64)(mag >> 64);
+		why->neg = neg;
+		why->kind = SCAN_BAD_MAG;
+		*bits = (u64)(neg ? -mag : mag);
+		if (!zero && (v.flags & RED_POVER)) {
+			why->kind = SCAN_BAD_WIDE;
+			return false;
+		}
+		if (c.ofloat) {
+			*bits = scan_round_fast(mag, false, 0, neg, c.fmt);
+			return true;
+		}
+		if (c.osigned)
+			return mag <= ((u128)1 << (nb - 1)) - !neg;
+		return !neg && mag <= ((u128)1 << nb) - 1;
 	}
 };
 
@@ -740,6 +1093,32 @@ static __device__ __forceinline__ word_val scan_shfl_up(const word_val &v,
 
 	r.w = __shfl_up_sync(0xffffffffu, v.w, d);
 	r.nan = __shfl_up_sync(0xffffffffu, v.nan, d);
+	return r;
+}
+
+static __device__ __forceinline__ red_fprod scan_shfl_up(const red_fprod &v,
+							 unsigned d)
+{
+	red_fprod r;
+
+SCAN_UNROLL
+	for (int j = 0; j < 2; j++) {
+		r.lo[j] = __shfl_up_sync(0xffffffffu, v.lo[j], d);
+		r.hi[j] = __shfl_up_sync(0xffffffffu, v.hi[j], d);
+	}
+	r.exp = __shfl_up_sync(0xffffffffu, v.exp, d);
+	r.flags = __shfl_up_sync(0xffffffffu, v.flags, d);
+	return r;
+}
+
+static __device__ __forceinline__ red_iprod scan_shfl_up(const red_iprod &v,
+							 unsigned d)
+{
+	red_iprod r;
+
+	r.mag[0] = __shfl_up_sync(0xffffffffu, v.mag[0], d);
+	r.mag[1] = __shfl_up_sync(0xffffffffu, v.mag[1], d);
+	r.flags = __shfl_up_sync(0xffffffffu, v.flags, d);
 	return r;
 }
 
@@ -805,17 +1184,69 @@ static __device__ __forceinline__ bool scan_off(const scan_args<Op> &a,
 	return false;
 }
 
-/* The status the host reads; key SCAN_NONE when every output fit. */
+/* The status the host reads; key SCAN_NONE when every output could be
+ * written. */
 struct scan_status {
 	u64 key;			/* record * columns + column */
 	u64 rec;
-	u64 lo, hi;			/* the prefix that did not fit */
+	struct scan_bad why;		/* of that output */
 	unsigned col, pad;
 };
 
-struct scan_bad {
-	u64 lo, hi;
+/* A thread's SCAN_ITEMS consecutive elements as whole vectors (16 bytes,
+ * or 8 for bytes): a tile starts SCAN_TILE elements into a buffer from
+ * cudaMalloc, so each thread's run is aligned to its own size. Element
+ * loads strided by SCAN_ITEMS touched 8 times the cache lines per load. */
+template <typename T> union scan_vec {
+	T x[SCAN_ITEMS];
+	uint4 v[(sizeof(T) * SCAN_ITEMS + 15) / 16];
+	u64 w;
 };
+
+/* One column, every item of this thread in the chunk, and buffers as
+ * aligned as cudaMalloc's: vectors. */
+template <class Op>
+static __device__ __forceinline__ bool scan_vec_ok(const scan_args<Op> &a,
+						   size_t r0)
+{
+	return a.columns == 1 && r0 + SCAN_ITEMS <= a.nrec &&
+	       ((size_t)a.in | (size_t)a.out) % 16 == 0;
+}
+
+template <typename T>
+static __device__ __forceinline__ void scan_vload(const T *p, T *x)
+{
+	scan_vec<T> u;
+
+	if constexpr (sizeof(T) * SCAN_ITEMS >= 16) {
+SCAN_UNROLL
+		for (unsigned i = 0; i < sizeof(u.v) / 16; i++)
+			u.v[i] = ((const uint4 *)p)[i];
+	} else {
+		u.w = *(const u64 *)p;
+	}
+SCAN_UNROLL
+	for (int j = 0; j < SCAN_ITEMS; j++)
+		x[j] = u.x[j];
+}
+
+/* The low bytes of bits[] as SCAN_ITEMS values of U at p, as vectors. */
+template <typename U>
+static __device__ __forceinline__ void scan_vstore(void *p, const u64 *bits)
+{
+	scan_vec<U> u;
+
+SCAN_UNROLL
+	for (int j = 0; j < SCAN_ITEMS; j++)
+		u.x[j] = (U)bits[j];
+	if constexpr (sizeof(U) * SCAN_ITEMS >= 16) {
+SCAN_UNROLL
+		for (unsigned i = 0; i < sizeof(u.v) / 16; i++)
+			((uint4 *)p)[i] = u.v[i];
+	} else {
+		*(u64 *)p = u.w;
+	}
+}
 
 /* This thread's records of (col, tile) into x[], and their total. */
 template <class Op>
@@ -825,6 +1256,13 @@ scan_load(const scan_args<Op> &a, const scan_cfg &c, unsigned col,
 {
 	typename Op::V t = Op::ident(c);
 
+	if (scan_vec_ok(a, r0)) {
+		scan_vload(a.in + r0, x);
+SCAN_UNROLL
+		for (int j = 0; j < SCAN_ITEMS; j++)
+			t = Op::add(t, Op::of(x[j], c), c);
+		return t;
+	}
 SCAN_UNROLL
 	for (int j = 0; j < SCAN_ITEMS; j++) {
 		size_t r = r0 + j;
@@ -900,12 +1338,12 @@ static __device__ __forceinline__ void scan_store(void *out, size_t i,
 	}
 }
 
-/* A tile's smallest failing key: its prefix goes to bad[col][tile], the
- * key into the status (every thread calls this; uniform per block). */
+/* A tile's smallest failing key: its why goes to bad[col][tile], the key
+ * into the status (every thread calls this; uniform per block). */
 template <class Op>
 static __device__ __forceinline__ void scan_fail(const scan_args<Op> &a,
 						 unsigned col, size_t tile,
-						 u64 key, __int128 val)
+						 u64 key, const struct scan_bad &why)
 {
 	__shared__ u64 least;
 
@@ -916,10 +1354,7 @@ static __device__ __forceinline__ void scan_fail(const scan_args<Op> &a,
 		atomicMin(&least, key);
 	__syncthreads();
 	if (key != SCAN_NONE && key == least) {
-		struct scan_bad *b = &a.bad[col * a.max_tiles + tile];
-
-		b->lo = (u64)val;
-		b->hi = (u64)((u128)val >> 64);
+		a.bad[col * a.max_tiles + tile] = why;
 		atomicMin(&a.st->key, key);
 	}
 	__syncthreads();	/* least is reset by the next tile */
@@ -942,8 +1377,9 @@ scan_out_kernel(const scan_args<Op> a)
 		size_t tile = w % a.ntiles;
 		size_t r0 = tile * SCAN_TILE + (size_t)threadIdx.x * SCAN_ITEMS;
 		V run = block_scan<Op>(scan_load(a, c, col, r0, x), sh, NULL, c);
-		u64 key = SCAN_NONE, bits;
-		__int128 val = 0, v;
+		u64 key = SCAN_NONE, bits[SCAN_ITEMS];
+		struct scan_bad fail = {}, why;
+		bool vec = scan_vec_ok(a, r0);
 
 		run = Op::add(a.tilev[col * a.max_tiles + tile], run, c);
 SCAN_UNROLL
@@ -956,21 +1392,34 @@ SCAN_UNROLL
 			e = Op::of(x[j], c);
 			if (!c.excl)
 				run = Op::add(run, e, c);
-			if (Op::out(run, c, &bits, &v))
-				scan_store(a.out, r * a.columns + col, c.osize, bits);
-			else if (key == SCAN_NONE) {
+			/* a failing output's bits are stored too: the
+			 * writer keeps only the records before it */
+			if (!Op::out(run, c, &bits[j], &why) && key == SCAN_NONE) {
 				key = (u64)r * a.columns + col;
-				val = v;
+				fail = why;
 			}
+			if (!vec)
+				scan_store(a.out, r * a.columns + col, c.osize,
+					   bits[j]);
 			if (c.excl)
 				run = Op::add(run, e, c);
 		}
+		if (vec) {
+			void *p = (char *)a.out + r0 * c.osize;
+
+			switch (c.osize) {
+			case 1: scan_vstore<unsigned char>(p, bits); break;
+			case 2: scan_vstore<unsigned short>(p, bits); break;
+			case 4: scan_vstore<unsigned>(p, bits); break;
+			default: scan_vstore<u64>(p, bits); break;
+			}
+		}
 		if (c.can_fail)
-			scan_fail(a, col, tile, key, val);
+			scan_fail(a, col, tile, key, fail);
 	}
 }
 
-/* After phase 3: the failing record, column and prefix, for the host. */
+/* After phase 3: the failing record, column and why, for the host. */
 static __global__ void scan_status_kernel(struct scan_status *st,
 				   const struct scan_bad *bad, unsigned columns,
 				   size_t max_tiles)
@@ -982,8 +1431,7 @@ static __global__ void scan_status_kernel(struct scan_status *st,
 	rec = st->key / columns;
 	st->rec = rec;
 	st->col = (unsigned)(st->key % columns);
-	st->lo = bad[st->col * max_tiles + rec / SCAN_TILE].lo;
-	st->hi = bad[st->col * max_tiles + rec / SCAN_TILE].hi;
+	st->why = bad[st->col * max_tiles + rec / SCAN_TILE];
 }
 
 /* Window phase 0: the lowest and highest bits of a chunk's n values. */
@@ -1026,19 +1474,19 @@ SCAN_UNROLL
 /* Window phase 1 (one thread): the mode, the lsb, the narrowed carries. */
 template <int K, int L>
 __global__ void scan_window_kernel(struct scan_win *win, const sum_val<K> *carry,
-				   sum_val<2> *c2, sum_val<3> *c3,
-				   unsigned columns, size_t nrec)
+				   sum_val<1> *c1, sum_val<2> *c2,
+				   sum_val<3> *c3, unsigned columns, size_t nrec)
 {
-	scan_window<K, L>(win, carry, c2, c3, columns, nrec);
+	scan_window<K, L>(win, carry, c1, c2, c3, columns, nrec);
 }
 
 /* Window phase 5 (one thread): a narrow chunk's carries back to wide. */
 template <int K, int L>
 __global__ void scan_widen_kernel(const struct scan_win *win, sum_val<K> *carry,
-				  const sum_val<2> *c2, const sum_val<3> *c3,
-				  unsigned columns)
+				  const sum_val<1> *c1, const sum_val<2> *c2,
+				  const sum_val<3> *c3, unsigned columns)
 {
-	scan_widen<K, L>(win, carry, c2, c3, columns);
+	scan_widen<K, L>(win, carry, c1, c2, c3, columns);
 }
 
 /* ---- host: the handle and the launchers ---------------------------------- */
@@ -1053,7 +1501,7 @@ struct gpu_scan {
 	struct scan_bad *bad;
 	struct scan_status *st;
 	struct scan_win *win;		/* float sums of f32, bf16, f64 */
-	void *nc2, *nc3;		/* the narrow carries [columns] */
+	void *nc1, *nc2, *nc3;		/* the narrow carries [columns] */
 	cudaError_t (*run)(struct gpu_scan *g, const void *in, void *out,
 			   size_t nrec, cudaStream_t s);
 	void (*ident)(const scan_cfg &c, void *dst, unsigned n);
@@ -1115,7 +1563,7 @@ static cudaError_t scan_run(struct gpu_scan *g, const void *in, void *out,
 
 /*
  * A float sum: the prepass and the window kernel choose the mode on the
- * device, then all three variants are launched and only the chosen one
+ * device, then all four variants are launched and only the chosen one
  * works (no host round trip); the widen kernel restores the wide carry.
  */
 template <typename T, int K, int L>
@@ -1124,6 +1572,7 @@ static cudaError_t scan_run_win(struct gpu_scan *g, const void *in, void *out,
 {
 	unsigned columns = g->job.columns;
 	sum_val<K> *carry = (sum_val<K> *)g->carry;
+	sum_val<1> *c1 = (sum_val<1> *)g->nc1;
 	sum_val<2> *c2 = (sum_val<2> *)g->nc2;
 	sum_val<3> *c3 = (sum_val<3> *)g->nc3;
 
@@ -1131,14 +1580,16 @@ static cudaError_t scan_run_win(struct gpu_scan *g, const void *in, void *out,
 	scan_prepass_kernel<T><<<g->blocks, SCAN_THREADS, 0, s>>>(
 		(const T *)in, nrec * columns, g->win);
 	CUDA_LAUNCHED();
-	scan_window_kernel<K, L><<<1, 1, 0, s>>>(g->win, carry, c2, c3,
+	scan_window_kernel<K, L><<<1, 1, 0, s>>>(g->win, carry, c1, c2, c3,
 						 columns, nrec);
 	CUDA_LAUNCHED();
 	CUDA_RET((scan_phases<scan_sum<T, K, L>>(g, in, out, nrec, s, carry,
 						 g->win)));
+	CUDA_RET((scan_phases<scan_nsum<T, 1>>(g, in, out, nrec, s, c1, g->win)));
 	CUDA_RET((scan_phases<scan_nsum<T, 2>>(g, in, out, nrec, s, c2, g->win)));
 	CUDA_RET((scan_phases<scan_nsum<T, 3>>(g, in, out, nrec, s, c3, g->win)));
-	scan_widen_kernel<K, L><<<1, 1, 0, s>>>(g->win, carry, c2, c3, columns);
+	scan_widen_kernel<K, L><<<1, 1, 0, s>>>(g->win, carry, c1, c2, c3,
+						columns);
 	CUDA_LAUNCHED();
 	return cudaSuccess;
 }
@@ -1155,6 +1606,13 @@ static void scan_bind(struct gpu_scan *g)
 template <typename T, int K, int L>
 static void scan_bind_type(struct gpu_scan *g)
 {
+	if (g->job.op == OP_PROD) {
+		if constexpr (scan_is_float<T>::value)
+			scan_bind<scan_fprod<T>>(g);
+		else
+			scan_bind<scan_iprod<T>>(g);
+		return;
+	}
 	if (g->job.op != OP_SUM) {
 		scan_bind<scan_word<T>>(g);
 		return;
@@ -1206,9 +1664,11 @@ static scan_cfg scan_cfg_of(const struct gs_job *job)
 	c.ofloat = type_is_float(ot);
 	c.osigned = type_is_signed(ot);
 	c.osize = (unsigned)type_size(ot);
-	c.can_fail = !type_is_float(job->dtype.type) && !c.ofloat;
+	/* integers that may not fit; products past 2^128 or not roundable */
+	c.can_fail = (!type_is_float(job->dtype.type) && !c.ofloat) ||
+		     job->op == OP_PROD;
 	c.fmt = scan_fmts[c.ofloat ? scan_xfmt(ot) : XF_F64];
-	if (job->op != OP_SUM)
+	if (job->op >= OP_MIN)
 		c.ident = scan_word_ident(job->dtype.type, job->op);
 	return c;
 }
@@ -1227,12 +1687,8 @@ bool gpu_scan_supports(const struct gs_job *job, const char **why)
 		*why = "not a scan";
 		return false;
 	}
-	if (job->op == OP_PROD) {
-		*why = "prod scans run on the CPU";
-		return false;
-	}
 	if (flt && (job->op >= OP_AND || !type_is_float(job->out_type))) {
-		*why = "a float scan needs a sum/min/max op and a float output";
+		*why = "a float scan needs a sum/prod/min/max op and a float output";
 		return false;
 	}
 	if (job->columns < 1 || job->columns > SCAN_MAX_COLUMNS) {
@@ -1251,6 +1707,7 @@ void gpu_scan_close(struct gpu_scan *g)
 	cudaFree(g->bad);
 	cudaFree(g->st);
 	cudaFree(g->win);
+	cudaFree(g->nc1);
 	cudaFree(g->nc2);
 	cudaFree(g->nc3);
 	delete g;
@@ -1270,6 +1727,7 @@ static cudaError_t scan_alloc(struct gpu_scan *g)
 	CUDA_RET(cudaMemset(g->st, 0xff, sizeof(struct scan_status)));
 	CUDA_RET(cudaMalloc((void **)&g->win, sizeof(struct scan_win)));
 	CUDA_RET(cudaMemset(g->win, 0, sizeof(struct scan_win)));
+	CUDA_RET(cudaMalloc(&g->nc1, c * sizeof(sum_val<1>)));
 	CUDA_RET(cudaMalloc(&g->nc2, c * sizeof(sum_val<2>)));
 	CUDA_RET(cudaMalloc(&g->nc3, c * sizeof(sum_val<3>)));
 	host = malloc(c * g->vsize);
@@ -1338,10 +1796,9 @@ cudaError_t gpu_scan_status_copy(struct gpu_scan *g, void *host_pinned_dst,
 			       cudaMemcpyDeviceToHost, s);
 }
 
-/* Decimal digits of v into buf (>= 41 bytes). */
-static void scan_i128_dec(__int128 v, char *buf)
+/* Decimal digits of (neg ? -m : m) into buf (>= 41 bytes). */
+static void scan_u128_dec(u128 m, bool neg, char *buf)
 {
-	u128 m = v < 0 ? -(u128)v : (u128)v;
 	char tmp[40];
 	int n = 0;
 
@@ -1349,25 +1806,46 @@ static void scan_i128_dec(__int128 v, char *buf)
 		tmp[n++] = (char)('0' + (int)(m % 10));
 		m /= 10;
 	} while (m);
-	if (v < 0)
+	if (neg)
 		*buf++ = '-';
 	while (n)
 		*buf++ = tmp[--n];
 	*buf = 0;
 }
 
+/* cpu_scan's messages, word for word. */
 int gpu_scan_status_check(const struct gs_job *job, const void *hstatus,
 			  uint64_t first_rec, size_t *bad, struct gs_err *err)
 {
 	const struct scan_status *st = (const struct scan_status *)hstatus;
+	const struct scan_bad *w = &st->why;
+	unsigned long long elem = first_rec + st->rec;
+	u128 v = (u128)w->hi << 64 | w->lo;
+	bool neg = w->neg;
 	char dec[48];
 
 	if (st->key == SCAN_NONE)
 		return 0;
 	*bad = (size_t)st->rec;
-	scan_i128_dec((__int128)((u128)st->hi << 64 | st->lo), dec);
+	switch (w->kind) {
+	case SCAN_BAD_WIDE:
+		return gs_fail(err, GS_ERUNTIME, "scan",
+			       "element %llu column %u: prefix prod overflows 128 bits",
+			       elem, st->col);
+	case SCAN_BAD_ROUND:
+		return gs_fail(err, GS_ERUNTIME, "scan",
+			       "element %llu column %u: prefix product cannot be rounded exactly",
+			       elem, st->col);
+	case SCAN_BAD_INT:	/* two's complement: as sign and magnitude */
+		neg = (__int128)v < 0;
+		v = neg ? -v : v;
+		break;
+	default:
+		break;
+	}
+	scan_u128_dec(v, neg, dec);
 	return gs_fail(err, GS_ERUNTIME, "scan",
 		       "element %llu column %u: prefix %s %s overflows %s (try --out-type)",
-		       (unsigned long long)(first_rec + st->rec), st->col,
-		       scan_op_names[job->op], dec, type_name(job->out_type));
+		       elem, st->col, scan_op_names[job->op], dec,
+		       type_name(job->out_type));
 }

@@ -4,7 +4,9 @@
  * format, the bracketed float product and the checked integer product, and
  * gathering one column of a block of records into a flat buffer.
  *
- * Private to src/cpu_*.c; the rest of the program sees acc.h only.
+ * Private to src/cpu_*.c and to the CUDA kernels that merge into the same
+ * accumulators (cuda/reduce_kernels.cu's products); the rest of the
+ * program sees acc.h only.
  */
 #ifndef CPU_RED_H
 #define CPU_RED_H

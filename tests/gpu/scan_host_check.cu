@@ -6,10 +6,23 @@
  *      round_u128, every format;
  *   2. sum_round of random K-limb fixed-point values against xsum_round of
  *      the same value built in a struct xsum;
- *   3. whole scans: the kernels' three phases replayed serially on the
- *      host with the same monoids (tiles, carry per column, chunk splits,
- *      the status and its message) against cpu_scan, byte for byte, for
- *      every type, op, output type, --exclusive and 1-3 columns.
+ *   3. the prod monoids: a factor's bracket, the one-factor step and the
+ *      full merge, the rounding, against cpu_reduce.c's fprod and iprod;
+ *   4. whole scans: the kernels' three phases replayed on the host with the
+ *      same monoids in the device's grouping (thread runs, warp shuffles,
+ *      warp totals, tiles, the carry per column, chunk splits, the status
+ *      and its message) against cpu_scan, byte for byte, for every type,
+ *      op, output type, --exclusive and 1-3 columns. prod scans get data
+ *      of every kind (near 1, 1 + ulp, zeros, signs, NaN and inf,
+ *      subnormals, runs that overflow and underflow and come back, exact
+ *      products and ties, engineered near-ties, integer overflow of the
+ *      output type and of 128 bits). Where the CPU and the replay both
+ *      fail they must fail alike, and the outputs before the first failure
+ *      must be equal. A float prefix within about n * 2^-126 of a rounding
+ *      tie may fail on one side only (the brackets depend on the grouping,
+ *      as between the CPU's thread counts): counted, not a failure; every
+ *      float prod output either side wrote is also checked against the
+ *      exact prefix (a bignum) correctly rounded.
  *
  * Build and run (from the repository root, after make):
  *   nvcc -std=c++17 -O2 -Xcompiler -Wall,-Wextra -I src \
@@ -20,6 +33,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <algorithm>
 #include <vector>
 #include "../../cuda/scan_kernels.cu"
 extern "C" {
@@ -72,6 +86,43 @@ static void check_round(void)
 			got = scan_round(m, false, e, neg, scan_fmts[f]);
 			EXPECT(want == got, "round fmt %d m %llx:%llx e %ld: %llx != %llx",
 			       f, (u64)(m >> 64), (u64)m, e, got, want);
+			/* the fast path, with and without a sticky bit below
+			 * m (m * 2 + sticky at e - 1 is the same value) */
+			got = scan_round_fast(m, false, e, neg, scan_fmts[f]);
+			EXPECT(want == got, "fast round fmt %d m %llx:%llx e %ld: %llx != %llx",
+			       f, (u64)(m >> 64), (u64)m, e, got, want);
+			if (m >> 127 == 0) {
+				u128 m2 = m << 1 | 1;
+				bool st = rnd() & 1;
+
+				want = scan_round(m2, st, e - 1, neg, scan_fmts[f]);
+				got = scan_round_fast(m2, st, e - 1, neg, scan_fmts[f]);
+				EXPECT(want == got, "fast sticky fmt %d m %llx:%llx e %ld: %llx != %llx",
+				       f, (u64)(m2 >> 64), (u64)m2, e - 1, got, want);
+			}
+			{	/* a double's value (min/max prefixes) */
+				double d;
+				u64 db = rnd();
+
+				if (i % 5 == 0)	/* near the format's range */
+					db = (db & 0x800fffffffffffffull) |
+					     (u64)(1023 + rnd() % 300 - 150) << 52;
+				memcpy(&d, &db, sizeof(d));
+				if (d == d) {
+					u128 dm = (db & 0xfffffffffffffull) |
+						  (u64)((db >> 52 & 0x7ff) != 0) << 52;
+					long de = (long)((db >> 52 & 0x7ff) +
+							 ((db >> 52 & 0x7ff) == 0)) - 1075;
+
+					want = (db >> 52 & 0x7ff) == 0x7ff
+					       ? ((db >> 63) << (scan_fmts[f].width - 1) |
+						  scan_fmts[f].inf)
+					       : scan_round(dm, false, de, db >> 63, scan_fmts[f]);
+					got = scan_round_f64(d, scan_fmts[f]);
+					EXPECT(want == got, "round_f64 fmt %d %a: %llx != %llx",
+					       f, d, got, want);
+				}
+			}
 		}
 	}
 }
@@ -160,11 +211,235 @@ static void check_sum_round(void)
 	}
 }
 
-/* ---- 3. whole scans against cpu_scan ------------------------------------ */
+/* ---- 3. the product monoids against cpu_reduce.c ------------------------ */
 
-/* The kernels' phases, serially: tile totals, the carry per column, then
- * every thread's run from its tile prefix; the status as scan_fail and
- * scan_status_kernel leave it. Returns the chunk's status. */
+static struct red_fprod fp_of_cpu(const struct fprod *p)
+{
+	struct red_fprod d;
+
+	d.lo[0] = (u64)p->lo;
+	d.lo[1] = (u64)(p->lo >> 64);
+	d.hi[0] = (u64)p->hi;
+	d.hi[1] = (u64)(p->hi >> 64);
+	d.exp = p->exp;
+	d.flags = (p->nan ? RED_PNAN : 0) | (p->zero ? RED_PZERO : 0) |
+		  (p->inf ? RED_PINF : 0) | (p->neg ? RED_PNEG : 0);
+	return d;
+}
+
+static bool fp_same(const struct red_fprod &a, const struct red_fprod &b)
+{
+	return !memcmp(a.lo, b.lo, sizeof(a.lo)) && !memcmp(a.hi, b.hi, sizeof(a.hi)) &&
+	       a.exp == b.exp && a.flags == b.flags;
+}
+
+/* A double with structure: any bits, near 1, subnormal, or special. */
+static double rnd_double(void)
+{
+	u64 u = rnd();
+	double v;
+
+	switch (rnd() % 6) {
+	case 0: u &= 0x800fffffffffffffull; break;	/* subnormal or zero */
+	case 1: u = (u & 0x800fffffffffffffull) | 0x3ff0000000000000ull; break;
+	case 2: u = (u & 0x800fffffffffffffull) | 0x3fe0000000000000ull; break;
+	case 3:
+		if (rnd() % 8 == 0)
+			u = (u & 0x8000000000000000ull) |
+			    (rnd() & 1 ? 0x7ff0000000000000ull : 0x7ff8000000000000ull);
+		break;
+	default: break;
+	}
+	memcpy(&v, &u, 8);
+	return v;
+}
+
+/*
+ * scan_fprod against the CPU's fprod: of(x) is the bracket that
+ * fprod_mul_f64 makes of one factor; add (the one-factor step, and the
+ * full merge) is fprod_merge, field for field, the empty product on
+ * either side included; out is fprod_round (bits and whether it rounds).
+ * scan_iprod's add against iprod_merge.
+ */
+static void check_prod_monoids(void)
+{
+	typedef scan_fprod<double> F;
+	scan_cfg c;
+
+	memset(&c, 0, sizeof(c));
+	for (int i = 0; i < 100000; i++) {
+		struct fprod p, q, one;
+		struct red_fprod a, b, r;
+		int n = (int)(rnd() % 30), m = (int)(rnd() % 3);
+		double x = rnd_double();
+
+		fprod_init(&one);
+		fprod_mul_f64(&one, x);
+		b = F::of(x, c);
+		/* a factor's bracket is 1's bracket times it, exactly */
+		EXPECT(fp_same(b, x == x && x != 0 && !isinf(x) ? fp_of_cpu(&one) :
+			       red_fprod{ {}, {}, 0, fp_of_cpu(&one).flags }),
+		       "scan_fprod::of(%a)", x);
+		fprod_init(&p);
+		a = F::ident(c);
+		for (int j = 0; j < n; j++) {
+			double y = rnd_double();
+
+			fprod_mul_f64(&p, y);
+			a = F::add(a, F::of(y, c), c);
+		}
+		/* a from the empty product: compare with p where p has a
+		 * bracket, then multiply in one factor or a bracket */
+		fprod_init(&q);
+		r = F::ident(c);
+		for (int j = 0; j < m; j++) {
+			double y = rnd_double();
+
+			fprod_mul_f64(&q, y);
+			r = F::add(r, F::of(y, c), c);
+		}
+		if (a.hi[1])
+			EXPECT(fp_same(a, fp_of_cpu(&p)), "scan_fprod::add x%d", n);
+		if (a.hi[1] && r.hi[1]) {
+			struct red_fprod s = a;
+
+			fprod_merge(&p, &q);
+			s = F::add(s, r, c);
+			EXPECT(!memcmp(s.lo, fp_of_cpu(&p).lo, 16) &&
+			       !memcmp(s.hi, fp_of_cpu(&p).hi, 16) &&
+			       s.exp == p.exp, "scan_fprod::add of brackets");
+			/* the one-factor step against the full merge */
+			s = a;
+			red_p_merge(&s, &r);
+			EXPECT(fp_same(s, F::add(a, r, c)), "one-factor step != merge");
+		}
+		EXPECT(fp_same(F::add(a, F::ident(c), c), a) &&
+		       fp_same(F::add(F::ident(c), a, c), a), "empty product");
+		for (int f = XF_F16; f <= XF_F64; f++) {
+			struct fprod w;
+			struct scan_bad why;
+			uint64_t want;
+			u64 got;
+			bool okw, okg;
+
+			fprod_init(&w);
+			w.nan = a.flags & RED_PNAN;
+			w.zero = a.flags & RED_PZERO;
+			w.inf = a.flags & RED_PINF;
+			w.neg = a.flags & RED_PNEG;
+			if (a.hi[1]) {
+				w.lo = (u128)a.lo[1] << 64 | a.lo[0];
+				w.hi = (u128)a.hi[1] << 64 | a.hi[0];
+				w.exp = a.exp;
+			}
+			c.fmt = scan_fmts[f];
+			okw = fprod_round(&w, (enum xfmt)f, &want);
+			okg = F::out(a, c, &got, &why);
+			EXPECT(okw == okg && (!okw || want == got),
+			       "scan_fprod::out fmt %d: %d %llx, cpu %d %llx", f,
+			       okg, got, okw, (u64)want);
+		}
+	}
+	for (int i = 0; i < 100000; i++) {
+		typedef scan_iprod<long long> I;
+		struct iprod p, q;
+		struct red_iprod a = I::ident(c), b = I::ident(c);
+		int n = (int)(rnd() % 6), m = (int)(rnd() % 3);
+
+		iprod_init(&p);
+		iprod_init(&q);
+		for (int j = 0; j < n + m; j++) {
+			long long x = (long long)(rnd() >> (1 + rnd() % 63));
+
+			x = rnd() % 10 == 0 ? 0 : rnd() & 1 ? -x : x;
+			iprod_mul(j < n ? &p : &q, x);
+			if (j < n)
+				a = I::add(a, I::of(x, c), c);
+			else
+				b = I::add(b, I::of(x, c), c);
+		}
+		iprod_merge(&p, &q);
+		a = I::add(a, b, c);
+		EXPECT(p.overflow == !!(a.flags & RED_POVER) &&
+		       p.zero == !!(a.flags & RED_PZERO) &&
+		       p.neg == !!(a.flags & RED_PNEG) &&
+		       (p.overflow || p.mag == ((a.mag[0] | a.mag[1]) ?
+						(u128)a.mag[1] << 64 | a.mag[0] : 1)),
+		       "scan_iprod::add");
+	}
+}
+
+/* ---- 4. whole scans against cpu_scan ------------------------------------ */
+
+/* block_scan on the host, in the device's grouping (each warp's shuffle
+ * steps, then the warps' totals in order), for the first act threads, the
+ * others holding the empty prefix: ex[t] thread t's exclusive prefix, *tot
+ * (when not NULL) the block's total. A product's bracket depends on the
+ * grouping, so this is the device's, step for step. Adding the empty
+ * prefix changes nothing in any monoid, so the whole warps past act are
+ * left out (every thread of the device forms the same total: the warps'
+ * totals folded in order). */
+template <class Op>
+static void emu_block_scan(const scan_cfg &c, const typename Op::V *in,
+			   unsigned act, typename Op::V *ex, typename Op::V *tot)
+{
+	typedef typename Op::V V;
+	unsigned nt = (act + 31) / 32 * 32;
+	std::vector<V> inc(in, in + nt), o;
+	V sh[SCAN_WARPS];
+
+	for (unsigned d = 1; d < 32; d <<= 1) {
+		o = inc;
+		for (unsigned t = 0; t < nt; t++)
+			if (t % 32 >= d)
+				inc[t] = Op::add(o[t - d], o[t], c);
+	}
+	for (unsigned w = 0; w < nt / 32; w++)
+		sh[w] = inc[w * 32 + 31];
+	for (unsigned t = 0; t < nt; t++) {
+		V wp = Op::ident(c);
+
+		for (unsigned w = 0; w < t / 32; w++)
+			wp = Op::add(wp, sh[w], c);
+		ex[t] = t % 32 ? Op::add(wp, inc[t - 1], c) : wp;
+	}
+	if (tot) {
+		*tot = Op::ident(c);
+		for (unsigned w = 0; w < nt / 32; w++)
+			*tot = Op::add(*tot, sh[w], c);
+	}
+}
+
+/* Threads of tile `tile` that own records (the rest hold the empty
+ * prefix). */
+static unsigned emu_active(size_t nrec, size_t tile)
+{
+	size_t left = nrec - tile * SCAN_TILE;
+
+	return left >= SCAN_TILE ? SCAN_THREADS
+				 : (unsigned)((left + SCAN_ITEMS - 1) / SCAN_ITEMS);
+}
+
+/* scan_load: the totals of the first act threads' records of a tile. */
+template <class Op>
+static void emu_load(const scan_cfg &c, const typename Op::elem *in,
+		     unsigned C, unsigned col, size_t nrec, size_t tile,
+		     unsigned act, typename Op::V *thr)
+{
+	for (unsigned th = 0; th < (act + 31) / 32 * 32; th++) {
+		size_t r0 = tile * SCAN_TILE + (size_t)th * SCAN_ITEMS;
+
+		thr[th] = Op::ident(c);
+		for (int j = 0; j < SCAN_ITEMS; j++)
+			if (r0 + j < nrec)
+				thr[th] = Op::add(thr[th], Op::of(in[(r0 + j) * C + col], c), c);
+	}
+}
+
+/* The kernels' phases on the host, in their grouping: tile totals, the
+ * carry per column, then every thread's run from its tile prefix; the
+ * status as scan_fail and scan_status_kernel leave it. Returns the
+ * chunk's status. */
 template <class Op>
 static struct scan_status emu_chunk(const scan_cfg &c, unsigned C,
 				    std::vector<typename Op::V> &carry,
@@ -173,62 +448,69 @@ static struct scan_status emu_chunk(const scan_cfg &c, unsigned C,
 {
 	typedef typename Op::V V;
 	size_t ntiles = (nrec + SCAN_TILE - 1) / SCAN_TILE;
-	std::vector<V> tilev(C * ntiles);
+	std::vector<V> tilev(C * ntiles), thr(SCAN_THREADS), ex(SCAN_THREADS);
 	std::vector<scan_bad> bad(C * ntiles);
 	struct scan_status st;
+	V tot;
 
 	memset(&st, 0xff, sizeof(st));
 	for (unsigned col = 0; col < C; col++)
 		for (size_t t = 0; t < ntiles; t++) {
-			V tot = Op::ident(c);
+			unsigned act = emu_active(nrec, t);
 
-			for (size_t r = t * SCAN_TILE; r < nrec && r < (t + 1) * SCAN_TILE; r++)
-				tot = Op::add(tot, Op::of(in[r * C + col], c), c);
+			emu_load<Op>(c, in, C, col, nrec, t, act, thr.data());
+			emu_block_scan<Op>(c, thr.data(), act, ex.data(), &tot);
 			tilev[col * ntiles + t] = tot;
 		}
 	for (unsigned col = 0; col < C; col++)
-		for (size_t t = 0; t < ntiles; t++) {
-			V tot = tilev[col * ntiles + t];
+		for (size_t t0 = 0; t0 < ntiles; t0 += SCAN_THREADS) {
+			unsigned act = ntiles - t0 < SCAN_THREADS ?
+				       (unsigned)(ntiles - t0) : SCAN_THREADS;
 
-			tilev[col * ntiles + t] = carry[col];
+			for (unsigned th = 0; th < SCAN_THREADS; th++)
+				thr[th] = th < act ? tilev[col * ntiles + t0 + th]
+						   : Op::ident(c);
+			emu_block_scan<Op>(c, thr.data(), act, ex.data(), &tot);
+			for (unsigned th = 0; th < act; th++)
+				tilev[col * ntiles + t0 + th] =
+					Op::add(carry[col], ex[th], c);
 			carry[col] = Op::add(carry[col], tot, c);
 		}
 	for (unsigned col = 0; col < C; col++)
 		for (size_t t = 0; t < ntiles; t++) {
+			unsigned act = emu_active(nrec, t);
 			u64 least = SCAN_NONE;
-			__int128 lval = 0;
+			struct scan_bad lwhy = {};
 
-			for (unsigned th = 0; th < SCAN_THREADS; th++) {
+			emu_load<Op>(c, in, C, col, nrec, t, act, thr.data());
+			emu_block_scan<Op>(c, thr.data(), act, ex.data(), NULL);
+			for (unsigned th = 0; th < act; th++) {
 				size_t r0 = t * SCAN_TILE + (size_t)th * SCAN_ITEMS;
-				V run = tilev[col * ntiles + t];
+				V run = Op::add(tilev[col * ntiles + t], ex[th], c);
 				u64 key = SCAN_NONE, bits;
-				__int128 val = 0, v;
+				struct scan_bad fail = {}, why;
 
-				for (size_t r = t * SCAN_TILE; r < r0 && r < nrec; r++)
-					run = Op::add(run, Op::of(in[r * C + col], c), c);
 				for (int j = 0; j < SCAN_ITEMS && r0 + j < nrec; j++) {
 					size_t r = r0 + j;
 					V e = Op::of(in[r * C + col], c);
 
 					if (!c.excl)
 						run = Op::add(run, e, c);
-					if (Op::out(run, c, &bits, &v))
-						memcpy(out + (r * C + col) * osize, &bits, osize);
-					else if (key == SCAN_NONE) {
+					if (!Op::out(run, c, &bits, &why) && key == SCAN_NONE) {
 						key = (u64)r * C + col;
-						val = v;
+						fail = why;
 					}
+					memcpy(out + (r * C + col) * osize, &bits, osize);
 					if (c.excl)
 						run = Op::add(run, e, c);
 				}
 				if (key < least) {
 					least = key;
-					lval = val;
+					lwhy = fail;
 				}
 			}
 			if (c.can_fail && least != SCAN_NONE) {
-				bad[col * ntiles + t].lo = (u64)lval;
-				bad[col * ntiles + t].hi = (u64)((u128)lval >> 64);
+				bad[col * ntiles + t] = lwhy;
 				if (least < st.key)
 					st.key = least;
 			}
@@ -236,8 +518,7 @@ static struct scan_status emu_chunk(const scan_cfg &c, unsigned C,
 	if (st.key != SCAN_NONE) {
 		st.rec = st.key / C;
 		st.col = (unsigned)(st.key % C);
-		st.lo = bad[st.col * ntiles + st.rec / SCAN_TILE].lo;
-		st.hi = bad[st.col * ntiles + st.rec / SCAN_TILE].hi;
+		st.why = bad[st.col * ntiles + st.rec / SCAN_TILE];
 	}
 	return st;
 }
@@ -276,6 +557,7 @@ static int emu_scan_win(const struct gs_job *job, const void *data, size_t n,
 	scan_cfg c = scan_cfg_of(job);
 	unsigned C = job->columns, osize = (unsigned)type_size(job->out_type);
 	std::vector<sum_val<K>> carry(C, scan_sum<T, K, L>::ident(c));
+	std::vector<sum_val<1>> c1(C);
 	std::vector<sum_val<2>> c2(C);
 	std::vector<sum_val<3>> c3(C);
 	const T *in = (const T *)data;
@@ -288,9 +570,13 @@ static int emu_scan_win(const struct gs_job *job, const void *data, size_t n,
 		memset(&win, 0x7f, 2 * sizeof(int));
 		for (size_t i = 0; i < k * C; i++)
 			scan_win_term(in[f * C + i], &win.lo, &win.nhi);
-		scan_window<K, L>(&win, carry.data(), c2.data(), c3.data(), C, k);
+		scan_window<K, L>(&win, carry.data(), c1.data(), c2.data(),
+				  c3.data(), C, k);
 		c.w = win.w;
-		if (win.mode == 2)
+		if (win.mode == 1)
+			emu_chunk<scan_nsum<T, 1>>(c, C, c1, in + f * C, k, osize,
+						   out + f * C * osize);
+		else if (win.mode == 2)
 			emu_chunk<scan_nsum<T, 2>>(c, C, c2, in + f * C, k, osize,
 						   out + f * C * osize);
 		else if (win.mode == 3)
@@ -299,7 +585,8 @@ static int emu_scan_win(const struct gs_job *job, const void *data, size_t n,
 		else
 			emu_chunk<scan_sum<T, K, L>>(c, C, carry, in + f * C, k,
 						     osize, out + f * C * osize);
-		scan_widen<K, L>(&win, carry.data(), c2.data(), c3.data(), C);
+		scan_widen<K, L>(&win, carry.data(), c1.data(), c2.data(),
+				 c3.data(), C);
 		win_chunks[win.mode]++;
 		win_switches += last >= 0 && last != win.mode;
 		last = win.mode;
@@ -307,11 +594,18 @@ static int emu_scan_win(const struct gs_job *job, const void *data, size_t n,
 	return 0;
 }
 
+/* The same choice as scan_bind_type. */
 template <typename T, int K, int L>
 static int emu_type(const struct gs_job *job, const void *data, size_t n,
 		    size_t chunk, unsigned char *out, size_t *bad,
 		    struct gs_err *err)
 {
+	if (job->op == OP_PROD) {
+		if constexpr (scan_is_float<T>::value)
+			return emu_scan<scan_fprod<T>>(job, data, n, chunk, out, bad, err);
+		else
+			return emu_scan<scan_iprod<T>>(job, data, n, chunk, out, bad, err);
+	}
 	if (job->op == OP_SUM && K > 2)
 		return emu_scan_win<T, K, L>(job, data, n, chunk, out);
 	if (job->op == OP_SUM)
@@ -338,6 +632,8 @@ static int emu(const struct gs_job *job, const void *data, size_t n,
 	default: return emu_type<double, 34, -1074>(job, data, n, chunk, out, bad, err);
 	}
 }
+
+/* ---- data ---------------------------------------------------------------- */
 
 /* Random data of type t: a mode picks how hard (small values, full range,
  * wide exponents with cancellation, rare specials; for floats, 4: runs of
@@ -400,8 +696,552 @@ static void gen(enum gs_type t, void *data, size_t n, int mode)
 	}
 }
 
+/* ---- products: data ------------------------------------------------------ */
+
+/* Kinds of float factors for prod scans. */
+enum pkind {
+	P_BITS,		/* random bit patterns: NaN, inf, zeros, subnormals */
+	P_NEAR1,	/* [0.5, 2), both signs */
+	P_ULP,		/* 1 + ulp, now and then the value just below 1 */
+	P_BIG,		/* the top binades: the prefix overflows */
+	P_TINY,		/* subnormals and the lowest binades: it underflows */
+	P_SWING,	/* runs of 2^S then of 2^-S: far out of range and back */
+	P_ZEROS,	/* near 1 with signed zeros and infinities */
+	P_NANS,		/* near 1 with NaNs and -inf */
+	P_SMALLINT,	/* small odd integers and powers of two: exact, ties */
+	P_TIE,		/* engineered prefixes at or near a rounding tie */
+	P_NKINDS
+};
+
+/* Kinds of integer factors. */
+enum qkind {
+	Q_BITS,		/* random bits: past 2^128 soon */
+	Q_SMALL,	/* -3 .. 3 (0 .. 3 unsigned): zeros */
+	Q_SMALLNZ,	/* +-1 .. 3: the output type overflows, then 2^128 */
+	Q_ONES,		/* +-1, a rare zero: the sign alone */
+	Q_EXTREME,	/* the type's extremes and +-1 */
+	Q_ZFIRST,	/* random bits after an early zero: no overflow */
+	Q_EDGE,		/* factors whose product ends near 2^128, then +-1 */
+	Q_NKINDS
+};
+
+static const char *const pkind_name[P_NKINDS] = {
+	"bits", "near1", "ulp", "big", "tiny", "swing", "zeros", "nans",
+	"smallint", "tie",
+};
+static const char *const qkind_name[Q_NKINDS] = {
+	"bits", "small", "smallnz", "ones", "extreme", "zfirst", "edge",
+};
+
+/* Significand bits (hidden bit included) and largest exponent of the
+ * float types. */
+static int fmt_p(enum gs_type t)
+{
+	return scan_fmts[scan_xfmt(t)].p;
+}
+
+static int fmt_emax(enum gs_type t)
+{
+	return scan_fmts[scan_xfmt(t)].emax;
+}
+
+static double unif(void)
+{
+	return (double)(rnd() >> 11) * 0x1p-53;
+}
+
+/* Element i of a float array of type t: v rounded to t (exact where v is
+ * representable), or raw bits. */
+static void put_float(enum gs_type t, unsigned char *p, size_t i, double v)
+{
+	u64 b = round_f64(v, type_xfmt(t));
+
+	memcpy(p + i * type_size(t), &b, type_size(t));
+}
+
+static void put_bits(enum gs_type t, unsigned char *p, size_t i, u64 b)
+{
+	memcpy(p + i * type_size(t), &b, type_size(t));
+}
+
+static double get_float(enum gs_type t, const unsigned char *p, size_t i)
+{
+	uint16_t h;
+	float f;
+	double d;
+
+	switch (t) {
+	case GS_F16: memcpy(&h, p + i * 2, 2); return f16_to_f32(h);
+	case GS_BF16: memcpy(&h, p + i * 2, 2); return bf16_to_f32(h);
+	case GS_F32: memcpy(&f, p + i * 4, 4); return f;
+	default: memcpy(&d, p + i * 8, 8); return d;
+	}
+}
+
+/* Lists of integer factors whose product is 2^k + sign (sign -1 or +1),
+ * for near-ties: a prefix at a tie times them and 2^-k sits 2^-k
+ * (relative) off it. Found at start by trial division of 2^j -+ 1 (j <=
+ * 64) and of 2^2j - 1 = (2^j - 1)(2^j + 1); maxbits is the widest factor
+ * (an input type holds the list when it is at most its significand). */
+struct recipe {
+	int k, sign, maxbits;
+	std::vector<u64> f;
+};
+
+static std::vector<struct recipe> recipes;
+
+static int bitlen128(u128 v)
+{
+	return v >> 64 ? 128 - __builtin_clzll((u64)(v >> 64))
+		       : v ? 64 - __builtin_clzll((u64)v) : 0;
+}
+
+static bool factor(u128 n, const std::vector<u64> &primes, struct recipe *r)
+{
+	for (u64 p : primes) {
+		if ((u128)p * p > n)
+			break;
+		while (n % p == 0) {
+			r->f.push_back(p);
+			n /= p;
+		}
+	}
+	if (n > 1) {
+		if (n >> 53)
+			return false;	/* no input type holds it */
+		r->f.push_back((u64)n);
+	}
+	r->maxbits = 0;
+	for (u64 x : r->f)
+		r->maxbits = std::max(r->maxbits, bitlen128(x));
+	return true;
+}
+
+static void find_recipes(void)
+{
+	const unsigned lim = 1u << 20;
+	std::vector<bool> comp(lim);
+	std::vector<u64> primes;
+
+	for (unsigned i = 2; i < lim; i++) {
+		if (comp[i])
+			continue;
+		primes.push_back(i);
+		for (unsigned j = 2 * i; j < lim; j += i)
+			comp[j] = true;
+	}
+	for (int j = 2; j <= 64; j++) {
+		struct recipe m = { j, -1, 0, {} }, p = { j, 1, 0, {} };
+		bool okm = factor(((u128)1 << j) - 1, primes, &m);
+		bool okp = factor(((u128)1 << j) + 1, primes, &p);
+
+		if (okm)
+			recipes.push_back(m);
+		if (okp)
+			recipes.push_back(p);
+		if (okm && okp) {
+			struct recipe b = { 2 * j, -1, std::max(m.maxbits, p.maxbits), m.f };
+
+			b.f.insert(b.f.end(), p.f.begin(), p.f.end());
+			recipes.push_back(b);
+		}
+	}
+}
+
+/*
+ * One engineered column of nrec factors (exact in type t): an odd N of
+ * p_out + 1 bits (3^a 5^b 7^c), a tie of the output format; mostly times
+ * a recipe's 2^k +- 1 and 2^-k, so N (1 +- 2^-k): at k of 124 and more
+ * (f64 factors only), as near the tie as the brackets resolve. Pairs 2^j,
+ * 2^-j, a sign and ones around them, shuffled.
+ */
+static void gen_tie(enum gs_type t, enum gs_type ot, std::vector<double> &v,
+		    size_t nrec)
+{
+	int pin = fmt_p(t), pout = fmt_p(ot);
+	int step = t == GS_F16 ? 12 : 100;	/* powers of two t holds */
+	std::vector<double> f;
+	long long scale = 0;
+	u64 pick = rnd() % 4;	/* 0: the tie itself */
+
+	do {		/* random odd primes until N has pout + 1 bits */
+		u128 n = 1;
+
+		f.clear();
+		while (bitlen128(n) < pout + 1) {
+			int q = 3 + 2 * (int)(rnd() % 3);
+
+			n *= q;
+			f.push_back(q);
+		}
+		if (bitlen128(n) == pout + 1)
+			break;
+	} while (true);
+	if (pick) {
+		std::vector<const struct recipe *> ok;
+		int kmax = 0;
+
+		for (const struct recipe &r : recipes)
+			if (r.maxbits <= pin)
+				kmax = std::max(kmax, r.k);
+		/* half of them as near as t's factors get (f64: 2^-124 ..
+		 * 2^-128, where the brackets give out) */
+		for (const struct recipe &r : recipes)
+			if (r.maxbits <= pin && (pick == 1 || r.k >= kmax - 4))
+				ok.push_back(&r);
+		if (!ok.empty()) {
+			const struct recipe *r = ok[rnd() % ok.size()];
+
+			for (u64 x : r->f)
+				f.push_back((double)x);
+			scale -= r->k;
+		}
+	}
+	for (int i = (int)(rnd() % 4); i > 0; i--) {
+		int j = 1 + (int)(rnd() % step);
+
+		f.push_back(ldexp(1, j));
+		f.push_back(ldexp(1, -j));
+	}
+	while (scale < 0) {
+		int j = scale < -step ? step : (int)-scale;
+
+		f.push_back(ldexp(1, -j));
+		scale += j;
+	}
+	f[rnd() % f.size()] *= -1;
+	v.assign(nrec, 1.0);
+	for (size_t i = 0; i < f.size() && i < nrec; i++)
+		v[i] = f[i];
+	for (size_t i = nrec; i > 1; i--)
+		std::swap(v[i - 1], v[rnd() % i]);
+}
+
+static void gen_fprod(enum gs_type t, enum gs_type ot, unsigned char *p,
+		      size_t nrec, unsigned cols, int kind)
+{
+	const int pb = fmt_p(t), w = 8 * (int)type_size(t);
+	const u64 one = round_f64(1.0, type_xfmt(t)), sign = 1ull << (w - 1);
+	const u64 emaxf = 2 * (u64)fmt_emax(t) + 1;	/* the all-ones field */
+	const int S = t == GS_F16 ? 7 : t == GS_F64 ? 40 : 20;
+	std::vector<double> v;
+
+	for (unsigned c = 0; c < cols; c++) {
+		if (kind == P_TIE) {
+			gen_tie(t, ot, v, nrec);
+			for (size_t i = 0; i < nrec; i++)
+				put_float(t, p, i * cols + c, v[i]);
+			continue;
+		}
+		for (size_t i = 0; i < nrec; i++) {
+			size_t at = i * cols + c;
+			u64 r = rnd(), b;
+			double x;
+
+			switch (kind) {
+			case P_BITS:
+				put_bits(t, p, at, r);
+				continue;
+			case P_ULP:
+				put_bits(t, p, at, r % 5 ? one + 1 : one - 1);
+				continue;
+			case P_BIG:
+				b = emaxf - 1 - (r >> 40) % 3;
+				b = b << (pb - 1) | (r & ((1ull << (pb - 1)) - 1));
+				put_bits(t, p, at, b | (r >> 63 ? sign : 0));
+				continue;
+			case P_TINY:
+				b = (r >> 40) % 3 << (pb - 1) | (r & ((1ull << (pb - 1)) - 1));
+				put_bits(t, p, at, (b ? b : 1) | (r >> 63 ? sign : 0));
+				continue;
+			case P_SWING:
+				x = ldexp(1 + unif() / 2, i / 300 % 2 ? -S : S);
+				put_float(t, p, at, r >> 63 ? -x : x);
+				continue;
+			case P_SMALLINT:
+				x = r % 3 ? (double)(1 + r % 7 * 2) :
+					    ldexp(1, (int)((r >> 8) % 9) - 4);
+				put_float(t, p, at, r >> 63 ? -x : x);
+				continue;
+			default:
+				break;
+			}
+			x = (1 + unif()) * (r & 1 ? 0.5 : 1);	/* near 1 */
+			if (r >> 63)
+				x = -x;
+			if (kind == P_ZEROS && r % 60 == 7)
+				x = r & 2 ? -0.0 : 0.0;
+			if (kind == P_ZEROS && r % 300 == 11)
+				x = r & 2 ? -INFINITY : INFINITY;
+			if (kind == P_NANS && r % 100 == 3)
+				x = NAN;
+			if (kind == P_NANS && r % 150 == 5)
+				x = -INFINITY;
+			put_float(t, p, at, x);
+		}
+	}
+}
+
+/* An integer element of type t from a value (two's complement bits). */
+static void put_int(enum gs_type t, unsigned char *p, size_t i, long long v)
+{
+	memcpy(p + i * type_size(t), &v, type_size(t));
+}
+
+static void gen_iprod(enum gs_type t, unsigned char *p, size_t nrec,
+		      unsigned cols, int kind)
+{
+	const bool sgn = type_is_signed(t);
+	const int bits = 8 * (int)type_size(t);
+	const long long mone = sgn ? -1 : 1;
+	const u64 umax = bits == 64 ? ~0ull : (1ull << bits) - 1;
+
+	for (unsigned c = 0; c < cols; c++) {
+		size_t zat = nrec ? rnd() % (nrec / 10 + 1) : 0;
+		double lg = 0, goal = 125.5 + 3.5 * unif();
+
+		for (size_t i = 0; i < nrec; i++) {
+			size_t at = i * cols + c;
+			u64 r = rnd(), m;
+
+			switch (kind) {
+			case Q_BITS:
+				put_bits(t, p, at, r);
+				break;
+			case Q_SMALL:
+				put_int(t, p, at, sgn ? (long long)(r % 7) - 3 : (long long)(r % 4));
+				break;
+			case Q_SMALLNZ:
+				put_int(t, p, at, (long long)(1 + r % 3) * (sgn && r >> 63 ? -1 : 1));
+				break;
+			case Q_ONES:
+				put_int(t, p, at, r % 500 == 0 ? 0 : r & 1 ? 1 : mone);
+				break;
+			case Q_EXTREME:	/* min, max, +-1 */
+				put_bits(t, p, at, r % 4 == 0 ? (sgn ? 1ull << (bits - 1) : umax) :
+						   r % 4 == 1 ? (sgn ? umax >> 1 : umax) :
+						   (u64)(r & 4 ? 1 : mone));
+				break;
+			case Q_ZFIRST:
+				put_bits(t, p, at, i == zat ? 0 : r);
+				break;
+			default: {	/* Q_EDGE: mb-bit factors up to the goal */
+				int mb = 2 + (int)(rnd() % (unsigned)(bits - 1 - sgn));
+
+				if (lg >= goal) {
+					put_int(t, p, at, r & 1 ? 1 : mone);
+					break;
+				}
+				m = r >> (64 - mb) | 1ull << (mb - 1);
+				lg += log2((double)m);
+				put_bits(t, p, at, sgn && rnd() % 2 ? 0 - m : m);
+				break;
+			}
+			}
+		}
+	}
+}
+
+/* ---- products: the exact prefix ----------------------------------------- */
+
+/* The exact product of one column's factors so far: the odd part of the
+ * finite nonzero factors' product as a bignum w (w[0] is odd) times 2^e,
+ * and the flags. Rounded to a format from its top 128 bits with a sticky
+ * bit for the rest: an independent check of every rounded output. */
+struct oracle {
+	std::vector<u64> w;
+	long long e;
+	bool nan, zero, inf, neg, gave_up;
+};
+
+/* Bignums past this many limbs take too long here (quadratic). */
+#define ORACLE_LIMBS 2048
+
+static void oracle_init(struct oracle *o)
+{
+	o->w.assign(1, 1);
+	o->e = 0;
+	o->nan = o->zero = o->inf = o->neg = o->gave_up = false;
+}
+
+static void oracle_mul(struct oracle *o, double v)
+{
+	struct exact_term t;
+	u64 m, carry = 0;
+	int z;
+
+	o->neg ^= signbit(v) != 0;
+	if (isnan(v) || isinf(v) || v == 0) {
+		o->nan |= isnan(v) != 0;
+		o->inf |= isinf(v) != 0;
+		o->zero |= v == 0;
+		return;
+	}
+	t = exact_f64(v);
+	m = (u64)(t.m < 0 ? -t.m : t.m);
+	z = __builtin_ctzll(m);
+	m >>= z;
+	o->e += t.e + z;
+	if (m == 1 || o->gave_up)
+		return;
+	if (o->w.size() > ORACLE_LIMBS) {
+		o->gave_up = true;
+		return;
+	}
+	for (u64 &x : o->w) {
+		u128 p = (u128)x * m + carry;
+
+		x = (u64)p;
+		carry = (u64)(p >> 64);
+	}
+	if (carry)
+		o->w.push_back(carry);
+}
+
+/* Bits [pos, pos + 64) of w. */
+static u64 big_bits(const std::vector<u64> &w, size_t pos)
+{
+	size_t i = pos / 64, s = pos % 64;
+	u64 lo = i < w.size() ? w[i] >> s : 0;
+	u64 hi = s && i + 1 < w.size() ? w[i + 1] << (64 - s) : 0;
+
+	return lo | hi;
+}
+
+/* The correctly rounded prefix in format f, or false (gave up). */
+static bool oracle_round(const struct oracle *o, int f, u64 *bits)
+{
+	const struct scan_fmt &d = scan_fmts[f];
+	size_t nb, sh;
+	u128 m;
+
+	if (o->nan || (o->zero && o->inf)) {
+		*bits = d.nan;
+		return true;
+	}
+	if (o->inf || o->zero) {
+		*bits = (u64)o->neg << (d.width - 1) | (o->inf ? d.inf : 0);
+		return true;
+	}
+	if (o->gave_up)
+		return false;
+	nb = 64 * o->w.size() - (size_t)__builtin_clzll(o->w.back());
+	sh = nb > 128 ? nb - 128 : 0;
+	m = (u128)big_bits(o->w, sh + 64) << 64 | big_bits(o->w, sh);
+	/* w[0] is odd: anything cut off below is nonzero, a sticky bit far
+	 * below the rounding point */
+	if (sh)
+		m |= 1;
+	*bits = round_u128(m, o->e + (long long)sh, o->neg, (enum xfmt)f);
+	return true;
+}
+
+/* ---- comparing ----------------------------------------------------------- */
+
+/* Outcomes of the prod scans. Float: both wrote every output (equal), both
+ * failed at the same element with the same message, or one side failed
+ * first (where the other rounded), or both at one record in other
+ * columns; outputs checked against the exact prefix. Integer: both wrote
+ * everything, both failed alike (overflow of the type, of 128 bits). */
+static unsigned long long pf_ok, pf_fail, pf_cpu_first, pf_gpu_first,
+	pf_other_col, pf_oracle, pi_ok, pi_type, pi_wide;
+
+/* Every output of column col the CPU (written: cw records) and the
+ * emulation (gw) wrote against the exact prefix, until the bignum grows
+ * too large for this test. */
+static void oracle_check(const struct gs_job *job, const unsigned char *in,
+			 unsigned col, const unsigned char *cout,
+			 size_t cw, const unsigned char *gout, size_t gw,
+			 const char *what)
+{
+	unsigned C = job->columns, osz = (unsigned)type_size(job->out_type);
+	int f = (int)type_xfmt(job->out_type);
+	struct oracle o;
+	size_t n = std::max(cw, gw);
+
+	oracle_init(&o);
+	for (size_t r = 0; r < n; r++) {
+		double x = get_float(job->dtype.type, in, r * C + col);
+		u64 want, got;
+
+		if (!job->exclusive)
+			oracle_mul(&o, x);
+		if (!oracle_round(&o, f, &want))
+			return;
+		pf_oracle++;
+		if (r < cw) {
+			got = 0;
+			memcpy(&got, cout + (r * C + col) * osz, osz);
+			EXPECT(got == want, "%s: cpu output %zu col %u %llx, exact %llx",
+			       what, r, col, got, want);
+		}
+		if (r < gw) {
+			got = 0;
+			memcpy(&got, gout + (r * C + col) * osz, osz);
+			EXPECT(got == want, "%s: gpu output %zu col %u %llx, exact %llx",
+			       what, r, col, got, want);
+		}
+		if (job->exclusive)
+			oracle_mul(&o, x);
+	}
+}
+
+/*
+ * A prod scan's results. The records before the first failure on either
+ * side are written by both and must be equal. Integers (and every other
+ * op) must fail alike. A float prefix near a rounding tie may fail on one
+ * side only (the brackets differ with the grouping): counted, and every
+ * float output is checked against the exact prefix.
+ */
+static void compare_prod(const struct gs_job *job, const unsigned char *in,
+			 size_t nrec, int crc, size_t cbad,
+			 const struct gs_err &cerr, const unsigned char *cout,
+			 int grc, size_t gbad, const struct gs_err &gerr,
+			 const unsigned char *gout, const char *what)
+{
+	size_t cw = crc ? cbad : nrec, gw = grc ? gbad : nrec;
+	size_t rec = job->columns * type_size(job->out_type);
+	bool same = crc == grc && (!crc || (cbad == gbad && !strcmp(cerr.what, gerr.what)));
+	static int notes;
+
+	EXPECT(!memcmp(cout, gout, std::min(cw, gw) * rec),
+	       "%s: the written outputs differ", what);
+	if (!type_is_float(job->dtype.type)) {
+		EXPECT(same, "%s: cpu %d at %zu '%s', gpu %d at %zu '%s'", what,
+		       crc, cbad, crc ? cerr.what : "", grc, gbad,
+		       grc ? gerr.what : "");
+		pi_ok += same && !crc;
+		pi_type += same && crc && strstr(cerr.what, "(try --out-type)");
+		pi_wide += same && crc && strstr(cerr.what, "128 bits");
+		return;
+	}
+	if (same) {
+		pf_ok += !crc;
+		pf_fail += crc != 0;
+		EXPECT(!crc || strstr(cerr.what, "cannot be rounded exactly"),
+		       "%s: %s", what, cerr.what);
+	} else if (cw == gw) {
+		pf_other_col++;
+	} else {
+		pf_cpu_first += cw < gw;
+		pf_gpu_first += gw < cw;
+		if (notes++ < 6)
+			printf("note: %s: the %s could not round element %zu ('%s'), "
+			       "the %s %s\n", what, cw < gw ? "CPU" : "GPU",
+			       std::min(cw, gw), cw < gw ? cerr.what : gerr.what,
+			       cw < gw ? "GPU" : "CPU",
+			       (cw < gw ? grc : crc) ? "failed later" : "rounded every one");
+	}
+	if (nrec * job->columns <= 30000)
+		for (unsigned col = 0; col < job->columns; col++)
+			oracle_check(job, in, col, cout, cw, gout, gw, what);
+}
+
+/* kind: gen's mode, or for prod scans a pkind / qkind. chunk 0: one of the
+ * awkward sizes at random. */
 static void check_scan_one(enum gs_type t, enum gs_op op, enum gs_type ot,
-			   bool excl, unsigned cols, size_t nrec, int mode)
+			   bool excl, unsigned cols, size_t nrec, int kind,
+			   size_t chunk = 0)
 {
 	struct gs_job job;
 	size_t n = nrec * cols, osz = type_size(ot), cbad = 0, gbad = 0;
@@ -410,7 +1250,8 @@ static void check_scan_one(enum gs_type t, enum gs_op op, enum gs_type ot,
 	std::vector<struct red_col> state(cols);
 	struct gs_err cerr, gerr;
 	size_t chunks[] = { 1, 7, SCAN_TILE - 1, SCAN_TILE, SCAN_TILE + 1, 5000, nrec };
-	void *scratch = malloc(cpu_scan_scratch_size(&job));
+	void *scratch;
+	char what[160];
 	int crc, grc;
 
 	memset(&job, 0, sizeof(job));
@@ -420,37 +1261,54 @@ static void check_scan_one(enum gs_type t, enum gs_op op, enum gs_type ot,
 	job.op = op;
 	job.exclusive = excl;
 	job.out_type = ot;
-	gen(t, data.data(), n, mode);
+	if (op != OP_PROD)
+		gen(t, data.data(), n, kind);
+	else if (type_is_float(t))
+		gen_fprod(t, ot, data.data(), nrec, cols, kind);
+	else
+		gen_iprod(t, data.data(), nrec, cols, kind);
+	scratch = malloc(cpu_scan_scratch_size(&job));
 	reduce_kernels.acc_init(&job, state.data());
 	crc = cpu_scan(&job, state.data(), scratch, data.data(), nrec, cout.data(),
 		       &cbad, &cerr);
 	free(scratch);
-	size_t chunk = chunks[rnd() % (sizeof(chunks) / sizeof(chunks[0]))];
-
+	if (!chunk)
+		chunk = chunks[rnd() % (sizeof(chunks) / sizeof(chunks[0]))];
 	if (chunk == 0)
 		chunk = 1;
 	grc = emu(&job, data.data(), nrec, chunk, gout.data(), &gbad, &gerr);
-	EXPECT(crc == grc, "%s op %d -> %s excl %d cols %u n %zu: rc cpu %d emu %d (%s)",
-	       type_name(t), op, type_name(ot), excl, cols, nrec, crc, grc,
-	       crc ? cerr.what : gerr.what);
-	if (crc != grc)
-		return;
+	snprintf(what, sizeof(what), "%s op %d %s -> %s excl %d cols %u n %zu chunk %zu",
+		 type_name(t), op, op != OP_PROD ? "" : type_is_float(t) ?
+		 pkind_name[kind] : qkind_name[kind], type_name(ot), excl, cols,
+		 nrec, chunk);
 	scans++;
 	scan_errors += crc != 0;
+	if (op == OP_PROD) {
+		compare_prod(&job, data.data(), nrec, crc, cbad, cerr, cout.data(),
+			     grc, gbad, gerr, gout.data(), what);
+		return;
+	}
+	EXPECT(crc == grc, "%s mode %d: rc cpu %d emu %d (%s)", what, kind, crc,
+	       grc, crc ? cerr.what : gerr.what);
+	if (crc != grc)
+		return;
 	if (crc) {
 		EXPECT(cbad == gbad && !strcmp(cerr.what, gerr.what),
-		       "%s op %d -> %s: error cpu '%s' at %zu, emu '%s' at %zu",
-		       type_name(t), op, type_name(ot), cerr.what, cbad, gerr.what, gbad);
+		       "%s: error cpu '%s' at %zu, emu '%s' at %zu", what,
+		       cerr.what, cbad, gerr.what, gbad);
+		EXPECT(!memcmp(cout.data(), gout.data(), cbad * cols * osz),
+		       "%s: the outputs before the error differ", what);
 		return;
 	}
 	size_t at = 0;
 
 	while (at < n * osz && cout[at] == gout[at])
 		at++;
-	EXPECT(at == n * osz, "%s op %d -> %s excl %d cols %u n %zu mode %d chunk %zu: "
-	       "output differs at element %zu", type_name(t), op, type_name(ot),
-	       excl, cols, nrec, mode, chunk, at / osz);
+	EXPECT(at == n * osz, "%s mode %d: output differs at element %zu", what,
+	       kind, at / osz);
 }
+
+/* ---- drivers ------------------------------------------------------------- */
 
 static void check_scans(void)
 {
@@ -488,18 +1346,66 @@ static void check_windows(void)
 			       modes[rnd() % 3]);
 }
 
+/* prod scans: every input and output type, every kind of data, 1-3
+ * columns, --exclusive or not, chunk splits; then near-ties, and long
+ * runs whose chunks have more tiles than the carry kernel's block. */
+static void check_prods(void)
+{
+	static const size_t sizes[] = { 0, 1, 2, 3, 9, 100, SCAN_TILE + 3,
+					3 * SCAN_TILE + 17, 7000 };
+	const size_t nsizes = sizeof(sizes) / sizeof(sizes[0]);
+
+	for (int t = GS_U8; t < GS_NTYPES; t++) {
+		bool flt = type_is_float((enum gs_type)t);
+
+		for (int ot = flt ? GS_F16 : GS_U8; ot < GS_NTYPES; ot++)
+			for (int k = 0; k < (flt ? (int)P_NKINDS : (int)Q_NKINDS); k++)
+				for (int r = 0; r < 2; r++)
+					check_scan_one((enum gs_type)t, OP_PROD,
+						       (enum gs_type)ot, rnd() & 1,
+						       1 + (unsigned)(rnd() % 3),
+						       sizes[rnd() % nsizes], k);
+	}
+	for (int i = 0; i < 1600; i++)
+		check_scan_one((enum gs_type)(GS_F16 + i % 4), OP_PROD,
+			       (enum gs_type)(GS_F16 + i / 4 % 4), rnd() & 1,
+			       1 + (unsigned)(rnd() % 2), 50 + rnd() % 3000, P_TIE);
+	/* 600000 records: 293 tiles, two rounds of the carry kernel */
+	for (int k : { P_ULP, P_NEAR1, P_SWING, P_ZEROS })
+		check_scan_one(GS_F32, OP_PROD, k == P_SWING ? GS_F64 : GS_F32,
+			       rnd() & 1, 1, 600000, k, k == P_ULP ? 300000 : 600000);
+	check_scan_one(GS_F64, OP_PROD, GS_F64, true, 1, 600000, P_NEAR1);
+	check_scan_one(GS_I16, OP_PROD, GS_I64, false, 1, 600000, Q_ONES);
+	check_scan_one(GS_U8, OP_PROD, GS_F32, true, 2, 300000, Q_ONES);
+}
+
 int main(void)
 {
+	find_recipes();
 	check_round();
 	check_sum_round();
+	check_prod_monoids();
 	check_scans();
 	check_windows();
-	printf("scan_host_check: %llu checks (%llu scans, %llu of them "
-	       "overflow errors), %llu failed\n", checks, scans, scan_errors, fails);
-	printf("float sum chunks: %llu wide, %llu in 2 limbs, %llu in 3, "
-	       "%llu mode switches\n", win_chunks[0], win_chunks[2],
-	       win_chunks[3], win_switches);
-	EXPECT(win_chunks[0] && win_chunks[2] && win_chunks[3] && win_switches,
+	check_prods();
+	EXPECT(win_chunks[0] && win_chunks[1] && win_chunks[2] &&
+	       win_chunks[3] && win_switches,
 	       "every window mode and a switch between them replayed");
+	EXPECT(pf_ok && pf_fail && pi_ok && pi_type && pi_wide,
+	       "prod scans of every outcome replayed");
+	printf("float sum chunks: %llu wide, %llu in 1 limb, %llu in 2, %llu "
+	       "in 3, %llu mode switches\n", win_chunks[0], win_chunks[1],
+	       win_chunks[2], win_chunks[3], win_switches);
+	printf("float prod scans: %llu both wrote every output (equal), %llu "
+	       "both failed alike; one side failed first: the CPU %llu, the "
+	       "GPU %llu; %llu failed at one record in other columns; %llu "
+	       "outputs checked against the exact prefix\n", pf_ok, pf_fail,
+	       pf_cpu_first, pf_gpu_first, pf_other_col, pf_oracle);
+	printf("integer prod scans: %llu both wrote every output (equal), "
+	       "both failed alike: %llu overflowing the output type, %llu "
+	       "past 128 bits\n", pi_ok, pi_type, pi_wide);
+	printf("scan_host_check: %llu checks (%llu scans, %llu of them "
+	       "errors on the CPU), %llu failed\n", checks, scans, scan_errors,
+	       fails);
 	return fails != 0;
 }
