@@ -1,0 +1,38 @@
+#!/bin/sh
+# The GPU kernels' arithmetic on the host, no GPU needed: each check
+# #includes a cuda/*_kernels.cu, replays the kernels' grouping (threads,
+# blocks, tiles, chunks, streams) with their __host__ __device__ code and
+# compares the result with the CPU backend's, bit for bit:
+#   exact_host       the exact sums' window paths against struct xsum
+#   prod_host_check  reduce --op prod against cpu_reduce.c
+#   scan_host_check  every scan (ops, types, output types, windows)
+#                    against cpu_scan.c
+# Skipped with a note where nvcc is missing (it compiles them), and under
+# make asan (the same code, minutes longer; the C objects it links are the
+# plain build's).
+cd "$(dirname "$0")/.." || exit 2
+NVCC=${NVCC:-nvcc}
+if ! command -v "$NVCC" >/dev/null 2>&1; then
+	echo "gpu_host: note: skipped ($NVCC not found)"
+	echo "gpu_host: 0 passed, 0 failed"
+	exit 0
+fi
+if [ -n "${GPUSTAT_ASAN:-}" ]; then
+	echo "gpu_host: note: skipped under ASan (run by make check)"
+	echo "gpu_host: 0 passed, 0 failed"
+	exit 0
+fi
+pass=0
+fail=0
+for c in exact_host prod_host_check scan_host_check; do
+	if sh "tests/gpu/$c.sh" > "build/$c.log" 2>&1; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		tail -5 "build/$c.log"
+		echo "FAIL $c (build/$c.log)"
+	fi
+	tail -1 "build/$c.log" | sed "s/^/gpu_host: note: /"
+done
+echo "gpu_host: $pass passed, $fail failed"
+[ $fail -eq 0 ]
