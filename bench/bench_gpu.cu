@@ -234,6 +234,11 @@ int main(int argc, char **argv)
 	row("gpustat scan f32 (exact, read+write)", 2 * bytes, ours_scan(&job, x, y, n, nsm), cub_scan);
 	job.dtype.type = job.out_type = GS_F64;
 	row("gpustat scan f64 (exact, read+write)", 2 * bytes, ours_scan(&job, out, y, n / 2, nsm), cub_scan);
+	/* values over some 90 binades: past a one-limb window */
+	job.dtype.type = job.out_type = GS_F32;
+	widen_f32<<<nsm * 4, 256>>>(x, out, n);
+	CK(cudaDeviceSynchronize());
+	row("gpustat scan f32, 1/64 at 2^40", 2 * bytes, ours_scan(&job, out, y, n, nsm), cub_scan);
 	job.dtype.type = GS_I32;
 	job.out_type = GS_I64;
 	row("gpustat scan i32 -> i64 (read+write)", bytes + bytes / 2,

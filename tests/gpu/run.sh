@@ -114,6 +114,7 @@ scan_runs() {
 	cmp_run "scan $t" scan -t $t "$f.s"
 	cmp_run "scan --exclusive $t" scan --exclusive -t $t "$f.s"
 	cmp_run "scan min $t" scan --op min -t $t "$f.s"
+	cmp_run "scan prod $t" scan --op prod -t $t "$f.s"
 	cmp_run "scan max -c3 $t" scan --op max -c 3 -t $t "$f.s"
 	cmp_run "scan -c4 $t" scan -c 4 -t $t "$f.s"
 	case $t in
@@ -173,11 +174,20 @@ if want faults; then
 	say "16 streams of 6 GiB chunks (96 GiB) on an 80 GiB GPU: $(echo $r | tr '\n' ' ')"
 	r=$(gs sum --backend cuda --chunk-size 200G "$D/r.f32" 2>&1 >/dev/null; echo "exit $?")
 	say "chunk larger than host memory: $(echo $r | tr '\n' ' ')"
+	# a scan keeps what it wrote before the fault: a prefix of the CPU's
+	gs scan -t f32 --backend cpu "$D/r.f32" > "$D/scan.ref"
 	for args in "sum -t f32 $D/r.f32" "hist -t u8 $D/r.u8" "scan -t f32 $D/r.f32" \
 		    "reduce --op prod -t f64 $D/r.f64"; do
 		for at in 1 2 7; do
 			r=$(GPUSTAT_FAULT_CHUNK=$at timeout 60 $G $args --backend cuda --chunk-size 16M 2>&1 >"$D/fault.out"; echo "exit $?")
-			say "kernel fault in chunk $at of $(echo $args | cut -d' ' -f1-3): $(echo $r | tr '\n' ' ')(stdout $(wc -c < "$D/fault.out") bytes)"
+			n=$(wc -c < "$D/fault.out")
+			case $args in
+			scan*) cmp -s -n "$n" "$D/fault.out" "$D/scan.ref" &&
+				n="$n bytes, equal to the CPU's first $n" ||
+				n="$n bytes, NOT the CPU's" ;;
+			*) n="$n bytes" ;;
+			esac
+			say "kernel fault in chunk $at of $(echo $args | cut -d' ' -f1-3): $(echo $r | tr '\n' ' ')(stdout $n)"
 		done
 	done
 	r=$(CUDA_VISIBLE_DEVICES= $G sum --backend cuda "$D/r.f32" 2>&1 >/dev/null; echo "exit $?")
@@ -196,7 +206,8 @@ if want sanitizer && command -v compute-sanitizer >/dev/null 2>&1; then
 			    "hist -t u8 $D/small.u8" "hist -t f32 --bins 50 --range -1:1 $D/small.f32" \
 			    "dot -t f64 $D/small.f64 $D/small.f64" "reduce --op max -t i16 $D/small.i16" \
 			    "reduce --op prod -t f32 $D/small.f32" \
-			    "scan -t f32 $D/small.f32" "scan -t u16 -c 3 $D/small.u16"; do
+			    "scan -t f32 $D/small.f32" "scan -t u16 -c 3 $D/small.u16" \
+			    "scan --op prod -t f64 $D/small.f64"; do
 			timeout 120 compute-sanitizer --tool $tool --error-exitcode 9 $G $args \
 				--backend cuda --chunk-size 1M > /dev/null 2>> "$OUT/sanitizer.log"
 			echo "$tool $args: exit $?" >> "$OUT/sanitizer.log"
