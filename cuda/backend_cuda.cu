@@ -26,6 +26,7 @@
 #include <condition_variable>
 #include <mutex>
 #include <new>
+#include <system_error>
 #include <thread>
 #include <stdio.h>
 #include <stdlib.h>
@@ -364,7 +365,11 @@ static int scan_open(struct cuda_ctx *c, struct gs_err *err)
 		CUDA_TRY(err, cudaHostAlloc(&so->slot[i].status,
 					    gpu_scan_status_bytes(), cudaHostAllocDefault));
 	}
-	so->writer = std::thread(scan_writer, so, c->env.device);
+	try {
+		so->writer = std::thread(scan_writer, so, c->env.device);
+	} catch (const std::system_error &) {
+		return gs_fail(err, GS_ERUNTIME, "cuda", "cannot start a thread");
+	}
 	return 0;
 }
 
@@ -485,7 +490,11 @@ static int open_streams(struct cuda_ctx *c, struct gs_err *err)
 			CUDA_TRY(err, cudaEventCreateWithFlags(&c->ev[i][j],
 							       cudaEventBlockingSync));
 	c->rel.env = &c->env;
-	c->rel.th = std::thread(releaser_main, &c->rel);
+	try {
+		c->rel.th = std::thread(releaser_main, &c->rel);
+	} catch (const std::system_error &) {
+		return gs_fail(err, GS_ERUNTIME, "cuda", "cannot start a thread");
+	}
 	return 0;
 }
 

@@ -127,7 +127,9 @@ static const struct scan_fmt scan_fmts[] = {
 struct scan_cfg {
 	int op;			/* OP_SUM, OP_MIN ... OP_XOR */
 	bool excl;
-	bool can_fail;		/* an integer scan into an integer type */
+	bool can_fail;		/* an integer scan into an integer type, or a
+				 * product (overflow, a bracket that cannot
+				 * round) */
 	bool ofloat, osigned;
 	unsigned osize;		/* bytes of an output element */
 	struct scan_fmt fmt;	/* the output's, when ofloat */

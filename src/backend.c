@@ -66,6 +66,13 @@ static const struct backend *select_cuda(enum backend_choice choice,
 		*why = "scans stay on the CPU unless --backend cuda";
 		return &backend_cpu;
 	}
+	if (job->cmd == CMD_REDUCE && job->op == OP_PROD) {
+		/* the hybrid's split between CPU and GPU chunks depends on
+		 * when the GPU is ready, and so do a float product's brackets:
+		 * a near-tie could round in one run and stop in the next */
+		*why = "products stay on the CPU unless --backend cuda";
+		return &backend_cpu;
+	}
 	if (input_bytes >= 0 && input_bytes < AUTO_GPU_MIN_BYTES) {
 		snprintf(reason, sizeof(reason), "a %lld-byte input is done before "
 			 "a GPU could start", (long long)input_bytes);

@@ -4,6 +4,6 @@
 # objects (make).
 cd "$(dirname "$0")/../.." || exit 2
 objs="build/cpu_reduce.o build/xsum.o build/types.o"
-nvcc -std=c++17 -O2 -Isrc -Xcompiler -Wall,-Wextra -o build/prod_host_check \
+${NVCC:-nvcc} -std=c++17 -O2 -Isrc -Xcompiler -Wall,-Wextra -o build/prod_host_check \
 	tests/gpu/prod_host_check.cu $objs -lm || exit 1
 exec build/prod_host_check

@@ -216,6 +216,8 @@ if want sanitizer && command -v compute-sanitizer >/dev/null 2>&1; then
 	say "compute-sanitizer: $(grep -c 'exit 0$' "$OUT/sanitizer.log") clean, $(grep -c 'exit [1-9]' "$OUT/sanitizer.log") not"
 	grep 'exit [1-9]' "$OUT/sanitizer.log" >> "$summary"
 	lap sanitizer
+elif want sanitizer; then
+	say "compute-sanitizer: not found"
 fi
 
 # 5. bench
@@ -234,3 +236,10 @@ echo
 [ -f "$OUT/bench_e2e.txt" ] && cat "$OUT/bench_e2e.txt"
 echo
 cat "$summary"
+# The exit status: 1 if any check above failed (a FAIL line, a fault
+# output that differs from the CPU's, a sanitizer finding, fewer than 4 of
+# 4 processes equal, a run that timed out), so a caller need not read the
+# summary.
+if grep -qE 'FAIL|[1-9][0-9]* failed|NOT the CPU|: exit [1-9]|exit 124|[0-3] of 4 equal|not found' "$summary"; then
+	exit 1
+fi

@@ -4,6 +4,6 @@
 # (make).
 cd "$(dirname "$0")/../.." || exit 2
 objs="build/cpu_scan.o build/cpu_reduce.o build/xsum.o build/types.o"
-nvcc -std=c++17 -O2 -Isrc -Xcompiler -Wall,-Wextra -o build/scan_host_check \
+${NVCC:-nvcc} -std=c++17 -O2 -Isrc -Xcompiler -Wall,-Wextra -o build/scan_host_check \
 	tests/gpu/scan_host_check.cu $objs -lm || exit 1
 exec build/scan_host_check
