@@ -24,11 +24,8 @@
  *      float prod output either side wrote is also checked against the
  *      exact prefix (a bignum) correctly rounded.
  *
- * Build and run (from the repository root, after make):
- *   nvcc -std=c++17 -O2 -Xcompiler -Wall,-Wextra -I src \
- *     tests/gpu/scan_host_check.cu build/cpu_scan.o build/cpu_reduce.o \
- *     build/xsum.o build/types.o -o /tmp/scan_host_check -lm
- *   /tmp/scan_host_check
+ * Build and run (after make): sh tests/gpu/scan_host_check.sh; make check
+ * runs it through tests/test_gpu_host.sh wherever nvcc is found.
  */
 #include <math.h>
 #include <stdio.h>
