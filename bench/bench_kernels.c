@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 #include "acc.h"
+#include "cpu_red.h"
 
 #define REPEATS 3
 
@@ -154,8 +155,35 @@ static void gen_one(unsigned char *p, enum gs_type t)
 	}
 }
 
-/* --gen TYPE MIB: write MIB MiB of random TYPE elements to stdout. */
-static int gen(const char *type, size_t mib)
+/* Elements whose products stay in range, for prod: floats 1 + u * 2^-10
+ * (|u| < 1/2, correctly rounded to the type), each negative with chance
+ * 1/2; integers +-1 (signed types) with a 3 about every n / 50 elements,
+ * at most 60 of them, so the product stays below 2^96. */
+static void gen_near1(unsigned char *p, enum gs_type t, size_t n)
+{
+	static unsigned threes;
+	uint64_t r = next();
+	uint64_t bits;
+
+	if (type_is_float(t)) {
+		double v = 1 + ((double)(r >> 11) * 0x1p-53 - 0.5) * 0x1p-10;
+
+		bits = round_f64(r & 1 ? -v : v, type_xfmt(t));
+	} else {
+		long long v = type_is_signed(t) && (r & 2) ? -1 : 1;
+
+		if (r % (n / 50 + 1) == 0 && threes < 60) {
+			v *= 3;
+			threes++;
+		}
+		bits = (uint64_t)v;
+	}
+	memcpy(p, &bits, type_size(t));	/* little-endian: the low bytes */
+}
+
+/* --gen TYPE MIB: write MIB MiB of random TYPE elements to stdout;
+ * --gen-near1 TYPE MIB: elements for products (gen_near1). */
+static int gen(const char *type, size_t mib, bool near1)
 {
 	struct gs_dtype d;
 	bool explicit;
@@ -167,8 +195,12 @@ static int gen(const char *type, size_t mib)
 	size_t sz = type_size(d.type);
 
 	for (size_t i = 0; i < mib; i++) {
-		for (size_t j = 0; j < block; j += sz)
-			gen_one(buf + j, d.type);
+		for (size_t j = 0; j < block; j += sz) {
+			if (near1)
+				gen_near1(buf + j, d.type, mib * block / sz);
+			else
+				gen_one(buf + j, d.type);
+		}
 		if (fwrite(buf, 1, block, stdout) != block)
 			return 1;
 	}
@@ -179,7 +211,9 @@ static int gen(const char *type, size_t mib)
 int main(int argc, char **argv)
 {
 	if (argc == 4 && strcmp(argv[1], "--gen") == 0)
-		return gen(argv[2], (size_t)atol(argv[3]));
+		return gen(argv[2], (size_t)atol(argv[3]), false);
+	if (argc == 4 && strcmp(argv[1], "--gen-near1") == 0)
+		return gen(argv[2], (size_t)atol(argv[3]), true);
 
 	size_t bytes = (size_t)(argc > 1 ? atof(argv[1]) : 256) << 20;
 	void *a = malloc(bytes), *b = malloc(bytes);

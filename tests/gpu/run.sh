@@ -56,6 +56,9 @@ build/bench_kernels --gen f32 "$MIB" > "$D/r2.f32" &
 wait
 for t in u8 i8 u16 i16 u32 i32 u64 i64 f16 bf16 f32 f64; do
 	head -c 25165824 "$D/r.$t" > "$D/r.$t.s"	# 24 MiB for scans
+	# products of random data leave the range at once: these stay in it
+	build/bench_kernels --gen-near1 $t 64 > "$D/n1.$t"
+	head -c 25165824 "$D/n1.$t" > "$D/n1.$t.s"
 done
 # Each run is bounded, so a hang is a failure, not a lost suite.
 gs() { timeout 120 $G "$@"; }
@@ -89,6 +92,8 @@ type_runs() {
 	cmp_run "reduce min $t" reduce --op min -t $t "$f"
 	cmp_run "reduce max $t" reduce --op max -t $t "$f"
 	cmp_run "reduce prod $t" reduce --op prod -t $t "$f"
+	cmp_run "reduce prod near 1 $t" reduce --op prod -t $t "$D/n1.$t"
+	cmp_run "reduce prod near 1 -c3 $t" reduce --op prod -t $t -c 3 "$D/n1.$t.s"
 	cmp_run "hist ranged $t" hist -q -t $t --bins 1000 --range -1e4:1e4 "$f"
 	cmp_run "hist auto-range $t" hist -q -t $t "$f"
 	case $t in
@@ -115,6 +120,7 @@ scan_runs() {
 	cmp_run "scan --exclusive $t" scan --exclusive -t $t "$f.s"
 	cmp_run "scan min $t" scan --op min -t $t "$f.s"
 	cmp_run "scan prod $t" scan --op prod -t $t "$f.s"
+	cmp_run "scan prod near 1 $t" scan --op prod -t $t "$D/n1.$t.s"
 	cmp_run "scan max -c3 $t" scan --op max -c 3 -t $t "$f.s"
 	cmp_run "scan -c4 $t" scan -c 4 -t $t "$f.s"
 	case $t in
