@@ -43,10 +43,12 @@
  *      of its bracket, as fprod_round does it).
  * Everything is stream-ordered: no host round trip between chunks.
  *
- * Float sums of f32, bf16 and f64 run one kernel instead, which reads
- * the input once: each tile scans in a window of 1 or 2 limbs where its
- * values allow, and tiles pass wide prefixes by decoupled look-back (see
- * "float sums in one pass" below).
+ * Float sums of f32, bf16 and f64 first run a prepass (the chunk's lowest
+ * and highest value bits) and a one-thread window kernel that picks, on
+ * the device, a 2- or 3-limb window holding the carry and every prefix of
+ * the chunk, or the wide K limbs; all three variants are launched and the
+ * two not chosen return at once. The wide carry is the one carry between
+ * chunks (see "float sums in a narrow window" below).
  *
  * Integer outputs are range-checked, and a product can fail (an integer
  * past 2^128, a float bracket whose ends round apart). A failing element
@@ -453,6 +455,7 @@ static __host__ __device__ __forceinline__ struct exact_term scan_term(T x)
 template <typename T, int K, int L> struct scan_sum {
 	typedef T elem;
 	typedef sum_val<K> V;
+	enum { WINDOW = 0 };	/* runs when no narrow window is chosen */
 
 	static __host__ __device__ __forceinline__ V ident(const scan_cfg &)
 	{
@@ -546,6 +549,7 @@ static __host__ __device__ __forceinline__ double scan_to_f64(T x)
 template <typename T> struct scan_word {
 	typedef T elem;
 	typedef word_val V;
+	enum { WINDOW = 0 };
 
 	static __host__ __device__ __forceinline__ V ident(const scan_cfg &c)
 	{
@@ -617,17 +621,25 @@ template <typename T> struct scan_word {
 
 /*
  * The wide sums above cost K limbs per add (f64: 34) and a K-limb rounding
- * per output. Real data spans few binades, so the one-pass kernel (see
- * "float sums in one pass" below) finds each tile's lowest set bit and
- * highest top bit (scan_win_term, a block reduction) and scan_lb_mode
- * picks a window of N = 1 or 2 limbs whose lsb w is that lowest bit, if
- * every prefix fits in it: then every value is an integer multiple of 2^w
- * below 2^(w + 64N - 1) in magnitude, and the narrow sums give the same
- * exact values, so the same rounded bits. Between tiles and chunks the
- * prefixes travel wide (K limbs), so a window never outlives its tile.
+ * per output. Real data spans few binades, so each chunk first finds the
+ * lowest set bit and the highest top bit of its finite nonzero values
+ * (scan_win_term, a reduction), and scan_window picks a window of N = 1, 2
+ * or 3 limbs whose lsb w is the lowest bit of the chunk and of the carry, if
+ * the carry plus any prefix of the chunk fits in it: then every value of
+ * the chunk is an integer multiple of 2^w below 2^(w + 64N - 1) in
+ * magnitude, and the narrow kernels give the same exact values, so the
+ * same rounded bits. The wide carry stays the one canonical carry between
+ * chunks: scan_window narrows it at chunk start and scan_widen widens the
+ * narrow carry back at chunk end, both on the device.
  */
 
-/* "No bit seen": lowest bits start here, as do minus the top bits. */
+/* The prepass's result and the chunk's choice, one per handle. */
+struct scan_win {
+	int lo, nhi;		/* lowest bit, minus the highest top bit */
+	int w, mode;		/* window lsb; 0 (wide), 1, 2 or 3 limbs */
+};
+
+/* lo and nhi start here (a byte-wise memset of 0x7f): "no bit seen". */
 #define SCAN_WIN_NONE 0x7f7f7f7f
 
 static __host__ __device__ inline int scan_ctz64(u64 x)
@@ -719,41 +731,70 @@ static __host__ __device__ inline bool sum_bits(const sum_val<K> &v, int *lo,
 	return h >= 0;
 }
 
-/* A tile's prefixes have at most 2^SCAN_TILE_LG terms. */
-#define SCAN_TILE_LG 12
-
 /*
- * The window of a tile whose finite nonzero values have bits in [lo, hi]
- * (lo == SCAN_WIN_NONE: none), each prefix starting from v (NULL: from
- * 0): every prefix is below 2^(max(v's top, hi + SCAN_TILE_LG) + 2), so
- * an N-limb window at lsb *w = the lowest bit of v and the values holds
- * it when that is at most 2^(w + 64N - 1). Returns N (1 or 2), or 0 for
- * the wide K limbs (*w = L).
+ * The chunk's window, from the prepass (win->lo, win->nhi), the wide
+ * carries and nrec (>= 1): every prefix of a column is its carry plus at
+ * most nrec values below 2^(hi+1), so below 2^(max(carry top, hi + lg) + 2)
+ * with nrec < 2^lg; a window of N limbs at lsb w holds it when that is at
+ * most 2^(w + 64N - 1). Narrows each carry into c1, c2 or c3 for the mode.
  */
 template <int K, int L>
-static __host__ __device__ inline int scan_lb_mode(int lo, int hi,
-						   const sum_val<K> *v, int *w)
+static __host__ __device__ inline void scan_window(struct scan_win *win,
+						   const sum_val<K> *carry,
+						   sum_val<1> *c1, sum_val<2> *c2,
+						   sum_val<3> *c3, unsigned columns,
+						   size_t nrec)
 {
-	int top = lo == SCAN_WIN_NONE ? INT_MIN / 2 : hi + SCAN_TILE_LG;
-	int cl, ct, span;
+	int lo = win->lo, lg = 64 - exact_clz64(nrec), top, cl, ct, span;
 
-	if (v && sum_bits<K>(*v, &cl, &ct)) {
+	top = lo == SCAN_WIN_NONE ? INT_MIN / 2 : -win->nhi + lg;
+	for (unsigned c = 0; c < columns; c++) {
+		if (!sum_bits<K>(carry[c], &cl, &ct))
+			continue;
 		lo = L + cl < lo ? L + cl : lo;
 		top = L + ct > top ? L + ct : top;
 	}
 	if (lo == SCAN_WIN_NONE) {	/* every value zero: any window */
-		*w = L;
-		return 1;
+		lo = L;
+		top = L;
 	}
 	span = top - lo + 3;
-	*w = span <= 128 ? lo : L;
-	return span <= 64 ? 1 : span <= 128 ? 2 : 0;
+	win->w = lo;
+	win->mode = span <= 64 ? 1 : span <= 128 ? 2 : span <= 192 ? 3 : 0;
+	for (unsigned c = 0; c < columns; c++) {
+		if (win->mode == 1)
+			c1[c] = sum_narrow<K, 1>(carry[c], lo - L);
+		else if (win->mode == 2)
+			c2[c] = sum_narrow<K, 2>(carry[c], lo - L);
+		else if (win->mode == 3)
+			c3[c] = sum_narrow<K, 3>(carry[c], lo - L);
+	}
+}
+
+/* After a narrow chunk: its carries back into the wide ones. */
+template <int K, int L>
+static __host__ __device__ inline void scan_widen(const struct scan_win *win,
+						  sum_val<K> *carry,
+						  const sum_val<1> *c1,
+						  const sum_val<2> *c2,
+						  const sum_val<3> *c3,
+						  unsigned columns)
+{
+	for (unsigned c = 0; c < columns; c++) {
+		if (win->mode == 1)
+			carry[c] = sum_widen<1, K>(c1[c], win->w - L);
+		else if (win->mode == 2)
+			carry[c] = sum_widen<2, K>(c2[c], win->w - L);
+		else if (win->mode == 3)
+			carry[c] = sum_widen<3, K>(c3[c], win->w - L);
+	}
 }
 
 /* Float sums of element type T in N limbs whose lsb is cfg.w. */
 template <typename T, int N> struct scan_nsum {
 	typedef T elem;
 	typedef sum_val<N> V;
+	enum { WINDOW = N };
 
 	static __host__ __device__ __forceinline__ V ident(const scan_cfg &)
 	{
@@ -776,8 +817,6 @@ SCAN_UNROLL
 	 * when x's exponent is below w are zeros. */
 	static __host__ __device__ __forceinline__ V of(T x, const scan_cfg &c)
 	{
-		if constexpr (N == 1)
-			return of1(x, c.w);
 		struct exact_term t = scan_term(x);
 		bool neg = t.m < 0;
 		u64 mag = (u64)(neg ? -t.m : t.m);
@@ -801,48 +840,6 @@ SCAN_UNROLL
 		else
 			*bits = sum_round<N>(v, c.w, c.fmt);
 		return true;
-	}
-
-	/* One limb: of without the 128-bit term, from x's fields. */
-	static __host__ __device__ __forceinline__ V of1(T x, int w)
-	{
-		unsigned be, emax;
-		u64 frac, m;
-		int p, bias_p, e;
-		bool neg;
-		V v;
-
-		if constexpr (std::is_same<T, float>::value) {
-			unsigned u = exact_bits_f32(x);
-
-			neg = u >> 31, be = (u >> 23) & 0xff, frac = u & 0x7fffff;
-			emax = 0xff, p = 24, bias_p = 150;
-		} else if constexpr (std::is_same<T, double>::value) {
-			u64 u = exact_bits_f64(x);
-
-			neg = u >> 63, be = (unsigned)(u >> 52) & 0x7ff;
-			frac = u & 0xfffffffffffffull;
-			emax = 0x7ff, p = 53, bias_p = 1075;
-		} else if constexpr (std::is_same<T, scan_bf16>::value) {
-			neg = x.v >> 15, be = (x.v >> 7) & 0xff, frac = x.v & 0x7f;
-			emax = 0xff, p = 8, bias_p = 134;
-		} else {
-			neg = x.v >> 15, be = (x.v >> 10) & 0x1f, frac = x.v & 0x3ff;
-			emax = 0x1f, p = 11, bias_p = 25;
-		}
-		v.flags = 0;
-		v.l[0] = 0;
-		if (be == emax) {
-			v.flags = frac ? EXACT_NAN : neg ? EXACT_NINF : EXACT_PINF;
-			return v;
-		}
-		m = frac | (u64)(be != 0) << (p - 1);
-		e = (int)(be + (be == 0)) - bias_p - w;
-		if (!m)
-			return v;
-		m = e >= 0 ? m << e : m >> -e;
-		v.l[0] = neg ? 0 - m : m;
-		return v;
 	}
 
 	/* One limb: the prefix is a 64-bit integer times 2^w, and the
@@ -898,6 +895,7 @@ static __host__ __device__ __forceinline__ bool scan_fp_single(const red_fprod &
 template <typename T> struct scan_fprod {
 	typedef T elem;
 	typedef red_fprod V;
+	enum { WINDOW = 0 };
 
 	static __host__ __device__ __forceinline__ V ident(const scan_cfg &)
 	{
@@ -982,6 +980,7 @@ template <typename T> struct scan_fprod {
 template <typename T> struct scan_iprod {
 	typedef T elem;
 	typedef red_iprod V;
+	enum { WINDOW = 0 };
 
 	static __host__ __device__ __forceinline__ V ident(const scan_cfg &)
 	{
@@ -1169,7 +1168,23 @@ template <class Op> struct scan_args {
 	typename Op::V *tilev;		/* [columns][max_tiles] */
 	struct scan_bad *bad;		/* [columns][max_tiles] */
 	struct scan_status *st;
+	const struct scan_win *win;	/* float sums with a window, or NULL */
 };
+
+/* The job's cfg for this launch into *c; true if the chunk's mode is not
+ * this variant's (the kernel then does nothing). */
+template <class Op>
+static __device__ __forceinline__ bool scan_off(const scan_args<Op> &a,
+						scan_cfg *c)
+{
+	*c = a.cfg;
+	if (!a.win)
+		return false;
+	if (a.win->mode != (int)Op::WINDOW)
+		return true;
+	c->w = a.win->w;
+	return false;
+}
 
 /* The status the host reads; key SCAN_NONE when every output could be
  * written. */
@@ -1270,8 +1285,10 @@ scan_totals_kernel(const scan_args<Op> a)
 	typedef typename Op::V V;
 	__shared__ V sh[SCAN_WARPS];
 	typename Op::elem x[SCAN_ITEMS];
-	const scan_cfg c = a.cfg;
+	scan_cfg c;
 
+	if (scan_off(a, &c))
+		return;
 	for (size_t w = blockIdx.x; w < a.ntiles * a.columns; w += gridDim.x) {
 		unsigned col = (unsigned)(w / a.ntiles);
 		size_t tile = w % a.ntiles;
@@ -1294,8 +1311,10 @@ scan_carry_kernel(const scan_args<Op> a)
 	__shared__ V sh[SCAN_WARPS];
 	unsigned col = blockIdx.x;
 	V carry, *tv = a.tilev + col * a.max_tiles;
-	const scan_cfg c = a.cfg;
+	scan_cfg c;
 
+	if (scan_off(a, &c))
+		return;
 	carry = a.carry[col];
 	for (size_t t0 = 0; t0 < a.ntiles; t0 += SCAN_THREADS) {
 		size_t i = t0 + threadIdx.x;
@@ -1351,8 +1370,10 @@ scan_out_kernel(const scan_args<Op> a)
 	typedef typename Op::V V;
 	__shared__ V sh[SCAN_WARPS];
 	typename Op::elem x[SCAN_ITEMS];
-	const scan_cfg c = a.cfg;
+	scan_cfg c;
 
+	if (scan_off(a, &c))
+		return;
 	for (size_t w = blockIdx.x; w < a.ntiles * a.columns; w += gridDim.x) {
 		unsigned col = (unsigned)(w / a.ntiles);
 		size_t tile = w % a.ntiles;
@@ -1415,438 +1436,18 @@ static __global__ void scan_status_kernel(struct scan_status *st,
 	st->why = bad[st->col * max_tiles + rec / SCAN_TILE];
 }
 
-/* ---- float sums in one pass: decoupled look-back -------------------------- */
-
-/*
- * Float sums of f32, bf16 and f64 read their input once: one kernel per
- * chunk, one block per tile. Each block takes the next tile of the chunk
- * from a counter (so every tile before it was taken by a block already
- * running) and:
- *   1. loads its records, finds their lowest and highest bits (a block
- *      reduction) and picks the tile's window (scan_lb_mode from 0);
- *   2. scans the tile in that window: each thread's records, then the
- *      block (block_scan), which gives the tile's total;
- *   3. publishes the total, widened to K limbs, as an aggregate; warp 0
- *      then sums the aggregates of the tiles before it back to the
- *      nearest one that has published its inclusive prefix (the
- *      decoupled look-back of Merrill and Garland; the first tile of a
- *      column starts from the column's carry) and publishes this tile's
- *      inclusive prefix. The adds are exact K-limb integer adds, so the
- *      order in which the look-back meets the tiles never matters;
- *   4. picks the output window from that exclusive prefix and the tile's
- *      bits (scan_lb_mode again) and writes every output, rounded once.
- * The last tile of a column leaves its inclusive prefix as the column's
- * carry for the next chunk. A tile's flag word is the launch's epoch << 2
- * | LB_AGG or LB_INC (so nothing is cleared between chunks); aggregates
- * and inclusive prefixes live in two arrays, so a reader never sees one
- * turn into the other.
- */
-
-enum { LB_AGG = 1, LB_INC = 2 };
-
-/* Tiles are latency-bound (load, look-back, store): the kernel is held
- * to 3 blocks per SM, 85 registers a thread; the rare wide tiles spill. */
-#define LB_BLOCKS_PER_SM 3
-
-/* Epochs wrap below 2^30 (the flag word keeps two bits for the state). */
-#define LB_EPOCHS (1u << 30)
-
-template <int K> struct scan_lb_args {
-	const void *in;
-	void *out;
-	size_t nrec, ntiles, max_tiles;
-	unsigned columns, epoch;
-	scan_cfg cfg;
-	sum_val<K> *carry;		/* [columns] */
-	sum_val<K> *agg, *inc;		/* [columns][max_tiles] */
-	unsigned *flag;			/* [columns][max_tiles] */
-	unsigned *next;			/* the tile counter, 0 at launch */
-};
-
-/* The sums of a window of N limbs (0: the wide K at lsb L). */
-template <typename T, int K, int L, int N> struct scan_lb_op {
-	typedef scan_nsum<T, N> type;
-};
-template <typename T, int K, int L> struct scan_lb_op<T, K, L, 0> {
-	typedef scan_sum<T, K, L> type;
-};
-
-/* v of window (N, wN) in window (M, wM), d = wN - wM >= 0; the window
- * (M, wM) holds it. */
-template <int K, int N, int M>
-static __host__ __device__ __forceinline__ sum_val<M ? M : K>
-scan_lb_move(const sum_val<N ? N : K> &v, int d)
+/* Window phase 0: the lowest and highest bits of a chunk's n values. */
+template <typename T>
+__global__ void __launch_bounds__(SCAN_THREADS)
+scan_prepass_kernel(const T *in, size_t n, struct scan_win *win)
 {
-	if constexpr (N == M)
-		return d ? sum_widen<N ? N : K, N ? N : K>(v, d) : v;
-	else
-		return sum_widen<N ? N : K, M ? M : K>(v, d);
-}
+	__shared__ int sl[SCAN_WARPS], sh[SCAN_WARPS];
+	int lo = SCAN_WIN_NONE, nhi = SCAN_WIN_NONE;
+	unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
 
-/* The wide v in window (M, w): exact when v has no bit below w and fits. */
-template <int K, int L, int M>
-static __host__ __device__ __forceinline__ sum_val<M ? M : K>
-scan_lb_narrow(const sum_val<K> &v, int w)
-{
-	if constexpr (M == 0)
-		return v;
-	else
-		return sum_narrow<K, M>(v, w - L);
-}
-
-/* The output bits of a thread's n records x[] from run, the exclusive
- * prefix of the first, in window Op (c.w its lsb). */
-template <class Op>
-static __host__ __device__ __forceinline__ void
-scan_lb_outs(typename Op::V run, const typename Op::elem *x, int n,
-	     const scan_cfg &c, u64 *bits)
-{
-SCAN_UNROLL
-	for (int j = 0; j < SCAN_ITEMS; j++) {
-		typename Op::V e;
-		struct scan_bad why;
-
-		if (j >= n)
-			break;
-		e = Op::of(x[j], c);
-		if (!c.excl)
-			run = Op::add(run, e, c);
-		Op::out(run, c, &bits[j], &why);	/* a float sum never fails */
-		if (c.excl)
-			run = Op::add(run, e, c);
-	}
-}
-
-/*
- * Warp 0 handles the wide values limb-parallel: lane i keeps limbs i and
- * i + 32 of K (K <= 64), so a value costs a lane two registers and one
- * coalesced load, however wide the type.
- */
-struct lb_limbs {
-	u64 a, b;		/* limbs lane and lane + 32 (0 past K) */
-	unsigned flags;		/* the same in every lane */
-};
-
-/* x += y (y's limbs of this lane, its flags): the lanes' adds, then the
- * carries between limbs by lookahead over the warp's ballots. Limb i
- * generates a carry (G) or passes one on (P, all ones); with A = G | P
- * and B = G (disjoint), A + B carries exactly as the limbs do, so the
- * carries into the limbs are the bits of (A + B) ^ A ^ B. */
-template <int K>
-static __device__ __forceinline__ void lb_add(lb_limbs *x, u64 ya, u64 yb,
-					      unsigned yflags)
-{
-	unsigned lane = threadIdx.x % 32;
-	u64 sa = x->a + ya, sb = x->b + yb, g, p, c;
-
-	g = __ballot_sync(0xffffffffu, sa < x->a);
-	p = __ballot_sync(0xffffffffu, sa == ~0ull);
-	if (K > 32) {
-		g |= (u64)__ballot_sync(0xffffffffu, sb < x->b) << 32;
-		p |= (u64)__ballot_sync(0xffffffffu, sb == ~0ull) << 32;
-	}
-	c = ((g | p) + g) ^ (g | p) ^ g;
-	x->a = lane < K ? sa + (c >> lane & 1) : 0;
-	x->b = lane + 32 < K ? sb + (c >> (lane + 32) & 1) : 0;
-	x->flags |= yflags;
-}
-
-/* Every lane's limbs of v to *dst, then, after a fence, the flag that
- * shows them. */
-template <int K>
-static __device__ __forceinline__ void lb_put(sum_val<K> *dst, unsigned *flag,
-					      const lb_limbs &v, unsigned word)
-{
-	unsigned lane = threadIdx.x % 32;
-
-	if (lane < K)
-		dst->l[lane] = v.a;
-	if (lane + 32 < K)
-		dst->l[lane + 32] = v.b;
-	if (lane == 0)
-		dst->flags = v.flags;
-	__threadfence();
-	__syncwarp();
-	if (lane == 0)
-		atomicExch(flag, word);
-}
-
-/* Limb j of n * 2^d (d >= 0) as K limbs, n sign-extended: sum_widen's,
- * one limb at a time. */
-template <int N>
-static __device__ __forceinline__ u64 lb_widen_limb(const sum_val<N> &n, int d,
-						    int j)
-{
-	u64 sign = n.l[N - 1] >> 63 ? ~0ull : 0, a = sign, b = sign;
-	int i = j - d / 64, s = d % 64;
-
-SCAN_UNROLL
-	for (int k = 0; k < N; k++) {
-		a = i == k ? n.l[k] : a;
-		b = i - 1 == k ? n.l[k] : b;
-	}
-	a = i < 0 ? 0 : a;
-	b = i - 1 < 0 ? 0 : b;
-	return s ? a << s | b >> (64 - s) : a;
-}
-
-/* A tile's total in window (N, wN) as this lane's wide limbs. */
-template <int K, int L, int N>
-static __device__ __forceinline__ lb_limbs lb_of(const sum_val<N ? N : K> &t,
-						 int wN)
-{
-	unsigned lane = threadIdx.x % 32;
-	lb_limbs v;
-
-	v.a = lane < K ? lb_widen_limb<N ? N : K>(t, N ? wN - L : 0, lane) : 0;
-	v.b = lane + 32 < K ? lb_widen_limb<N ? N : K>(t, N ? wN - L : 0,
-						      lane + 32) : 0;
-	v.flags = t.flags;
-	return v;
-}
-
-/* The sum of n <= 32 published values, value j at tile p0 - j (the last
- * one inclusive when last_inc), as this lane's limbs. Each lane adds up its
- * limbs of all of them, counting the carries out, with the loads issued
- * together; then the counts move up a limb and lb_add spreads them. */
-template <int K>
-static __device__ __forceinline__ lb_limbs lb_sum(const scan_lb_args<K> &a,
-						  size_t base, long long p0,
-						  unsigned n, bool last_inc)
-{
-	enum { B = K > 32 ? 16 : 32 };	/* loads in flight per lane */
-	unsigned lane = threadIdx.x % 32, ca = 0, cb = 0, f = 0;
-	u64 sa = 0, sb = 0, cina, cinb, c31;
-	lb_limbs r;
-
-	for (unsigned j0 = 0; j0 < n; j0 += B) {
-		u64 va[B], vb[B];
-
-SCAN_UNROLL
-		for (unsigned i = 0; i < B; i++) {
-			/* past n, value n - 1 again (a tile that exists),
-			 * counted as 0 */
-			unsigned j = j0 + i < n ? j0 + i : n - 1;
-			const sum_val<K> *v = (j + 1 == n && last_inc ? a.inc
-				: a.agg) + base + (p0 - (long long)j);
-			bool in = j0 + i < n;
-
-			va[i] = lane < K ? __ldcg(&v->l[lane]) : 0;
-			vb[i] = lane + 32 < K ? __ldcg(&v->l[lane + 32]) : 0;
-			va[i] = in ? va[i] : 0;
-			vb[i] = in ? vb[i] : 0;
-		}
-SCAN_UNROLL
-		for (unsigned i = 0; i < B; i++) {
-			sa += va[i];
-			ca += sa < va[i];
-			sb += vb[i];
-			cb += sb < vb[i];
-		}
-	}
-	if (lane < n)	/* lane j reads the flags of value j */
-		f = __ldcg(&((lane + 1 == n && last_inc ? a.inc : a.agg) + base +
-			     (p0 - (long long)lane))->flags);
-SCAN_UNROLL
-	for (unsigned d = 16; d; d >>= 1)
-		f |= __shfl_xor_sync(0xffffffffu, f, d);
-	r.a = sa;
-	r.b = sb;
-	r.flags = f;
-	/* limb i's carries into limb i + 1: lane 31's a into lane 0's b
-	 * (every lane takes part in every shuffle) */
-	cina = __shfl_up_sync(0xffffffffu, (u64)ca, 1);
-	cinb = __shfl_up_sync(0xffffffffu, (u64)cb, 1);
-	c31 = __shfl_sync(0xffffffffu, (u64)ca, 31);
-	lb_add<K>(&r, lane ? cina : 0, lane ? cinb : c31, 0);
-	return r;
-}
-
-/* Warp 0: the sum of the column's carry and every tile before tile t
- * (t >= 1). Lane i looks at tile t - 1 - i, 32 tiles a round, until a
- * round meets an inclusive prefix; the values from there on are summed
- * (exact adds: any order gives the same sum). */
-template <int K>
-static __device__ __forceinline__ lb_limbs lb_back(const scan_lb_args<K> &a,
-						   size_t base, long long t)
-{
-	unsigned lane = threadIdx.x % 32;
-	lb_limbs acc = { 0, 0, 0 }, r;
-
-	for (long long p0 = t - 1;; p0 -= 32) {
-		long long p = p0 - (long long)lane;
-		unsigned f = 0, inc;
-
-		if (p >= 0) {
-			volatile unsigned *fp = a.flag + base + p;
-
-			while ((f = *fp) >> 2 != a.epoch)
-				__nanosleep(32);
-		}
-		__threadfence();	/* the values after their flags */
-		/* tile 0 only ever publishes LB_INC, so a lane past it
-		 * (p < 0) is always past the nearest inclusive prefix */
-		inc = __ballot_sync(0xffffffffu, p >= 0 && (f & 3) == LB_INC);
-		r = lb_sum<K>(a, base, p0, inc ? (unsigned)__ffs(inc) : 32,
-			      inc != 0);
-		lb_add<K>(&acc, r.a, r.b, r.flags);
-		if (inc)
-			return acc;
-	}
-}
-
-/* Step 4 for one thread in output window (M, wM): the bits of its nx
- * records x[] from the tile's exclusive prefix pre and the thread's own,
- * ex, in the tile's window (N, wN). */
-template <typename T, int K, int L, int N, int M>
-static __host__ __device__ __forceinline__ void
-scan_lb_outs_in(const scan_cfg &cfg, const sum_val<K> &pre,
-		const sum_val<N ? N : K> &ex, int wN, int wM, const T *x,
-		int nx, u64 *bits)
-{
-	typedef typename scan_lb_op<T, K, L, M>::type Op;
-	scan_cfg c = cfg;
-	/* a tile of zeros has no bits, and its wN is any: its ex is 0 */
-	int d = wN > wM ? wN - wM : 0;
-
-	c.w = wM;
-	scan_lb_outs<Op>(Op::add(scan_lb_narrow<K, L, M>(pre, wM),
-				 scan_lb_move<K, N, M>(ex, d), c),
-			 x, nx, c, bits);
-}
-
-/* The same, for the output window M, wM that scan_lb_mode chose from pre
- * and the tile's bits: never narrower than the tile's (N, wN), as it holds
- * the same prefixes plus pre. */
-template <typename T, int K, int L, int N>
-static __host__ __device__ __forceinline__ void
-scan_lb_thread(const scan_cfg &cfg, int M, int wM, const sum_val<K> &pre,
-	       const sum_val<N ? N : K> &ex, int wN, const T *x, int nx,
-	       u64 *bits)
-{
-	if (N == 1 && M == 1)
-		scan_lb_outs_in<T, K, L, N, (N == 1 ? 1 : 0)>(cfg, pre, ex, wN,
-							      wM, x, nx, bits);
-	else if (N != 0 && M != 0)
-		scan_lb_outs_in<T, K, L, N, (N ? 2 : 0)>(cfg, pre, ex, wN, wM,
-							 x, nx, bits);
-	else
-		scan_lb_outs_in<T, K, L, N, 0>(cfg, pre, ex, wN, L, x, nx, bits);
-}
-
-/* Steps 2 to 4 for a tile whose window is (N, wN). */
-template <typename T, int K, int L, int N>
-static __device__ __forceinline__ void
-scan_lb_tile(const scan_lb_args<K> &a, const T *x, int nx, int lo, int hi,
-	     int wN, unsigned col, size_t tile, size_t r0, bool vec)
-{
-	typedef typename scan_lb_op<T, K, L, N>::type Op;
-	typedef typename Op::V V;
-	__shared__ V sh[SCAN_WARPS];
-	__shared__ sum_val<K> before;
-	__shared__ int s_mode[2];
-	size_t base = (size_t)col * a.max_tiles;
-	scan_cfg c = a.cfg;
-	u64 bits[SCAN_ITEMS];
-	V t, ex, tot;
-
-	c.w = wN;
-	t = Op::ident(c);
-SCAN_UNROLL
-	for (int j = 0; j < SCAN_ITEMS; j++)
-		if (j < nx)
-			t = Op::add(t, Op::of(x[j], c), c);
-	ex = block_scan<Op>(t, sh, &tot, c);
-	if (threadIdx.x < 32) {
-		unsigned lane = threadIdx.x;
-		lb_limbs agg = lb_of<K, L, N>(tot, wN), pre, inc;
-
-		if (tile == 0) {	/* from the last chunk's carry */
-			pre.a = lane < K ? a.carry[col].l[lane] : 0;
-			pre.b = lane + 32 < K ? a.carry[col].l[lane + 32] : 0;
-			pre.flags = a.carry[col].flags;
-		} else {
-			lb_put<K>(a.agg + base + tile, a.flag + base + tile, agg,
-				  a.epoch << 2 | LB_AGG);
-			pre = lb_back<K>(a, base, (long long)tile);
-		}
-		inc = pre;
-		lb_add<K>(&inc, agg.a, agg.b, agg.flags);
-		lb_put<K>(a.inc + base + tile, a.flag + base + tile, inc,
-			  a.epoch << 2 | LB_INC);
-		if (lane < K)
-			before.l[lane] = pre.a;
-		if (lane + 32 < K)
-			before.l[lane + 32] = pre.b;
-		if (tile == a.ntiles - 1) {	/* the next chunk's carry */
-			if (lane < K)
-				a.carry[col].l[lane] = inc.a;
-			if (lane + 32 < K)
-				a.carry[col].l[lane + 32] = inc.b;
-		}
-		__syncwarp();
-		if (lane == 0) {
-			before.flags = pre.flags;
-			if (tile == a.ntiles - 1)
-				a.carry[col].flags = inc.flags;
-			s_mode[0] = scan_lb_mode<K, L>(lo, hi, &before,
-						       &s_mode[1]);
-		}
-	}
-	__syncthreads();
-	scan_lb_thread<T, K, L, N>(a.cfg, s_mode[0], s_mode[1], before, ex, wN,
-				   x, nx, bits);
-	if (vec) {
-		void *p = (char *)a.out + r0 * c.osize;
-
-		switch (c.osize) {
-		case 2: scan_vstore<unsigned short>(p, bits); break;
-		case 4: scan_vstore<unsigned>(p, bits); break;
-		default: scan_vstore<u64>(p, bits); break;
-		}
-		return;
-	}
-SCAN_UNROLL
-	for (int j = 0; j < SCAN_ITEMS; j++)
-		if (j < nx)
-			scan_store(a.out, (r0 + j) * a.columns + col, c.osize,
-				   bits[j]);
-}
-
-template <typename T, int K, int L>
-__global__ void __launch_bounds__(SCAN_THREADS, LB_BLOCKS_PER_SM)
-scan_lb_kernel(const scan_lb_args<K> a)
-{
-	__shared__ unsigned s_id;
-	__shared__ int s_lo[SCAN_WARPS], s_nhi[SCAN_WARPS];
-	unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32, col;
-	int lo = SCAN_WIN_NONE, nhi = SCAN_WIN_NONE, wN, n, nx;
-	size_t tile, r0;
-	bool vec;
-	T x[SCAN_ITEMS];
-
-	if (threadIdx.x == 0)
-		s_id = atomicAdd(a.next, 1u);
-	__syncthreads();
-	col = (unsigned)(s_id / a.ntiles);
-	tile = s_id % a.ntiles;
-	r0 = tile * SCAN_TILE + (size_t)threadIdx.x * SCAN_ITEMS;
-	nx = r0 >= a.nrec ? 0 : a.nrec - r0 < SCAN_ITEMS ? (int)(a.nrec - r0)
-							  : SCAN_ITEMS;
-	vec = a.columns == 1 && nx == SCAN_ITEMS &&
-	      ((size_t)a.in | (size_t)a.out) % 16 == 0;
-	if (vec) {
-		scan_vload((const T *)a.in + r0, x);
-	} else {
-SCAN_UNROLL
-		for (int j = 0; j < SCAN_ITEMS; j++)
-			if (j < nx)
-				x[j] = ((const T *)a.in)[(r0 + j) * a.columns + col];
-	}
-SCAN_UNROLL
-	for (int j = 0; j < SCAN_ITEMS; j++)
-		if (j < nx)
-			scan_win_term(x[j], &lo, &nhi);
+	for (size_t i = (size_t)blockIdx.x * SCAN_THREADS + threadIdx.x; i < n;
+	     i += (size_t)gridDim.x * SCAN_THREADS)
+		scan_win_term(in[i], &lo, &nhi);
 SCAN_UNROLL
 	for (unsigned d = 16; d; d >>= 1) {
 		int o = __shfl_xor_sync(0xffffffffu, lo, d);
@@ -1856,21 +1457,38 @@ SCAN_UNROLL
 		nhi = p < nhi ? p : nhi;
 	}
 	if (lane == 0) {
-		s_lo[warp] = lo;
-		s_nhi[warp] = nhi;
+		sl[warp] = lo;
+		sh[warp] = nhi;
 	}
 	__syncthreads();
-	for (unsigned w = 0; w < SCAN_WARPS; w++) {
-		lo = s_lo[w] < lo ? s_lo[w] : lo;
-		nhi = s_nhi[w] < nhi ? s_nhi[w] : nhi;
+	if (threadIdx.x == 0) {
+		for (unsigned w = 1; w < SCAN_WARPS; w++) {
+			lo = sl[w] < lo ? sl[w] : lo;
+			nhi = sh[w] < nhi ? sh[w] : nhi;
+		}
+		if (lo != SCAN_WIN_NONE) {
+			atomicMin(&win->lo, lo);
+			atomicMin(&win->nhi, nhi);
+		}
 	}
-	n = scan_lb_mode<K, L>(lo, -nhi, NULL, &wN);
-	if (n == 1)
-		scan_lb_tile<T, K, L, 1>(a, x, nx, lo, -nhi, wN, col, tile, r0, vec);
-	else if (n == 2)
-		scan_lb_tile<T, K, L, 2>(a, x, nx, lo, -nhi, wN, col, tile, r0, vec);
-	else
-		scan_lb_tile<T, K, L, 0>(a, x, nx, lo, -nhi, wN, col, tile, r0, vec);
+}
+
+/* Window phase 1 (one thread): the mode, the lsb, the narrowed carries. */
+template <int K, int L>
+__global__ void scan_window_kernel(struct scan_win *win, const sum_val<K> *carry,
+				   sum_val<1> *c1, sum_val<2> *c2,
+				   sum_val<3> *c3, unsigned columns, size_t nrec)
+{
+	scan_window<K, L>(win, carry, c1, c2, c3, columns, nrec);
+}
+
+/* Window phase 5 (one thread): a narrow chunk's carries back to wide. */
+template <int K, int L>
+__global__ void scan_widen_kernel(const struct scan_win *win, sum_val<K> *carry,
+				  const sum_val<1> *c1, const sum_val<2> *c2,
+				  const sum_val<3> *c3, unsigned columns)
+{
+	scan_widen<K, L>(win, carry, c1, c2, c3, columns);
 }
 
 /* ---- host: the handle and the launchers ---------------------------------- */
@@ -1884,9 +1502,8 @@ struct gpu_scan {
 	void *carry, *tilev;
 	struct scan_bad *bad;
 	struct scan_status *st;
-	void *inc;			/* one-pass float sums: inclusive */
-	unsigned *flag, *next;		/* prefixes, flags, tile counter */
-	unsigned epoch;			/* of the last one-pass launch */
+	struct scan_win *win;		/* float sums of f32, bf16, f64 */
+	void *nc1, *nc2, *nc3;		/* the narrow carries [columns] */
 	cudaError_t (*run)(struct gpu_scan *g, const void *in, void *out,
 			   size_t nrec, cudaStream_t s);
 	void (*ident)(const scan_cfg &c, void *dst, unsigned n);
@@ -1901,10 +1518,11 @@ static void scan_ident_host(const scan_cfg &c, void *dst, unsigned n)
 		v[i] = Op::ident(c);
 }
 
-/* The three phases of monoid Op, from carry. */
+/* The three phases of variant Op, from carry (and win's mode, if any). */
 template <class Op>
 static cudaError_t scan_phases(struct gpu_scan *g, const void *in, void *out,
-			       size_t nrec, cudaStream_t s, void *carry)
+			       size_t nrec, cudaStream_t s, void *carry,
+			       const struct scan_win *win)
 {
 	scan_args<Op> a;
 	size_t work;
@@ -1918,6 +1536,7 @@ static cudaError_t scan_phases(struct gpu_scan *g, const void *in, void *out,
 	a.columns = g->job.columns;
 	a.cfg = g->cfg;
 	a.carry = (typename Op::V *)carry;
+	a.win = win;
 	a.tilev = (typename Op::V *)g->tilev;
 	a.bad = g->bad;
 	a.st = g->st;
@@ -1941,41 +1560,38 @@ template <class Op>
 static cudaError_t scan_run(struct gpu_scan *g, const void *in, void *out,
 			    size_t nrec, cudaStream_t s)
 {
-	return scan_phases<Op>(g, in, out, nrec, s, g->carry);
+	return scan_phases<Op>(g, in, out, nrec, s, g->carry, NULL);
 }
 
-/* A float sum of f32, bf16 or f64: one pass (see "float sums in one
- * pass"); tilev holds the aggregates. */
+/*
+ * A float sum: the prepass and the window kernel choose the mode on the
+ * device, then all four variants are launched and only the chosen one
+ * works (no host round trip); the widen kernel restores the wide carry.
+ */
 template <typename T, int K, int L>
-static cudaError_t scan_run_lb(struct gpu_scan *g, const void *in, void *out,
-			       size_t nrec, cudaStream_t s)
+static cudaError_t scan_run_win(struct gpu_scan *g, const void *in, void *out,
+				size_t nrec, cudaStream_t s)
 {
-	scan_lb_args<K> a;
-	size_t blocks;
+	unsigned columns = g->job.columns;
+	sum_val<K> *carry = (sum_val<K> *)g->carry;
+	sum_val<1> *c1 = (sum_val<1> *)g->nc1;
+	sum_val<2> *c2 = (sum_val<2> *)g->nc2;
+	sum_val<3> *c3 = (sum_val<3> *)g->nc3;
 
-	if (++g->epoch == LB_EPOCHS) {	/* flags of old epochs could match */
-		CUDA_RET(cudaMemsetAsync(g->flag, 0, g->job.columns *
-					 g->max_tiles * sizeof(unsigned), s));
-		g->epoch = 1;
-	}
-	a.in = in;
-	a.out = out;
-	a.nrec = nrec;
-	a.ntiles = (nrec + SCAN_TILE - 1) / SCAN_TILE;
-	a.max_tiles = g->max_tiles;
-	a.columns = g->job.columns;
-	a.epoch = g->epoch;
-	a.cfg = g->cfg;
-	a.carry = (sum_val<K> *)g->carry;
-	a.agg = (sum_val<K> *)g->tilev;
-	a.inc = (sum_val<K> *)g->inc;
-	a.flag = g->flag;
-	a.next = g->next;
-	blocks = a.ntiles * a.columns;
-	if (blocks > INT_MAX)
-		return cudaErrorInvalidValue;
-	CUDA_RET(cudaMemsetAsync(g->next, 0, sizeof(unsigned), s));
-	scan_lb_kernel<T, K, L><<<(unsigned)blocks, SCAN_THREADS, 0, s>>>(a);
+	CUDA_RET(cudaMemsetAsync(g->win, 0x7f, 2 * sizeof(int), s));
+	scan_prepass_kernel<T><<<g->blocks, SCAN_THREADS, 0, s>>>(
+		(const T *)in, nrec * columns, g->win);
+	CUDA_LAUNCHED();
+	scan_window_kernel<K, L><<<1, 1, 0, s>>>(g->win, carry, c1, c2, c3,
+						 columns, nrec);
+	CUDA_LAUNCHED();
+	CUDA_RET((scan_phases<scan_sum<T, K, L>>(g, in, out, nrec, s, carry,
+						 g->win)));
+	CUDA_RET((scan_phases<scan_nsum<T, 1>>(g, in, out, nrec, s, c1, g->win)));
+	CUDA_RET((scan_phases<scan_nsum<T, 2>>(g, in, out, nrec, s, c2, g->win)));
+	CUDA_RET((scan_phases<scan_nsum<T, 3>>(g, in, out, nrec, s, c3, g->win)));
+	scan_widen_kernel<K, L><<<1, 1, 0, s>>>(g->win, carry, c1, c2, c3,
+						columns);
 	CUDA_LAUNCHED();
 	return cudaSuccess;
 }
@@ -2006,7 +1622,7 @@ static void scan_bind_type(struct gpu_scan *g)
 	scan_bind<scan_sum<T, K, L>>(g);
 	/* f16 and the integers are 2 limbs already */
 	if constexpr (K > 2)
-		g->run = scan_run_lb<T, K, L>;
+		g->run = scan_run_win<T, K, L>;
 }
 
 static bool scan_bind_job(struct gpu_scan *g)
@@ -2092,9 +1708,10 @@ void gpu_scan_close(struct gpu_scan *g)
 	cudaFree(g->tilev);
 	cudaFree(g->bad);
 	cudaFree(g->st);
-	cudaFree(g->inc);
-	cudaFree(g->flag);
-	cudaFree(g->next);
+	cudaFree(g->win);
+	cudaFree(g->nc1);
+	cudaFree(g->nc2);
+	cudaFree(g->nc3);
 	delete g;
 }
 
@@ -2110,10 +1727,11 @@ static cudaError_t scan_alloc(struct gpu_scan *g)
 	CUDA_RET(cudaMalloc((void **)&g->bad, slots * sizeof(struct scan_bad)));
 	CUDA_RET(cudaMalloc((void **)&g->st, sizeof(struct scan_status)));
 	CUDA_RET(cudaMemset(g->st, 0xff, sizeof(struct scan_status)));
-	CUDA_RET(cudaMalloc(&g->inc, slots * g->vsize));
-	CUDA_RET(cudaMalloc((void **)&g->flag, slots * sizeof(unsigned)));
-	CUDA_RET(cudaMemset(g->flag, 0, slots * sizeof(unsigned)));
-	CUDA_RET(cudaMalloc((void **)&g->next, sizeof(unsigned)));
+	CUDA_RET(cudaMalloc((void **)&g->win, sizeof(struct scan_win)));
+	CUDA_RET(cudaMemset(g->win, 0, sizeof(struct scan_win)));
+	CUDA_RET(cudaMalloc(&g->nc1, c * sizeof(sum_val<1>)));
+	CUDA_RET(cudaMalloc(&g->nc2, c * sizeof(sum_val<2>)));
+	CUDA_RET(cudaMalloc(&g->nc3, c * sizeof(sum_val<3>)));
 	host = malloc(c * g->vsize);
 	if (!host)
 		return cudaErrorMemoryAllocation;
