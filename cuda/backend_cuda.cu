@@ -17,7 +17,9 @@
  *
  * Scans (scan.h) chain a carry from chunk to chunk on the device: each
  * chunk's scan waits (an event, not the host) for the previous chunk's,
- * so copies still overlap kernels. The output comes back into a ring of
+ * so copies still overlap kernels. The carry starts as the empty prefix,
+ * or as the CPU's state when --backend auto hands a scan over
+ * (cuda_scan_seed, before the first chunk). The output comes back into a ring of
  * pinned buffers, and a writer thread waits for each chunk's copy-back
  * event and writes them to the sink in order while later chunks compute;
  * it checks each chunk's overflow status first, and writes only the
@@ -588,9 +590,23 @@ static int cuda_finish(void *v, void *acc, struct gs_err *err)
 	return 0;
 }
 
+/* The hybrid's hand-over (backend_auto.c): the scan goes on from the CPU's
+ * state. Only before the first chunk, when no kernel reads the carry. */
+static int cuda_scan_seed(void *v, const struct red_col *state,
+			  struct gs_err *err)
+{
+	struct cuda_ctx *c = (struct cuda_ctx *)v;
+
+	if (!c->scan || c->nchunks)
+		return gs_fail(err, GS_ERUNTIME, "cuda", "a scan's carry can "
+			       "only be set before its first chunk");
+	CUDA_TRY(err, gpu_scan_seed(c->scan->g, state));
+	return 0;
+}
+
 extern "C" const struct backend backend_cuda = {
 	"cuda", cuda_host_alloc, cuda_host_free, cuda_open, cuda_submit,
-	cuda_finish, cuda_close, cuda_times,
+	cuda_finish, cuda_close, cuda_times, NULL, cuda_scan_seed,
 };
 
 /* ---- probing ------------------------------------------------------------- */

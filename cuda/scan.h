@@ -9,6 +9,8 @@
  * C++/CUDA only (like gpu.h); the backend (backend_cuda.cu) drives it:
  *
  *   gpu_scan_open(job, max_records, nsm, &g);       once, carry = empty prefix
+ *   gpu_scan_seed(g, state);                        optional, before the first
+ *                                                   launch: carry = state
  *   per chunk, in stream order on one stream s (or with an event between
  *   streams, so that chunk k's launch follows chunk k-1's):
  *     gpu_scan_launch(g, d_in, d_out, nrec, s);     d_in: native byte order
@@ -35,6 +37,14 @@ bool gpu_scan_supports(const struct gs_job *job, const char **why);
  * the grids. The carry starts as the empty prefix. */
 cudaError_t gpu_scan_open(const struct gs_job *job, size_t max_records,
 			  int nsm, struct gpu_scan **out);
+
+/* Start from the CPU's state instead of the empty prefix (--backend auto
+ * hands a scan to the GPU mid-stream): state is a struct red_col per column,
+ * the reduction of every earlier record (cpu_scan's, src/acc.h), converted
+ * exactly and copied synchronously into the carry. Call it before the
+ * first launch. cudaErrorInvalidValue for prod (not seeded: see
+ * scan_kernels.cu) or a state with no exact carry. */
+cudaError_t gpu_scan_seed(struct gpu_scan *g, const struct red_col *state);
 
 /* Scan nrec (<= max_records) records at d_in into d_out (job->out_type,
  * interleaved like the input), continuing from the carry of the previous

@@ -5,7 +5,8 @@
  * alone when the input is a file too small to gain from a GPU, when the
  * command has no CUDA kernels, or in a build without CUDA; otherwise the
  * hybrid of backend_auto.c, which starts on the CPU at once while the GPU
- * starts in the background, and moves to the GPU when it is ready.
+ * starts in the background, and moves to the GPU when it is ready (a scan
+ * hands the GPU its carry then). Products (reduce and scan) stay on the CPU.
  */
 #include <stdio.h>
 #include "acc.h"
@@ -60,13 +61,8 @@ static const struct backend *select_cuda(enum backend_choice choice,
 		*why = "--backend cuda";
 		return &backend_cuda;
 	}
-	if (job->cmd == CMD_SCAN) {
-		/* the hybrid moves to the GPU mid-stream, and a scan's carry
-		 * would have to move with it */
-		*why = "scans stay on the CPU unless --backend cuda";
-		return &backend_cpu;
-	}
-	if (job->cmd == CMD_REDUCE && job->op == OP_PROD) {
+	if ((job->cmd == CMD_REDUCE || job->cmd == CMD_SCAN) &&
+	    job->op == OP_PROD) {
 		/* the hybrid's split between CPU and GPU chunks depends on
 		 * when the GPU is ready, and so do a float product's brackets:
 		 * a near-tie could round in one run and stop in the next */

@@ -17,6 +17,8 @@
 
 #include "gs.h"
 
+struct red_col;		/* acc.h */
+
 struct chunk {
 	int id;			/* buffer index, for release() */
 	void *data;		/* nrec records, in the input's byte order */
@@ -60,6 +62,15 @@ struct backend {
 	void (*close)(void *ctx);
 	/* Optional (may be NULL): stage times so far, called after finish. */
 	void (*times)(void *ctx, struct stage_times *t);
+	/* Scans, for the hybrid that moves a scan from the CPU to the GPU
+	 * (may be NULL). scan_state: the state after every chunk submitted
+	 * so far, a struct red_col per column (acc.h: the reduction of every
+	 * earlier record), valid until the next submit; NULL if not a scan.
+	 * scan_seed: start from such a state instead of the empty prefix;
+	 * before the first submit. */
+	const struct red_col *(*scan_state)(void *ctx);
+	int (*scan_seed)(void *ctx, const struct red_col *state,
+			 struct gs_err *err);
 };
 
 extern const struct backend backend_cpu;

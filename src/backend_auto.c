@@ -6,9 +6,16 @@
  * CPU time, and large ones move to the GPU after the first chunks.
  *
  * Both sides fold into accumulators with exact merges, so which chunk ran
- * where never changes a bit of the result. The engine's buffers come from
- * malloc (the CPU needs them before CUDA exists); each is pinned with
- * cudaHostRegister the first time the GPU copies from it.
+ * where never changes a bit of the result. A scan moves once: the CPU
+ * scans (and writes) every chunk until the GPU is ready, then its state,
+ * the exact reduction of every earlier record, seeds the GPU's carry and
+ * the GPU scans the rest; its writer thread goes on with the output after
+ * the CPU's last write (the CPU writes inside submit). The engine's
+ * buffers come from malloc (the CPU needs them before CUDA exists); each
+ * is pinned with cudaHostRegister the first time the GPU copies from it.
+ *
+ * GPUSTAT_AUTO_CPU_CHUNKS=N (tests): exactly the first N chunks run on the
+ * CPU; chunk N + 1 waits for the GPU and goes there if it started.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -29,8 +36,9 @@ struct hybrid {
 	struct backend_env env;
 	void *cpu, *gpu;
 	pthread_t tid;
-	bool started;
+	bool started;			/* a start thread to join or detach */
 	_Atomic int state;
+	long long cpu_chunks;		/* GPUSTAT_AUTO_CPU_CHUNKS, or -1 */
 	char why[sizeof(((struct gs_err *)0)->what)];
 	double t0, t_ready;
 	bool device_set;		/* cudaSetDevice on the submitting thread */
@@ -38,6 +46,7 @@ struct hybrid {
 	void *pinned[MAX_PINNED];
 	int npinned;
 	uint64_t ncpu, ngpu;
+	uint64_t gpu_rec;		/* the GPU's first record */
 };
 
 /* What the last run did, for -v (one run per process, so a static). */
@@ -79,6 +88,15 @@ static void *gpu_start(void *v)
 	return NULL;
 }
 
+/* GPUSTAT_AUTO_CPU_CHUNKS=N: N chunks on the CPU, then wait for the GPU
+ * (tests/gpu/run.sh places a scan's hand-over with it); -1 when unset. */
+static long long cpu_chunks_hook(void)
+{
+	const char *v = getenv("GPUSTAT_AUTO_CPU_CHUNKS");
+
+	return v && *v ? (long long)strtoull(v, NULL, 10) : -1;
+}
+
 static int hyb_open(void **ctxp, const struct backend_env *env, struct gs_err *err)
 {
 	struct hybrid *h = calloc(1, sizeof(*h));
@@ -89,6 +107,7 @@ static int hyb_open(void **ctxp, const struct backend_env *env, struct gs_err *e
 	h->env = *env;
 	h->t0 = now();
 	h->cap = env->chunk_records * job_record_size(env->job);
+	h->cpu_chunks = cpu_chunks_hook();
 	atomic_store(&h->state, GPU_STARTING);
 	if (backend_cpu.open(&h->cpu, env, err) < 0)
 		return -1;
@@ -109,14 +128,42 @@ static void pin(struct hybrid *h, void *p)
 		h->pinned[h->npinned++] = p;
 }
 
-static int hyb_submit(void *v, const struct chunk *ch, struct gs_err *err)
+/* Wait until the GPU has started or failed (the test hook). */
+static void gpu_wait(struct hybrid *h)
 {
-	struct hybrid *h = v;
+	if (h->started)
+		pthread_join(h->tid, NULL);
+	h->started = false;
+}
 
-	if (atomic_load(&h->state) != GPU_READY) {
-		h->ncpu++;
-		return backend_cpu.submit(h->cpu, ch, err);
+/* Before the GPU's first chunk of a scan: its carry from the CPU's state.
+ * A failure leaves the GPU out and the CPU goes on, as if it had not
+ * started. */
+static void seed_scan(struct hybrid *h)
+{
+	struct gs_err err;
+
+	if (backend_cuda.scan_seed(h->gpu, backend_cpu.scan_state(h->cpu),
+				   &err) == 0)
+		return;
+	snprintf(h->why, sizeof(h->why), "the scan could not move to the "
+		 "GPU: %.400s", err.what);
+	atomic_store(&h->state, GPU_FAILED);
+}
+
+/* Whether this chunk goes to the GPU: once it is ready (the CPU first
+ * runs the hook's N chunks), and then every later one. */
+static int to_gpu(struct hybrid *h, struct gs_err *err)
+{
+	if (h->ngpu)
+		return 1;
+	if (h->cpu_chunks >= 0) {
+		if (h->ncpu < (uint64_t)h->cpu_chunks)
+			return 0;
+		gpu_wait(h);
 	}
+	if (atomic_load(&h->state) != GPU_READY)
+		return 0;
 	if (!h->device_set) {
 		char why[300];
 
@@ -124,10 +171,27 @@ static int hyb_submit(void *v, const struct chunk *ch, struct gs_err *err)
 			return gs_fail(err, GS_ERUNTIME, "cuda", "%s", why);
 		h->device_set = true;
 	}
+	if (h->env.job->cmd == CMD_SCAN)
+		seed_scan(h);
+	return atomic_load(&h->state) == GPU_READY;
+}
+
+static int hyb_submit(void *v, const struct chunk *ch, struct gs_err *err)
+{
+	struct hybrid *h = v;
+	int gpu = to_gpu(h, err);
+
+	if (gpu < 0)
+		return -1;
+	if (!gpu) {
+		h->ncpu++;
+		return backend_cpu.submit(h->cpu, ch, err);
+	}
 	pin(h, ch->data);
 	if (ch->data2)
 		pin(h, ch->data2);
-	h->ngpu++;
+	if (h->ngpu++ == 0)
+		h->gpu_rec = ch->first_rec;
 	return backend_cuda.submit(h->gpu, ch, err);
 }
 
@@ -139,8 +203,19 @@ static int hyb_finish(void *v, void *acc, struct gs_err *err)
 		return -1;
 	if (h->ngpu && backend_cuda.finish(h->gpu, acc, err) < 0)
 		return -1;
-	int state = atomic_load(&h->state);
+	return 0;
+}
 
+/* What the run did, for -v; from close, so that a run that failed says it
+ * too. */
+static void report(const struct hybrid *h)
+{
+	int state = atomic_load(&h->state);
+	char moved[80] = "";
+
+	if (h->env.job->cmd == CMD_SCAN && h->ngpu)
+		snprintf(moved, sizeof(moved), "; the scan moved to the GPU at "
+			 "record %llu", (unsigned long long)h->gpu_rec);
 	if (state == GPU_FAILED)
 		snprintf(last_report, sizeof(last_report), "cpu: %llu chunks "
 			 "(no GPU: %s)", (unsigned long long)h->ncpu, h->why);
@@ -150,10 +225,9 @@ static int hyb_finish(void *v, void *acc, struct gs_err *err)
 			 (unsigned long long)h->ncpu);
 	else
 		snprintf(last_report, sizeof(last_report), "cpu: %llu chunks, "
-			 "cuda: %llu chunks (GPU ready after %.0f ms)",
+			 "cuda: %llu chunks (GPU ready after %.0f ms)%s",
 			 (unsigned long long)h->ncpu, (unsigned long long)h->ngpu,
-			 1e3 * h->t_ready);
-	return 0;
+			 1e3 * h->t_ready, moved);
 }
 
 static void hyb_close(void *v)
@@ -162,6 +236,7 @@ static void hyb_close(void *v)
 
 	if (!h)
 		return;
+	report(h);
 	backend_cpu.close(h->cpu);
 	if (h->started && atomic_load(&h->state) == GPU_STARTING) {
 		/* Still starting: do not wait for it. Nothing was pinned, and

@@ -231,6 +231,15 @@ static int cpu_submit(void *ctx, const struct chunk *ch, struct gs_err *err)
 	return rc;
 }
 
+/* submit() scans a chunk to the end (its output written), so the state is
+ * that of every chunk submitted. */
+static const struct red_col *cpu_scan_state(void *ctx)
+{
+	struct cpu *c = ctx;
+
+	return c->state;
+}
+
 static int cpu_finish(void *ctx, void *acc, struct gs_err *err)
 {
 	struct cpu *c = ctx;
@@ -332,4 +341,5 @@ const struct backend backend_cpu = {
 	.submit = cpu_submit,
 	.finish = cpu_finish,
 	.close = cpu_close,
+	.scan_state = cpu_scan_state,
 };

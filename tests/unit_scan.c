@@ -2,12 +2,14 @@
  * unit_scan.c - cpu_scan: float scans against exact-rational vectors
  * (tests/gen_scan_vectors.py), in one pass and chained over every kind of
  * split; integer scans of every op and type against a plain __int128
- * reference; overflow errors with their index; exclusive identities.
+ * reference; overflow errors with their index; exclusive identities; the
+ * CPU backend's scan state (what --backend auto hands the GPU).
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "acc.h"
+#include "backend.h"
 #include "unit.h"
 #include "scan_vectors.h"
 
@@ -395,6 +397,135 @@ static void test_refused(void)
 	CHECK(cpu_scan(&job, state, scratch(&job), x, 2, o, &bad, &err) < 0);
 }
 
+/* ---- the CPU backend's scan state ---------------------------------------- */
+
+struct mem_sink {
+	unsigned char *p;
+	size_t n;
+};
+
+static int mem_write(void *ctx, const void *buf, size_t n, struct gs_err *err)
+{
+	struct mem_sink *m = ctx;
+
+	memcpy(m->p + m->n, buf, n);
+	m->n += n;
+	return 0;
+}
+
+static void no_release(void *engine, int id)
+{
+}
+
+static bool same_state(const struct gs_job *job, const struct red_col *a,
+		       const struct red_col *b)
+{
+	for (unsigned c = 0; c < job->columns; c++) {
+		const struct xsum *x = &a[c].u.sum, *y = &b[c].u.sum;
+
+		if (a[c].count != b[c].count)
+			return false;
+		switch (job->op) {
+		case OP_SUM:
+			if (memcmp(x->limb, y->limb, sizeof(x->limb)) ||
+			    x->nan != y->nan || x->pinf != y->pinf || x->ninf != y->ninf)
+				return false;
+			break;
+		case OP_MIN:
+		case OP_MAX:
+			if (a[c].u.mm.nan != b[c].u.mm.nan ||
+			    a[c].u.mm.v.u != b[c].u.mm.v.u)
+				return false;
+			break;
+		default:
+			if (a[c].u.bits != b[c].u.bits)
+				return false;
+			break;
+		}
+	}
+	return true;
+}
+
+/* Finite values of every binade (f32, f64) or random bits (integers). */
+static void fill_random(enum gs_type t, void *p, size_t n)
+{
+	static uint64_t x = 88172645463325252ull;
+
+	for (size_t i = 0; i < n; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		if (t == GS_F64)
+			put_bits(p, i, 8, (x & 0x800fffffffffffffull) |
+				 ((x >> 20) % 2000 + 20) << 52);
+		else if (t == GS_F32)
+			put_bits(p, i, 4, (x & 0x807fffff) | ((x >> 40) % 250 + 2) << 23);
+		else
+			put_bits(p, i, type_size(t), x);
+	}
+}
+
+/*
+ * backend_cpu scans three chunks of 70000 records, on one thread and on 4
+ * (each slice's total from reduce_kernels, merged): after each chunk its
+ * scan_state is the state one cpu_scan of the same records leaves, and the
+ * sink holds every output of that one scan.
+ */
+static void test_backend_state(enum gs_type t, enum gs_type ot, enum gs_op op,
+			       unsigned cols, int threads)
+{
+	enum { CHUNK = 70000, NCHUNK = 3 };
+	struct gs_job job = mkjob(t, ot, op, false, cols);
+	size_t rec = job_record_size(&job), orec = cols * type_size(ot);
+	unsigned char *in = malloc(NCHUNK * CHUNK * rec);
+	unsigned char *want = malloc(NCHUNK * CHUNK * orec);
+	struct mem_sink ms = { malloc(NCHUNK * CHUNK * orec), 0 };
+	struct sink sink = { mem_write, &ms };
+	struct backend_env env = {
+		.job = &job, .chunk_records = CHUNK, .threads = threads,
+		.sink = &sink, .release = no_release,
+	};
+	struct gs_err err;
+	size_t bad;
+	void *ctx = NULL;
+
+	if (!in || !want || !ms.p || backend_cpu.open(&ctx, &env, &err) < 0) {
+		CHECK(!"backend_cpu.open");
+		goto out;
+	}
+	fill_random(t, in, NCHUNK * CHUNK * cols);
+	reduce_kernels.acc_init(&job, state);
+	for (int k = 0; k < NCHUNK; k++) {
+		struct chunk ch = { .id = k, .data = in + k * CHUNK * rec,
+				    .nrec = CHUNK, .first_rec = (uint64_t)k * CHUNK };
+
+		CHECK(cpu_scan(&job, state, scratch(&job), ch.data, CHUNK,
+			       want + k * CHUNK * orec, &bad, &err) == 0);
+		CHECK(backend_cpu.submit(ctx, &ch, &err) == 0);
+		CHECKF(same_state(&job, backend_cpu.scan_state(ctx), state),
+		       "%s op %d, %d threads, chunk %d", type_name(t), op,
+		       threads, k);
+	}
+	CHECK(ms.n == NCHUNK * CHUNK * orec && !memcmp(ms.p, want, ms.n));
+out:
+	backend_cpu.close(ctx);
+	free(in);
+	free(want);
+	free(ms.p);
+}
+
+static void test_backend_states(void)
+{
+	for (int th = 1; th <= 4; th += 3) {
+		test_backend_state(GS_F64, GS_F64, OP_SUM, 1, th);
+		test_backend_state(GS_F32, GS_F32, OP_SUM, 2, th);
+		test_backend_state(GS_I32, GS_I64, OP_SUM, 1, th);
+		test_backend_state(GS_I16, GS_I64, OP_MIN, 3, th);
+		test_backend_state(GS_F32, GS_F32, OP_MAX, 1, th);
+		test_backend_state(GS_U32, GS_U64, OP_XOR, 2, th);
+	}
+}
+
 int main(void)
 {
 	test_vectors();
@@ -407,5 +538,6 @@ int main(void)
 	test_int_overflow();
 	test_int_to_float();
 	test_refused();
+	test_backend_states();
 	UNIT_END();
 }

@@ -5,7 +5,8 @@
 #
 #   1. every fixture of tests/cases.txt with --backend cuda, byte for byte
 #   2. large random inputs of every type: --backend cuda against --backend
-#      cpu for every command, several chunk sizes and stream counts
+#      cpu for every command, several chunk sizes and stream counts; auto
+#      scans handed from the CPU to the GPU after 1 and 3 chunks (hybrid)
 #   3. more than 2^32 elements and 4 GiB (a pipe of zeros)
 #   4. compute-sanitizer memcheck and racecheck on a small subset
 #   5. bench: kernels against CUB on device data; end to end against cat
@@ -14,7 +15,7 @@
 # sanitizer bench e2e"); each part's wall time goes into the summary. The
 # device tool returns at most 8 files, so callers tar $OUT's logs.
 cd "$(dirname "$0")/../.." || exit 2
-PARTS=${PARTS:-fixtures random huge conc faults sanitizer bench e2e}
+PARTS=${PARTS:-fixtures random hybrid huge conc faults sanitizer bench e2e}
 want() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
 T0=$(date +%s)
 lap() { echo "  ($1: $(( $(date +%s) - T0 )) s so far)" >> "$summary"; }
@@ -141,6 +142,75 @@ if want random || want scans; then
 	say "random data ($PARTS), cuda = cpu: $(grep -c '^pass' "$OUT/random.log") passed, $(grep -c '^FAIL' "$OUT/random.log") failed"
 	grep '^FAIL' "$OUT/random.log" | cut -c1-200 >> "$summary"
 	lap random
+fi
+
+# 2b. --backend auto's scan hand-over: GPUSTAT_AUTO_CPU_CHUNKS=N runs
+# exactly N chunks on the CPU (which writes their output), then the GPU
+# goes on from the CPU's carry and its writer continues the output. The
+# input comes through a pipe (unknown length: auto takes the hybrid, as for
+# a file of 1 GiB or more) in small chunks. Output, error line and exit
+# status must be --backend cpu's, and -v must report chunks on both sides.
+# (scan has no --op xor: and/or/xor carries are checked on the host, by
+# tests/gpu/scan_host_check.cu.)
+if want hybrid; then
+	W=$D/w.hybrid
+	mkdir -p "$W"
+	# a NaN (f32) or +inf (f64) first: the flag moves with the carry;
+	# u8 twice: a u32 prefix overflows near record 33.7M, on the GPU
+	{ printf '\000\000\300\177'; cat "$D/r.f32.s"; } > "$D/nan.f32"
+	{ printf '\000\000\000\000\000\000\360\177'; cat "$D/r.f64.s"; } > "$D/inf.f64"
+	cat "$D/r.u8.s" "$D/r.u8.s" > "$D/r.u8.ss"
+	hyb_run() {	# name, file, args...: auto split after 1 and 3 chunks = cpu
+		hname=$1
+		hfile=$2
+		shift 2
+		gs "$@" --backend cpu < "$hfile" > "$W/ref" 2> "$W/ref.err"
+		hrc=$?
+		for hn in 1 3; do
+			cat "$hfile" | GPUSTAT_AUTO_CPU_CHUNKS=$hn timeout 120 $G "$@" \
+				--backend auto -v > "$W/got" 2> "$W/got.err"
+			hgot=$?
+			grep -v '^gpustat: \(input\|backend\|stages\): ' "$W/got.err" > "$W/got.err2"
+			if [ $hgot -eq $hrc ] && cmp -s "$W/ref" "$W/got" &&
+			   cmp -s "$W/ref.err" "$W/got.err2" &&
+			   grep -q "^gpustat: backend: cpu: $hn chunks, cuda: [1-9][0-9]* chunks .*the scan moved to the GPU at record [1-9]" "$W/got.err"; then
+				echo "pass hybrid $hname, $hn chunks on the CPU (exit $hgot)"
+			else
+				echo "FAIL hybrid $hname, $hn chunks on the CPU: exit $hgot, cpu $hrc; $(tr '\n' ' ' < "$W/got.err" | head -c 400)"
+				cmp "$W/ref" "$W/got" | head -2
+			fi
+		done
+	}
+	{
+		c1="--chunk-size 1M"
+		hyb_run "scan f32" "$D/r.f32.s" scan -t f32 $c1
+		hyb_run "scan f32, odd chunks" "$D/r.f32.s" scan -t f32 --chunk-size 7340033
+		hyb_run "scan f32 to f16" "$D/r.f32.s" scan -t f32 --out-type f16 $c1
+		hyb_run "scan f64" "$D/r.f64.s" scan -t f64 $c1
+		hyb_run "scan --exclusive f64" "$D/r.f64.s" scan --exclusive -t f64 $c1
+		hyb_run "scan f16 to f32" "$D/r.f16.s" scan -t f16 --out-type f32 $c1
+		hyb_run "scan --exclusive bf16" "$D/r.bf16.s" scan --exclusive -t bf16 $c1
+		hyb_run "scan i32" "$D/r.i32.s" scan -t i32 $c1
+		hyb_run "scan u8 (to u64)" "$D/r.u8.s" scan -t u8 $c1
+		hyb_run "scan --exclusive i64" "$D/r.i64.s" scan --exclusive -t i64 --out-type f64 $c1
+		hyb_run "scan min f32" "$D/r.f32.s" scan --op min -t f32 $c1
+		hyb_run "scan max i16" "$D/r.i16.s" scan --op max -t i16 $c1
+		hyb_run "scan -c4 f32" "$D/r.f32.s" scan -c 4 -t f32 $c1
+		hyb_run "scan max -c3 u16" "$D/r.u16.s" scan --op max -c 3 -t u16 $c1
+		hyb_run "scan min, NaN first, f32" "$D/nan.f32" scan --op min -t f32 $c1
+		hyb_run "scan, +inf first, f64" "$D/inf.f64" scan -t f64 $c1
+		hyb_run "scan u8 to u32 overflowing" "$D/r.u8.ss" scan -t u8 --out-type u32 $c1
+	} > "$OUT/hybrid.log" 2>&1
+	# prod stays on the CPU in auto
+	r=$(cat "$D/r.f32.s" | gs scan --op prod -t f32 -v 2>&1 >/dev/null | grep 'backend: ')
+	case $r in
+	*"backend: cpu ("*"products stay on the CPU"*) echo "pass hybrid: prod stays on the CPU" ;;
+	*) echo "FAIL hybrid: prod scan in auto: $r" ;;
+	esac >> "$OUT/hybrid.log"
+	say "auto scans handed from the CPU to the GPU, = cpu: $(grep -c '^pass' "$OUT/hybrid.log") passed, $(grep -c '^FAIL' "$OUT/hybrid.log") failed"
+	grep '^FAIL' "$OUT/hybrid.log" | cut -c1-300 >> "$summary"
+	rm -f "$D/nan.f32" "$D/inf.f64" "$D/r.u8.ss"
+	lap hybrid
 fi
 
 # 3. beyond 2^32 elements and 4 GiB: tests/test_huge.sh on both backends

@@ -23,6 +23,14 @@
  *      as between the CPU's thread counts): counted, not a failure; every
  *      float prod output either side wrote is also checked against the
  *      exact prefix (a bignum) correctly rounded.
+ *   5. --backend auto's hand-over of a scan: cpu_scan over a prefix of the
+ *      data (or the threaded CPU's merged slice totals), its state turned
+ *      into the GPU's carry by scan_seed_host (gpu_scan_seed's conversion),
+ *      the rest replayed as in 4 from that carry, against one cpu_scan of
+ *      everything: every type, op (prod is refused), output type, split,
+ *      1-3 columns, --exclusive, with NaN, infinities, signed zeros, the
+ *      largest and the subnormal values, cancellations and integer
+ *      extremes; overflow errors must name the same record.
  *
  * Build and run (after make): sh tests/gpu/scan_host_check.sh; make check
  * runs it through tests/test_gpu_host.sh wherever nvcc is found.
@@ -520,16 +528,36 @@ static struct scan_status emu_chunk(const scan_cfg &c, unsigned C,
 	return st;
 }
 
+/* Where the replay starts: the empty prefix (seed NULL, first 0), or the
+ * carry gpu_scan_seed would make of the CPU's state after `first`
+ * records (seed: scan_seed_host's values). */
+struct emu_from {
+	const void *seed;
+	uint64_t first;
+};
+
+/* The carry the replay starts from. */
+template <class V>
+static std::vector<V> emu_carry(const struct emu_from &from, unsigned C,
+				const V &ident)
+{
+	std::vector<V> carry(C, ident);
+
+	if (from.seed)
+		memcpy(carry.data(), from.seed, C * sizeof(V));
+	return carry;
+}
+
 /* The GPU path replayed over chunks of `chunk` records; 0 or -1 with the
- * status check's error and the record index in the stream. */
+ * status check's error and the failing record's index in data. */
 template <class Op>
 static int emu_scan(const struct gs_job *job, const void *data, size_t n,
 		    size_t chunk, unsigned char *out, size_t *bad,
-		    struct gs_err *err)
+		    struct gs_err *err, const struct emu_from &from)
 {
 	scan_cfg c = scan_cfg_of(job);
 	unsigned C = job->columns, osize = (unsigned)type_size(job->out_type);
-	std::vector<typename Op::V> carry(C, Op::ident(c));
+	std::vector<typename Op::V> carry = emu_carry(from, C, Op::ident(c));
 	const typename Op::elem *in = (const typename Op::elem *)data;
 
 	for (size_t f = 0; f < n; f += chunk) {
@@ -537,7 +565,7 @@ static int emu_scan(const struct gs_job *job, const void *data, size_t n,
 		struct scan_status st = emu_chunk<Op>(c, C, carry, in + f * C, k,
 						      osize, out + f * C * osize);
 
-		if (gpu_scan_status_check(job, &st, f, bad, err)) {
+		if (gpu_scan_status_check(job, &st, from.first + f, bad, err)) {
 			*bad += f;
 			return -1;
 		}
@@ -549,11 +577,13 @@ static int emu_scan(const struct gs_job *job, const void *data, size_t n,
  * window, the chosen variant's phases, the widened carry. */
 template <typename T, int K, int L>
 static int emu_scan_win(const struct gs_job *job, const void *data, size_t n,
-			size_t chunk, unsigned char *out)
+			size_t chunk, unsigned char *out,
+			const struct emu_from &from)
 {
 	scan_cfg c = scan_cfg_of(job);
 	unsigned C = job->columns, osize = (unsigned)type_size(job->out_type);
-	std::vector<sum_val<K>> carry(C, scan_sum<T, K, L>::ident(c));
+	std::vector<sum_val<K>> carry = emu_carry(from, C,
+						  scan_sum<T, K, L>::ident(c));
 	std::vector<sum_val<1>> c1(C);
 	std::vector<sum_val<2>> c2(C);
 	std::vector<sum_val<3>> c3(C);
@@ -595,39 +625,45 @@ static int emu_scan_win(const struct gs_job *job, const void *data, size_t n,
 template <typename T, int K, int L>
 static int emu_type(const struct gs_job *job, const void *data, size_t n,
 		    size_t chunk, unsigned char *out, size_t *bad,
-		    struct gs_err *err)
+		    struct gs_err *err, const struct emu_from &from)
 {
 	if (job->op == OP_PROD) {
 		if constexpr (scan_is_float<T>::value)
-			return emu_scan<scan_fprod<T>>(job, data, n, chunk, out, bad, err);
+			return emu_scan<scan_fprod<T>>(job, data, n, chunk, out,
+						       bad, err, from);
 		else
-			return emu_scan<scan_iprod<T>>(job, data, n, chunk, out, bad, err);
+			return emu_scan<scan_iprod<T>>(job, data, n, chunk, out,
+						       bad, err, from);
 	}
 	if (job->op == OP_SUM && K > 2)
-		return emu_scan_win<T, K, L>(job, data, n, chunk, out);
+		return emu_scan_win<T, K, L>(job, data, n, chunk, out, from);
 	if (job->op == OP_SUM)
-		return emu_scan<scan_sum<T, K, L>>(job, data, n, chunk, out, bad, err);
-	return emu_scan<scan_word<T>>(job, data, n, chunk, out, bad, err);
+		return emu_scan<scan_sum<T, K, L>>(job, data, n, chunk, out, bad,
+						   err, from);
+	return emu_scan<scan_word<T>>(job, data, n, chunk, out, bad, err, from);
 }
 
 /* The same dispatch as scan_bind_job. */
 static int emu(const struct gs_job *job, const void *data, size_t n,
-	       size_t chunk, unsigned char *out, size_t *bad, struct gs_err *err)
+	       size_t chunk, unsigned char *out, size_t *bad, struct gs_err *err,
+	       const struct emu_from &from = emu_from{ NULL, 0 })
 {
+#define EMU(T, K, L) emu_type<T, K, L>(job, data, n, chunk, out, bad, err, from)
 	switch (job->dtype.type) {
-	case GS_U8: return emu_type<unsigned char, 2, 0>(job, data, n, chunk, out, bad, err);
-	case GS_I8: return emu_type<signed char, 2, 0>(job, data, n, chunk, out, bad, err);
-	case GS_U16: return emu_type<unsigned short, 2, 0>(job, data, n, chunk, out, bad, err);
-	case GS_I16: return emu_type<short, 2, 0>(job, data, n, chunk, out, bad, err);
-	case GS_U32: return emu_type<unsigned, 2, 0>(job, data, n, chunk, out, bad, err);
-	case GS_I32: return emu_type<int, 2, 0>(job, data, n, chunk, out, bad, err);
-	case GS_U64: return emu_type<unsigned long long, 2, 0>(job, data, n, chunk, out, bad, err);
-	case GS_I64: return emu_type<long long, 2, 0>(job, data, n, chunk, out, bad, err);
-	case GS_F16: return emu_type<scan_f16, 2, -24>(job, data, n, chunk, out, bad, err);
-	case GS_BF16: return emu_type<scan_bf16, 6, -149>(job, data, n, chunk, out, bad, err);
-	case GS_F32: return emu_type<float, 6, -149>(job, data, n, chunk, out, bad, err);
-	default: return emu_type<double, 34, -1074>(job, data, n, chunk, out, bad, err);
+	case GS_U8: return EMU(unsigned char, 2, 0);
+	case GS_I8: return EMU(signed char, 2, 0);
+	case GS_U16: return EMU(unsigned short, 2, 0);
+	case GS_I16: return EMU(short, 2, 0);
+	case GS_U32: return EMU(unsigned, 2, 0);
+	case GS_I32: return EMU(int, 2, 0);
+	case GS_U64: return EMU(unsigned long long, 2, 0);
+	case GS_I64: return EMU(long long, 2, 0);
+	case GS_F16: return EMU(scan_f16, 2, -24);
+	case GS_BF16: return EMU(scan_bf16, 6, -149);
+	case GS_F32: return EMU(float, 6, -149);
+	default: return EMU(double, 34, -1074);
 	}
+#undef EMU
 }
 
 /* ---- data ---------------------------------------------------------------- */
@@ -1376,6 +1412,276 @@ static void check_prods(void)
 	check_scan_one(GS_U8, OP_PROD, GS_F32, true, 2, 300000, Q_ONES);
 }
 
+/* ---- 5. the hybrid's hand-over: the CPU's state as the GPU's carry ------- */
+
+/* Edge values of type t. Floats: +-0, the largest finite, the smallest
+ * subnormal, huge and subnormal values, values near 1 and of any binade,
+ * exact cancellations of the previous one; style 1 adds one or two of NaN,
+ * +inf, -inf at random places. Integers: the type's extremes, 0, +-1, and
+ * small values (style 0: extremes rare) or random bits (style 1). */
+static void gen_edge(enum gs_type t, unsigned char *p, size_t n, int style)
+{
+	const int w = 8 * (int)type_size(t);
+	const u64 sign = 1ull << (w - 1), umax = w == 64 ? ~0ull : (1ull << w) - 1;
+
+	for (size_t i = 0; i < n; i++) {
+		u64 r = rnd(), b;
+
+		if (!type_is_float(t)) {
+			bool sgn = type_is_signed(t);
+
+			if (style == 0 && r % 100)
+				b = (u64)((long long)(r >> 8 & 7) - 3);
+			else if (r % 5 == 0)
+				b = sgn ? sign : 0;		/* the least */
+			else if (r % 5 == 1)
+				b = sgn ? umax >> 1 : umax;	/* the largest */
+			else if (r % 5 == 2)
+				b = r >> 8 & 1 ? ~0ull : r >> 9 & 1;	/* -1, 0, 1 */
+			else
+				b = rnd();
+			put_bits(t, p, i, b);
+			continue;
+		}
+		const int pb = fmt_p(t), bias = fmt_emax(t);
+		const u64 mant = (1ull << (pb - 1)) - 1, s = r >> 63 ? sign : 0;
+		u64 e;
+
+		switch (r % 12) {
+		case 0: b = s | (u64)(2 * bias) << (pb - 1) | mant; break;
+		case 1: b = s | 1; break;
+		case 2: b = s; break;
+		case 3: b = s | (u64)(2 * bias - (int)((r >> 8) % 4)) << (pb - 1) |
+			    (rnd() & mant); break;
+		case 4: b = s | (rnd() & mant); break;
+		case 5:
+			if (i) {
+				b = 0;
+				memcpy(&b, p + (i - 1) * type_size(t), type_size(t));
+				b ^= sign;
+				break;
+			}
+			/* fall through */
+		case 6:
+		case 7:		/* any binade */
+			e = 1 + (r >> 8) % (2 * (u64)bias);
+			b = s | e << (pb - 1) | (rnd() & mant);
+			break;
+		default:	/* near 1 */
+			e = (u64)(bias + (int)((r >> 8) % 21) - 10);
+			b = s | e << (pb - 1) | (rnd() & mant);
+			break;
+		}
+		put_bits(t, p, i, b);
+	}
+	for (int k = style && n ? 1 + (int)(rnd() % 2) : 0; k > 0; k--) {
+		const int pb = fmt_p(t);
+		const u64 inf = (u64)(2 * fmt_emax(t) + 1) << (pb - 1);
+		u64 r = rnd();
+
+		put_bits(t, p, rnd() % n, r % 3 == 0 ? inf | 1ull << (pb - 2) :
+				       r % 3 == 1 ? inf : inf | sign);
+	}
+}
+
+/* Hand-overs replayed, by outcome: every output equal; an error after the
+ * hand-over (on the GPU's side), equal; an error in the CPU's part; a
+ * NaN/inf flag in the carry; states made the threaded CPU's way. */
+static unsigned long long ho_ok, ho_gpu_err, ho_cpu_err, ho_flags, ho_threaded;
+
+/* Whether column states carry a NaN or an infinity. */
+static bool ho_special(const struct gs_job *job, const struct red_col *st)
+{
+	for (unsigned c = 0; c < job->columns; c++)
+		if (type_is_float(job->dtype.type) &&
+		    (job->op == OP_SUM ? st[c].u.sum.nan || st[c].u.sum.pinf ||
+					 st[c].u.sum.ninf
+				       : st[c].u.mm.nan))
+			return true;
+	return false;
+}
+
+/* The state of the first n records as the threaded CPU backend leaves it:
+ * two slices' totals (reduce_kernels, as total_task) merged. */
+static void ho_threaded_state(const struct gs_job *job, const unsigned char *data,
+			      size_t n, void *scratch, struct red_col *st)
+{
+	size_t a = n ? rnd() % (n + 1) : 0, rec = job_record_size(job);
+	std::vector<struct red_col> s1(job->columns), s2(job->columns);
+
+	reduce_kernels.acc_init(job, st);
+	reduce_kernels.acc_init(job, s1.data());
+	reduce_kernels.acc_init(job, s2.data());
+	if (a)
+		reduce_kernels.cpu_add(job, s1.data(), scratch, data, NULL, a);
+	if (n - a)
+		reduce_kernels.cpu_add(job, s2.data(), scratch, data + a * rec,
+				       NULL, n - a);
+	reduce_kernels.acc_merge(job, st, s1.data());
+	reduce_kernels.acc_merge(job, st, s2.data());
+}
+
+/*
+ * --backend auto's scan: cpu_scan over the first `split` records (two
+ * calls, as two chunks), its state converted by scan_seed_host (what
+ * gpu_scan_seed copies to the device) into the carry of the variant
+ * scan_bind_job binds, the rest replayed on the GPU path from that carry
+ * (the status naming records from `split` on). Every output, and any
+ * error (record, message, the outputs before it), must be those of one
+ * cpu_scan over everything.
+ */
+static void check_handover_one(enum gs_type t, enum gs_op op, enum gs_type ot,
+			       bool excl, unsigned cols, size_t nrec, size_t split,
+			       int kind, size_t chunk)
+{
+	struct gs_job job;
+	size_t isz = type_size(t), rec = cols * type_size(ot), a;
+	size_t cbad = 0, hbad = 0, gbad = 0;
+	std::vector<unsigned char> data(nrec * cols * isz + 8), cout(nrec * rec + 8),
+		hout(nrec * rec + 8);
+	std::vector<struct red_col> full(cols), st(cols);
+	struct gs_err cerr, herr, gerr;
+	struct gpu_scan g = {};
+	void *scratch;
+	char what[160];
+	int crc, hrc, grc;
+
+	memset(&job, 0, sizeof(job));
+	job.cmd = CMD_SCAN;
+	job.dtype.type = t;
+	job.columns = cols;
+	job.op = op;
+	job.exclusive = excl;
+	job.out_type = ot;
+	g.job = job;
+	scan_bind_job(&g);
+	std::vector<unsigned char> seed(cols * g.vsize);
+
+	if (kind < 6)
+		gen(t, data.data(), nrec * cols, kind);
+	else
+		gen_edge(t, data.data(), nrec * cols, kind - 6);
+	snprintf(what, sizeof(what), "hand-over %s op %d -> %s excl %d cols %u "
+		 "n %zu split %zu kind %d chunk %zu", type_name(t), op,
+		 type_name(ot), excl, cols, nrec, split, kind, chunk);
+	scratch = malloc(std::max(cpu_scan_scratch_size(&job),
+				  reduce_kernels.scratch_size(&job)));
+	reduce_kernels.acc_init(&job, full.data());
+	crc = cpu_scan(&job, full.data(), scratch, data.data(), nrec, cout.data(),
+		       &cbad, &cerr);
+	/* the CPU's part, as two chunks */
+	a = split ? rnd() % (split + 1) : 0;
+	reduce_kernels.acc_init(&job, st.data());
+	hrc = cpu_scan(&job, st.data(), scratch, data.data(), a, hout.data(),
+		       &hbad, &herr);
+	if (hrc == 0) {
+		hrc = cpu_scan(&job, st.data(), scratch, data.data() + a * cols * isz,
+			       split - a, hout.data() + a * rec, &hbad, &herr);
+		hbad += a;
+	}
+	if (hrc) {	/* stopped on the CPU: no hand-over */
+		EXPECT(crc && cbad == hbad && !strcmp(cerr.what, herr.what) &&
+		       !memcmp(cout.data(), hout.data(), cbad * rec),
+		       "%s: the CPU's part failed otherwise (%s)", what, herr.what);
+		ho_cpu_err++;
+		free(scratch);
+		return;
+	}
+	if (rnd() % 3 == 0) {
+		ho_threaded_state(&job, data.data(), split, scratch, st.data());
+		ho_threaded++;
+	}
+	free(scratch);
+	ho_flags += ho_special(&job, st.data());
+	if (!scan_seed_host(&job, st.data(), seed.data(), g.vsize)) {
+		EXPECT(false, "%s: the state has no carry", what);
+		return;
+	}
+	grc = emu(&job, data.data() + split * cols * isz, nrec - split, chunk,
+		  hout.data() + split * rec, &gbad, &gerr,
+		  emu_from{ seed.data(), split });
+	gbad += split;
+	EXPECT(crc == grc, "%s: rc cpu %d, hand-over %d (%s)", what, crc, grc,
+	       crc ? cerr.what : gerr.what);
+	if (crc != grc)
+		return;
+	if (crc) {
+		EXPECT(cbad == gbad && !strcmp(cerr.what, gerr.what) &&
+		       !memcmp(cout.data(), hout.data(), cbad * rec),
+		       "%s: error cpu '%s' at %zu, hand-over '%s' at %zu", what,
+		       cerr.what, cbad, gerr.what, gbad);
+		ho_gpu_err++;
+		return;
+	}
+	size_t at = 0;
+
+	while (at < nrec * rec && cout[at] == hout[at])
+		at++;
+	EXPECT(at == nrec * rec, "%s: output differs at element %zu", what,
+	       at / type_size(ot));
+	ho_ok++;
+}
+
+/* A hand-over of each op, type and output type; more float sums, where
+ * the seeded carry decides the first GPU chunks' windows; prod is never
+ * seeded. */
+static void check_handovers(void)
+{
+	static const enum gs_op ops[] = { OP_SUM, OP_MIN, OP_MAX, OP_AND, OP_OR, OP_XOR };
+	static const size_t sizes[] = { 1, 2, 100, SCAN_TILE + 3, 3 * SCAN_TILE + 17, 7000 };
+	static const size_t chunks[] = { 1, 7, SCAN_TILE - 1, SCAN_TILE + 1, 5000 };
+	static const int fkinds[] = { 1, 2, 3, 4, 5, 6, 7 }, ikinds[] = { 0, 2, 6, 7 };
+
+	for (int t = GS_U8; t < GS_NTYPES; t++) {
+		bool flt = type_is_float((enum gs_type)t);
+
+		for (unsigned o = 0; o < 6; o++) {
+			if (flt && ops[o] >= OP_AND)
+				continue;
+			for (int ot = flt ? GS_F16 : GS_U8; ot < GS_NTYPES; ot++)
+				for (int r = 0; r < (flt ? 3 : 1); r++) {
+					size_t n = sizes[rnd() % 6];
+					size_t sp[] = { 0, 1, n / 2, rnd() % (n + 1), n - 1, n };
+
+					check_handover_one((enum gs_type)t, ops[o],
+							   (enum gs_type)ot, rnd() & 1,
+							   1 + (unsigned)(rnd() % 3), n,
+							   sp[rnd() % 6],
+							   flt ? fkinds[rnd() % 7] : ikinds[rnd() % 4],
+							   chunks[n > 100 ? 1 + rnd() % 4 : rnd() % 5]);
+				}
+		}
+	}
+	for (int i = 0; i < 150; i++) {
+		static const enum gs_type ts[] = { GS_F16, GS_BF16, GS_F32, GS_F64 };
+		size_t n = 3000 + rnd() % 5000;
+
+		check_handover_one(ts[i % 4], OP_SUM,
+				   (enum gs_type)(GS_F16 + (int)(rnd() % 4)), rnd() & 1,
+				   1 + (unsigned)(rnd() % 2), n, rnd() % (n + 1),
+				   fkinds[3 + rnd() % 4], chunks[2 + rnd() % 3]);
+	}
+	for (int t = GS_U8; t < GS_NTYPES; t++) {
+		struct gs_job job;
+		struct gpu_scan g = {};
+		struct red_col st[1];
+
+		memset(&job, 0, sizeof(job));
+		job.cmd = CMD_SCAN;
+		job.dtype.type = (enum gs_type)t;
+		job.columns = 1;
+		job.op = OP_PROD;
+		job.out_type = type_is_float(job.dtype.type) ? GS_F64 : GS_I64;
+		g.job = job;
+		scan_bind_job(&g);
+		reduce_kernels.acc_init(&job, st);
+		std::vector<unsigned char> seed(g.vsize);
+
+		EXPECT(!scan_seed_host(&job, st, seed.data(), g.vsize),
+		       "a prod scan of %s was seeded", type_name(job.dtype.type));
+	}
+}
+
 int main(void)
 {
 	find_recipes();
@@ -1385,6 +1691,9 @@ int main(void)
 	check_scans();
 	check_windows();
 	check_prods();
+	check_handovers();
+	EXPECT(ho_ok && ho_gpu_err && ho_cpu_err && ho_flags && ho_threaded,
+	       "hand-overs of every outcome replayed");
 	EXPECT(win_chunks[0] && win_chunks[1] && win_chunks[2] &&
 	       win_chunks[3] && win_switches,
 	       "every window mode and a switch between them replayed");
@@ -1401,6 +1710,11 @@ int main(void)
 	printf("integer prod scans: %llu both wrote every output (equal), "
 	       "both failed alike: %llu overflowing the output type, %llu "
 	       "past 128 bits\n", pi_ok, pi_type, pi_wide);
+	printf("hand-overs (CPU state -> GPU carry): %llu equal to one CPU "
+	       "scan, %llu failing after the hand-over alike, %llu failing in "
+	       "the CPU's part; %llu carried a NaN or inf, %llu states made "
+	       "the threaded CPU's way\n", ho_ok, ho_gpu_err, ho_cpu_err,
+	       ho_flags, ho_threaded);
 	printf("scan_host_check: %llu checks (%llu scans, %llu of them "
 	       "errors on the CPU), %llu failed\n", checks, scans, scan_errors,
 	       fails);
