@@ -817,6 +817,8 @@ SCAN_UNROLL
 	 * when x's exponent is below w are zeros. */
 	static __host__ __device__ __forceinline__ V of(T x, const scan_cfg &c)
 	{
+		if constexpr (N == 1)
+			return of1(x, c.w);
 		struct exact_term t = scan_term(x);
 		bool neg = t.m < 0;
 		u64 mag = (u64)(neg ? -t.m : t.m);
@@ -840,6 +842,48 @@ SCAN_UNROLL
 		else
 			*bits = sum_round<N>(v, c.w, c.fmt);
 		return true;
+	}
+
+	/* One limb: of without the 128-bit term, from x's fields. */
+	static __host__ __device__ __forceinline__ V of1(T x, int w)
+	{
+		unsigned be, emax;
+		u64 frac, m;
+		int p, bias_p, e;
+		bool neg;
+		V v;
+
+		if constexpr (std::is_same<T, float>::value) {
+			unsigned u = exact_bits_f32(x);
+
+			neg = u >> 31, be = (u >> 23) & 0xff, frac = u & 0x7fffff;
+			emax = 0xff, p = 24, bias_p = 150;
+		} else if constexpr (std::is_same<T, double>::value) {
+			u64 u = exact_bits_f64(x);
+
+			neg = u >> 63, be = (unsigned)(u >> 52) & 0x7ff;
+			frac = u & 0xfffffffffffffull;
+			emax = 0x7ff, p = 53, bias_p = 1075;
+		} else if constexpr (std::is_same<T, scan_bf16>::value) {
+			neg = x.v >> 15, be = (x.v >> 7) & 0xff, frac = x.v & 0x7f;
+			emax = 0xff, p = 8, bias_p = 134;
+		} else {
+			neg = x.v >> 15, be = (x.v >> 10) & 0x1f, frac = x.v & 0x3ff;
+			emax = 0x1f, p = 11, bias_p = 25;
+		}
+		v.flags = 0;
+		v.l[0] = 0;
+		if (be == emax) {
+			v.flags = frac ? EXACT_NAN : neg ? EXACT_NINF : EXACT_PINF;
+			return v;
+		}
+		m = frac | (u64)(be != 0) << (p - 1);
+		e = (int)(be + (be == 0)) - bias_p - w;
+		if (!m)
+			return v;
+		m = e >= 0 ? m << e : m >> -e;
+		v.l[0] = neg ? 0 - m : m;
+		return v;
 	}
 
 	/* One limb: the prefix is a 64-bit integer times 2^w, and the

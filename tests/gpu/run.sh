@@ -282,7 +282,8 @@ if want sanitizer && command -v compute-sanitizer >/dev/null 2>&1; then
 			    "hist -t u8 $D/small.u8" "hist -t f32 --bins 50 --range -1:1 $D/small.f32" \
 			    "dot -t f64 $D/small.f64 $D/small.f64" "reduce --op max -t i16 $D/small.i16" \
 			    "reduce --op prod -t f32 $D/small.f32" \
-			    "scan -t f32 $D/small.f32" "scan -t u16 -c 3 $D/small.u16" \
+			    "scan -t f32 $D/small.f32" "scan --exclusive -t f64 -c 2 $D/small.f64" \
+			    "scan -t u16 -c 3 $D/small.u16" \
 			    "scan --op prod -t f64 $D/small.f64"; do
 			timeout 120 compute-sanitizer --tool $tool --error-exitcode 9 $G $args \
 				--backend cuda --chunk-size 1M > /dev/null 2>> "$OUT/sanitizer.log"

@@ -635,8 +635,10 @@ static int emu_type(const struct gs_job *job, const void *data, size_t n,
 			return emu_scan<scan_iprod<T>>(job, data, n, chunk, out,
 						       bad, err, from);
 	}
-	if (job->op == OP_SUM && K > 2)
-		return emu_scan_win<T, K, L>(job, data, n, chunk, out, from);
+	if constexpr (K > 2)	/* float sums with a window */
+		if (job->op == OP_SUM)
+			return emu_scan_win<T, K, L>(job, data, n, chunk, out,
+						     from);
 	if (job->op == OP_SUM)
 		return emu_scan<scan_sum<T, K, L>>(job, data, n, chunk, out, bad,
 						   err, from);
