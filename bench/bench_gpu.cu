@@ -7,12 +7,14 @@
  * after 3 warm-ups, median of 5 such runs; GB/s counts input bytes read.
  *
  * Build: make bench-gpu (links the CUDA kernels and the C objects).
- * Run:   build/bench_gpu [MIB]      (default 1024 MiB of input)
+ * Run:   build/bench_gpu [MIB [ROW]]  (default 1024 MiB of input; ROW: only
+ *        the gpustat rows whose name contains it, e.g. for ncu)
  */
 #include <algorithm>
 #include <cub/cub.cuh>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <vector>
 #include "../cuda/gpu.h"
 #include "../cuda/scan.h"
@@ -95,6 +97,15 @@ static void row(const char *name, size_t bytes, double ms, double ref_ms)
 		printf("%-34s %9.3f ms %8.0f GB/s\n", name, ms, gbs);
 }
 
+/* With a second argument, only the gpustat rows whose name contains it
+ * are measured (to profile one kernel). */
+static const char *only;
+#define ROW(name, bytes, expr, ref)                                     \
+	do {                                                            \
+		if (!only || strstr(name, only))                        \
+			row(name, bytes, expr, ref);                    \
+	} while (0)
+
 /* gpustat's scan of n records at d into o, carried from launch to launch as
  * from chunk to chunk. */
 static double ours_scan(const struct gs_job *job, const void *d, void *o,
@@ -136,6 +147,7 @@ static double ours(const struct gs_job *job, const gpu_ops *ops, const void *d,
 int main(int argc, char **argv)
 {
 	size_t bytes = (size_t)(argc > 1 ? atol(argv[1]) : 1024) << 20;
+	only = argc > 2 ? argv[2] : NULL;
 	size_t n = bytes / 4;
 	int nsm;
 	float *x, *y, *out;
@@ -183,68 +195,68 @@ int main(int argc, char **argv)
 	job.columns = 1;
 	job.cmd = CMD_HIST;
 	job.dtype.type = GS_U8;
-	row("gpustat hist u8", bytes, ours(&job, &gpu_hist_ops, x, NULL, bytes, nsm), cub_hist);
+	ROW("gpustat hist u8", bytes, ours(&job, &gpu_hist_ops, x, NULL, bytes, nsm), cub_hist);
 	job.cmd = CMD_REDUCE;
 	job.op = OP_SUM;
 	job.dtype.type = GS_F32;
-	row("gpustat sum f32 (exact)", bytes, ours(&job, &gpu_reduce_ops, x, NULL, n, nsm), cub_sum);
+	ROW("gpustat sum f32 (exact)", bytes, ours(&job, &gpu_reduce_ops, x, NULL, n, nsm), cub_sum);
 	job.dtype.type = GS_F64;
-	row("gpustat sum f64, f32 bits (exact)", bytes, ours(&job, &gpu_reduce_ops, x, NULL, n / 2, nsm), cub_sum);
+	ROW("gpustat sum f64, f32 bits (exact)", bytes, ours(&job, &gpu_reduce_ops, x, NULL, n / 2, nsm), cub_sum);
 	fill_f64<<<nsm * 4, 256>>>(x, (double *)out, n / 2);
 	CK(cudaDeviceSynchronize());
-	row("gpustat sum f64 (exact)", bytes, ours(&job, &gpu_reduce_ops, out, NULL, n / 2, nsm), cub_sum);
+	ROW("gpustat sum f64 (exact)", bytes, ours(&job, &gpu_reduce_ops, out, NULL, n / 2, nsm), cub_sum);
 	job.cmd = CMD_STATS;
-	row("gpustat stats f64 (exact)", bytes, ours(&job, &gpu_stats_ops, out, NULL, n / 2, nsm), cub_sum);
+	ROW("gpustat stats f64 (exact)", bytes, ours(&job, &gpu_stats_ops, out, NULL, n / 2, nsm), cub_sum);
 	job.cmd = CMD_REDUCE;
 	job.dtype.type = GS_F32;
 	widen_f32<<<nsm * 4, 256>>>(x, out, n);
 	CK(cudaDeviceSynchronize());
-	row("gpustat sum f32, 1/64 at 2^40", bytes, ours(&job, &gpu_reduce_ops, out, NULL, n, nsm), cub_sum);
+	ROW("gpustat sum f32, 1/64 at 2^40", bytes, ours(&job, &gpu_reduce_ops, out, NULL, n, nsm), cub_sum);
 	job.cmd = CMD_STATS;
-	row("gpustat stats f32 (exact)", bytes, ours(&job, &gpu_stats_ops, x, NULL, n, nsm), cub_sum);
+	ROW("gpustat stats f32 (exact)", bytes, ours(&job, &gpu_stats_ops, x, NULL, n, nsm), cub_sum);
 	/* products: 128-bit brackets of the exact product (f64: real doubles) */
 	job.cmd = CMD_REDUCE;
 	job.op = OP_PROD;
-	row("gpustat reduce prod f32", bytes, ours(&job, &gpu_reduce_ops, x, NULL, n, nsm), cub_sum);
+	ROW("gpustat reduce prod f32", bytes, ours(&job, &gpu_reduce_ops, x, NULL, n, nsm), cub_sum);
 	job.dtype.type = GS_F64;
 	fill_f64<<<nsm * 4, 256>>>(x, (double *)out, n / 2);
 	CK(cudaDeviceSynchronize());
-	row("gpustat reduce prod f64", bytes, ours(&job, &gpu_reduce_ops, out, NULL, n / 2, nsm), cub_sum);
+	ROW("gpustat reduce prod f64", bytes, ours(&job, &gpu_reduce_ops, out, NULL, n / 2, nsm), cub_sum);
 	job.dtype.type = GS_I32;
-	row("gpustat reduce prod i32", bytes, ours(&job, &gpu_reduce_ops, x, NULL, n, nsm), cub_sum);
+	ROW("gpustat reduce prod i32", bytes, ours(&job, &gpu_reduce_ops, x, NULL, n, nsm), cub_sum);
 	job.op = OP_SUM;
 	job.dtype.type = GS_F32;
 
 	job.cmd = CMD_DOT;
 	job.two_inputs = true;
-	row("gpustat dot f32 A B (exact)", 2 * bytes, ours(&job, &gpu_dot_ops, x, y, n, nsm), 0);
+	ROW("gpustat dot f32 A B (exact)", 2 * bytes, ours(&job, &gpu_dot_ops, x, y, n, nsm), 0);
 	job.two_inputs = false;
 	job.cmd = CMD_HIST;
 	job.ranged = true;
 	job.bins = 100;
 	job.lo = 0;
 	job.hi = 1;
-	row("gpustat hist f32 --bins 100", bytes, ours(&job, &gpu_hist_ops, x, NULL, n, nsm), 0);
+	ROW("gpustat hist f32 --bins 100", bytes, ours(&job, &gpu_hist_ops, x, NULL, n, nsm), 0);
 
 	/* scans: read + write, like CUB's row */
 	job.ranged = false;
 	job.cmd = CMD_SCAN;
 	job.op = OP_SUM;
 	job.dtype.type = job.out_type = GS_F32;
-	row("gpustat scan f32 (exact, read+write)", 2 * bytes, ours_scan(&job, x, y, n, nsm), cub_scan);
+	ROW("gpustat scan f32 (exact, read+write)", 2 * bytes, ours_scan(&job, x, y, n, nsm), cub_scan);
 	job.dtype.type = job.out_type = GS_F64;
-	row("gpustat scan f64 (exact, read+write)", 2 * bytes, ours_scan(&job, out, y, n / 2, nsm), cub_scan);
+	ROW("gpustat scan f64 (exact, read+write)", 2 * bytes, ours_scan(&job, out, y, n / 2, nsm), cub_scan);
 	/* values over some 90 binades: past a one-limb window */
 	job.dtype.type = job.out_type = GS_F32;
 	widen_f32<<<nsm * 4, 256>>>(x, out, n);
 	CK(cudaDeviceSynchronize());
-	row("gpustat scan f32, 1/64 at 2^40", 2 * bytes, ours_scan(&job, out, y, n, nsm), cub_scan);
+	ROW("gpustat scan f32, 1/64 at 2^40", 2 * bytes, ours_scan(&job, out, y, n, nsm), cub_scan);
 	job.dtype.type = GS_I32;
 	job.out_type = GS_I64;
-	row("gpustat scan i32 -> i64 (read+write)", bytes + bytes / 2,
+	ROW("gpustat scan i32 -> i64 (read+write)", bytes + bytes / 2,
 	    ours_scan(&job, x, y, n / 2, nsm), cub_scan);
 	job.dtype.type = job.out_type = GS_F32;
 	job.op = OP_MAX;
-	row("gpustat scan max f32 (read+write)", 2 * bytes, ours_scan(&job, x, y, n, nsm), cub_scan);
+	ROW("gpustat scan max f32 (read+write)", 2 * bytes, ours_scan(&job, x, y, n, nsm), cub_scan);
 	return 0;
 }

@@ -30,32 +30,38 @@
  * 1, min the largest value of the input type, +inf for floats, and all
  * ones ...), so exclusive scans start where the CPU does.
  *
- * Three kernels per chunk, for all columns at once, each column cut into
- * tiles of SCAN_TILE records (thread t of a tile owns SCAN_ITEMS
- * consecutive records):
- *   1. totals: each tile's total, into tilev[col][tile];
- *   2. carry: one block per column scans its tile totals starting from the
- *      column's carry (the prefix of every earlier chunk), overwrites each
- *      with the tile's exclusive prefix and advances the carry;
- *   3. out: each tile rescans its records from its prefix and writes every
- *      output, rounded once from the exact value (a correct rounding of the
- *      K-limb magnitude, as xsum_round does it; a product's from both ends
- *      of its bracket, as fprod_round does it).
+ * Three kernels per chunk, for all columns at once. Each column is cut
+ * into tiles of SCAN_TILE records (thread t of a tile owns SCAN_ITEMS
+ * consecutive records), and its tiles into parts of consecutive tiles, one
+ * block per (column, part), as many blocks as fit on the GPU at once:
+ *   1. totals: each part's total, into partv[col][part] (a reduction: each
+ *      thread adds its records tile after tile);
+ *   2. carry: one block per column scans its parts' totals starting from
+ *      the column's carry (the prefix of every earlier chunk), overwrites
+ *      each with the part's exclusive prefix and advances the carry;
+ *   3. out: each block walks its part's tiles in order, scanning a tile
+ *      from the prefix before it and writing every output, rounded once
+ *      from the exact value (a correct rounding of the K-limb magnitude,
+ *      as xsum_round does it; a product's from both ends of its bracket,
+ *      as fprod_round does it).
+ * Both tile kernels load a tile's records while the tile before is added.
  * Everything is stream-ordered: no host round trip between chunks.
  *
- * Float sums of f32, bf16 and f64 first run a prepass (the chunk's lowest
- * and highest value bits) and a one-thread window kernel that picks, on
- * the device, a 2- or 3-limb window holding the carry and every prefix of
- * the chunk, or the wide K limbs; all three variants are launched and the
- * two not chosen return at once. The wide carry is the one carry between
- * chunks (see "float sums in a narrow window" below).
+ * Float sums of f32, bf16 and f64 take two other kernels first: one reads
+ * the chunk once for each part's exact total and the chunk's lowest and
+ * highest value bits, one block then picks a 1-, 2- or 3-limb window
+ * holding the carry and every prefix of the chunk (or the wide K limbs),
+ * scans the parts and writes their prefixes in the window; all four
+ * variants' out kernels are launched and the three not chosen return at
+ * once. The wide carry is the one carry between chunks (see "float sums
+ * in a narrow window" below).
  *
  * Integer outputs are range-checked, and a product can fail (an integer
  * past 2^128, a float bracket whose ends round apart). A failing element
  * becomes a key record * columns + column (the CPU reports the smallest
  * record, then the smallest column): each block finds its smallest in
  * shared memory and leaves why it failed (struct scan_bad: the prefix, or
- * the kind of failure) in bad[col][tile]; a global atomicMin keeps the
+ * the kind of failure) in bad[col][part]; a global atomicMin keeps the
  * smallest key; a one-thread kernel copies the why that goes with it into
  * the status the host reads, and gpu_scan_status_check words cpu_scan's
  * message from it.
@@ -76,9 +82,12 @@
 #define SCAN_ITEMS 8
 #define SCAN_TILE (SCAN_THREADS * SCAN_ITEMS)
 #define SCAN_WARPS (SCAN_THREADS / 32)
-/* Resident blocks per SM for the tile kernels (fewer fit for f64's wide
- * values anyway: the grid is persistent and loops over tiles). */
-#define SCAN_BLOCKS_PER_SM 4
+/* The most blocks per SM the tile kernels get (as many as fit, up to this:
+ * each block holds a part of a column). */
+#define SCAN_MAX_BLOCKS_PER_SM 8
+/* The most tiles in a part: 2^27 records, so that a float sum's part stays
+ * within exact.cuh's bounds (scan_xtotals_kernel). */
+#define SCAN_MAX_TPP (1u << 16)
 /* Columns are scanned in one launch each phase; more run on the CPU. */
 #define SCAN_MAX_COLUMNS 16
 
@@ -546,10 +555,16 @@ static __host__ __device__ __forceinline__ double scan_to_f64(T x)
 		return x;
 }
 
-template <typename T> struct scan_word {
+/* min, max, and, or or xor (OP, fixed at compile time: the add is then
+ * a compare and select or one logic op) over element type T. */
+template <typename T, int OP> struct scan_word {
 	typedef T elem;
 	typedef word_val V;
 	enum { WINDOW = 0 };
+	/* signed integers compare as their bits with the sign flipped */
+	static const bool FLIP = std::is_signed<T>::value &&
+				 !scan_is_float<T>::value &&
+				 (OP == OP_MIN || OP == OP_MAX);
 
 	static __host__ __device__ __forceinline__ V ident(const scan_cfg &c)
 	{
@@ -559,17 +574,20 @@ template <typename T> struct scan_word {
 	}
 
 	static __host__ __device__ __forceinline__ V
-	add(const V &a, const V &b, const scan_cfg &c)
+	add(const V &a, const V &b, const scan_cfg &)
 	{
 		V r;
 
-		switch (c.op) {
-		case OP_MIN: r.w = a.w < b.w ? a.w : b.w; break;
-		case OP_MAX: r.w = a.w > b.w ? a.w : b.w; break;
-		case OP_AND: r.w = a.w & b.w; break;
-		case OP_OR: r.w = a.w | b.w; break;
-		default: r.w = a.w ^ b.w; break;
-		}
+		if constexpr (OP == OP_MIN)
+			r.w = a.w < b.w ? a.w : b.w;
+		else if constexpr (OP == OP_MAX)
+			r.w = a.w > b.w ? a.w : b.w;
+		else if constexpr (OP == OP_AND)
+			r.w = a.w & b.w;
+		else if constexpr (OP == OP_OR)
+			r.w = a.w | b.w;
+		else
+			r.w = a.w ^ b.w;
 		r.nan = a.nan | b.nan;
 		return r;
 	}
@@ -581,17 +599,14 @@ template <typename T> struct scan_word {
 		if constexpr (scan_is_float<T>::value) {
 			double d = scan_to_f64(x);
 
-			if (d != d)
-				v.nan = 1;	/* the word stays the identity */
-			else
-				v.w = scan_key_f64(d);
+			v.nan = d != d;	/* the word stays the identity */
+			v.w = v.nan ? c.ident : scan_key_f64(d);
 		} else {
 			/* sign- or zero-extended, as the CPU's __int128 */
 			u64 b = std::is_signed<T>::value ? (u64)(long long)x
 							 : (u64)x;
 
-			v.w = std::is_signed<T>::value &&
-			      (c.op == OP_MIN || c.op == OP_MAX) ? b ^ SCAN_SIGN : b;
+			v.w = FLIP ? b ^ SCAN_SIGN : b;
 		}
 		return v;
 	}
@@ -604,18 +619,32 @@ template <typename T> struct scan_word {
 				      : scan_round_f64(scan_f64_of_key(v.w), c.fmt);
 			return true;
 		} else {
-			u64 w = v.w;
-			__int128 p;
+			u64 w = FLIP ? v.w ^ SCAN_SIGN : v.w;
+			__int128 p = std::is_signed<T>::value ? (__int128)(long long)w
+							      : (__int128)w;
 
-			if (std::is_signed<T>::value && (c.op == OP_MIN || c.op == OP_MAX))
-				w ^= SCAN_SIGN;
-			p = std::is_signed<T>::value ? (__int128)(long long)w
-						     : (__int128)w;
 			scan_why_int(p, why);
 			return scan_put_int(p, c, bits);
 		}
 	}
 };
+
+/* f(scan_word<T, op>()), for the op of a job (floats: min or max). */
+template <typename T, class F>
+static auto scan_word_op(int op, F f)
+{
+	if (op == OP_MIN)
+		return f(scan_word<T, OP_MIN>());
+	if constexpr (!scan_is_float<T>::value) {
+		if (op == OP_AND)
+			return f(scan_word<T, OP_AND>());
+		if (op == OP_OR)
+			return f(scan_word<T, OP_OR>());
+		if (op == OP_XOR)
+			return f(scan_word<T, OP_XOR>());
+	}
+	return f(scan_word<T, OP_MAX>());
+}
 
 /* ---- float sums in a narrow window ---------------------------------------- */
 
@@ -623,17 +652,24 @@ template <typename T> struct scan_word {
  * The wide sums above cost K limbs per add (f64: 34) and a K-limb rounding
  * per output. Real data spans few binades, so each chunk first finds the
  * lowest set bit and the highest top bit of its finite nonzero values
- * (scan_win_term, a reduction), and scan_window picks a window of N = 1, 2
+ * (scan_win_term, a reduction), and scan_window_pick picks a window of N = 1, 2
  * or 3 limbs whose lsb w is the lowest bit of the chunk and of the carry, if
  * the carry plus any prefix of the chunk fits in it: then every value of
  * the chunk is an integer multiple of 2^w below 2^(w + 64N - 1) in
  * magnitude, and the narrow kernels give the same exact values, so the
  * same rounded bits. The wide carry stays the one canonical carry between
- * chunks: scan_window narrows it at chunk start and scan_widen widens the
- * narrow carry back at chunk end, both on the device.
+ * chunks.
+ *
+ * One kernel (scan_xtotals_kernel) reads the chunk once for both: each
+ * part's exact total, as exact.cuh's reduction keeps it (a window in
+ * registers, slots in shared memory), and its lowest and top bits. Then
+ * one block (scan_xcarry_kernel) picks the window (scan_window_pick),
+ * turns the parts' totals into wide values (scan_xwide), scans them from
+ * the wide carries, advances the carries and writes each part's prefix
+ * narrowed to the window for the chosen variant's out kernel.
  */
 
-/* The prepass's result and the chunk's choice, one per handle. */
+/* The chunk's bits and its choice of window, one per handle. */
 struct scan_win {
 	int lo, nhi;		/* lowest bit, minus the highest top bit */
 	int w, mode;		/* window lsb; 0 (wide), 1, 2 or 3 limbs */
@@ -651,21 +687,80 @@ static __host__ __device__ inline int scan_ctz64(u64 x)
 #endif
 }
 
-/* Lowest set bit and minus the top bit of x's value, folded into lo, nhi. */
+/* A float element's fields: its value is (*neg ? -*m : *m) * 2^*e with
+ * *m < 2^53 (0 for a zero); the flags of an infinity or a NaN (then *m is
+ * meaningless), 0 for a finite value. No 128-bit term. */
+template <typename T>
+static __host__ __device__ __forceinline__ unsigned scan_fields(T x, bool *neg,
+								u64 *m, int *e)
+{
+	unsigned be, emax;
+	u64 frac;
+	int p, bias_p;
+
+	if constexpr (std::is_same<T, float>::value) {
+		unsigned u = exact_bits_f32(x);
+
+		*neg = u >> 31, be = (u >> 23) & 0xff, frac = u & 0x7fffff;
+		emax = 0xff, p = 24, bias_p = 150;
+	} else if constexpr (std::is_same<T, double>::value) {
+		u64 u = exact_bits_f64(x);
+
+		*neg = u >> 63, be = (unsigned)(u >> 52) & 0x7ff;
+		frac = u & 0xfffffffffffffull;
+		emax = 0x7ff, p = 53, bias_p = 1075;
+	} else if constexpr (std::is_same<T, scan_bf16>::value) {
+		*neg = x.v >> 15, be = (x.v >> 7) & 0xff, frac = x.v & 0x7f;
+		emax = 0xff, p = 8, bias_p = 134;
+	} else {
+		*neg = x.v >> 15, be = (x.v >> 10) & 0x1f, frac = x.v & 0x3ff;
+		emax = 0x1f, p = 11, bias_p = 25;
+	}
+	*m = frac | (u64)(be != 0) << (p - 1);
+	*e = (int)(be + (be == 0)) - bias_p;
+	return be != emax ? 0 : frac ? EXACT_NAN : *neg ? EXACT_NINF : EXACT_PINF;
+}
+
+/* Trailing and leading zeros of a 32-bit x != 0. */
+static __host__ __device__ inline int scan_ctz32(unsigned x)
+{
+#ifdef __CUDA_ARCH__
+	return __ffs((int)x) - 1;
+#else
+	return __builtin_ctz(x);
+#endif
+}
+
+static __host__ __device__ inline int scan_clz32(unsigned x)
+{
+#ifdef __CUDA_ARCH__
+	return __clz((int)x);
+#else
+	return __builtin_clz(x);
+#endif
+}
+
+/* Lowest set bit and minus the top bit of x's value, folded into lo, nhi
+ * (zeros and specials need no bits). Without branches; the significands of
+ * the types up to 4 bytes (< 2^24) in 32-bit arithmetic. */
 template <typename T>
 static __host__ __device__ __forceinline__ void scan_win_term(T x, int *lo,
 							       int *nhi)
 {
-	struct exact_term t = scan_term(x);
-	u64 mag = (u64)(t.m < 0 ? -t.m : t.m);
-	int l, h;
+	bool neg;
+	u64 m;
+	int e, l, h;
+	bool ok = !scan_fields(x, &neg, &m, &e) && m;
 
-	if (!mag)
-		return;		/* zeros and specials need no bits */
-	l = t.e + scan_ctz64(mag);
-	h = t.e + 63 - exact_clz64(mag);
-	*lo = l < *lo ? l : *lo;
-	*nhi = -h < *nhi ? -h : *nhi;
+	if constexpr (sizeof(T) <= 4) {
+		l = e + scan_ctz32((unsigned)m | 1u << 31);
+		h = e + 31 - scan_clz32((unsigned)m | 1);
+	} else {
+		l = e + scan_ctz64(m | 1ull << 63);
+		h = e + 63 - exact_clz64(m | 1);
+	}
+	*lo = ok && l < *lo ? l : *lo;
+	*nhi = ok && -h < *nhi ? -h : *nhi;
 }
 
 /* Bits [d, d + 64N) of v (d >= 0), as N limbs: exact when v has no bit
@@ -732,18 +827,18 @@ static __host__ __device__ inline bool sum_bits(const sum_val<K> &v, int *lo,
 }
 
 /*
- * The chunk's window, from the prepass (win->lo, win->nhi), the wide
- * carries and nrec (>= 1): every prefix of a column is its carry plus at
- * most nrec values below 2^(hi+1), so below 2^(max(carry top, hi + lg) + 2)
- * with nrec < 2^lg; a window of N limbs at lsb w holds it when that is at
- * most 2^(w + 64N - 1). Narrows each carry into c1, c2 or c3 for the mode.
+ * The chunk's window, from its lowest bit and minus its top bit (win->lo,
+ * win->nhi), the wide carries at its start and nrec (>= 1): every prefix
+ * of a column is its carry plus at most nrec values below 2^(hi+1), so
+ * below 2^(max(carry top, hi + lg) + 2) with nrec < 2^lg; a window of N
+ * limbs at lsb w holds it when that is at most 2^(w + 64N - 1). Sets
+ * win->w and win->mode.
  */
 template <int K, int L>
-static __host__ __device__ inline void scan_window(struct scan_win *win,
-						   const sum_val<K> *carry,
-						   sum_val<1> *c1, sum_val<2> *c2,
-						   sum_val<3> *c3, unsigned columns,
-						   size_t nrec)
+static __host__ __device__ inline void scan_window_pick(struct scan_win *win,
+							const sum_val<K> *carry,
+							unsigned columns,
+							size_t nrec)
 {
 	int lo = win->lo, lg = 64 - exact_clz64(nrec), top, cl, ct, span;
 
@@ -761,33 +856,40 @@ static __host__ __device__ inline void scan_window(struct scan_win *win,
 	span = top - lo + 3;
 	win->w = lo;
 	win->mode = span <= 64 ? 1 : span <= 128 ? 2 : span <= 192 ? 3 : 0;
-	for (unsigned c = 0; c < columns; c++) {
-		if (win->mode == 1)
-			c1[c] = sum_narrow<K, 1>(carry[c], lo - L);
-		else if (win->mode == 2)
-			c2[c] = sum_narrow<K, 2>(carry[c], lo - L);
-		else if (win->mode == 3)
-			c3[c] = sum_narrow<K, 3>(carry[c], lo - L);
-	}
 }
 
-/* After a narrow chunk: its carries back into the wide ones. */
+/*
+ * An exact sum of values of bits >= 2^L (struct exact_acc's slots, slot q
+ * weighing 2^(32q + EXACT_EMIN), each a signed 64-bit count) as K limbs at
+ * lsb 2^L, for a sum that fits them. The slots below the one that holds
+ * bit L are zero (every piece of such a value lies at or above it); from
+ * there the slots are carried into 32-bit digits, the unique two's
+ * complement form of the sum, which has no bit below L, and the digits
+ * are shifted down to L.
+ */
 template <int K, int L>
-static __host__ __device__ inline void scan_widen(const struct scan_win *win,
-						  sum_val<K> *carry,
-						  const sum_val<1> *c1,
-						  const sum_val<2> *c2,
-						  const sum_val<3> *c3,
-						  unsigned columns)
+static __host__ __device__ inline sum_val<K> scan_xwide(const long long *slot,
+							unsigned flags)
 {
-	for (unsigned c = 0; c < columns; c++) {
-		if (win->mode == 1)
-			carry[c] = sum_widen<1, K>(c1[c], win->w - L);
-		else if (win->mode == 2)
-			carry[c] = sum_widen<2, K>(c2[c], win->w - L);
-		else if (win->mode == 3)
-			carry[c] = sum_widen<3, K>(c3[c], win->w - L);
+	const int q0 = (L - EXACT_EMIN) / 32, s = (L - EXACT_EMIN) % 32;
+	sum_val<K + 1> b;
+	long long c = 0;
+	sum_val<K> r;
+
+SCAN_UNROLL
+	for (int i = 0; i < 2 * (K + 1); i++) {
+		long long v = (q0 + i < EXACT_SLOTS ? slot[q0 + i] : 0) + c;
+		u64 d = (u64)v & 0xffffffffull;
+
+		c = v >> 32;	/* arithmetic: a negative sum borrows */
+		if (i % 2)
+			b.l[i / 2] |= d << 32;
+		else
+			b.l[i / 2] = d;
 	}
+	b.flags = flags;
+	r = sum_narrow<K + 1, K>(b, s);
+	return r;
 }
 
 /* Float sums of element type T in N limbs whose lsb is cfg.w. */
@@ -847,41 +949,17 @@ SCAN_UNROLL
 	/* One limb: of without the 128-bit term, from x's fields. */
 	static __host__ __device__ __forceinline__ V of1(T x, int w)
 	{
-		unsigned be, emax;
-		u64 frac, m;
-		int p, bias_p, e;
 		bool neg;
+		u64 m;
+		int e;
 		V v;
 
-		if constexpr (std::is_same<T, float>::value) {
-			unsigned u = exact_bits_f32(x);
-
-			neg = u >> 31, be = (u >> 23) & 0xff, frac = u & 0x7fffff;
-			emax = 0xff, p = 24, bias_p = 150;
-		} else if constexpr (std::is_same<T, double>::value) {
-			u64 u = exact_bits_f64(x);
-
-			neg = u >> 63, be = (unsigned)(u >> 52) & 0x7ff;
-			frac = u & 0xfffffffffffffull;
-			emax = 0x7ff, p = 53, bias_p = 1075;
-		} else if constexpr (std::is_same<T, scan_bf16>::value) {
-			neg = x.v >> 15, be = (x.v >> 7) & 0xff, frac = x.v & 0x7f;
-			emax = 0xff, p = 8, bias_p = 134;
-		} else {
-			neg = x.v >> 15, be = (x.v >> 10) & 0x1f, frac = x.v & 0x3ff;
-			emax = 0x1f, p = 11, bias_p = 25;
-		}
-		v.flags = 0;
-		v.l[0] = 0;
-		if (be == emax) {
-			v.flags = frac ? EXACT_NAN : neg ? EXACT_NINF : EXACT_PINF;
-			return v;
-		}
-		m = frac | (u64)(be != 0) << (p - 1);
-		e = (int)(be + (be == 0)) - bias_p - w;
-		if (!m)
-			return v;
-		m = e >= 0 ? m << e : m >> -e;
+		/* no branches: a zero or a special gives 0 (the shift
+		 * counts are masked, as only theirs may pass 63) */
+		v.flags = scan_fields(x, &neg, &m, &e);
+		e -= w;
+		m = e >= 0 ? m << (e & 63) : m >> (-e & 63);
+		m = v.flags ? 0 : m;
 		v.l[0] = neg ? 0 - m : m;
 		return v;
 	}
@@ -1168,9 +1246,17 @@ static __device__ __forceinline__ red_iprod scan_shfl_up(const red_iprod &v,
 	return r;
 }
 
-/* Exclusive scan of one value per thread across the block; *total (when
- * not NULL) gets the block's total. Every thread must call it; sh holds
- * SCAN_WARPS values and is free again on return. */
+/* Shared values a block scan needs: the warps' totals, their exclusive
+ * prefixes and the block's total. */
+#define SCAN_SHARED (2 * SCAN_WARPS + 1)
+
+/* Exclusive scan of one value per thread across the block; *total gets
+ * the block's total. Every thread must call it; sh holds SCAN_SHARED
+ * values. Each warp scans its lanes (shuffles), warp 0 scans the warps'
+ * totals the same way, and every thread adds its warp's prefix. Back to
+ * back calls need no barrier between them: a call writes the totals
+ * before its first barrier and the prefixes between its two, and every
+ * thread reads the prefixes after the second. */
 template <class Op>
 static __device__ __forceinline__ typename Op::V
 block_scan(typename Op::V in, typename Op::V *sh, typename Op::V *total,
@@ -1178,7 +1264,7 @@ block_scan(typename Op::V in, typename Op::V *sh, typename Op::V *total,
 {
 	typedef typename Op::V V;
 	unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-	V inc = in, ex, wp = Op::ident(c);
+	V inc = in, ex, wp;
 
 SCAN_UNROLL
 	for (unsigned d = 1; d < 32; d <<= 1) {
@@ -1191,26 +1277,66 @@ SCAN_UNROLL
 		sh[warp] = inc;
 	ex = scan_shfl_up(inc, 1);
 	__syncthreads();
-	for (unsigned w = 0; w < warp; w++)
-		wp = Op::add(wp, sh[w], c);
-	if (total) {
-		*total = wp;
-		for (unsigned w = warp; w < SCAN_WARPS; w++)
-			*total = Op::add(*total, sh[w], c);
+	if (warp == 0) {
+		V v = lane < SCAN_WARPS ? sh[lane] : Op::ident(c), e;
+
+SCAN_UNROLL
+		for (unsigned d = 1; d < SCAN_WARPS; d <<= 1) {
+			V o = scan_shfl_up(v, d);
+
+			if (lane >= d)
+				v = Op::add(o, v, c);
+		}
+		e = scan_shfl_up(v, 1);
+		if (lane < SCAN_WARPS)
+			sh[SCAN_WARPS + lane] = lane ? e : Op::ident(c);
+		if (lane == SCAN_WARPS - 1)
+			sh[2 * SCAN_WARPS] = v;
 	}
 	__syncthreads();
+	wp = sh[SCAN_WARPS + warp];
+	*total = sh[2 * SCAN_WARPS];
 	return lane ? Op::add(wp, ex, c) : wp;
+}
+
+/*
+ * How the tile kernels cut a chunk: each column's tiles into parts of tpp
+ * consecutive tiles, one block per (column, part), parts * columns blocks
+ * in all. The totals kernel reduces a part, the carry kernel scans the
+ * parts' totals, the out kernel walks a part's tiles in order carrying the
+ * prefix from tile to tile, so the serial chain per column is only as long
+ * as its parts.
+ */
+struct scan_split {
+	size_t tpp;		/* tiles per part */
+	unsigned parts;		/* parts per column */
+};
+
+/* ntiles (>= 1) tiles of each of `columns` columns, for at most `blocks`
+ * blocks. */
+static __host__ __device__ inline struct scan_split
+scan_split_of(size_t ntiles, unsigned columns, unsigned blocks)
+{
+	unsigned per_col = blocks / columns ? blocks / columns : 1;
+	struct scan_split p;
+
+	p.tpp = (ntiles + per_col - 1) / per_col;
+	p.tpp = p.tpp > SCAN_MAX_TPP ? SCAN_MAX_TPP : p.tpp;
+	p.parts = (unsigned)((ntiles + p.tpp - 1) / p.tpp);
+	return p;
 }
 
 template <class Op> struct scan_args {
 	const typename Op::elem *in;
 	void *out;
-	size_t nrec, ntiles, max_tiles;
+	size_t nrec, ntiles;
+	struct scan_split sp;
 	unsigned columns;
 	scan_cfg cfg;
 	typename Op::V *carry;		/* [columns] */
-	typename Op::V *tilev;		/* [columns][max_tiles] */
-	struct scan_bad *bad;		/* [columns][max_tiles] */
+	typename Op::V *partv;		/* [columns][parts]: totals, then
+					 * exclusive prefixes */
+	struct scan_bad *bad;		/* [columns][parts] */
 	struct scan_status *st;
 	const struct scan_win *win;	/* float sums with a window, or NULL */
 };
@@ -1294,79 +1420,128 @@ SCAN_UNROLL
 	}
 }
 
-/* This thread's records of (col, tile) into x[], and their total. */
+/* This thread's records from r0 of column col into x[] (those before
+ * nrec; the rest of x[] is left as it is). */
 template <class Op>
-static __device__ __forceinline__ typename Op::V
-scan_load(const scan_args<Op> &a, const scan_cfg &c, unsigned col,
-	  size_t r0, typename Op::elem *x)
+static __device__ __forceinline__ void scan_fetch(const scan_args<Op> &a,
+						  unsigned col, size_t r0,
+						  typename Op::elem *x)
 {
-	typename Op::V t = Op::ident(c);
-
 	if (scan_vec_ok(a, r0)) {
 		scan_vload(a.in + r0, x);
-SCAN_UNROLL
-		for (int j = 0; j < SCAN_ITEMS; j++)
-			t = Op::add(t, Op::of(x[j], c), c);
-		return t;
+		return;
 	}
 SCAN_UNROLL
 	for (int j = 0; j < SCAN_ITEMS; j++) {
 		size_t r = r0 + j;
 
-		if (r < a.nrec) {
+		if (r < a.nrec)
 			x[j] = a.in[r * a.columns + col];
-			t = Op::add(t, Op::of(x[j], c), c);
-		}
 	}
+}
+
+/* The records of x[] (from r0, those before nrec) added to t in order;
+ * FULL: all SCAN_ITEMS of them are records (no tests). With e, each
+ * record's value goes into e[] too (for scan_outs). */
+template <bool FULL, class Op>
+static __device__ __forceinline__ typename Op::V
+scan_fold(const scan_args<Op> &a, const scan_cfg &c, size_t r0,
+	  const typename Op::elem *x, typename Op::V t,
+	  typename Op::V *e = NULL)
+{
+SCAN_UNROLL
+	for (int j = 0; j < SCAN_ITEMS; j++)
+		if (FULL || r0 + j < a.nrec) {
+			typename Op::V v = Op::of(x[j], c);
+
+			if (e)
+				e[j] = v;
+			t = Op::add(t, v, c);
+		}
 	return t;
 }
 
-/* Phase 1: every tile's total. */
+/* scan_fold for a thread's records from r0: unrolled without tests where
+ * they are whole vectors (all but a chunk's last tile, one column). */
+template <class Op>
+static __device__ __forceinline__ typename Op::V
+scan_fold_any(const scan_args<Op> &a, const scan_cfg &c, size_t r0,
+	      const typename Op::elem *x, typename Op::V t,
+	      typename Op::V *e = NULL)
+{
+	if (scan_vec_ok(a, r0))
+		return scan_fold<true>(a, c, r0, x, t, e);
+	return scan_fold<false>(a, c, r0, x, t, e);
+}
+
+/* This block's column and its part's tiles [*t, *end). */
+template <class Op>
+static __device__ __forceinline__ unsigned scan_part(const scan_args<Op> &a,
+						     size_t *t, size_t *end)
+{
+	size_t first = (size_t)(blockIdx.x % a.sp.parts) * a.sp.tpp;
+
+	*t = first;
+	*end = first + a.sp.tpp < a.ntiles ? first + a.sp.tpp : a.ntiles;
+	return blockIdx.x / a.sp.parts;
+}
+
+/* Phase 1: every part's total (each thread's records of every tile of
+ * the part, tile by tile, then the block's total). The next tile's
+ * records are loaded while this one's are added. */
 template <class Op>
 __global__ void __launch_bounds__(SCAN_THREADS)
 scan_totals_kernel(const scan_args<Op> a)
 {
 	typedef typename Op::V V;
-	__shared__ V sh[SCAN_WARPS];
-	typename Op::elem x[SCAN_ITEMS];
+	__shared__ V sh[SCAN_SHARED];
+	typename Op::elem x[SCAN_ITEMS], nx[SCAN_ITEMS];
+	size_t t, end, r0;
+	unsigned col;
 	scan_cfg c;
+	V sum, tot;
 
 	if (scan_off(a, &c))
 		return;
-	for (size_t w = blockIdx.x; w < a.ntiles * a.columns; w += gridDim.x) {
-		unsigned col = (unsigned)(w / a.ntiles);
-		size_t tile = w % a.ntiles;
-		size_t r0 = tile * SCAN_TILE + (size_t)threadIdx.x * SCAN_ITEMS;
-		V t;
-
-		block_scan<Op>(scan_load(a, c, col, r0, x), sh, &t, c);
-		if (threadIdx.x == 0)
-			a.tilev[col * a.max_tiles + tile] = t;
+	col = scan_part(a, &t, &end);
+	r0 = t * SCAN_TILE + (size_t)threadIdx.x * SCAN_ITEMS;
+	sum = Op::ident(c);
+	scan_fetch(a, col, r0, x);
+	for (; t < end; t++, r0 += SCAN_TILE) {
+		if (t + 1 < end)
+			scan_fetch(a, col, r0 + SCAN_TILE, nx);
+		sum = Op::add(sum, scan_fold_any(a, c, r0, x, Op::ident(c)), c);
+SCAN_UNROLL
+		for (int j = 0; j < SCAN_ITEMS; j++)
+			x[j] = nx[j];
 	}
+	block_scan<Op>(sum, sh, &tot, c);
+	if (threadIdx.x == 0)
+		a.partv[blockIdx.x] = tot;
 }
 
-/* Phase 2: block `col` turns its column's tile totals into exclusive
+/* Phase 2: block `col` turns its column's part totals into exclusive
  * prefixes from the carry, and advances the carry. */
 template <class Op>
 __global__ void __launch_bounds__(SCAN_THREADS)
 scan_carry_kernel(const scan_args<Op> a)
 {
 	typedef typename Op::V V;
-	__shared__ V sh[SCAN_WARPS];
+	__shared__ V sh[SCAN_SHARED];
 	unsigned col = blockIdx.x;
-	V carry, *tv = a.tilev + col * a.max_tiles;
+	V carry, *pv = a.partv + (size_t)col * a.sp.parts;
 	scan_cfg c;
 
 	if (scan_off(a, &c))
 		return;
 	carry = a.carry[col];
-	for (size_t t0 = 0; t0 < a.ntiles; t0 += SCAN_THREADS) {
-		size_t i = t0 + threadIdx.x;
-		V v = i < a.ntiles ? tv[i] : Op::ident(c), tot, ex;
+	for (unsigned p0 = 0; p0 < a.sp.parts; p0 += SCAN_THREADS) {
+		unsigned i = p0 + threadIdx.x;
+		V v = i < a.sp.parts ? pv[i] : Op::ident(c), tot, ex;
 
 		ex = block_scan<Op>(v, sh, &tot, c);
-		if (i < a.ntiles)
-			tv[i] = Op::add(carry, ex, c);
+		if (i < a.sp.parts)
+			pv[i] = Op::add(carry, ex, c);
 		carry = Op::add(carry, tot, c);
 	}
 	if (threadIdx.x == 0)
@@ -1384,14 +1559,15 @@ static __device__ __forceinline__ void scan_store(void *out, size_t i,
 	}
 }
 
-/* A tile's smallest failing key: its why goes to bad[col][tile], the key
- * into the status (every thread calls this; uniform per block). */
+/* A tile's smallest failing key: its why goes to bad[blockIdx.x] (the
+ * part's), the key into the status. Every thread calls this (uniform per
+ * block); true if the tile had a failing output. */
 template <class Op>
-static __device__ __forceinline__ void scan_fail(const scan_args<Op> &a,
-						 unsigned col, size_t tile,
+static __device__ __forceinline__ bool scan_fail(const scan_args<Op> &a,
 						 u64 key, const struct scan_bad &why)
 {
 	__shared__ u64 least;
+	bool any;
 
 	if (threadIdx.x == 0)
 		least = SCAN_NONE;
@@ -1399,76 +1575,127 @@ static __device__ __forceinline__ void scan_fail(const scan_args<Op> &a,
 	if (key != SCAN_NONE)
 		atomicMin(&least, key);
 	__syncthreads();
+	any = least != SCAN_NONE;
 	if (key != SCAN_NONE && key == least) {
-		a.bad[col * a.max_tiles + tile] = why;
+		a.bad[blockIdx.x] = why;
 		atomicMin(&a.st->key, key);
 	}
 	__syncthreads();	/* least is reset by the next tile */
+	return any;
 }
 
-/* Phase 3: every output of a tile, from the tile's prefix. */
+/* The out kernel keeps each record's value from the scan of its tile to
+ * its output where values are small (not the wide sums' K limbs). */
+template <class Op> struct scan_keep {
+	static const bool value = sizeof(typename Op::V) <= 16;
+};
+
+/* The outputs of a thread's records of a tile from run, the prefix
+ * before them; the first failing key and why into *key, *fail. VEC: all
+ * SCAN_ITEMS are records of one column, stored as vectors. The records'
+ * values are e[] where the out kernel keeps them, of(x[]) otherwise. */
+template <bool VEC, class Op>
+static __device__ __forceinline__ void scan_outs(const scan_args<Op> &a,
+						 const scan_cfg &c, unsigned col,
+						 size_t r0,
+						 const typename Op::elem *x,
+						 const typename Op::V *e,
+						 typename Op::V run, u64 *key,
+						 struct scan_bad *fail)
+{
+	u64 bits[SCAN_ITEMS];
+	struct scan_bad why;
+
+SCAN_UNROLL
+	for (int j = 0; j < SCAN_ITEMS; j++) {
+		size_t r = r0 + j;
+		typename Op::V v;
+
+		if (!VEC && r >= a.nrec)
+			break;
+		if constexpr (scan_keep<Op>::value)
+			v = e[j];
+		else
+			v = Op::of(x[j], c);
+		if (!c.excl)
+			run = Op::add(run, v, c);
+		/* a failing output's bits are stored too: the writer keeps
+		 * only the records before it */
+		if (!Op::out(run, c, &bits[j], &why) && *key == SCAN_NONE) {
+			*key = (u64)r * a.columns + col;
+			*fail = why;
+		}
+		if (!VEC)
+			scan_store(a.out, r * a.columns + col, c.osize, bits[j]);
+		if (c.excl)
+			run = Op::add(run, v, c);
+	}
+	if (VEC) {
+		void *p = (char *)a.out + r0 * c.osize;
+
+		switch (c.osize) {
+		case 1: scan_vstore<unsigned char>(p, bits); break;
+		case 2: scan_vstore<unsigned short>(p, bits); break;
+		case 4: scan_vstore<unsigned>(p, bits); break;
+		default: scan_vstore<u64>(p, bits); break;
+		}
+	}
+}
+
+/* Phase 3: every output of a part, tile by tile from the part's prefix
+ * (the next tile's records load meanwhile). A column's keys grow with the
+ * record, so the part's first failing tile holds its smallest key: later
+ * tiles record none. */
 template <class Op>
 __global__ void __launch_bounds__(SCAN_THREADS)
 scan_out_kernel(const scan_args<Op> a)
 {
 	typedef typename Op::V V;
-	__shared__ V sh[SCAN_WARPS];
-	typename Op::elem x[SCAN_ITEMS];
+	__shared__ V sh[SCAN_SHARED];
+	typename Op::elem x[SCAN_ITEMS], nx[SCAN_ITEMS];
+	V e[scan_keep<Op>::value ? SCAN_ITEMS : 1];
+	V *ep = scan_keep<Op>::value ? e : NULL;
+	size_t t, end, r0;
+	unsigned col;
+	bool failed = false;
 	scan_cfg c;
+	V pre;
 
 	if (scan_off(a, &c))
 		return;
-	for (size_t w = blockIdx.x; w < a.ntiles * a.columns; w += gridDim.x) {
-		unsigned col = (unsigned)(w / a.ntiles);
-		size_t tile = w % a.ntiles;
-		size_t r0 = tile * SCAN_TILE + (size_t)threadIdx.x * SCAN_ITEMS;
-		V run = block_scan<Op>(scan_load(a, c, col, r0, x), sh, NULL, c);
-		u64 key = SCAN_NONE, bits[SCAN_ITEMS];
-		struct scan_bad fail = {}, why;
+	col = scan_part(a, &t, &end);
+	r0 = t * SCAN_TILE + (size_t)threadIdx.x * SCAN_ITEMS;
+	pre = a.partv[blockIdx.x];
+	scan_fetch(a, col, r0, x);
+	for (; t < end; t++, r0 += SCAN_TILE) {
+		V tot, run;
+		u64 key = SCAN_NONE;
+		struct scan_bad fail = {};
 		bool vec = scan_vec_ok(a, r0);
 
-		run = Op::add(a.tilev[col * a.max_tiles + tile], run, c);
+		if (t + 1 < end)
+			scan_fetch(a, col, r0 + SCAN_TILE, nx);
+		run = vec ? scan_fold<true>(a, c, r0, x, Op::ident(c), ep)
+			  : scan_fold<false>(a, c, r0, x, Op::ident(c), ep);
+		run = block_scan<Op>(run, sh, &tot, c);
+		run = Op::add(pre, run, c);
+		pre = Op::add(pre, tot, c);
+		if (vec)
+			scan_outs<true>(a, c, col, r0, x, e, run, &key, &fail);
+		else
+			scan_outs<false>(a, c, col, r0, x, e, run, &key, &fail);
+		if (c.can_fail && !failed)
+			failed = scan_fail(a, key, fail);
 SCAN_UNROLL
-		for (int j = 0; j < SCAN_ITEMS; j++) {
-			size_t r = r0 + j;
-			V e;
-
-			if (r >= a.nrec)
-				break;
-			e = Op::of(x[j], c);
-			if (!c.excl)
-				run = Op::add(run, e, c);
-			/* a failing output's bits are stored too: the
-			 * writer keeps only the records before it */
-			if (!Op::out(run, c, &bits[j], &why) && key == SCAN_NONE) {
-				key = (u64)r * a.columns + col;
-				fail = why;
-			}
-			if (!vec)
-				scan_store(a.out, r * a.columns + col, c.osize,
-					   bits[j]);
-			if (c.excl)
-				run = Op::add(run, e, c);
-		}
-		if (vec) {
-			void *p = (char *)a.out + r0 * c.osize;
-
-			switch (c.osize) {
-			case 1: scan_vstore<unsigned char>(p, bits); break;
-			case 2: scan_vstore<unsigned short>(p, bits); break;
-			case 4: scan_vstore<unsigned>(p, bits); break;
-			default: scan_vstore<u64>(p, bits); break;
-			}
-		}
-		if (c.can_fail)
-			scan_fail(a, col, tile, key, fail);
+		for (int j = 0; j < SCAN_ITEMS; j++)
+			x[j] = nx[j];
 	}
 }
 
 /* After phase 3: the failing record, column and why, for the host. */
 static __global__ void scan_status_kernel(struct scan_status *st,
-				   const struct scan_bad *bad, unsigned columns,
-				   size_t max_tiles)
+					  const struct scan_bad *bad,
+					  unsigned columns, struct scan_split sp)
 {
 	u64 rec;
 
@@ -1477,21 +1704,155 @@ static __global__ void scan_status_kernel(struct scan_status *st,
 	rec = st->key / columns;
 	st->rec = rec;
 	st->col = (unsigned)(st->key % columns);
-	st->why = bad[st->col * max_tiles + rec / SCAN_TILE];
+	st->why = bad[(size_t)st->col * sp.parts + rec / SCAN_TILE / sp.tpp];
 }
 
-/* Window phase 0: the lowest and highest bits of a chunk's n values. */
-template <typename T>
-__global__ void __launch_bounds__(SCAN_THREADS)
-scan_prepass_kernel(const T *in, size_t n, struct scan_win *win)
-{
-	__shared__ int sl[SCAN_WARPS], sh[SCAN_WARPS];
-	int lo = SCAN_WIN_NONE, nhi = SCAN_WIN_NONE;
-	unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+/* A part's exact total and bits, from scan_xtotals_kernel. */
+struct scan_xpart {
+	long long slot[EXACT_SLOTS];	/* exact.cuh's: slot q weighs
+					 * 2^(32q + EXACT_EMIN) */
+	unsigned flags;			/* EXACT_NAN | EXACT_PINF | EXACT_NINF */
+	int lo, nhi;			/* as struct scan_win's */
+};
 
-	for (size_t i = (size_t)blockIdx.x * SCAN_THREADS + threadIdx.x; i < n;
-	     i += (size_t)gridDim.x * SCAN_THREADS)
-		scan_win_term(in[i], &lo, &nhi);
+/* The exact.cuh form of an element: f32 bits (bf16 widens exactly), or
+ * f64 bits. */
+static __device__ __forceinline__ unsigned scan_xbits(float x)
+{
+	return __float_as_uint(x);
+}
+
+static __device__ __forceinline__ unsigned scan_xbits(scan_bf16 x)
+{
+	return (unsigned)x.v << 16;
+}
+
+static __device__ __forceinline__ u64 scan_xbits(double x)
+{
+	return (u64)__double_as_longlong(x);
+}
+
+/* One element into a window and thread accumulator. */
+static __device__ __forceinline__ void scan_xadd(struct exact_w32 *w,
+						 struct exact_thr *t, unsigned u,
+						 long long *slot)
+{
+	exact_w32_add(w, t, u, slot);
+}
+
+static __device__ __forceinline__ void scan_xadd(struct exact_w64 *w,
+						 struct exact_thr *t, u64 u,
+						 long long *slot)
+{
+	exact_w64_add(w, t, u, slot);
+}
+
+/* A thread's records of a full tile (whole vectors) into w: eight f32
+ * (bf16 widened) or four and four f64, through the windows' branch-free
+ * paths. */
+static __device__ __forceinline__ void scan_xadd8(struct exact_w32 *w,
+						  struct exact_thr *t,
+						  const float *x, long long *slot)
+{
+	uint4 a = make_uint4(__float_as_uint(x[0]), __float_as_uint(x[1]),
+			     __float_as_uint(x[2]), __float_as_uint(x[3]));
+	uint4 c = make_uint4(__float_as_uint(x[4]), __float_as_uint(x[5]),
+			     __float_as_uint(x[6]), __float_as_uint(x[7]));
+
+	exact_w32_add8(w, t, a, c, slot);
+}
+
+static __device__ __forceinline__ void scan_xadd8(struct exact_w32 *w,
+						  struct exact_thr *t,
+						  const scan_bf16 *x,
+						  long long *slot)
+{
+	uint4 a = make_uint4(scan_xbits(x[0]), scan_xbits(x[1]),
+			     scan_xbits(x[2]), scan_xbits(x[3]));
+	uint4 c = make_uint4(scan_xbits(x[4]), scan_xbits(x[5]),
+			     scan_xbits(x[6]), scan_xbits(x[7]));
+
+	exact_w32_add8(w, t, a, c, slot);
+}
+
+static __device__ __forceinline__ void scan_xadd8(struct exact_w64 *w,
+						  struct exact_thr *t,
+						  const double *x, long long *slot)
+{
+	ulonglong2 v[4];
+
+SCAN_UNROLL
+	for (int i = 0; i < 4; i++)
+		v[i] = make_ulonglong2(scan_xbits(x[2 * i]), scan_xbits(x[2 * i + 1]));
+	exact_w64_add4(w, t, v[0], v[1], slot);
+	exact_w64_add4(w, t, v[2], v[3], slot);
+}
+
+static __device__ __forceinline__ void scan_xfold(struct exact_w32 *w,
+						  struct exact_thr *t,
+						  long long *slot)
+{
+	exact_w32_fold(w, t, slot);
+}
+
+static __device__ __forceinline__ void scan_xfold(struct exact_w64 *w,
+						  struct exact_thr *t,
+						  long long *slot)
+{
+	exact_w64_fold(w, t, slot);
+}
+
+/* Window phase 1: each part's exact total and lowest and top bits, in one
+ * read of the chunk (the split is the out kernel's). a: only in, nrec,
+ * ntiles, sp and columns are used. A window holds at most 2^21 f64 terms
+ * between folds: scan_split_of keeps a part under SCAN_MAX_TPP tiles, a
+ * thread under 8 * 2^16 records, so one fold at the end does; a block's
+ * 2^28 terms (exact_launch_cap's bound) are as far. */
+template <typename T, class Op>
+__global__ void __launch_bounds__(SCAN_THREADS)
+scan_xtotals_kernel(const scan_args<Op> a, struct scan_xpart *xp)
+{
+	typedef typename std::conditional<sizeof(T) == 8, struct exact_w64,
+					  struct exact_w32>::type W;
+	__shared__ long long slot[EXACT_SLOTS];
+	__shared__ int sl[SCAN_WARPS], sn[SCAN_WARPS];
+	__shared__ unsigned sf;
+	T x[SCAN_ITEMS];
+	int lo = SCAN_WIN_NONE, nhi = SCAN_WIN_NONE;
+	unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32, col;
+	size_t t, end, r0;
+	struct exact_thr th;
+	W w;
+
+	exact_block_zero(slot, EXACT_SLOTS);
+	if (threadIdx.x == 0)
+		sf = 0;
+	__syncthreads();
+	exact_thr_init(&th, EXACT_EMIN);
+	w.acc = 0;
+	w.b = 1;
+	col = scan_part(a, &t, &end);
+	r0 = t * SCAN_TILE + (size_t)threadIdx.x * SCAN_ITEMS;
+	for (; t < end; t++, r0 += SCAN_TILE) {
+		bool vec = scan_vec_ok(a, r0);
+
+		scan_fetch(a, col, r0, x);
+		if (vec) {
+			scan_xadd8(&w, &th, x, slot);
+SCAN_UNROLL
+			for (int j = 0; j < SCAN_ITEMS; j++)
+				scan_win_term(x[j], &lo, &nhi);
+			continue;
+		}
+		for (int j = 0; j < SCAN_ITEMS && r0 + j < a.nrec; j++) {
+			scan_xadd(&w, &th, scan_xbits(x[j]), slot);
+			scan_win_term(x[j], &lo, &nhi);
+		}
+	}
+	scan_xfold(&w, &th, slot);
+	exact_thr_flush(&th, slot);
+	if (th.flags)
+		atomicOr(&sf, th.flags);
 SCAN_UNROLL
 	for (unsigned d = 16; d; d >>= 1) {
 		int o = __shfl_xor_sync(0xffffffffu, lo, d);
@@ -1502,37 +1863,95 @@ SCAN_UNROLL
 	}
 	if (lane == 0) {
 		sl[warp] = lo;
-		sh[warp] = nhi;
+		sn[warp] = nhi;
+	}
+	__syncthreads();
+	for (unsigned i = threadIdx.x; i < EXACT_SLOTS; i += SCAN_THREADS)
+		xp[blockIdx.x].slot[i] = slot[i];
+	if (threadIdx.x == 0) {
+		for (unsigned i = 1; i < SCAN_WARPS; i++) {
+			lo = sl[i] < lo ? sl[i] : lo;
+			nhi = sn[i] < nhi ? sn[i] : nhi;
+		}
+		xp[blockIdx.x].flags = sf;
+		xp[blockIdx.x].lo = lo;
+		xp[blockIdx.x].nhi = nhi;
+	}
+}
+
+/* Window phase 2 (one block): the chunk's window from every part's bits
+ * and the wide carries; then per column the parts' totals as wide values,
+ * scanned from the carry: each part's prefix, narrowed to the window, into
+ * partv (as the chosen variant's values), and the carry advanced. */
+template <typename T, int K, int L>
+__global__ void __launch_bounds__(SCAN_THREADS)
+scan_xcarry_kernel(const struct scan_xpart *xp, sum_val<K> *carry,
+		   struct scan_win *win, void *partv, unsigned columns,
+		   struct scan_split sp, size_t nrec)
+{
+	typedef scan_sum<T, K, L> Op;
+	typedef sum_val<K> V;
+	__shared__ V sh[SCAN_SHARED];
+	__shared__ int sl[SCAN_WARPS], sn[SCAN_WARPS];
+	__shared__ struct scan_win pick;
+	unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+	unsigned n = sp.parts * columns;
+	int lo = SCAN_WIN_NONE, nhi = SCAN_WIN_NONE, d;
+	scan_cfg c;
+
+	memset(&c, 0, sizeof(c));	/* sums' add and ident need none */
+	for (unsigned i = threadIdx.x; i < n; i += SCAN_THREADS) {
+		lo = xp[i].lo < lo ? xp[i].lo : lo;
+		nhi = xp[i].nhi < nhi ? xp[i].nhi : nhi;
+	}
+SCAN_UNROLL
+	for (unsigned s = 16; s; s >>= 1) {
+		int o = __shfl_xor_sync(0xffffffffu, lo, s);
+		int p = __shfl_xor_sync(0xffffffffu, nhi, s);
+
+		lo = o < lo ? o : lo;
+		nhi = p < nhi ? p : nhi;
+	}
+	if (lane == 0) {
+		sl[warp] = lo;
+		sn[warp] = nhi;
 	}
 	__syncthreads();
 	if (threadIdx.x == 0) {
-		for (unsigned w = 1; w < SCAN_WARPS; w++) {
-			lo = sl[w] < lo ? sl[w] : lo;
-			nhi = sh[w] < nhi ? sh[w] : nhi;
+		for (unsigned i = 1; i < SCAN_WARPS; i++) {
+			lo = sl[i] < lo ? sl[i] : lo;
+			nhi = sn[i] < nhi ? sn[i] : nhi;
 		}
-		if (lo != SCAN_WIN_NONE) {
-			atomicMin(&win->lo, lo);
-			atomicMin(&win->nhi, nhi);
-		}
+		pick.lo = lo;
+		pick.nhi = nhi;
+		scan_window_pick<K, L>(&pick, carry, columns, nrec);
+		*win = pick;
 	}
-}
+	__syncthreads();
+	d = pick.w - L;
+	for (unsigned col = 0; col < columns; col++) {
+		V cy = carry[col];
 
-/* Window phase 1 (one thread): the mode, the lsb, the narrowed carries. */
-template <int K, int L>
-__global__ void scan_window_kernel(struct scan_win *win, const sum_val<K> *carry,
-				   sum_val<1> *c1, sum_val<2> *c2,
-				   sum_val<3> *c3, unsigned columns, size_t nrec)
-{
-	scan_window<K, L>(win, carry, c1, c2, c3, columns, nrec);
-}
+		for (unsigned p0 = 0; p0 < sp.parts; p0 += SCAN_THREADS) {
+			unsigned p = p0 + threadIdx.x;
+			size_t i = (size_t)col * sp.parts + p;
+			V v = p < sp.parts ? scan_xwide<K, L>(xp[i].slot, xp[i].flags)
+					   : Op::ident(c), tot, pre;
 
-/* Window phase 5 (one thread): a narrow chunk's carries back to wide. */
-template <int K, int L>
-__global__ void scan_widen_kernel(const struct scan_win *win, sum_val<K> *carry,
-				  const sum_val<1> *c1, const sum_val<2> *c2,
-				  const sum_val<3> *c3, unsigned columns)
-{
-	scan_widen<K, L>(win, carry, c1, c2, c3, columns);
+			pre = Op::add(cy, block_scan<Op>(v, sh, &tot, c), c);
+			cy = Op::add(cy, tot, c);
+			if (p >= sp.parts)
+				continue;
+			switch (pick.mode) {
+			case 1: ((sum_val<1> *)partv)[i] = sum_narrow<K, 1>(pre, d); break;
+			case 2: ((sum_val<2> *)partv)[i] = sum_narrow<K, 2>(pre, d); break;
+			case 3: ((sum_val<3> *)partv)[i] = sum_narrow<K, 3>(pre, d); break;
+			default: ((V *)partv)[i] = pre; break;
+			}
+		}
+		if (threadIdx.x == 0)
+			carry[col] = cy;
+	}
 }
 
 /* ---- host: the handle and the launchers ---------------------------------- */
@@ -1540,14 +1959,16 @@ __global__ void scan_widen_kernel(const struct scan_win *win, sum_val<K> *carry,
 struct gpu_scan {
 	struct gs_job job;
 	scan_cfg cfg;
-	size_t max_records, max_tiles;
-	unsigned blocks;		/* most blocks of the tile kernels */
+	size_t max_records;
+	unsigned nsm;
+	unsigned max_parts;		/* partv's, bad's, xpart's entries */
 	size_t vsize;			/* bytes of one prefix value */
-	void *carry, *tilev;
+	void *carry, *partv;
 	struct scan_bad *bad;
 	struct scan_status *st;
-	struct scan_win *win;		/* float sums of f32, bf16, f64 */
-	void *nc1, *nc2, *nc3;		/* the narrow carries [columns] */
+	struct scan_win *win;		/* float sums of f32, bf16, f64: */
+	struct scan_xpart *xpart;	/* their parts' exact totals */
+	bool xsum;			/* such a sum: run is scan_run_win */
 	cudaError_t (*run)(struct gpu_scan *g, const void *in, void *out,
 			   size_t nrec, cudaStream_t s);
 	void (*ident)(const scan_cfg &c, void *dst, unsigned n);
@@ -1562,30 +1983,64 @@ static void scan_ident_host(const scan_cfg &c, void *dst, unsigned n)
 		v[i] = Op::ident(c);
 }
 
-/* The three phases of variant Op, from carry (and win's mode, if any). */
+/* Resident blocks per SM of variant Op's out kernel (the slowest phase),
+ * at most SCAN_MAX_BLOCKS_PER_SM: the blocks the tile kernels are given. */
 template <class Op>
-static cudaError_t scan_phases(struct gpu_scan *g, const void *in, void *out,
-			       size_t nrec, cudaStream_t s, void *carry,
-			       const struct scan_win *win)
+static unsigned scan_occupancy(void)
+{
+	static int occ;		/* the same for every device of one kind */
+
+	if (occ == 0 && (cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+				 &occ, scan_out_kernel<Op>, SCAN_THREADS, 0) !=
+				 cudaSuccess || occ < 1)) {
+		cudaGetLastError();
+		occ = 1;
+	}
+	return occ < SCAN_MAX_BLOCKS_PER_SM ? (unsigned)occ : SCAN_MAX_BLOCKS_PER_SM;
+}
+
+/* The arguments of variant Op's kernels for a chunk, cut as sp. */
+template <class Op>
+static scan_args<Op> scan_args_of(struct gpu_scan *g, const void *in,
+				  void *out, size_t nrec, struct scan_split sp,
+				  const struct scan_win *win)
 {
 	scan_args<Op> a;
-	size_t work;
-	unsigned blocks;
 
 	a.in = (const typename Op::elem *)in;
 	a.out = out;
 	a.nrec = nrec;
 	a.ntiles = (nrec + SCAN_TILE - 1) / SCAN_TILE;
-	a.max_tiles = g->max_tiles;
 	a.columns = g->job.columns;
+	a.sp = sp;
 	a.cfg = g->cfg;
-	a.carry = (typename Op::V *)carry;
+	a.carry = (typename Op::V *)g->carry;
 	a.win = win;
-	a.tilev = (typename Op::V *)g->tilev;
+	a.partv = (typename Op::V *)g->partv;
 	a.bad = g->bad;
 	a.st = g->st;
-	work = a.ntiles * a.columns;
-	blocks = work < g->blocks ? (unsigned)work : g->blocks;
+	return a;
+}
+
+/* How a chunk of nrec records is cut for variant Op's out kernel. */
+template <class Op>
+static struct scan_split scan_split_for(struct gpu_scan *g, size_t nrec)
+{
+	unsigned blocks = g->nsm * scan_occupancy<Op>();
+
+	return scan_split_of((nrec + SCAN_TILE - 1) / SCAN_TILE, g->job.columns,
+			     blocks < g->max_parts ? blocks : g->max_parts);
+}
+
+/* The three phases of Op, from the carry. */
+template <class Op>
+static cudaError_t scan_run(struct gpu_scan *g, const void *in, void *out,
+			    size_t nrec, cudaStream_t s)
+{
+	scan_args<Op> a = scan_args_of<Op>(g, in, out, nrec,
+					   scan_split_for<Op>(g, nrec), NULL);
+	unsigned blocks = a.sp.parts * a.columns;
+
 	scan_totals_kernel<Op><<<blocks, SCAN_THREADS, 0, s>>>(a);
 	CUDA_LAUNCHED();
 	scan_carry_kernel<Op><<<a.columns, SCAN_THREADS, 0, s>>>(a);
@@ -1593,50 +2048,50 @@ static cudaError_t scan_phases(struct gpu_scan *g, const void *in, void *out,
 	scan_out_kernel<Op><<<blocks, SCAN_THREADS, 0, s>>>(a);
 	CUDA_LAUNCHED();
 	if (a.cfg.can_fail) {
-		scan_status_kernel<<<1, 1, 0, s>>>(a.st, a.bad, a.columns,
-						   a.max_tiles);
+		scan_status_kernel<<<1, 1, 0, s>>>(a.st, a.bad, a.columns, a.sp);
 		CUDA_LAUNCHED();
 	}
 	return cudaSuccess;
 }
 
+/* Variant Op's out kernel, which works only if the chunk's window is its. */
 template <class Op>
-static cudaError_t scan_run(struct gpu_scan *g, const void *in, void *out,
-			    size_t nrec, cudaStream_t s)
+static cudaError_t scan_run_out(struct gpu_scan *g, const void *in, void *out,
+				size_t nrec, struct scan_split sp, cudaStream_t s)
 {
-	return scan_phases<Op>(g, in, out, nrec, s, g->carry, NULL);
+	scan_args<Op> a = scan_args_of<Op>(g, in, out, nrec, sp, g->win);
+
+	scan_out_kernel<Op><<<sp.parts * a.columns, SCAN_THREADS, 0, s>>>(a);
+	CUDA_LAUNCHED();
+	return cudaSuccess;
 }
 
 /*
- * A float sum: the prepass and the window kernel choose the mode on the
- * device, then all four variants are launched and only the chosen one
- * works (no host round trip); the widen kernel restores the wide carry.
+ * A float sum: the parts' exact totals and bits in one read, then the
+ * window, the parts' prefixes and the new carry in one block, all on the
+ * device; then the four variants' out kernels are launched and only the
+ * chosen one works (no host round trip). Every kernel cuts the chunk as
+ * the one-limb variant's out kernel would.
  */
 template <typename T, int K, int L>
 static cudaError_t scan_run_win(struct gpu_scan *g, const void *in, void *out,
 				size_t nrec, cudaStream_t s)
 {
-	unsigned columns = g->job.columns;
-	sum_val<K> *carry = (sum_val<K> *)g->carry;
-	sum_val<1> *c1 = (sum_val<1> *)g->nc1;
-	sum_val<2> *c2 = (sum_val<2> *)g->nc2;
-	sum_val<3> *c3 = (sum_val<3> *)g->nc3;
+	typedef scan_nsum<T, 1> N1;
+	struct scan_split sp = scan_split_for<N1>(g, nrec);
+	scan_args<N1> a = scan_args_of<N1>(g, in, out, nrec, sp, NULL);
+	unsigned blocks = sp.parts * a.columns;
 
-	CUDA_RET(cudaMemsetAsync(g->win, 0x7f, 2 * sizeof(int), s));
-	scan_prepass_kernel<T><<<g->blocks, SCAN_THREADS, 0, s>>>(
-		(const T *)in, nrec * columns, g->win);
+	scan_xtotals_kernel<T, N1><<<blocks, SCAN_THREADS, 0, s>>>(a, g->xpart);
 	CUDA_LAUNCHED();
-	scan_window_kernel<K, L><<<1, 1, 0, s>>>(g->win, carry, c1, c2, c3,
-						 columns, nrec);
+	scan_xcarry_kernel<T, K, L><<<1, SCAN_THREADS, 0, s>>>(
+		g->xpart, (sum_val<K> *)g->carry, g->win, g->partv, a.columns,
+		sp, nrec);
 	CUDA_LAUNCHED();
-	CUDA_RET((scan_phases<scan_sum<T, K, L>>(g, in, out, nrec, s, carry,
-						 g->win)));
-	CUDA_RET((scan_phases<scan_nsum<T, 1>>(g, in, out, nrec, s, c1, g->win)));
-	CUDA_RET((scan_phases<scan_nsum<T, 2>>(g, in, out, nrec, s, c2, g->win)));
-	CUDA_RET((scan_phases<scan_nsum<T, 3>>(g, in, out, nrec, s, c3, g->win)));
-	scan_widen_kernel<K, L><<<1, 1, 0, s>>>(g->win, carry, c1, c2, c3,
-						columns);
-	CUDA_LAUNCHED();
+	CUDA_RET((scan_run_out<scan_sum<T, K, L>>(g, in, out, nrec, sp, s)));
+	CUDA_RET((scan_run_out<N1>(g, in, out, nrec, sp, s)));
+	CUDA_RET((scan_run_out<scan_nsum<T, 2>>(g, in, out, nrec, sp, s)));
+	CUDA_RET((scan_run_out<scan_nsum<T, 3>>(g, in, out, nrec, sp, s)));
 	return cudaSuccess;
 }
 
@@ -1660,13 +2115,17 @@ static void scan_bind_type(struct gpu_scan *g)
 		return;
 	}
 	if (g->job.op != OP_SUM) {
-		scan_bind<scan_word<T>>(g);
+		scan_word_op<T>(g->job.op, [g](auto w) {
+			scan_bind<decltype(w)>(g);
+		});
 		return;
 	}
 	scan_bind<scan_sum<T, K, L>>(g);
 	/* f16 and the integers are 2 limbs already */
-	if constexpr (K > 2)
+	if constexpr (K > 2) {
 		g->run = scan_run_win<T, K, L>;
+		g->xsum = true;
+	}
 }
 
 static bool scan_bind_job(struct gpu_scan *g)
@@ -1749,33 +2208,30 @@ void gpu_scan_close(struct gpu_scan *g)
 	if (!g)
 		return;
 	cudaFree(g->carry);
-	cudaFree(g->tilev);
+	cudaFree(g->partv);
 	cudaFree(g->bad);
 	cudaFree(g->st);
 	cudaFree(g->win);
-	cudaFree(g->nc1);
-	cudaFree(g->nc2);
-	cudaFree(g->nc3);
+	cudaFree(g->xpart);
 	delete g;
 }
 
 static cudaError_t scan_alloc(struct gpu_scan *g)
 {
 	unsigned c = g->job.columns;
-	size_t slots = (size_t)c * g->max_tiles;
 	void *host;
 	cudaError_t e;
 
 	CUDA_RET(cudaMalloc(&g->carry, c * g->vsize));
-	CUDA_RET(cudaMalloc(&g->tilev, slots * g->vsize));
-	CUDA_RET(cudaMalloc((void **)&g->bad, slots * sizeof(struct scan_bad)));
+	CUDA_RET(cudaMalloc(&g->partv, g->max_parts * g->vsize));
+	CUDA_RET(cudaMalloc((void **)&g->bad, g->max_parts * sizeof(struct scan_bad)));
 	CUDA_RET(cudaMalloc((void **)&g->st, sizeof(struct scan_status)));
 	CUDA_RET(cudaMemset(g->st, 0xff, sizeof(struct scan_status)));
 	CUDA_RET(cudaMalloc((void **)&g->win, sizeof(struct scan_win)));
 	CUDA_RET(cudaMemset(g->win, 0, sizeof(struct scan_win)));
-	CUDA_RET(cudaMalloc(&g->nc1, c * sizeof(sum_val<1>)));
-	CUDA_RET(cudaMalloc(&g->nc2, c * sizeof(sum_val<2>)));
-	CUDA_RET(cudaMalloc(&g->nc3, c * sizeof(sum_val<3>)));
+	if (g->xsum)
+		CUDA_RET(cudaMalloc((void **)&g->xpart,
+				    g->max_parts * sizeof(struct scan_xpart)));
 	host = malloc(c * g->vsize);
 	if (!host)
 		return cudaErrorMemoryAllocation;
@@ -1794,6 +2250,7 @@ cudaError_t gpu_scan_open(const struct gs_job *job, size_t max_records,
 	struct gpu_scan *g = new (std::nothrow) gpu_scan();
 	const char *why;
 	cudaError_t e;
+	size_t tiles;
 
 	*out = NULL;
 	if (!g)
@@ -1801,10 +2258,12 @@ cudaError_t gpu_scan_open(const struct gs_job *job, size_t max_records,
 	g->job = *job;
 	g->cfg = scan_cfg_of(job);
 	g->max_records = max_records;
-	g->max_tiles = (max_records + SCAN_TILE - 1) / SCAN_TILE;
-	if (g->max_tiles == 0)
-		g->max_tiles = 1;
-	g->blocks = (unsigned)(nsm > 0 ? nsm : 1) * SCAN_BLOCKS_PER_SM;
+	g->nsm = (unsigned)(nsm > 0 ? nsm : 1);
+	/* a split gives each column at least one block, and more parts
+	 * than blocks where a part would pass SCAN_MAX_TPP tiles */
+	tiles = (max_records + SCAN_TILE - 1) / SCAN_TILE;
+	g->max_parts = g->nsm * SCAN_MAX_BLOCKS_PER_SM + SCAN_MAX_COLUMNS +
+		       job->columns * ((tiles + SCAN_MAX_TPP - 1) / SCAN_MAX_TPP);
 	if (!gpu_scan_supports(job, &why) || !scan_bind_job(g)) {
 		delete g;
 		return cudaErrorInvalidValue;

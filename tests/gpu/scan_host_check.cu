@@ -377,21 +377,20 @@ static void check_prod_monoids(void)
 /* ---- 4. whole scans against cpu_scan ------------------------------------ */
 
 /* block_scan on the host, in the device's grouping (each warp's shuffle
- * steps, then the warps' totals in order), for the first act threads, the
- * others holding the empty prefix: ex[t] thread t's exclusive prefix, *tot
- * (when not NULL) the block's total. A product's bracket depends on the
- * grouping, so this is the device's, step for step. Adding the empty
- * prefix changes nothing in any monoid, so the whole warps past act are
- * left out (every thread of the device forms the same total: the warps'
- * totals folded in order). */
+ * steps, then warp 0's shuffle steps over the warps' totals), for the
+ * first act threads, the others holding the empty prefix: ex[t] thread t's
+ * exclusive prefix, *tot (when not NULL) the block's total. A product's
+ * bracket depends on the grouping, so this is the device's, step for
+ * step. Adding the empty prefix changes nothing in any monoid, so the
+ * whole warps past act are left out. */
 template <class Op>
 static void emu_block_scan(const scan_cfg &c, const typename Op::V *in,
 			   unsigned act, typename Op::V *ex, typename Op::V *tot)
 {
 	typedef typename Op::V V;
-	unsigned nt = (act + 31) / 32 * 32;
+	unsigned nt = (act + 31) / 32 * 32, nw = nt / 32;
 	std::vector<V> inc(in, in + nt), o;
-	V sh[SCAN_WARPS];
+	V v[SCAN_WARPS], ov[SCAN_WARPS], wp[SCAN_WARPS];
 
 	for (unsigned d = 1; d < 32; d <<= 1) {
 		o = inc;
@@ -399,20 +398,21 @@ static void emu_block_scan(const scan_cfg &c, const typename Op::V *in,
 			if (t % 32 >= d)
 				inc[t] = Op::add(o[t - d], o[t], c);
 	}
-	for (unsigned w = 0; w < nt / 32; w++)
-		sh[w] = inc[w * 32 + 31];
-	for (unsigned t = 0; t < nt; t++) {
-		V wp = Op::ident(c);
-
-		for (unsigned w = 0; w < t / 32; w++)
-			wp = Op::add(wp, sh[w], c);
-		ex[t] = t % 32 ? Op::add(wp, inc[t - 1], c) : wp;
+	/* warp 0's scan of the warps' totals (those past nw are empty) */
+	for (unsigned w = 0; w < nw; w++)
+		v[w] = inc[w * 32 + 31];
+	for (unsigned d = 1; d < SCAN_WARPS; d <<= 1) {
+		for (unsigned w = 0; w < nw; w++)
+			ov[w] = v[w];
+		for (unsigned w = d; w < nw; w++)
+			v[w] = Op::add(ov[w - d], ov[w], c);
 	}
-	if (tot) {
-		*tot = Op::ident(c);
-		for (unsigned w = 0; w < nt / 32; w++)
-			*tot = Op::add(*tot, sh[w], c);
-	}
+	for (unsigned w = 0; w < nw; w++)
+		wp[w] = w ? v[w - 1] : Op::ident(c);
+	for (unsigned t = 0; t < nt; t++)
+		ex[t] = t % 32 ? Op::add(wp[t / 32], inc[t - 1], c) : wp[t / 32];
+	if (tot)
+		*tot = nw ? v[nw - 1] : Op::ident(c);
 }
 
 /* Threads of tile `tile` that own records (the rest hold the empty
@@ -441,9 +441,15 @@ static void emu_load(const scan_cfg &c, const typename Op::elem *in,
 	}
 }
 
-/* The kernels' phases on the host, in their grouping: tile totals, the
- * carry per column, then every thread's run from its tile prefix; the
- * status as scan_fail and scan_status_kernel leave it. Returns the
+/* The blocks the replayed launch has (scan_phases gives the GPU's SMs
+ * times the out kernel's occupancy): the number of parts a column is cut
+ * into, and so how a product's factors are grouped. */
+static unsigned emu_blocks = 528;
+
+/* The kernels' phases on the host, in their grouping: part totals (each
+ * thread's records tile after tile, then the block's total), the carry
+ * per column, then every part's tiles in order from the part's prefix;
+ * the status as scan_fail and scan_status_kernel leave it. Returns the
  * chunk's status. */
 template <class Op>
 static struct scan_status emu_chunk(const scan_cfg &c, unsigned C,
@@ -453,77 +459,98 @@ static struct scan_status emu_chunk(const scan_cfg &c, unsigned C,
 {
 	typedef typename Op::V V;
 	size_t ntiles = (nrec + SCAN_TILE - 1) / SCAN_TILE;
-	std::vector<V> tilev(C * ntiles), thr(SCAN_THREADS), ex(SCAN_THREADS);
-	std::vector<scan_bad> bad(C * ntiles);
+	struct scan_split sp = scan_split_of(ntiles, C, emu_blocks);
+	std::vector<V> partv(C * sp.parts), thr(SCAN_THREADS),
+		sum(SCAN_THREADS), ex(SCAN_THREADS);
+	std::vector<scan_bad> bad(C * sp.parts);
 	struct scan_status st;
 	V tot;
 
 	memset(&st, 0xff, sizeof(st));
 	for (unsigned col = 0; col < C; col++)
-		for (size_t t = 0; t < ntiles; t++) {
-			unsigned act = emu_active(nrec, t);
-
-			emu_load<Op>(c, in, C, col, nrec, t, act, thr.data());
-			emu_block_scan<Op>(c, thr.data(), act, ex.data(), &tot);
-			tilev[col * ntiles + t] = tot;
-		}
-	for (unsigned col = 0; col < C; col++)
-		for (size_t t0 = 0; t0 < ntiles; t0 += SCAN_THREADS) {
-			unsigned act = ntiles - t0 < SCAN_THREADS ?
-				       (unsigned)(ntiles - t0) : SCAN_THREADS;
+		for (unsigned p = 0; p < sp.parts; p++) {
+			size_t t0 = p * sp.tpp, t1 = std::min(t0 + sp.tpp, ntiles);
+			unsigned act = emu_active(nrec, t0);	/* the fullest */
 
 			for (unsigned th = 0; th < SCAN_THREADS; th++)
-				thr[th] = th < act ? tilev[col * ntiles + t0 + th]
+				sum[th] = Op::ident(c);
+			for (size_t t = t0; t < t1; t++) {
+				emu_load<Op>(c, in, C, col, nrec, t,
+					     emu_active(nrec, t), thr.data());
+				for (unsigned th = 0; th < (act + 31) / 32 * 32; th++)
+					sum[th] = Op::add(sum[th],
+							  th < (emu_active(nrec, t) + 31) / 32 * 32 ?
+							  thr[th] : Op::ident(c), c);
+			}
+			emu_block_scan<Op>(c, sum.data(), act, ex.data(), &tot);
+			partv[col * sp.parts + p] = tot;
+		}
+	for (unsigned col = 0; col < C; col++)
+		for (size_t p0 = 0; p0 < sp.parts; p0 += SCAN_THREADS) {
+			unsigned act = sp.parts - p0 < SCAN_THREADS ?
+				       (unsigned)(sp.parts - p0) : SCAN_THREADS;
+
+			for (unsigned th = 0; th < SCAN_THREADS; th++)
+				thr[th] = th < act ? partv[col * sp.parts + p0 + th]
 						   : Op::ident(c);
 			emu_block_scan<Op>(c, thr.data(), act, ex.data(), &tot);
 			for (unsigned th = 0; th < act; th++)
-				tilev[col * ntiles + t0 + th] =
+				partv[col * sp.parts + p0 + th] =
 					Op::add(carry[col], ex[th], c);
 			carry[col] = Op::add(carry[col], tot, c);
 		}
 	for (unsigned col = 0; col < C; col++)
-		for (size_t t = 0; t < ntiles; t++) {
-			unsigned act = emu_active(nrec, t);
-			u64 least = SCAN_NONE;
-			struct scan_bad lwhy = {};
+		for (unsigned p = 0; p < sp.parts; p++) {
+			size_t t0 = p * sp.tpp, t1 = std::min(t0 + sp.tpp, ntiles);
+			V pre = partv[col * sp.parts + p];
+			bool failed = false;
 
-			emu_load<Op>(c, in, C, col, nrec, t, act, thr.data());
-			emu_block_scan<Op>(c, thr.data(), act, ex.data(), NULL);
-			for (unsigned th = 0; th < act; th++) {
-				size_t r0 = t * SCAN_TILE + (size_t)th * SCAN_ITEMS;
-				V run = Op::add(tilev[col * ntiles + t], ex[th], c);
-				u64 key = SCAN_NONE, bits;
-				struct scan_bad fail = {}, why;
+			for (size_t t = t0; t < t1; t++) {
+				unsigned act = emu_active(nrec, t);
+				u64 least = SCAN_NONE;
+				struct scan_bad lwhy = {};
 
-				for (int j = 0; j < SCAN_ITEMS && r0 + j < nrec; j++) {
-					size_t r = r0 + j;
-					V e = Op::of(in[r * C + col], c);
+				emu_load<Op>(c, in, C, col, nrec, t, act, thr.data());
+				emu_block_scan<Op>(c, thr.data(), act, ex.data(), &tot);
+				for (unsigned th = 0; th < act; th++) {
+					size_t r0 = t * SCAN_TILE + (size_t)th * SCAN_ITEMS;
+					V run = Op::add(pre, ex[th], c);
+					u64 key = SCAN_NONE, bits;
+					struct scan_bad fail = {}, why;
 
-					if (!c.excl)
-						run = Op::add(run, e, c);
-					if (!Op::out(run, c, &bits, &why) && key == SCAN_NONE) {
-						key = (u64)r * C + col;
-						fail = why;
+					for (int j = 0; j < SCAN_ITEMS && r0 + j < nrec; j++) {
+						size_t r = r0 + j;
+						V e = Op::of(in[r * C + col], c);
+
+						if (!c.excl)
+							run = Op::add(run, e, c);
+						if (!Op::out(run, c, &bits, &why) &&
+						    key == SCAN_NONE) {
+							key = (u64)r * C + col;
+							fail = why;
+						}
+						memcpy(out + (r * C + col) * osize, &bits, osize);
+						if (c.excl)
+							run = Op::add(run, e, c);
 					}
-					memcpy(out + (r * C + col) * osize, &bits, osize);
-					if (c.excl)
-						run = Op::add(run, e, c);
+					if (key < least) {
+						least = key;
+						lwhy = fail;
+					}
 				}
-				if (key < least) {
-					least = key;
-					lwhy = fail;
+				pre = Op::add(pre, tot, c);
+				if (c.can_fail && !failed && least != SCAN_NONE) {
+					failed = true;
+					bad[col * sp.parts + p] = lwhy;
+					if (least < st.key)
+						st.key = least;
 				}
-			}
-			if (c.can_fail && least != SCAN_NONE) {
-				bad[col * ntiles + t] = lwhy;
-				if (least < st.key)
-					st.key = least;
 			}
 		}
 	if (st.key != SCAN_NONE) {
 		st.rec = st.key / C;
 		st.col = (unsigned)(st.key % C);
-		st.why = bad[st.col * ntiles + st.rec / SCAN_TILE];
+		st.why = bad[st.col * sp.parts + st.rec / SCAN_TILE / sp.tpp];
 	}
 	return st;
 }
@@ -573,8 +600,64 @@ static int emu_scan(const struct gs_job *job, const void *data, size_t n,
 	return 0;
 }
 
-/* A float sum as scan_run_win runs it: the prepass over the chunk, the
- * window, the chosen variant's phases, the widened carry. */
+/* An element's exact.cuh bits (scan_xbits, on the host). */
+static unsigned x_bits(float x) { return exact_bits_f32(x); }
+static unsigned x_bits(scan_bf16 x) { return (unsigned)x.v << 16; }
+static u64 x_bits(double x) { return exact_bits_f64(x); }
+static void x_add(exact_w32 *w, exact_thr *t, unsigned u, long long *s)
+{
+	exact_w32_add(w, t, u, s);
+}
+static void x_add(exact_w64 *w, exact_thr *t, u64 u, long long *s)
+{
+	exact_w64_add(w, t, u, s);
+}
+static void x_fold(exact_w32 *w, exact_thr *t, long long *s)
+{
+	exact_w32_fold(w, t, s);
+}
+static void x_fold(exact_w64 *w, exact_thr *t, long long *s)
+{
+	exact_w64_fold(w, t, s);
+}
+
+/* Column col's exact total of k records as scan_xtotals_kernel keeps it
+ * (a window, a thread accumulator, slots; here one thread), widened by
+ * scan_xwide; it must equal the K-limb sum of the same values. */
+template <typename T, int K, int L>
+static sum_val<K> emu_xtotal(const T *in, unsigned C, unsigned col, size_t k)
+{
+	typedef typename std::conditional<sizeof(T) == 8, exact_w64,
+					  exact_w32>::type W;
+	std::vector<long long> slot(EXACT_SLOTS, 0);
+	scan_cfg c = {};
+	sum_val<K> wide, direct = scan_sum<T, K, L>::ident(c);
+	struct exact_thr th;
+	W w;
+
+	exact_thr_init(&th, EXACT_EMIN);
+	w.acc = 0;
+	w.b = 1;
+	for (size_t r = 0; r < k; r++) {
+		x_add(&w, &th, x_bits(in[r * C + col]), slot.data());
+		direct = scan_sum<T, K, L>::add(direct,
+						scan_sum<T, K, L>::of(in[r * C + col], c), c);
+	}
+	x_fold(&w, &th, slot.data());
+	exact_thr_flush(&th, slot.data());
+	wide = scan_xwide<K, L>(slot.data(), th.flags);
+	EXPECT(!memcmp(wide.l, direct.l, sizeof(wide.l)) && wide.flags == direct.flags,
+	       "scan_xwide: %s column %u of %zu records: the slots' sum differs "
+	       "from the K-limb sum", type_name(sizeof(T) == 8 ? GS_F64 : sizeof(T) == 4 ?
+	       GS_F32 : GS_BF16), col, k);
+	return wide;
+}
+
+/* A float sum as scan_run_win runs it: the chunk's bits and exact totals
+ * (checked against the K-limb sums), the window, the chosen variant's
+ * out pass from the carry narrowed to it (the parts' prefixes are exact,
+ * so only their values matter, not their grouping), the wide carry
+ * advanced by the totals (and checked against the narrow one). */
 template <typename T, int K, int L>
 static int emu_scan_win(const struct gs_job *job, const void *data, size_t n,
 			size_t chunk, unsigned char *out,
@@ -584,6 +667,7 @@ static int emu_scan_win(const struct gs_job *job, const void *data, size_t n,
 	unsigned C = job->columns, osize = (unsigned)type_size(job->out_type);
 	std::vector<sum_val<K>> carry = emu_carry(from, C,
 						  scan_sum<T, K, L>::ident(c));
+	std::vector<sum_val<K>> next(C);
 	std::vector<sum_val<1>> c1(C);
 	std::vector<sum_val<2>> c2(C);
 	std::vector<sum_val<3>> c3(C);
@@ -593,12 +677,20 @@ static int emu_scan_win(const struct gs_job *job, const void *data, size_t n,
 	for (size_t f = 0; f < n; f += chunk) {
 		size_t k = n - f < chunk ? n - f : chunk;
 		struct scan_win win;
+		int d;
 
 		memset(&win, 0x7f, 2 * sizeof(int));
 		for (size_t i = 0; i < k * C; i++)
 			scan_win_term(in[f * C + i], &win.lo, &win.nhi);
-		scan_window<K, L>(&win, carry.data(), c1.data(), c2.data(),
-				  c3.data(), C, k);
+		scan_window_pick<K, L>(&win, carry.data(), C, k);
+		d = win.w - L;
+		for (unsigned col = 0; col < C; col++) {
+			next[col] = scan_sum<T, K, L>::add(carry[col],
+				emu_xtotal<T, K, L>(in + f * C, C, col, k), c);
+			c1[col] = sum_narrow<K, 1>(carry[col], d);
+			c2[col] = sum_narrow<K, 2>(carry[col], d);
+			c3[col] = sum_narrow<K, 3>(carry[col], d);
+		}
 		c.w = win.w;
 		if (win.mode == 1)
 			emu_chunk<scan_nsum<T, 1>>(c, C, c1, in + f * C, k, osize,
@@ -612,8 +704,18 @@ static int emu_scan_win(const struct gs_job *job, const void *data, size_t n,
 		else
 			emu_chunk<scan_sum<T, K, L>>(c, C, carry, in + f * C, k,
 						     osize, out + f * C * osize);
-		scan_widen<K, L>(&win, carry.data(), c1.data(), c2.data(),
-				 c3.data(), C);
+		for (unsigned col = 0; col < C; col++) {
+			sum_val<K> back = win.mode == 1 ? sum_widen<1, K>(c1[col], d)
+					: win.mode == 2 ? sum_widen<2, K>(c2[col], d)
+					: win.mode == 3 ? sum_widen<3, K>(c3[col], d)
+					: carry[col];
+
+			EXPECT(!memcmp(back.l, next[col].l, sizeof(back.l)) &&
+			       back.flags == next[col].flags,
+			       "window mode %d: the chunk's carry differs from the "
+			       "carry plus the exact total", win.mode);
+			carry[col] = next[col];
+		}
 		win_chunks[win.mode]++;
 		win_switches += last >= 0 && last != win.mode;
 		last = win.mode;
@@ -642,7 +744,10 @@ static int emu_type(const struct gs_job *job, const void *data, size_t n,
 	if (job->op == OP_SUM)
 		return emu_scan<scan_sum<T, K, L>>(job, data, n, chunk, out, bad,
 						   err, from);
-	return emu_scan<scan_word<T>>(job, data, n, chunk, out, bad, err, from);
+	return scan_word_op<T>(job->op, [&](auto w) {
+		return emu_scan<decltype(w)>(job, data, n, chunk, out, bad, err,
+					     from);
+	});
 }
 
 /* The same dispatch as scan_bind_job. */
@@ -1272,11 +1377,20 @@ static void compare_prod(const struct gs_job *job, const unsigned char *in,
 			oracle_check(job, in, col, cout, cw, gout, gw, what);
 }
 
+/* The blocks of a replayed launch, at random: parts of one tile each (an
+ * H100's 528 blocks for these sizes), or of several tiles. */
+static unsigned rnd_blocks(void)
+{
+	static const unsigned b[] = { 1, 2, 3, 5, 528 };
+
+	return b[rnd() % (sizeof(b) / sizeof(b[0]))];
+}
+
 /* kind: gen's mode, or for prod scans a pkind / qkind. chunk 0: one of the
- * awkward sizes at random. */
+ * awkward sizes at random; blocks 0: rnd_blocks(). */
 static void check_scan_one(enum gs_type t, enum gs_op op, enum gs_type ot,
 			   bool excl, unsigned cols, size_t nrec, int kind,
-			   size_t chunk = 0)
+			   size_t chunk = 0, unsigned blocks = 0)
 {
 	struct gs_job job;
 	size_t n = nrec * cols, osz = type_size(ot), cbad = 0, gbad = 0;
@@ -1311,11 +1425,12 @@ static void check_scan_one(enum gs_type t, enum gs_op op, enum gs_type ot,
 		chunk = chunks[rnd() % (sizeof(chunks) / sizeof(chunks[0]))];
 	if (chunk == 0)
 		chunk = 1;
+	emu_blocks = blocks ? blocks : rnd_blocks();
 	grc = emu(&job, data.data(), nrec, chunk, gout.data(), &gbad, &gerr);
-	snprintf(what, sizeof(what), "%s op %d %s -> %s excl %d cols %u n %zu chunk %zu",
+	snprintf(what, sizeof(what), "%s op %d %s -> %s excl %d cols %u n %zu chunk %zu blocks %u",
 		 type_name(t), op, op != OP_PROD ? "" : type_is_float(t) ?
 		 pkind_name[kind] : qkind_name[kind], type_name(ot), excl, cols,
-		 nrec, chunk);
+		 nrec, chunk, emu_blocks);
 	scans++;
 	scan_errors += crc != 0;
 	if (op == OP_PROD) {
@@ -1405,13 +1520,15 @@ static void check_prods(void)
 		check_scan_one((enum gs_type)(GS_F16 + i % 4), OP_PROD,
 			       (enum gs_type)(GS_F16 + i / 4 % 4), rnd() & 1,
 			       1 + (unsigned)(rnd() % 2), 50 + rnd() % 3000, P_TIE);
-	/* 600000 records: 293 tiles, two rounds of the carry kernel */
+	/* 600000 records: 293 tiles, in 293 parts (two rounds of the carry
+	 * kernel) or 264 parts of two tiles */
 	for (int k : { P_ULP, P_NEAR1, P_SWING, P_ZEROS })
 		check_scan_one(GS_F32, OP_PROD, k == P_SWING ? GS_F64 : GS_F32,
-			       rnd() & 1, 1, 600000, k, k == P_ULP ? 300000 : 600000);
-	check_scan_one(GS_F64, OP_PROD, GS_F64, true, 1, 600000, P_NEAR1);
-	check_scan_one(GS_I16, OP_PROD, GS_I64, false, 1, 600000, Q_ONES);
-	check_scan_one(GS_U8, OP_PROD, GS_F32, true, 2, 300000, Q_ONES);
+			       rnd() & 1, 1, 600000, k, k == P_ULP ? 300000 : 600000,
+			       528);
+	check_scan_one(GS_F64, OP_PROD, GS_F64, true, 1, 600000, P_NEAR1, 0, 264);
+	check_scan_one(GS_I16, OP_PROD, GS_I64, false, 1, 600000, Q_ONES, 0, 528);
+	check_scan_one(GS_U8, OP_PROD, GS_F32, true, 2, 300000, Q_ONES, 0, 528);
 }
 
 /* ---- 5. the hybrid's hand-over: the CPU's state as the GPU's carry ------- */
@@ -1599,6 +1716,7 @@ static void check_handover_one(enum gs_type t, enum gs_op op, enum gs_type ot,
 		EXPECT(false, "%s: the state has no carry", what);
 		return;
 	}
+	emu_blocks = rnd_blocks();
 	grc = emu(&job, data.data() + split * cols * isz, nrec - split, chunk,
 		  hout.data() + split * rec, &gbad, &gerr,
 		  emu_from{ seed.data(), split });
