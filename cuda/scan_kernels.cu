@@ -21,7 +21,10 @@
  *   CPU rounds it too. Within about n * 2^-126 (relative, n factors) of a
  *   rounding tie one side may fail alone, as the CPU may between thread
  *   counts.
- *   Integer products are exact in any grouping, overflow included.
+ *   Integer products are exact in any grouping, overflow included. The
+ *   grouping follows the tiles and the parts (below), and the number of
+ *   parts the GPU's size and occupancy: which near-ties fail may differ
+ *   between GPU models, as between CPU thread counts.
  * - min/max: order-preserving 64-bit keys (as reduce_kernels.cu: floats as
  *   doubles with -0.0 below +0.0, NaN a sticky flag; signed integers with
  *   the sign bit flipped); and/or/xor: the sign-extended 64-bit two's
@@ -535,6 +538,14 @@ static __host__ __device__ inline u64 scan_key_f64(double v)
 	return u >> 63 ? ~u : u | SCAN_SIGN;
 }
 
+static __host__ __device__ inline double scan_f64_of_bits(u64 u)
+{
+	double v;
+
+	memcpy(&v, &u, sizeof(v));
+	return v;
+}
+
 static __host__ __device__ inline double scan_f64_of_key(u64 k)
 {
 	u64 u = k >> 63 ? k & ~SCAN_SIGN : ~k;
@@ -652,7 +663,7 @@ static auto scan_word_op(int op, F f)
  * The wide sums above cost K limbs per add (f64: 34) and a K-limb rounding
  * per output. Real data spans few binades, so each chunk first finds the
  * lowest set bit and the highest top bit of its finite nonzero values
- * (scan_win_term, a reduction), and scan_window_pick picks a window of N = 1, 2
+ * (scan_wbits, a reduction), and scan_window_pick picks a window of N = 1, 2
  * or 3 limbs whose lsb w is the lowest bit of the chunk and of the carry, if
  * the carry plus any prefix of the chunk fits in it: then every value of
  * the chunk is an integer multiple of 2^w below 2^(w + 64N - 1) in
@@ -687,38 +698,62 @@ static __host__ __device__ inline int scan_ctz64(u64 x)
 #endif
 }
 
+/* A float type's bits and format: U holds the bits (32 bits for the types
+ * up to 4 bytes), W of them, FB fraction bits; a finite value is
+ * m * 2^(max(be, 1) - BIAS_P) for exponent field be and significand m. */
+template <typename T> struct scan_ffmt;
+template <> struct scan_ffmt<float> {
+	typedef unsigned U;
+	enum { W = 32, FB = 23, BIAS_P = 150 };
+	static __host__ __device__ __forceinline__ U bits(float x)
+	{
+		return exact_bits_f32(x);
+	}
+};
+template <> struct scan_ffmt<double> {
+	typedef u64 U;
+	enum { W = 64, FB = 52, BIAS_P = 1075 };
+	static __host__ __device__ __forceinline__ U bits(double x)
+	{
+		return exact_bits_f64(x);
+	}
+};
+template <> struct scan_ffmt<scan_bf16> {
+	typedef unsigned U;
+	enum { W = 16, FB = 7, BIAS_P = 134 };
+	static __host__ __device__ __forceinline__ U bits(scan_bf16 x)
+	{
+		return x.v;
+	}
+};
+template <> struct scan_ffmt<scan_f16> {
+	typedef unsigned U;
+	enum { W = 16, FB = 10, BIAS_P = 25 };
+	static __host__ __device__ __forceinline__ U bits(scan_f16 x)
+	{
+		return x.v;
+	}
+};
+
 /* A float element's fields: its value is (*neg ? -*m : *m) * 2^*e with
  * *m < 2^53 (0 for a zero); the flags of an infinity or a NaN (then *m is
- * meaningless), 0 for a finite value. No 128-bit term. */
+ * meaningless), 0 for a finite value. No 128-bit term, no branch. */
 template <typename T>
 static __host__ __device__ __forceinline__ unsigned scan_fields(T x, bool *neg,
 								u64 *m, int *e)
 {
-	unsigned be, emax;
-	u64 frac;
-	int p, bias_p;
+	typedef scan_ffmt<T> F;
+	typedef typename F::U U;
+	const U abs = ((U)1 << (F::W - 1)) - 1, frac = ((U)1 << F::FB) - 1;
+	const U inf = abs & ~frac;
+	U u = F::bits(x), a = u & abs;
+	unsigned be = (unsigned)(a >> F::FB);
 
-	if constexpr (std::is_same<T, float>::value) {
-		unsigned u = exact_bits_f32(x);
-
-		*neg = u >> 31, be = (u >> 23) & 0xff, frac = u & 0x7fffff;
-		emax = 0xff, p = 24, bias_p = 150;
-	} else if constexpr (std::is_same<T, double>::value) {
-		u64 u = exact_bits_f64(x);
-
-		*neg = u >> 63, be = (unsigned)(u >> 52) & 0x7ff;
-		frac = u & 0xfffffffffffffull;
-		emax = 0x7ff, p = 53, bias_p = 1075;
-	} else if constexpr (std::is_same<T, scan_bf16>::value) {
-		*neg = x.v >> 15, be = (x.v >> 7) & 0xff, frac = x.v & 0x7f;
-		emax = 0xff, p = 8, bias_p = 134;
-	} else {
-		*neg = x.v >> 15, be = (x.v >> 10) & 0x1f, frac = x.v & 0x3ff;
-		emax = 0x1f, p = 11, bias_p = 25;
-	}
-	*m = frac | (u64)(be != 0) << (p - 1);
-	*e = (int)(be + (be == 0)) - bias_p;
-	return be != emax ? 0 : frac ? EXACT_NAN : *neg ? EXACT_NINF : EXACT_PINF;
+	*neg = (u >> (F::W - 1)) & 1;
+	*m = (u64)((a & frac) | (U)(be != 0) << F::FB);
+	*e = (int)(be + (be == 0)) - F::BIAS_P;
+	/* EXACT_NAN 1, EXACT_PINF 2, EXACT_NINF 4 */
+	return (unsigned)(a > inf) | (unsigned)(a == inf) << (1 + *neg);
 }
 
 /* Trailing and leading zeros of a 32-bit x != 0. */
@@ -740,27 +775,83 @@ static __host__ __device__ inline int scan_clz32(unsigned x)
 #endif
 }
 
-/* Lowest set bit and minus the top bit of x's value, folded into lo, nhi
- * (zeros and specials need no bits). Without branches; the significands of
- * the types up to 4 bytes (< 2^24) in 32-bit arithmetic. */
-template <typename T>
-static __host__ __device__ __forceinline__ void scan_win_term(T x, int *lo,
-							       int *nhi)
-{
-	bool neg;
-	u64 m;
-	int e, l, h;
-	bool ok = !scan_fields(x, &neg, &m, &e) && m;
+/*
+ * The lowest set bit and the top bit of a run of float elements (the
+ * window's bits), with no bit count per element: for finite nonzero |x|
+ * of bits a, clearing a's lowest set bit leaves a value of the same
+ * binade, and the difference is exact: the value of x's lowest bit (|x|
+ * itself when the fraction is 0). Positive floats order as their bits, so
+ * an integer min of those values' bits and an integer max of the a's
+ * suffice; scan_wbits_done takes the two bit positions once. bf16 works
+ * as f32 (its bits shifted up: the same value); f16 has no window.
+ */
+template <typename T> struct scan_wbits {
+	typedef typename std::conditional<sizeof(T) == 8, u64, unsigned>::type U;
+	typedef typename std::conditional<sizeof(T) == 8, double, float>::type F;
+	U low, top;	/* smallest lowest-bit value, largest |x|, as bits */
+};
 
-	if constexpr (sizeof(T) <= 4) {
-		l = e + scan_ctz32((unsigned)m | 1u << 31);
-		h = e + 31 - scan_clz32((unsigned)m | 1);
-	} else {
-		l = e + scan_ctz64(m | 1ull << 63);
-		h = e + 63 - exact_clz64(m | 1);
+template <typename T>
+static __host__ __device__ __forceinline__ void scan_wbits_init(scan_wbits<T> *s)
+{
+	s->low = ~(typename scan_wbits<T>::U)0;
+	s->top = 0;
+}
+
+template <typename T>
+static __host__ __device__ __forceinline__ void scan_wbits_add(scan_wbits<T> *s,
+							       T x)
+{
+	typedef typename scan_wbits<T>::U U;
+	typedef scan_ffmt<typename scan_wbits<T>::F> G;
+	const U abs = ((U)1 << (G::W - 1)) - 1, frac = ((U)1 << G::FB) - 1;
+	const U inf = abs & ~frac;
+	U a, c, low;
+
+	if constexpr (std::is_same<T, scan_bf16>::value)
+		a = ((U)x.v << 16) & abs;
+	else
+		a = scan_ffmt<T>::bits(x) & abs;
+	c = a & (a - 1);
+	if constexpr (sizeof(T) == 8)
+		low = exact_bits_f64(scan_f64_of_bits(a) - scan_f64_of_bits(c));
+	else
+		low = exact_bits_f32(exact_f32_from_bits(a) - exact_f32_from_bits(c));
+	low = a & frac ? low : a;
+	if (a - 1 < inf - 1) {	/* finite, nonzero: selects, not a branch */
+		s->low = low < s->low ? low : s->low;
+		s->top = a > s->top ? a : s->top;
 	}
-	*lo = ok && l < *lo ? l : *lo;
-	*nhi = ok && -h < *nhi ? -h : *nhi;
+}
+
+/* The run's lowest bit and minus its top bit, folded into lo and nhi. */
+template <typename T>
+static __host__ __device__ __forceinline__ void
+scan_wbits_done(const scan_wbits<T> *s, int *lo, int *nhi)
+{
+	typedef typename scan_wbits<T>::U U;
+	typedef scan_ffmt<typename scan_wbits<T>::F> G;
+	const U frac = ((U)1 << G::FB) - 1;
+	int l, h;
+	unsigned bl, bh;
+
+	if (s->top == 0)
+		return;		/* zeros and specials only */
+	bl = (unsigned)(s->low >> G::FB);	/* a power of two */
+	bh = (unsigned)(s->top >> G::FB);
+	if constexpr (sizeof(T) == 8) {
+		l = bl ? (int)bl - (G::BIAS_P - G::FB) :
+			 1 - G::BIAS_P + scan_ctz64(s->low);
+		h = bh ? (int)bh - (G::BIAS_P - G::FB) :
+			 1 - G::BIAS_P + 63 - exact_clz64(s->top & frac);
+	} else {
+		l = bl ? (int)bl - (G::BIAS_P - G::FB) :
+			 1 - G::BIAS_P + scan_ctz32(s->low);
+		h = bh ? (int)bh - (G::BIAS_P - G::FB) :
+			 1 - G::BIAS_P + 31 - scan_clz32(s->top & frac);
+	}
+	*lo = l < *lo ? l : *lo;
+	*nhi = -h < *nhi ? -h : *nhi;
 }
 
 /* Bits [d, d + 64N) of v (d >= 0), as N limbs: exact when v has no bit
@@ -1805,9 +1896,14 @@ static __device__ __forceinline__ void scan_xfold(struct exact_w64 *w,
 /* Window phase 1: each part's exact total and lowest and top bits, in one
  * read of the chunk (the split is the out kernel's). a: only in, nrec,
  * ntiles, sp and columns are used. A window holds at most 2^21 f64 terms
- * between folds: scan_split_of keeps a part under SCAN_MAX_TPP tiles, a
- * thread under 8 * 2^16 records, so one fold at the end does; a block's
- * 2^28 terms (exact_launch_cap's bound) are as far. */
+ * between folds and a block's slots 2^28 (EXACT_WIN_TERMS,
+ * EXACT_BLOCK_TERMS): scan_split_of keeps a part under SCAN_MAX_TPP tiles,
+ * so a thread has at most 2^19 records and a block 2^27, and one fold at
+ * the end does. */
+static_assert((size_t)SCAN_MAX_TPP * SCAN_ITEMS <= EXACT_WIN_TERMS,
+	      "a thread's records of a part overflow an f64 window");
+static_assert((unsigned long long)SCAN_MAX_TPP * SCAN_TILE <= EXACT_BLOCK_TERMS,
+	      "a part's records overflow a block's exact slots");
 template <typename T, class Op>
 __global__ void __launch_bounds__(SCAN_THREADS)
 scan_xtotals_kernel(const scan_args<Op> a, struct scan_xpart *xp)
@@ -1822,6 +1918,7 @@ scan_xtotals_kernel(const scan_args<Op> a, struct scan_xpart *xp)
 	unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32, col;
 	size_t t, end, r0;
 	struct exact_thr th;
+	scan_wbits<T> wb;
 	W w;
 
 	exact_block_zero(slot, EXACT_SLOTS);
@@ -1831,6 +1928,7 @@ scan_xtotals_kernel(const scan_args<Op> a, struct scan_xpart *xp)
 	exact_thr_init(&th, EXACT_EMIN);
 	w.acc = 0;
 	w.b = 1;
+	scan_wbits_init(&wb);
 	col = scan_part(a, &t, &end);
 	r0 = t * SCAN_TILE + (size_t)threadIdx.x * SCAN_ITEMS;
 	for (; t < end; t++, r0 += SCAN_TILE) {
@@ -1841,14 +1939,15 @@ scan_xtotals_kernel(const scan_args<Op> a, struct scan_xpart *xp)
 			scan_xadd8(&w, &th, x, slot);
 SCAN_UNROLL
 			for (int j = 0; j < SCAN_ITEMS; j++)
-				scan_win_term(x[j], &lo, &nhi);
+				scan_wbits_add(&wb, x[j]);
 			continue;
 		}
 		for (int j = 0; j < SCAN_ITEMS && r0 + j < a.nrec; j++) {
 			scan_xadd(&w, &th, scan_xbits(x[j]), slot);
-			scan_win_term(x[j], &lo, &nhi);
+			scan_wbits_add(&wb, x[j]);
 		}
 	}
+	scan_wbits_done(&wb, &lo, &nhi);
 	scan_xfold(&w, &th, slot);
 	exact_thr_flush(&th, slot);
 	if (th.flags)

@@ -441,7 +441,7 @@ static void emu_load(const scan_cfg &c, const typename Op::elem *in,
 	}
 }
 
-/* The blocks the replayed launch has (scan_phases gives the GPU's SMs
+/* The blocks the replayed launch has (scan_split_for gives the GPU's SMs
  * times the out kernel's occupancy): the number of parts a column is cut
  * into, and so how a product's factors are grouped. */
 static unsigned emu_blocks = 528;
@@ -639,6 +639,8 @@ static sum_val<K> emu_xtotal(const T *in, unsigned C, unsigned col, size_t k)
 	w.acc = 0;
 	w.b = 1;
 	for (size_t r = 0; r < k; r++) {
+		if (r % (EXACT_WIN_TERMS / 2) == 0)	/* as a thread's bound */
+			x_fold(&w, &th, slot.data());
 		x_add(&w, &th, x_bits(in[r * C + col]), slot.data());
 		direct = scan_sum<T, K, L>::add(direct,
 						scan_sum<T, K, L>::of(in[r * C + col], c), c);
@@ -651,6 +653,39 @@ static sum_val<K> emu_xtotal(const T *in, unsigned C, unsigned col, size_t k)
 	       "from the K-limb sum", type_name(sizeof(T) == 8 ? GS_F64 : sizeof(T) == 4 ?
 	       GS_F32 : GS_BF16), col, k);
 	return wide;
+}
+
+/* The lowest and top bits of n values as scan_xtotals_kernel finds them
+ * (scan_wbits, in runs as a thread's), checked against a bit count of
+ * each value. */
+template <typename T>
+static void emu_wbits(const T *in, size_t n, struct scan_win *win)
+{
+	int lo = SCAN_WIN_NONE, nhi = SCAN_WIN_NONE;
+
+	for (size_t i = 0; i < n; i += 37) {
+		scan_wbits<T> wb;
+
+		scan_wbits_init(&wb);
+		for (size_t j = i; j < n && j < i + 37; j++)
+			scan_wbits_add(&wb, in[j]);
+		scan_wbits_done(&wb, &win->lo, &win->nhi);
+	}
+	for (size_t i = 0; i < n; i++) {
+		bool neg;
+		u64 m;
+		int e, l, h;
+
+		if (scan_fields(in[i], &neg, &m, &e) || !m)
+			continue;
+		l = e + scan_ctz64(m);
+		h = e + 63 - exact_clz64(m);
+		lo = l < lo ? l : lo;
+		nhi = -h < nhi ? -h : nhi;
+	}
+	EXPECT(lo == win->lo && nhi == win->nhi,
+	       "scan_wbits: lowest bit %d, top %d; counted %d, %d", win->lo,
+	       -win->nhi, lo, -nhi);
 }
 
 /* A float sum as scan_run_win runs it: the chunk's bits and exact totals
@@ -680,8 +715,7 @@ static int emu_scan_win(const struct gs_job *job, const void *data, size_t n,
 		int d;
 
 		memset(&win, 0x7f, 2 * sizeof(int));
-		for (size_t i = 0; i < k * C; i++)
-			scan_win_term(in[f * C + i], &win.lo, &win.nhi);
+		emu_wbits(in + f * C, k * C, &win);
 		scan_window_pick<K, L>(&win, carry.data(), C, k);
 		d = win.w - L;
 		for (unsigned col = 0; col < C; col++) {
@@ -1521,7 +1555,7 @@ static void check_prods(void)
 			       (enum gs_type)(GS_F16 + i / 4 % 4), rnd() & 1,
 			       1 + (unsigned)(rnd() % 2), 50 + rnd() % 3000, P_TIE);
 	/* 600000 records: 293 tiles, in 293 parts (two rounds of the carry
-	 * kernel) or 264 parts of two tiles */
+	 * kernel) or, with 264 blocks, 147 parts of two tiles */
 	for (int k : { P_ULP, P_NEAR1, P_SWING, P_ZEROS })
 		check_scan_one(GS_F32, OP_PROD, k == P_SWING ? GS_F64 : GS_F32,
 			       rnd() & 1, 1, 600000, k, k == P_ULP ? 300000 : 600000,
