@@ -295,6 +295,15 @@ if want sanitizer && command -v compute-sanitizer >/dev/null 2>&1; then
 				--backend cuda --chunk-size 1M > /dev/null 2>> "$OUT/sanitizer.log"
 			echo "$tool $args: exit $?" >> "$OUT/sanitizer.log"
 		done
+		# one 6 MiB chunk: 768 tiles, so a scan block walks several
+		# (back-to-back block scans), and the carry blocks scan more
+		# than 256 parts (two rounds) on an H100
+		for args in "scan -t f32 $D/small.f32" "scan --op max -t f32 $D/small.f32" \
+			    "scan --op prod -t f32 $D/small.f32"; do
+			timeout 120 compute-sanitizer --tool $tool --error-exitcode 9 $G $args \
+				--backend cuda --chunk-size 6M > /dev/null 2>> "$OUT/sanitizer.log"
+			echo "$tool $args --chunk-size 6M: exit $?" >> "$OUT/sanitizer.log"
+		done
 	done
 	say "compute-sanitizer: $(grep -c 'exit 0$' "$OUT/sanitizer.log") clean, $(grep -c 'exit [1-9]' "$OUT/sanitizer.log") not"
 	grep 'exit [1-9]' "$OUT/sanitizer.log" >> "$summary"
