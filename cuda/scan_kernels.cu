@@ -2465,8 +2465,8 @@ int gpu_scan_status_check(const struct gs_job *job, const void *hstatus,
  *   weighs 2^-XSUM_FRAC, the carry's 2^L), and its NaN/inf flags as
  *   EXACT_*. Exact iff widening the limbs back gives every limb of the
  *   xsum: no bit below 2^L (none, for sums of the input type) and no value
- *   past the K limbs (none below 2^63 elements). The narrow carries are
- *   derived from this one per chunk.
+ *   past the K limbs (none below 2^63 elements). Each chunk's window and
+ *   its parts' narrow prefixes start from this carry.
  * - min/max: the key of the value and the NaN flag, as scan_word's of()
  *   makes them; the identity while no element has been seen (count 0).
  * - and/or/xor: the bits as they are (both sides sign-extend them).
