@@ -1913,7 +1913,7 @@ scan_xtotals_kernel(const scan_args<Op> a, struct scan_xpart *xp)
 	__shared__ long long slot[EXACT_SLOTS];
 	__shared__ int sl[SCAN_WARPS], sn[SCAN_WARPS];
 	__shared__ unsigned sf;
-	T x[SCAN_ITEMS];
+	T x[SCAN_ITEMS], nx[SCAN_ITEMS];
 	int lo = SCAN_WIN_NONE, nhi = SCAN_WIN_NONE;
 	unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32, col;
 	size_t t, end, r0;
@@ -1931,21 +1931,24 @@ scan_xtotals_kernel(const scan_args<Op> a, struct scan_xpart *xp)
 	scan_wbits_init(&wb);
 	col = scan_part(a, &t, &end);
 	r0 = t * SCAN_TILE + (size_t)threadIdx.x * SCAN_ITEMS;
+	scan_fetch(a, col, r0, x);
 	for (; t < end; t++, r0 += SCAN_TILE) {
-		bool vec = scan_vec_ok(a, r0);
-
-		scan_fetch(a, col, r0, x);
-		if (vec) {
+		if (t + 1 < end)	/* the next tile loads meanwhile */
+			scan_fetch(a, col, r0 + SCAN_TILE, nx);
+		if (scan_vec_ok(a, r0)) {
 			scan_xadd8(&w, &th, x, slot);
 SCAN_UNROLL
 			for (int j = 0; j < SCAN_ITEMS; j++)
 				scan_wbits_add(&wb, x[j]);
-			continue;
+		} else {
+			for (int j = 0; j < SCAN_ITEMS && r0 + j < a.nrec; j++) {
+				scan_xadd(&w, &th, scan_xbits(x[j]), slot);
+				scan_wbits_add(&wb, x[j]);
+			}
 		}
-		for (int j = 0; j < SCAN_ITEMS && r0 + j < a.nrec; j++) {
-			scan_xadd(&w, &th, scan_xbits(x[j]), slot);
-			scan_wbits_add(&wb, x[j]);
-		}
+SCAN_UNROLL
+		for (int j = 0; j < SCAN_ITEMS; j++)
+			x[j] = nx[j];
 	}
 	scan_wbits_done(&wb, &lo, &nhi);
 	scan_xfold(&w, &th, slot);
