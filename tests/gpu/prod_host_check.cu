@@ -77,6 +77,8 @@ static double unif(void)
 }
 
 /* A 64-bit value with structure: edges, sparse bits, or random. */
+#include "tie_pad.h"
+
 static u64 rnd_edge(void)
 {
 	switch (rnd() % 8) {
@@ -591,24 +593,7 @@ static void gen_tie(std::vector<double> &v, size_t nrec)
 			f.push_back((double)x);
 		scale -= r->k;
 	}
-	for (int i = (int)(rnd() % 4); i > 0; i--) {
-		int j = 1 + (int)(rnd() % step);
-
-		f.push_back(ldexp(1, j));
-		f.push_back(ldexp(1, -j));
-	}
-	while (scale < 0) {
-		int j = scale < -step ? step : (int)-scale;
-
-		f.push_back(ldexp(1, -j));
-		scale += j;
-	}
-	f[rnd() % f.size()] *= -1;
-	v.assign(nrec, 1.0);
-	for (size_t i = 0; i < f.size() && i < nrec; i++)
-		v[i] = f[i];
-	for (size_t i = nrec; i > 1; i--)
-		std::swap(v[i - 1], v[rnd() % i]);
+	tie_pad(f, scale, step, v, nrec);
 }
 
 /* Column values of kind k (exactly representable in T, or raw bits). */

@@ -68,6 +68,8 @@ static u64 rnd(void)
 	return z ^ (z >> 31);
 }
 
+#include "tie_pad.h"
+
 static u64 rnd_bits(int nb)
 {
 	return nb <= 0 ? 0 : nb >= 64 ? rnd() : rnd() & ((1ull << nb) - 1);
@@ -1071,24 +1073,7 @@ static void gen_tie(enum gs_type t, enum gs_type ot, std::vector<double> &v,
 			scale -= r->k;
 		}
 	}
-	for (int i = (int)(rnd() % 4); i > 0; i--) {
-		int j = 1 + (int)(rnd() % step);
-
-		f.push_back(ldexp(1, j));
-		f.push_back(ldexp(1, -j));
-	}
-	while (scale < 0) {
-		int j = scale < -step ? step : (int)-scale;
-
-		f.push_back(ldexp(1, -j));
-		scale += j;
-	}
-	f[rnd() % f.size()] *= -1;
-	v.assign(nrec, 1.0);
-	for (size_t i = 0; i < f.size() && i < nrec; i++)
-		v[i] = f[i];
-	for (size_t i = nrec; i > 1; i--)
-		std::swap(v[i - 1], v[rnd() % i]);
+	tie_pad(f, scale, step, v, nrec);
 }
 
 static void gen_fprod(enum gs_type t, enum gs_type ot, unsigned char *p,
