@@ -246,6 +246,8 @@ int main(int argc, char **argv)
 	ROW("gpustat scan f32 (exact, read+write)", 2 * bytes, ours_scan(&job, x, y, n, nsm), cub_scan);
 	job.dtype.type = job.out_type = GS_F64;
 	ROW("gpustat scan f64 (exact, read+write)", 2 * bytes, ours_scan(&job, out, y, n / 2, nsm), cub_scan);
+	/* f32 bits read as f64: past any narrow window */
+	ROW("gpustat scan f64, f32 bits (wide)", 2 * bytes, ours_scan(&job, x, y, n / 2, nsm), cub_scan);
 	/* values over some 90 binades: past a one-limb window */
 	job.dtype.type = job.out_type = GS_F32;
 	widen_f32<<<nsm * 4, 256>>>(x, out, n);

@@ -181,9 +181,35 @@ static void gen_near1(unsigned char *p, enum gs_type t, size_t n)
 	memcpy(p, &bits, type_size(t));	/* little-endian: the low bytes */
 }
 
+/* Float elements on a grid (for a scan's one-limb window): integers of
+ * the type's precision or less times a power of two, k * 2^-16 with
+ * |k| < 2^23 for f32, 2^-4 and 2^7 for bf16, 2^-20 and 2^30 for f64 (and
+ * f16). With odd set, element n/2 is 2^40 and the next -2^40 (a chunk
+ * holding them needs a wider window), and element 2n/3 is a NaN. */
+static void gen_grid(unsigned char *p, enum gs_type t, size_t i, size_t n,
+		     bool odd)
+{
+	int bits = t == GS_F32 ? 23 : t == GS_BF16 ? 7 : t == GS_F16 ? 10 : 30;
+	int lsb = t == GS_F32 ? -16 : t == GS_BF16 ? -4 : t == GS_F16 ? -14 : -20;
+	long long k = (long long)(next() % (2ull << bits)) - (1ll << bits);
+	double v = ldexp((double)k, lsb);
+
+	if (odd && (i == n / 2 || i == n / 2 + 1))
+		v = i == n / 2 ? 0x1p40 : -0x1p40;
+	if (odd && i == 2 * n / 3)
+		v = NAN;
+	uint64_t b = round_f64(v, type_xfmt(t));
+
+	memcpy(p, &b, type_size(t));	/* little-endian: the low bytes */
+}
+
 /* --gen TYPE MIB: write MIB MiB of random TYPE elements to stdout;
- * --gen-near1 TYPE MIB: elements for products (gen_near1). */
-static int gen(const char *type, size_t mib, bool near1)
+ * --gen-near1 TYPE MIB: elements for products (gen_near1);
+ * --gen-grid TYPE MIB, --gen-grid-odd TYPE MIB: float elements on a grid
+ * (gen_grid). */
+enum gen_kind { GEN_RANDOM, GEN_NEAR1, GEN_GRID, GEN_GRID_ODD };
+
+static int gen(const char *type, size_t mib, enum gen_kind kind)
 {
 	struct gs_dtype d;
 	bool explicit;
@@ -192,12 +218,17 @@ static int gen(const char *type, size_t mib, bool near1)
 
 	if (!buf || type_parse(type, &d, &explicit) < 0)
 		return 1;
-	size_t sz = type_size(d.type);
+	size_t sz = type_size(d.type), n = mib * block / sz;
 
+	if (kind >= GEN_GRID && !type_is_float(d.type))
+		return 1;
 	for (size_t i = 0; i < mib; i++) {
 		for (size_t j = 0; j < block; j += sz) {
-			if (near1)
-				gen_near1(buf + j, d.type, mib * block / sz);
+			if (kind == GEN_NEAR1)
+				gen_near1(buf + j, d.type, n);
+			else if (kind >= GEN_GRID)
+				gen_grid(buf + j, d.type, (i * block + j) / sz, n,
+					 kind == GEN_GRID_ODD);
 			else
 				gen_one(buf + j, d.type);
 		}
@@ -210,10 +241,13 @@ static int gen(const char *type, size_t mib, bool near1)
 
 int main(int argc, char **argv)
 {
-	if (argc == 4 && strcmp(argv[1], "--gen") == 0)
-		return gen(argv[2], (size_t)atol(argv[3]), false);
-	if (argc == 4 && strcmp(argv[1], "--gen-near1") == 0)
-		return gen(argv[2], (size_t)atol(argv[3]), true);
+	static const char *const gens[] = {
+		"--gen", "--gen-near1", "--gen-grid", "--gen-grid-odd",
+	};
+
+	for (int k = 0; argc == 4 && k < 4; k++)
+		if (strcmp(argv[1], gens[k]) == 0)
+			return gen(argv[2], (size_t)atol(argv[3]), (enum gen_kind)k);
 
 	size_t bytes = (size_t)(argc > 1 ? atof(argv[1]) : 256) << 20;
 	void *a = malloc(bytes), *b = malloc(bytes);

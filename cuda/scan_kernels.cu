@@ -54,10 +54,12 @@
  * the chunk once for each part's exact total and the chunk's lowest and
  * highest value bits, one block then picks a 1-, 2- or 3-limb window
  * holding the carry and every prefix of the chunk (or the wide K limbs),
- * scans the parts and writes their prefixes in the window; all four
- * variants' out kernels are launched and the three not chosen return at
- * once. The wide carry is the one carry between chunks (see "float sums
- * in a narrow window" below).
+ * scans the parts and writes their prefixes in the window; every
+ * variant's out kernel is launched and those not chosen return at once.
+ * A one-limb window of a chunk with no NaN or infinity, into f32 or f64,
+ * takes the hardware's conversions (scan_hsum: no bit fields per
+ * element). The wide carry is the one carry between chunks (see "float
+ * sums in a narrow window" below).
  *
  * Integer outputs are range-checked, and a product can fail (an integer
  * past 2^128, a float bracket whose ends round apart). A failing element
@@ -683,7 +685,8 @@ static auto scan_word_op(int op, F f)
 /* The chunk's bits and its choice of window, one per handle. */
 struct scan_win {
 	int lo, nhi;		/* lowest bit, minus the highest top bit */
-	int w, mode;		/* window lsb; 0 (wide), 1, 2 or 3 limbs */
+	int w, mode;		/* window lsb; 0 (wide), 1, 2 or 3 limbs,
+				 * 4 (one limb, scan_hsum) */
 };
 
 /* lo and nhi start here (a byte-wise memset of 0x7f): "no bit seen". */
@@ -1071,6 +1074,117 @@ SCAN_UNROLL
 	}
 };
 
+/*
+ * The one-limb window again, by the hardware's conversions, for a chunk
+ * with no NaN or infinity (in it or in its carry) whose window lsb w
+ * suits the formats (scan_hsum_range):
+ * - an element is x * 2^-w, an integer below 2^62 (every bit of x lies at
+ *   or above w), so the float multiply by the power of two is exact and
+ *   the conversion to a 64-bit integer (truncating) is too;
+ * - a prefix v (a 64-bit integer, v * 2^w the exact value) is rounded
+ *   once to the output format by the conversion of v, and the multiply by
+ *   2^w is exact again: |v * 2^w| >= 2^w is normal when it is not zero,
+ *   and past the largest finite value round-to-nearest gives the
+ *   infinity that correct rounding gives. 0 is +0, as sum_round makes it.
+ * The same integers and the same bits as scan_nsum<T, 1>, with no field
+ * extraction or shifts per element (the host check compares the two).
+ */
+struct hsum_val {
+	long long v;
+};
+
+/* 2^k as a float or a double (a normal power of two). */
+template <typename F>
+static __host__ __device__ __forceinline__ F scan_pow2(int k)
+{
+	if constexpr (sizeof(F) == 4)
+		return exact_f32_from_bits((unsigned)(127 + k) << 23);
+	else
+		return scan_f64_of_bits((u64)(1023 + k) << 52);
+}
+
+/* The window lsbs w for which element type T and output type O (float or
+ * double) take scan_hsum: 2^-w and 2^w normal in T's float type and O. */
+template <typename T, typename O>
+static void scan_hsum_range(int *lo, int *hi)
+{
+	int tlo = sizeof(T) == 8 ? -1022 : -126, thi = sizeof(T) == 8 ? 1023 : 127;
+	int olo = sizeof(O) == 8 ? -1022 : -126, ohi = sizeof(O) == 8 ? 1023 : 127;
+
+	*lo = -thi > olo ? -thi : olo;
+	*hi = -tlo < ohi ? -tlo : ohi;
+}
+
+/* A one-limb window becomes scan_hsum's (mode 4) when neither the chunk
+ * nor the carry has a NaN or an infinity (flags, their OR) and w lies in
+ * [hlo, hhi], scan_hsum_range's for the job (hlo > hhi: no such variant). */
+static __host__ __device__ inline void scan_hsum_pick(struct scan_win *win,
+						      unsigned flags, int hlo,
+						      int hhi)
+{
+	if (win->mode == 1 && !flags && win->w >= hlo && win->w <= hhi)
+		win->mode = 4;
+}
+
+/* x as a float or a double (bf16 widens exactly to f32). */
+template <typename T>
+static __host__ __device__ __forceinline__ auto scan_hval(T x)
+{
+	if constexpr (std::is_same<T, scan_bf16>::value)
+		return exact_f32_from_bits((unsigned)x.v << 16);
+	else
+		return x;
+}
+
+template <typename T, typename O> struct scan_hsum {
+	typedef T elem;
+	typedef hsum_val V;
+	enum { WINDOW = 4 };
+	typedef decltype(scan_hval(T())) F;
+
+	static __host__ __device__ __forceinline__ V ident(const scan_cfg &)
+	{
+		return V{0};
+	}
+
+	static __host__ __device__ __forceinline__ V
+	add(const V &a, const V &b, const scan_cfg &)
+	{
+		return V{(long long)((u64)a.v + (u64)b.v)};
+	}
+
+	static __host__ __device__ __forceinline__ V of(T x, const scan_cfg &c)
+	{
+		F p = scan_hval(x) * scan_pow2<F>(-c.w);
+#ifdef __CUDA_ARCH__
+		if constexpr (sizeof(F) == 4)
+			return V{__float2ll_rz(p)};
+		else
+			return V{__double2ll_rz(p)};
+#else
+		return V{(long long)p};
+#endif
+	}
+
+	static __host__ __device__ __forceinline__ bool
+	out(const V &v, const scan_cfg &c, u64 *bits, struct scan_bad *)
+	{
+#ifdef __CUDA_ARCH__
+		if constexpr (sizeof(O) == 4)
+			*bits = __float_as_uint(__ll2float_rn(v.v) * scan_pow2<O>(c.w));
+		else
+			*bits = (u64)__double_as_longlong(__ll2double_rn(v.v) *
+							  scan_pow2<O>(c.w));
+#else
+		if constexpr (sizeof(O) == 4)
+			*bits = exact_bits_f32((float)v.v * scan_pow2<O>(c.w));
+		else
+			*bits = exact_bits_f64((double)v.v * scan_pow2<O>(c.w));
+#endif
+		return true;
+	}
+};
+
 /* ---- products: prod.cuh's bracket and magnitude -------------------------- */
 
 /*
@@ -1299,6 +1413,12 @@ SCAN_UNROLL
 		r.l[j] = __shfl_up_sync(0xffffffffu, v.l[j], d);
 	r.flags = __shfl_up_sync(0xffffffffu, v.flags, d);
 	return r;
+}
+
+static __device__ __forceinline__ hsum_val scan_shfl_up(const hsum_val &v,
+							unsigned d)
+{
+	return hsum_val{__shfl_up_sync(0xffffffffu, v.v, d)};
 }
 
 static __device__ __forceinline__ word_val scan_shfl_up(const word_val &v,
@@ -1989,15 +2109,16 @@ template <typename T, int K, int L>
 __global__ void __launch_bounds__(SCAN_THREADS)
 scan_xcarry_kernel(const struct scan_xpart *xp, sum_val<K> *carry,
 		   struct scan_win *win, void *partv, unsigned columns,
-		   struct scan_split sp, size_t nrec)
+		   struct scan_split sp, size_t nrec, int hlo, int hhi)
 {
 	typedef scan_sum<T, K, L> Op;
 	typedef sum_val<K> V;
 	__shared__ V sh[SCAN_SHARED];
 	__shared__ int sl[SCAN_WARPS], sn[SCAN_WARPS];
+	__shared__ unsigned sf[SCAN_WARPS];
 	__shared__ struct scan_win pick;
 	unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-	unsigned n = sp.parts * columns;
+	unsigned n = sp.parts * columns, fl = 0;
 	int lo = SCAN_WIN_NONE, nhi = SCAN_WIN_NONE, d;
 	scan_cfg c;
 
@@ -2005,6 +2126,7 @@ scan_xcarry_kernel(const struct scan_xpart *xp, sum_val<K> *carry,
 	for (unsigned i = threadIdx.x; i < n; i += SCAN_THREADS) {
 		lo = xp[i].lo < lo ? xp[i].lo : lo;
 		nhi = xp[i].nhi < nhi ? xp[i].nhi : nhi;
+		fl |= xp[i].flags;
 	}
 SCAN_UNROLL
 	for (unsigned s = 16; s; s >>= 1) {
@@ -2013,20 +2135,26 @@ SCAN_UNROLL
 
 		lo = o < lo ? o : lo;
 		nhi = p < nhi ? p : nhi;
+		fl |= __shfl_xor_sync(0xffffffffu, fl, s);
 	}
 	if (lane == 0) {
 		sl[warp] = lo;
 		sn[warp] = nhi;
+		sf[warp] = fl;
 	}
 	__syncthreads();
 	if (threadIdx.x == 0) {
 		for (unsigned i = 1; i < SCAN_WARPS; i++) {
 			lo = sl[i] < lo ? sl[i] : lo;
 			nhi = sn[i] < nhi ? sn[i] : nhi;
+			fl |= sf[i];
 		}
 		pick.lo = lo;
 		pick.nhi = nhi;
 		scan_window_pick<K, L>(&pick, carry, columns, nrec);
+		for (unsigned col = 0; col < columns; col++)
+			fl |= carry[col].flags;
+		scan_hsum_pick(&pick, fl, hlo, hhi);
 		*win = pick;
 	}
 	__syncthreads();
@@ -2048,6 +2176,9 @@ SCAN_UNROLL
 			case 1: ((sum_val<1> *)partv)[i] = sum_narrow<K, 1>(pre, d); break;
 			case 2: ((sum_val<2> *)partv)[i] = sum_narrow<K, 2>(pre, d); break;
 			case 3: ((sum_val<3> *)partv)[i] = sum_narrow<K, 3>(pre, d); break;
+			case 4: ((hsum_val *)partv)[i].v =
+					(long long)sum_narrow<K, 1>(pre, d).l[0];
+				break;
 			default: ((V *)partv)[i] = pre; break;
 			}
 		}
@@ -2085,20 +2216,28 @@ static void scan_ident_host(const scan_cfg &c, void *dst, unsigned n)
 		v[i] = Op::ident(c);
 }
 
-/* Resident blocks per SM of variant Op's out kernel (the slowest phase),
- * at most SCAN_MAX_BLOCKS_PER_SM: the blocks the tile kernels are given. */
-template <class Op>
-static unsigned scan_occupancy(void)
+/* Resident blocks per SM of kernel KERN (SCAN_THREADS threads a block),
+ * at most SCAN_MAX_BLOCKS_PER_SM. */
+template <auto KERN>
+static unsigned scan_fit(void)
 {
 	static int occ;		/* the same for every device of one kind */
 
 	if (occ == 0 && (cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-				 &occ, scan_out_kernel<Op>, SCAN_THREADS, 0) !=
-				 cudaSuccess || occ < 1)) {
+				 &occ, KERN, SCAN_THREADS, 0) != cudaSuccess ||
+			 occ < 1)) {
 		cudaGetLastError();
 		occ = 1;
 	}
 	return occ < SCAN_MAX_BLOCKS_PER_SM ? (unsigned)occ : SCAN_MAX_BLOCKS_PER_SM;
+}
+
+/* Blocks per SM the tile kernels of variant Op are given: as many of its
+ * out kernel (the slowest phase) as fit at once. */
+template <class Op>
+static unsigned scan_occupancy(void)
+{
+	return scan_fit<scan_out_kernel<Op>>();
 }
 
 /* The arguments of variant Op's kernels for a chunk, cut as sp. */
@@ -2124,11 +2263,11 @@ static scan_args<Op> scan_args_of(struct gpu_scan *g, const void *in,
 	return a;
 }
 
-/* How a chunk of nrec records is cut for variant Op's out kernel. */
-template <class Op>
-static struct scan_split scan_split_for(struct gpu_scan *g, size_t nrec)
+/* How a chunk of nrec records is cut for bps blocks per SM. */
+static struct scan_split scan_split_at(struct gpu_scan *g, size_t nrec,
+				       unsigned bps)
 {
-	unsigned blocks = g->nsm * scan_occupancy<Op>();
+	unsigned blocks = g->nsm * bps;
 
 	return scan_split_of((nrec + SCAN_TILE - 1) / SCAN_TILE, g->job.columns,
 			     blocks < g->max_parts ? blocks : g->max_parts);
@@ -2140,7 +2279,8 @@ static cudaError_t scan_run(struct gpu_scan *g, const void *in, void *out,
 			    size_t nrec, cudaStream_t s)
 {
 	scan_args<Op> a = scan_args_of<Op>(g, in, out, nrec,
-					   scan_split_for<Op>(g, nrec), NULL);
+					   scan_split_at(g, nrec, scan_occupancy<Op>()),
+					   NULL);
 	unsigned blocks = a.sp.parts * a.columns;
 
 	scan_totals_kernel<Op><<<blocks, SCAN_THREADS, 0, s>>>(a);
@@ -2171,16 +2311,30 @@ static cudaError_t scan_run_out(struct gpu_scan *g, const void *in, void *out,
 /*
  * A float sum: the parts' exact totals and bits in one read, then the
  * window, the parts' prefixes and the new carry in one block, all on the
- * device; then the four variants' out kernels are launched and only the
- * chosen one works (no host round trip). Every kernel cuts the chunk as
- * the one-limb variant's out kernel would.
+ * device; then every variant's out kernel is launched (the wide one, one
+ * to three limbs, and scan_hsum for an output of O, float or double; void:
+ * none) and only the chosen one works (no host round trip). Every kernel
+ * cuts the chunk alike.
  */
-template <typename T, int K, int L>
+template <typename T, int K, int L, typename O>
 static cudaError_t scan_run_win(struct gpu_scan *g, const void *in, void *out,
 				size_t nrec, cudaStream_t s)
 {
 	typedef scan_nsum<T, 1> N1;
-	struct scan_split sp = scan_split_for<N1>(g, nrec);
+	unsigned bps = scan_occupancy<N1>();
+	int hlo = 1, hhi = 0;
+
+	/* where scan_hsum may run, cut for it and the totals kernel (both
+	 * fit more blocks per SM than the other out kernels, which then take
+	 * more rounds) */
+	if constexpr (!std::is_void<O>::value) {
+		scan_hsum_range<T, O>(&hlo, &hhi);
+		unsigned ho = scan_occupancy<scan_hsum<T, O>>();
+		unsigned xo = scan_fit<scan_xtotals_kernel<T, N1>>();
+
+		bps = ho < xo ? ho : xo;
+	}
+	struct scan_split sp = scan_split_at(g, nrec, bps);
 	scan_args<N1> a = scan_args_of<N1>(g, in, out, nrec, sp, NULL);
 	unsigned blocks = sp.parts * a.columns;
 
@@ -2188,12 +2342,14 @@ static cudaError_t scan_run_win(struct gpu_scan *g, const void *in, void *out,
 	CUDA_LAUNCHED();
 	scan_xcarry_kernel<T, K, L><<<1, SCAN_THREADS, 0, s>>>(
 		g->xpart, (sum_val<K> *)g->carry, g->win, g->partv, a.columns,
-		sp, nrec);
+		sp, nrec, hlo, hhi);
 	CUDA_LAUNCHED();
 	CUDA_RET((scan_run_out<scan_sum<T, K, L>>(g, in, out, nrec, sp, s)));
 	CUDA_RET((scan_run_out<N1>(g, in, out, nrec, sp, s)));
 	CUDA_RET((scan_run_out<scan_nsum<T, 2>>(g, in, out, nrec, sp, s)));
 	CUDA_RET((scan_run_out<scan_nsum<T, 3>>(g, in, out, nrec, sp, s)));
+	if constexpr (!std::is_void<O>::value)
+		CUDA_RET((scan_run_out<scan_hsum<T, O>>(g, in, out, nrec, sp, s)));
 	return cudaSuccess;
 }
 
@@ -2223,9 +2379,12 @@ static void scan_bind_type(struct gpu_scan *g)
 		return;
 	}
 	scan_bind<scan_sum<T, K, L>>(g);
-	/* f16 and the integers are 2 limbs already */
+	/* f16 and the integers are 2 limbs already; f32 and f64 outputs
+	 * also have scan_hsum */
 	if constexpr (K > 2) {
-		g->run = scan_run_win<T, K, L>;
+		g->run = g->cfg.fmt.width == 32 ? scan_run_win<T, K, L, float>
+		       : g->cfg.fmt.width == 64 ? scan_run_win<T, K, L, double>
+		       : scan_run_win<T, K, L, void>;
 		g->xsum = true;
 	}
 }

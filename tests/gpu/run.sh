@@ -67,6 +67,12 @@ for t in u8 i8 u16 i16 u32 i32 u64 i64 f16 bf16 f32 f64; do
 	build/bench_kernels --gen-near1 $t 64 > "$D/n1.$t"
 	head -c 25165824 "$D/n1.$t" > "$D/n1.$t.s"
 done
+# float sums on a grid take the one-limb window by the hardware's
+# conversions (mode 4); the odd ones have a wide pair and a NaN
+for t in bf16 f32 f64; do
+	build/bench_kernels --gen-grid $t 24 > "$D/g.$t"
+	build/bench_kernels --gen-grid-odd $t 24 > "$D/g1.$t"
+done
 # Each run is bounded, so a hang is a failure, not a lost suite.
 gs() { timeout 120 $G "$@"; }
 cmp_run() {	# name, args...: cuda (several splits) must equal cpu
@@ -130,6 +136,15 @@ scan_runs() {
 	cmp_run "scan prod near 1 $t" scan --op prod -t $t "$D/n1.$t.s"
 	cmp_run "scan max -c3 $t" scan --op max -c 3 -t $t "$f.s"
 	cmp_run "scan -c4 $t" scan -c 4 -t $t "$f.s"
+	case $t in
+	bf16|f32|f64)
+		cmp_run "scan grid $t" scan -t $t "$D/g.$t"
+		cmp_run "scan grid --exclusive to f64 $t" scan --exclusive --out-type f64 -t $t "$D/g.$t"
+		cmp_run "scan grid -c3 to f32 $t" scan -c 3 --out-type f32 -t $t "$D/g.$t"
+		cmp_run "scan grid to f16 $t" scan --out-type f16 -t $t "$D/g.$t"
+		cmp_run "scan grid, wide pair, NaN $t" scan -t $t "$D/g1.$t"
+		cmp_run "scan grid, wide pair, NaN, to f32 $t" scan --out-type f32 -t $t "$D/g1.$t" ;;
+	esac
 	case $t in
 	f*|bf16) cmp_run "scan to f64 $t" scan --out-type f64 -t $t "$f.s"
 		 cmp_run "scan to f16 $t" scan --out-type f16 -t $t "$f.s" ;;
@@ -283,6 +298,7 @@ fi
 # number of 3-column u16 records, in 1 MiB chunks)
 if want sanitizer && command -v compute-sanitizer >/dev/null 2>&1; then
 	for t in u8 u16 i16 f32 f64; do head -c 6291456 "$D/r.$t" > "$D/small.$t"; done
+	head -c 6291456 "$D/g.f32" > "$D/small.g.f32"
 	for tool in memcheck racecheck; do
 		for args in "sum -t f32 fixtures/in/f32_mod.bin" "stats -t f64 -c 2 $D/small.f64" \
 			    "hist -t u8 $D/small.u8" "hist -t f32 --bins 50 --range -1:1 $D/small.f32" \
@@ -299,7 +315,7 @@ if want sanitizer && command -v compute-sanitizer >/dev/null 2>&1; then
 		# (back-to-back block scans), and the carry blocks scan more
 		# than 256 parts (two rounds) on an H100
 		for args in "scan -t f32 $D/small.f32" "scan --op max -t f32 $D/small.f32" \
-			    "scan --op prod -t f32 $D/small.f32"; do
+			    "scan --op prod -t f32 $D/small.f32" "scan -t f32 $D/small.g.f32"; do
 			timeout 120 compute-sanitizer --tool $tool --error-exitcode 9 $G $args \
 				--backend cuda --chunk-size 6M > /dev/null 2>> "$OUT/sanitizer.log"
 			echo "$tool $args --chunk-size 6M: exit $?" >> "$OUT/sanitizer.log"

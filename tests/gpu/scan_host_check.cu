@@ -5,7 +5,9 @@
  *   1. scan_round (one rounding of (m + d) * 2^e) against cpu_reduce.c's
  *      round_u128, every format;
  *   2. sum_round of random K-limb fixed-point values against xsum_round of
- *      the same value built in a struct xsum;
+ *      the same value built in a struct xsum; scan_hsum's element and
+ *      output conversions against scan_nsum<T, 1>'s at every window lsb
+ *      of its range (chunks in 4 that take scan_hsum replay both);
  *   3. the prod monoids: a factor's bracket, the one-factor step and the
  *      full merge, the rounding, against cpu_reduce.c's fprod and iprod;
  *   4. whole scans: the kernels' three phases replayed on the host with the
@@ -46,7 +48,7 @@ extern "C" {
 }
 
 static unsigned long long fails, checks, scans, scan_errors;
-static unsigned long long win_chunks[4], win_switches;	/* by mode */
+static unsigned long long win_chunks[5], win_switches;	/* by mode */
 
 #define EXPECT(cond, ...) do {                                            \
 	checks++;                                                         \
@@ -203,8 +205,66 @@ static void check_sum_round_lsb(int f)
 	       "sum_narrow(sum_widen) N %d lsb %d", N, w);
 }
 
+/* scan_hsum<T, O>'s element and output at a random lsb w of its range
+ * against scan_nsum<T, 1>'s: an element n * 2^(w + s) with n below 2^p
+ * (T's significand) and n * 2^s below 2^62; a prefix of any sign and
+ * size below 2^63 (past O's largest finite value when w is high). */
+template <typename T, typename O>
+static void check_hsum_one(void)
+{
+	const int p = sizeof(T) == 8 ? 53 : sizeof(T) == 4 ? 24 : 8;
+	int lo, hi, w, nb, sh;
+	scan_cfg c;
+	u64 got, want, n;
+	long long v;
+	T x;
+
+	scan_hsum_range<T, O>(&lo, &hi);
+	memset(&c, 0, sizeof(c));
+	c.fmt = scan_fmts[sizeof(O) == 8 ? XF_F64 : XF_F32];
+	c.w = w = lo + (int)(rnd() % (u64)(hi - lo + 1));
+	nb = (int)(rnd() % 64);
+	v = (long long)rnd_bits(nb);
+	v = rnd() & 1 ? -v : v;
+	scan_hsum<T, O>::out(hsum_val{v}, c, &got, NULL);
+	scan_nsum<T, 1>::out(sum_val<1>{{(u64)v}, 0}, c, &want, NULL);
+	EXPECT(got == want, "scan_hsum out: %lld * 2^%d: %llx != %llx", v, w,
+	       got, want);
+	nb = 1 + (int)(rnd() % p);
+	n = rnd_bits(nb);
+	sh = (int)(rnd() % (u64)(62 - nb + 1));
+	double d = ldexp((double)n, w + sh) * (rnd() & 1 ? -1 : 1);
+
+	if (!isfinite(d))	/* past f64's range */
+		return;
+	if constexpr (sizeof(T) == 8) {
+		x = d;
+	} else {
+		float f = (float)d;
+
+		if ((double)f != d)	/* past f32's range */
+			return;
+		if constexpr (std::is_same<T, scan_bf16>::value)
+			x.v = (unsigned short)(exact_bits_f32(f) >> 16);
+		else
+			x = f;
+	}
+	got = (u64)scan_hsum<T, O>::of(x, c).v;
+	want = scan_nsum<T, 1>::of(x, c).l[0];
+	EXPECT(got == want, "scan_hsum of: %llu * 2^%d at lsb %d: %llx != %llx",
+	       n, w + sh, w, got, want);
+}
+
 static void check_sum_round(void)
 {
+	for (int i = 0; i < 100000; i++) {
+		check_hsum_one<float, float>();
+		check_hsum_one<float, double>();
+		check_hsum_one<double, float>();
+		check_hsum_one<double, double>();
+		check_hsum_one<scan_bf16, float>();
+		check_hsum_one<scan_bf16, double>();
+	}
 	for (int f = XF_F16; f <= XF_F64; f++) {
 		for (int i = 0; i < 20000; i++) {
 			check_sum_round_one<2, 0>(f);
@@ -690,11 +750,49 @@ static void emu_wbits(const T *in, size_t n, struct scan_win *win)
 	       -win->nhi, lo, -nhi);
 }
 
+/* scan_hsum<T, O>'s out pass of a chunk (mode 4) from the one-limb carry
+ * c1 (before the chunk), which must write what scan_nsum<T, 1>'s wrote
+ * (ref) and leave its carry (after, c1n). */
+template <typename T, typename O>
+static void emu_hsum(const scan_cfg &c, unsigned C,
+		     const std::vector<sum_val<1>> &c1,
+		     const std::vector<sum_val<1>> &c1n, const T *in, size_t k,
+		     unsigned osize, const unsigned char *ref)
+{
+	std::vector<hsum_val> h(C);
+	std::vector<unsigned char> out(k * C * osize);
+
+	for (unsigned col = 0; col < C; col++)
+		h[col].v = (long long)c1[col].l[0];
+	emu_chunk<scan_hsum<T, O>>(c, C, h, in, k, osize, out.data());
+	EXPECT(!memcmp(out.data(), ref, out.size()),
+	       "scan_hsum: %zu records of %u columns (w %d) differ from the "
+	       "one-limb window's outputs", k, C, c.w);
+	for (unsigned col = 0; col < C; col++)
+		EXPECT((u64)h[col].v == c1n[col].l[0],
+		       "scan_hsum: column %u's carry differs", col);
+}
+
+/* The window lsbs that take scan_hsum for output format f (an empty range
+ * for f16 and bf16 outputs), as scan_run_win finds them. */
+template <typename T>
+static void emu_hsum_range(const struct scan_fmt &f, int *lo, int *hi)
+{
+	*lo = 1;
+	*hi = 0;
+	if (f.width == 32)
+		scan_hsum_range<T, float>(lo, hi);
+	if (f.width == 64)
+		scan_hsum_range<T, double>(lo, hi);
+}
+
 /* A float sum as scan_run_win runs it: the chunk's bits and exact totals
  * (checked against the K-limb sums), the window, the chosen variant's
  * out pass from the carry narrowed to it (the parts' prefixes are exact,
  * so only their values matter, not their grouping), the wide carry
- * advanced by the totals (and checked against the narrow one). */
+ * advanced by the totals (and checked against the narrow one). A chunk
+ * that takes scan_hsum (mode 4) is replayed as the one-limb variant too,
+ * and the two must agree. */
 template <typename T, int K, int L>
 static int emu_scan_win(const struct gs_job *job, const void *data, size_t n,
 			size_t chunk, unsigned char *out,
@@ -716,9 +814,23 @@ static int emu_scan_win(const struct gs_job *job, const void *data, size_t n,
 		struct scan_win win;
 		int d;
 
+		unsigned fl = 0;
+		int hlo, hhi;
+
 		memset(&win, 0x7f, 2 * sizeof(int));
 		emu_wbits(in + f * C, k * C, &win);
 		scan_window_pick<K, L>(&win, carry.data(), C, k);
+		for (size_t i = 0; i < k * C; i++) {
+			bool neg;
+			u64 m;
+			int e;
+
+			fl |= scan_fields(in[f * C + i], &neg, &m, &e);
+		}
+		for (unsigned col = 0; col < C; col++)
+			fl |= carry[col].flags;
+		emu_hsum_range<T>(c.fmt, &hlo, &hhi);
+		scan_hsum_pick(&win, fl, hlo, hhi);
 		d = win.w - L;
 		for (unsigned col = 0; col < C; col++) {
 			next[col] = scan_sum<T, K, L>::add(carry[col],
@@ -728,9 +840,18 @@ static int emu_scan_win(const struct gs_job *job, const void *data, size_t n,
 			c3[col] = sum_narrow<K, 3>(carry[col], d);
 		}
 		c.w = win.w;
-		if (win.mode == 1)
+		if (win.mode == 1 || win.mode == 4) {
+			std::vector<sum_val<1>> before = c1;
+
 			emu_chunk<scan_nsum<T, 1>>(c, C, c1, in + f * C, k, osize,
 						   out + f * C * osize);
+			if (win.mode == 4 && c.fmt.width == 32)
+				emu_hsum<T, float>(c, C, before, c1, in + f * C, k,
+						   osize, out + f * C * osize);
+			if (win.mode == 4 && c.fmt.width == 64)
+				emu_hsum<T, double>(c, C, before, c1, in + f * C, k,
+						    osize, out + f * C * osize);
+		}
 		else if (win.mode == 2)
 			emu_chunk<scan_nsum<T, 2>>(c, C, c2, in + f * C, k, osize,
 						   out + f * C * osize);
@@ -741,7 +862,8 @@ static int emu_scan_win(const struct gs_job *job, const void *data, size_t n,
 			emu_chunk<scan_sum<T, K, L>>(c, C, carry, in + f * C, k,
 						     osize, out + f * C * osize);
 		for (unsigned col = 0; col < C; col++) {
-			sum_val<K> back = win.mode == 1 ? sum_widen<1, K>(c1[col], d)
+			sum_val<K> back = win.mode == 1 || win.mode == 4 ?
+					  sum_widen<1, K>(c1[col], d)
 					: win.mode == 2 ? sum_widen<2, K>(c2[col], d)
 					: win.mode == 3 ? sum_widen<3, K>(c3[col], d)
 					: carry[col];
@@ -1834,13 +1956,14 @@ int main(void)
 	EXPECT(ho_ok && ho_gpu_err && ho_cpu_err && ho_flags && ho_threaded,
 	       "hand-overs of every outcome replayed");
 	EXPECT(win_chunks[0] && win_chunks[1] && win_chunks[2] &&
-	       win_chunks[3] && win_switches,
+	       win_chunks[3] && win_chunks[4] && win_switches,
 	       "every window mode and a switch between them replayed");
 	EXPECT(pf_ok && pf_fail && pi_ok && pi_type && pi_wide,
 	       "prod scans of every outcome replayed");
-	printf("float sum chunks: %llu wide, %llu in 1 limb, %llu in 2, %llu "
-	       "in 3, %llu mode switches\n", win_chunks[0], win_chunks[1],
-	       win_chunks[2], win_chunks[3], win_switches);
+	printf("float sum chunks: %llu wide, %llu in 1 limb (%llu of them by "
+	       "the hardware's conversions), %llu in 2, %llu in 3, %llu mode "
+	       "switches\n", win_chunks[0], win_chunks[1] + win_chunks[4],
+	       win_chunks[4], win_chunks[2], win_chunks[3], win_switches);
 	printf("float prod scans: %llu both wrote every output (equal), %llu "
 	       "both failed alike; one side failed first: the CPU %llu, the "
 	       "GPU %llu; %llu failed at one record in other columns; %llu "
