@@ -1104,15 +1104,17 @@ static __host__ __device__ __forceinline__ F scan_pow2(int k)
 }
 
 /* The window lsbs w for which element type T and output type O (float or
- * double) take scan_hsum: 2^-w and 2^w normal in T's float type and O. */
+ * double) take scan_hsum: 2^w and 2^-w normal in T's float type, 2^w in
+ * O. With 2^w normal in T the elements are too, so nothing here leans on
+ * subnormal arithmetic (a build that flushes them would still be right). */
 template <typename T, typename O>
 static void scan_hsum_range(int *lo, int *hi)
 {
 	int tlo = sizeof(T) == 8 ? -1022 : -126, thi = sizeof(T) == 8 ? 1023 : 127;
 	int olo = sizeof(O) == 8 ? -1022 : -126, ohi = sizeof(O) == 8 ? 1023 : 127;
 
-	*lo = -thi > olo ? -thi : olo;
-	*hi = -tlo < ohi ? -tlo : ohi;
+	*lo = tlo > olo ? tlo : olo;		/* -thi < tlo */
+	*hi = -tlo < ohi ? -tlo : ohi;		/* -tlo < thi */
 }
 
 /* A one-limb window becomes scan_hsum's (mode 4) when neither the chunk
@@ -1131,7 +1133,7 @@ template <typename T>
 static __host__ __device__ __forceinline__ auto scan_hval(T x)
 {
 	if constexpr (std::is_same<T, scan_bf16>::value)
-		return exact_f32_from_bits((unsigned)x.v << 16);
+		return exact_bf16_to_f32(x.v);
 	else
 		return x;
 }

@@ -67,8 +67,10 @@ for t in u8 i8 u16 i16 u32 i32 u64 i64 f16 bf16 f32 f64; do
 	build/bench_kernels --gen-near1 $t 64 > "$D/n1.$t"
 	head -c 25165824 "$D/n1.$t" > "$D/n1.$t.s"
 done
-# float sums on a grid take the one-limb window by the hardware's
-# conversions (mode 4); the odd ones have a wide pair and a NaN
+# float sums on a grid into f32 or f64 take the one-limb window by the
+# hardware's conversions (mode 4; bf16 scans output bf16 by default, and
+# those and the f16 outputs take the generic one-limb window); the odd
+# files have a wide pair (a two-limb chunk) and a NaN (generic from there)
 for t in bf16 f32 f64; do
 	build/bench_kernels --gen-grid $t 24 > "$D/g.$t"
 	build/bench_kernels --gen-grid-odd $t 24 > "$D/g1.$t"
