@@ -123,6 +123,7 @@ void zsrc_start(struct zsrc *z, int fd, bool is_reg, const char *name)
 	z->name = name;
 	z->pos = z->len = 0;
 	z->raw_off = 0;
+	z->frame_off = 0;
 	if (!is_reg)	/* not allowed or not a pipe: reads just stay smaller */
 		(void)fcntl(fd, F_SETPIPE_SZ, PIPE_BYTES);
 }
@@ -251,9 +252,13 @@ static ssize_t zsrc_plain(struct zsrc *z, void *buf, size_t n, int stall_ms,
 	return zsrc_sysread(z, buf, n, stall_ms, err);
 }
 
+/* A corrupt frame is named by where it begins: how far zstd reads into
+ * it before it notices depends on the caller's buffer size (it decodes
+ * straight into a large enough buffer, through its own otherwise), and
+ * an error must not depend on the chunk size. */
 static int zsrc_corrupt(struct zsrc *z, size_t ret, struct gs_err *err)
 {
-	unsigned long long at = z->raw_off - z->len + z->pos;
+	unsigned long long at = z->frame_off;
 
 	if (ZSTD_getErrorCode(ret) == ZSTD_error_frameParameter_windowTooLarge)
 		return gs_fail(err, GS_ERUNTIME, z->name,
@@ -278,6 +283,8 @@ static ssize_t zsrc_decode(struct zsrc *z, void *buf, size_t n, int stall_ms,
 		ZSTD_outBuffer out = { buf, n, 0 };
 
 		before = z->pos;
+		if (!z->in_frame)	/* a call starts at most one frame */
+			z->frame_off = z->raw_off - z->len + z->pos;
 		ret = ZSTD_decompressStream(z->dctx, &out, &in);
 		z->pos = in.pos;
 		if (ZSTD_isError(ret))

@@ -27,6 +27,7 @@ struct zsrc {
 	uint8_t *buf;		/* read-ahead of raw bytes: [pos, len) unread */
 	size_t cap, pos, len;
 	uint64_t raw_off;	/* raw bytes read from fd so far */
+	uint64_t frame_off;	/* where the frame being decoded began */
 };
 
 /* Start reading fd; buf/cap/dctx are kept from the previous operand. */
