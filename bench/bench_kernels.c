@@ -220,8 +220,10 @@ static int gen(const char *type, size_t mib, enum gen_kind kind)
 		return 1;
 	size_t sz = type_size(d.type), n = mib * block / sz;
 
-	if (kind >= GEN_GRID && !type_is_float(d.type))
+	if (kind >= GEN_GRID && !type_is_float(d.type)) {
+		free(buf);
 		return 1;
+	}
 	for (size_t i = 0; i < mib; i++) {
 		for (size_t j = 0; j < block; j += sz) {
 			if (kind == GEN_NEAR1)

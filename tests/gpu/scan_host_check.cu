@@ -6,7 +6,7 @@
  *      round_u128, every format;
  *   2. sum_round of random K-limb fixed-point values against xsum_round of
  *      the same value built in a struct xsum; scan_hsum's element and
- *      output conversions against scan_nsum<T, 1>'s at every window lsb
+ *      output conversions against scan_nsum<T, 1>'s at random window lsbs
  *      of its range (chunks in 4 that take scan_hsum replay both);
  *   3. the prod monoids: a factor's bracket, the one-factor step and the
  *      full merge, the rounding, against cpu_reduce.c's fprod and iprod;
@@ -812,10 +812,8 @@ static int emu_scan_win(const struct gs_job *job, const void *data, size_t n,
 	for (size_t f = 0; f < n; f += chunk) {
 		size_t k = n - f < chunk ? n - f : chunk;
 		struct scan_win win;
-		int d;
-
 		unsigned fl = 0;
-		int hlo, hhi;
+		int d, hlo, hhi;
 
 		memset(&win, 0x7f, 2 * sizeof(int));
 		emu_wbits(in + f * C, k * C, &win);
@@ -851,16 +849,16 @@ static int emu_scan_win(const struct gs_job *job, const void *data, size_t n,
 			if (win.mode == 4 && c.fmt.width == 64)
 				emu_hsum<T, double>(c, C, before, c1, in + f * C, k,
 						    osize, out + f * C * osize);
-		}
-		else if (win.mode == 2)
+		} else if (win.mode == 2) {
 			emu_chunk<scan_nsum<T, 2>>(c, C, c2, in + f * C, k, osize,
 						   out + f * C * osize);
-		else if (win.mode == 3)
+		} else if (win.mode == 3) {
 			emu_chunk<scan_nsum<T, 3>>(c, C, c3, in + f * C, k, osize,
 						   out + f * C * osize);
-		else
+		} else {
 			emu_chunk<scan_sum<T, K, L>>(c, C, carry, in + f * C, k,
 						     osize, out + f * C * osize);
+		}
 		for (unsigned col = 0; col < C; col++) {
 			sum_val<K> back = win.mode == 1 || win.mode == 4 ?
 					  sum_widen<1, K>(c1[col], d)
