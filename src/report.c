@@ -79,17 +79,20 @@ void sb_addf(struct sbuf *b, const char *fmt, ...)
 	b->len += (size_t)n;
 }
 
+/* Straight into the buffer: these two write every number of a large table
+ * (a million-bin histogram), so no printf and no copy. */
 void sb_double(struct sbuf *b, double v)
 {
-	char s[40];
-
-	fmt_double(s, sizeof(s), v);
-	sb_add(b, s);
+	if (!sb_reserve(b, FMT_DOUBLE_MAX))
+		return;
+	b->len += (size_t)fmt_double(b->p + b->len, FMT_DOUBLE_MAX, v);
 }
 
 void sb_u64(struct sbuf *b, uint64_t v)
 {
-	sb_addf(b, "%llu", (unsigned long long)v);
+	if (!sb_reserve(b, FMT_U64_MAX))
+		return;
+	b->len += (size_t)fmt_u64(b->p + b->len, v);
 }
 
 void sb_json_double(struct sbuf *b, double v)
