@@ -3,18 +3,20 @@
 # byte orders), and file names for operands and -o. Self-contained: it needs
 # no bash-completion helpers, so it also works when sourced alone.
 
-_gpustat_common='-t --type --endian -c --columns --raw -f --format -o --output
+_gpustat_common='-t --type --endian -c --columns --raw --long --memory
+	-f --format -o --output
 	--backend --device --chunk-size --streams -j --threads -v --verbose
 	-q --quiet --progress --no-progress -h --help'
 _gpustat_types='u8 i8 u16 i16 u32 i32 u64 i64 f16 bf16 f32 f64
 	uint8 int8 uint16 int16 uint32 int32 uint64 int64
-	float16 bfloat16 float32 float64 half single double byte ubyte'
+	float16 bfloat16 float32 float64 half single double byte ubyte
+	float int uint bool bool_ short ushort intc uintc long ulong longlong ulonglong intp uintp int_'
 
 # The options of command $1 beyond the common ones.
 _gpustat_cmd_opts()
 {
 	case $1 in
-	hist)	echo --bins --range --nonzero --plot --log ;;
+	hist)	echo --bins --range --nonzero --plot --log --edges ;;
 	dot)	echo --pairs ;;
 	scan)	echo --op --exclusive --out-type --force ;;
 	reduce)	echo --op ;;
@@ -36,8 +38,8 @@ _gpustat_values()
 	--op)
 		if [ "$1" = scan ]; then echo sum min max prod
 		else echo sum prod min max and or xor; fi ;;
-	-o|--output)		return 3 ;;
-	-c|--columns|--device|--chunk-size|--streams|-j|--threads|--bins|--range)
+	-o|--output|--edges)	return 3 ;;
+	-c|--columns|--device|--chunk-size|--streams|-j|--threads|--bins|--range|--memory)
 		return 2 ;;
 	*)			return 1 ;;
 	esac

@@ -5,7 +5,8 @@
 set -l cmds hist sum stats dot scan reduce
 set -l types u8 i8 u16 i16 u32 i32 u64 i64 f16 bf16 f32 f64 \
 	uint8 int8 uint16 int16 uint32 int32 uint64 int64 \
-	float16 bfloat16 float32 float64 half single double byte ubyte
+	float16 bfloat16 float32 float64 half single double byte ubyte \
+	float int uint bool bool_ short ushort intc uintc long ulong longlong ulonglong intp uintp int_
 
 # No command yet: the commands and the top-level options only.
 set -l top "not __fish_seen_subcommand_from $cmds"
@@ -24,6 +25,8 @@ complete -c gpustat -n $any -s t -l type -x -a "$types" -d 'element type'
 complete -c gpustat -n $any -l endian -x -a 'little big' -d 'byte order'
 complete -c gpustat -n $any -s c -l columns -x -d 'records of N interleaved values'
 complete -c gpustat -n $any -l raw -d 'no detection of zstd, .npy or PGM/PPM input'
+complete -c gpustat -n $any -l long -d 'allow zstd windows up to 2^N bytes'
+complete -c gpustat -n $any -l memory -x -d 'allow zstd windows up to SIZE'
 complete -c gpustat -n "$any; and not __fish_seen_subcommand_from scan" \
 	-s f -l format -x -a 'text tsv csv json binary npy' -d 'output format'
 complete -c gpustat -n '__fish_seen_subcommand_from scan' \
@@ -47,6 +50,7 @@ complete -c gpustat -n $hist -l range -x -d 'the range of the bins, LO:HI'
 complete -c gpustat -n $hist -l nonzero -d 'leave out empty bins'
 complete -c gpustat -n $hist -l plot -d 'draw the histogram as a bar chart'
 complete -c gpustat -n $hist -l log -d 'logarithmic bar lengths with --plot'
+complete -c gpustat -n $hist -l edges -r -F -d 'also write the bin edges to FILE'
 
 complete -c gpustat -n '__fish_seen_subcommand_from dot' -l pairs \
 	-d 'multiply the columns of one stream pairwise'

@@ -611,6 +611,28 @@ extern "C" const struct backend backend_cuda = {
 
 /* ---- probing ------------------------------------------------------------- */
 
+/* Why cudaGetDeviceCount failed, in the user's words. Without a driver
+ * (no libcuda) the runtime says "CUDA driver version is insufficient for
+ * CUDA runtime version" (cudaErrorInsufficientDriver) and
+ * cudaDriverGetVersion gives 0: that is no driver, not an old one. */
+static void no_gpu_reason(cudaError_t e, char *buf, size_t n)
+{
+	int drv = 0, rt = 0;
+
+	cudaDriverGetVersion(&drv);
+	cudaRuntimeGetVersion(&rt);
+	if (drv == 0)
+		snprintf(buf, n, "no NVIDIA driver");
+	else if (e == cudaErrorInsufficientDriver)
+		snprintf(buf, n, "the NVIDIA driver supports CUDA %d.%d, older "
+			 "than this gpustat's CUDA %d.%d", drv / 1000,
+			 drv % 1000 / 10, rt / 1000, rt % 1000 / 10);
+	else if (e == cudaErrorNoDevice)
+		snprintf(buf, n, "no NVIDIA GPU found");
+	else
+		snprintf(buf, n, "no usable GPU: %s", cudaGetErrorString(e));
+}
+
 static std::mutex probe_lock;
 static int probe_state = -1;	/* -1 not yet, 0 usable, 1 not */
 static char probe_why[256];
@@ -624,8 +646,7 @@ extern "C" int cuda_probe(int device, char *why, size_t n)
 	if (probe_state < 0) {
 		e = cudaGetDeviceCount(&count);
 		if (e != cudaSuccess)
-			snprintf(probe_why, sizeof(probe_why), "no usable GPU: %s",
-				 cudaGetErrorString(e));
+			no_gpu_reason(e, probe_why, sizeof(probe_why));
 		else if (device >= count)
 			snprintf(probe_why, sizeof(probe_why), "no GPU %d "
 				 "(%d found)", device, count);
@@ -663,12 +684,19 @@ extern "C" void cuda_describe(char *buf, size_t n)
 {
 	int rt = 0, drv = 0, count = 0;
 	size_t used;
+	cudaError_t e;
 
 	cudaRuntimeGetVersion(&rt);
 	cudaDriverGetVersion(&drv);
-	used = (size_t)snprintf(buf, n, "cuda runtime %d.%d, driver %d.%d",
-				rt / 1000, rt % 1000 / 10, drv / 1000, drv % 1000 / 10);
-	if (cudaGetDeviceCount(&count) != cudaSuccess)
+	/* version 0 is the runtime's way of saying there is no driver */
+	if (drv)
+		used = (size_t)snprintf(buf, n, "cuda runtime %d.%d, driver %d.%d",
+					rt / 1000, rt % 1000 / 10, drv / 1000,
+					drv % 1000 / 10);
+	else
+		used = (size_t)snprintf(buf, n, "cuda runtime %d.%d, no NVIDIA "
+					"driver", rt / 1000, rt % 1000 / 10);
+	if ((e = cudaGetDeviceCount(&count)) != cudaSuccess)
 		count = 0;
 	for (int d = 0; d < count && used < n; d++) {
 		cudaDeviceProp p;
@@ -679,8 +707,13 @@ extern "C" void cuda_describe(char *buf, size_t n)
 						 p.name, p.totalGlobalMem / 1073741824.0,
 						 p.major, p.minor);
 	}
-	if (count == 0 && used < n)
-		snprintf(buf + used, n - used, "\ngpu: none usable");
+	if (count == 0 && used < n) {
+		char why[160] = "none";
+
+		if (e != cudaSuccess && drv)
+			no_gpu_reason(e, why, sizeof(why));
+		snprintf(buf + used, n - used, "\ngpu: %s", why);
+	}
 	cudaGetLastError();
 }
 

@@ -32,7 +32,9 @@
  * Ranged bins repeat cpu_hist.c's arithmetic operation for operation:
  * every step is one IEEE operation rounded to nearest (a conversion, a
  * subtraction, a division, a multiplication, an addition, a rounding to
- * f16/f32), which gives the same bits on both processors. On the device the
+ * f16/f32), which gives the same bits on both processors. Without --range
+ * (job->data_range) numpy works in the data's type: each step in double is
+ * then rounded to the bin type at once (op()), as cpu_hist.c does. On the device the
  * steps are written with the _rn intrinsics, which nvcc never contracts into
  * fused multiply-adds (it would contract i * step + lo in an edge). Edges
  * are computed where they are needed, as the CPU does, so there is no edge
@@ -154,12 +156,23 @@ __host__ __device__ static inline double to_double(T x)
 /* cpu_hist.c's struct ranged, plus where the slots of the counts start. */
 struct rparams {
 	uint64_t n;
-	double lo, hi;		/* the outer edges, in double */
+	bool in_bt;		/* numpy's default range: steps in the bin type */
+	double rn;		/* n as numpy's steps see it (f16 rounds it) */
+	double lo, hi;		/* the outer edges */
 	double lob, hib;	/* lo and hi rounded to the bin type */
 	double delta, step;	/* linspace's hi - lo and delta / n */
+	double denom;		/* the estimate's divisor: delta, or job->span */
 	uint64_t counts0;	/* 3 * C: below, above and nan come first */
 	unsigned columns;
 };
+
+/* One step of numpy's arithmetic: rounded to the bin type where numpy
+ * works in the data's type (its default range), else double. */
+template <int BT>
+__host__ __device__ static inline double op(const struct rparams &r, double x)
+{
+	return r.in_bt ? round_to<BT>(x) : x;
+}
 
 template <int BT>
 static struct rparams rparams_make(const struct gs_job *job)
@@ -167,16 +180,19 @@ static struct rparams rparams_make(const struct gs_job *job)
 	struct rparams r;
 
 	r.n = job->bins;
+	r.in_bt = job->data_range;
+	r.rn = op<BT>(r, (double)r.n);
 	r.lo = job->lo;
 	r.hi = job->hi;
 	if (r.lo == r.hi) {
-		r.lo -= 0.5;
-		r.hi += 0.5;
+		r.lo = op<BT>(r, r.lo - 0.5);
+		r.hi = op<BT>(r, r.hi + 0.5);
 	}
 	r.lob = round_to<BT>(r.lo);
 	r.hib = round_to<BT>(r.hi);
-	r.delta = r.hi - r.lo;
-	r.step = r.delta / (double)r.n;
+	r.delta = op<BT>(r, r.hi - r.lo);
+	r.step = op<BT>(r, r.delta / r.rn);
+	r.denom = job->data_range && job->span != 0 ? job->span : r.delta;
 	r.counts0 = 3 * (uint64_t)job->columns;
 	r.columns = job->columns;
 	return r;
@@ -188,14 +204,14 @@ template <int BT>
 __host__ __device__ static inline double edge_at(const struct rparams &r,
 						 uint64_t i)
 {
-	double y;
+	double ri = op<BT>(r, (double)i), y;
 
 	if (i == r.n)
 		return r.hib;
 	if (r.step != 0)
-		y = DMUL((double)i, r.step);
+		y = op<BT>(r, DMUL(ri, r.step));
 	else
-		y = DMUL(DDIV((double)i, (double)r.n), r.delta);
+		y = op<BT>(r, DMUL(op<BT>(r, DDIV(ri, r.rn)), r.delta));
 	return round_to<BT>(DADD(y, r.lo));
 }
 
@@ -244,7 +260,7 @@ __host__ __device__ static inline uint64_t ranged_bin(const struct rparams &r,
 		return n;
 	if (v > r.hib)
 		return n + 1;
-	double est = DMUL(DDIV(diff_in<BT>(r, v), r.delta), (double)n);
+	double est = op<BT>(r, DMUL(op<BT>(r, DDIV(diff_in<BT>(r, v), r.denom)), r.rn));
 	if (!(est < DADD((double)n, 1.0)))
 		return search_bin<BT>(r, v);
 	i = est < (double)n ? (uint64_t)est : n - 1;

@@ -109,9 +109,9 @@ static void make_raw(struct operand *op, struct rd *r)
 	size_t n = rd8(r) * 3 + rd8(r) % 3;
 
 	put_data(&op->exp, r, n);
-	/* nothing that reads as a magic: first byte below 0x10 */
+	/* nothing that reads as a magic: first byte 0x08 to 0x0F */
 	if (n)
-		op->exp.p[0] &= 0x0F;
+		op->exp.p[0] = (op->exp.p[0] & 0x07) | 0x08;
 	put(&op->ob, op->exp.p, n);
 }
 
@@ -232,6 +232,15 @@ static size_t make_image(struct operand *op, struct rd *r,
 	put(&op->ob, &"\n \t\r"[rd8(r) % 4], 1);
 	at = op->ob.n;
 	put_data(&op->ob, r, (size_t)w * h * *cols * (mv > 255 ? 2 : 1));
+	/* samples above maxval fail the operand: keep them in range */
+	for (size_t i = at, k = mv > 255 ? 2 : 1; i + k <= op->ob.n; i += k) {
+		unsigned v = k == 2 ? (unsigned)op->ob.p[i] << 8 | op->ob.p[i + 1]
+				    : op->ob.p[i];
+
+		v %= mv + 1;
+		op->ob.p[i] = (uint8_t)(k == 2 ? v >> 8 : v);
+		op->ob.p[i + k - 1] = (uint8_t)v;
+	}
 	return at;
 }
 

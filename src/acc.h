@@ -42,12 +42,16 @@ static inline uint64_t *hist_counts(struct hist_acc *h, uint64_t col)
 }
 
 /* The bin edges of a ranged hist, as numpy computes them: linspace(lo, hi,
- * bins + 1) in double, the last edge exactly hi, then rounded to the bin
+ * bins + 1) in double (in the bin type for job->data_range), the last edge
+ * exactly hi, then rounded to the bin
  * type numpy would use (f16 for f16 data, f32 for f32 and bf16, f64 for f64
  * and integers) and returned as doubles. Values are compared as that type
  * too (integers converted to double, as numpy does). edges has bins + 1
  * entries. */
 void hist_edges(const struct gs_job *job, double *edges);
+/* x rounded to the nearest f16, ties to even, as its bits (numpy's
+ * double-to-half): how --edges writes f16 edges. */
+uint16_t hist_half_bits(double x);
 
 /* ---- stats --------------------------------------------------------------
  * Per column. Integers: min/max as exact int64/uint64 (in .i/.u by
@@ -84,6 +88,9 @@ struct fprod {			/* exact product of floats, bracketed */
 };
 struct iprod {			/* product of integers, magnitude checked */
 	bool zero, overflow, neg;
+	uint64_t at;		/* where |product| passed 2^128, as an element
+				 * index (record x columns + column), or
+				 * UINT64_MAX: not known (the GPU's) */
 	unsigned __int128 mag;	/* |product| while no overflow */
 };
 struct red_col {
@@ -120,6 +127,15 @@ extern const struct acc_kernels hist_kernels, stats_kernels, dot_kernels,
  * scan is the reduction of everything before it); CMD_MINMAX, the first pass
  * of a ranged hist without --range, uses stats_kernels. */
 const struct acc_kernels *acc_kernels_for(const struct gs_job *job);
+
+/* Integer products (reduce --op prod) in stream order: merge src, the
+ * product of nrec records at data whose first is record first, into acc,
+ * the product of every record before them. Where a column's |product|
+ * first passes 2^128 there, the records are folded again one by one to
+ * find the one that did it, for iprod.at. */
+void iprod_merge_at(const struct gs_job *job, struct red_col *acc,
+		    const struct red_col *src, const void *data,
+		    uint64_t first, size_t nrec);
 
 /* ---- scan ---------------------------------------------------------------
  * Write the scan of nrec records at data to out (job->out_type, native =

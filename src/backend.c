@@ -55,7 +55,8 @@ static const struct backend *select_cuda(enum backend_choice choice,
 	}
 	if (choice == BACKEND_CUDA) {
 		if (cuda_probe(device, reason, sizeof(reason)) < 0) {
-			gs_fail(err, GS_ERUNTIME, "cuda", "%s", reason);
+			gs_fail(err, GS_ERUNTIME, "cuda", "%s (--backend auto or "
+				"cpu runs without a GPU)", reason);
 			return NULL;
 		}
 		*why = "--backend cuda";

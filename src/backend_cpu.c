@@ -11,6 +11,15 @@
  * into each slice's carry-in (exact merges, so carry-ins are exact prefixes),
  * (3) each thread scans its slice from its carry-in. The data is read twice,
  * by T threads at once. Output goes to the sink in order.
+ *
+ * Threads are no more than the chunk has slices of MIN_SLICE_RECORDS:
+ * every pool_run wakes all of them, and with --chunk-size 1 -j 64 on two
+ * cores a 100 KB hist took 52 s waking 64 threads per one-record chunk
+ * (0.7 s with one).
+ *
+ * Integer products (reduce) fold each chunk's slices into one running
+ * product in stream order, so that an overflow names its record (a
+ * thread's own accumulator holds slices of every chunk).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,9 +27,10 @@
 #include <sys/mman.h>
 #include "acc.h"
 #include "backend.h"
+#include "engine.h"
 #include "pool.h"
 
-#define MIN_SLICE_RECORDS 16384		/* below this a thread costs more than it gains */
+#define MIN_SLICE_RECORDS ENGINE_MIN_SLICE_RECORDS
 #define SCAN_OUT_BYTES (16u << 20)	/* output buffer; bounds memory for u8 -> u64 */
 
 struct cpu {
@@ -33,7 +43,9 @@ struct cpu {
 	void **acc;			/* [nthreads] accumulators */
 	void **scratch;			/* [nthreads] */
 
-	/* scan */
+	bool locate;			/* an integer product: see the top */
+
+	/* scan, and the integer product */
 	struct red_col *state;		/* [columns]: everything so far */
 	struct red_col **carry;		/* [nthreads][columns] */
 	unsigned char *out;
@@ -213,6 +225,18 @@ static int scan_chunk(struct cpu *c, const struct chunk *ch, struct gs_err *err)
 	return 0;
 }
 
+static void prod_chunk(struct cpu *c, const struct chunk *ch)
+{
+	size_t rec = job_record_size(c->job), lo, cnt;
+
+	pool_run(&c->pool, total_task, c);
+	for (int i = 0; i < c->nthreads; i++) {
+		slice(c->n, i, c->nthreads, &lo, &cnt);
+		iprod_merge_at(c->job, c->state, c->acc[i], c->d + lo * rec,
+			       ch->first_rec + lo, cnt);
+	}
+}
+
 static int cpu_submit(void *ctx, const struct chunk *ch, struct gs_err *err)
 {
 	struct cpu *c = ctx;
@@ -225,6 +249,8 @@ static int cpu_submit(void *ctx, const struct chunk *ch, struct gs_err *err)
 		pool_run(&c->pool, swap_task, c);
 	if (c->job->cmd == CMD_SCAN)
 		rc = scan_chunk(c, ch, err);
+	else if (c->locate)
+		prod_chunk(c, ch);
 	else
 		pool_run(&c->pool, add_task, c);
 	c->env.release(c->env.engine, ch->id);
@@ -246,6 +272,10 @@ static int cpu_finish(void *ctx, void *acc, struct gs_err *err)
 
 	if (c->job->cmd == CMD_SCAN)
 		return 0;
+	if (c->locate) {
+		c->k->acc_merge(c->job, acc, c->state);
+		return 0;
+	}
 	for (int i = 0; i < c->nthreads; i++)
 		c->k->acc_merge(c->job, acc, c->acc[i]);
 	return 0;
@@ -308,6 +338,12 @@ static int cpu_open(void **ctxp, const struct backend_env *env, struct gs_err *e
 	c->job = env->job;
 	c->k = acc_kernels_for(c->job);
 	c->nthreads = env->threads < 1 ? 1 : env->threads > MAX_THREADS ? MAX_THREADS : env->threads;
+	size_t slices = (env->chunk_records + MIN_SLICE_RECORDS - 1) / MIN_SLICE_RECORDS;
+
+	if (slices < (size_t)c->nthreads)
+		c->nthreads = (int)slices;
+	c->locate = c->job->cmd == CMD_REDUCE && c->job->op == OP_PROD &&
+		    !type_is_float(c->job->dtype.type);
 	if (pool_init(&c->pool, c->nthreads) < 0)
 		return gs_fail(err, GS_ERUNTIME, "", "cannot start %d threads",
 			       c->nthreads);
@@ -330,6 +366,12 @@ static int cpu_open(void **ctxp, const struct backend_env *env, struct gs_err *e
 	}
 	if (c->job->cmd == CMD_SCAN && setup_scan(c) < 0)
 		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
+	if (c->locate) {
+		c->state = malloc(c->acc_sz);
+		if (!c->state)
+			return gs_fail(err, GS_ERUNTIME, "", "out of memory");
+		c->k->acc_init(c->job, c->state);
+	}
 	return 0;
 }
 

@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "sig.h"
 #include "progress.h"
+#include "report.h"
 
 #define DEFAULT_CHUNK (64u << 20)	/* SPEC: 64 MiB */
 #define DEFAULT_STREAMS 2
@@ -21,11 +22,17 @@ enum {
 	OPT_STREAMS, OPT_PROGRESS, OPT_NO_PROGRESS,
 };
 
+/* zstd window limits (input.c); apart from the enum above, in the range
+ * that cli_parse hands to common_option */
+enum { OPT_LONG = 1090, OPT_MEMORY };
+
 static const struct option common_longopts[] = {
 	{ "type", required_argument, NULL, 't' },
 	{ "endian", required_argument, NULL, OPT_ENDIAN },
 	{ "columns", required_argument, NULL, 'c' },
 	{ "raw", no_argument, NULL, OPT_RAW },
+	{ "long", optional_argument, NULL, OPT_LONG },
+	{ "memory", required_argument, NULL, OPT_MEMORY },
 	{ "format", required_argument, NULL, 'f' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "backend", required_argument, NULL, OPT_BACKEND },
@@ -192,23 +199,47 @@ static int parse_positive_int(const char *s, int *v, int max)
 	return 0;
 }
 
+static const char *endian_name(bool big)
+{
+	return big ? "big" : "little";
+}
+
+/* One line that names every spelling -t accepts. */
+static int unknown_type(struct gs_err *err, const char *arg)
+{
+	char names[400];
+
+	type_list(names, sizeof(names));
+	return gs_fail(err, GS_EUSAGE, "", "unknown type '%.40s' (valid: %s)",
+		       arg, names);
+}
+
 static int common_option(struct cli *c, int opt, const char *arg,
 			 struct gs_err *err)
 {
 	uint64_t u;
 	bool explicit;
+	struct gs_dtype d;
 
 	switch (opt) {
 	case 't':
-		if (type_parse(arg, &c->job.dtype, &explicit) < 0)
-			return usage(err, "unknown type '%s'", arg);
+		if (type_parse(arg, &d, &explicit) < 0)
+			return unknown_type(err, arg);
+		if (explicit && c->endian_set && c->big_endian != d.big_endian)
+			return gs_fail(err, GS_EUSAGE, "", "-t '%s' contradicts "
+				       "--endian %s", arg, endian_name(c->big_endian));
+		c->job.dtype = d;
 		c->type_set = true;
-		if (explicit)
-			c->endian_set = false;
+		c->type_endian = explicit;
 		return 0;
 	case OPT_ENDIAN:
 		if (strcmp(arg, "little") && strcmp(arg, "big"))
 			return usage(err, "--endian: expected little or big, not '%s'", arg);
+		/* either order of -t '>f4' and --endian little is the same error */
+		if (c->type_endian && c->job.dtype.big_endian != (strcmp(arg, "big") == 0))
+			return gs_fail(err, GS_EUSAGE, "", "--endian %s contradicts "
+				       "the %s-endian type of -t", arg,
+				       endian_name(c->job.dtype.big_endian));
 		c->endian_set = true;
 		c->big_endian = strcmp(arg, "big") == 0;
 		return 0;
@@ -220,6 +251,18 @@ static int common_option(struct cli *c, int opt, const char *arg,
 		return 0;
 	case OPT_RAW:
 		c->raw = true;
+		return 0;
+	case OPT_LONG:	/* as zstd -d --long=N: windows up to 2^N bytes */
+		if (!arg)
+			arg = "31";
+		if (parse_u64(arg, &u) < 0 || u < 10 || u > 31)
+			return usage(err, "--long: expected a window log from 10 to 31, not '%s'", arg);
+		c->zstd_window = (uint64_t)1 << u;
+		return 0;
+	case OPT_MEMORY:	/* as zstd -d --memory=SIZE */
+		if (parse_size(arg, &u) < 0 || u < 1024 || u > INPUT_ZSTD_WINDOW_MAX)
+			return usage(err, "--memory: expected a size from 1K to 2G, not '%s'", arg);
+		c->zstd_window = u;
 		return 0;
 	case 'f':
 		if (parse_format(arg, &c->format) < 0)
@@ -317,6 +360,102 @@ static bool is_common_short(int opt)
 	return opt < 256 && strchr(common_shortopts, opt) != NULL;
 }
 
+static size_t min_size(size_t a, size_t b)
+{
+	return a < b ? a : b;
+}
+
+/* Edit distance with adjacent transpositions ("scna" is one from "scan"),
+ * of the first n bytes of a against b, row by row (the last three rows);
+ * command and option names are short. */
+static size_t edit_distance(const char *a, size_t n, const char *b)
+{
+	size_t m = strlen(b), i, j;
+	size_t rows[3][64], *prev2 = rows[0], *prev = rows[1], *row = rows[2], *t;
+
+	if (n >= 64 || m >= 64)
+		return SIZE_MAX;
+	for (j = 0; j <= m; j++)
+		prev[j] = j;
+	for (i = 1; i <= n; i++) {
+		row[0] = i;
+		for (j = 1; j <= m; j++) {
+			row[j] = min_size(prev[j - 1] + (a[i - 1] != b[j - 1]),
+					  min_size(prev[j], row[j - 1]) + 1);
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+				row[j] = min_size(row[j], prev2[j - 2] + 1);
+		}
+		t = prev2;
+		prev2 = prev;
+		prev = row;
+		row = t;
+	}
+	return prev[m];
+}
+
+const char *cli_nearest(const char *word, size_t n, const char *const *names,
+			size_t count)
+{
+	/* one edit for short words, two for longer ones, as a typo is */
+	size_t best = n <= 4 ? 1 : 2, i;
+	const char *found = NULL;
+
+	for (i = 0; i < count; i++) {
+		size_t d = edit_distance(word, n, names[i]);
+
+		if (d <= best && (d < best || !found)) {
+			best = d;
+			found = names[i];
+		}
+	}
+	return found;
+}
+
+/* getopt_long takes any unique prefix ("--prog"); one that is not unique
+ * gets the candidates named. */
+static bool ambiguous(struct gs_err *err, const char *word, size_t len,
+		      const char *const *names, size_t n)
+{
+	char list[200] = "";
+	size_t used = 0, hits = 0;
+
+	for (size_t i = 0; len && i < n && used < sizeof(list); i++)
+		if (!strncmp(names[i], word, len) && names[i][len]) {
+			used += (size_t)snprintf(list + used, sizeof(list) - used,
+						 "%s--%s", hits ? ", " : "", names[i]);
+			hits++;
+		}
+	if (hits < 2)
+		return false;
+	gs_fail(err, GS_EUSAGE, "", "option '--%.*s' is ambiguous (%s)",
+		(int)len, word, list);
+	return true;
+}
+
+/* "unknown option '--bnis'; did you mean '--bins'?" */
+static int unknown_long(struct gs_err *err, const char *bad,
+			const struct option *longopts)
+{
+	const char *names[128];
+	size_t n = 0, len;
+	const char *near;
+
+	while (longopts[n].name && n < 128) {
+		names[n] = longopts[n].name;
+		n++;
+	}
+	bad += 2;
+	len = strcspn(bad, "=");
+	if (ambiguous(err, bad, len, names, n))
+		return -1;
+	near = cli_nearest(bad, len, names, n);
+	if (!near)
+		return gs_fail(err, GS_EUSAGE, "", "unknown option '--%.*s'",
+			       (int)len, bad);
+	return gs_fail(err, GS_EUSAGE, "", "unknown option '--%.*s'; did you "
+		       "mean '--%s'?", (int)len, bad, near);
+}
+
 int cli_parse(struct cli *c, int argc, char **argv, const struct cmd_opts *co,
 	      struct gs_err *err)
 {
@@ -341,6 +480,8 @@ int cli_parse(struct cli *c, int argc, char **argv, const struct cmd_opts *co,
 			rc = optopt && optopt < 256 &&
 			     (bad[0] != '-' || (bad[1] != '-' && !strchr(bad, '=')))
 				? gs_fail(err, GS_EUSAGE, "", "unknown option '-%c'", optopt)
+				: bad[0] == '-' && bad[1] == '-'
+				? unknown_long(err, bad, longopts)
 				: usage(err, "unknown option '%s'", bad);
 		} else if (opt == ':') {
 			rc = usage(err, "option '%s' needs a value", bad);
@@ -393,6 +534,13 @@ static int settle_dtype(struct cli *c, const struct input_info *info,
 				       dtype_str(c->job.dtype, a, sizeof(a)),
 				       info->format,
 				       dtype_str(info->dtype, b, sizeof(b)));
+		if (c->endian_set && type_size(info->dtype.type) > 1 &&
+		    c->big_endian != info->dtype.big_endian)
+			return gs_fail(err, GS_EUSAGE, name,
+				       "--endian %s contradicts the %s header (%s)",
+				       c->big_endian ? "big" : "little",
+				       info->format,
+				       dtype_str(info->dtype, b, sizeof(b)));
 		c->job.dtype = info->dtype;
 	}
 	if (info->columns) {
@@ -408,8 +556,14 @@ static int settle_dtype(struct cli *c, const struct input_info *info,
 int cli_open_input(struct cli *c, char *const *paths, int npaths,
 		   struct input **in, struct input_info *info, struct gs_err *err)
 {
-	struct input_opts io = { .raw = c->raw, .warn = warn_operand, .warn_ctx = c };
+	struct input_opts io = { .raw = c->raw, .zstd_window = c->zstd_window,
+				 .warn = warn_operand, .warn_ctx = c };
 
+	/* before anything is opened for writing (dot opens A and B apart) */
+	if (!c->output_checked &&
+	    out_check_inputs(c->output, c->operands, c->noperands, err) < 0)
+		return -1;
+	c->output_checked = true;
 	if (input_open(in, paths, npaths, &io, err) < 0)
 		return -1;
 	if (input_probe(*in, info, err) < 0)
@@ -469,13 +623,25 @@ int cli_run(struct cli *c, struct input *in, struct input *in2,
 	return rc;
 }
 
-int cli_finish_text(struct cli *c, const void *text, size_t n)
+int cli_finish(struct cli *c, const struct sbuf *b)
 {
 	struct out o;
 	struct gs_err err;
 
-	if (out_open(&o, c->output, &err) < 0 ||
-	    out_write(&o, text, n, &err) < 0 || out_close(&o, &err) < 0)
+	/* a number on stdout means every input was read whole */
+	if (c->operand_failed)
+		return GS_ERUNTIME;
+	if (b->oom) {
+		gs_fail(&err, GS_ERUNTIME, "", "out of memory for the output");
 		return cli_report(c, &err);
-	return c->operand_failed ? GS_ERUNTIME : 0;
+	}
+	if (out_open(&o, c->output, &err) < 0)
+		return cli_report(c, &err);
+	if (out_write(&o, b->p, b->len, &err) < 0) {
+		out_abort(&o);
+		return cli_report(c, &err);
+	}
+	if (out_close(&o, &err) < 0)
+		return cli_report(c, &err);
+	return 0;
 }

@@ -29,7 +29,9 @@ struct cli {
 	enum gs_type default_type;
 	bool type_set, endian_set, columns_set, format_set;
 	bool big_endian;		/* --endian big */
+	bool type_endian;		/* -t named a byte order ('>f4') */
 	bool raw;
+	uint64_t zstd_window;		/* --long, --memory: 0 for the default */
 	enum gs_format format;
 	const char *output;
 	enum backend_choice backend;
@@ -41,12 +43,18 @@ struct cli {
 	int noperands;
 	bool operand_failed;		/* an operand was reported */
 	bool mute_operands;		/* a second pass: reported already */
+	bool output_checked;		/* the output is none of the inputs */
 };
 
 /* Parse argv (argv[0] is the command name). Returns 0, 1 when --help was
  * printed (exit 0), or -1 with err filled (usage error). */
 int cli_parse(struct cli *c, int argc, char **argv, const struct cmd_opts *co,
 	      struct gs_err *err);
+
+/* The name in names nearest to the first n bytes of word, if one is near
+ * enough to be a typo of it ("stat" for "stats"), else NULL. */
+const char *cli_nearest(const char *word, size_t n, const char *const *names,
+			size_t count);
 
 /* Strict parsers: the whole string, no sign surprises, range checked. */
 int parse_u64(const char *s, uint64_t *v);
@@ -73,8 +81,11 @@ int cli_report(const struct cli *c, const struct gs_err *err);
 void cli_note(const struct cli *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/* Finish a command: write text to the output, close it, and turn the run's
- * state into an exit status (1 when an operand failed). */
-int cli_finish_text(struct cli *c, const void *text, size_t n);
+/* Finish a command: write its result b to the output and close it. Nothing
+ * is written when an operand failed (exit 1: a number on stdout means every
+ * input was read whole) or when b ran out of memory (an error, never a cut
+ * result). Returns the exit status. */
+struct sbuf;
+int cli_finish(struct cli *c, const struct sbuf *b);
 
 #endif

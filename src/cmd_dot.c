@@ -6,6 +6,9 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "cmds.h"
 
 static const char dot_help[] =
@@ -15,7 +18,9 @@ static const char dot_help[] =
 "or with --pairs of the two columns of one stream (with -c 2N, of columns\n"
 "2j and 2j+1). Exact, rounded once to double for float types.\n\n"
 "      --pairs           multiply the columns of one stream pairwise\n"
-"%s\n"
+"%s"
+"  -f, --format FMT      text (default), tsv, csv, json, binary, npy\n"
+"\n"
 "Examples:\n"
 "  gpustat dot a.f32 b.f32\n"
 "  gpustat dot --pairs xy.f64 -t f64\n"
@@ -43,12 +48,32 @@ static int dot_option(void *ctx, int opt, const char *arg, struct gs_err *err)
 	return 0;
 }
 
+/* Whether A and B are one open stream: both stdin, or the same pipe,
+ * FIFO or device (two reads of one regular file are two streams). */
+static bool one_stream(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	bool ia = strcmp(a, "-") == 0, ib = strcmp(b, "-") == 0;
+
+	if (ia && ib)
+		return true;
+	if ((ia ? fstat(STDIN_FILENO, &sa) : stat(a, &sa)) != 0 ||
+	    (ib ? fstat(STDIN_FILENO, &sb) : stat(b, &sb)) != 0)
+		return false;
+	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino &&
+	       !S_ISREG(sa.st_mode) && !S_ISDIR(sa.st_mode);
+}
+
 /* Open A and B; B must have A's type and columns. */
 static int open_two(struct cli *c, struct input **a, struct input **b,
 		    int64_t *bytes, struct gs_err *err)
 {
 	struct input_info ia, ib;
 
+	if (one_stream(c->operands[0], c->operands[1]))
+		return gs_fail(err, GS_EUSAGE, "dot", "A and B are the same "
+			       "stream ('%s' and '%s'); each side needs its own",
+			       c->operands[0], c->operands[1]);
 	if (cli_open_input(c, &c->operands[0], 1, a, &ia, err) < 0)
 		return -1;
 	c->type_set = c->columns_set = true;	/* B's header must agree */
@@ -96,14 +121,15 @@ static int run(struct cli *c, bool pairs)
 		return cli_report(c, &err);
 
 	unsigned n = pairs ? c->job.columns / 2 : c->job.columns;
-	struct dot_col *acc = malloc(dot_kernels.acc_size(&c->job));
-	struct result *r = calloc(n, sizeof(*r));
+	struct dot_col *acc = engine_acc_new(&c->job, &c->eo,
+					     (uint64_t)n * sizeof(struct result), &err);
+	struct result *r = acc ? calloc(n, sizeof(*r)) : NULL;
 
-	if (!acc || !r) {
-		gs_fail(&err, GS_ERUNTIME, "", "out of memory");
+	if (!r) {
+		if (acc)
+			gs_fail(&err, GS_ERUNTIME, "", "out of memory");
 		return cli_report(c, &err);
 	}
-	dot_kernels.acc_init(&c->job, acc);
 	if (cli_run(c, a, b, bytes, NULL, acc, &st, &err) < 0)
 		return cli_report(c, &err);
 	input_close(a);

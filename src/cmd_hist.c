@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cmds.h"
+#include "out.h"
 #include "plot.h"
 #include "report.h"
 
@@ -21,22 +22,30 @@ static const char hist_help[] =
 "      --bins N          N equal bins (default 10 for ranged histograms)\n"
 "      --range LO:HI     the range of the bins (default: min and max of the\n"
 "                        data, which needs a seekable input)\n"
-"      --nonzero         leave out empty bins\n"
+"      --nonzero         leave out empty bins (text, tsv, csv; json of\n"
+"                        one-per-value bins)\n"
+"      --edges FILE      also write the bins' N + 1 edges to FILE, as .npy\n"
+"                        with -f npy, else raw little-endian: numpy's edge\n"
+"                        dtype (f2 for f16, f4 for f32 and bf16, f8 for the\n"
+"                        rest); one-per-value bins get i8 edges v, v + 1\n"
 "      --plot            draw the histogram as bars on the terminal\n"
 "      --log             with --plot: bar lengths on a log scale\n"
-"%s\n"
+"%s"
+"  -f, --format FMT      text (default), tsv, csv, json, binary, npy\n"
+"\n"
 "Examples:\n"
 "  cat data.bin | gpustat hist\n"
 "  gpustat hist -t f32 --bins 20 --range 0:1 samples.f32\n"
 "  gpustat hist photo.ppm -f csv\n"
 "  convert photo.jpg pgm:- | gpustat hist --plot\n";
 
-enum { OPT_BINS = 256, OPT_RANGE, OPT_NONZERO, OPT_PLOT, OPT_LOG };
+enum { OPT_BINS = 256, OPT_RANGE, OPT_NONZERO, OPT_EDGES, OPT_PLOT, OPT_LOG };
 
 static const struct option hist_longopts[] = {
 	{ "bins", required_argument, NULL, OPT_BINS },
 	{ "range", required_argument, NULL, OPT_RANGE },
 	{ "nonzero", no_argument, NULL, OPT_NONZERO },
+	{ "edges", required_argument, NULL, OPT_EDGES },
 	{ "plot", no_argument, NULL, OPT_PLOT },
 	{ "log", no_argument, NULL, OPT_LOG },
 	{ NULL, 0, NULL, 0 },
@@ -47,6 +56,10 @@ static const struct option hist_longopts[] = {
 struct hist_opts {
 	struct cli *c;
 	bool bins_set, range_set, nonzero, plot, log;
+	const char *edges_path;		/* --edges FILE */
+	/* pass 1 of a two-pass hist: what pass 2 must find again */
+	bool two_pass;
+	uint64_t pass1_records, pass1_nan;
 };
 
 static int parse_range(const char *arg, double *lo, double *hi)
@@ -87,6 +100,9 @@ static int hist_option(void *ctx, int opt, const char *arg, struct gs_err *err)
 	case OPT_NONZERO:
 		h->nonzero = true;
 		return 0;
+	case OPT_EDGES:
+		h->edges_path = arg;
+		return 0;
 	case OPT_PLOT:
 		h->plot = true;
 		return 0;
@@ -102,7 +118,8 @@ static bool per_value_type(enum gs_type t)
 	return !type_is_float(t) && type_size(t) <= 2;
 }
 
-/* numpy: equal ends are widened by 0.5 each way. */
+/* numpy: equal ends of --range are widened by 0.5 each way (a data range
+ * is widened in the bin type, by cpu_hist.c). */
 static void widen(struct gs_job *job)
 {
 	if (job->lo == job->hi) {
@@ -111,49 +128,111 @@ static void widen(struct gs_job *job)
 	}
 }
 
+static int cmp_scalar(enum gs_type t, union gs_scalar a, union gs_scalar b)
+{
+	if (type_is_float(t))
+		return a.f < b.f ? -1 : a.f > b.f;
+	if (type_is_signed(t))
+		return a.i < b.i ? -1 : a.i > b.i;
+	return a.u < b.u ? -1 : a.u > b.u;
+}
+
+static double scalar_double(enum gs_type t, union gs_scalar a)
+{
+	if (type_is_float(t))
+		return a.f;
+	return type_is_signed(t) ? (double)a.i : (double)a.u;
+}
+
+/* numpy's default range from pass 1: a.min() and a.max() over every column
+ * (NaNs left out: they are counted apart). Integers keep max - min exact in
+ * job->span, as numpy's unsigned subtraction does. No values: numpy's range
+ * of an empty array, (0, 1), as python numbers (computed in double). */
+static void set_data_range(struct gs_job *job, const struct stats_col *acc)
+{
+	enum gs_type t = job->dtype.type;
+	union gs_scalar mn = { 0 }, mx = { 0 };
+	bool any = false;
+
+	for (unsigned k = 0; k < job->columns; k++) {
+		const struct stats_col *s = &acc[k];
+
+		if (s->count == s->nan)
+			continue;
+		if (!any || cmp_scalar(t, s->min, mn) < 0)
+			mn = s->min;
+		if (!any || cmp_scalar(t, s->max, mx) > 0)
+			mx = s->max;
+		any = true;
+	}
+	job->data_range = any;
+	job->lo = any ? scalar_double(t, mn) : 0;
+	job->hi = any ? scalar_double(t, mx) : 1;
+	job->span = 0;
+	if (any && !type_is_float(t))
+		job->span = (double)(type_is_signed(t) ?
+				     (uint64_t)mx.i - (uint64_t)mn.i : mx.u - mn.u);
+}
+
 /* Pass 1 of a ranged hist without --range: min and max of all columns. */
-static int find_range(struct cli *c, struct input *in, int64_t bytes,
+static int find_range(struct hist_opts *ho, struct input *in, int64_t bytes,
 		      struct gs_err *err)
 {
+	struct cli *c = ho->c;
 	struct gs_job saved = c->job;
 	struct engine_stats st;
-	bool any = false;
 
 	if (!input_rewindable(in))
 		return gs_fail(err, GS_EUSAGE, "hist", "a ranged histogram of a "
 			       "pipe needs --range LO:HI");
 	c->job.cmd = CMD_MINMAX;
-	struct stats_col *acc = malloc(stats_kernels.acc_size(&c->job));
+	struct stats_col *acc = engine_acc_new(&c->job, &c->eo, 0, err);
 
 	if (!acc)
-		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
-	stats_kernels.acc_init(&c->job, acc);
-	if (cli_run(c, in, NULL, bytes, NULL, acc, &st, err) < 0)
 		return -1;
-	saved.lo = 0;
-	saved.hi = 1;		/* numpy's range of an empty array */
-	for (unsigned k = 0; k < c->job.columns; k++) {
-		const struct stats_col *s = &acc[k];
-		enum gs_type t = c->job.dtype.type;
-		double mn, mx;
-
-		if (s->count == s->nan)
-			continue;
-		mn = type_is_float(t) ? s->min.f : type_is_signed(t) ? (double)s->min.i : (double)s->min.u;
-		mx = type_is_float(t) ? s->max.f : type_is_signed(t) ? (double)s->max.i : (double)s->max.u;
-		saved.lo = any && saved.lo < mn ? saved.lo : mn;
-		saved.hi = any && saved.hi > mx ? saved.hi : mx;
-		any = true;
+	if (cli_run(c, in, NULL, bytes, NULL, acc, &st, err) < 0) {
+		free(acc);
+		return -1;
 	}
+	set_data_range(&saved, acc);
+	ho->two_pass = true;
+	ho->pass1_records = st.records;
+	ho->pass1_nan = 0;
+	for (unsigned k = 0; k < c->job.columns; k++)
+		ho->pass1_nan += acc[k].nan;
 	free(acc);
 	c->job = saved;
 	if (!isfinite(c->job.lo) || !isfinite(c->job.hi))
 		return gs_fail(err, GS_ERUNTIME, "hist", "the data's range [%g, %g] "
 			       "is not finite; give --range LO:HI", c->job.lo,
 			       c->job.hi);
-	widen(&c->job);
 	c->mute_operands = true;	/* pass 1 reported them */
 	return input_rewind(in, err);
+}
+
+/* A file that changed between the passes (truncated, grown, rewritten) would
+ * give counts of another stream than pass 1 measured: pass 2 must see as
+ * many records and NaNs, and nothing outside the range pass 1 found. */
+static int check_pass2(const struct hist_opts *ho, struct hist_acc *h,
+		       uint64_t records, struct gs_err *err)
+{
+	uint64_t nan = 0, out = 0;
+
+	for (uint64_t k = 0; k < h->columns; k++) {
+		nan += hist_nan(h)[k];
+		out += hist_below(h)[k] + hist_above(h)[k];
+	}
+	if (records != ho->pass1_records)
+		return gs_fail(err, GS_ERUNTIME, "hist", "the input changed between "
+			       "the two passes of a histogram without --range "
+			       "(%llu records, then %llu)",
+			       (unsigned long long)ho->pass1_records,
+			       (unsigned long long)records);
+	if (nan != ho->pass1_nan || (ho->c->job.data_range && out != 0))
+		return gs_fail(err, GS_ERUNTIME, "hist", "the input changed between "
+			       "the two passes of a histogram without --range "
+			       "(its values differ)");
+	return 0;
 }
 
 /* numpy refuses bins whose rounded edges do not increase strictly ("Too many
@@ -185,6 +264,17 @@ static bool row_empty(struct hist_acc *h, uint64_t bin)
 	return true;
 }
 
+/* A per-value bin's value without printf: millions of numbers are printed
+ * as fast as the counts beside them. */
+static void sb_value(struct sbuf *b, const struct gs_job *job, uint64_t bin)
+{
+	int64_t v = hist_bin_value(job, bin);
+
+	if (v < 0)
+		sb_add(b, "-");
+	sb_u64(b, v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
+}
+
 static void emit_table(const struct hist_opts *ho, struct sbuf *b,
 		       struct hist_acc *h, const double *edges)
 {
@@ -207,13 +297,13 @@ static void emit_table(const struct hist_opts *ho, struct sbuf *b,
 			sb_addn(b, &sep, 1);
 			sb_double(b, edges[i + 1]);
 		} else {
-			sb_addf(b, "%lld", (long long)hist_bin_value(&c->job, i));
+			sb_value(b, &c->job, i);
 		}
 		for (uint64_t k = 0; k < h->columns; k++) {
 			sb_addn(b, &sep, 1);
 			sb_u64(b, hist_counts(h, k)[i]);
 		}
-		sb_add(b, "\n");
+		sb_addn(b, "\n", 1);
 	}
 }
 
@@ -222,53 +312,62 @@ static void json_u64_array(struct sbuf *b, const uint64_t *v, uint64_t n)
 	sb_add(b, "[");
 	for (uint64_t i = 0; i < n; i++) {
 		if (i)
-			sb_add(b, ",");
+			sb_addn(b, ",", 1);
 		sb_u64(b, v[i]);
 	}
 	sb_add(b, "]");
 }
 
+/* json of ranged bins. "range" is numpy's (first_edge, last_edge): --range
+ * widened where LO == HI, or the data's range as numpy computes it in the
+ * bin type, which is the outer edges. */
+static void emit_json_ranged(struct sbuf *b, const struct gs_job *job,
+			     struct hist_acc *h, const double *edges)
+{
+	sb_addf(b, "\"bins\":%llu,\"range\":[", (unsigned long long)h->nbins);
+	sb_json_double(b, job->data_range ? edges[0] : job->lo);
+	sb_add(b, ",");
+	sb_json_double(b, job->data_range ? edges[h->nbins] : job->hi);
+	sb_add(b, "],\"edges\":[");
+	for (uint64_t i = 0; i <= h->nbins; i++) {
+		if (i)
+			sb_addn(b, ",", 1);
+		sb_json_double(b, edges[i]);
+	}
+	sb_add(b, "],\"counts\":[");
+	for (uint64_t k = 0; k < h->columns; k++) {
+		if (k)
+			sb_add(b, ",");
+		json_u64_array(b, hist_counts(h, k), h->nbins);
+	}
+	sb_add(b, "],\"below\":");
+	json_u64_array(b, hist_below(h), h->columns);
+	sb_add(b, ",\"above\":");
+	json_u64_array(b, hist_above(h), h->columns);
+	sb_add(b, ",\"nan\":");
+	json_u64_array(b, hist_nan(h), h->columns);
+	sb_add(b, "}\n");
+}
+
 static void emit_json(const struct hist_opts *ho, struct sbuf *b,
 		      struct hist_acc *h, const double *edges)
 {
-	const struct cli *c = ho->c;
-	const struct gs_job *job = &c->job;
+	const struct gs_job *job = &ho->c->job;
+	bool first = true;
 
 	sb_addf(b, "{\"command\":\"hist\",\"type\":\"%s\",\"columns\":%u,",
 		type_name(job->dtype.type), job->columns);
 	if (job->ranged) {
-		sb_addf(b, "\"bins\":%llu,\"range\":[", (unsigned long long)h->nbins);
-		sb_json_double(b, job->lo);
-		sb_add(b, ",");
-		sb_json_double(b, job->hi);
-		sb_add(b, "],\"edges\":[");
-		for (uint64_t i = 0; i <= h->nbins; i++) {
-			if (i)
-				sb_add(b, ",");
-			sb_json_double(b, edges[i]);
-		}
-		sb_add(b, "],\"counts\":[");
-		for (uint64_t k = 0; k < h->columns; k++) {
-			if (k)
-				sb_add(b, ",");
-			json_u64_array(b, hist_counts(h, k), h->nbins);
-		}
-		sb_add(b, "],\"below\":");
-		json_u64_array(b, hist_below(h), h->columns);
-		sb_add(b, ",\"above\":");
-		json_u64_array(b, hist_above(h), h->columns);
-		sb_add(b, ",\"nan\":");
-		json_u64_array(b, hist_nan(h), h->columns);
-		sb_add(b, "}\n");
+		emit_json_ranged(b, job, h, edges);
 		return;
 	}
 	sb_add(b, "\"values\":[");
-	bool first = true;
-
 	for (uint64_t i = 0; i < h->nbins; i++) {
 		if (ho->nonzero && row_empty(h, i))
 			continue;
-		sb_addf(b, "%s%lld", first ? "" : ",", (long long)hist_bin_value(job, i));
+		if (!first)
+			sb_addn(b, ",", 1);
+		sb_value(b, job, i);
 		first = false;
 	}
 	sb_add(b, "],\"counts\":[");
@@ -278,8 +377,9 @@ static void emit_json(const struct hist_opts *ho, struct sbuf *b,
 		for (uint64_t i = 0; i < h->nbins; i++) {
 			if (ho->nonzero && row_empty(h, i))
 				continue;
-			sb_addf(b, "%s%llu", first ? "" : ",",
-				(unsigned long long)hist_counts(h, k)[i]);
+			if (!first)
+				sb_addn(b, ",", 1);
+			sb_u64(b, hist_counts(h, k)[i]);
 			first = false;
 		}
 		sb_add(b, "]");
@@ -315,39 +415,180 @@ static void note_outside(const struct cli *c, struct hist_acc *h)
 			 (unsigned long long)nan);
 }
 
-static int emit(struct hist_opts *ho, struct hist_acc *h)
+/* ---- --edges FILE ----------------------------------------------------------- */
+
+/* numpy's dtype of the edges: np.histogram's bin type for ranged bins;
+ * for one-per-value bins the int64 edges of np.arange(min, max + 2), with
+ * which np.histogram counts exactly these bins. */
+static const char *edges_descr(const struct gs_job *job)
+{
+	if (!job->ranged)
+		return "<i8";
+	if (job->dtype.type == GS_F16)
+		return "<f2";
+	if (job->dtype.type == GS_F32 || job->dtype.type == GS_BF16)
+		return "<f4";
+	return "<f8";
+}
+
+/* The N + 1 edges, little-endian (as every output of gpustat), in b. Each
+ * ranged edge is exact in its type: cpu_hist.c rounded it there. */
+static void edges_payload(struct sbuf *b, const struct gs_job *job,
+			  uint64_t nbins, const double *edges)
+{
+	const char *d = edges_descr(job);
+
+	for (uint64_t i = 0; i <= nbins; i++) {
+		if (!job->ranged) {
+			int64_t v = hist_bin_value(job, 0) + (int64_t)i;
+
+			sb_addn(b, &v, 8);
+		} else if (strcmp(d, "<f2") == 0) {
+			uint16_t x = hist_half_bits(edges[i]);
+
+			sb_addn(b, &x, 2);
+		} else if (strcmp(d, "<f4") == 0) {
+			float x = (float)edges[i];
+
+			sb_addn(b, &x, 4);
+		} else {
+			sb_addn(b, &edges[i], 8);
+		}
+	}
+}
+
+/* Write --edges FILE to a temporary file (renamed over FILE by out_close
+ * once the result is out). Returns 0, or an exit status. */
+static int edges_write(struct hist_opts *ho, struct out *o, uint64_t nbins,
+		       const double *edges)
 {
 	struct cli *c = ho->c;
-	double *edges = NULL;
+	struct gs_err err;
 	struct sbuf b;
+	int rc = 0;
 
-	if (c->job.ranged) {
-		edges = malloc((h->nbins + 1) * sizeof(*edges));
-		if (!edges) {
-			fputs("gpustat: out of memory\n", stderr);
-			return GS_ERUNTIME;
-		}
-		hist_edges(&c->job, edges);
-	}
 	sb_init(&b);
+	if (c->format == FMT_NPY) {
+		uint64_t dims[1] = { nbins + 1 };
+
+		npy_header(&b, edges_descr(&c->job), dims, 1, 0);
+	}
+	edges_payload(&b, &c->job, nbins, edges);
+	if (b.oom)
+		rc = gs_fail(&err, GS_ERUNTIME, ho->edges_path,
+			     "out of memory for the edges");
+	else if (out_open(o, ho->edges_path, &err) < 0)
+		rc = -1;
+	else if (out_write(o, b.p, b.len, &err) < 0) {
+		out_abort(o);
+		rc = -1;
+	}
+	sb_free(&b);
+	return rc < 0 ? cli_report(c, &err) : 0;
+}
+
+/* ---- the result --------------------------------------------------------- */
+
+static void build(struct hist_opts *ho, struct sbuf *b, struct hist_acc *h,
+		  const double *edges)
+{
+	struct cli *c = ho->c;
+
 	if (ho->plot) {
 		struct plot_opts po;
 
 		plot_opts_detect(&po, c->output ? -1 : 1, ho->log);
-		plot_hist(&b, &c->job, h, edges, &po);
+		plot_hist(b, &c->job, h, edges, &po);
 	} else if (c->format == FMT_JSON)
-		emit_json(ho, &b, h, edges);
+		emit_json(ho, b, h, edges);
 	else if (c->format == FMT_BINARY || c->format == FMT_NPY)
-		emit_binary(ho, &b, h);
+		emit_binary(ho, b, h);
 	else
-		emit_table(ho, &b, h, edges);
-	if (c->job.ranged && (c->format != FMT_JSON || ho->plot))
-		note_outside(c, h);
-	free(edges);
-	int rc = cli_finish_text(c, b.p, b.len);
+		emit_table(ho, b, h, edges);
+}
 
+static int emit(struct hist_opts *ho, struct hist_acc *h)
+{
+	struct cli *c = ho->c;
+	double *edges = NULL;
+	struct out eo;
+	struct gs_err err;
+	struct sbuf b;
+	int rc;
+
+	if (c->job.ranged) {
+		edges = malloc((h->nbins + 1) * sizeof(*edges));
+		if (!edges) {
+			gs_fail(&err, GS_ERUNTIME, "", "out of memory");
+			return cli_report(c, &err);
+		}
+		hist_edges(&c->job, edges);
+	}
+	if (ho->edges_path && !c->operand_failed &&
+	    (rc = edges_write(ho, &eo, h->nbins, edges)) != 0) {
+		free(edges);
+		return rc;
+	}
+	sb_init(&b);
+	build(ho, &b, h, edges);
+	free(edges);
+	/* the note goes with a result: none is printed after an error */
+	if (c->job.ranged && (c->format != FMT_JSON || ho->plot) &&
+	    !b.oom && !c->operand_failed)
+		note_outside(c, h);
+	rc = cli_finish(c, &b);
 	sb_free(&b);
-	return rc;
+	if (!ho->edges_path || c->operand_failed)
+		return rc;
+	if (rc != 0) {
+		out_abort(&eo);		/* no result: FILE stays as it was */
+		return rc;
+	}
+	return out_close(&eo, &err) < 0 ? cli_report(c, &err) : 0;
+}
+
+/* --nonzero leaves rows out of a table; where the bins are positions in
+ * an array (binary, npy, ranged json beside its edges) or rows of a chart,
+ * it would be ignored, so it is refused. */
+static int check_nonzero(const struct hist_opts *ho, struct gs_err *err)
+{
+	const struct cli *c = ho->c;
+
+	if (!ho->nonzero)
+		return 0;
+	if (ho->plot)
+		return gs_fail(err, GS_EUSAGE, "hist", "--nonzero does not go "
+			       "with --plot (every bin is a bar)");
+	if (c->format == FMT_BINARY || c->format == FMT_NPY)
+		return gs_fail(err, GS_EUSAGE, "hist", "--nonzero does not go "
+			       "with -f %s: the counts are an array of every bin",
+			       c->format == FMT_NPY ? "npy" : "binary");
+	return 0;
+}
+
+/* The same for json once the type is known: ranged counts pair with edges. */
+static int check_nonzero_json(const struct hist_opts *ho, struct gs_err *err)
+{
+	if (ho->nonzero && ho->c->format == FMT_JSON && ho->c->job.ranged)
+		return gs_fail(err, GS_EUSAGE, "hist", "--nonzero does not go "
+			       "with -f json for ranged bins: the counts pair "
+			       "with the edges");
+	return 0;
+}
+
+/* --edges FILE must not overwrite an input or the -o output. */
+static int check_edges_path(const struct hist_opts *ho, struct gs_err *err)
+{
+	const struct cli *c = ho->c;
+	const char *p = ho->edges_path;
+
+	if (!p)
+		return 0;
+	if (strcmp(p, "-") == 0 || (c->output && strcmp(p, c->output) == 0) ||
+	    (!c->output && strcmp(p, "/dev/stdout") == 0))
+		return gs_fail(err, GS_EUSAGE, "hist", "--edges needs a file of "
+			       "its own, not the output");
+	return out_check_inputs(p, c->operands, c->noperands, err);
 }
 
 static int run(struct hist_opts *ho)
@@ -359,30 +600,35 @@ static int run(struct hist_opts *ho)
 	struct gs_err err;
 
 	c->job.cmd = CMD_HIST;
+	if (check_nonzero(ho, &err) < 0 || check_edges_path(ho, &err) < 0)
+		return cli_report(c, &err);
 	if (cli_open_input(c, c->operands, c->noperands, &in, &info, &err) < 0)
 		return cli_report(c, &err);
 	c->job.ranged = ho->bins_set || ho->range_set ||
 			!per_value_type(c->job.dtype.type);
+	if (check_nonzero_json(ho, &err) < 0)
+		return cli_report(c, &err);
 	if (c->job.ranged && !ho->bins_set)
 		c->job.bins = 10;	/* numpy's default */
 	if (c->job.ranged && ho->range_set)
 		widen(&c->job);
 	if (c->job.ranged && !ho->range_set &&
-	    find_range(c, in, info.total_bytes, &err) < 0)
+	    find_range(ho, in, info.total_bytes, &err) < 0)
 		return cli_report(c, &err);
 
 	if (c->job.ranged && check_edges(&c->job, &err) < 0)
 		return cli_report(c, &err);
 
-	struct hist_acc *h = malloc(hist_kernels.acc_size(&c->job));
+	/* bounded before anything is allocated, as every accumulator is */
+	struct hist_acc *h = engine_acc_new(&c->job, &c->eo, 0, &err);
 
-	if (!h) {
-		gs_fail(&err, GS_ERUNTIME, "", "out of memory");
+	if (!h)
+		return cli_report(c, &err);
+	if (cli_run(c, in, NULL, info.total_bytes, NULL, h, &st, &err) < 0 ||
+	    (ho->two_pass && check_pass2(ho, h, st.records, &err) < 0)) {
+		free(h);
 		return cli_report(c, &err);
 	}
-	hist_kernels.acc_init(&c->job, h);
-	if (cli_run(c, in, NULL, info.total_bytes, NULL, h, &st, &err) < 0)
-		return cli_report(c, &err);
 	input_close(in);
 	int rc = emit(ho, h);
 

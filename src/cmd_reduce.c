@@ -13,13 +13,15 @@
 const char common_help[] =
 "Input and type:\n"
 "  -t, --type TYPE       element type: u8 i8 u16 i16 u32 i32 u64 i64 f16 bf16\n"
-"                        f32 f64, or a numpy spelling (float32, <f4, >i2, |u1)\n"
-"      --endian E        little (default) or big\n"
+"                        f32 f64, or as numpy spells it (float32, <f4, >i2,\n"
+"                        |u1, float = f64, int = i64, bool = u8 of 0 and 1)\n"
+"      --endian E        little (default) or big; a -t with a byte order\n"
+"                        (>f4) must agree\n"
 "  -c, --columns N       records of N interleaved values; one result per column\n"
 "      --raw             no detection of zstd, .npy or PGM/PPM input\n"
-"Output:\n"
-"  -f, --format FMT      text (default), tsv, csv, json, binary, npy\n"
-"  -o, --output FILE     write to FILE instead of stdout\n"
+"      --long            allow zstd windows up to 2^31 bytes (--long=N: 2^N);\n"
+"                        without it, windows over 128M are refused\n"
+"      --memory SIZE     zstd frames with windows up to SIZE (at most 2G)\n"
 "Execution:\n"
 "      --backend B       auto (default), cuda, cpu\n"
 "      --device N        the GPU to use\n"
@@ -29,25 +31,31 @@ const char common_help[] =
 "  -v, --verbose         say which backend runs, why, and each stage's busy time\n"
 "  -q, --quiet           no notes or progress; errors only\n"
 "      --progress        show progress on stderr; --no-progress hides it\n"
-"  -h, --help            this help\n";
+"  -h, --help            this help\n"
+"Output:\n"
+"  -o, --output FILE     write to FILE instead of stdout\n";
 
 static const char sum_help[] =
 "Usage: gpustat sum [OPTION]... [FILE]...\n"
 "The exact sum of all elements (per column with -c), rounded once to\n"
 "double for float types and exact for integers.\n\n"
-"%s\n"
+"%s"
+"  -f, --format FMT      text (default), tsv, csv, json, binary, npy\n"
+"\n"
 "Examples:\n"
 "  gpustat sum data.f32\n"
 "  gpustat sum -t f64 big.f64.zst\n"
 "  gpustat sum -t u16 -c 3 -f json image.u16\n";
 
 static const char reduce_help[] =
-"Usage: gpustat reduce --op OP [OPTION]... [FILE]...\n"
+"Usage: gpustat reduce [--op OP] [OPTION]... [FILE]...\n"
 "Reduce all elements (per column with -c) with OP: sum, prod, min, max,\n"
 "and, or, xor (and/or/xor for integer types only). Sums and products are\n"
 "exact, rounded once for float types.\n\n"
-"  --op OP               the operation (default sum)\n"
-"%s\n"
+"      --op OP           sum (default), prod, min, max, and, or, xor\n"
+"%s"
+"  -f, --format FMT      text (default), tsv, csv, json, binary, npy\n"
+"\n"
 "Examples:\n"
 "  gpustat reduce --op max data.f32\n"
 "  gpustat reduce --op xor -t u64 blocks.bin\n";
@@ -173,7 +181,7 @@ int emit_results(struct cli *c, const char *name, const char *op,
 		}
 		sb_add(&b, "\n");
 	}
-	int rc = cli_finish_text(c, b.p, b.len);
+	int rc = cli_finish(c, &b);
 
 	sb_free(&b);
 	return rc;
@@ -206,15 +214,15 @@ static int run_reduce(struct cli *c, const char *name, const char *op)
 		return cli_report(c, &err);
 
 	unsigned n = c->job.columns;	/* a header may have set it */
-	size_t sz = reduce_kernels.acc_size(&c->job);
-	struct red_col *acc = malloc(sz);
-	struct result *r = calloc(n, sizeof(*r));
+	struct red_col *acc = engine_acc_new(&c->job, &c->eo,
+					     (uint64_t)n * sizeof(struct result), &err);
+	struct result *r = acc ? calloc(n, sizeof(*r)) : NULL;
 
-	if (!acc || !r) {
-		gs_fail(&err, GS_ERUNTIME, "", "out of memory");
+	if (!r) {
+		if (acc)
+			gs_fail(&err, GS_ERUNTIME, "", "out of memory");
 		return cli_report(c, &err);
 	}
-	reduce_kernels.acc_init(&c->job, acc);
 	if (cli_run(c, in, NULL, info.total_bytes, NULL, acc, &st, &err) < 0)
 		return cli_report(c, &err);
 	input_close(in);

@@ -5,8 +5,11 @@
  * CPU kernels: cpu_scan.c; the carry between chunks is the reduction of
  * everything before them (cpu_reduce.c).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 #include "cmds.h"
 #include "report.h"
 #include "sig.h"
@@ -22,7 +25,9 @@ static const char scan_help[] =
 "      --out-type TYPE   output type (default: the input type for floats,\n"
 "                        i64/u64 for signed/unsigned integers)\n"
 "      --force           write binary to a terminal anyway\n"
-"%s\n"
+"%s"
+"  -f, --format FMT      binary (default) or npy\n"
+"\n"
 "Examples:\n"
 "  gpustat scan < in.f32 > out.f32\n"
 "  gpustat scan -t u8 --out-type u32 counts.u8 -o cum.u32\n"
@@ -60,9 +65,16 @@ static int scan_option(void *ctx, int opt, const char *arg, struct gs_err *err)
 				       "operation '%s' (sum, prod, min, max)", arg);
 		return 0;
 	case OPT_OUT_TYPE:
-		if (type_parse(arg, &d, &explicit) < 0 || d.big_endian)
+		if (type_parse(arg, &d, &explicit) < 0) {
+			char names[400];
+
+			type_list(names, sizeof(names));
 			return gs_fail(err, GS_EUSAGE, "", "--out-type: unknown "
-				       "or big-endian type '%s'", arg);
+				       "type '%.40s' (valid: %s)", arg, names);
+		}
+		if (d.big_endian)
+			return gs_fail(err, GS_EUSAGE, "", "--out-type: scans "
+				       "write little-endian, not '%s'", arg);
 		s->out_type = d.type;
 		s->out_type_set = true;
 		return 0;
@@ -76,7 +88,8 @@ static int scan_option(void *ctx, int opt, const char *arg, struct gs_err *err)
 /* The sink: output in order, counting bytes for the npy header. */
 struct scan_sink {
 	struct out o;
-	uint64_t bytes;
+	uint64_t bytes;		/* written after the header */
+	uint64_t header;	/* bytes of the npy header written, or 0 */
 };
 
 static int sink_write(void *ctx, const void *buf, size_t n, struct gs_err *err)
@@ -99,8 +112,9 @@ static void scan_npy_header(const struct cli *c, struct sbuf *b, uint64_t nrec,
 }
 
 /* Write the npy header first: on a seekable output a padded one that
- * finish_npy() rewrites with the real count; on a pipe, the count that the
- * input's known length promises. */
+ * patch_npy() rewrites with the real count, where our output began; on a
+ * pipe or an appending file, the count that the input's known length
+ * promises. */
 static int start_npy(const struct cli *c, struct scan_sink *s, int64_t bytes,
 		     struct gs_err *err)
 {
@@ -115,45 +129,64 @@ static int start_npy(const struct cli *c, struct scan_sink *s, int64_t bytes,
 	else
 		return gs_fail(err, GS_EUSAGE, "scan", "-f npy needs a file "
 			       "input of known length or a seekable output");
-	int rc = out_write(&s->o, b.p, b.len, err);
+	int rc = b.oom ? gs_fail(err, GS_ERUNTIME, "", "out of memory")
+		       : out_write(&s->o, b.p, b.len, err);
 
+	if (rc == 0)
+		s->header = b.len;
 	sb_free(&b);
+	return rc;
+}
+
+/* A seekable output's header: the whole records written, and nothing after
+ * them (a run stopped inside a record). */
+static int patch_npy(const struct cli *c, struct scan_sink *s,
+		     struct gs_err *err)
+{
+	size_t out_rec = c->job.columns * type_size(c->job.out_type);
+	uint64_t nrec = s->bytes / out_rec;
+	struct sbuf b;
+	int rc;
+
+	sb_init(&b);
+	scan_npy_header(c, &b, nrec, NPY_PATCH_HEADER);
+	rc = out_pwrite(&s->o, b.p, b.len, 0, err);
+	sb_free(&b);
+	if (rc == 0 && nrec * out_rec != s->bytes &&
+	    ftruncate(s->o.fd, (off_t)(s->o.start + s->header + nrec * out_rec)) < 0)
+		rc = gs_fail(err, GS_ERUNTIME, s->o.name, "%s", strerror(errno));
 	return rc;
 }
 
 static int finish_npy(const struct cli *c, struct scan_sink *s, int64_t bytes,
 		      uint64_t nrec, struct gs_err *err)
 {
-	struct sbuf b;
-	int rc;
-
-	if (!s->o.seekable) {
-		if ((uint64_t)bytes / job_record_size(&c->job) == nrec)
-			return 0;
-		return gs_fail(err, GS_ERUNTIME, s->o.name, "the npy header "
-			       "promised %llu records but %llu were written",
-			       (unsigned long long)((uint64_t)bytes /
-						    job_record_size(&c->job)),
-			       (unsigned long long)nrec);
-	}
-	sb_init(&b);
-	scan_npy_header(c, &b, nrec, NPY_PATCH_HEADER);
-	rc = out_pwrite(&s->o, b.p, b.len, 0, err);
-	sb_free(&b);
-	return rc;
+	if (s->o.seekable)
+		return patch_npy(c, s, err);
+	if ((uint64_t)bytes / job_record_size(&c->job) == nrec)
+		return 0;
+	return gs_fail(err, GS_ERUNTIME, s->o.name, "the npy header "
+		       "promised %llu records but %llu were written",
+		       (unsigned long long)((uint64_t)bytes /
+					    job_record_size(&c->job)),
+		       (unsigned long long)nrec);
 }
 
-/* A failed or stopped run keeps what it wrote, whole records only; after a
- * signal, a seekable .npy gets a header that matches them. */
-static int stopped(const struct cli *c, struct scan_sink *s,
-		   const struct gs_err *err)
+/* A failed or stopped run: -o FILE is left as it was; stdout keeps what
+ * was streamed, whole records only, under a .npy header that matches them
+ * where it can be patched. err may say nothing more (an operand, reported
+ * already). */
+static int failed(const struct cli *c, struct scan_sink *s,
+		  const struct gs_err *err)
 {
 	struct gs_err e2;
-	size_t out_rec = c->job.columns * type_size(c->job.out_type);
 
-	if (err->code >= GS_ESIGNAL && c->format == FMT_NPY && s->o.seekable &&
-	    finish_npy(c, s, -1, s->bytes / out_rec, &e2) < 0)
-		return cli_report(c, &e2);
+	/* a header that cannot be patched fails like the run: one line, the
+	 * run's error, is enough */
+	if (s->o.tmp)
+		out_abort(&s->o);
+	else if (s->header && s->o.seekable)
+		patch_npy(c, s, &e2);
 	return cli_report(c, err);
 }
 
@@ -192,18 +225,24 @@ static int run(struct cli *c, struct scan_opts *so)
 	if (s.o.is_tty && !so->force) {
 		gs_fail(&err, GS_EUSAGE, "scan", "refusing to write binary output "
 			"to a terminal (redirect it, or use --force)");
-		return cli_report(c, &err);
+		return failed(c, &s, &err);
 	}
 	if (c->format == FMT_NPY && start_npy(c, &s, info.total_bytes, &err) < 0)
-		return cli_report(c, &err);
+		return failed(c, &s, &err);
 	if (cli_run(c, in, NULL, info.total_bytes, &sink, NULL, &st, &err) < 0)
-		return stopped(c, &s, &err);
+		return failed(c, &s, &err);
 	input_close(in);
-	if ((c->format == FMT_NPY &&
-	     finish_npy(c, &s, info.total_bytes, st.records, &err) < 0) ||
-	    out_close(&s.o, &err) < 0)
+	if (c->operand_failed) {
+		err.code = GS_ERUNTIME;
+		err.what[0] = '\0';	/* reported already */
+		return failed(c, &s, &err);
+	}
+	if (c->format == FMT_NPY &&
+	    finish_npy(c, &s, info.total_bytes, st.records, &err) < 0)
+		return failed(c, &s, &err);
+	if (out_close(&s.o, &err) < 0)
 		return cli_report(c, &err);
-	return c->operand_failed ? GS_ERUNTIME : 0;
+	return 0;
 }
 
 int cmd_scan(int argc, char **argv)

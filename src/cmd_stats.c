@@ -16,7 +16,9 @@ static const char stats_help[] =
 "standard deviation of all elements (per column with -c). NaNs are counted\n"
 "and left out of the other statistics; every float result is rounded once\n"
 "from the exact value.\n\n"
-"%s\n"
+"%s"
+"  -f, --format FMT      text (default), tsv, csv, json, binary, npy\n"
+"\n"
 "Examples:\n"
 "  gpustat stats data.f32\n"
 "  zstd -dc frames.u16.zst | gpustat stats -t u16 -c 4\n"
@@ -28,21 +30,20 @@ static const char *const stat_names[NSTATS] = {
 	"sstdev",
 };
 
-/* One statistic of one column: text and the f64 for binary output. */
+/* One statistic of one column: the f64 (what binary output writes and text
+ * prints, formatted only then) or an exact integer's digits. Small, as a
+ * run over a million columns keeps ten of them per column: an integer here
+ * is a count, a min or max, or a sum of at most 2^63 values below 2^64 in
+ * magnitude, so below 2^127: 39 digits and a sign. */
+#define CELL_INT_MAX 48
 struct cell {
-	char text[XSUM_DEC_MAX];
 	double f;
-	bool is_int;		/* printed as an exact integer in json too */
+	bool is_int;		/* text holds it exactly (json prints it too) */
+	char text[CELL_INT_MAX];
 };
 
 static void cell_double(struct cell *c, double v)
 {
-	struct sbuf b;
-
-	sb_init(&b);
-	sb_double(&b, v);
-	snprintf(c->text, sizeof(c->text), "%s", b.p ? b.p : "nan");
-	sb_free(&b);
 	c->f = v;
 	c->is_int = false;
 }
@@ -74,12 +75,22 @@ static void cell_scalar(struct cell *c, enum gs_type t, union gs_scalar v)
 /* The sum line: exact integer for integer types. */
 static void cell_sum(struct cell *c, enum gs_type t, const struct xsum *s)
 {
-	if (!type_is_float(t) && xsum_to_dec(s, c->text)) {
-		c->f = xsum_to_f64(s);
-		c->is_int = true;
-		return;
-	}
+	char dec[XSUM_DEC_MAX];
+
 	cell_double(c, xsum_to_f64(s));
+	if (!type_is_float(t) && xsum_to_dec(s, dec) &&
+	    strlen(dec) < sizeof(c->text)) {
+		memcpy(c->text, dec, strlen(dec) + 1);
+		c->is_int = true;
+	}
+}
+
+static void sb_cell(struct sbuf *b, const struct cell *c)
+{
+	if (c->is_int)
+		sb_add(b, c->text);
+	else
+		sb_double(b, c->f);
 }
 
 static void column_cells(enum gs_type t, const struct stats_col *s,
@@ -132,7 +143,7 @@ static void emit_table(const struct cli *c, struct sbuf *b,
 		sb_add(b, stat_names[s]);
 		for (unsigned k = 0; k < cols; k++) {
 			sb_addn(b, &sep, 1);
-			sb_add(b, cells[k * NSTATS + s].text);
+			sb_cell(b, &cells[k * NSTATS + s]);
 		}
 		sb_add(b, "\n");
 	}
@@ -193,7 +204,7 @@ static int emit(struct cli *c, const struct stats_col *acc)
 	else
 		emit_table(c, &b, cells, cols);
 	free(cells);
-	int rc = cli_finish_text(c, b.p, b.len);
+	int rc = cli_finish(c, &b);
 
 	sb_free(&b);
 	return rc;
@@ -219,13 +230,13 @@ int cmd_stats(int argc, char **argv)
 	if (cli_open_input(&c, c.operands, c.noperands, &in, &info, &err) < 0)
 		return cli_report(&c, &err);
 
-	struct stats_col *acc = malloc(stats_kernels.acc_size(&c.job));
+	/* the cells of emit() are counted in the limit too */
+	struct stats_col *acc = engine_acc_new(&c.job, &c.eo, (uint64_t)
+					       c.job.columns * NSTATS *
+					       sizeof(struct cell), &err);
 
-	if (!acc) {
-		gs_fail(&err, GS_ERUNTIME, "", "out of memory");
+	if (!acc)
 		return cli_report(&c, &err);
-	}
-	stats_kernels.acc_init(&c.job, acc);
 	if (cli_run(&c, in, NULL, info.total_bytes, NULL, acc, &st, &err) < 0)
 		return cli_report(&c, &err);
 	input_close(in);

@@ -25,6 +25,17 @@
  *    the last bin.
  *    Where numpy fails (v - lo overflows f16 or f32, so the estimate is
  *    infinite), the bin is found by bisection over the edges.
+ * Without --range (job->data_range) numpy takes lo and hi as a.min() and
+ * a.max(), scalars of the data's type, so the same steps run in the bin
+ * type instead of double: the widening by 0.5, linspace's hi - lo, step =
+ * delta / N, i * step and + lo (i and N themselves rounded to f16 for f16,
+ * as numpy's arange and its int-to-half conversion do), and the estimate's
+ * division and multiplication (op() below). Each step is done in double and
+ * rounded once to f16 or f32, which is the correctly rounded f16/f32 result:
+ * double has more than 2p + 2 bits for both. For integer data numpy divides
+ * by max - min computed exactly in the unsigned type (job->span), not by the
+ * difference of the rounded doubles. bf16 data gets f32 arithmetic: the
+ * histogram of its exact conversion to f32.
  * An edge is recomputed from the formula when it is needed, which is as
  * cheap as a table lookup and needs neither scratch nor setup.
  */
@@ -41,10 +52,13 @@ enum bin_type { BT_F16, BT_F32, BT_F64 };
 
 struct ranged {
 	enum bin_type bt;
+	bool in_bt;		/* numpy's default range: steps in the bin type */
 	uint64_t n;
-	double lo, hi;		/* the outer edges, in double */
+	double rn;		/* n as numpy's steps see it (f16 rounds it) */
+	double lo, hi;		/* the outer edges */
 	double lob, hib;	/* lo and hi rounded to the bin type */
 	double delta, step;	/* linspace's hi - lo and delta / n */
+	double denom;		/* the estimate's divisor: delta, or job->span */
 };
 
 /* ---- f16 rounding ---------------------------------------------------- */
@@ -74,6 +88,11 @@ static uint16_t d2h(double x)
 	return sign | (uint16_t)(biased << 10) | (uint16_t)(m - 1024);
 }
 
+uint16_t hist_half_bits(double x)
+{
+	return d2h(x);
+}
+
 static inline double round_to(enum bin_type bt, double x)
 {
 	switch (bt) {
@@ -97,20 +116,32 @@ static enum bin_type bin_type_of(enum gs_type t)
 	return BT_F64;
 }
 
+/* One step of numpy's arithmetic: rounded to the bin type where numpy
+ * works in the data's type (its default range), else double. */
+static inline double op(const struct ranged *r, enum bin_type bt, double x)
+{
+	return r->in_bt ? round_to(bt, x) : x;
+}
+
 static void ranged_init(const struct gs_job *job, struct ranged *r)
 {
-	r->bt = bin_type_of(job->dtype.type);
+	enum bin_type bt = bin_type_of(job->dtype.type);
+
+	r->bt = bt;
+	r->in_bt = job->data_range;
 	r->n = job->bins;
+	r->rn = op(r, bt, (double)r->n);
 	r->lo = job->lo;
 	r->hi = job->hi;
 	if (r->lo == r->hi) {
-		r->lo -= 0.5;
-		r->hi += 0.5;
+		r->lo = op(r, bt, r->lo - 0.5);
+		r->hi = op(r, bt, r->hi + 0.5);
 	}
-	r->lob = round_to(r->bt, r->lo);
-	r->hib = round_to(r->bt, r->hi);
-	r->delta = r->hi - r->lo;
-	r->step = r->delta / (double)r->n;
+	r->lob = round_to(bt, r->lo);
+	r->hib = round_to(bt, r->hi);
+	r->delta = op(r, bt, r->hi - r->lo);
+	r->step = op(r, bt, r->delta / r->rn);
+	r->denom = job->data_range && job->span != 0 ? job->span : r->delta;
 }
 
 /* Edge i in the bin type. numpy multiplies and adds in two roundings; this
@@ -118,15 +149,15 @@ static void ranged_init(const struct gs_job *job, struct ranged *r)
 static inline double edge_at(const struct ranged *r, enum bin_type bt,
 			     uint64_t i)
 {
-	double y;
+	double ri = op(r, bt, (double)i), y;
 
 	if (i == r->n)
 		return r->hib;
 	if (r->step != 0) {
-		y = (double)i * r->step;
+		y = op(r, bt, ri * r->step);
 	} else {		/* step underflowed: numpy divides first */
-		y = (double)i / (double)r->n;
-		y *= r->delta;
+		y = op(r, bt, ri / r->rn);
+		y = op(r, bt, y * r->delta);
 	}
 	y += r->lo;
 	return round_to(bt, y);
@@ -185,7 +216,7 @@ static inline uint64_t ranged_bin(const struct ranged *r, enum bin_type bt,
 		return n;
 	if (v > r->hib)
 		return n + 1;
-	double est = diff_in(r, bt, v) / r->delta * (double)n;
+	double est = op(r, bt, op(r, bt, diff_in(r, bt, v) / r->denom) * r->rn);
 	if (!(est < (double)n + 1))
 		return search_bin(r, bt, v);
 	i = est < (double)n ? (uint64_t)est : n - 1;

@@ -264,6 +264,7 @@ bool fprod_round(const struct fprod *p, enum xfmt f, uint64_t *bits)
 void iprod_init(struct iprod *p)
 {
 	memset(p, 0, sizeof(*p));
+	p->at = UINT64_MAX;
 	p->mag = 1;
 }
 
@@ -288,9 +289,33 @@ void iprod_merge(struct iprod *p, const struct iprod *q)
 {
 	p->zero |= q->zero;
 	p->neg ^= q->neg;
+	if (!p->overflow && q->overflow)
+		p->at = q->at;
 	p->overflow |= q->overflow;
 	if (!p->overflow)
 		iprod_mul_mag(p, q->mag);
+}
+
+void iprod_merge_at(const struct gs_job *job, struct red_col *acc,
+		    const struct red_col *src, const void *data,
+		    uint64_t first, size_t nrec)
+{
+	for (unsigned col = 0; col < job->columns; col++) {
+		struct iprod *p = &acc[col].u.ip, q = *p;
+
+		iprod_merge(p, &src[col].u.ip);
+		acc[col].count += src[col].count;
+		if (q.overflow || !p->overflow)
+			continue;
+		for (size_t r = 0; r < nrec && !q.overflow; r++) {
+			__int128 v;
+
+			gather_int(job->dtype.type, data, job->columns, col, r, 1, &v);
+			iprod_mul(&q, v);
+			if (q.overflow)
+				p->at = (first + r) * job->columns + col;
+		}
+	}
 }
 
 void u128_to_dec(unsigned __int128 m, bool neg, char *buf)
@@ -432,7 +457,10 @@ static void red_col_merge(const struct gs_job *job, struct red_col *c,
 	bool flt = type_is_float(job->dtype.type);
 
 	switch (job->op) {
-	case OP_SUM: xsum_merge(&c->u.sum, &s->u.sum); break;
+	case OP_SUM:
+		xsum_merge_negzero(&c->u.sum, c->count, &s->u.sum, s->count);
+		xsum_merge(&c->u.sum, &s->u.sum);
+		break;
 	case OP_PROD:
 		if (flt)
 			fprod_merge(&c->u.fp, &s->u.fp);
@@ -667,7 +695,13 @@ static int iresult(const struct gs_job *job, const struct red_col *c,
 			strcpy(r->dec, "0");
 			return 0;
 		}
-		if (c->u.ip.overflow)
+		if (c->u.ip.overflow && c->u.ip.at != UINT64_MAX)
+			return gs_fail(err, GS_ERUNTIME, "",
+				       "record %llu column %llu: integer product "
+				       "overflows 128 bits",
+				       (unsigned long long)(c->u.ip.at / job->columns),
+				       (unsigned long long)(c->u.ip.at % job->columns));
+		if (c->u.ip.overflow)	/* the GPU does not say where */
 			return gs_fail(err, GS_ERUNTIME, "",
 				       "integer product overflows 128 bits");
 		u128_to_dec(c->u.ip.mag, c->u.ip.neg, r->dec);

@@ -12,8 +12,33 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include "acc.h"
 #include "engine.h"
 #include "sig.h"
+
+/*
+ * The sign of a zero sum. An exact sum has none, but IEEE addition gives -0
+ * when every term is -0 (numpy's sum and cumsum do). Backends compute exact
+ * sums, the GPU's included, so the sign is settled here, the same for all:
+ * the engine sees every chunk in host memory before it is submitted, and
+ * notes per column the record where the leading run of -0 ends (the loop
+ * stops at the first element that is not -0, so it costs nothing after
+ * that). A reduction's zero then becomes -0 (xsum.negzero) after finish();
+ * a scan's outputs inside the run become -0 on their way to the sink, where
+ * every backend's output passes in order (the CPU's from submit, the GPU's
+ * from its writer thread).
+ */
+struct negzero {
+	bool on;			/* a float sum or scan sum */
+	bool skip_nan;			/* stats: NaNs are left out of the sum */
+	size_t size;			/* bytes per element */
+	unsigned live;			/* columns still in their run */
+	_Atomic uint64_t *end;		/* [columns]: the run's end, a record */
+	bool out_done;			/* no output record left to fix */
+	uint64_t out_rec;		/* scan output records written */
+	unsigned char *bounce;		/* scan output being fixed */
+	size_t bounce_rec;
+};
 
 struct engine {
 	const struct gs_job *job;
@@ -27,6 +52,7 @@ struct engine {
 	unsigned char *tail;		/* carried partial record */
 	size_t ntail;
 	uint64_t next_rec;
+	uint64_t got1, got2;		/* dot A B: bytes read from each */
 
 	pthread_mutex_t lock;
 	pthread_cond_t cv;
@@ -42,6 +68,7 @@ struct engine {
 
 	struct sink *sink, timed;	/* scan output, timed on its way */
 	double t_write;
+	struct negzero nz;
 };
 
 static double now(void)
@@ -52,11 +79,71 @@ static double now(void)
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* Whether scan output record r of column col is a prefix of -0 only. */
+static bool nz_in_run(const struct engine *e, unsigned col, uint64_t r)
+{
+	uint64_t end = atomic_load_explicit(&e->nz.end[col],
+					    memory_order_relaxed);
+
+	if (e->job->exclusive)
+		return r >= 1 && r <= end;	/* the empty prefix is +0 */
+	return r < end;
+}
+
+/* Fix n records of scan output at out, the first of them record r; false
+ * when no later record can need it (every run has ended before them). */
+static bool nz_fix(struct engine *e, unsigned char *out, size_t n, uint64_t r)
+{
+	const struct gs_job *job = e->job;
+	size_t sz = type_size(job->out_type);
+
+	for (size_t k = 0; k < n; k++, r++) {
+		bool later = false;
+
+		for (unsigned col = 0; col < job->columns; col++) {
+			unsigned char *x = out + (k * job->columns + col) * sz;
+
+			if (nz_in_run(e, col, r)) {
+				memset(x, 0, sz);
+				x[sz - 1] = 0x80;	/* little-endian -0 */
+			}
+			later |= nz_in_run(e, col, r + 1);
+		}
+		if (!later)
+			return false;
+	}
+	return true;
+}
+
+/* Write through a copy while outputs may still need their sign fixed
+ * (backends write whole records, in order). */
+static int nz_write(struct engine *e, const unsigned char *buf, size_t n,
+		    struct gs_err *err)
+{
+	size_t rec = type_size(e->job->out_type) * e->job->columns;
+
+	while (n > 0 && !e->nz.out_done) {
+		size_t k = n / rec < e->nz.bounce_rec ? n / rec : e->nz.bounce_rec;
+
+		if (k == 0)
+			break;
+		memcpy(e->nz.bounce, buf, k * rec);
+		e->nz.out_done = !nz_fix(e, e->nz.bounce, k, e->nz.out_rec);
+		e->nz.out_rec += k;
+		if (e->sink->write(e->sink->ctx, e->nz.bounce, k * rec, err) < 0)
+			return -1;
+		buf += k * rec;
+		n -= k * rec;
+	}
+	return n ? e->sink->write(e->sink->ctx, buf, n, err) : 0;
+}
+
 static int timed_write(void *v, const void *buf, size_t n, struct gs_err *err)
 {
 	struct engine *e = v;
 	double t0 = now();
-	int rc = e->sink->write(e->sink->ctx, buf, n, err);
+	int rc = e->nz.on ? nz_write(e, buf, n, err)
+			  : e->sink->write(e->sink->ctx, buf, n, err);
 
 	e->t_write += now() - t0;	/* only ever one writer at a time */
 	return rc;
@@ -204,7 +291,29 @@ static ssize_t read_full(struct engine *e, struct input *in, unsigned char *buf,
 	return (ssize_t)got;
 }
 
-static int length_mismatch(struct engine *e)
+/* Past the shorter side's end, the longer one is read this much further to
+ * give its length; a longer one (or a pipe without end) is "more than". */
+#define DRAIN_MAX ((uint64_t)256 << 20)
+
+/* "a.f32 has 1200 bytes (300 elements)", the length in elements where whole. */
+static void side_len(const struct engine *e, const struct input *in,
+		     uint64_t n, bool more, char *buf, size_t size)
+{
+	size_t t = type_size(e->job->dtype.type);
+
+	if (n % t)
+		snprintf(buf, size, "%s has %s%llu bytes", input_name(in),
+			 more ? "more than " : "", (unsigned long long)n);
+	else
+		snprintf(buf, size, "%s has %s%llu bytes (%llu elements)",
+			 input_name(in), more ? "more than " : "",
+			 (unsigned long long)n, (unsigned long long)(n / t));
+}
+
+/* The two inputs differ in length: name both lengths, reading the longer
+ * side (in, whose got bytes are read; into buf) on to its end. */
+static int length_mismatch(struct engine *e, struct input *in, uint64_t got,
+			   unsigned char *buf)
 {
 	/* after an operand error (already reported) the lengths differ by
 	 * that operand: one line per error, so fail without a second one */
@@ -212,8 +321,25 @@ static int length_mismatch(struct engine *e)
 		e->rerr = (struct gs_err){ .code = GS_ERUNTIME };
 		return -1;
 	}
+	uint64_t more = 0;
+	ssize_t r;
+
+	do {
+		r = read_full(e, in, buf, e->cap);
+		if (r < 0)
+			return -1;
+		more += (uint64_t)r;
+	} while ((size_t)r == e->cap && more < DRAIN_MAX);
+
+	char a[300], b[300];
+	bool long_a = in == e->in, cut = (size_t)r == e->cap;
+
+	side_len(e, e->in, long_a ? got + more : e->got2, long_a && cut, a,
+		 sizeof(a));
+	side_len(e, e->in2, long_a ? e->got2 : got + more, !long_a && cut, b,
+		 sizeof(b));
 	return gs_fail(&e->rerr, GS_ERUNTIME, "dot",
-		       "the two inputs differ in length");
+		       "the two inputs differ in length: %s, %s", a, b);
 }
 
 /* One chunk of each of two streams of equal length (dot A B). No tail is
@@ -225,22 +351,23 @@ static int read_pair(struct engine *e, int id)
 
 	if (na < 0)
 		return -1;
+	e->got1 += (uint64_t)na;
 	ssize_t nb = read_full(e, e->in2, b, (size_t)na);
 
 	if (nb < 0)
 		return -1;
+	e->got2 += (uint64_t)nb;
 	if (nb < na)
-		return length_mismatch(e);
+		return length_mismatch(e, e->in, e->got1, a);
 	bool eof = (size_t)na < e->cap;
 
 	if (eof) {
-		unsigned char extra;
-		ssize_t r = read_full(e, e->in2, &extra, 1);
+		ssize_t r = read_full(e, e->in2, b, 1);
 
 		if (r < 0)
 			return -1;
 		if (r > 0)
-			return length_mismatch(e);
+			return length_mismatch(e, e->in2, e->got2 + 1, b);
 	}
 	size_t nrec = (size_t)na / e->rec;
 
@@ -323,6 +450,173 @@ static void free_buffers(struct engine *e)
 			e->be->host_free(e->buf2[i]);
 	}
 	free(e->tail);
+	free(e->nz.end);
+	free(e->nz.bounce);
+}
+
+/* The bits of element i at data, in the input's byte order. */
+static uint64_t nz_bits(const struct engine *e, const unsigned char *data,
+			size_t i)
+{
+	const unsigned char *p = data + i * e->nz.size;
+	uint64_t b = 0;
+
+	for (size_t k = 0; k < e->nz.size; k++) {
+		size_t at = e->job->dtype.big_endian ? k : e->nz.size - 1 - k;
+
+		b = b << 8 | p[at];
+	}
+	return b;
+}
+
+static bool nz_is_nan(enum gs_type t, uint64_t b)
+{
+	switch (t) {
+	case GS_F16: return (b & 0x7c00) == 0x7c00 && (b & 0x3ff);
+	case GS_BF16: return (b & 0x7f80) == 0x7f80 && (b & 0x7f);
+	case GS_F32: return (b & 0x7f800000) == 0x7f800000 && (b & 0x7fffff);
+	default: return (b >> 52 & 0x7ff) == 0x7ff && (b << 12);
+	}
+}
+
+/* Where the runs of -0 that are still going end in chunk c, if they do. */
+static void nz_chunk(struct engine *e, const struct chunk *c)
+{
+	const struct gs_job *job = e->job;
+	uint64_t minus0 = (uint64_t)1 << (8 * e->nz.size - 1);
+
+	for (unsigned col = 0; col < job->columns && e->nz.live; col++) {
+		if (atomic_load(&e->nz.end[col]) != UINT64_MAX)
+			continue;
+		for (size_t r = 0; r < c->nrec; r++) {
+			uint64_t b = nz_bits(e, c->data, r * job->columns + col);
+
+			if (b == minus0 ||
+			    (e->nz.skip_nan && nz_is_nan(job->dtype.type, b)))
+				continue;
+			atomic_store(&e->nz.end[col], c->first_rec + r);
+			e->nz.live--;
+			break;
+		}
+	}
+}
+
+/* Track the sign of zero sums: float sums (stats' too) and scans. */
+static int nz_init(struct engine *e, struct gs_err *err)
+{
+	const struct gs_job *job = e->job;
+	bool sum = job->cmd == CMD_STATS ||
+		   ((job->cmd == CMD_REDUCE || job->cmd == CMD_SCAN) &&
+		    job->op == OP_SUM);
+
+	if (!sum || !type_is_float(job->dtype.type) ||
+	    (job->cmd == CMD_SCAN && !type_is_float(job->out_type)))
+		return 0;
+	e->nz.on = true;
+	e->nz.skip_nan = job->cmd == CMD_STATS;
+	e->nz.size = type_size(job->dtype.type);
+	e->nz.live = job->columns;
+	e->nz.end = malloc(job->columns * sizeof(*e->nz.end));
+	if (!e->nz.end)
+		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
+	for (unsigned col = 0; col < job->columns; col++)
+		atomic_init(&e->nz.end[col], UINT64_MAX);
+	if (job->cmd != CMD_SCAN)
+		return 0;
+	size_t rec = type_size(job->out_type) * job->columns;
+
+	e->nz.bounce_rec = rec < 65536 ? 65536 / rec : 1;
+	e->nz.bounce = malloc(e->nz.bounce_rec * rec);
+	if (!e->nz.bounce)
+		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
+	return 0;
+}
+
+/* After finish(): a zero sum of -0 terms only is -0. */
+static void nz_apply(struct engine *e, void *acc)
+{
+	const struct gs_job *job = e->job;
+
+	if (!e->nz.on || !acc)
+		return;
+	for (unsigned col = 0; col < job->columns; col++) {
+		bool all = atomic_load(&e->nz.end[col]) == UINT64_MAX;
+
+		if (job->cmd == CMD_STATS) {
+			struct stats_col *s = (struct stats_col *)acc + col;
+
+			s->s1.negzero = all && s->count > s->nan;
+		} else if (job->cmd == CMD_REDUCE) {
+			struct red_col *r = (struct red_col *)acc + col;
+
+			r->u.sum.negzero = all && r->count > 0;
+		}
+	}
+}
+
+/* ---- the accumulators' memory -------------------------------------------- */
+
+/* Bytes of accumulators with t CPU threads, the command's copy (own) and
+ * extra included; 128-bit, as a hist's bins times columns may not fit
+ * size_t. A CPU scan's output buffer (16 MiB at most) is not counted. */
+static unsigned __int128 acc_bytes(const struct gs_job *job, int t, bool own,
+				   uint64_t extra)
+{
+	const struct acc_kernels *k = acc_kernels_for(job);
+	unsigned __int128 acc = k->acc_size(job), scratch = k->scratch_size(job);
+	unsigned __int128 fixed = extra + (own ? acc : 0);
+
+	if (job->cmd == CMD_SCAN) {
+		if (cpu_scan_scratch_size(job) > scratch)
+			scratch = cpu_scan_scratch_size(job);
+		scratch += acc;		/* each thread's carry-in */
+		fixed += acc;		/* the state after every chunk */
+	}
+	return fixed + (unsigned __int128)t * (acc + scratch);
+}
+
+static double gib(unsigned __int128 n)
+{
+	return (double)n / (double)((uint64_t)1 << 30);
+}
+
+/* The threads, at most *threads, whose accumulators fit ENGINE_ACC_LIMIT;
+ * -1 with err filled when one does not. */
+static int fit_threads(const struct gs_job *job, int *threads, bool own,
+		       uint64_t extra, struct gs_err *err)
+{
+	unsigned __int128 one = acc_bytes(job, 1, own, extra);
+
+	if (one > ENGINE_ACC_LIMIT)
+		return gs_fail(err, GS_ERUNTIME, "",
+			       "%u columns need %.2f GiB of accumulators, over "
+			       "the limit of %.0f GiB (use fewer columns)",
+			       job->columns, gib(one), gib(ENGINE_ACC_LIMIT));
+	while (*threads > 1 && acc_bytes(job, *threads, own, extra) > ENGINE_ACC_LIMIT)
+		(*threads)--;
+	return 0;
+}
+
+void *engine_acc_new(const struct gs_job *job, struct engine_opts *eo,
+		     uint64_t extra, struct gs_err *err)
+{
+	const struct acc_kernels *k = acc_kernels_for(job);
+	size_t chunk_records = eo->chunk_size / job_record_size(job);
+	size_t slices = (chunk_records + ENGINE_MIN_SLICE_RECORDS - 1) /
+			ENGINE_MIN_SLICE_RECORDS;	/* as backend_cpu.c */
+	void *acc;
+
+	if (slices < (size_t)eo->threads)
+		eo->threads = slices ? (int)slices : 1;
+	if (fit_threads(job, &eo->threads, true, extra, err) < 0)
+		return NULL;
+	acc = malloc(k->acc_size(job));
+	if (!acc) {
+		gs_fail(err, GS_ERUNTIME, "", "out of memory");
+		return NULL;
+	}
+	k->acc_init(job, acc);
+	return acc;
 }
 
 /* From the signal thread (sig.h): stop reading and submitting. */
@@ -359,6 +653,8 @@ static int consume(struct engine *e, void *ctx, struct engine_stats *st,
 	while (next_chunk(e, &c)) {
 		t1 = now();
 		st->submit_wait += t1 - t0;
+		if (e->nz.live)
+			nz_chunk(e, &c);
 		if (e->be->submit(ctx, &c, err) < 0)
 			return -1;
 		t0 = now();
@@ -402,9 +698,16 @@ int engine_run(const struct gs_job *job, const struct engine_opts *eo,
 	pthread_mutex_init(&ep->lock, NULL);
 	pthread_cond_init(&ep->cv, NULL);
 
+	int threads = eo->threads;
+
+	/* again here for the commands that made their copy themselves */
+	if (fit_threads(job, &threads, acc != NULL, 0, err) < 0) {
+		free(ep);
+		return -1;
+	}
 	struct backend_env env = {
 		.job = job, .chunk_records = chunk_records,
-		.threads = eo->threads, .device = eo->device,
+		.threads = threads, .device = eo->device,
 		.streams = eo->streams, .sink = sink ? &ep->timed : NULL,
 		.release = release, .engine = ep,
 	};
@@ -412,7 +715,7 @@ int engine_run(const struct gs_job *job, const struct engine_opts *eo,
 	pthread_t reader;
 	int rc = -1;
 
-	if (alloc_buffers(ep, err) < 0)
+	if (alloc_buffers(ep, err) < 0 || nz_init(ep, err) < 0)
 		goto out;
 	if (be->open(&ctx, &env, err) < 0)
 		goto out_close;
@@ -427,6 +730,8 @@ int engine_run(const struct gs_job *job, const struct engine_opts *eo,
 	/* after a signal, finish what was submitted (a scan writes it out) */
 	if (rc == 0)
 		rc = be->finish(ctx, acc, err);
+	if (rc == 0)
+		nz_apply(ep, acc);
 	sig_unwatch();
 	if (rc == 0)
 		rc = stopped(ep, err);

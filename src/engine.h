@@ -18,7 +18,20 @@
 /* one being read, one computed, two spare: a reader ahead of a jittery
  * backend (or one holding a buffer for its copy) does not wait */
 #define ENGINE_NBUF 4
-#define ENGINE_STALL_MS 20	/* "tens of milliseconds" (SPEC) */
+#define ENGINE_STALL_MS 20	/* "tens of milliseconds" */
+
+/* CPU threads get slices of at least this many records of a chunk: below,
+ * waking a thread costs more than it gains. So no more threads run than a
+ * chunk has such slices (--chunk-size 1 -j 64 runs one). */
+#define ENGINE_MIN_SLICE_RECORDS 16384
+
+/* The accumulators' memory: one copy per CPU thread with its scratch (and a
+ * scan's carries), the command's own copy, and what the command keeps beside
+ * it (its formatted results). Checked before any of it is allocated: over
+ * the limit, fewer threads run where that fits, else the run is refused.
+ * With the buffers (ENGINE_NBUF chunks) this bounds a run's memory whatever
+ * the column count: stats of 1048576 columns would need 2.4 GB. */
+#define ENGINE_ACC_LIMIT ((uint64_t)1 << 30)
 
 struct engine_opts {
 	size_t chunk_size;	/* bytes per buffer; rounded down to records */
@@ -39,6 +52,14 @@ struct engine_stats {
 	double setup;		/* of wall: buffers and backend open */
 	struct stage_times be;
 };
+
+/* The command's accumulator for job, made by acc_init, after checking that
+ * it, extra bytes beside it and the CPU threads' copies fit ENGINE_ACC_LIMIT;
+ * lowers eo->threads where fewer threads fit, or where a chunk has fewer
+ * slices of ENGINE_MIN_SLICE_RECORDS. NULL with err filled when
+ * even one thread does not fit, or out of memory. Free with free(). */
+void *engine_acc_new(const struct gs_job *job, struct engine_opts *eo,
+		     uint64_t extra, struct gs_err *err);
 
 /* "read 1.20 s, ..." for -v: every stage's busy time against the wall. */
 void engine_stats_line(const struct engine_stats *st, char *buf, size_t n);

@@ -26,15 +26,21 @@ enum gs_type {
 struct gs_dtype {
 	enum gs_type type;
 	bool big_endian;
+	bool boolean;		/* numpy's bool: u8 bytes, a nonzero one reads as 1 */
 };
 
 size_t type_size(enum gs_type t);
 bool type_is_float(enum gs_type t);
 bool type_is_signed(enum gs_type t);	/* true for iN and every float */
 const char *type_name(enum gs_type t);	/* "u8", "f32", ... */
-/* Parse "f32", "float32", "<f4", ">i2", "|u1", "bfloat16" ... Returns 0 or -1.
- * Sets *explicit_endian when the spelling carried a byte order. */
+/* Parse "f32", "float32", "<f4", ">i2", "|u1", "bfloat16", and numpy's names
+ * and codes with numpy's meanings ("float" and "d" f64, "int" i64, "bool" u8)
+ * ... Returns 0 or -1. Sets *explicit_endian when the spelling carried a byte
+ * order ('<', '>' or '=', never for a one-byte type). */
 int type_parse(const char *s, struct gs_dtype *out, bool *explicit_endian);
+/* The spellings type_parse accepts, on one line, into buf (truncated to fit
+ * n bytes); returns the length written. */
+size_t type_list(char *buf, size_t n);
 
 /* Exact conversions of the half types to float (every value is exact). */
 float f16_to_f32(uint16_t h);
@@ -77,6 +83,12 @@ struct gs_job {
 	bool ranged;		/* hist: --bins/--range binning */
 	uint64_t bins;
 	double lo, hi;		/* hist range, already validated */
+	/* hist without --range: lo and hi are the data's min and max, and the
+	 * edges and bins follow numpy's default range, whose arithmetic is in
+	 * the bin type (cpu_hist.c); span is max - min of integer data, exact
+	 * before its one rounding to double (0 for floats or max == min) */
+	bool data_range;
+	double span;
 	bool two_inputs;	/* dot A B: records come as two parallel streams */
 };
 

@@ -6,6 +6,8 @@
  *   OPEN -> MAGIC (zstd or not) -> DETECT (npy, pnm or raw) -> HEADER
  *        -> PAYLOAD -> TRAIL (npy: bytes after the payload are an error)
  *                   -> NEXT_IMAGE (pnm: another header may follow)
+ *        -> PLAIN (pnm P2/P3: decimal text to samples, one image)
+ *        -> COLUMNS (Fortran-order npy: read column by column)
  *        -> OPEN (the next operand) ... -> END
  *
  * Decoded bytes peeked for a header wait in a fixed buffer (hbuf) until they
@@ -33,7 +35,7 @@ _Static_assert(ZSRC_STALL == INPUT_STALL, "zsrc stalls pass through as is");
 
 enum in_state {
 	ST_OPEN, ST_MAGIC, ST_DETECT, ST_HEADER, ST_PAYLOAD, ST_TRAIL,
-	ST_NEXT_IMAGE, ST_END
+	ST_NEXT_IMAGE, ST_PLAIN, ST_COLUMNS, ST_END
 };
 
 enum in_fmt { IN_RAW, IN_NPY, IN_PGM, IN_PPM };
@@ -61,6 +63,12 @@ struct input {
 	struct fmt_header hdr;	/* the last one */
 	uint64_t left;		/* payload bytes still to come (npy, pnm) */
 	uint64_t extra;		/* npy: bytes found after the payload */
+	uint8_t hi;		/* pnm: first byte of a split 16-bit sample */
+	struct pnm_text text;	/* pnm P2/P3 */
+	uint8_t pend[8];	/* a sample made for a read too small for it */
+	size_t pend_pos, pend_len;
+	off_t base;		/* file offset where the operand begins */
+	off_t data_at;		/* Fortran npy: file offset of the payload */
 	bool typed;		/* dtype/columns are fixed */
 	struct gs_dtype dtype;
 	unsigned columns;
@@ -147,20 +155,27 @@ static int op_open(struct input *in, struct gs_err *err)
 	in->doff = 0;
 	in->fmt = IN_RAW;
 	in->image = 0;
+	in->pend_pos = in->pend_len = 0;
+	in->base = fd == STDIN_FILENO ? in->stdin_start : 0;
 	in->st = ST_MAGIC;
 	return 0;
 }
 
-/* The decoder is made on first use; raw streams never pay for it. */
+/* The decoder is made on first use; raw streams never pay for it. zsrc
+ * checks each frame's window against the exact limit (--memory need not
+ * be a power of two); zstd's own limit, the power of two above it, is the
+ * backstop. */
 static int input_dctx(struct input *in)
 {
 	ZSTD_bounds b = ZSTD_dParam_getBounds(ZSTD_d_windowLogMax);
-	int wlog = ZSTD_isError(b.error) || b.upperBound > 31 ? 31 : b.upperBound;
+	int top = ZSTD_isError(b.error) || b.upperBound > 31 ? 31 : b.upperBound;
+	int wlog = 10;
 
+	while (wlog < top && ((uint64_t)1 << wlog) < in->z.window_max)
+		wlog++;
 	in->z.dctx = ZSTD_createDCtx();
 	if (!in->z.dctx)
 		return -1;
-	/* 2 GiB windows: what `zstd --long=31` writes */
 	ZSTD_DCtx_setParameter(in->z.dctx, ZSTD_d_windowLogMax, wlog);
 	return 0;
 }
@@ -208,22 +223,90 @@ static ssize_t op_peek(struct input *in, int stall_ms, struct gs_err *err)
 	return r;
 }
 
+/* Formats recognised only to be refused: read as raw data they would give
+ * numbers about their encoding, not about what they hold. */
+static const struct foreign {
+	const char *magic;
+	size_t len;
+	const char *next;	/* what the byte after the magic may be, or NULL */
+	const char *what;
+	const char *todo;
+} foreign[] = {
+	{ "\x1f\x8b\x08", 3, NULL, "gzip data", "decompress it first" },
+	{ "BZh", 3, "123456789", "bzip2 data", "decompress it first" },
+	{ "\xfd" "7zXZ\0", 6, NULL, "xz data", "decompress it first" },
+	{ "\x04\x22\x4d\x18", 4, NULL, "lz4 data", "decompress it first" },
+	{ "\x02\x21\x4c\x18", 4, NULL, "lz4 data", "decompress it first" },
+	{ "\x89PNG\r\n\x1a\n", 8, NULL, "a PNG image",
+	  "convert it to pgm, ppm or npy first" },
+	/* the first marker: APPn, DQT, SOFn, DHT or COM */
+	{ "\xff\xd8\xff", 3, "\xe0\xe1\xe2\xe3\xe4\xe5\xe6\xe7\xe8\xe9\xea\xeb"
+	  "\xec\xed\xee\xef\xdb\xc0\xc1\xc2\xc4\xfe", "a JPEG image",
+	  "convert it to pgm, ppm or npy first" },
+	{ "P1", 2, " \t\n\v\f\r", "a plain pbm bitmap (P1)",
+	  "convert it to pgm first, e.g. with pbmtopgm" },
+	{ "P4", 2, " \t\n\v\f\r", "a pbm bitmap (P4)",
+	  "convert it to pgm first, e.g. with pbmtopgm" },
+	{ "P7", 2, " \t\n\v\f\r", "a pam image (P7)",
+	  "convert it to pgm or ppm first, e.g. with pamtopnm" },
+	{ "PF", 2, " \t\n\v\f\r", "a pfm float image (PF)",
+	  "convert it to npy or raw f32 first" },
+	{ "Pf", 2, " \t\n\v\f\r", "a pfm float image (Pf)",
+	  "convert it to npy or raw f32 first" },
+};
+
+/* 1 when p holds the magic, 0 when it cannot, -1 when k is too short to
+ * tell. */
+static int foreign_match(const struct foreign *f, const uint8_t *p, size_t k)
+{
+	size_t need = f->len + (f->next != NULL);
+
+	if (memcmp(p, f->magic, k < f->len ? k : f->len) != 0)
+		return 0;
+	if (k < need)
+		return -1;
+	return !f->next || (p[f->len] && strchr(f->next, p[f->len]));
+}
+
+/* The refused format whose magic begins p, NULL for none; *more when more
+ * bytes could still make one. */
+static const struct foreign *foreign_find(const uint8_t *p, size_t k,
+					  bool *more)
+{
+	size_t i;
+	int m;
+
+	for (i = 0; i < sizeof(foreign) / sizeof(foreign[0]); i++) {
+		m = foreign_match(&foreign[i], p, k);
+		if (m == 1)
+			return &foreign[i];
+		*more |= m < 0;
+	}
+	return NULL;
+}
+
 /* npy, pgm/ppm or raw, from the first decoded bytes. */
 static int op_detect(struct input *in, int stall_ms, struct gs_err *err)
 {
 	const uint8_t *p = in->hbuf + in->hpos;
 	size_t k = in->hlen - in->hpos;
 	int npy = npy_magic(p, k), pnm = pnm_magic(p, k);
+	bool more = npy < 0 || pnm < 0;
+	const struct foreign *f = foreign_find(p, k, &more);
 	ssize_t r;
 
-	if ((npy < 0 || pnm < 0) && !in->deof) {
+	if (!f && more && !in->deof) {
 		r = op_peek(in, stall_ms, err);
 		return r < 0 ? (int)r : 0;
 	}
+	if (f)
+		return gs_fail(err, GS_ERUNTIME, in->name,
+			       "%s, which gpustat does not read (%s, or --raw to read the bytes as they are)",
+			       f->what, f->todo);
 	if (npy == 1)
 		in->fmt = IN_NPY;
 	else if (pnm == 1)
-		in->fmt = p[1] == '5' ? IN_PGM : IN_PPM;
+		in->fmt = p[1] == '2' || p[1] == '5' ? IN_PGM : IN_PPM;
 	in->st = in->fmt == IN_RAW ? ST_PAYLOAD : ST_HEADER;
 	return 0;
 }
@@ -279,6 +362,197 @@ static const char *op_what(const struct input *in, char *buf, size_t size)
 	return buf;
 }
 
+static int op_short(struct input *in, uint64_t has, struct gs_err *err)
+{
+	char what[48];
+
+	return gs_fail(err, GS_ERUNTIME, in->name,
+		       "%s header says %llu data bytes, file has %llu",
+		       op_what(in, what, sizeof(what)),
+		       (unsigned long long)in->hdr.payload,
+		       (unsigned long long)has);
+}
+
+/* What the payload bytes must hold: pnm samples no larger than maxval
+ * (netpbm and numpy users count on it), npy bools as 0 or 1 (a nonzero
+ * byte is True to numpy, and True counts 1 in its sums). */
+static int op_check_payload(struct input *in, uint8_t *p, size_t n,
+			    struct gs_err *err)
+{
+	const struct fmt_header *h = &in->hdr;
+	uint64_t pos = h->payload - in->left, bad;
+	unsigned v;
+	size_t i;
+
+	if ((in->fmt == IN_NPY && h->boolean) ||
+	    (in->fmt == IN_RAW && in->dtype.boolean))
+		for (i = 0; i < n; i++)
+			p[i] = p[i] != 0;
+	if ((in->fmt != IN_PGM && in->fmt != IN_PPM) || h->maxval == 255 ||
+	    h->maxval == 65535)
+		return 0;
+	bad = pnm_over_maxval(h, pos, &in->hi, p, n, &v);
+	if (bad == UINT64_MAX)
+		return 0;
+	return gs_fail(err, GS_ERUNTIME, in->name,
+		       "%s sample %u at byte %llu is above maxval %u",
+		       fmt_names[0][in->fmt], v,
+		       (unsigned long long)(in->doff - pos + bad), h->maxval);
+}
+
+/* ---- Fortran-order npy ---------------------------------------------------
+ *
+ * Element (r, c) of a column-major array of R records lies at r + R * f(c),
+ * f(c) being the column-major index of the trailing axes that c counts in
+ * row-major order: every column is a run of R elements. A regular file
+ * is read by pread, runs of rows of each column into hbuf and scattered
+ * into records; a pipe or zstd stream cannot be, and is refused.
+ */
+
+/* f(c): row-major index c over dims[1..] as a column-major one. */
+static uint64_t columns_fidx(const struct fmt_header *h, uint64_t c)
+{
+	uint64_t f = 0;
+	int k;
+
+	for (k = h->ndim - 1; k >= 1; k--) {
+		uint64_t i = c % h->dims[k];
+
+		c /= h->dims[k];
+		f = f * h->dims[k] + i;
+	}
+	return f;
+}
+
+static int op_columns_start(struct input *in, struct gs_err *err)
+{
+	struct stat sb;
+	uint64_t has;
+
+	if (!in->z.is_reg || in->z.zstd)
+		return gs_fail(err, GS_ERUNTIME, in->name,
+			       "fortran-order npy with %d axes can only be read from an uncompressed file, not from %s (save np.ascontiguousarray(a) instead)",
+			       in->hdr.ndim, in->z.zstd ? "zstd" : "a pipe");
+	if (fstat(in->z.fd, &sb) < 0)
+		return gs_fail(err, GS_ERUNTIME, in->name, "%s", strerror(errno));
+	in->data_at = in->base + (off_t)in->doff;
+	has = sb.st_size > in->data_at ? (uint64_t)(sb.st_size - in->data_at) : 0;
+	if (has != in->hdr.payload)
+		return op_short(in, has, err);
+	in->hpos = in->hlen = 0;
+	in->st = ST_COLUMNS;
+	return 0;
+}
+
+static int columns_pread(struct input *in, void *buf, size_t n, uint64_t at,
+			 struct gs_err *err)
+{
+	size_t got = 0;
+	ssize_t r;
+
+	while (got < n) {
+		r = pread(in->z.fd, (uint8_t *)buf + got, n - got,
+			  in->data_at + (off_t)(at + got));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return gs_fail(err, GS_ERUNTIME, in->name,
+				       "read error at byte %llu: %s",
+				       (unsigned long long)(in->data_at + at + got),
+				       strerror(errno));
+		if (r == 0)
+			return gs_fail(err, GS_ERUNTIME, in->name,
+				       "file shrank while being read (at byte %llu)",
+				       (unsigned long long)(in->data_at + at + got));
+		got += (size_t)r;
+	}
+	return 0;
+}
+
+/* Whole records from record r on into out: k rows of every column. */
+static int columns_rows(struct input *in, uint8_t *out, uint64_t r, size_t k,
+			struct gs_err *err)
+{
+	const struct fmt_header *h = &in->hdr;
+	size_t isz = type_size(h->dtype.type), cols = h->columns, c, i;
+	uint64_t rows = h->dims[0];
+
+	for (c = 0; c < cols; c++) {
+		if (columns_pread(in, in->hbuf, k * isz,
+				  (r + rows * columns_fidx(h, c)) * isz, err) < 0)
+			return -1;
+		for (i = 0; i < k; i++)
+			memcpy(out + (i * cols + c) * isz, in->hbuf + i * isz, isz);
+	}
+	return 0;
+}
+
+/* Up to n payload bytes in row-major order: whole records in batches,
+ * else (a read shorter than a record) element by element. */
+static ssize_t op_columns(struct input *in, uint8_t *buf, size_t n,
+			  struct gs_err *err)
+{
+	const struct fmt_header *h = &in->hdr;
+	size_t isz = type_size(h->dtype.type), cols = h->columns;
+	uint64_t done = h->payload - in->left, e = done / isz;
+	uint64_t r = e / cols, rows = h->dims[0], k;
+
+	if (in->left == 0) {
+		op_done(in);
+		return 0;
+	}
+	if (n > in->left)
+		n = (size_t)in->left;
+	if (e % cols == 0 && n >= cols * isz) {
+		k = n / (cols * isz);
+		k = k > FMT_HEADER_MAX / isz ? FMT_HEADER_MAX / isz : k;
+		k = k > rows - r ? rows - r : k;
+		n = (size_t)k * cols * isz;
+		if (columns_rows(in, buf, r, (size_t)k, err) < 0)
+			return OP_FAIL;
+	} else {
+		n = isz;
+		if (columns_pread(in, buf, isz,
+				  (r + rows * columns_fidx(h, e % cols)) * isz, err) < 0)
+			return OP_FAIL;
+	}
+	if (op_check_payload(in, buf, n, err) < 0)
+		return OP_FAIL;
+	in->left -= n;
+	in->doff += n;
+	return (ssize_t)n;
+}
+
+/* ---- plain pgm/ppm -------------------------------------------------------- */
+
+static ssize_t op_plain(struct input *in, uint8_t *buf, size_t n, int stall_ms,
+			struct gs_err *err)
+{
+	size_t used, made;
+	ssize_t r;
+	int k;
+
+	for (;;) {
+		if (in->hpos == in->hlen && !in->deof) {
+			r = op_peek(in, stall_ms, err);
+			if (r < 0)
+				return r;
+		}
+		k = pnm_text_run(&in->text, in->hbuf + in->hpos,
+				 in->hlen - in->hpos, in->deof, buf, n, &used,
+				 &made, &in->hdr);
+		in->hpos += used;
+		in->doff += used;
+		if (k < 0)
+			return gs_fail(err, GS_ERUNTIME, in->name, "plain %s: %s",
+				       fmt_names[0][in->fmt], in->hdr.msg);
+		if (k == 1)
+			op_done(in);
+		if (made || k == 1)
+			return (ssize_t)made;
+	}
+}
+
 static int op_header(struct input *in, int stall_ms, struct gs_err *err)
 {
 	const uint8_t *p = in->hbuf + in->hpos;
@@ -315,18 +589,13 @@ static int op_header(struct input *in, int stall_ms, struct gs_err *err)
 	in->left = in->hdr.payload;
 	in->extra = 0;
 	in->st = ST_PAYLOAD;
+	if (in->hdr.plain) {
+		pnm_text_start(&in->text, &in->hdr, in->doff);
+		in->st = ST_PLAIN;
+	}
+	if (in->hdr.fortran)
+		return op_columns_start(in, err);
 	return 0;
-}
-
-static int op_short(struct input *in, uint64_t has, struct gs_err *err)
-{
-	char what[48];
-
-	return gs_fail(err, GS_ERUNTIME, in->name,
-		       "%s header says %llu data bytes, file has %llu",
-		       op_what(in, what, sizeof(what)),
-		       (unsigned long long)in->hdr.payload,
-		       (unsigned long long)has);
 }
 
 static ssize_t op_payload(struct input *in, void *buf, size_t n, int stall_ms,
@@ -357,6 +626,8 @@ static ssize_t op_payload(struct input *in, void *buf, size_t n, int stall_ms,
 		return op_short(in, in->hdr.payload - in->left, err);
 	if (r == 0)
 		op_done(in);
+	if (op_check_payload(in, buf, (size_t)r, err) < 0)
+		return OP_FAIL;
 	in->doff += (uint64_t)r;
 	if (sized)
 		in->left -= (uint64_t)r;
@@ -398,10 +669,45 @@ static int op_next_image(struct input *in, int stall_ms, struct gs_err *err)
 	return r < 0 ? (int)r : 0;
 }
 
+static ssize_t op_state(struct input *in, void *buf, size_t n, int stall_ms,
+			struct gs_err *err);
+
+/* A read smaller than one sample of a converted payload (plain pnm,
+ * Fortran npy): one sample is made into pend and handed out from there. */
+static ssize_t op_pend(struct input *in, void *buf, size_t n, int stall_ms,
+		       struct gs_err *err)
+{
+	size_t k;
+	ssize_t r;
+
+	if (in->pend_pos == in->pend_len) {
+		r = op_state(in, in->pend, type_size(in->hdr.dtype.type),
+			     stall_ms, err);
+		if (r <= 0)
+			return r;
+		in->pend_pos = 0;
+		in->pend_len = (size_t)r;
+	}
+	k = in->pend_len - in->pend_pos;
+	k = k < n ? k : n;
+	memcpy(buf, in->pend + in->pend_pos, k);
+	in->pend_pos += k;
+	return (ssize_t)k;
+}
+
 /* One step of the state machine: payload bytes (> 0), 0 when it only moved
  * on, INPUT_STALL, or OP_FAIL/OP_FATAL with err filled. */
 static ssize_t op_step(struct input *in, void *buf, size_t n, int stall_ms,
 		       struct gs_err *err)
+{
+	if (in->pend_pos < in->pend_len || ((in->st == ST_PLAIN ||
+	    in->st == ST_COLUMNS) && n && n < type_size(in->hdr.dtype.type)))
+		return op_pend(in, buf, n, stall_ms, err);
+	return op_state(in, buf, n, stall_ms, err);
+}
+
+static ssize_t op_state(struct input *in, void *buf, size_t n, int stall_ms,
+			struct gs_err *err)
 {
 	switch (in->st) {
 	case ST_OPEN:
@@ -418,6 +724,10 @@ static ssize_t op_step(struct input *in, void *buf, size_t n, int stall_ms,
 		return op_trail(in, stall_ms, err);
 	case ST_NEXT_IMAGE:
 		return op_next_image(in, stall_ms, err);
+	case ST_PLAIN:
+		return op_plain(in, buf, n, stall_ms, err);
+	case ST_COLUMNS:
+		return op_columns(in, buf, n, err);
 	case ST_END:
 		break;
 	}
@@ -458,6 +768,8 @@ int input_open(struct input **inp, char *const *paths, int npaths,
 	in->st = ST_OPEN;
 	in->name = op_name(in, 0);
 	in->z.fd = -1;
+	in->z.window_max = in->opts.zstd_window ? in->opts.zstd_window
+						: INPUT_ZSTD_WINDOW_DEFAULT;
 	in->z.cap = ZSTD_DStreamInSize();
 	in->z.buf = malloc(in->z.cap);
 	in->hbuf = malloc(FMT_HEADER_MAX);
@@ -503,10 +815,13 @@ static int64_t op_size(const struct input *in, int i, uint8_t *tmp)
 		return -1;
 	if (npy_magic(tmp, (size_t)k) == 1)
 		return npy_parse(tmp, (size_t)k, &h) == 1 ? (int64_t)h.payload : -1;
-	/* concatenated images: only the first header is looked at */
+	/* concatenated images: only the first header is looked at; a plain
+	 * one holds one image whose size the text does not tell */
+	if (pnm_magic(tmp, (size_t)k) == 1 && pnm_parse(tmp, (size_t)k, &h) == 1)
+		return h.plain || h.len + h.payload == (uint64_t)size ?
+		       (int64_t)h.payload : -1;
 	if (pnm_magic(tmp, (size_t)k) == 1)
-		return pnm_parse(tmp, (size_t)k, &h) == 1 &&
-		       h.len + h.payload == (uint64_t)size ? (int64_t)h.payload : -1;
+		return -1;
 	return size;
 }
 
@@ -525,21 +840,28 @@ static int64_t input_total(const struct input *in)
 	return tmp && i == in->npaths ? sum : -1;
 }
 
+/* In a state that hands out payload bytes. */
+static bool in_data(const struct input *in)
+{
+	return in->st == ST_PAYLOAD || in->st == ST_PLAIN ||
+	       in->st == ST_COLUMNS;
+}
+
 int input_probe(struct input *in, struct input_info *info, struct gs_err *err)
 {
 	bool typed;
 
-	while (in->st != ST_PAYLOAD && in->st != ST_END)
+	while (!in_data(in) && in->st != ST_END)
 		if (input_step(in, NULL, 0, -1, err) < 0)
 			return -1;
-	typed = in->st == ST_PAYLOAD && in->fmt != IN_RAW;
+	typed = in_data(in) && in->fmt != IN_RAW;
 	memset(info, 0, sizeof(*info));
 	info->has_type = typed;
 	if (typed) {
 		info->dtype = in->hdr.dtype;
 		info->columns = in->hdr.columns;
 	}
-	info->format = fmt_names[in->st == ST_PAYLOAD && in->z.zstd][in->fmt];
+	info->format = fmt_names[in_data(in) && in->z.zstd][in->fmt];
 	info->total_bytes = input_total(in);
 	return 0;
 }
@@ -613,6 +935,7 @@ int input_rewind(struct input *in, struct gs_err *err)
 	in->idx = -1;
 	in->name = op_name(in, 0);
 	in->hpos = in->hlen = 0;
+	in->pend_pos = in->pend_len = 0;
 	in->st = ST_OPEN;
 	return 0;
 }

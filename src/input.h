@@ -4,8 +4,11 @@
  * Operands are read in order like cat(1). Each is a file or "-" (stdin). For
  * each operand the layers are: bytes from the fd -> zstd decoding when the
  * name ends in ".zst" or the data begins with a zstd frame (magic or skippable
- * frame) -> a format header (.npy, binary PGM/PPM) that is parsed and
- * stripped -> payload bytes. --raw turns every detection off.
+ * frame) -> a format header (.npy, PGM/PPM) that is parsed and stripped ->
+ * payload bytes (plain P2/P3 text turned into binary samples, a Fortran-order
+ * .npy read column by column). A magic of a format gpustat does not read
+ * (gzip, xz, PNG, a PBM bitmap ...) fails the operand: it is never read as
+ * raw data. --raw turns every detection off.
  *
  * The first operand that carries a type (npy/pnm) fixes the stream's type and
  * columns unless the job set them; later operands that disagree are errors.
@@ -32,8 +35,16 @@ struct input_info {
 	int64_t total_bytes;	/* payload bytes of all operands if known, else -1 */
 };
 
+/* The zstd CLI's default limit on a frame's window (--memory). */
+#define INPUT_ZSTD_WINDOW_DEFAULT ((uint64_t)1 << 27)
+/* The largest window zstd decodes (--long=31). */
+#define INPUT_ZSTD_WINDOW_MAX ((uint64_t)1 << 31)
+
 struct input_opts {
 	bool raw;		/* --raw: no zstd, npy or pnm detection */
+	/* Largest zstd window accepted, in bytes (--long, --memory); 0 means
+	 * INPUT_ZSTD_WINDOW_DEFAULT. A frame that needs more is an error. */
+	uint64_t zstd_window;
 	/* Called for every operand error that does not stop the stream. */
 	void (*warn)(void *ctx, const struct gs_err *err);
 	void *warn_ctx;

@@ -61,6 +61,27 @@ static void version(void)
 #endif
 }
 
+/* As git does: "'stat' is not a command; did you mean 'stats'?" */
+static int unknown_command(const char *word)
+{
+	const char *names[NCOMMANDS];
+	const char *near;
+
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		names[i] = commands[i].name;
+	near = cli_nearest(word, strlen(word), names, NCOMMANDS);
+	if (word[0] == '-')
+		fprintf(stderr, "gpustat: unknown option '%s' before the command",
+			word);
+	else if (near)
+		fprintf(stderr, "gpustat: '%s' is not a command; did you mean '%s'?",
+			word, near);
+	else
+		fprintf(stderr, "gpustat: '%s' is not a command", word);
+	fputs(" (try 'gpustat --help')\n", stderr);
+	return 2;
+}
+
 static int run(int argc, char **argv)
 {
 	/* Die quietly on a closed pipe, like cat, even if our parent ignored
@@ -83,9 +104,7 @@ static int run(int argc, char **argv)
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		if (strcmp(argv[1], commands[i].name) == 0)
 			return commands[i].fn(argc - 1, argv + 1);
-	fprintf(stderr, "gpustat: '%s' is not a command (try 'gpustat --help')\n",
-		argv[1]);
-	return 2;
+	return unknown_command(argv[1]);
 }
 
 int main(int argc, char **argv)
@@ -96,6 +115,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "gpustat: stdout: write error: %s\n", strerror(errno));
 		rc = 1;
 	}
+	sig_exit_cleanup();	/* a temporary -o file nobody finished */
 	/* _exit: a GPU that was still starting in the background (see
 	 * backend_auto.c) must not hold the exit up in CUDA's exit handlers;
 	 * every result is written and checked by now. */

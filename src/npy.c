@@ -7,17 +7,16 @@
  * The dict is parsed by a small recursive-descent reader that knows exactly
  * the literals numpy writes: quoted strings, True/False and tuples of
  * integers. Anything else (structured dtypes, object arrays) is refused with
- * the position of the offending byte.
+ * the position of the offending byte, and so is what numpy's reader
+ * (ast.literal_eval, then np.dtype) refuses: a control byte such as NUL in
+ * a string, a shape that is a number and not a tuple ("(2)" for "(2,)").
  */
-#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include "fmthdr.h"
 
 static const char npy_magic_bytes[6] = "\x93NUMPY";
-
-#define NPY_MAX_DIMS 64		/* numpy's NPY_MAXDIMS */
 
 int fmt_fail(struct fmt_header *h, size_t pos, const char *fmt, ...)
 {
@@ -79,6 +78,9 @@ static int dict_string(struct dict *d, char *out, size_t size)
 		return dict_fail(d, "expected a quoted string");
 	q = d->s[d->i++];
 	while (d->i < d->n && d->s[d->i] != q) {
+		/* Python refuses a NUL or a line break in a string literal */
+		if ((unsigned char)d->s[d->i] < 0x20 || d->s[d->i] == 0x7f)
+			return dict_fail(d, "control byte in a string");
 		if (d->s[d->i] == '\\' || k + 1 >= size)
 			return dict_fail(d, "unsupported string");
 		out[k++] = d->s[d->i++];
@@ -125,9 +127,12 @@ static int dict_uint(struct dict *d, uint64_t *out)
 	return 0;
 }
 
-/* (), (N,), (N, M), ... with an optional trailing comma. */
+/* (), (N,), (N, M), ... with an optional trailing comma, which one
+ * dimension needs: Python reads "(2)" as the number 2, not a tuple. */
 static int dict_shape(struct dict *d, uint64_t *dims, int *ndim)
 {
+	bool comma = false;
+
 	*ndim = 0;
 	if (dict_expect(d, '(') < 0)
 		return -1;
@@ -140,23 +145,26 @@ static int dict_shape(struct dict *d, uint64_t *dims, int *ndim)
 		if (dict_uint(d, &dims[(*ndim)++]) < 0)
 			return -1;
 		dict_space(d);
-		if (d->i < d->n && d->s[d->i] == ',')
+		comma = d->i < d->n && d->s[d->i] == ',';
+		if (comma)
 			d->i++;
 		else if (d->i >= d->n || d->s[d->i] != ')')
 			return dict_fail(d, "expected ',' or ')'");
 	}
+	if (*ndim == 1 && !comma)
+		return dict_fail(d, "shape is a number, not a tuple (one dimension is written (N,))");
 	d->i++;
 	return 0;
 }
 
-/* '<f4', '|u1', '>i2', '=f8' ... to a gpustat type. */
+/* '<f4', '|u1', '>i2', '=f8' ... to a gpustat type; '|b1' (bool) is u8. */
 static int npy_descr(const char *s, struct gs_dtype *dt)
 {
 	static const struct { char kind; int size; enum gs_type type; } map[] = {
 		{ 'u', 1, GS_U8 }, { 'u', 2, GS_U16 }, { 'u', 4, GS_U32 },
 		{ 'u', 8, GS_U64 }, { 'i', 1, GS_I8 }, { 'i', 2, GS_I16 },
 		{ 'i', 4, GS_I32 }, { 'i', 8, GS_I64 }, { 'f', 2, GS_F16 },
-		{ 'f', 4, GS_F32 }, { 'f', 8, GS_F64 },
+		{ 'f', 4, GS_F32 }, { 'f', 8, GS_F64 }, { 'b', 1, GS_U8 },
 	};
 	char order = s[0];
 	size_t k;
@@ -208,6 +216,7 @@ static int dict_entry(struct dict *d, bool seen[3], bool *fortran,
 		if (npy_descr(descr, &d->h->dtype) < 0)
 			return fmt_fail(d->h, d->base + at,
 					"unsupported dtype '%s'", descr);
+		d->h->boolean = descr[1] == 'b';
 		return 0;
 	}
 	if (strcmp(key, "fortran_order") == 0 && !seen[1]) {
@@ -221,7 +230,8 @@ static int dict_entry(struct dict *d, bool seen[3], bool *fortran,
 	return fmt_fail(d->h, d->base + at, "unexpected key '%s'", key);
 }
 
-/* Columns (product of the trailing dimensions) and payload bytes. */
+/* Columns (product of the trailing dimensions) and payload bytes. The
+ * columns are capped before anything is allocated for them, as -c is. */
 static int npy_sizes(struct dict *d, const uint64_t *dims, int ndim)
 {
 	uint64_t all = 1, trail = 1;
@@ -235,10 +245,23 @@ static int npy_sizes(struct dict *d, const uint64_t *dims, int ndim)
 	if (__builtin_mul_overflow(all, npy_itemsize(d->h->dtype.type),
 				   &d->h->payload))
 		return fmt_fail(d->h, d->base, "shape too large");
-	if (ndim >= 2 && trail > UINT_MAX)
-		return fmt_fail(d->h, d->base, "too many columns");
+	if (ndim >= 2 && trail > FMT_COLUMNS_MAX)
+		return fmt_fail(d->h, d->base,
+				"%llu columns (the last axes), more than %u",
+				(unsigned long long)trail, FMT_COLUMNS_MAX);
 	d->h->columns = ndim >= 2 ? (unsigned)trail : 0;
 	return 0;
+}
+
+/* Column-major data needs reading column by column only when two or more
+ * axes are longer than 1: otherwise both orders lay it out alike. */
+static bool npy_column_major(const uint64_t *dims, int ndim, uint64_t payload)
+{
+	int k, long_axes = 0;
+
+	for (k = 0; k < ndim; k++)
+		long_axes += dims[k] > 1;
+	return long_axes > 1 && payload > 0;
 }
 
 static int npy_dict(struct dict *d)
@@ -269,11 +292,12 @@ static int npy_dict(struct dict *d)
 		return fmt_fail(d->h, d->base, "missing key '%s'",
 				!seen[0] ? "descr" : !seen[1] ? "fortran_order"
 				: "shape");
-	if (fortran && ndim > 1)
-		return fmt_fail(d->h, d->base,
-				"fortran-order arrays of %d dimensions are not supported",
-				ndim);
-	return npy_sizes(d, dims, ndim);
+	if (npy_sizes(d, dims, ndim) < 0)
+		return -1;
+	d->h->fortran = fortran && npy_column_major(dims, ndim, d->h->payload);
+	d->h->ndim = ndim;
+	memcpy(d->h->dims, dims, (size_t)ndim * sizeof(dims[0]));
+	return 0;
 }
 
 int npy_parse(const uint8_t *p, size_t n, struct fmt_header *h)

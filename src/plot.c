@@ -1,6 +1,8 @@
 /*
  * plot.c - see plot.h.
  */
+#include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,20 +13,40 @@
 
 #define LABEL_MAX 48
 
+/* COLUMNS as a whole decimal number (LONG_MAX when it is larger; the
+ * caller clamps it), else 0: unset, empty, signed or junk is ignored. */
+static long env_columns(void)
+{
+	const char *s = getenv("COLUMNS");
+	char *end;
+	long v;
+
+	if (!s || *s < '0' || *s > '9')
+		return 0;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (*end)
+		return 0;
+	return errno == ERANGE ? LONG_MAX : v;
+}
+
 void plot_opts_detect(struct plot_opts *o, int fd, bool log)
 {
 	struct winsize ws;
-	const char *cols = getenv("COLUMNS");
 	const char *lc = getenv("LC_ALL");
+	long cols = env_columns();
 
 	o->log = log;
 	o->width = 80;
 	if (isatty(fd) && ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
 		o->width = ws.ws_col;
-	else if (cols && atoi(cols) > 0)
-		o->width = atoi(cols);
-	if (o->width < 40)
-		o->width = 40;
+	else if (cols > 0)
+		o->width = cols < PLOT_MAX_WIDTH ? (int)cols : PLOT_MAX_WIDTH;
+	/* the chart's size follows the width: keep it what a screen shows */
+	if (o->width < PLOT_MIN_WIDTH)
+		o->width = PLOT_MIN_WIDTH;
+	if (o->width > PLOT_MAX_WIDTH)
+		o->width = PLOT_MAX_WIDTH;
 	if (!lc || !*lc)
 		lc = getenv("LC_CTYPE");
 	if (!lc || !*lc)

@@ -11,6 +11,10 @@
 #include "report.h"
 
 #define PLOT_MAX_ROWS 32
+/* The width a chart is drawn to, whatever COLUMNS or the terminal says:
+ * narrower leaves no room for bars beside the labels, wider is no screen. */
+#define PLOT_MIN_WIDTH 40
+#define PLOT_MAX_WIDTH 1000
 
 struct plot_opts {
 	int width;		/* terminal columns */
@@ -20,7 +24,9 @@ struct plot_opts {
 };
 
 /* Settle width/color/utf8 from the terminal and environment (COLUMNS,
- * NO_COLOR, LC_ALL/LC_CTYPE/LANG) for output on fd. */
+ * NO_COLOR, LC_ALL/LC_CTYPE/LANG) for output on fd. The width is the
+ * terminal's, else COLUMNS (a decimal number; anything else is ignored),
+ * else 80, clamped to PLOT_MIN_WIDTH..PLOT_MAX_WIDTH. */
 void plot_opts_detect(struct plot_opts *o, int fd, bool log);
 
 /* The value that per-value bin `bin` counts (i8 bin 0 is -128). */

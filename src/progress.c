@@ -11,6 +11,8 @@
 
 #define SHOW_AFTER_S 1.0	/* "the run lasts more than about a second" */
 #define UPDATE_MS 250		/* "a few updates a second" */
+/* A file or pipe keeps every line: one every 2 s is plenty for a log. */
+#define PLAIN_EVERY_S 2.0
 
 bool progress_wanted(int mode)
 {
@@ -47,7 +49,7 @@ static void draw(struct progress *p, double elapsed)
 
 	human(done, sizeof(done), (double)b);
 	human(speed, sizeof(speed), rate);
-	n = snprintf(line, sizeof(line), "\r%s  %s/s", done, speed);
+	n = snprintf(line, sizeof(line), "%s  %s/s", done, speed);
 	if (p->total > 0 && n > 0 && (size_t)n < sizeof(line)) {
 		double frac = (double)b / (double)p->total;
 		double eta = rate > 0 ? ((double)p->total - (double)b) / rate : 0;
@@ -60,10 +62,22 @@ static void draw(struct progress *p, double elapsed)
 			 "  %3.0f%%  ETA %d:%02d", 100 * frac, (int)eta / 60,
 			 (int)eta % 60);
 	}
-	/* \033[K clears what a longer previous line left */
-	fprintf(stderr, "%s\033[K", line);
+	/* a terminal rewrites one line (\033[K clears what a longer previous
+	 * line left); a file or pipe gets plain lines, no control characters */
+	if (p->tty)
+		fprintf(stderr, "\r%s\033[K", line);
+	else
+		fprintf(stderr, "gpustat: %s\n", line);
 	fflush(stderr);
 	p->shown = true;
+	p->last = elapsed;
+}
+
+static bool due(const struct progress *p, double elapsed)
+{
+	if (!p->force && elapsed < SHOW_AFTER_S)
+		return false;
+	return p->tty || !p->shown || elapsed - p->last >= PLAIN_EVERY_S;
 }
 
 static void *progress_main(void *v)
@@ -87,7 +101,7 @@ static void *progress_main(void *v)
 			break;
 		double e = now() - t0;
 
-		if (rc == ETIMEDOUT && (p->force || e >= SHOW_AFTER_S))
+		if (rc == ETIMEDOUT && due(p, e))
 			draw(p, e);
 	}
 	pthread_mutex_unlock(&p->lock);
@@ -99,7 +113,9 @@ void progress_start(struct progress *p, int64_t total, bool force)
 	atomic_store(&p->bytes, 0);
 	p->total = total;
 	p->force = force;
+	p->tty = isatty(STDERR_FILENO);
 	p->shown = false;
+	p->last = 0;
 	p->stop = false;
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->cv, NULL);
@@ -116,7 +132,7 @@ void progress_stop(struct progress *p)
 	pthread_mutex_unlock(&p->lock);
 	pthread_join(p->tid, NULL);
 	p->running = false;
-	if (p->shown) {
+	if (p->shown && p->tty) {
 		fputs("\r\033[K", stderr);
 		fflush(stderr);
 	}

@@ -6,13 +6,20 @@
  */
 #include <pthread.h>
 #include <signal.h>
+#include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "sig.h"
+
+/* How long an orderly stop may take before the process ends anyway: a
+ * write blocked on a FIFO that nobody reads would hold it forever. */
+#define SIG_GRACE_NS 900000000L
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static void (*watcher)(void *, int);
 static void *watcher_arg;
 static int caught;
+static const char *tmp_paths[SIG_MAX_TMP];
 
 static void stop_set(sigset_t *set)
 {
@@ -22,8 +29,25 @@ static void stop_set(sigset_t *set)
 	sigaddset(set, SIGHUP);
 }
 
+/* With the lock held. */
+static void remove_tmp(void)
+{
+	for (int i = 0; i < SIG_MAX_TMP; i++)
+		if (tmp_paths[i]) {
+			unlink(tmp_paths[i]);
+			tmp_paths[i] = NULL;
+		}
+}
+
+static void die(int signo)
+{
+	remove_tmp();
+	_exit(GS_ESIGNAL + signo);
+}
+
 static void *sig_main(void *unused)
 {
+	struct timespec grace = { 0, SIG_GRACE_NS };
 	sigset_t set;
 	int signo;
 
@@ -33,10 +57,16 @@ static void *sig_main(void *unused)
 			continue;
 		pthread_mutex_lock(&lock);
 		if (caught || !watcher)
-			_exit(GS_ESIGNAL + signo);
+			die(signo);
 		caught = signo;
 		watcher(watcher_arg, signo);
 		pthread_mutex_unlock(&lock);
+		/* the run normally ends well within this; a later signal
+		 * stays pending meanwhile and changes nothing */
+		while (nanosleep(&grace, &grace) != 0)
+			;
+		pthread_mutex_lock(&lock);
+		die(signo);
 	}
 	return NULL;
 }
@@ -70,5 +100,35 @@ void sig_unwatch(void)
 	pthread_mutex_lock(&lock);
 	watcher = NULL;
 	watcher_arg = NULL;
+	pthread_mutex_unlock(&lock);
+}
+
+int sig_keep_tmp(const char *path)
+{
+	int rc = -1;
+
+	pthread_mutex_lock(&lock);
+	for (int i = 0; i < SIG_MAX_TMP && rc < 0; i++)
+		if (!tmp_paths[i]) {
+			tmp_paths[i] = path;
+			rc = 0;
+		}
+	pthread_mutex_unlock(&lock);
+	return rc;
+}
+
+void sig_forget_tmp(const char *path)
+{
+	pthread_mutex_lock(&lock);
+	for (int i = 0; i < SIG_MAX_TMP; i++)
+		if (tmp_paths[i] == path)
+			tmp_paths[i] = NULL;
+	pthread_mutex_unlock(&lock);
+}
+
+void sig_exit_cleanup(void)
+{
+	pthread_mutex_lock(&lock);
+	remove_tmp();
 	pthread_mutex_unlock(&lock);
 }

@@ -7,8 +7,11 @@
  * called from that thread, an ordinary thread, so it may take locks: the
  * engine stops reading, lets the writes in flight finish, and the command
  * exits with 128 + the signal number, its output holding whole elements only
- * (and a .npy header that matches them). Outside a stream, or at a second
- * signal, the process exits at once with that status.
+ * (and a .npy header that matches them). Outside a stream the process exits
+ * at once with that status; so does a run that has not ended a second after
+ * the signal (a write that cannot complete: a FIFO nobody reads). Another
+ * signal within that second changes nothing. Temporary files named by sig_keep_tmp() are removed before
+ * any of these exits.
  */
 #ifndef SIG_H
 #define SIG_H
@@ -23,5 +26,14 @@ void sig_init(void);
  * signal until sig_unwatch(). */
 void sig_watch(void (*fn)(void *arg, int signo), void *arg);
 void sig_unwatch(void);
+
+/* Name a temporary output file to remove if a signal ends the process (or
+ * at sig_exit_cleanup), and forget it again once it is renamed or removed.
+ * Up to SIG_MAX_TMP at once; the path must stay valid while named. */
+#define SIG_MAX_TMP 4
+int sig_keep_tmp(const char *path);
+void sig_forget_tmp(const char *path);
+/* Remove the temporary files still named: main() calls it at exit. */
+void sig_exit_cleanup(void);
 
 #endif

@@ -355,6 +355,8 @@ uint64_t xsum_round(const struct xsum *x, enum xfmt f)
 		return fmt_nan(&fmts[f]);
 	if (x->pinf || x->ninf)
 		return fmt_inf(&fmts[f], x->ninf);
+	if (x->negzero && xsum_is_zero(x))
+		return (uint64_t)1 << (fmts[f].width - 1);
 	memcpy(mag, x->limb, sizeof(mag));
 	if (neg)
 		limbs_neg(mag, XSUM_LIMBS);
@@ -635,6 +637,8 @@ double xsum_mean(const struct xsum *s1, uint64_t n)
 
 	if (!n)
 		return NAN;
+	if (s1->negzero && xsum_is_zero(s1))
+		return -0.0;
 	neg = big_from_xsum(&a, s1);
 	q = ratio(&a, n, 1, false, &sticky, &e);
 	return f64_from_bits(round_q(q, sticky, e, neg, XF_F64));

@@ -31,6 +31,10 @@
 struct xsum {
 	uint64_t limb[XSUM_LIMBS];	/* little-endian limbs, two's complement */
 	bool nan, pinf, ninf;
+	/* An exact zero rounds to -0: every term was -0, as IEEE addition
+	 * gives. The adders cannot see it (an exact sum has no sign of zero);
+	 * the engine sets it from the terms it saw (engine.c). */
+	bool negzero;
 };
 
 void xsum_init(struct xsum *x);
@@ -44,6 +48,14 @@ void xsum_add_u64(struct xsum *x, uint64_t v);
 /* x += a*b exactly (the product is never rounded). */
 void xsum_add_prod_f64(struct xsum *x, double a, double b);
 void xsum_merge(struct xsum *x, const struct xsum *y);	/* x += y */
+/* negzero of x + y, where x sums nx terms and y ny: -0 + -0 is -0, and a
+ * sum of no terms takes the other's sign. Call beside xsum_merge. */
+static inline void xsum_merge_negzero(struct xsum *x, uint64_t nx,
+				      const struct xsum *y, uint64_t ny)
+{
+	if (ny)
+		x->negzero = nx ? x->negzero && y->negzero : y->negzero;
+}
 void xsum_neg(struct xsum *x);				/* x = -x */
 bool xsum_is_zero(const struct xsum *x);		/* finite and 0 */
 int xsum_sign(const struct xsum *x);			/* -1, 0, 1 of the finite part */
@@ -54,7 +66,7 @@ enum xfmt { XF_F16, XF_BF16, XF_F32, XF_F64 };
 /* Round x once, to nearest even, into the given format; returns the bit
  * pattern (in the low bits). NaN when x->nan or both infinities are set,
  * +-inf when one infinity is set; overflow gives +-inf as IEEE says. An exact
- * zero is +0. */
+ * zero is +0, or -0 with x->negzero. */
 uint64_t xsum_round(const struct xsum *x, enum xfmt f);
 double xsum_to_f64(const struct xsum *x);
 
@@ -69,7 +81,7 @@ bool xsum_to_u64(const struct xsum *x, uint64_t *out);
 
 /* Correctly rounded statistics of n values with exact sum s1 and exact sum
  * of squares s2 (n >= 1; flags of s1/s2 are the caller's business):
- *   mean  = s1/n
+ *   mean  = s1/n (-0 when s1 is a zero with negzero, as -0/n is)
  *   pvar  = (n*s2 - s1^2) / n^2          svar = (n*s2 - s1^2) / (n*(n-1))
  *   pstdev = sqrt(pvar), sstdev = sqrt(svar)  (rounded once from the exact root)
  * svar/sstdev with n == 1 give NaN (numpy's ddof=1 on one value). */

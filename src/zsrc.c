@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <zstd_errors.h>
@@ -252,6 +253,90 @@ static ssize_t zsrc_plain(struct zsrc *z, void *buf, size_t n, int stall_ms,
 	return zsrc_sysread(z, buf, n, stall_ms, err);
 }
 
+/* "128 MiB", "1000 KiB" or "1500 bytes". */
+static const char *size_str(uint64_t n, char *buf, size_t size)
+{
+	if (n % (1u << 20) == 0)
+		snprintf(buf, size, "%llu MiB", (unsigned long long)(n >> 20));
+	else if (n % 1024 == 0)
+		snprintf(buf, size, "%llu KiB", (unsigned long long)(n >> 10));
+	else
+		snprintf(buf, size, "%llu bytes", (unsigned long long)n);
+	return buf;
+}
+
+/* The window a zstd frame header asks for (RFC 8878, 3.1.1.1): 1 with
+ * *win, 0 when more bytes are needed, -1 when p is no frame header (a
+ * skippable frame has no window; zstd judges anything else). */
+static int frame_window(const uint8_t *p, size_t n, uint64_t *win)
+{
+	static const size_t dict_len[4] = { 0, 1, 2, 4 };
+	static const size_t fcs_len[4] = { 1, 2, 4, 8 };
+	uint64_t base;
+	size_t at, k;
+	uint8_t fhd;
+
+	if (n < 6)
+		return 0;
+	if (!zsrc_magic(p) || p[0] != 0x28)
+		return -1;
+	fhd = p[4];
+	if (!(fhd & 0x20)) {	/* a window descriptor */
+		base = (uint64_t)1 << (10 + (p[5] >> 3));
+		*win = base + base / 8 * (p[5] & 7);
+		return 1;
+	}
+	/* single segment: the window is the content size */
+	at = 5 + dict_len[fhd & 3];
+	if (n < at + fcs_len[fhd >> 6])
+		return 0;
+	*win = 0;
+	for (k = fcs_len[fhd >> 6]; k-- > 0;)
+		*win = *win << 8 | p[at + k];
+	*win += fhd >> 6 == 1 ? 256 : 0;
+	return 1;
+}
+
+static int window_fail(struct zsrc *z, uint64_t win, struct gs_err *err)
+{
+	unsigned long long at = z->frame_off;
+	char need[32], lim[32];
+
+	if (win > ((uint64_t)1 << 31))
+		return gs_fail(err, GS_ERUNTIME, z->name,
+			       "zstd frame at compressed byte %llu needs a %s window, over the 2 GiB that gpustat decodes",
+			       at, size_str(win, need, sizeof(need)));
+	return gs_fail(err, GS_ERUNTIME, z->name,
+		       "zstd frame at compressed byte %llu needs a %s window, over the %s limit (--long=31 or --memory=%lluM allows it)",
+		       at, size_str(win, need, sizeof(need)),
+		       size_str(z->window_max, lim, sizeof(lim)),
+		       (unsigned long long)((win + (1u << 20) - 1) >> 20));
+}
+
+/* Check the header of the frame that starts at pos before zstd sizes its
+ * window: 0 to go on, -1 (err filled) when it asks for too much, or
+ * ZSRC_STALL. A header cut short by the end is left for zstd to call
+ * truncated. */
+static int zsrc_window(struct zsrc *z, int stall_ms, struct gs_err *err)
+{
+	uint64_t win;
+	ssize_t r;
+	int k;
+
+	while ((k = frame_window(z->buf + z->pos, z->len - z->pos, &win)) == 0) {
+		if (z->eof)
+			return 0;
+		r = zsrc_fill(z, stall_ms, err);
+		if (r < 0)
+			return (int)r;
+	}
+	if (k == 1 && win > z->window_max) {
+		z->frame_off = z->raw_off - z->len + z->pos;
+		return window_fail(z, win, err);
+	}
+	return 0;
+}
+
 /* A corrupt frame is named by where it begins: how far zstd reads into
  * it before it notices depends on the caller's buffer size (it decodes
  * straight into a large enough buffer, through its own otherwise), and
@@ -259,11 +344,13 @@ static ssize_t zsrc_plain(struct zsrc *z, void *buf, size_t n, int stall_ms,
 static int zsrc_corrupt(struct zsrc *z, size_t ret, struct gs_err *err)
 {
 	unsigned long long at = z->frame_off;
+	char lim[32];
 
+	/* zsrc_window saw the header first; this is the backstop */
 	if (ZSTD_getErrorCode(ret) == ZSTD_error_frameParameter_windowTooLarge)
 		return gs_fail(err, GS_ERUNTIME, z->name,
-			       "zstd frame at compressed byte %llu needs a window over 2 GiB",
-			       at);
+			       "zstd frame at compressed byte %llu needs a window over the %s limit (--long=31 or --memory=SIZE allows up to 2 GiB)",
+			       at, size_str(z->window_max, lim, sizeof(lim)));
 	return gs_fail(err, GS_ERUNTIME, z->name,
 		       "corrupt zstd frame at compressed byte %llu: %s", at,
 		       ZSTD_getErrorName(ret));
@@ -279,9 +366,13 @@ static ssize_t zsrc_decode(struct zsrc *z, void *buf, size_t n, int stall_ms,
 	size_t ret, before;
 
 	for (;;) {
-		ZSTD_inBuffer in = { z->buf, z->len, z->pos };
 		ZSTD_outBuffer out = { buf, n, 0 };
+		ZSTD_inBuffer in;
 
+		/* may read on, so the input is taken after it */
+		if (!z->in_frame && (r = zsrc_window(z, stall_ms, err)) < 0)
+			return r;
+		in = (ZSTD_inBuffer){ z->buf, z->len, z->pos };
 		before = z->pos;
 		if (!z->in_frame)	/* a call starts at most one frame */
 			z->frame_off = z->raw_off - z->len + z->pos;

@@ -28,6 +28,7 @@ struct zsrc {
 	size_t cap, pos, len;
 	uint64_t raw_off;	/* raw bytes read from fd so far */
 	uint64_t frame_off;	/* where the frame being decoded began */
+	uint64_t window_max;	/* largest window a frame may ask for */
 };
 
 /* Start reading fd; buf/cap/dctx are kept from the previous operand. */
@@ -40,7 +41,9 @@ bool zsrc_magic(const uint8_t *p);
  * 0 no, ZSRC_STALL, or -1 (read error in err). Consumes nothing. */
 int zsrc_detect(struct zsrc *z, int stall_ms, struct gs_err *err);
 
-/* Decode through dctx from now on (dctx set by the caller). */
+/* Decode through dctx from now on (dctx set by the caller, its
+ * ZSTD_d_windowLogMax at least window_max). Each frame's header is checked
+ * against window_max before zstd allocates its window. */
 void zsrc_use_zstd(struct zsrc *z);
 
 /* Up to n decoded bytes: the count, 0 at the end of the operand,

@@ -18,6 +18,7 @@
 #include "input_vectors.h"
 
 static char tmpdir[64];
+static uint64_t zwindow;	/* input_opts.zstd_window for open_in */
 
 /* ---- helpers ------------------------------------------------------------ */
 
@@ -79,7 +80,8 @@ static uint8_t *cat2(const void *a, size_t na, const void *b, size_t nb)
 
 static struct input *open_in(char **paths, int n, bool raw, struct warns *w)
 {
-	struct input_opts o = { .raw = raw, .warn = warn_cb, .warn_ctx = w };
+	struct input_opts o = { .raw = raw, .zstd_window = zwindow,
+				.warn = warn_cb, .warn_ctx = w };
 	struct input *in;
 	struct gs_err err;
 
@@ -231,6 +233,22 @@ static void test_npy_vectors(void)
 	}
 }
 
+static void expect_info(char *path, const char *format, enum gs_type t,
+			bool be, unsigned columns, int64_t total)
+{
+	struct input_info info;
+	struct gs_err err;
+	struct warns w;
+	struct input *in = open_in(&path, 1, false, &w);
+
+	CHECK(input_probe(in, &info, &err) == 0);
+	CHECKF(info.has_type && info.dtype.type == t && info.dtype.big_endian == be &&
+	       info.columns == columns && strcmp(info.format, format) == 0 &&
+	       info.total_bytes == total, "%s: %s %d %u %lld", path, info.format,
+	       info.dtype.type, info.columns, (long long)info.total_bytes);
+	input_close(in);
+}
+
 static void test_npy_errors(void)
 {
 	const struct npy_vec *v = &npy_vecs[0];	/* 24 payload bytes */
@@ -254,10 +272,36 @@ static void test_npy_errors(void)
 	input_close(in);
 	free(f);
 
+	/* np.asfortranarray(np.arange(6, dtype='<i4').reshape(2, 3)): read
+	 * back in row-major order, 0 to 5, whatever the read size */
 	p[0] = put("f2d.npy", npy_fortran_2d_file, sizeof(npy_fortran_2d_file));
+	{
+		static const uint8_t want[24] = { 0, 0, 0, 0, 1, 0, 0, 0, 2,
+			0, 0, 0, 3, 0, 0, 0, 4, 0, 0, 0, 5, 0, 0, 0 };
+		static const size_t sizes[] = { 1, 3, 4, 5, 12, 13, 24, 64 };
+
+		for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+			input_close(expect_stream(p, 1, false, want, 24,
+						  sizes[i], &w));
+			CHECKF(w.n == 0, "read size %zu: %s", sizes[i], w.e[0].what);
+		}
+	}
+	expect_info(p[0], "npy", GS_I32, false, 3, 24);
+	/* a Fortran array in zstd cannot be read column by column */
+	{
+		size_t za;
+		uint8_t *z = zpack(npy_fortran_2d_file,
+				   sizeof(npy_fortran_2d_file), 0, false, &za);
+
+		p[0] = put("f2d.npy.zst", z, za);
+		input_close(expect_stream(p, 1, false, "", 0, 64, &w));
+		CHECK(warned(&w, 0, p[0], "fortran-order npy with 2 axes can only be read from an uncompressed file, not from zstd (save np.ascontiguousarray(a) instead)"));
+		free(z);
+	}
+	/* a Fortran file cut short is named before anything is read */
+	p[0] = put("f2dcut.npy", npy_fortran_2d_file, sizeof(npy_fortran_2d_file) - 1);
 	input_close(expect_stream(p, 1, false, "", 0, 64, &w));
-	CHECK(warned(&w, 0, p[0], "bad npy header at byte "));
-	CHECK(w.n == 1 && strstr(w.e[0].what, "fortran-order"));
+	CHECK(warned(&w, 0, p[0], "npy header says 24 data bytes, file has 23"));
 
 	f = make_npy("{'descr': '<f8', 'fortran_order': True, 'shape': (2,), }",
 		     "abcdefghABCDEFGH", 16, &n);
@@ -285,22 +329,6 @@ static void test_npy_errors(void)
 }
 
 /* ---- Netpbm ------------------------------------------------------------- */
-
-static void expect_info(char *path, const char *format, enum gs_type t,
-			bool be, unsigned columns, int64_t total)
-{
-	struct input_info info;
-	struct gs_err err;
-	struct warns w;
-	struct input *in = open_in(&path, 1, false, &w);
-
-	CHECK(input_probe(in, &info, &err) == 0);
-	CHECKF(info.has_type && info.dtype.type == t && info.dtype.big_endian == be &&
-	       info.columns == columns && strcmp(info.format, format) == 0 &&
-	       info.total_bytes == total, "%s: %s %d %u %lld", path, info.format,
-	       info.dtype.type, info.columns, (long long)info.total_bytes);
-	input_close(in);
-}
 
 static void test_pnm(void)
 {
@@ -346,7 +374,7 @@ static void test_pnm(void)
 
 	p[0] = put("junk.ppm", "P6 1 1 255\nRGBjunk", 18);
 	input_close(expect_stream(p, 1, false, "RGB", 3, 64, &w));
-	CHECK(warned(&w, 0, p[0], "bad ppm header at byte 14: not a binary pgm or ppm header"));
+	CHECK(warned(&w, 0, p[0], "bad ppm header at byte 14: not a pgm or ppm header"));
 }
 
 /* ---- zstd --------------------------------------------------------------- */
@@ -443,8 +471,9 @@ static void test_zstd_frames(void)
 	free(d);
 }
 
-/* Long-distance matches in a big window: beyond zstd's default limit of
- * 2^27 for decoding, which input.c raises to 2^31. */
+/* Long-distance matches in a big window: up to zstd's default limit of
+ * 2^27 by default, as the zstd CLI; a larger window needs the limit raised
+ * (--long, --memory), to the window's exact size at least. */
 static void test_zstd_long(void)
 {
 	size_t blk = 1 << 20, n = 3 * blk, za;
@@ -458,11 +487,184 @@ static void test_zstd_long(void)
 		a = zpack(d, n, wlog, true, &za);
 		CHECK(za < n / 2);	/* the repeat was found */
 		p[0] = put("long.zst", a, za);
+		zwindow = wlog > 27 ? (uint64_t)1 << wlog : 0;
 		input_close(expect_stream(p, 1, false, d, n, 1 << 20, &w));
 		CHECKF(w.n == 0, "windowLog %d: %s", wlog, w.e[0].what);
 		free(a);
 	}
+	/* 2^29 against the default and one byte less than it */
+	zwindow = 0;
+	input_close(expect_stream(p, 1, false, "", 0, 1 << 20, &w));
+	CHECK(warned(&w, 0, p[0], "zstd frame at compressed byte 0 needs a 512 MiB window, over the 128 MiB limit (--long=31 or --memory=512M allows it)"));
+	zwindow = ((uint64_t)1 << 29) - 1;
+	input_close(expect_stream(p, 1, false, "", 0, 1 << 20, &w));
+	CHECK(warned(&w, 0, p[0], "zstd frame at compressed byte 0 needs a 512 MiB window, over the 536870911 bytes limit"));
+	zwindow = 0;
 	free(d);
+}
+
+/* ---- issue 13: plain pnm, maxval, refused formats, numpy's rules ---------- */
+
+/* Every read size, from one byte on, gives the same stream. */
+static void expect_sizes(char **p, const void *want, size_t len)
+{
+	static const size_t sizes[] = { 1, 2, 3, 7, 64, 1 << 16 };
+	struct warns w;
+
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		input_close(expect_stream(p, 1, false, want, len, sizes[i], &w));
+		CHECKF(w.n == 0, "%s, reads of %zu: %s", p[0], sizes[i],
+		       w.e[0].what);
+	}
+}
+
+static void test_plain_pnm(void)
+{
+	static const char p2[] = "P2\n# c\n3 2\n255\n65 66 # x\n67\n\n68\t69 70";
+	static const char p2w[] = "P2 2 1 1000 999 1000\n";
+	static const char p3[] = "P3 2 1 7 1 2 3\r\n4#5\n5 6 ";
+	char *p[1];
+	struct warns w;
+
+	p[0] = put("p2.pgm", p2, sizeof(p2) - 1);
+	expect_info(p[0], "pgm", GS_U8, false, 1, 6);
+	expect_sizes(p, "ABCDEF", 6);
+	p[0] = put("p2w.pgm", p2w, sizeof(p2w) - 1);
+	expect_info(p[0], "pgm", GS_U16, true, 1, 4);
+	expect_sizes(p, "\x03\xe7\x03\xe8", 4);
+	p[0] = put("p3.ppm", p3, sizeof(p3) - 1);
+	expect_info(p[0], "ppm", GS_U8, false, 3, 6);
+	expect_sizes(p, "\x01\x02\x03\x04\x05\x06", 6);
+
+	p[0] = put("p2short.pgm", "P2 2 2 9 1 2 3", 14);
+	input_close(expect_stream(p, 1, false, "\x01\x02\x03", 3, 64, &w));
+	CHECK(warned(&w, 0, p[0], "plain pgm: header says 4 samples, file has 3"));
+	p[0] = put("p2long.pgm", "P2 1 2 9 1 2 3 4\n", 17);
+	input_close(expect_stream(p, 1, false, "\x01\x02", 2, 64, &w));
+	CHECK(warned(&w, 0, p[0], "plain pgm: header says 2 samples, file has 4"));
+	p[0] = put("p2max.pgm", "P2 2 1 9 1 10", 13);
+	input_close(expect_stream(p, 1, false, "\x01", 1, 64, &w));
+	CHECK(warned(&w, 0, p[0], "plain pgm: sample 10 at byte 11 is above maxval 9"));
+	p[0] = put("p2bad.pgm", "P2 2 1 9 1 -2", 13);
+	input_close(expect_stream(p, 1, false, "", 0, 64, &w));
+	CHECK(warned(&w, 0, p[0], "plain pgm: expected a decimal sample at byte 11"));
+}
+
+static void test_maxval(void)
+{
+	static const char p5[] = "P5 3 1 100\n\x00\x64\x65";
+	static const char p5w[] = "P5 2 1 1000\n\x03\xe8\x03\xe9";
+	char *p[1];
+	struct warns w;
+
+	p[0] = put("max8.pgm", p5, sizeof(p5) - 1);
+	input_close(expect_stream(p, 1, false, "", 0, 64, &w));
+	CHECK(warned(&w, 0, p[0], "pgm sample 101 at byte 13 is above maxval 100"));
+	/* the 16-bit sample split between two reads of one byte */
+	p[0] = put("max16.pgm", p5w, sizeof(p5w) - 1);
+	for (size_t rs = 1; rs <= 4; rs++) {
+		struct input *in = open_in(p, 1, false, &w);
+		uint8_t got[8];
+
+		read_all(in, got, sizeof(got), rs);
+		input_close(in);
+		CHECKF(warned(&w, 0, p[0], "pgm sample 1001 at byte 14 is above maxval 1000"),
+		       "reads of %zu", rs);
+	}
+	/* at maxval is fine */
+	p[0] = put("max16ok.pgm", p5w, sizeof(p5w) - 2);
+	{
+		char ok[] = "P5 2 1 1000\n\x03\xe8\x03\xe8";
+
+		p[0] = put("max16ok.pgm", ok, sizeof(ok) - 1);
+		expect_sizes(p, "\x03\xe8\x03\xe8", 4);
+	}
+}
+
+static void test_foreign(void)
+{
+	static const struct { const char *name, *bytes, *what; size_t n; } f[] = {
+		{ "x.gz", "\x1f\x8b\x08\x00\x00\x00", "gzip data, which gpustat does not read (decompress it first, or --raw to read the bytes as they are)", 6 },
+		{ "x.bz2", "BZh91AY&SY", "bzip2 data, which", 10 },
+		{ "x.xz", "\xfd" "7zXZ\0\0\x04", "xz data, which", 8 },
+		{ "x.lz4", "\x04\x22\x4d\x18\x64\x40", "lz4 data, which", 6 },
+		{ "x.png", "\x89PNG\r\n\x1a\n\0\0", "a PNG image, which", 10 },
+		{ "x.jpg", "\xff\xd8\xff\xe0\0\x10", "a JPEG image, which", 6 },
+		{ "x.pbm", "P1\n1 1\n1\n", "a plain pbm bitmap (P1), which", 9 },
+		{ "x4.pbm", "P4 8 1\n\xff", "a pbm bitmap (P4), which", 8 },
+		{ "x.pam", "P7\nWIDTH 1\n", "a pam image (P7), which", 11 },
+		{ "x.pfm", "PF\n1 1\n-1.0\n", "a pfm float image (PF), which", 12 },
+	};
+	char *p[1];
+	struct warns w;
+
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+		p[0] = put(f[i].name, f[i].bytes, f[i].n);
+		input_close(expect_stream(p, 1, false, "", 0, 64, &w));
+		CHECKF(warned(&w, 0, p[0], f[i].what), "%s", f[i].name);
+		/* --raw reads the bytes as they are */
+		input_close(expect_stream(p, 1, true, f[i].bytes, f[i].n, 64, &w));
+		CHECK(w.n == 0);
+	}
+	/* a prefix of a magic, then the end: raw data */
+	p[0] = put("x.short", "\x1f\x8b", 2);
+	input_close(expect_stream(p, 1, false, "\x1f\x8b", 2, 64, &w));
+	CHECK(w.n == 0);
+}
+
+static void test_npy_numpy_rules(void)
+{
+	uint8_t *f;
+	size_t n;
+	char *p[1];
+	struct warns w;
+
+	/* ast.literal_eval refuses a NUL in the header */
+	f = make_npy("{'descr': '<f8\0', 'fortran_order': False, 'shape': (1,), }",
+		     "abcdefgh", 8, &n);
+	memcpy(f + 10, "{'descr': '<f8\0'", 16);
+	p[0] = put("nul.npy", f, n);
+	input_close(expect_stream(p, 1, false, "", 0, 64, &w));
+	CHECK(warned(&w, 0, p[0], "bad npy header at byte 24: control byte in a string"));
+	free(f);
+
+	f = make_npy("{'descr': '<u2', 'fortran_order': False, 'shape': (2), }",
+		     "abcd", 4, &n);
+	p[0] = put("int.npy", f, n);
+	input_close(expect_stream(p, 1, false, "", 0, 64, &w));
+	CHECK(warned(&w, 0, p[0], "bad npy header at byte 62: shape is a number, not a tuple"));
+	free(f);
+
+	/* bool: a nonzero byte is True, read as 1 */
+	f = make_npy("{'descr': '|b1', 'fortran_order': False, 'shape': (4,), }",
+		     "\x00\x01\x02\xff", 4, &n);
+	p[0] = put("bool.npy", f, n);
+	expect_info(p[0], "npy", GS_U8, false, 0, 4);
+	expect_sizes(p, "\x00\x01\x01\x01", 4);
+	free(f);
+
+	/* columns capped as -c is, from the header alone */
+	f = make_npy("{'descr': '<f8', 'fortran_order': False, 'shape': (1, 2097152), }",
+		     "", 0, &n);
+	p[0] = put("wide.npy", f, n);
+	input_close(expect_stream(p, 1, false, "", 0, 64, &w));
+	CHECK(warned(&w, 0, p[0], "bad npy header at byte 10: 2097152 columns (the last axes), more than 1048576"));
+	free(f);
+
+	/* a Fortran bool array: a[1, 0] = 2 and a[0, 1] = 3 are True */
+	f = make_npy("{'descr': '|b1', 'fortran_order': True, 'shape': (2, 2), }",
+		     "\x00\x02\x03\x00", 4, &n);
+	p[0] = put("boolf.npy", f, n);
+	expect_sizes(p, "\x00\x01\x01\x00", 4);
+	free(f);
+
+	/* 1-D Fortran and 2-D with one long axis read as they lie */
+	f = make_npy("{'descr': '<i2', 'fortran_order': True, 'shape': (1, 3), }",
+		     "aabbcc", 6, &n);
+	p[0] = put("f1x3.npy", f, n);
+	expect_info(p[0], "npy", GS_I16, false, 3, 6);
+	expect_sizes(p, "aabbcc", 6);
+	free(f);
 }
 
 /* ---- several operands --------------------------------------------------- */
@@ -692,7 +894,12 @@ int main(void)
 		"one.zst", "one.bin", "two.zst", "skip.dat", "cut.zst", "bad.zst",
 		"v3.npy.zst", "long.zst", "op1.raw", "op2.npy", "op4.zst",
 		"op6.pgm", "f32.npy", "f16.npy", "f32b.npy", "ppm.ppm", "pgm.pgm",
-		"rw.raw", "rw.npy",
+		"rw.raw", "rw.npy", "f2d.npy.zst", "f2dcut.npy", "p2.pgm",
+		"p2w.pgm", "p3.ppm", "p2short.pgm", "p2long.pgm", "p2max.pgm",
+		"p2bad.pgm", "max8.pgm", "max16.pgm", "max16ok.pgm", "x.gz",
+		"x.bz2", "x.xz", "x.lz4", "x.png", "x.jpg", "x.pbm", "x4.pbm",
+		"x.pam", "x.pfm", "x.short", "nul.npy", "int.npy", "bool.npy",
+		"wide.npy", "f1x3.npy", "boolf.npy",
 	};
 	size_t i;
 
@@ -705,6 +912,10 @@ int main(void)
 	test_pnm();
 	test_zstd_frames();
 	test_zstd_long();
+	test_plain_pnm();
+	test_maxval();
+	test_foreign();
+	test_npy_numpy_rules();
 	test_operands();
 	test_stdin_pipe();
 	test_rewind();

@@ -50,19 +50,41 @@ static void test_parse(void)
 		{ "f2", GS_F16, 0 }, { "f4", GS_F32, 0 }, { "f8", GS_F64, 0 }, { "u1", GS_U8, 0 },
 		{ "i1", GS_I8, 0 }, { "u2", GS_U16, 0 }, { "i4", GS_I32, 0 },
 		{ "<f4", GS_F32, EXPL }, { ">f4", GS_F32, BIG | EXPL },
-		{ ">i2", GS_I16, BIG | EXPL }, { "|u1", GS_U8, 0 }, { "=u2", GS_U16, 0 },
+		{ ">i2", GS_I16, BIG | EXPL }, { "|u1", GS_U8, 0 },
 		{ "<u8", GS_U64, EXPL }, { ">i8", GS_I64, BIG | EXPL },
 		{ "<f8", GS_F64, EXPL }, { "|i1", GS_I8, 0 }, { ">u4", GS_U32, BIG | EXPL },
 		{ ">f2", GS_F16, BIG | EXPL }, { ">bf16", GS_BF16, BIG | EXPL },
-		{ "<float32", GS_F32, EXPL },
-		{ "", -1, 0 }, { "<", -1, 0 }, { "f", -1, 0 }, { "u3", -1, 0 }, { "f1", -1, 0 },
+		{ "<float32", GS_F32, EXPL }, { "=u2", GS_U16, EXPL },
+		/* numpy's names and codes: np.dtype(s).str in numpy 2.4 */
+		{ "float", GS_F64, 0 }, { "d", GS_F64, 0 }, { "double", GS_F64, 0 },
+		{ "f", GS_F32, 0 }, { "single", GS_F32, 0 }, { "half", GS_F16, 0 },
+		{ "e", GS_F16, 0 }, { "int", GS_I64, 0 }, { "l", GS_I64, 0 },
+		{ "q", GS_I64, 0 }, { "longlong", GS_I64, 0 }, { "int_", GS_I64, 0 },
+		{ "intp", GS_I64, 0 }, { "long", GS_I64, 0 }, { "uint", GS_U64, 0 },
+		{ "uintp", GS_U64, 0 }, { "ulong", GS_U64, 0 }, { "ulonglong", GS_U64, 0 },
+		{ "b", GS_I8, 0 }, { "B", GS_U8, 0 }, { "h", GS_I16, 0 }, { "H", GS_U16, 0 },
+		{ "i", GS_I32, 0 }, { "I", GS_U32, 0 }, { "L", GS_U64, 0 }, { "Q", GS_U64, 0 },
+		{ "p", GS_I64, 0 }, { "P", GS_U64, 0 }, { "byte", GS_I8, 0 },
+		{ "ubyte", GS_U8, 0 }, { "short", GS_I16, 0 }, { "ushort", GS_U16, 0 },
+		{ "intc", GS_I32, 0 }, { "uintc", GS_U32, 0 }, { "bool", GS_U8, 0 },
+		{ "?", GS_U8, 0 }, { "bool_", GS_U8, 0 }, { "b1", GS_U8, 0 },
+		{ "<b1", GS_U8, 0 }, { "|b1", GS_U8, 0 }, { ">?", GS_U8, 0 },
+		{ "=?", GS_U8, 0 }, { ">d", GS_F64, BIG | EXPL }, { "<e", GS_F16, EXPL },
+		{ ">l", GS_I64, BIG | EXPL }, { ">q", GS_I64, BIG | EXPL },
+		{ "<f", GS_F32, EXPL }, { "=f4", GS_F32, EXPL }, { ">b", GS_I8, 0 },
+		{ ">B", GS_U8, 0 }, { ">u1", GS_U8, 0 }, { "|f4", GS_F32, 0 },
+		{ "=u8", GS_U64, EXPL }, { ">u8", GS_U64, BIG | EXPL },
+		/* numpy rejects these too */
+		{ "float_", -1, 0 }, { "int0", -1, 0 }, { "bool8", -1, 0 }, { "u", -1, 0 },
+		{ "longdouble", -1, 0 }, { "g", -1, 0 }, { "complex", -1, 0 },
+		{ "", -1, 0 }, { "<", -1, 0 }, { "u3", -1, 0 }, { "f1", -1, 0 },
 		{ "<f16x", -1, 0 }, { "float128", -1, 0 }, { "F32", -1, 0 }, { "f32 ", -1, 0 },
 		{ "<<f4", -1, 0 }, { "i16le", -1, 0 },
 	};
 	unsigned i;
 
 	for (i = 0; i < NELEM(cases); i++) {
-		struct gs_dtype d = { GS_U8, true };
+		struct gs_dtype d = { GS_U8, true, false };
 		bool big = cases[i].order & BIG, expl = cases[i].order & EXPL;
 		bool ex = !expl;
 		int rc = type_parse(cases[i].s, &d, &ex);
@@ -210,10 +232,31 @@ static void test_fmt(void)
 	CHECKF(bad == 0, "%u bad", bad);
 }
 
+/* The list an unknown -t prints: every word in it that looks like a type
+ * parses, and it fits the CLI's 400-byte buffer. */
+static void test_list(void)
+{
+	char buf[1024], *w, *save;
+	size_t n = type_list(buf, sizeof(buf));
+	int words = 0;
+
+	CHECKF(n == strlen(buf) && n < 400, "type_list: %zu bytes", n);
+	for (w = strtok_r(buf, " ,;", &save); w; w = strtok_r(NULL, " ,;", &save)) {
+		struct gs_dtype d;
+
+		if (!strcmp(w, "or") || !strcmp(w, "typestrings") || !strcmp(w, "like"))
+			continue;
+		CHECKF(type_parse(w, &d, NULL) == 0, "listed '%s' does not parse", w);
+		words++;
+	}
+	CHECKF(words > 60, "type_list: %d names", words);
+}
+
 int main(void)
 {
 	test_basics();
 	test_parse();
+	test_list();
 	test_halves();
 	test_fail();
 	test_fmt();
