@@ -13,22 +13,9 @@
 # Usage: sh tests/test_errors.sh   (GPUSTAT=path overrides ./gpustat)
 # Prints "FAIL name: reason" lines and last "errors: P passed, F failed".
 cd "$(dirname "$0")/.." || exit 2
-G=${GPUSTAT:-./gpustat}
-case $G in /*|./*|../*) ;; */*) G=./$G ;; esac
-T=$(mktemp -d "${TMPDIR:-/tmp}/gpustat-errors.XXXXXX") || exit 2
-trap 'rm -rf "$T"' EXIT
-trap 'exit 2' INT TERM
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL $1: $2"; }
+NAME=errors
+. tests/lib.sh
 F=fixtures/in
-
-if [ ! -x "$G" ]; then
-	echo "FAIL errors: no executable $G (run make)"
-	echo "errors: 0 passed, 1 failed"
-	exit 1
-fi
 
 # judge NAME PATTERN: exit 1, nothing on stdout, one "gpustat: " line on
 # stderr holding PATTERN.
@@ -142,5 +129,4 @@ while IFS='	' read -r class topt good badop pat; do
 	done
 done < "$T/classes"
 
-echo "errors: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary

@@ -13,22 +13,9 @@
 # Usage: sh tests/test_hist.sh   (GPUSTAT=path overrides ./gpustat)
 # Prints "FAIL name: reason" lines and last "hist: P passed, F failed".
 cd "$(dirname "$0")/.." || exit 2
-G=${GPUSTAT:-./gpustat}
-case $G in /*|./*|../*) ;; */*) G=./$G ;; esac
-T=$(mktemp -d "${TMPDIR:-/tmp}/gpustat-hist.XXXXXX") || exit 2
-trap 'rm -rf "$T"' EXIT
-trap 'exit 2' INT TERM
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL $1: $2"; }
+NAME=hist
+. tests/lib.sh
 H=fixtures/hist
-
-if [ ! -x "$G" ]; then
-	echo "FAIL hist: no executable $G (run make)"
-	echo "hist: 0 passed, 1 failed"
-	exit 1
-fi
 
 # one_error STATUS RC: exit RC is STATUS, stdout empty, one "gpustat: " line.
 one_error() {
@@ -244,5 +231,4 @@ COLUMNS=120 LC_ALL=C "$G" hist --plot fixtures/in/u8_rand.bin > "$T/out" 2> "$T/
 w=$(awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }' "$T/out")
 [ "$w" -ge 110 ] && [ "$w" -le 120 ] && ok || bad plot_columns_120 "width $w"
 
-echo "hist: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary

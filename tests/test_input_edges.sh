@@ -12,22 +12,9 @@
 # Usage: sh tests/test_input_edges.sh   (GPUSTAT=path overrides ./gpustat)
 # Prints "FAIL name: reason" lines and last "input_edges: P passed, F failed".
 cd "$(dirname "$0")/.." || exit 2
-G=${GPUSTAT:-./gpustat}
-case $G in /*|./*|../*) ;; */*) G=./$G ;; esac
-T=$(mktemp -d "${TMPDIR:-/tmp}/gpustat-input.XXXXXX") || exit 2
-trap 'rm -rf "$T"' EXIT
-trap 'exit 2' INT TERM
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL $1: $2"; }
+NAME=input_edges
+. tests/lib.sh
 F=fixtures/input
-
-if [ ! -x "$G" ]; then
-	echo "FAIL input_edges: no executable $G (run make)"
-	echo "input_edges: 0 passed, 1 failed"
-	exit 1
-fi
 
 # same NAME EXPECTED CMD: CMD (eval'd) exits 0, says nothing on stderr and
 # writes exactly the file EXPECTED on stdout.
@@ -150,5 +137,4 @@ fault usage_memory_3g 2 "--memory: expected a size from 1K to 2G, not '3G'" \
 fault usage_memory_bad 2 "--memory: expected a size from 1K to 2G, not 'lots'" \
 	'$G sum -t i16 --memory=lots $F/win31.zst'
 
-echo "input_edges: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary

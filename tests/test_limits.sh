@@ -15,21 +15,8 @@
 # Usage: sh tests/test_limits.sh   (GPUSTAT=path overrides ./gpustat)
 # Prints "FAIL name: reason" lines and last "limits: P passed, F failed".
 cd "$(dirname "$0")/.." || exit 2
-G=${GPUSTAT:-./gpustat}
-case $G in /*|./*|../*) ;; */*) G=./$G ;; esac
-T=$(mktemp -d "${TMPDIR:-/tmp}/gpustat-limits.XXXXXX") || exit 2
-trap 'rm -rf "$T"' EXIT
-trap 'exit 2' INT TERM
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL $1: $2"; }
-
-if [ ! -x "$G" ]; then
-	echo "FAIL limits: no executable $G (run make)"
-	echo "limits: 0 passed, 1 failed"
-	exit 1
-fi
+NAME=limits
+. tests/lib.sh
 
 # hex FILE: its bytes as one line of hex
 hex() { od -An -v -tx1 "$1" | tr -d ' \n'; }
@@ -186,5 +173,4 @@ head -c 802 /dev/zero > "$T/b802"
 fails dot_lengths_bytes "b802 has 802 bytes, $T/a1200 has 1200 bytes" \
 	'$G dot "$T/b802" "$T/a1200"'
 
-echo "limits: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary

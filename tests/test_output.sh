@@ -17,22 +17,11 @@
 # Usage: sh tests/test_output.sh   (GPUSTAT=path overrides ./gpustat)
 # Prints "FAIL name: reason" lines and last "output: P passed, F failed".
 cd "$(dirname "$0")/.." || exit 2
-G=${GPUSTAT:-./gpustat}
+NAME=output
+. tests/lib.sh
+# absolute: the checks run in a directory of their own
 case $G in /*) ;; *) G=$(pwd)/${G#./} ;; esac
-T=$(mktemp -d "${TMPDIR:-/tmp}/gpustat-output.XXXXXX") || exit 2
-trap 'rm -rf "$T"' EXIT
-trap 'exit 2' INT TERM
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL $1: $2"; }
 F=$(pwd)/fixtures/in
-
-if [ ! -x "$G" ]; then
-	echo "FAIL output: no executable $G (run make)"
-	echo "output: 0 passed, 1 failed"
-	exit 1
-fi
 
 # check NAME COND WHY: ok when the shell condition COND holds.
 check() {
@@ -300,5 +289,4 @@ else
 fi
 
 cd "$OLDPWD" || exit 2
-echo "output: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary

@@ -10,21 +10,8 @@
 # Usage: sh tests/test_usage.sh   (GPUSTAT=path overrides ./gpustat)
 # Prints "FAIL name: reason" lines and last "usage: P passed, F failed".
 cd "$(dirname "$0")/.." || exit 2
-G=${GPUSTAT:-./gpustat}
-case $G in /*|./*|../*) ;; */*) G=./$G ;; esac
-T=$(mktemp -d "${TMPDIR:-/tmp}/gpustat-usage.XXXXXX") || exit 2
-trap 'rm -rf "$T"' EXIT
-trap 'exit 2' INT TERM
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL $1: $2"; }
-
-if [ ! -x "$G" ]; then
-	echo "FAIL usage: no executable $G (run make)"
-	echo "usage: 0 passed, 1 failed"
-	exit 1
-fi
+NAME=usage
+. tests/lib.sh
 
 # expect NAME RC WANT_STDOUT WANT_STDERR_SUBSTRING CMD...: the exit status,
 # stdout exactly (or "-" for empty), and one stderr line holding the
@@ -272,5 +259,4 @@ else
 	echo "usage: note: skipped the driver messages ($G has no CUDA backend)"
 fi
 
-echo "usage: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary

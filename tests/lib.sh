@@ -1,0 +1,31 @@
+# lib.sh - what the test scripts share; source it from the repository root
+# with NAME set to the script's summary name:
+#
+#   NAME=output
+#   . tests/lib.sh
+#   ... ok / bad "case" "why" ...
+#   summary
+#
+# It sets G (the binary under test: GPUSTAT, default ./gpustat), T (a
+# scratch directory removed at exit) and the pass/fail counters; summary
+# prints the last line, "NAME: P passed, F failed", and returns non-zero
+# when a check failed. Without an executable G the script ends at once,
+# counting one failure.
+G=${GPUSTAT:-./gpustat}
+case $G in /*|./*|../*) ;; */*) G=./$G ;; esac
+T=$(mktemp -d "${TMPDIR:-/tmp}/gpustat-$NAME.XXXXXX") || exit 2
+trap 'rm -rf "$T"' EXIT
+trap 'exit 2' INT TERM
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL $1: $2"; }
+summary() {
+	echo "$NAME: $pass passed, $fail failed"
+	[ "$fail" -eq 0 ]
+}
+if [ ! -x "$G" ]; then
+	echo "FAIL $NAME: no executable $G (run make)"
+	echo "$NAME: 0 passed, 1 failed"
+	exit 1
+fi
