@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "gpu.h"
 #include "scan.h"
 extern "C" {
@@ -621,8 +622,14 @@ static void no_gpu_reason(cudaError_t e, char *buf, size_t n)
 
 	cudaDriverGetVersion(&drv);
 	cudaRuntimeGetVersion(&rt);
-	if (drv == 0)
+	/* drv is 0 when libcuda cannot be loaded or started: with no driver
+	 * installed, but also under a tight ulimit -v, where the kernel
+	 * module is there (/proc/driver/nvidia) and the error says more */
+	if (drv == 0 && access("/proc/driver/nvidia/version", F_OK) != 0)
 		snprintf(buf, n, "no NVIDIA driver");
+	else if (drv == 0)
+		snprintf(buf, n, "the NVIDIA driver did not start: %s",
+			 cudaGetErrorString(e));
 	else if (e == cudaErrorInsufficientDriver)
 		snprintf(buf, n, "the NVIDIA driver supports CUDA %d.%d, older "
 			 "than this gpustat's CUDA %d.%d", drv / 1000,

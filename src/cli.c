@@ -587,6 +587,9 @@ int cli_run(struct cli *c, struct input *in, struct input *in2,
 						  input_bytes, c->eo.device,
 						  &why, err);
 
+	/* no result can come of it: the operand's line is the one to read */
+	if (!be && c->operand_failed)
+		err->what[0] = '\0';
 	if (!be)
 		return -1;
 	if (c->verbose)
