@@ -126,9 +126,14 @@ static int model_type(const char *s, bool coded, enum gs_type *t)
 	for (i = 0; coded && i < sizeof(codes) / sizeof(codes[0]); i++)
 		if (!strcmp(s, codes[i].s))
 			return *t = codes[i].t, 0;
+	/* after a mark, of the names only one-letter codes and bf16 */
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcmp(s, names[i].s))
+		if (!strcmp(s, names[i].s) && (!coded || strlen(s) == 1 ||
+					       !strcmp(s, "bf16") ||
+					       !strcmp(s, "bfloat16")))
 			return *t = names[i].t, 0;
+	if (coded)
+		return -1;
 	for (i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
 		if (!strcmp(s, codes[i].s))
 			return *t = codes[i].t, 0;

@@ -270,6 +270,8 @@ static int common_option(struct cli *c, int opt, const char *arg,
 		c->format_set = true;
 		return 0;
 	case 'o':
+		if (!*arg)
+			return usage(err, "--output: expected a file name, not '%s'", arg);
 		c->output = arg;
 		return 0;
 	case OPT_BACKEND:
@@ -508,10 +510,12 @@ int cli_parse(struct cli *c, int argc, char **argv, const struct cmd_opts *co,
 
 /* ---- running ------------------------------------------------------------ */
 
-static bool same_dtype(struct gs_dtype a, struct gs_dtype b)
+/* Whether -t's type a agrees with a header's b: the byte order counts only
+ * where -t named one ('>f4', not f32), and numpy's bool is not u8. */
+static bool same_dtype(struct gs_dtype a, struct gs_dtype b, bool order)
 {
-	return a.type == b.type &&
-	       (type_size(a.type) == 1 || a.big_endian == b.big_endian);
+	return a.type == b.type && a.boolean == b.boolean &&
+	       (type_size(a.type) == 1 || !order || a.big_endian == b.big_endian);
 }
 
 static const char *dtype_str(struct gs_dtype d, char *buf, size_t n)
@@ -528,7 +532,8 @@ static int settle_dtype(struct cli *c, const struct input_info *info,
 	char a[40], b[40];
 
 	if (info->has_type) {
-		if (c->type_set && !same_dtype(c->job.dtype, info->dtype))
+		if (c->type_set &&
+		    !same_dtype(c->job.dtype, info->dtype, c->type_endian))
 			return gs_fail(err, GS_EUSAGE, name,
 				       "-t %s contradicts the %s header (%s)",
 				       dtype_str(c->job.dtype, a, sizeof(a)),
@@ -557,11 +562,12 @@ int cli_open_input(struct cli *c, char *const *paths, int npaths,
 		   struct input **in, struct input_info *info, struct gs_err *err)
 {
 	struct input_opts io = { .raw = c->raw, .zstd_window = c->zstd_window,
-				 .warn = warn_operand, .warn_ctx = c };
+				 .warn = warn_operand, .warn_ctx = c,
+				 .stop_on_error = c->stop_on_operand };
 
 	/* before anything is opened for writing (dot opens A and B apart) */
 	if (!c->output_checked &&
-	    out_check_inputs(c->output, c->operands, c->noperands, err) < 0)
+	    out_check_inputs("-o", c->output, c->operands, c->noperands, err) < 0)
 		return -1;
 	c->output_checked = true;
 	if (input_open(in, paths, npaths, &io, err) < 0)

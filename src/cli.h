@@ -44,6 +44,7 @@ struct cli {
 	bool operand_failed;		/* an operand was reported */
 	bool mute_operands;		/* a second pass: reported already */
 	bool output_checked;		/* the output is none of the inputs */
+	bool stop_on_operand;		/* an operand error ends the run (scan) */
 };
 
 /* Parse argv (argv[0] is the command name). Returns 0, 1 when --help was

@@ -76,7 +76,8 @@ static int open_two(struct cli *c, struct input **a, struct input **b,
 			       c->operands[0], c->operands[1]);
 	if (cli_open_input(c, &c->operands[0], 1, a, &ia, err) < 0)
 		return -1;
-	c->type_set = c->columns_set = true;	/* B's header must agree */
+	/* B's header must agree, byte order included: one job reads both */
+	c->type_set = c->columns_set = c->type_endian = true;
 	if (cli_open_input(c, &c->operands[1], 1, b, &ib, err) < 0)
 		return -1;
 	/* progress counts both streams */

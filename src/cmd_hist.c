@@ -206,6 +206,13 @@ static int find_range(struct hist_opts *ho, struct input *in, int64_t bytes,
 		return gs_fail(err, GS_ERUNTIME, "hist", "the data's range [%g, %g] "
 			       "is not finite; give --range LO:HI", c->job.lo,
 			       c->job.hi);
+	/* numpy's min and max of data with a NaN are NaN, and it refuses the
+	 * range ("autodetected range of [nan, nan] is not finite") */
+	if (ho->pass1_nan)
+		return gs_fail(err, GS_ERUNTIME, "hist", "the data hold %llu NaN%s, "
+			       "so their range is not finite; give --range LO:HI",
+			       (unsigned long long)ho->pass1_nan,
+			       ho->pass1_nan == 1 ? "" : "s");
 	c->mute_operands = true;	/* pass 1 reported them */
 	return input_rewind(in, err);
 }
@@ -532,19 +539,18 @@ static int emit(struct hist_opts *ho, struct hist_acc *h)
 	sb_init(&b);
 	build(ho, &b, h, edges);
 	free(edges);
-	/* the note goes with a result: none is printed after an error */
-	if (c->job.ranged && (c->format != FMT_JSON || ho->plot) &&
-	    !b.oom && !c->operand_failed)
-		note_outside(c, h);
 	rc = cli_finish(c, &b);
 	sb_free(&b);
-	if (!ho->edges_path || c->operand_failed)
-		return rc;
-	if (rc != 0) {
-		out_abort(&eo);		/* no result: FILE stays as it was */
-		return rc;
+	if (ho->edges_path && !c->operand_failed) {
+		if (rc != 0)
+			out_abort(&eo);		/* no result: FILE stays as it was */
+		else if (out_close(&eo, &err) < 0)
+			rc = cli_report(c, &err);
 	}
-	return out_close(&eo, &err) < 0 ? cli_report(c, &err) : 0;
+	/* the note goes with a result: none is printed after an error */
+	if (rc == 0 && c->job.ranged && (c->format != FMT_JSON || ho->plot))
+		note_outside(c, h);
+	return rc;
 }
 
 /* --nonzero leaves rows out of a table; where the bins are positions in
@@ -584,11 +590,11 @@ static int check_edges_path(const struct hist_opts *ho, struct gs_err *err)
 
 	if (!p)
 		return 0;
-	if (strcmp(p, "-") == 0 || (c->output && strcmp(p, c->output) == 0) ||
-	    (!c->output && strcmp(p, "/dev/stdout") == 0))
+	if (strcmp(p, "-") == 0 ||
+	    out_same_file(p, c->output && strcmp(c->output, "-") ? c->output : NULL))
 		return gs_fail(err, GS_EUSAGE, "hist", "--edges needs a file of "
 			       "its own, not the output");
-	return out_check_inputs(p, c->operands, c->noperands, err);
+	return out_check_inputs("--edges", p, c->operands, c->noperands, err);
 }
 
 static int run(struct hist_opts *ho)

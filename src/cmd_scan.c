@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "cmds.h"
 #include "report.h"
@@ -204,6 +205,35 @@ static int settle_out_type(struct cli *c, struct scan_opts *so, struct gs_err *e
 	return 0;
 }
 
+/* A scan streams: an operand that cannot be read would leave a gap that
+ * the prefixes after it hide. Every operand that cannot be opened is named
+ * before anything is written; one that fails later ends the output there
+ * (stop_on_operand). */
+static int check_operands(struct cli *c)
+{
+	struct gs_err err;
+	struct stat st;
+	bool bad = false;
+
+	for (int i = 0; i < c->noperands; i++) {
+		const char *p = c->operands[i];
+
+		if (strcmp(p, "-") == 0)
+			continue;
+		if (stat(p, &st) != 0)
+			gs_fail(&err, GS_ERUNTIME, p, "%s", strerror(errno));
+		else if (S_ISDIR(st.st_mode))
+			gs_fail(&err, GS_ERUNTIME, p, "is a directory");
+		else if (access(p, R_OK) != 0)
+			gs_fail(&err, GS_ERUNTIME, p, "%s", strerror(errno));
+		else
+			continue;
+		cli_report(c, &err);
+		bad = true;
+	}
+	return bad ? -1 : 0;
+}
+
 static int run(struct cli *c, struct scan_opts *so)
 {
 	struct input *in;
@@ -218,6 +248,9 @@ static int run(struct cli *c, struct scan_opts *so)
 		gs_fail(&err, GS_EUSAGE, "scan", "writes binary or npy, not text formats");
 		return cli_report(c, &err);
 	}
+	if (check_operands(c) < 0)
+		return GS_ERUNTIME;
+	c->stop_on_operand = true;
 	if (cli_open_input(c, c->operands, c->noperands, &in, &info, &err) < 0 ||
 	    settle_out_type(c, so, &err) < 0 ||
 	    out_open(&s.o, c->output, &err) < 0)

@@ -198,6 +198,9 @@ static int trailing_error(struct engine *e, size_t n)
 
 	const char *s = n == 1 ? " does" : "s do";
 
+	/* an operand cut short was named already: its tail says nothing new */
+	if (input_failed(e->in) || (e->in2 && input_failed(e->in2)))
+		return gs_fail(&e->rerr, GS_ERUNTIME, "", "%s", "");
 	if (job->columns == 1)
 		return gs_fail(&e->rerr, GS_ERUNTIME, input_name(e->in),
 			       "trailing %zu byte%s not make a whole element "

@@ -237,6 +237,14 @@ static const struct foreign {
 	{ "\xfd" "7zXZ\0", 6, NULL, "xz data", "decompress it first" },
 	{ "\x04\x22\x4d\x18", 4, NULL, "lz4 data", "decompress it first" },
 	{ "\x02\x21\x4c\x18", 4, NULL, "lz4 data", "decompress it first" },
+	{ "PK\x03\x04", 4, NULL, "a zip archive (an .npz?)",
+	  "np.load it and np.save each array, or unzip it first" },
+	{ "\x89HDF\r\n\x1a\n", 8, NULL, "an HDF5 file",
+	  "save the dataset with np.save first" },
+	{ "GIF87a", 6, NULL, "a GIF image", "convert it to pgm, ppm or npy first" },
+	{ "GIF89a", 6, NULL, "a GIF image", "convert it to pgm, ppm or npy first" },
+	{ "II*\0", 4, NULL, "a TIFF image", "convert it to pgm, ppm or npy first" },
+	{ "MM\0*", 4, NULL, "a TIFF image", "convert it to pgm, ppm or npy first" },
 	{ "\x89PNG\r\n\x1a\n", 8, NULL, "a PNG image",
 	  "convert it to pgm, ppm or npy first" },
 	/* the first marker: APPn, DQT, SOFn, DHT or COM */
@@ -346,8 +354,9 @@ static int op_check_type(struct input *in, struct gs_err *err)
 			       dtype_str(in->dtype, b, sizeof(b)));
 	if (h->columns && in->columns && h->columns != in->columns)
 		return gs_fail(err, GS_ERUNTIME, in->name,
-			       "%u columns do not match the stream's %u",
-			       h->columns, in->columns);
+			       "%u column%s not match the stream's %u",
+			       h->columns, h->columns == 1 ? " does" : "s do",
+			       in->columns);
 	return 0;
 }
 
@@ -743,7 +752,9 @@ static ssize_t input_step(struct input *in, void *buf, size_t n, int stall_ms,
 
 	if (r == OP_FAIL) {
 		op_fail(in, &e);
-		return 0;
+		/* reported already: an error that says nothing more */
+		return in->opts.stop_on_error ? gs_fail(err, GS_ERUNTIME, "", "%s", "")
+					      : 0;
 	}
 	if (r == OP_FATAL)
 		return gs_fail(err, GS_ERUNTIME, in->name, "out of memory");
@@ -829,9 +840,16 @@ static int64_t input_total(const struct input *in)
 {
 	uint8_t *tmp = malloc(FMT_HEADER_MAX);
 	int64_t sum = 0, s;
+	bool stdin_seen = false;
 	int i;
 
 	for (i = 0; tmp && i < in->npaths; i++) {
+		bool is_stdin = strcmp(op_path(in, i), "-") == 0;
+
+		/* stdin is read once; a second "-" finds it at its end */
+		if (is_stdin && stdin_seen)
+			continue;
+		stdin_seen |= is_stdin;
 		if ((s = op_size(in, i, tmp)) < 0)
 			break;
 		sum += s;

@@ -48,6 +48,9 @@ struct input_opts {
 	/* Called for every operand error that does not stop the stream. */
 	void (*warn)(void *ctx, const struct gs_err *err);
 	void *warn_ctx;
+	/* An operand error ends the stream (after warn): for a scan, whose
+	 * output would go on as if the operand were empty. */
+	bool stop_on_error;
 };
 
 /* Open the operand list (npaths == 0 means stdin). Fails only for errors

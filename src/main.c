@@ -3,6 +3,7 @@
  * its own cmd_*.c (see cmds.h) and returns the exit status.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -39,7 +40,8 @@ static void help(void)
 	for (size_t i = 0; i < NCOMMANDS; i++)
 		printf("  %-8s %s\n", commands[i].name, commands[i].help);
 	fputs("\nFILEs are read in order as one stream; none or '-' is stdin.\n"
-	      "Raw, .npy, binary PGM/PPM and zstd-compressed input are recognized.\n"
+	      "Raw, .npy, PGM/PPM (binary or plain) and zstd-compressed input are\n"
+	      "recognized; formats it does not read (gzip, PNG, .npz ...) are refused.\n"
 	      "'gpustat COMMAND --help' lists a command's options.\n\n"
 	      "Examples:\n"
 	      "  cat data.bin | gpustat hist\n"
@@ -107,8 +109,27 @@ static int run(int argc, char **argv)
 	return unknown_command(argv[1]);
 }
 
+/* A closed 0, 1 or 2 would go to the first file we open: "-" would read
+ * another operand, a temporary -o file would pass for stdout, messages
+ * would land in an output. Each is held by /dev/null opened the other way,
+ * so that using it still fails (EBADF) as a closed descriptor would. */
+static void hold_std_fds(void)
+{
+	for (int fd = 0; fd <= 2; fd++) {
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		int n = open("/dev/null", fd == 0 ? O_WRONLY : O_RDONLY);
+
+		if (n >= 0 && n != fd) {
+			dup2(n, fd);
+			close(n);
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
+	hold_std_fds();
 	int rc = run(argc, argv);
 
 	if (fflush(stdout) != 0 && rc == 0) {

@@ -217,6 +217,7 @@ static int dict_entry(struct dict *d, bool seen[3], bool *fortran,
 			return fmt_fail(d->h, d->base + at,
 					"unsupported dtype '%s'", descr);
 		d->h->boolean = descr[1] == 'b';
+		d->h->dtype.boolean = d->h->boolean;
 		return 0;
 	}
 	if (strcmp(key, "fortran_order") == 0 && !seen[1]) {

@@ -26,8 +26,8 @@ static int stat_operand(const char *path, struct stat *st)
 	return stat(path, st);
 }
 
-int out_check_inputs(const char *path, char *const *inputs, int ninputs,
-		     struct gs_err *err)
+int out_check_inputs(const char *opt, const char *path, char *const *inputs,
+		     int ninputs, struct gs_err *err)
 {
 	bool to_stdout = !path || strcmp(path, "-") == 0;
 	struct stat o, in;
@@ -46,11 +46,41 @@ int out_check_inputs(const char *path, char *const *inputs, int ninputs,
 			return gs_fail(err, GS_ERUNTIME, strcmp(p, "-") ? p : "stdin",
 				       "input file is the output (stdout); "
 				       "refusing to read what is being written");
-		return gs_fail(err, GS_ERUNTIME, path, "-o names an input file "
-			       "(%s); refusing to overwrite it",
+		return gs_fail(err, GS_ERUNTIME, path, "%s names an input file "
+			       "(%s); refusing to overwrite it", opt,
 			       strcmp(p, "-") ? p : "stdin");
 	}
 	return 0;
+}
+
+/* DIR/BASE with DIR made absolute and free of links, into buf; false when
+ * DIR does not resolve. */
+static bool canonical(const char *path, char *buf, size_t n)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[PATH_MAX], real[PATH_MAX];
+
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path + 1),
+			  path) >= (int)sizeof(dir))
+		return false;
+	if (!realpath(dir, real))
+		return false;
+	return snprintf(buf, n, "%s/%s", real, slash ? slash + 1 : path) < (int)n;
+}
+
+bool out_same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	char ca[PATH_MAX], cb[PATH_MAX];
+
+	if (stat(a, &sa) == 0 &&
+	    (b ? stat(b, &sb) : fstat(STDOUT_FILENO, &sb)) == 0)
+		return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+	/* one of them is still to be made: compare where they would be */
+	return b && canonical(a, ca, sizeof(ca)) && canonical(b, cb, sizeof(cb)) &&
+	       strcmp(ca, cb) == 0;
 }
 
 /* The mode a new file gets: the old FILE's (without set-id bits, which
@@ -140,29 +170,40 @@ static int open_descriptor(const char *path, const struct stat *st, bool exists)
 	return -1;
 }
 
-/* Where a symlink points, a dangling one included (made relative to the
- * link's directory), into buf; or path itself. */
+/* Where a symlink points, through a chain of them and a dangling end
+ * included (each made relative to its link's directory), into buf; or
+ * path itself. */
 static const char *link_target(const char *path, char *buf, size_t n)
 {
+	char cur[PATH_MAX], link[PATH_MAX];
 	struct stat lst;
 	const char *slash;
-	char link[PATH_MAX];
 	ssize_t k;
+	int hops;
 
 	if (lstat(path, &lst) != 0 || !S_ISLNK(lst.st_mode))
 		return path;
 	if (realpath(path, buf))
 		return buf;
-	k = readlink(path, link, sizeof(link) - 1);
-	if (k <= 0)
+	if (snprintf(cur, sizeof(cur), "%s", path) >= (int)sizeof(cur))
 		return path;
-	link[k] = '\0';
-	slash = strrchr(path, '/');
-	if (link[0] == '/' || !slash)
-		k = snprintf(buf, n, "%s", link);
-	else
-		k = snprintf(buf, n, "%.*s/%s", (int)(slash - path), path, link);
-	return k >= 0 && (size_t)k < n ? buf : path;
+	/* 40 links, as Linux follows at most */
+	for (hops = 0; hops < 40 && lstat(cur, &lst) == 0 &&
+		       S_ISLNK(lst.st_mode); hops++) {
+		k = readlink(cur, link, sizeof(link) - 1);
+		if (k <= 0)
+			return path;
+		link[k] = '\0';
+		slash = strrchr(cur, '/');
+		if (link[0] == '/' || !slash)
+			k = snprintf(buf, n, "%s", link);
+		else
+			k = snprintf(buf, n, "%.*s/%s", (int)(slash - cur), cur, link);
+		if (k < 0 || (size_t)k >= n || (size_t)k >= sizeof(cur))
+			return path;
+		memcpy(cur, buf, (size_t)k + 1);
+	}
+	return buf;
 }
 
 static int open_file(struct out *o, const char *path, struct gs_err *err)
@@ -271,6 +312,7 @@ int out_close(struct out *o, struct gs_err *err)
 	}
 	o->fd = -1;
 	if (o->tmp) {
+		sig_hold();	/* a replaced FILE means success */
 		if (rename(o->tmp, o->target) < 0) {
 			gs_fail(err, GS_ERUNTIME, o->name, "%s", strerror(errno));
 			out_abort(o);

@@ -29,10 +29,15 @@ struct out {
 
 /* Refuse an output that is one of the inputs (the same device and inode:
  * a hard link or symlink too), before anything is opened for writing, as
- * cat(1) does: path is -o's FILE or NULL/"-" for stdout, inputs the
- * operands (none means stdin). Only regular files are compared. */
-int out_check_inputs(const char *path, char *const *inputs, int ninputs,
-		     struct gs_err *err);
+ * cat(1) does: path is the FILE of option opt ("-o") or NULL/"-" for
+ * stdout, inputs the operands (none means stdin). Only regular files are
+ * compared. */
+int out_check_inputs(const char *opt, const char *path, char *const *inputs,
+		     int ninputs, struct gs_err *err);
+
+/* Whether paths a and b (NULL: stdout) are one file: the same device and
+ * inode, or, where one does not exist yet, the same place. */
+bool out_same_file(const char *a, const char *b);
 
 int out_open(struct out *o, const char *path, struct gs_err *err);
 int out_write(struct out *o, const void *buf, size_t n, struct gs_err *err);

@@ -6,6 +6,7 @@
  */
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -19,6 +20,7 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static void (*watcher)(void *, int);
 static void *watcher_arg;
 static int caught;
+static bool held;		/* an output was committed: finish, do not die */
 static const char *tmp_paths[SIG_MAX_TMP];
 
 static void stop_set(sigset_t *set)
@@ -56,6 +58,10 @@ static void *sig_main(void *unused)
 		if (sigwait(&set, &signo) != 0)
 			continue;
 		pthread_mutex_lock(&lock);
+		if (held) {
+			pthread_mutex_unlock(&lock);
+			continue;
+		}
 		if (caught || !watcher)
 			die(signo);
 		caught = signo;
@@ -66,7 +72,9 @@ static void *sig_main(void *unused)
 		while (nanosleep(&grace, &grace) != 0)
 			;
 		pthread_mutex_lock(&lock);
-		die(signo);
+		if (!held)
+			die(signo);
+		pthread_mutex_unlock(&lock);
 	}
 	return NULL;
 }
@@ -100,6 +108,13 @@ void sig_unwatch(void)
 	pthread_mutex_lock(&lock);
 	watcher = NULL;
 	watcher_arg = NULL;
+	pthread_mutex_unlock(&lock);
+}
+
+void sig_hold(void)
+{
+	pthread_mutex_lock(&lock);
+	held = true;
 	pthread_mutex_unlock(&lock);
 }
 

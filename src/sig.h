@@ -33,6 +33,11 @@ void sig_unwatch(void);
 #define SIG_MAX_TMP 4
 int sig_keep_tmp(const char *path);
 void sig_forget_tmp(const char *path);
+/* From here on the run has a result in place (an -o file renamed over
+ * its target): a stop signal no longer ends the process, which exits with
+ * its own status, so that a replaced FILE never comes with a failure. */
+void sig_hold(void);
+
 /* Remove the temporary files still named: main() calls it at exit. */
 void sig_exit_cleanup(void);
 

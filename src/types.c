@@ -121,6 +121,15 @@ static int parse_name(const char *s, enum gs_type *t)
 	return -1;
 }
 
+/* A name that may follow a byte order besides a typestring: a one-letter
+ * numpy code ('>d'), or bf16. Returns true with *t set. */
+static bool after_order(const char *s, enum gs_type *t)
+{
+	if (strlen(s) != 1 && strcmp(s, "bf16") && strcmp(s, "bfloat16"))
+		return false;
+	return parse_name(s, t) == 0;
+}
+
 /* numpy's names of its bool, which reads a nonzero byte as True (1). */
 static bool is_bool_name(const char *s)
 {
@@ -141,7 +150,10 @@ int type_parse(const char *s, struct gs_dtype *out, bool *explicit_endian)
 			*explicit_endian = false;
 		return 0;
 	}
-	if (!order || (parse_typestr(s + 1, &t) && parse_name(s + 1, &t)))
+	/* after a byte order only numpy's typestrings and one-letter codes
+	 * ('<f16' is numpy's float128, not f16; '<float32' is no dtype), and
+	 * bf16, which numpy has no spelling for */
+	if (!order || (parse_typestr(s + 1, &t) && !after_order(s + 1, &t)))
 		return -1;
 	/* a byte order means nothing for one byte: numpy's ">u1" is "|u1" */
 	one = type_size(t) == 1;

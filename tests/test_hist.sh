@@ -189,6 +189,14 @@ rc=$?
 if [ -w /dev/full ]; then
 	"$G" hist -t f32 --bins 3 --edges /dev/full "$H/f32_issue.bin" > "$T/out" 2> "$T/err"
 	one_error 1 $? && ok || bad edges_dev_full "$why"
+
+# ---- data with a NaN and no --range: numpy refuses the range ([nan, nan]),
+# and so does gpustat, rather than bin the other values
+printf '\000\000\300\177\000\000\200\077\000\000\000\100' > "$T/nan.f32"	# nan 1 2
+"$G" hist -t f32 --bins 2 "$T/nan.f32" > "$T/out" 2> "$T/err"
+one_error 1 $? && grep -q 'NaN' "$T/err" && ok || bad nan_no_range "$why $(cat "$T/err")"
+"$G" hist -t f32 --bins 2 --range 1:2 "$T/nan.f32" > "$T/out" 2> /dev/null
+[ $? -eq 0 ] && [ -s "$T/out" ] && ok || bad nan_with_range "exit $?"
 fi
 
 # refusals: an input, the output, stdout

@@ -253,6 +253,76 @@ status dot_fifo_twice 2 "same stream"
 rc=$?
 check dot_file_twice '[ $rc -eq 0 ] && [ -s "$T/out" ]' "exit $rc: $(cat "$T/err")"
 
+# --- closed standard descriptors ---------------------------------------------
+# A closed 0, 1 or 2 must not be taken by a file gpustat opens: "-" read
+# another operand (dot printed a wrong number, exit 0), -o's result was
+# lost, messages landed in the output file.
+"$G" sum data.f32 - <&- > "$T/out" 2> "$T/err"
+rc=$?
+status closed_stdin 1 "stdin"
+check "closed_stdin (no result)" '[ ! -s "$T/out" ]' "stdout: $(cat "$T/out")"
+"$G" dot data.f32 - <&- > "$T/out" 2> "$T/err"
+rc=$?
+status closed_stdin_dot 1 "stdin"
+printf 'old\n' > keep
+"$G" sum data.f32 -o keep >&- 2> "$T/err"
+rc=$?
+"$G" sum data.f32 > "$T/want"
+check closed_stdout_o '[ $rc -eq 0 ] && cmp -s keep "$T/want"' "exit $rc, keep: $(cat keep)"
+"$G" scan -v -o so.bin < data.f32 2>&-
+check closed_stderr_o '[ "$(wc -c < so.bin)" -eq "$(wc -c < data.f32)" ]' \
+	"$(wc -c < so.bin) bytes for $(wc -c < data.f32) of input"
+"$G" sum -o '' data.f32 > "$T/out" 2> "$T/err"
+rc=$?
+status o_empty_name 2 "--output"
+
+# --- --edges and the result in one file ----------------------------------------
+rm -f y e
+"$G" hist -t f32 --bins 4 data.f32 --edges ./y -o y > "$T/out" 2> "$T/err"
+rc=$?
+status edges_is_o 2 "--edges"
+check "edges_is_o (nothing made)" '[ ! -e y ]' "y made"
+"$G" hist -t f32 --bins 3 data.f32 --edges e > e 2> "$T/err"
+rc=$?
+status edges_is_stdout 2 "--edges"
+
+# --- a scan stops at a bad operand ------------------------------------------------
+# every operand that cannot be opened is named before anything is written
+"$G" scan data.f32 nosuch1 data.f32 nosuch2 > "$T/out" 2> "$T/err"
+rc=$?
+check scan_missing_operands '[ $rc -eq 1 ] && [ ! -s "$T/out" ] &&
+	[ "$(grep -c nosuch "$T/err")" -eq 2 ]' "exit $rc, $(wc -c < "$T/out") bytes, $(cat "$T/err")"
+# one that fails later ends the output there: nothing of the operand after
+"$G" scan data.f32 "$F/f32_short.npy" data.f32 > "$T/out" 2> "$T/err"
+rc=$?
+check scan_stops_at_bad_operand '[ $rc -eq 1 ] &&
+	[ "$(wc -c < "$T/out")" -le $(($(wc -c < data.f32) + 360)) ]' \
+	"exit $rc, $(wc -c < "$T/out") bytes"
+# stdin named twice is read once: the npy header's count holds on a pipe
+if [ -n "$have_py" ]; then
+	"$G" scan -f npy - - < w.f32 2> "$T/err" | cat > p.npy
+	got=$(npy_list p.npy 0)
+	check npy_stdin_twice '[ "$got" = "<f4 (3,) 1.0 3.0 6.0;" ]' "read: $got $(cat "$T/err")"
+fi
+
+# --- one line per error ----------------------------------------------------------
+head -c 202 "$F/f32_short.npy" > short_odd.npy		# 2 bytes into an element
+"$G" sum short_odd.npy > "$T/out" 2> "$T/err"
+rc=$?
+status npy_short_odd_one_line 1 "short_odd.npy"
+"$G" hist -t f32 --bins 3 --range 0:0.5 data.f32 > /dev/full 2> "$T/err"
+rc=$?
+status hist_note_dev_full 1 "write error"
+
+# a dangling chain of links: its last target is made, the links stay links
+rm -f made3
+ln -sf dang2 dang1
+ln -sf made3 dang2
+"$G" sum data.f32 -o dang1 2> "$T/err"
+rc=$?
+check o_dangling_chain '[ $rc -eq 0 ] && [ -L dang1 ] && [ -L dang2 ] && [ -s made3 ]' \
+	"exit $rc: $(ls -l dang1 dang2 made3 2>&1 | tr '\n' '|')"
+
 # --- a stop request while the output is blocked --------------------------------
 # A FIFO that is open for reading but never read: the scan's writes block.
 mkfifo blocked || exit 2

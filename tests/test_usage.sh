@@ -130,6 +130,29 @@ expect endian_big_then_lt 2 - "contradicts" "$G" sum --endian big -t '<f4' "$T/b
 expect endian_native_big 2 - "contradicts" "$G" sum -t '=f4' --endian big "$T/be"
 expect endian_eq_big 2 - "contradicts" "$G" sum --endian=big -t '<i2' "$T/be"
 expect endian_scan 2 - "contradicts" "$G" scan -t '>f4' --endian little "$T/be"
+# after a byte order only numpy's typestrings and codes: '<f16' is numpy's
+# float128 (np.dtype(np.longdouble).str), not f16
+for spelling in '<f16' '>f16' '=f16' '<float32' '>half' '>bool' '<i16'; do
+	expect "type_order_$spelling" 2 - "unknown type" "$G" sum -t "$spelling" "$T/be"
+done
+expect type_order_code 0 -0.75 "" "$G" sum --backend cpu -t '>f' "$T/be"
+# numpy's bool is not its u8: -t bool against a u8 header contradicts it,
+# and an -t f32 that names no byte order agrees with a '>f4' header
+printf '\223NUMPY\001\000v\000{'"'"'descr'"'"': '"'"'|u1'"'"', '"'"'fortran_order'"'"': False, '"'"'shape'"'"': (1,), }' > "$T/u1.npy"
+printf '%60s\n\007' '' >> "$T/u1.npy"
+expect type_bool_vs_u1_header 2 - "contradicts the npy header" "$G" sum -t bool "$T/u1.npy"
+printf '\223NUMPY\001\000v\000{'"'"'descr'"'"': '"'"'>f4'"'"', '"'"'fortran_order'"'"': False, '"'"'shape'"'"': (1,), }' > "$T/be.npy"
+printf '%60s\n\277\100\000\000' '' >> "$T/be.npy"
+expect type_f32_vs_be_header 0 -0.75 "" "$G" sum --backend cpu -t f32 "$T/be.npy"
+expect type_lt_f4_vs_be_header 2 - "contradicts the npy header" "$G" sum -t '<f4' "$T/be.npy"
+# containers numpy users meet that gpustat does not read: refused, not summed
+printf 'PK\003\004\024\000\000\000' > "$T/a.npz"
+expect format_npz 1 - "zip archive" "$G" sum "$T/a.npz"
+printf '\211HDF\r\n\032\n\000\000\000\000' > "$T/a.h5"
+expect format_hdf5 1 - "HDF5" "$G" sum "$T/a.h5"
+printf 'GIF89a\001\000' > "$T/a.gif"
+expect format_gif 1 - "GIF" "$G" sum "$T/a.gif"
+expect format_npz_raw 0 "$(printf 'PK\003\004\024\000\000\000' | od -An -tu1 | tr -s ' ' '\n' | awk '{ s += $1 } END { print s }')" "" "$G" sum --backend cpu --raw -t u8 "$T/a.npz"
 # a byte order against a header's: '<f4' in a .npy with --endian big
 printf '\223NUMPY\001\000v\000{'"'"'descr'"'"': '"'"'<f4'"'"', '"'"'fortran_order'"'"': False, '"'"'shape'"'"': (1,), }' > "$T/le.npy"
 printf '%60s\n' '' >> "$T/le.npy"

@@ -737,7 +737,7 @@ static void test_operands(void)
 
 		CHECK(read_all(in, got, sizeof(got), 64) == 3);
 	}
-	CHECK(warned(&w, 0, p[2], "1 columns do not match the stream's 3"));
+	CHECK(warned(&w, 0, p[2], "1 column does not match the stream's 3"));
 	input_close(in);
 	free(a);
 	free(d);

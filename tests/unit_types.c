@@ -54,7 +54,7 @@ static void test_parse(void)
 		{ "<u8", GS_U64, EXPL }, { ">i8", GS_I64, BIG | EXPL },
 		{ "<f8", GS_F64, EXPL }, { "|i1", GS_I8, 0 }, { ">u4", GS_U32, BIG | EXPL },
 		{ ">f2", GS_F16, BIG | EXPL }, { ">bf16", GS_BF16, BIG | EXPL },
-		{ "<float32", GS_F32, EXPL }, { "=u2", GS_U16, EXPL },
+		{ "=u2", GS_U16, EXPL },
 		/* numpy's names and codes: np.dtype(s).str in numpy 2.4 */
 		{ "float", GS_F64, 0 }, { "d", GS_F64, 0 }, { "double", GS_F64, 0 },
 		{ "f", GS_F32, 0 }, { "single", GS_F32, 0 }, { "half", GS_F16, 0 },
@@ -78,7 +78,11 @@ static void test_parse(void)
 		{ "float_", -1, 0 }, { "int0", -1, 0 }, { "bool8", -1, 0 }, { "u", -1, 0 },
 		{ "longdouble", -1, 0 }, { "g", -1, 0 }, { "complex", -1, 0 },
 		{ "", -1, 0 }, { "<", -1, 0 }, { "u3", -1, 0 }, { "f1", -1, 0 },
-		{ "<f16x", -1, 0 }, { "float128", -1, 0 }, { "F32", -1, 0 }, { "f32 ", -1, 0 },
+		{ "<f16x", -1, 0 }, { "float128", -1, 0 },
+		/* numpy: '<f16' is float128, '<float32' and '>half' no dtype */
+		{ "<f16", -1, 0 }, { ">f16", -1, 0 }, { "=f16", -1, 0 },
+		{ "<float32", -1, 0 }, { ">half", -1, 0 }, { ">bool", -1, 0 },
+		{ "<i16", -1, 0 }, { ">int", -1, 0 }, { "F32", -1, 0 }, { "f32 ", -1, 0 },
 		{ "<<f4", -1, 0 }, { "i16le", -1, 0 },
 	};
 	unsigned i;
