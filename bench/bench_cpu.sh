@@ -5,6 +5,7 @@
 #   sh bench/bench_cpu.sh [MIB]      (default 1024 MiB file in $TMPDIR)
 set -e
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 MIB=${1:-1024}
 TMP=${TMPDIR:-/tmp}
 make -s gpustat build/bench_kernels >/dev/null
@@ -20,17 +21,6 @@ U8=$TMP/gpustat-bench.u8
 ./build/bench_kernels --gen u8 "$MIB" > "$U8"
 BYTES=$(stat -c %s "$F32")
 
-secs() {	# wall seconds of a shell command, best of 3
-	best=
-	for _ in 1 2 3; do
-		t0=$(date +%s.%N)
-		sh -c "$1" > /dev/null
-		t1=$(date +%s.%N)
-		t=$(echo "$t1 - $t0" | bc -l)
-		if [ -z "$best" ] || [ "$(echo "$t < $best" | bc -l)" = 1 ]; then best=$t; fi
-	done
-	echo "$best"
-}
 
 cat "$F32" > /dev/null; cat "$U8" > /dev/null	# into the page cache
 CAT=$(secs "cat $F32")

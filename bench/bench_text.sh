@@ -9,6 +9,7 @@
 # before the fast formatter took 46.6 s for 1,000,000 bins: try BINS=100000).
 set -e
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 G=${1:-./gpustat}
 BINS=${BINS:-1000000}
 T=$(mktemp -d "${TMPDIR:-/tmp}/gpustat-bench-text.XXXXXX")
@@ -119,17 +120,6 @@ echo "== the formatter alone, one core, numbers a second (best of 3)"
 "$T/drv"
 
 "$T/drv" --gen 100000 > "$T/x.f64"
-secs() {	# wall seconds of a shell command, best of 3
-	best=
-	for _ in 1 2 3; do
-		t0=$(date +%s.%N)
-		sh -c "$1" > /dev/null
-		t1=$(date +%s.%N)
-		t=$(echo "$t1 - $t0" | bc -l)
-		if [ -z "$best" ] || [ "$(echo "$t < $best" | bc -l)" = 1 ]; then best=$t; fi
-	done
-	echo "$best"
-}
 echo "== end to end: hist -t f64 --range 0:1 of 100000 values (best of 3)"
 printf '%-40s %9s %8s %14s\n' run seconds "x npy" "numbers/s"
 hist_rows() {	# BINARY LABEL BINS

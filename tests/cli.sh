@@ -11,17 +11,9 @@
 # Usage: sh tests/cli.sh [NAME-PATTERN]   (GPUSTAT=path overrides ./gpustat)
 # Prints "FAIL name: reason" lines and last "cli: P passed, F failed".
 cd "$(dirname "$0")/.." || exit 2
-G=${GPUSTAT:-./gpustat}
-case $G in /*|./*|../*) ;; */*) G=./$G ;; esac
+NAME=cli
+. tests/lib.sh
 only=${1:-*}
-T=$(mktemp -d "${TMPDIR:-/tmp}/gpustat-cli.XXXXXX") || exit 2
-trap 'rm -rf "$T"' EXIT
-trap 'exit 2' INT TERM
-pass=0
-fail=0
-
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL $1: $2"; }
 
 # Insert options $2 right after the command word ("$G sum" -> "$G sum
 # OPTS"), so a property re-run does not depend on options after operands.
@@ -231,5 +223,4 @@ if [ ! -x "${G%% *}" ]; then
 fi
 table_cases
 extra_checks
-echo "cli: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary

@@ -11,22 +11,9 @@
 # Usage: sh tests/test_faults.sh   (GPUSTAT=path overrides ./gpustat)
 # Prints "FAIL name: reason" lines and last "faults: P passed, F failed".
 cd "$(dirname "$0")/.." || exit 2
-G=${GPUSTAT:-./gpustat}
-case $G in /*|./*|../*) ;; */*) G=./$G ;; esac
-T=$(mktemp -d "${TMPDIR:-/tmp}/gpustat-faults.XXXXXX") || exit 2
-trap 'rm -rf "$T"' EXIT
-trap 'exit 2' INT TERM
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL $1: $2"; }
+NAME=faults
+. tests/lib.sh
 F=fixtures/in
-
-if [ ! -x "$G" ]; then
-	echo "FAIL faults: no executable $G (run make)"
-	echo "faults: 0 passed, 1 failed"
-	exit 1
-fi
 
 # one_line: $T/err is exactly one line "gpustat: ..." holding $1.
 one_line() {
@@ -257,5 +244,4 @@ stop sigint_stalled INT 130 "$stalled" scan_ones
 [ "$(wc -c < "$T/s")" -eq 32768 ] && ok ||
 	bad sigint_stalled "$(wc -c < "$T/s") bytes, wanted all 4096 elements"
 
-echo "faults: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary

@@ -145,6 +145,9 @@ printf '\223NUMPY\001\000v\000{'"'"'descr'"'"': '"'"'>f4'"'"', '"'"'fortran_orde
 printf '%60s\n\277\100\000\000' '' >> "$T/be.npy"
 expect type_f32_vs_be_header 0 -0.75 "" "$G" sum --backend cpu -t f32 "$T/be.npy"
 expect type_lt_f4_vs_be_header 2 - "contradicts the npy header" "$G" sum -t '<f4' "$T/be.npy"
+# a backend that cannot run after an operand failed adds no second line
+# (no result can come of it; a GPU machine runs it and prints none either)
+expect backend_after_operand 1 - "nosuch" "$G" sum --backend cuda "$T/nosuch"
 # containers numpy users meet that gpustat does not read: refused, not summed
 printf 'PK\003\004\024\000\000\000' > "$T/a.npz"
 expect format_npz 1 - "zip archive" "$G" sum "$T/a.npz"
