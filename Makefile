@@ -18,7 +18,12 @@ zshcompdir = $(PREFIX)/share/zsh/site-functions
 fishcompdir = $(PREFIX)/share/fish/vendor_completions.d
 
 BUILD = build
-SRCS = $(wildcard src/*.c)
+# src/ is one folder per layer (cli, cmd, engine, input, numerics, cpu);
+# headers are included by name, so every folder is on the include path.
+SRCDIRS = $(sort $(dir $(wildcard src/*/*.c src/*/*.h)))
+INCLUDES = -Isrc $(patsubst %/,-I%,$(SRCDIRS)) -Icuda
+CPPFLAGS += $(INCLUDES)
+SRCS = $(wildcard src/*.c src/*/*.c)
 OBJS = $(SRCS:src/%.c=$(BUILD)/%.o)
 LIBOBJS = $(filter-out $(BUILD)/main.o,$(OBJS))
 # The CUDA backend is built wherever nvcc is found (make CUDA= to leave it
@@ -59,16 +64,17 @@ $(BUILD)/.deps: | $(BUILD)
 gpustat: $(OBJS) $(CUDA_OBJS)
 	$(LINK) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/cuda/%.o: cuda/%.cu $(wildcard cuda/*.h cuda/*.cuh src/*.h) | $(BUILD)/.deps
-	@mkdir -p $(BUILD)/cuda
-	$(CUDA) $(NVCCFLAGS) -Isrc -c -o $@ $<
+$(BUILD)/cuda/%.o: cuda/%.cu $(wildcard cuda/*.h cuda/*.cuh src/*.h src/*/*.h) | $(BUILD)/.deps
+	@mkdir -p $(dir $@)
+	$(CUDA) $(NVCCFLAGS) $(INCLUDES) -c -o $@ $<
 
 $(BUILD)/%.o: src/%.c | $(BUILD)/.deps
+	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -c -o $@ $<
 
 $(BUILD)/tests/%: tests/%.c $(LIBOBJS) | $(BUILD)
 	@mkdir -p $(BUILD)/tests
-	$(CC) $(CPPFLAGS) -Isrc $(WARN) $(CFLAGS) -c -o $@.o $<
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -c -o $@.o $<
 	$(LINK) $(LDFLAGS) -o $@ $@.o $(LIBOBJS) $(LDLIBS)
 
 $(BUILD):
@@ -78,11 +84,11 @@ unit: $(UNIT_BINS)
 
 # Benchmarks (bench/): the CPU kernel bench and the GPU one (needs nvcc).
 $(BUILD)/bench_kernels: bench/bench_kernels.c $(LIBOBJS)
-	$(CC) $(CPPFLAGS) -Isrc $(WARN) $(CFLAGS) -c -o $@.o $<
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -c -o $@.o $<
 	$(LINK) $(LDFLAGS) -o $@ $@.o $(LIBOBJS) $(LDLIBS)
 
 $(BUILD)/bench_gpu: bench/bench_gpu.cu $(LIBOBJS)
-	$(CUDA) $(NVCCFLAGS) -Isrc -o $@ $< $(LIBOBJS) -cudart static $(LDLIBS)
+	$(CUDA) $(NVCCFLAGS) $(INCLUDES) -o $@ $< $(LIBOBJS) -cudart static $(LDLIBS)
 
 bench-gpu: $(BUILD)/bench_gpu $(BUILD)/bench_kernels
 

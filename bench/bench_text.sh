@@ -112,7 +112,7 @@ int main(int argc, char **argv)
 	return 0;
 }
 EOF
-${CC:-cc} -std=c11 -D_GNU_SOURCE -O2 -Isrc -o "$T/drv" "$T/drv.c" src/numfmt.c -lm -lpthread
+${CC:-cc} -std=c11 -D_GNU_SOURCE -O2 -Isrc -Isrc/numerics -o "$T/drv" "$T/drv.c" src/numerics/numfmt.c -lm -lpthread
 
 echo "== machine"
 echo "$(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"

@@ -16,7 +16,7 @@
 #include <cuda_runtime.h>
 
 extern "C" {
-#include "../src/acc.h"
+#include "acc.h"
 }
 
 struct gpu_ops {

@@ -5,7 +5,7 @@
 #ifndef GPUSTAT_CUDA_H
 #define GPUSTAT_CUDA_H
 
-#include "../src/backend.h"
+#include "backend.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -52,7 +52,7 @@
 #include "prod.cuh"
 
 extern "C" {
-#include "../src/cpu_red.h"	/* fprod_merge, iprod_merge */
+#include "cpu_red.h"	/* fprod_merge, iprod_merge */
 }
 
 /* 256 threads and 4 blocks per SM: enough resident warps to cover memory

@@ -28,12 +28,12 @@ FUZZ_BINS = $(FUZZ_NAMES:%=$(FUZZ_DIR)/fuzz_%)
 FUZZ_OBJS = $(patsubst src/%.c,$(FUZZ_DIR)/obj/%.o,$(filter-out src/main.c,$(SRCS)))
 
 $(FUZZ_DIR)/obj/%.o: src/%.c
-	@mkdir -p $(FUZZ_DIR)/obj
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -c -o $@ $<
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(INCLUDES) -MMD -MP -c -o $@ $<
 
 $(FUZZ_DIR)/%.o: fuzz/%.c fuzz/fuzz.h
 	@mkdir -p $(FUZZ_DIR)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -Isrc -MMD -MP -c -o $@ $<
+	$(FUZZ_CC) $(FUZZ_CFLAGS) $(INCLUDES) -MMD -MP -c -o $@ $<
 
 $(FUZZ_DIR)/fuzz_%: $(FUZZ_DIR)/fuzz_%.o $(FUZZ_DIR)/fuzz_io.o $(FUZZ_OBJS)
 	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ -lzstd -lpthread -lm

@@ -69,6 +69,10 @@ enum gs_cmd { CMD_HIST, CMD_STATS, CMD_DOT, CMD_REDUCE, CMD_SCAN, CMD_MINMAX };
 
 enum gs_op { OP_SUM, OP_PROD, OP_MIN, OP_MAX, OP_AND, OP_OR, OP_XOR };
 
+/* "sum", "prod", ... (numerics/types.c); parse_op returns 0 or -1. */
+const char *op_name(enum gs_op op);
+int parse_op(const char *s, enum gs_op *op);
+
 enum gs_format { FMT_TEXT, FMT_TSV, FMT_CSV, FMT_JSON, FMT_BINARY, FMT_NPY };
 
 /* Everything a backend needs to know to compute a command. The CLI fills it;

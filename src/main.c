@@ -12,7 +12,7 @@
 #include "cmds.h"
 #include "sig.h"
 #ifdef GS_HAVE_CUDA
-#include "../cuda/gpustat_cuda.h"
+#include "gpustat_cuda.h"
 #endif
 
 struct command {

@@ -17,7 +17,7 @@ if ! command -v "$NVCC" >/dev/null 2>&1; then
 	echo "gpu_host: 0 passed, 0 failed"
 	exit 0
 fi
-if ! [ -f build/xsum.o ] || ! [ -f build/cpu_scan.o ]; then
+if ! [ -f build/numerics/xsum.o ] || ! [ -f build/cpu/cpu_scan.o ]; then
 	echo "gpu_host: note: skipped (build/*.o missing: run make first)"
 	echo "gpu_host: 0 passed, 0 failed"
 	exit 0

@@ -178,8 +178,8 @@ awk '/struct option [a-z_]+\[\] *= *\{/ { match($0, /option [a-z_]+/)
 		t = substr($0, RSTART + 7, RLENGTH - 7); next }
      t && /^\};/ { t = "" }
      t && /\{ *"/ { match($0, /"[a-z0-9-]+"/); print t, substr($0, RSTART + 1, RLENGTH - 2) }' \
-	src/cli.c src/cmd_*.c > "$T/tables"
-grep -q '^common_longopts type$' "$T/tables" && ok || bad help_tables "no common_longopts in src/cli.c"
+	src/cli/cli.c src/cmd/cmd_*.c > "$T/tables"
+grep -q '^common_longopts type$' "$T/tables" && ok || bad help_tables "no common_longopts in src/cli/cli.c"
 for t in $(cut -d' ' -f1 "$T/tables" | sort -u); do
 	c=${t%_longopts}
 	[ "$t" = common_longopts ] || printf '%s\n' $cmds | grep -qx "$c" && ok ||

@@ -34,10 +34,6 @@ size_t cpu_scan_scratch_size(const struct gs_job *job)
 	return sizeof(struct scan_scratch);
 }
 
-static const char *const op_names[] = {
-	"sum", "prod", "min", "max", "and", "or", "xor",
-};
-
 /* ---- output ------------------------------------------------------------- */
 
 /* Store float results (exact in double, or rounded to odd for narrower
@@ -391,7 +387,7 @@ static int ioverflow(const struct gs_job *job, uint64_t elem, unsigned col,
 	u128_to_dec(mag, neg, dec);
 	return gs_fail(err, GS_ERUNTIME, "",
 		       "element %llu column %u: prefix %s %s overflows %s (try --out-type)",
-		       (unsigned long long)elem, col, op_names[job->op], dec,
+		       (unsigned long long)elem, col, op_name(job->op), dec,
 		       type_name(job->out_type));
 }
 
@@ -517,7 +513,7 @@ static int scan_check(const struct gs_job *job, struct gs_err *err)
 
 	if (flt && job->op >= OP_AND)
 		return gs_fail(err, GS_EUSAGE, "", "--op %s needs an integer type",
-			       op_names[job->op]);
+			       op_name(job->op));
 	if (flt && !type_is_float(job->out_type))
 		return gs_fail(err, GS_EUSAGE, "",
 			       "a scan of %s needs a float output type, not %s",

@@ -648,10 +648,6 @@ const struct acc_kernels reduce_kernels = {
 
 /* ---- results ------------------------------------------------------------ */
 
-static const char *const op_names[] = {
-	"sum", "prod", "min", "max", "and", "or", "xor",
-};
-
 static int fresult(const struct gs_job *job, const struct red_col *c,
 		   struct result *r, struct gs_err *err)
 {
@@ -674,7 +670,7 @@ static int fresult(const struct gs_job *job, const struct red_col *c,
 		return 0;
 	default:
 		return gs_fail(err, GS_EUSAGE, "", "--op %s needs an integer type",
-			       op_names[job->op]);
+			       op_name(job->op));
 	}
 }
 

@@ -222,3 +222,25 @@ int gs_fail(struct gs_err *err, int code, const char *where, const char *fmt, ..
 	va_end(ap);
 	return -1;
 }
+
+/* ---- operations ---------------------------------------------------------- */
+
+static const char *const op_names[] = {
+	[OP_SUM] = "sum", [OP_PROD] = "prod", [OP_MIN] = "min",
+	[OP_MAX] = "max", [OP_AND] = "and", [OP_OR] = "or", [OP_XOR] = "xor",
+};
+
+int parse_op(const char *s, enum gs_op *op)
+{
+	for (int i = 0; i <= OP_XOR; i++)
+		if (strcmp(s, op_names[i]) == 0) {
+			*op = (enum gs_op)i;
+			return 0;
+		}
+	return -1;
+}
+
+const char *op_name(enum gs_op op)
+{
+	return op_names[op];
+}

@@ -12,7 +12,7 @@
 #include "acc.h"
 #include "backend.h"
 #ifdef GS_HAVE_CUDA
-#include "../cuda/gpustat_cuda.h"
+#include "gpustat_cuda.h"
 #endif
 
 /* Below this a file is done on the CPU before a GPU context exists (about

@@ -25,7 +25,7 @@
 #include <time.h>
 #include "backend.h"
 #ifdef GS_HAVE_CUDA
-#include "../cuda/gpustat_cuda.h"
+#include "gpustat_cuda.h"
 #endif
 
 #define MAX_PINNED 32		/* engine buffers, both streams of dot A B */

@@ -61,8 +61,6 @@ const char *cli_nearest(const char *word, size_t n, const char *const *names,
 int parse_u64(const char *s, uint64_t *v);
 int parse_size(const char *s, uint64_t *v);	/* 64K, 1M, 2G (powers of 1024) */
 int parse_double(const char *s, double *v);	/* finite only */
-int parse_op(const char *s, enum gs_op *op);
-const char *op_name(enum gs_op op);
 
 /* Open the operands (or the given list) and settle the job's type and
  * columns from the options and any npy/pnm header. */

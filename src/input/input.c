@@ -84,7 +84,7 @@ static const char *op_path(const struct input *in, int i)
 	return in->paths ? in->paths[i] : "-";
 }
 
-static const char *op_name(const struct input *in, int i)
+static const char *operand_name(const struct input *in, int i)
 {
 	const char *p = op_path(in, i);
 
@@ -132,7 +132,7 @@ static int op_open(struct input *in, struct gs_err *err)
 		return 0;
 	}
 	path = op_path(in, in->idx);
-	in->name = op_name(in, in->idx);
+	in->name = operand_name(in, in->idx);
 	fd = strcmp(path, "-") == 0 ? STDIN_FILENO
 				    : open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &sb) < 0) {
@@ -777,7 +777,7 @@ int input_open(struct input **inp, char *const *paths, int npaths,
 		in->opts = *opts;
 	in->idx = -1;
 	in->st = ST_OPEN;
-	in->name = op_name(in, 0);
+	in->name = operand_name(in, 0);
 	in->z.fd = -1;
 	in->z.window_max = in->opts.zstd_window ? in->opts.zstd_window
 						: INPUT_ZSTD_WINDOW_DEFAULT;
@@ -951,7 +951,7 @@ int input_rewind(struct input *in, struct gs_err *err)
 	if (in->uses_stdin && lseek(STDIN_FILENO, in->stdin_start, SEEK_SET) < 0)
 		return gs_fail(err, GS_ERUNTIME, "stdin", "%s", strerror(errno));
 	in->idx = -1;
-	in->name = op_name(in, 0);
+	in->name = operand_name(in, 0);
 	in->hpos = in->hlen = 0;
 	in->pend_pos = in->pend_len = 0;
 	in->st = ST_OPEN;
