@@ -38,6 +38,7 @@
 #include "scan.h"
 extern "C" {
 #include "gpustat_cuda.h"
+#include "operation.h"
 }
 
 #define MAX_STREAMS 16
@@ -65,22 +66,22 @@ static int cuda_fail(struct gs_err *err, cudaError_t e, const char *call,
 		return cuda_fail(err, e_, #call, __FILE__, __LINE__);     \
 } while (0)
 
+/* The GPU entry points of each operation (src/engine/operation.c), in the
+ * order of enum gs_cmd. A scan has its own API (scan.h). */
+static const struct gpu_ops *const gpu_ops_table[] = {
+	&gpu_hist_ops,		/* CMD_HIST */
+	&gpu_stats_ops,		/* CMD_STATS */
+	&gpu_dot_ops,		/* CMD_DOT */
+	&gpu_reduce_ops,	/* CMD_REDUCE */
+	NULL,			/* CMD_SCAN */
+	&gpu_stats_ops,		/* CMD_MINMAX: the stats' min and max */
+};
+static_assert(sizeof(gpu_ops_table) / sizeof(gpu_ops_table[0]) == GS_NCMDS,
+	      "one row per operation");
+
 static const struct gpu_ops *ops_for(const struct gs_job *job)
 {
-	switch (job->cmd) {
-	case CMD_HIST:
-		return &gpu_hist_ops;
-	case CMD_STATS:
-	case CMD_MINMAX:
-		return &gpu_stats_ops;
-	case CMD_DOT:
-		return &gpu_dot_ops;
-	case CMD_REDUCE:
-		return &gpu_reduce_ops;
-	case CMD_SCAN:		/* scan.h, not gpu_ops */
-		return NULL;
-	}
-	return NULL;
+	return gpu_ops_table[job->cmd];
 }
 
 /* ---- byte order ---------------------------------------------------------- */
@@ -526,7 +527,7 @@ static int cuda_open(void **ctxp, const struct backend_env *env, struct gs_err *
 					     env->device));
 	if (open_streams(c, err) < 0)
 		return -1;
-	return c->scan || c->job->cmd != CMD_SCAN ? 0 : scan_open(c, err);
+	return c->scan || !operation_of(c->job)->stream ? 0 : scan_open(c, err);
 }
 
 static int cuda_submit(void *v, const struct chunk *ch, struct gs_err *err)
@@ -678,7 +679,7 @@ extern "C" bool cuda_supports(const struct gs_job *job, const char **why)
 {
 	const struct gpu_ops *ops = ops_for(job);
 
-	if (job->cmd == CMD_SCAN)
+	if (operation_of(job)->stream)
 		return gpu_scan_supports(job, why);
 	if (!ops) {
 		*why = "no CUDA kernels for this command";

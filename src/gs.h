@@ -65,7 +65,13 @@ int gs_fail(struct gs_err *err, int code, const char *where, const char *fmt, ..
 
 /* ---- the job ----------------------------------------------------------- */
 
-enum gs_cmd { CMD_HIST, CMD_STATS, CMD_DOT, CMD_REDUCE, CMD_SCAN, CMD_MINMAX };
+/* The accumulating operation of a pass (engine/operation.c has one record
+ * per value). Commands (cmd/) choose them: stats and count run CMD_STATS, a
+ * ranged hist without --range CMD_MINMAX and then CMD_HIST. */
+enum gs_cmd {
+	CMD_HIST, CMD_STATS, CMD_DOT, CMD_REDUCE, CMD_SCAN, CMD_MINMAX,
+	GS_NCMDS
+};
 
 enum gs_op { OP_SUM, OP_PROD, OP_MIN, OP_MAX, OP_AND, OP_OR, OP_XOR };
 

@@ -123,9 +123,9 @@ struct acc_kernels {
 extern const struct acc_kernels hist_kernels, stats_kernels, dot_kernels,
 	reduce_kernels;
 
-/* The kernels of job->cmd. CMD_SCAN uses reduce_kernels (the state of a
- * scan is the reduction of everything before it); CMD_MINMAX, the first pass
- * of a ranged hist without --range, uses stats_kernels. */
+/* The kernels of job->cmd's operation (engine/operation.c: a scan's are
+ * reduce_kernels, its state being the reduction of everything before it;
+ * a ranged hist's range pass, CMD_MINMAX, uses stats_kernels). */
 const struct acc_kernels *acc_kernels_for(const struct gs_job *job);
 
 /* Integer products (reduce --op prod) in stream order: merge src, the

@@ -1,5 +1,5 @@
 /*
- * backend.c - choosing a backend (the probe chain) and the kernels of a job.
+ * backend.c - choosing a backend (the probe chain).
  *
  * --backend cpu: the CPU. --backend cuda: the GPU or an error. auto: the CPU
  * alone when the input is a file too small to gain from a GPU, when the
@@ -7,6 +7,7 @@
  * hybrid of backend_auto.c, which starts on the CPU at once while the GPU
  * starts in the background, and moves to the GPU when it is ready (a scan
  * hands the GPU its carry then). Products (reduce and scan) stay on the CPU.
+ * The kernels of a job are its operation's (operation.c).
  */
 #include <stdio.h>
 #include "acc.h"
@@ -18,23 +19,6 @@
 /* Below this a file is done on the CPU before a GPU context exists (about
  * 355 ms on the H100 machine, where the CPU reads 5.6 GB/s from cache). */
 #define AUTO_GPU_MIN_BYTES ((int64_t)1 << 30)
-
-const struct acc_kernels *acc_kernels_for(const struct gs_job *job)
-{
-	switch (job->cmd) {
-	case CMD_HIST:
-		return &hist_kernels;
-	case CMD_STATS:
-	case CMD_MINMAX:
-		return &stats_kernels;
-	case CMD_DOT:
-		return &dot_kernels;
-	case CMD_REDUCE:
-	case CMD_SCAN:
-		return &reduce_kernels;
-	}
-	return &reduce_kernels;
-}
 
 #ifdef GS_HAVE_CUDA
 static const struct backend *select_cuda(enum backend_choice choice,
@@ -62,8 +46,7 @@ static const struct backend *select_cuda(enum backend_choice choice,
 		*why = "--backend cuda";
 		return &backend_cuda;
 	}
-	if ((job->cmd == CMD_REDUCE || job->cmd == CMD_SCAN) &&
-	    job->op == OP_PROD) {
+	if (job->op == OP_PROD) {	/* reduce and scan --op prod */
 		/* the hybrid's split between CPU and GPU chunks depends on
 		 * when the GPU is ready, and so do a float product's brackets:
 		 * a near-tie could round in one run and stop in the next */

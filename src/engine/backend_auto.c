@@ -24,6 +24,7 @@
 #include <string.h>
 #include <time.h>
 #include "backend.h"
+#include "operation.h"
 #ifdef GS_HAVE_CUDA
 #include "gpustat_cuda.h"
 #endif
@@ -171,7 +172,7 @@ static int to_gpu(struct hybrid *h, struct gs_err *err)
 			return gs_fail(err, GS_ERUNTIME, "cuda", "%s", why);
 		h->device_set = true;
 	}
-	if (h->env.job->cmd == CMD_SCAN)
+	if (operation_of(h->env.job)->stream)
 		seed_scan(h);
 	return atomic_load(&h->state) == GPU_READY;
 }
@@ -213,7 +214,7 @@ static void report(const struct hybrid *h)
 	int state = atomic_load(&h->state);
 	char moved[80] = "";
 
-	if (h->env.job->cmd == CMD_SCAN && h->ngpu)
+	if (operation_of(h->env.job)->stream && h->ngpu)
 		snprintf(moved, sizeof(moved), "; the scan moved to the GPU at "
 			 "record %llu", (unsigned long long)h->gpu_rec);
 	if (state == GPU_FAILED)

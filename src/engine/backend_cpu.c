@@ -28,6 +28,7 @@
 #include "acc.h"
 #include "backend.h"
 #include "engine.h"
+#include "operation.h"
 #include "pool.h"
 
 #define MIN_SLICE_RECORDS ENGINE_MIN_SLICE_RECORDS
@@ -43,6 +44,7 @@ struct cpu {
 	void **acc;			/* [nthreads] accumulators */
 	void **scratch;			/* [nthreads] */
 
+	bool scan;			/* a scan: output through the sink */
 	bool locate;			/* an integer product: see the top */
 
 	/* scan, and the integer product */
@@ -247,7 +249,7 @@ static int cpu_submit(void *ctx, const struct chunk *ch, struct gs_err *err)
 	c->n = ch->nrec;
 	if (c->job->dtype.big_endian && type_size(c->job->dtype.type) > 1)
 		pool_run(&c->pool, swap_task, c);
-	if (c->job->cmd == CMD_SCAN)
+	if (c->scan)
 		rc = scan_chunk(c, ch, err);
 	else if (c->locate)
 		prod_chunk(c, ch);
@@ -270,7 +272,7 @@ static int cpu_finish(void *ctx, void *acc, struct gs_err *err)
 {
 	struct cpu *c = ctx;
 
-	if (c->job->cmd == CMD_SCAN)
+	if (c->scan)
 		return 0;
 	if (c->locate) {
 		c->k->acc_merge(c->job, acc, c->state);
@@ -342,7 +344,9 @@ static int cpu_open(void **ctxp, const struct backend_env *env, struct gs_err *e
 
 	if (slices < (size_t)c->nthreads)
 		c->nthreads = (int)slices;
-	c->locate = c->job->cmd == CMD_REDUCE && c->job->op == OP_PROD &&
+	c->scan = operation_of(c->job)->stream;
+	/* reduce --op prod of integers: where it overflows */
+	c->locate = !c->scan && c->job->op == OP_PROD &&
 		    !type_is_float(c->job->dtype.type);
 	if (pool_init(&c->pool, c->nthreads) < 0)
 		return gs_fail(err, GS_ERUNTIME, "", "cannot start %d threads",
@@ -350,7 +354,7 @@ static int cpu_open(void **ctxp, const struct backend_env *env, struct gs_err *e
 
 	size_t ssz = c->k->scratch_size(c->job);
 
-	if (c->job->cmd == CMD_SCAN && cpu_scan_scratch_size(c->job) > ssz)
+	if (c->scan && cpu_scan_scratch_size(c->job) > ssz)
 		ssz = cpu_scan_scratch_size(c->job);
 	c->acc_sz = c->k->acc_size(c->job);
 	c->acc = calloc((size_t)c->nthreads, sizeof(void *));
@@ -364,7 +368,7 @@ static int cpu_open(void **ctxp, const struct backend_env *env, struct gs_err *e
 			return gs_fail(err, GS_ERUNTIME, "", "out of memory");
 		c->k->acc_init(c->job, c->acc[i]);
 	}
-	if (c->job->cmd == CMD_SCAN && setup_scan(c) < 0)
+	if (c->scan && setup_scan(c) < 0)
 		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
 	if (c->locate) {
 		c->state = malloc(c->acc_sz);

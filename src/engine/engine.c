@@ -14,6 +14,7 @@
 #include <time.h>
 #include "acc.h"
 #include "engine.h"
+#include "operation.h"
 #include "sig.h"
 
 /*
@@ -504,19 +505,16 @@ static void nz_chunk(struct engine *e, const struct chunk *c)
 	}
 }
 
-/* Track the sign of zero sums: float sums (stats' too) and scans. */
+/* Track the sign of zero sums where the operation has float sums. */
 static int nz_init(struct engine *e, struct gs_err *err)
 {
 	const struct gs_job *job = e->job;
-	bool sum = job->cmd == CMD_STATS ||
-		   ((job->cmd == CMD_REDUCE || job->cmd == CMD_SCAN) &&
-		    job->op == OP_SUM);
+	const struct operation *op = operation_of(job);
 
-	if (!sum || !type_is_float(job->dtype.type) ||
-	    (job->cmd == CMD_SCAN && !type_is_float(job->out_type)))
+	if (!op->zero_sign || !op->zero_sign(job))
 		return 0;
 	e->nz.on = true;
-	e->nz.skip_nan = job->cmd == CMD_STATS;
+	e->nz.skip_nan = op->zero_sign_skips_nan;
 	e->nz.size = type_size(job->dtype.type);
 	e->nz.live = job->columns;
 	e->nz.end = malloc(job->columns * sizeof(*e->nz.end));
@@ -524,7 +522,7 @@ static int nz_init(struct engine *e, struct gs_err *err)
 		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
 	for (unsigned col = 0; col < job->columns; col++)
 		atomic_init(&e->nz.end[col], UINT64_MAX);
-	if (job->cmd != CMD_SCAN)
+	if (!op->stream)
 		return 0;
 	size_t rec = type_size(job->out_type) * job->columns;
 
@@ -538,23 +536,13 @@ static int nz_init(struct engine *e, struct gs_err *err)
 /* After finish(): a zero sum of -0 terms only is -0. */
 static void nz_apply(struct engine *e, void *acc)
 {
-	const struct gs_job *job = e->job;
+	const struct operation *op = operation_of(e->job);
 
-	if (!e->nz.on || !acc)
+	if (!e->nz.on || !acc || !op->set_negzero)
 		return;
-	for (unsigned col = 0; col < job->columns; col++) {
-		bool all = atomic_load(&e->nz.end[col]) == UINT64_MAX;
-
-		if (job->cmd == CMD_STATS) {
-			struct stats_col *s = (struct stats_col *)acc + col;
-
-			s->s1.negzero = all && s->count > s->nan;
-		} else if (job->cmd == CMD_REDUCE) {
-			struct red_col *r = (struct red_col *)acc + col;
-
-			r->u.sum.negzero = all && r->count > 0;
-		}
-	}
+	for (unsigned col = 0; col < e->job->columns; col++)
+		op->set_negzero(acc, col,
+				atomic_load(&e->nz.end[col]) == UINT64_MAX);
 }
 
 /* ---- the accumulators' memory -------------------------------------------- */
@@ -569,7 +557,7 @@ static unsigned __int128 acc_bytes(const struct gs_job *job, int t, bool own,
 	unsigned __int128 acc = k->acc_size(job), scratch = k->scratch_size(job);
 	unsigned __int128 fixed = extra + (own ? acc : 0);
 
-	if (job->cmd == CMD_SCAN) {
+	if (operation_of(job)->stream) {
 		if (cpu_scan_scratch_size(job) > scratch)
 			scratch = cpu_scan_scratch_size(job);
 		scratch += acc;		/* each thread's carry-in */

@@ -1,0 +1,41 @@
+/*
+ * operation.h - the registry of accumulating operations: one record per
+ * thing a pass over the stream can compute (a histogram, the statistics,
+ * a dot product, a reduction, a scan, the min and max of a range pass).
+ *
+ * A command (src/cmd/) plans passes; each pass names its operation in
+ * job->cmd, and everything below the command reads this record instead of
+ * switching on it: the engine (accumulator sizes, the sign of zero sums),
+ * the CPU backend (the exact state and its kernel, from acc.h), and the
+ * CUDA backend (its own table of GPU entry points per operation,
+ * cuda/backend_cuda.cu). A new operation is one row here, its CPU kernels,
+ * and, to run on the GPU, one row there.
+ */
+#ifndef OPERATION_H
+#define OPERATION_H
+
+#include "acc.h"
+
+struct operation {
+	const char *name;
+	/* its exact state (size, init, merge) and the CPU kernel that folds
+	 * records into it */
+	const struct acc_kernels *cpu;
+	/* its output streams through a sink (a scan): no result accumulator,
+	 * and the state carried between chunks is the reduction of the
+	 * records before them */
+	bool stream;
+	/* Float sums whose sign of zero the engine tracks (a sum of -0 terms
+	 * only is -0, which no exact fixed-point sum keeps): whether job has
+	 * them (NULL: never), whether NaN elements are left out of them, and
+	 * how to mark column col of a result accumulator (NULL for streams,
+	 * whose output the engine fixes as it goes). */
+	bool (*zero_sign)(const struct gs_job *job);
+	bool zero_sign_skips_nan;
+	void (*set_negzero)(void *acc, unsigned col, bool negzero);
+};
+
+/* The record of job->cmd. */
+const struct operation *operation_of(const struct gs_job *job);
+
+#endif
