@@ -63,13 +63,13 @@ _gpustat()
 	if [ "$COMP_CWORD" -le 1 ]; then
 		case $cur in
 		-*) COMPREPLY=($(compgen -W '--help --version -h -V' -- "$cur")) ;;
-		*) COMPREPLY=($(compgen -W 'hist sum stats dot scan reduce' -- "$cur")) ;;
+		*) COMPREPLY=($(compgen -W 'hist sum stats count dot scan reduce' -- "$cur")) ;;
 		esac
 		return 0
 	fi
 	cmd=${COMP_WORDS[1]}
 	case $cmd in
-	hist|sum|stats|dot|scan|reduce) ;;
+	hist|sum|stats|count|dot|scan|reduce) ;;
 	*) return 0 ;;
 	esac
 

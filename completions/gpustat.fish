@@ -2,7 +2,7 @@
 # their descriptions, the values of the options that take a word (types,
 # formats, backends, ops, byte orders), and files for operands and -o.
 
-set -l cmds hist sum stats dot scan reduce
+set -l cmds hist sum stats count dot scan reduce
 set -l types u8 i8 u16 i16 u32 i32 u64 i64 f16 bf16 f32 f64 \
 	uint8 int8 uint16 int16 uint32 int32 uint64 int64 \
 	float16 bfloat16 float32 float64 half single double byte ubyte \
@@ -14,6 +14,7 @@ complete -c gpustat -n $top -f
 complete -c gpustat -n $top -a hist -d 'counts per value, or numpy.histogram bins'
 complete -c gpustat -n $top -a sum -d 'the exact sum of all elements'
 complete -c gpustat -n $top -a stats -d 'count, nan, min, max, sum, mean, variances, stdevs'
+complete -c gpustat -n $top -a count -d 'elements and NaNs per column'
 complete -c gpustat -n $top -a dot -d 'the exact dot product of two streams (or --pairs)'
 complete -c gpustat -n $top -a scan -d 'prefix sums (min, max, prod), written as binary'
 complete -c gpustat -n $top -a reduce -d 'sum, prod, min, max, and, or, xor of all elements'

@@ -1,6 +1,7 @@
 /*
- * main.c - find the command and run it; nothing else. Each command lives in
- * its own cmd_*.c (see cmds.h) and returns the exit status.
+ * main.c - find the command and run it; nothing else. Each command is a
+ * descriptor in its own cmd_*.c, listed in cmd/commands.def, and run by the
+ * driver (cli/driver.c), which returns the exit status.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -9,25 +10,16 @@
 #include <string.h>
 #include <unistd.h>
 #include <zstd.h>
-#include "cmds.h"
+#include "commands.h"
 #include "sig.h"
 #ifdef GS_HAVE_CUDA
 #include "gpustat_cuda.h"
 #endif
 
-struct command {
-	const char *name;
-	int (*fn)(int argc, char **argv);
-	const char *help;
-};
-
-static const struct command commands[] = {
-	{ "hist", cmd_hist, "counts per value, or numpy.histogram bins" },
-	{ "sum", cmd_sum, "the exact sum of all elements" },
-	{ "stats", cmd_stats, "count, nan, min, max, sum, mean, variances, stdevs" },
-	{ "dot", cmd_dot, "the exact dot product of two streams (or --pairs)" },
-	{ "scan", cmd_scan, "prefix sums (min, max, prod), written as binary" },
-	{ "reduce", cmd_reduce, "sum, prod, min, max, and, or, xor of all elements" },
+static const struct command *const commands[] = {
+#define COMMAND(name) &name##_command,
+#include "commands.def"
+#undef COMMAND
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
@@ -38,7 +30,7 @@ static void help(void)
 	      "on the GPU when there is one, with exact results everywhere.\n\n"
 	      "Commands:\n", stdout);
 	for (size_t i = 0; i < NCOMMANDS; i++)
-		printf("  %-8s %s\n", commands[i].name, commands[i].help);
+		printf("  %-8s %s\n", commands[i]->name, commands[i]->summary);
 	fputs("\nFILEs are read in order as one stream; none or '-' is stdin.\n"
 	      "Raw, .npy, PGM/PPM (binary or plain) and zstd-compressed input are\n"
 	      "recognized; formats it does not read (gzip, PNG, .npz ...) are refused.\n"
@@ -70,7 +62,7 @@ static int unknown_command(const char *word)
 	const char *near;
 
 	for (size_t i = 0; i < NCOMMANDS; i++)
-		names[i] = commands[i].name;
+		names[i] = commands[i]->name;
 	near = cli_nearest(word, strlen(word), names, NCOMMANDS);
 	if (word[0] == '-')
 		fprintf(stderr, "gpustat: unknown option '%s' before the command",
@@ -103,9 +95,15 @@ static int run(int argc, char **argv)
 		version();
 		return 0;
 	}
+	/* every option of every command, for the completion and man page
+	 * checks (tests/test_usage.sh) */
+	if (strcmp(argv[1], "--options") == 0) {
+		command_dump_options(commands, NCOMMANDS, stdout);
+		return 0;
+	}
 	for (size_t i = 0; i < NCOMMANDS; i++)
-		if (strcmp(argv[1], commands[i].name) == 0)
-			return commands[i].fn(argc - 1, argv + 1);
+		if (strcmp(argv[1], commands[i]->name) == 0)
+			return command_run(commands[i], argc - 1, argv + 1);
 	return unknown_command(argv[1]);
 }
 

@@ -539,7 +539,7 @@ NAMES = set()
 # Which cases cli.sh re-runs with other chunk sizes and thread counts: every
 # command, type and container once, not every case (a minute on 2 cores).
 PROP_CASES = re.compile('|'.join([
-    r'(sum|stats|dot|scan)_[a-z0-9]+_(rand|c3)$', r'dot_.*_pairs$',
+    r'(sum|stats|dot|scan|count)_[a-z0-9]+_(rand|c3)$', r'dot_.*_pairs$',
     r'reduce_.*_max_c3$', r'reduce_f(32|64)_prod$', r'hist_[ui]8_(rand|c3)$',
     r'hist_.*_ranged_c3$', r'hist_u16_mod_nonzero$', r'(sum|stats)_f.*_.*$',
     r'scan_sp_', r'be_sum_', r'(stdin|pipe)_sum', r'(npy|pgm|ppm|zst)_',
@@ -687,6 +687,58 @@ def cases_stats():
         st = [col_stats(t, c) for c in columns(DATA[t]['mod'], 3)]
         case('stats_%s_c3' % t, '$G stats %s%s -t %s -c 3' % (INREL, fn, t),
              out_stats(t, st, 'text'), prop=prop_of(t, fn, 3))
+
+
+def col_count(t, vals):
+    """(elements, NaNs) of one column."""
+    return (len(vals), sum(1 for v in vals if is_float(t) and math.isnan(v)))
+
+
+def out_count(t, cols, fmtname):
+    """count: one line, count and nan for each column in turn."""
+    c = len(cols)
+    if fmtname in ('text', 'tsv', 'csv'):
+        header = []
+        for name in colnames('', c):
+            header += ['count' + name, 'nan' + name]
+        row = [str(x) for col in cols for x in col]
+        return table([row], header, fmtname)
+    if fmtname == 'json':
+        return ('{"command":"count","type":"%s","columns":%d,"count":%s,'
+                '"nan":%s}\n' % (t, c, jlist([x[0] for x in cols]),
+                                  jlist([x[1] for x in cols])))
+    flat = [x for col in cols for x in col]
+    return struct.pack('<%dQ' % len(flat), *flat)
+
+
+def cases_count(specials):
+    for t in TYPES:
+        for k in ['empty', 'one', 'rand', 'mod']:
+            fn = '%s_%s.bin' % (t, k)
+            case('count_%s_%s' % (t, k), '$G count -t %s %s%s' % (t, INREL, fn),
+                 out_count(t, [col_count(t, DATA[t][k])], 'text'),
+                 prop=prop_of(t, fn) if k != 'empty' else None)
+        fn = '%s_mod.bin' % t
+        cols = [col_count(t, x) for x in columns(DATA[t]['mod'], 3)]
+        case('count_%s_c3' % t, '$G count -c 3 -t %s %s%s' % (t, INREL, fn),
+             out_count(t, cols, 'text'), prop=prop_of(t, fn, 3))
+    # NaNs, and every format, per column
+    for name, (t, vals) in sorted(specials.items()):
+        if not is_float(t) or not any(math.isnan(v) for v in vals):
+            continue
+        fn = INREL + name + '.bin'
+        case('count_' + name, '$G count -t %s %s' % (t, fn),
+             out_count(t, [col_count(t, vals)], 'text'),
+             prop=prop_of(t, name + '.bin'))
+        for c in (1, 2):
+            if len(vals) % c:
+                continue
+            cols = [col_count(t, x) for x in columns(vals, c)]
+            shape = '(2,)' if c == 1 else '(%d,2)' % c
+            for f in FORMATS:
+                fmt_case('fmt_count_%s_c%d_%s' % (name, c, f),
+                         '$G count -t %s -c %d %s' % (t, c, fn), f,
+                         out_count(t, cols, f), '<u8', shape)
 
 
 def cases_dot():
@@ -1369,6 +1421,7 @@ def main():
     specials = special_files()
     cases_sum()
     cases_stats()
+    cases_count(specials)
     cases_dot()
     cases_scan()
     cases_reduce()

@@ -3,9 +3,9 @@
 # bash by filling COMP_WORDS/COMP_CWORD and calling the function, zsh by
 # typing TAB into an interactive `zsh -f' on a pty (zsh/zpty) with compinit,
 # fish with `complete -C'. Every shell gets the same command lines; the
-# expected words come from `gpustat --help' and `gpustat CMD --help' where
-# they can, so a new option that the completions miss fails here. A shell
-# that is not installed is skipped.
+# expected words come from `gpustat --help' and the option tables the parser
+# uses (`gpustat --options'), so an option or value that the completions miss
+# or invent fails here. A shell that is not installed is skipped.
 cd "$(dirname "$0")/.." || exit 2
 G=${GPUSTAT:-./gpustat}
 pass=0
@@ -25,13 +25,6 @@ fi
 cmds=$("$G" --help | awk '/^Commands:/ { on = 1; next }
 	on && /^  [a-z]/ { print $1; next } on { exit }' | tr '\n' ' ')
 types='u8 i8 u16 i16 u32 i32 u64 i64 f16 bf16 f32 f64'
-
-# The long options of `gpustat CMD --help' (the tags left of the text).
-long_opts() {
-	"$G" "$1" --help | awk '/^Examples:/ { exit }
-		/^ +-/ { sub(/^ +/, ""); sub(/  .*/, ""); n = split($0, w, /[ ,]+/)
-		for (i = 1; i <= n; i++) if (w[i] ~ /^--[a-z]/) print w[i] }'
-}
 
 # The command lines to complete, one per line (a trailing space means a new,
 # empty word), and what their completions must hold: "has" lists words that
@@ -62,12 +55,26 @@ case_ 'gpustat sum --p' only '--progress'
 case_ 'gpustat sum -o man/gpustat.' has 'gpustat.1'
 case_ 'gpustat stats man/gpustat.' has 'gpustat.1'
 case_ 'gpustat dot man/gpustat.1 man/gpustat.' has 'gpustat.1'
+# Every command's option table (gpustat --options: "COMMAND<TAB>--LONG<TAB>
+# -S<TAB>ARG<TAB>VALUES<TAB>HELP", "*" for the common options): `gpustat CMD
+# --` offers exactly its options, and an option whose values can be listed
+# offers exactly those (types and file names: at least these).
+"$G" --options > "$tmp/options" && [ -s "$tmp/options" ] ||
+	bad "gpustat --options printed nothing"
 for cmd in $cmds; do
-	want=$(long_opts "$cmd" | tr '\n' ' ')
-	[ -n "$want" ] || bad "no options in gpustat $cmd --help"
-	[ "$cmd" = hist ] && want="$want --plot --log"
-	[ "$cmd" = hist ] || case_ "gpustat $cmd --" lacks '--plot --log --bins'
-	case_ "gpustat $cmd --" has "$want"
+	want=$(awk -F'\t' -v c="$cmd" '$1 == "*" || $1 == c { print $2 }' \
+		"$tmp/options" | sort -u | tr '\n' ' ')
+	[ -n "$want" ] || bad "no options of $cmd in gpustat --options"
+	case_ "gpustat $cmd --" only "$want"
+	awk -F'\t' -v c="$cmd" '($1 == "*" || $1 == c) && $5 != "-" {
+		print $2 "\t" $5 }' "$tmp/options" > "$tmp/values"
+	while IFS='	' read -r opt values; do
+		case $values in
+		@type)	case_ "gpustat $cmd $opt " has "$types" ;;
+		@file)	case_ "gpustat $cmd $opt man/gpustat." has 'gpustat.1' ;;
+		*)	case_ "gpustat $cmd $opt " only "$values" ;;
+		esac
+	done < "$tmp/values"
 done
 
 # check SHELL RESULTS: RESULTS has "N<TAB>word" lines for line N. File names

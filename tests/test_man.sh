@@ -1,8 +1,9 @@
 #!/bin/sh
 # The man page: mandoc -Tlint is clean (when mandoc is installed), the
 # sections come in man-pages(7) order, every command of `gpustat --help' is
-# described, and every option of `gpustat CMD --help' is defined (a .TP tag)
-# under OPTIONS, in the common subsections or in the command's own.
+# described, and every option of every command's table (`gpustat --options')
+# is defined (a .TP tag) under OPTIONS, in the common subsections or in the
+# command's own.
 cd "$(dirname "$0")/.." || exit 2
 G=${GPUSTAT:-./gpustat}
 man=man/gpustat.1
@@ -62,16 +63,17 @@ for opt in -V --version -h --help; do
 	defined Execution "$opt" && ok || bad "$opt not defined"
 done
 
-# Each command's options (the tags left of the descriptions): those before
-# "Input and type:" are its own.
+# Each command's options, from the tables the parser uses (gpustat
+# --options: "COMMAND<TAB>--LONG<TAB>-S<TAB>...", "*" for the common ones,
+# and a -f row per command for its formats): its own under "CMD options".
+"$G" --options > "$tmp/tables" && [ -s "$tmp/tables" ] && ok ||
+	bad "gpustat --options printed nothing"
 for cmd in $(cat "$tmp/cmds"); do
-	"$G" "$cmd" --help > "$tmp/help" || bad "gpustat $cmd --help failed"
-	awk '/^Input and type:/ { common = 1 } /^Examples:/ { exit }
-	     /^ +-/ { sub(/^ +/, ""); sub(/  .*/, ""); n = split($0, w, /[ ,]+/)
-		for (i = 1; i <= n; i++) if (w[i] ~ /^--?[a-zA-Z]/)
-			print (common ? "common" : "own") "\t" w[i] }' "$tmp/help" |
-		sort -u > "$tmp/opts"
-	[ -s "$tmp/opts" ] && ok || bad "no options in gpustat $cmd --help"
+	awk -F'\t' -v c="$cmd" '$1 == "*" || $1 == c {
+		kind = ($1 == c && $2 != "--format") ? "own" : "common"
+		print kind "\t" $2; if ($3 != "-") print kind "\t" $3 }' \
+		"$tmp/tables" | sort -u > "$tmp/opts"
+	[ -s "$tmp/opts" ] && ok || bad "no options of $cmd in gpustat --options"
 	while IFS='	' read -r kind opt; do
 		if [ "$kind" = own ]; then
 			defined "$cmd options" "$opt" && ok ||
@@ -85,10 +87,6 @@ for cmd in $(cat "$tmp/cmds"); do
 	done < "$tmp/opts"
 done
 
-# Options announced for hist before they reach its --help.
-for opt in --plot --log; do
-	defined 'hist options' "$opt" && ok || bad "hist $opt not documented"
-done
 for var in COLUMNS NO_COLOR; do
 	awk '/^\.SH ENVIRONMENT/ { on = 1; next } /^\.SH/ { on = 0 } on' "$man" |
 		grep -qx "\.B $var" && ok || bad "$var not under ENVIRONMENT"

@@ -14,40 +14,53 @@
 #include "progress.h"
 #include "report.h"
 
-#define DEFAULT_CHUNK (64u << 20)	/* SPEC: 64 MiB */
-#define DEFAULT_STREAMS 2
-
 enum {
 	OPT_ENDIAN = 1000, OPT_RAW, OPT_BACKEND, OPT_DEVICE, OPT_CHUNK,
-	OPT_STREAMS, OPT_PROGRESS, OPT_NO_PROGRESS,
+	OPT_STREAMS, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_LONG, OPT_MEMORY,
+	OPT_FORMAT = 'f',
 };
 
-/* zstd window limits (input.c); apart from the enum above, in the range
- * that cli_parse hands to common_option */
-enum { OPT_LONG = 1090, OPT_MEMORY };
-
-static const struct option common_longopts[] = {
-	{ "type", required_argument, NULL, 't' },
-	{ "endian", required_argument, NULL, OPT_ENDIAN },
-	{ "columns", required_argument, NULL, 'c' },
-	{ "raw", no_argument, NULL, OPT_RAW },
-	{ "long", optional_argument, NULL, OPT_LONG },
-	{ "memory", required_argument, NULL, OPT_MEMORY },
-	{ "format", required_argument, NULL, 'f' },
-	{ "output", required_argument, NULL, 'o' },
-	{ "backend", required_argument, NULL, OPT_BACKEND },
-	{ "device", required_argument, NULL, OPT_DEVICE },
-	{ "chunk-size", required_argument, NULL, OPT_CHUNK },
-	{ "streams", required_argument, NULL, OPT_STREAMS },
-	{ "threads", required_argument, NULL, 'j' },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "progress", no_argument, NULL, OPT_PROGRESS },
-	{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+/* The options of every command, in the order of their --help. -f's help
+ * is the command's (formats_help); --no-progress is told in --progress's. */
+const struct opt_spec common_opts[] = {
+	{ "type", 't', required_argument, "TYPE", "element type: u8 i8 u16 i16 "
+	  "u32 i32 u64 i64 f16 bf16\nf32 f64, or as numpy spells it (float32, "
+	  "<f4, >i2,\n|u1, float = f64, int = i64, bool = u8 of 0 and 1)",
+	  "@type", 't', "Input and type:" },
+	{ "endian", 0, required_argument, "E", "little (default) or big; a -t "
+	  "with a byte order\n(>f4) must agree", "little big", OPT_ENDIAN, NULL },
+	{ "columns", 'c', required_argument, "N", "records of N interleaved "
+	  "values; one result per column", NULL, 'c', NULL },
+	{ "raw", 0, no_argument, NULL, "no detection of zstd, .npy or PGM/PPM "
+	  "input", NULL, OPT_RAW, NULL },
+	{ "long", 0, optional_argument, NULL, "allow zstd windows up to 2^31 "
+	  "bytes (--long=N: 2^N);\nwithout it, windows over 128M are refused",
+	  NULL, OPT_LONG, NULL },
+	{ "memory", 0, required_argument, "SIZE", "zstd frames with windows up "
+	  "to SIZE (at most 2G)", NULL, OPT_MEMORY, NULL },
+	{ "backend", 0, required_argument, "B", "auto (default), cuda, cpu",
+	  "auto cuda cpu", OPT_BACKEND, "Execution:" },
+	{ "device", 0, required_argument, "N", "the GPU to use", NULL,
+	  OPT_DEVICE, NULL },
+	{ "chunk-size", 0, required_argument, "SIZE", "bytes per chunk, with "
+	  "K/M/G (default 64M)", NULL, OPT_CHUNK, NULL },
+	{ "streams", 0, required_argument, "N", "CUDA streams (default 2)",
+	  NULL, OPT_STREAMS, NULL },
+	{ "threads", 'j', required_argument, "N", "CPU threads (default: all "
+	  "cores)", NULL, 'j', NULL },
+	{ "verbose", 'v', no_argument, NULL, "say which backend runs, why, and "
+	  "each stage's busy time", NULL, 'v', NULL },
+	{ "quiet", 'q', no_argument, NULL, "no notes or progress; errors only",
+	  NULL, 'q', NULL },
+	{ "progress", 0, no_argument, NULL, "show progress on stderr; "
+	  "--no-progress hides it", NULL, OPT_PROGRESS, NULL },
+	{ "no-progress", 0, no_argument, NULL, NULL, NULL, OPT_NO_PROGRESS, NULL },
+	{ "help", 'h', no_argument, NULL, "this help", NULL, 'h', NULL },
+	{ "output", 'o', required_argument, "FILE", "write to FILE instead of "
+	  "stdout", "@file", 'o', "Output:" },
+	{ "format", 'f', required_argument, "FMT", NULL, NULL, OPT_FORMAT, NULL },
+	{ NULL, 0, 0, NULL, NULL, NULL, 0, NULL },
 };
-static const char common_shortopts[] = "t:c:f:o:j:vqh";
 
 /* ---- numbers ------------------------------------------------------------ */
 
@@ -194,8 +207,9 @@ static int unknown_type(struct gs_err *err, const char *arg)
 		       arg, names);
 }
 
-static int common_option(struct cli *c, int opt, const char *arg,
-			 struct gs_err *err)
+/* -t, --endian, -c, --raw, --long, --memory: how the input is read. */
+static int input_option(struct cli *c, int opt, const char *arg,
+			struct gs_err *err)
 {
 	uint64_t u;
 	bool explicit;
@@ -244,24 +258,33 @@ static int common_option(struct cli *c, int opt, const char *arg,
 			return usage(err, "--memory: expected a size from 1K to 2G, not '%s'", arg);
 		c->zstd_window = u;
 		return 0;
-	case 'f':
-		if (parse_format(arg, &c->format) < 0)
-			return usage(err, "unknown format '%s' (text, tsv, csv, json, binary, npy)", arg);
-		c->format_set = true;
-		return 0;
-	case 'o':
-		if (!*arg)
-			return usage(err, "--output: expected a file name, not '%s'", arg);
-		c->output = arg;
-		return 0;
+	}
+	return 1;
+}
+
+static int parse_backend(const char *arg, enum backend_choice *b)
+{
+	static const char *const names[] = { "auto", "cpu", "cuda" };
+	static const enum backend_choice choices[] = { BACKEND_AUTO, BACKEND_CPU,
+						       BACKEND_CUDA };
+
+	for (int i = 0; i < 3; i++)
+		if (strcmp(arg, names[i]) == 0) {
+			*b = choices[i];
+			return 0;
+		}
+	return -1;
+}
+
+/* --backend, --device, --chunk-size, --streams, -j: how the run computes. */
+static int run_option(struct cli *c, int opt, const char *arg,
+		      struct gs_err *err)
+{
+	uint64_t u;
+
+	switch (opt) {
 	case OPT_BACKEND:
-		if (strcmp(arg, "auto") == 0)
-			c->backend = BACKEND_AUTO;
-		else if (strcmp(arg, "cpu") == 0)
-			c->backend = BACKEND_CPU;
-		else if (strcmp(arg, "cuda") == 0)
-			c->backend = BACKEND_CUDA;
-		else
+		if (parse_backend(arg, &c->backend) < 0)
 			return usage(err, "unknown backend '%s' (auto, cuda, cpu)", arg);
 		return 0;
 	case OPT_DEVICE:
@@ -282,6 +305,25 @@ static int common_option(struct cli *c, int opt, const char *arg,
 		if (parse_positive_int(arg, &c->eo.threads, 64) < 0)
 			return usage(err, "--threads: expected 1 to 64, not '%s'", arg);
 		return 0;
+	}
+	return 1;
+}
+
+/* -f, -o, -v, -q, --progress, --no-progress: what the run tells. */
+static int output_option(struct cli *c, int opt, const char *arg,
+			 struct gs_err *err)
+{
+	switch (opt) {
+	case OPT_FORMAT:
+		if (parse_format(arg, &c->format) < 0)
+			return usage(err, "unknown format '%s' (text, tsv, csv, json, binary, npy)", arg);
+		c->format_set = true;
+		return 0;
+	case 'o':
+		if (!*arg)
+			return usage(err, "--output: expected a file name, not '%s'", arg);
+		c->output = arg;
+		return 0;
 	case 'v':
 		c->verbose++;
 		return 0;
@@ -296,196 +338,19 @@ static int common_option(struct cli *c, int opt, const char *arg,
 		c->progress = 0;
 		return 0;
 	}
-	return usage(err, "internal: unhandled option %s", "");
+	return 1;
 }
 
-static int default_threads(void)
+int cli_common_option(struct cli *c, int id, const char *arg,
+		      struct gs_err *err)
 {
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	int rc = input_option(c, id, arg, err);
 
-	return n < 1 ? 1 : n > 64 ? 64 : (int)n;
-}
-
-static void cli_defaults(struct cli *c)
-{
-	c->job.columns = 1;
-	c->job.dtype.type = c->default_type;
-	c->format = FMT_TEXT;
-	c->backend = BACKEND_AUTO;
-	c->eo.chunk_size = DEFAULT_CHUNK;
-	c->eo.threads = default_threads();
-	c->eo.streams = DEFAULT_STREAMS;
-	c->eo.stall_ms = ENGINE_STALL_MS;
-	c->progress = -1;
-}
-
-/* The common table followed by the command's, for getopt_long. */
-static struct option *merge_longopts(const struct cmd_opts *co)
-{
-	size_t n1 = sizeof(common_longopts) / sizeof(common_longopts[0]) - 1;
-	size_t n2 = 0;
-
-	while (co && co->longopts && co->longopts[n2].name)
-		n2++;
-	struct option *all = calloc(n1 + n2 + 1, sizeof(*all));
-
-	if (!all)
-		return NULL;
-	memcpy(all, common_longopts, n1 * sizeof(*all));
-	if (n2)
-		memcpy(all + n1, co->longopts, n2 * sizeof(*all));
-	return all;
-}
-
-static bool is_common_short(int opt)
-{
-	return opt < 256 && strchr(common_shortopts, opt) != NULL;
-}
-
-static size_t min_size(size_t a, size_t b)
-{
-	return a < b ? a : b;
-}
-
-/* Edit distance with adjacent transpositions ("scna" is one from "scan"),
- * of the first n bytes of a against b, row by row (the last three rows);
- * command and option names are short. */
-static size_t edit_distance(const char *a, size_t n, const char *b)
-{
-	size_t m = strlen(b), i, j;
-	size_t rows[3][64], *prev2 = rows[0], *prev = rows[1], *row = rows[2], *t;
-
-	if (n >= 64 || m >= 64)
-		return SIZE_MAX;
-	for (j = 0; j <= m; j++)
-		prev[j] = j;
-	for (i = 1; i <= n; i++) {
-		row[0] = i;
-		for (j = 1; j <= m; j++) {
-			row[j] = min_size(prev[j - 1] + (a[i - 1] != b[j - 1]),
-					  min_size(prev[j], row[j - 1]) + 1);
-			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
-				row[j] = min_size(row[j], prev2[j - 2] + 1);
-		}
-		t = prev2;
-		prev2 = prev;
-		prev = row;
-		row = t;
-	}
-	return prev[m];
-}
-
-const char *cli_nearest(const char *word, size_t n, const char *const *names,
-			size_t count)
-{
-	/* one edit for short words, two for longer ones, as a typo is */
-	size_t best = n <= 4 ? 1 : 2, i;
-	const char *found = NULL;
-
-	for (i = 0; i < count; i++) {
-		size_t d = edit_distance(word, n, names[i]);
-
-		if (d <= best && (d < best || !found)) {
-			best = d;
-			found = names[i];
-		}
-	}
-	return found;
-}
-
-/* getopt_long takes any unique prefix ("--prog"); one that is not unique
- * gets the candidates named. */
-static bool ambiguous(struct gs_err *err, const char *word, size_t len,
-		      const char *const *names, size_t n)
-{
-	char list[200] = "";
-	size_t used = 0, hits = 0;
-
-	for (size_t i = 0; len && i < n && used < sizeof(list); i++)
-		if (!strncmp(names[i], word, len) && names[i][len]) {
-			used += (size_t)snprintf(list + used, sizeof(list) - used,
-						 "%s--%s", hits ? ", " : "", names[i]);
-			hits++;
-		}
-	if (hits < 2)
-		return false;
-	gs_fail(err, GS_EUSAGE, "", "option '--%.*s' is ambiguous (%s)",
-		(int)len, word, list);
-	return true;
-}
-
-/* "unknown option '--bnis'; did you mean '--bins'?" */
-static int unknown_long(struct gs_err *err, const char *bad,
-			const struct option *longopts)
-{
-	const char *names[128];
-	size_t n = 0, len;
-	const char *near;
-
-	while (longopts[n].name && n < 128) {
-		names[n] = longopts[n].name;
-		n++;
-	}
-	bad += 2;
-	len = strcspn(bad, "=");
-	if (ambiguous(err, bad, len, names, n))
-		return -1;
-	near = cli_nearest(bad, len, names, n);
-	if (!near)
-		return gs_fail(err, GS_EUSAGE, "", "unknown option '--%.*s'",
-			       (int)len, bad);
-	return gs_fail(err, GS_EUSAGE, "", "unknown option '--%.*s'; did you "
-		       "mean '--%s'?", (int)len, bad, near);
-}
-
-int cli_parse(struct cli *c, int argc, char **argv, const struct cmd_opts *co,
-	      struct gs_err *err)
-{
-	char shortopts[64];
-	struct option *longopts = merge_longopts(co);
-	int rc = 0, opt;
-
-	if (!longopts)
-		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
-	c->cmd = argv[0];
-	cli_defaults(c);
-	snprintf(shortopts, sizeof(shortopts), ":%s%s", common_shortopts,
-		 co && co->shortopts ? co->shortopts : "");
-	opterr = 0;
-	optind = 0;		/* GNU: reinitialize */
-	while (rc == 0 && (opt = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
-		const char *bad = argv[optind - 1];
-
-		if (opt == '?') {
-			/* bad is not the option itself while getopt is
-			 * still inside a cluster like -qx, and may be "" */
-			rc = optopt && optopt < 256 &&
-			     (bad[0] != '-' || (bad[1] != '-' && !strchr(bad, '=')))
-				? gs_fail(err, GS_EUSAGE, "", "unknown option '-%c'", optopt)
-				: bad[0] == '-' && bad[1] == '-'
-				? unknown_long(err, bad, longopts)
-				: usage(err, "unknown option '%s'", bad);
-		} else if (opt == ':') {
-			rc = usage(err, "option '%s' needs a value", bad);
-		} else if (opt == 'h') {
-			fputs(co->help, stdout);
-			rc = 1;
-		} else if (is_common_short(opt) || (opt >= 1000 && opt < 1100)) {
-			rc = common_option(c, opt, optarg, err);
-		} else {
-			rc = co->handle(co->ctx, opt, optarg, err);
-		}
-	}
-	free(longopts);
-	if (rc)
-		return rc;
-	if (!c->type_set)
-		c->job.dtype.type = c->default_type;
-	if (c->endian_set)
-		c->job.dtype.big_endian = c->big_endian;
-	c->operands = argv + optind;
-	c->noperands = argc - optind;
-	return 0;
+	if (rc == 1)
+		rc = run_option(c, id, arg, err);
+	if (rc == 1)
+		rc = output_option(c, id, arg, err);
+	return rc == 1 ? usage(err, "internal: unhandled option %s", "") : rc;
 }
 
 /* ---- running ------------------------------------------------------------ */

@@ -12,19 +12,30 @@
 #include "input.h"
 #include "out.h"
 
-/* Per-command options: long options with val >= 256 (or a short letter
- * listed in shortopts), handled by the command's callback. */
-struct cmd_opts {
-	const struct option *longopts;	/* terminated by a zero entry */
-	const char *shortopts;		/* extra short options, e.g. "" */
-	/* Returns 0, or -1 with err filled (a usage error). */
-	int (*handle)(void *ctx, int opt, const char *arg, struct gs_err *err);
-	void *ctx;
-	const char *help;		/* the text of CMD --help */
+struct command;
+
+/* One option: getopt's entry, its --help line, the words completion offers.
+ * help may hold '\n': the lines after the first are indented under it. */
+struct opt_spec {
+	const char *name;	/* long name, without "--" */
+	char short_name;	/* a letter, or 0 */
+	int has_arg;		/* no_argument, required_argument, optional_argument */
+	const char *arg;	/* the value's name in --help ("N", "LO:HI"), or NULL */
+	const char *help;
+	/* the value's words for completion: "a b c", "@type", "@file", or
+	 * NULL for a value that cannot be listed (a number) */
+	const char *values;
+	int id;			/* what the command's option() is given */
+	const char *section;	/* a heading --help prints before it, or NULL */
 };
 
+/* One run of a command: the options, the job, the operands and what the
+ * run has opened. The driver (driver.c) fills it; the command's hooks
+ * read and complete it. */
 struct cli {
 	const char *cmd;		/* command name, for messages */
+	const struct command *command;
+	void *state;			/* the command's own (command.state_size) */
 	struct gs_job job;
 	enum gs_type default_type;
 	bool type_set, endian_set, columns_set, format_set;
@@ -45,12 +56,22 @@ struct cli {
 	bool mute_operands;		/* a second pass: reported already */
 	bool output_checked;		/* the output is none of the inputs */
 	bool stop_on_operand;		/* an operand error ends the run (scan) */
+	/* opened by the driver (or the command's open hook) */
+	struct input *in, *in2;		/* in2: dot A B's second stream */
+	struct input_info info;
+	int64_t input_bytes;		/* of every operand, or -1: unknown */
+	uint64_t records;		/* of the last pass */
 };
 
-/* Parse argv (argv[0] is the command name). Returns 0, 1 when --help was
- * printed (exit 0), or -1 with err filled (usage error). */
-int cli_parse(struct cli *c, int argc, char **argv, const struct cmd_opts *co,
+/* Parse argv (argv[0] is the command name) with the common options and
+ * cmd's (options.c). Returns 0, 1 when --help was printed (exit 0), or -1
+ * with err filled (usage error). */
+int cli_parse(struct cli *c, int argc, char **argv, const struct command *cmd,
 	      struct gs_err *err);
+/* A common option (cli.c), by its id in common_opts. */
+int cli_common_option(struct cli *c, int id, const char *arg,
+		      struct gs_err *err);
+extern const struct opt_spec common_opts[];
 
 /* The name in names nearest to the first n bytes of word, if one is near
  * enough to be a typo of it ("stat" for "stats"), else NULL. */

@@ -9,42 +9,34 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "cmds.h"
+#include "command.h"
+#include "results.h"
 
-static const char dot_help[] =
-"Usage: gpustat dot [OPTION]... A B\n"
-"   or: gpustat dot --pairs [OPTION]... [FILE]...\n"
-"The dot product of two equally long streams A and B (per column with -c),\n"
-"or with --pairs of the two columns of one stream (with -c 2N, of columns\n"
-"2j and 2j+1). Exact, rounded once to double for float types.\n\n"
-"      --pairs           multiply the columns of one stream pairwise\n"
-"%s"
-"  -f, --format FMT      text (default), tsv, csv, json, binary, npy\n"
-"\n"
-"Examples:\n"
-"  gpustat dot a.f32 b.f32\n"
-"  gpustat dot --pairs xy.f64 -t f64\n"
-"  gpustat dot -t f64 -c 3 a.xyz b.xyz\n";
+enum { OPT_PAIRS = 1 };
 
-enum { OPT_PAIRS = 256 };
-
-static const struct option dot_longopts[] = {
-	{ "pairs", no_argument, NULL, OPT_PAIRS },
-	{ NULL, 0, NULL, 0 },
+static const struct opt_spec dot_opts[] = {
+	{ "pairs", 0, no_argument, NULL, "multiply the columns of one stream "
+	  "pairwise", NULL, OPT_PAIRS, NULL },
+	{ NULL, 0, 0, NULL, NULL, NULL, 0, NULL },
 };
 
-struct dot_opts {
-	bool pairs;
-};
-
-static int dot_option(void *ctx, int opt, const char *arg, struct gs_err *err)
+static int dot_option(struct cli *c, int id, const char *arg,
+		      struct gs_err *err)
 {
-	struct dot_opts *d = ctx;
+	c->job.two_inputs = false;	/* --pairs */
+	return 0;
+}
 
-	(void)arg;
-	(void)err;
-	if (opt == OPT_PAIRS)
-		d->pairs = true;
+static void dot_init(struct cli *c)
+{
+	c->job.two_inputs = true;
+}
+
+static int dot_check(struct cli *c, struct gs_err *err)
+{
+	if (c->job.two_inputs && c->noperands != 2)
+		return gs_fail(err, GS_EUSAGE, "dot", "expected two operands A B "
+			       "(or --pairs), got %d", c->noperands);
 	return 0;
 }
 
@@ -65,105 +57,106 @@ static bool one_stream(const char *a, const char *b)
 }
 
 /* Open A and B; B must have A's type and columns. */
-static int open_two(struct cli *c, struct input **a, struct input **b,
-		    int64_t *bytes, struct gs_err *err)
+static int open_two(struct cli *c, struct gs_err *err)
 {
-	struct input_info ia, ib;
+	struct input_info ib;
 
 	if (one_stream(c->operands[0], c->operands[1]))
 		return gs_fail(err, GS_EUSAGE, "dot", "A and B are the same "
 			       "stream ('%s' and '%s'); each side needs its own",
 			       c->operands[0], c->operands[1]);
-	if (cli_open_input(c, &c->operands[0], 1, a, &ia, err) < 0)
+	if (cli_open_input(c, &c->operands[0], 1, &c->in, &c->info, err) < 0)
 		return -1;
 	/* B's header must agree, byte order included: one job reads both */
 	c->type_set = c->columns_set = c->type_endian = true;
-	if (cli_open_input(c, &c->operands[1], 1, b, &ib, err) < 0)
+	if (cli_open_input(c, &c->operands[1], 1, &c->in2, &ib, err) < 0)
 		return -1;
 	/* progress counts both streams */
-	*bytes = ia.total_bytes >= 0 && ib.total_bytes >= 0
-		 ? ia.total_bytes + ib.total_bytes : -1;
+	c->input_bytes = c->info.total_bytes >= 0 && ib.total_bytes >= 0
+			 ? c->info.total_bytes + ib.total_bytes : -1;
 	return 0;
 }
 
-static int open_pairs(struct cli *c, struct input **in, int64_t *bytes,
-		      struct gs_err *err)
+static int open_pairs(struct cli *c, struct gs_err *err)
 {
-	struct input_info info;
-
 	if (!c->columns_set)
 		c->job.columns = 2;
-	if (cli_open_input(c, c->operands, c->noperands, in, &info, err) < 0)
+	if (cli_open_input(c, c->operands, c->noperands, &c->in, &c->info,
+			   err) < 0)
 		return -1;
 	if (c->job.columns % 2)
 		return gs_fail(err, GS_EUSAGE, "dot",
 			       "--pairs needs an even number of columns, not %u",
 			       c->job.columns);
-	*bytes = info.total_bytes;
+	c->input_bytes = c->info.total_bytes;
 	return 0;
 }
 
-static int run(struct cli *c, bool pairs)
+static int dot_open(struct cli *c, struct gs_err *err)
 {
-	struct input *a = NULL, *b = NULL;
-	struct engine_stats st;
-	struct gs_err err;
-	int64_t bytes = -1;
+	return c->job.two_inputs ? open_two(c, err) : open_pairs(c, err);
+}
 
-	c->job.cmd = CMD_DOT;
-	c->job.two_inputs = !pairs;
-	if (!pairs && c->noperands != 2) {
-		gs_fail(&err, GS_EUSAGE, "dot", "expected two operands A B "
-			"(or --pairs), got %d", c->noperands);
-		return cli_report(c, &err);
-	}
-	if ((pairs ? open_pairs(c, &a, &bytes, &err)
-		   : open_two(c, &a, &b, &bytes, &err)) < 0)
-		return cli_report(c, &err);
+/* one dot product per column, or per pair of columns */
+static unsigned dot_count(const struct cli *c)
+{
+	return c->job.two_inputs ? c->job.columns : c->job.columns / 2;
+}
 
-	unsigned n = pairs ? c->job.columns / 2 : c->job.columns;
-	struct dot_col *acc = engine_acc_new(&c->job, &c->eo,
-					     (uint64_t)n * sizeof(struct result), &err);
-	struct result *r = acc ? calloc(n, sizeof(*r)) : NULL;
+/* The results printed from the accumulators count in their limit. */
+static uint64_t dot_extra(const struct cli *c)
+{
+	return (uint64_t)dot_count(c) * sizeof(struct result);
+}
 
-	if (!r) {
-		if (acc)
-			gs_fail(&err, GS_ERUNTIME, "", "out of memory");
-		return cli_report(c, &err);
-	}
-	if (cli_run(c, a, b, bytes, NULL, acc, &st, &err) < 0)
-		return cli_report(c, &err);
-	input_close(a);
-	if (b)
-		input_close(b);
+static int dot_done(struct cli *c, void *acc, struct sbuf *b,
+		    struct gs_err *err)
+{
+	const struct dot_col *cols = acc;
+	unsigned n = dot_count(c);
+	struct result *r = calloc(n, sizeof(*r));
+
+	if (!r)
+		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
 	for (unsigned i = 0; i < n; i++) {
 		if (!type_is_float(c->job.dtype.type) &&
-		    xsum_to_dec(&acc[i].s, r[i].dec)) {
+		    xsum_to_dec(&cols[i].s, r[i].dec)) {
 			r[i].kind = RES_INT_DEC;
 		} else {
 			r[i].kind = RES_F64;
-			r[i].f = xsum_to_f64(&acc[i].s);
+			r[i].f = xsum_to_f64(&cols[i].s);
 		}
 	}
-	int rc = emit_results(c, "dot", NULL, r, n, st.records);
+	int rc = results_format(c, "dot", NULL, r, n, b, err);
 
-	free(acc);
 	free(r);
 	return rc;
 }
 
-int cmd_dot(int argc, char **argv)
-{
-	struct cli c = { .default_type = GS_F32 };
-	struct dot_opts d = { false };
-	static char help[4096];
-	struct cmd_opts co = { dot_longopts, "", dot_option, &d, help };
-	struct gs_err err;
+static const struct pass dot_passes[] = {
+	{ .op = CMD_DOT, .extra = dot_extra, .done = dot_done },
+	{ .done = NULL },
+};
 
-	snprintf(help, sizeof(help), dot_help, common_help);
-	int rc = cli_parse(&c, argc, argv, &co, &err);
-
-	if (rc)
-		return rc > 0 ? 0 : cli_report(&c, &err);
-	return run(&c, d.pairs);
-}
+const struct command dot_command = {
+	.name = "dot",
+	.summary = "the exact dot product of two streams (or --pairs)",
+	.usage = "[OPTION]... A B\n--pairs [OPTION]... [FILE]...",
+	.about = "The dot product of two equally long streams A and B (per "
+		 "column with -c),\nor with --pairs of the two columns of one "
+		 "stream (with -c 2N, of columns\n2j and 2j+1). Exact, rounded "
+		 "once to double for float types.",
+	.examples = "gpustat dot a.f32 b.f32\n"
+		    "gpustat dot --pairs xy.f64 -t f64\n"
+		    "gpustat dot -t f64 -c 3 a.xyz b.xyz",
+	.opts = dot_opts,
+	.default_type = GS_F32,
+	.default_format = FMT_TEXT,
+	.formats = RESULT_FORMATS,
+	.formats_help = RESULT_FORMATS_HELP,
+	.init = dot_init,
+	.option = dot_option,
+	.check = dot_check,
+	.open = dot_open,
+	.passes = dot_passes,
+};

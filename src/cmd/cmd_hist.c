@@ -8,58 +8,46 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cmds.h"
+#include "command.h"
 #include "out.h"
 #include "plot.h"
 #include "report.h"
 
-static const char hist_help[] =
-"Usage: gpustat hist [OPTION]... [FILE]...\n"
-"Histogram of the stream (one per column with -c). 8- and 16-bit integer\n"
-"types get one bin per value; otherwise, or with --bins, N equal bins over\n"
-"--range LO:HI count exactly like numpy.histogram (last bin closed).\n"
-"Values outside the range and NaNs are counted and reported.\n\n"
-"      --bins N          N equal bins (default 10 for ranged histograms)\n"
-"      --range LO:HI     the range of the bins (default: min and max of the\n"
-"                        data, which needs a seekable input)\n"
-"      --nonzero         leave out empty bins (text, tsv, csv; json of\n"
-"                        one-per-value bins)\n"
-"      --edges FILE      also write the bins' N + 1 edges to FILE, as .npy\n"
-"                        with -f npy, else raw little-endian: numpy's edge\n"
-"                        dtype (f2 for f16, f4 for f32 and bf16, f8 for the\n"
-"                        rest); one-per-value bins get i8 edges v, v + 1\n"
-"      --plot            draw the histogram as bars on the terminal\n"
-"      --log             with --plot: bar lengths on a log scale\n"
-"%s"
-"  -f, --format FMT      text (default), tsv, csv, json, binary, npy\n"
-"\n"
-"Examples:\n"
-"  cat data.bin | gpustat hist\n"
-"  gpustat hist -t f32 --bins 20 --range 0:1 samples.f32\n"
-"  gpustat hist photo.ppm -f csv\n"
-"  convert photo.jpg pgm:- | gpustat hist --plot\n";
+enum { OPT_BINS = 1, OPT_RANGE, OPT_NONZERO, OPT_EDGES, OPT_PLOT, OPT_LOG };
 
-enum { OPT_BINS = 256, OPT_RANGE, OPT_NONZERO, OPT_EDGES, OPT_PLOT, OPT_LOG };
-
-static const struct option hist_longopts[] = {
-	{ "bins", required_argument, NULL, OPT_BINS },
-	{ "range", required_argument, NULL, OPT_RANGE },
-	{ "nonzero", no_argument, NULL, OPT_NONZERO },
-	{ "edges", required_argument, NULL, OPT_EDGES },
-	{ "plot", no_argument, NULL, OPT_PLOT },
-	{ "log", no_argument, NULL, OPT_LOG },
-	{ NULL, 0, NULL, 0 },
+static const struct opt_spec hist_opts[] = {
+	{ "bins", 0, required_argument, "N", "N equal bins (default 10 for "
+	  "ranged histograms)", NULL, OPT_BINS, NULL },
+	{ "range", 0, required_argument, "LO:HI", "the range of the bins "
+	  "(default: min and max of the\ndata, which needs a seekable input)",
+	  NULL, OPT_RANGE, NULL },
+	{ "nonzero", 0, no_argument, NULL, "leave out empty bins (text, tsv, "
+	  "csv; json of\none-per-value bins)", NULL, OPT_NONZERO, NULL },
+	{ "edges", 0, required_argument, "FILE", "also write the bins' N + 1 "
+	  "edges to FILE, as .npy\nwith -f npy, else raw little-endian: "
+	  "numpy's edge\ndtype (f2 for f16, f4 for f32 and bf16, f8 for the\n"
+	  "rest); one-per-value bins get i8 edges v, v + 1", "@file",
+	  OPT_EDGES, NULL },
+	{ "plot", 0, no_argument, NULL, "draw the histogram as bars on the "
+	  "terminal", NULL, OPT_PLOT, NULL },
+	{ "log", 0, no_argument, NULL, "with --plot: bar lengths on a log "
+	  "scale", NULL, OPT_LOG, NULL },
+	{ NULL, 0, 0, NULL, NULL, NULL, 0, NULL },
 };
 
 #define MAX_BINS (1u << 24)	/* 16.7M bins x 8 bytes per column and thread */
 
-struct hist_opts {
-	struct cli *c;
+/* The options and what the passes hand on (the driver's c->state). */
+struct hist_state {
 	bool bins_set, range_set, nonzero, plot, log;
 	const char *edges_path;		/* --edges FILE */
 	/* pass 1 of a two-pass hist: what pass 2 must find again */
 	bool two_pass;
 	uint64_t pass1_records, pass1_nan;
+	/* from the counts to finish(): the edges of ranged bins, and the
+	 * values in no bin for the note */
+	double *edges;
+	uint64_t nbins, below, above, nan;
 };
 
 static int parse_range(const char *arg, double *lo, double *hi)
@@ -74,13 +62,14 @@ static int parse_range(const char *arg, double *lo, double *hi)
 	return parse_double(buf, lo) < 0 || parse_double(colon + 1, hi) < 0 ? -1 : 0;
 }
 
-static int hist_option(void *ctx, int opt, const char *arg, struct gs_err *err)
+static int hist_option(struct cli *c, int id, const char *arg,
+		       struct gs_err *err)
 {
-	struct hist_opts *h = ctx;
-	struct gs_job *job = &h->c->job;
+	struct hist_state *h = c->state;
+	struct gs_job *job = &c->job;
 	uint64_t n;
 
-	switch (opt) {
+	switch (id) {
 	case OPT_BINS:
 		if (parse_u64(arg, &n) < 0 || n < 1 || n > MAX_BINS)
 			return gs_fail(err, GS_EUSAGE, "", "--bins: expected 1 to %u, "
@@ -174,68 +163,63 @@ static void set_data_range(struct gs_job *job, const struct stats_col *acc)
 				     (uint64_t)mx.i - (uint64_t)mn.i : mx.u - mn.u);
 }
 
-/* Pass 1 of a ranged hist without --range: min and max of all columns. */
-static int find_range(struct hist_opts *ho, struct input *in, int64_t bytes,
-		      struct gs_err *err)
+/* Pass 1 of a ranged hist without --range: min and max of all columns,
+ * which needs an input that can be read again. */
+static int range_start(struct cli *c, struct gs_err *err)
 {
-	struct cli *c = ho->c;
-	struct gs_job saved = c->job;
-	struct engine_stats st;
-
-	if (!input_rewindable(in))
+	if (!input_rewindable(c->in))
 		return gs_fail(err, GS_EUSAGE, "hist", "a ranged histogram of a "
 			       "pipe needs --range LO:HI");
-	c->job.cmd = CMD_MINMAX;
-	struct stats_col *acc = engine_acc_new(&c->job, &c->eo, 0, err);
+	return 0;
+}
 
-	if (!acc)
-		return -1;
-	if (cli_run(c, in, NULL, bytes, NULL, acc, &st, err) < 0) {
-		free(acc);
-		return -1;
-	}
-	set_data_range(&saved, acc);
-	ho->two_pass = true;
-	ho->pass1_records = st.records;
-	ho->pass1_nan = 0;
+static int range_done(struct cli *c, void *acc, struct sbuf *b,
+		      struct gs_err *err)
+{
+	struct hist_state *h = c->state;
+	const struct stats_col *cols = acc;
+
+	set_data_range(&c->job, cols);
+	h->two_pass = true;
+	h->pass1_records = c->records;
+	h->pass1_nan = 0;
 	for (unsigned k = 0; k < c->job.columns; k++)
-		ho->pass1_nan += acc[k].nan;
-	free(acc);
-	c->job = saved;
+		h->pass1_nan += cols[k].nan;
 	if (!isfinite(c->job.lo) || !isfinite(c->job.hi))
 		return gs_fail(err, GS_ERUNTIME, "hist", "the data's range [%g, %g] "
 			       "is not finite; give --range LO:HI", c->job.lo,
 			       c->job.hi);
 	/* numpy's min and max of data with a NaN are NaN, and it refuses the
 	 * range ("autodetected range of [nan, nan] is not finite") */
-	if (ho->pass1_nan)
+	if (h->pass1_nan)
 		return gs_fail(err, GS_ERUNTIME, "hist", "the data hold %llu NaN%s, "
 			       "so their range is not finite; give --range LO:HI",
-			       (unsigned long long)ho->pass1_nan,
-			       ho->pass1_nan == 1 ? "" : "s");
+			       (unsigned long long)h->pass1_nan,
+			       h->pass1_nan == 1 ? "" : "s");
 	c->mute_operands = true;	/* pass 1 reported them */
-	return input_rewind(in, err);
+	return input_rewind(c->in, err);
 }
 
 /* A file that changed between the passes (truncated, grown, rewritten) would
  * give counts of another stream than pass 1 measured: pass 2 must see as
  * many records and NaNs, and nothing outside the range pass 1 found. */
-static int check_pass2(const struct hist_opts *ho, struct hist_acc *h,
-		       uint64_t records, struct gs_err *err)
+static int check_pass2(const struct cli *c, struct hist_acc *acc,
+		       struct gs_err *err)
 {
+	const struct hist_state *h = c->state;
 	uint64_t nan = 0, out = 0;
 
-	for (uint64_t k = 0; k < h->columns; k++) {
-		nan += hist_nan(h)[k];
-		out += hist_below(h)[k] + hist_above(h)[k];
+	for (uint64_t k = 0; k < acc->columns; k++) {
+		nan += hist_nan(acc)[k];
+		out += hist_below(acc)[k] + hist_above(acc)[k];
 	}
-	if (records != ho->pass1_records)
+	if (c->records != h->pass1_records)
 		return gs_fail(err, GS_ERUNTIME, "hist", "the input changed between "
 			       "the two passes of a histogram without --range "
 			       "(%llu records, then %llu)",
-			       (unsigned long long)ho->pass1_records,
-			       (unsigned long long)records);
-	if (nan != ho->pass1_nan || (ho->c->job.data_range && out != 0))
+			       (unsigned long long)h->pass1_records,
+			       (unsigned long long)c->records);
+	if (nan != h->pass1_nan || (c->job.data_range && out != 0))
 		return gs_fail(err, GS_ERUNTIME, "hist", "the input changed between "
 			       "the two passes of a histogram without --range "
 			       "(its values differ)");
@@ -244,8 +228,12 @@ static int check_pass2(const struct hist_opts *ho, struct hist_acc *h,
 
 /* numpy refuses bins whose rounded edges do not increase strictly ("Too many
  * bins for data range"), e.g. 1000 f16 bins over 0:1. */
-static int check_edges(const struct gs_job *job, struct gs_err *err)
+static int check_edges(struct cli *c, struct gs_err *err)
 {
+	const struct gs_job *job = &c->job;
+
+	if (!job->ranged)
+		return 0;
 	double *edges = malloc((job->bins + 1) * sizeof(*edges));
 	int rc = 0;
 
@@ -282,10 +270,10 @@ static void sb_value(struct sbuf *b, const struct gs_job *job, uint64_t bin)
 	sb_u64(b, v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
 }
 
-static void emit_table(const struct hist_opts *ho, struct sbuf *b,
+static void emit_table(const struct cli *c, struct sbuf *b,
 		       struct hist_acc *h, const double *edges)
 {
-	const struct cli *c = ho->c;
+	bool nonzero = ((const struct hist_state *)c->state)->nonzero;
 	char sep = report_sep(c->format);
 
 	if (report_has_header(c->format)) {
@@ -297,7 +285,7 @@ static void emit_table(const struct hist_opts *ho, struct sbuf *b,
 		sb_add(b, "\n");
 	}
 	for (uint64_t i = 0; i < h->nbins; i++) {
-		if (ho->nonzero && row_empty(h, i))
+		if (nonzero && row_empty(h, i))
 			continue;
 		if (c->job.ranged) {
 			sb_double(b, edges[i]);
@@ -356,10 +344,11 @@ static void emit_json_ranged(struct sbuf *b, const struct gs_job *job,
 	sb_add(b, "}\n");
 }
 
-static void emit_json(const struct hist_opts *ho, struct sbuf *b,
+static void emit_json(const struct cli *c, struct sbuf *b,
 		      struct hist_acc *h, const double *edges)
 {
-	const struct gs_job *job = &ho->c->job;
+	const struct gs_job *job = &c->job;
+	bool nonzero = ((const struct hist_state *)c->state)->nonzero;
 	bool first = true;
 
 	sb_addf(b, "{\"command\":\"hist\",\"type\":\"%s\",\"columns\":%u,",
@@ -370,7 +359,7 @@ static void emit_json(const struct hist_opts *ho, struct sbuf *b,
 	}
 	sb_add(b, "\"values\":[");
 	for (uint64_t i = 0; i < h->nbins; i++) {
-		if (ho->nonzero && row_empty(h, i))
+		if (nonzero && row_empty(h, i))
 			continue;
 		if (!first)
 			sb_addn(b, ",", 1);
@@ -382,7 +371,7 @@ static void emit_json(const struct hist_opts *ho, struct sbuf *b,
 		sb_add(b, k ? ",[" : "[");
 		first = true;
 		for (uint64_t i = 0; i < h->nbins; i++) {
-			if (ho->nonzero && row_empty(h, i))
+			if (nonzero && row_empty(h, i))
 				continue;
 			if (!first)
 				sb_addn(b, ",", 1);
@@ -394,10 +383,10 @@ static void emit_json(const struct hist_opts *ho, struct sbuf *b,
 	sb_add(b, "]}\n");
 }
 
-static void emit_binary(const struct hist_opts *ho, struct sbuf *b,
+static void emit_binary(const struct cli *c, struct sbuf *b,
 			struct hist_acc *h)
 {
-	if (ho->c->format == FMT_NPY) {
+	if (c->format == FMT_NPY) {
 		uint64_t dims[2] = { h->nbins, h->columns };
 
 		npy_header(b, "<u8", dims, h->columns == 1 ? 1 : 2, 0);
@@ -407,19 +396,25 @@ static void emit_binary(const struct hist_opts *ho, struct sbuf *b,
 			sb_addn(b, &hist_counts(h, k)[i], 8);
 }
 
-static void note_outside(const struct cli *c, struct hist_acc *h)
+/* The values in no bin, for the note that goes with a ranged result. */
+static void count_outside(struct hist_state *hs, struct hist_acc *h)
 {
-	uint64_t below = 0, above = 0, nan = 0;
-
+	hs->below = hs->above = hs->nan = 0;
 	for (uint64_t k = 0; k < h->columns; k++) {
-		below += hist_below(h)[k];
-		above += hist_above(h)[k];
-		nan += hist_nan(h)[k];
+		hs->below += hist_below(h)[k];
+		hs->above += hist_above(h)[k];
+		hs->nan += hist_nan(h)[k];
 	}
-	if (below || above || nan)
+}
+
+static void note_outside(const struct cli *c)
+{
+	const struct hist_state *hs = c->state;
+
+	if (hs->below || hs->above || hs->nan)
 		cli_note(c, "note: not in any bin: %llu below, %llu above, %llu nan",
-			 (unsigned long long)below, (unsigned long long)above,
-			 (unsigned long long)nan);
+			 (unsigned long long)hs->below, (unsigned long long)hs->above,
+			 (unsigned long long)hs->nan);
 }
 
 /* ---- --edges FILE ----------------------------------------------------------- */
@@ -466,25 +461,24 @@ static void edges_payload(struct sbuf *b, const struct gs_job *job,
 
 /* Write --edges FILE to a temporary file (renamed over FILE by out_close
  * once the result is out). Returns 0, or an exit status. */
-static int edges_write(struct hist_opts *ho, struct out *o, uint64_t nbins,
-		       const double *edges)
+static int edges_write(struct cli *c, struct out *o)
 {
-	struct cli *c = ho->c;
+	const struct hist_state *hs = c->state;
 	struct gs_err err;
 	struct sbuf b;
 	int rc = 0;
 
 	sb_init(&b);
 	if (c->format == FMT_NPY) {
-		uint64_t dims[1] = { nbins + 1 };
+		uint64_t dims[1] = { hs->nbins + 1 };
 
 		npy_header(&b, edges_descr(&c->job), dims, 1, 0);
 	}
-	edges_payload(&b, &c->job, nbins, edges);
+	edges_payload(&b, &c->job, hs->nbins, hs->edges);
 	if (b.oom)
-		rc = gs_fail(&err, GS_ERUNTIME, ho->edges_path,
+		rc = gs_fail(&err, GS_ERUNTIME, hs->edges_path,
 			     "out of memory for the edges");
-	else if (out_open(o, ho->edges_path, &err) < 0)
+	else if (out_open(o, hs->edges_path, &err) < 0)
 		rc = -1;
 	else if (out_write(o, b.p, b.len, &err) < 0) {
 		out_abort(o);
@@ -496,73 +490,75 @@ static int edges_write(struct hist_opts *ho, struct out *o, uint64_t nbins,
 
 /* ---- the result --------------------------------------------------------- */
 
-static void build(struct hist_opts *ho, struct sbuf *b, struct hist_acc *h,
-		  const double *edges)
+/* The counts, in the table, json, binary or chart that c asks for. */
+static int hist_done(struct cli *c, void *acc, struct sbuf *b,
+		     struct gs_err *err)
 {
-	struct cli *c = ho->c;
+	struct hist_state *hs = c->state;
+	struct hist_acc *h = acc;
 
-	if (ho->plot) {
+	if (hs->two_pass && check_pass2(c, h, err) < 0)
+		return -1;
+	hs->nbins = h->nbins;
+	count_outside(hs, h);
+	if (c->job.ranged) {
+		hs->edges = malloc((h->nbins + 1) * sizeof(*hs->edges));
+		if (!hs->edges)
+			return gs_fail(err, GS_ERUNTIME, "", "out of memory");
+		hist_edges(&c->job, hs->edges);
+	}
+	if (hs->plot) {
 		struct plot_opts po;
 
-		plot_opts_detect(&po, c->output ? -1 : 1, ho->log);
-		plot_hist(b, &c->job, h, edges, &po);
+		plot_opts_detect(&po, c->output ? -1 : 1, hs->log);
+		plot_hist(b, &c->job, h, hs->edges, &po);
 	} else if (c->format == FMT_JSON)
-		emit_json(ho, b, h, edges);
+		emit_json(c, b, h, hs->edges);
 	else if (c->format == FMT_BINARY || c->format == FMT_NPY)
-		emit_binary(ho, b, h);
+		emit_binary(c, b, h);
 	else
-		emit_table(ho, b, h, edges);
+		emit_table(c, b, h, hs->edges);
+	return 0;
 }
 
-static int emit(struct hist_opts *ho, struct hist_acc *h)
+/* The edges file first, then the result; the edges file is renamed into
+ * place only once the result is out, and the note goes with a result. */
+static int hist_finish(struct cli *c, const struct sbuf *b)
 {
-	struct cli *c = ho->c;
-	double *edges = NULL;
-	struct out eo;
+	struct hist_state *hs = c->state;
+	bool edges = hs->edges_path && !c->operand_failed;
 	struct gs_err err;
-	struct sbuf b;
+	struct out eo;
 	int rc;
 
-	if (c->job.ranged) {
-		edges = malloc((h->nbins + 1) * sizeof(*edges));
-		if (!edges) {
-			gs_fail(&err, GS_ERUNTIME, "", "out of memory");
-			return cli_report(c, &err);
-		}
-		hist_edges(&c->job, edges);
-	}
-	if (ho->edges_path && !c->operand_failed &&
-	    (rc = edges_write(ho, &eo, h->nbins, edges)) != 0) {
-		free(edges);
+	if (edges && (rc = edges_write(c, &eo)) != 0)
 		return rc;
-	}
-	sb_init(&b);
-	build(ho, &b, h, edges);
-	free(edges);
-	rc = cli_finish(c, &b);
-	sb_free(&b);
-	if (ho->edges_path && !c->operand_failed) {
+	free(hs->edges);
+	hs->edges = NULL;
+	rc = cli_finish(c, b);
+	if (edges) {
 		if (rc != 0)
 			out_abort(&eo);		/* no result: FILE stays as it was */
 		else if (out_close(&eo, &err) < 0)
 			rc = cli_report(c, &err);
 	}
-	/* the note goes with a result: none is printed after an error */
-	if (rc == 0 && c->job.ranged && (c->format != FMT_JSON || ho->plot))
-		note_outside(c, h);
+	if (rc == 0 && c->job.ranged && (c->format != FMT_JSON || hs->plot))
+		note_outside(c);
 	return rc;
 }
+
+/* ---- checks and the plan ------------------------------------------------ */
 
 /* --nonzero leaves rows out of a table; where the bins are positions in
  * an array (binary, npy, ranged json beside its edges) or rows of a chart,
  * it would be ignored, so it is refused. */
-static int check_nonzero(const struct hist_opts *ho, struct gs_err *err)
+static int check_nonzero(const struct cli *c, struct gs_err *err)
 {
-	const struct cli *c = ho->c;
+	const struct hist_state *hs = c->state;
 
-	if (!ho->nonzero)
+	if (!hs->nonzero)
 		return 0;
-	if (ho->plot)
+	if (hs->plot)
 		return gs_fail(err, GS_EUSAGE, "hist", "--nonzero does not go "
 			       "with --plot (every bin is a bar)");
 	if (c->format == FMT_BINARY || c->format == FMT_NPY)
@@ -572,21 +568,10 @@ static int check_nonzero(const struct hist_opts *ho, struct gs_err *err)
 	return 0;
 }
 
-/* The same for json once the type is known: ranged counts pair with edges. */
-static int check_nonzero_json(const struct hist_opts *ho, struct gs_err *err)
-{
-	if (ho->nonzero && ho->c->format == FMT_JSON && ho->c->job.ranged)
-		return gs_fail(err, GS_EUSAGE, "hist", "--nonzero does not go "
-			       "with -f json for ranged bins: the counts pair "
-			       "with the edges");
-	return 0;
-}
-
 /* --edges FILE must not overwrite an input or the -o output. */
-static int check_edges_path(const struct hist_opts *ho, struct gs_err *err)
+static int check_edges_path(const struct cli *c, struct gs_err *err)
 {
-	const struct cli *c = ho->c;
-	const char *p = ho->edges_path;
+	const char *p = ((const struct hist_state *)c->state)->edges_path;
 
 	if (!p)
 		return 0;
@@ -597,71 +582,75 @@ static int check_edges_path(const struct hist_opts *ho, struct gs_err *err)
 	return out_check_inputs("--edges", p, c->operands, c->noperands, err);
 }
 
-static int run(struct hist_opts *ho)
+/* Usage errors, before anything is opened. */
+static int hist_check(struct cli *c, struct gs_err *err)
 {
-	struct cli *c = ho->c;
-	struct input *in;
-	struct input_info info;
-	struct engine_stats st;
-	struct gs_err err;
+	const struct hist_state *hs = c->state;
 
-	c->job.cmd = CMD_HIST;
-	if (check_nonzero(ho, &err) < 0 || check_edges_path(ho, &err) < 0)
-		return cli_report(c, &err);
-	if (cli_open_input(c, c->operands, c->noperands, &in, &info, &err) < 0)
-		return cli_report(c, &err);
-	c->job.ranged = ho->bins_set || ho->range_set ||
+	if (hs->log && !hs->plot)
+		return gs_fail(err, GS_EUSAGE, "hist", "--log goes with --plot");
+	if (hs->plot && c->format_set)
+		return gs_fail(err, GS_EUSAGE, "hist", "--plot draws text; it "
+			       "takes no --format");
+	if (check_nonzero(c, err) < 0)
+		return -1;
+	return check_edges_path(c, err);
+}
+
+static const struct pass count_pass[] = {
+	{ .op = CMD_HIST, .start = check_edges, .done = hist_done },
+	{ .done = NULL },
+};
+
+static const struct pass range_then_count[] = {
+	{ .op = CMD_MINMAX, .start = range_start, .done = range_done },
+	{ .op = CMD_HIST, .start = check_edges, .done = hist_done },
+	{ .done = NULL },
+};
+
+/* Once the type is known: per-value or ranged bins, and whether a range
+ * pass comes first (no --range). */
+static int hist_plan(struct cli *c, const struct pass **passes,
+		     struct gs_err *err)
+{
+	const struct hist_state *hs = c->state;
+
+	c->job.ranged = hs->bins_set || hs->range_set ||
 			!per_value_type(c->job.dtype.type);
-	if (check_nonzero_json(ho, &err) < 0)
-		return cli_report(c, &err);
-	if (c->job.ranged && !ho->bins_set)
+	/* ranged counts pair with edges in json */
+	if (hs->nonzero && c->format == FMT_JSON && c->job.ranged)
+		return gs_fail(err, GS_EUSAGE, "hist", "--nonzero does not go "
+			       "with -f json for ranged bins: the counts pair "
+			       "with the edges");
+	if (c->job.ranged && !hs->bins_set)
 		c->job.bins = 10;	/* numpy's default */
-	if (c->job.ranged && ho->range_set)
+	if (c->job.ranged && hs->range_set)
 		widen(&c->job);
-	if (c->job.ranged && !ho->range_set &&
-	    find_range(ho, in, info.total_bytes, &err) < 0)
-		return cli_report(c, &err);
-
-	if (c->job.ranged && check_edges(&c->job, &err) < 0)
-		return cli_report(c, &err);
-
-	/* bounded before anything is allocated, as every accumulator is */
-	struct hist_acc *h = engine_acc_new(&c->job, &c->eo, 0, &err);
-
-	if (!h)
-		return cli_report(c, &err);
-	if (cli_run(c, in, NULL, info.total_bytes, NULL, h, &st, &err) < 0 ||
-	    (ho->two_pass && check_pass2(ho, h, st.records, &err) < 0)) {
-		free(h);
-		return cli_report(c, &err);
-	}
-	input_close(in);
-	int rc = emit(ho, h);
-
-	free(h);
-	return rc;
+	*passes = c->job.ranged && !hs->range_set ? range_then_count : count_pass;
+	return 0;
 }
 
-int cmd_hist(int argc, char **argv)
-{
-	struct cli c = { .default_type = GS_U8 };
-	struct hist_opts ho = { .c = &c };
-	static char help[4096];
-	struct cmd_opts co = { hist_longopts, "", hist_option, &ho, help };
-	struct gs_err err;
-
-	snprintf(help, sizeof(help), hist_help, common_help);
-	int rc = cli_parse(&c, argc, argv, &co, &err);
-
-	if (rc)
-		return rc > 0 ? 0 : cli_report(&c, &err);
-	if (ho.log && !ho.plot) {
-		gs_fail(&err, GS_EUSAGE, "hist", "--log goes with --plot");
-		return cli_report(&c, &err);
-	}
-	if (ho.plot && c.format_set) {
-		gs_fail(&err, GS_EUSAGE, "hist", "--plot draws text; it takes no --format");
-		return cli_report(&c, &err);
-	}
-	return run(&ho);
-}
+const struct command hist_command = {
+	.name = "hist",
+	.summary = "counts per value, or numpy.histogram bins",
+	.usage = "[OPTION]... [FILE]...",
+	.about = "Histogram of the stream (one per column with -c). 8- and "
+		 "16-bit integer\ntypes get one bin per value; otherwise, or "
+		 "with --bins, N equal bins over\n--range LO:HI count exactly "
+		 "like numpy.histogram (last bin closed).\nValues outside the "
+		 "range and NaNs are counted and reported.",
+	.examples = "cat data.bin | gpustat hist\n"
+		    "gpustat hist -t f32 --bins 20 --range 0:1 samples.f32\n"
+		    "gpustat hist photo.ppm -f csv\n"
+		    "convert photo.jpg pgm:- | gpustat hist --plot",
+	.opts = hist_opts,
+	.default_type = GS_U8,
+	.default_format = FMT_TEXT,
+	.formats = RESULT_FORMATS,
+	.formats_help = RESULT_FORMATS_HELP,
+	.state_size = sizeof(struct hist_state),
+	.option = hist_option,
+	.check = hist_check,
+	.plan = hist_plan,
+	.finish = hist_finish,
+};

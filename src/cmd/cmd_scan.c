@@ -11,74 +11,74 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "cmds.h"
+#include "command.h"
 #include "report.h"
 #include "sig.h"
 
-static const char scan_help[] =
-"Usage: gpustat scan [OPTION]... [FILE]...\n"
-"Prefix scan of the stream (per column with -c), written as raw\n"
-"little-endian values (or .npy with -f npy). Every output is the exact\n"
-"prefix rounded once to the output type. Integer scans are exact and\n"
-"refuse to overflow the output type.\n\n"
-"      --op OP           sum (default), min, max, prod\n"
-"      --exclusive       exclusive scan (the first output is the identity)\n"
-"      --out-type TYPE   output type (default: the input type for floats,\n"
-"                        i64/u64 for signed/unsigned integers)\n"
-"      --force           write binary to a terminal anyway\n"
-"%s"
-"  -f, --format FMT      binary (default) or npy\n"
-"\n"
-"Examples:\n"
-"  gpustat scan < in.f32 > out.f32\n"
-"  gpustat scan -t u8 --out-type u32 counts.u8 -o cum.u32\n"
-"  gpustat scan --op max -f npy data.npy -o runmax.npy\n";
+enum { OPT_EXCLUSIVE = 1, OPT_OP, OPT_OUT_TYPE, OPT_FORCE };
 
-enum { OPT_EXCLUSIVE = 256, OPT_OP, OPT_OUT_TYPE, OPT_FORCE };
-
-static const struct option scan_longopts[] = {
-	{ "exclusive", no_argument, NULL, OPT_EXCLUSIVE },
-	{ "op", required_argument, NULL, OPT_OP },
-	{ "out-type", required_argument, NULL, OPT_OUT_TYPE },
-	{ "force", no_argument, NULL, OPT_FORCE },
-	{ NULL, 0, NULL, 0 },
+static const struct opt_spec scan_opts[] = {
+	{ "op", 0, required_argument, "OP", "sum (default), min, max, prod",
+	  "sum min max prod", OPT_OP, NULL },
+	{ "exclusive", 0, no_argument, NULL, "exclusive scan (the first output "
+	  "is the identity)", NULL, OPT_EXCLUSIVE, NULL },
+	{ "out-type", 0, required_argument, "TYPE", "output type (default: the "
+	  "input type for floats,\ni64/u64 for signed/unsigned integers)",
+	  "@type", OPT_OUT_TYPE, NULL },
+	{ "force", 0, no_argument, NULL, "write binary to a terminal anyway",
+	  NULL, OPT_FORCE, NULL },
+	{ NULL, 0, 0, NULL, NULL, NULL, 0, NULL },
 };
 
-struct scan_opts {
-	struct cli *c;
+/* What the options leave for the run (the driver's c->state). */
+struct scan_state {
 	bool out_type_set, force;
 	enum gs_type out_type;
 };
 
-static int scan_option(void *ctx, int opt, const char *arg, struct gs_err *err)
+static void scan_init(struct cli *c)
 {
-	struct scan_opts *s = ctx;
+	c->job.cmd = CMD_SCAN;
+	c->job.op = OP_SUM;
+}
+
+static int out_type_option(struct scan_state *s, const char *arg,
+			   struct gs_err *err)
+{
 	struct gs_dtype d;
 	bool explicit;
 
-	switch (opt) {
+	if (type_parse(arg, &d, &explicit) < 0) {
+		char names[400];
+
+		type_list(names, sizeof(names));
+		return gs_fail(err, GS_EUSAGE, "", "--out-type: unknown "
+			       "type '%.40s' (valid: %s)", arg, names);
+	}
+	if (d.big_endian)
+		return gs_fail(err, GS_EUSAGE, "", "--out-type: scans "
+			       "write little-endian, not '%s'", arg);
+	s->out_type = d.type;
+	s->out_type_set = true;
+	return 0;
+}
+
+static int scan_option(struct cli *c, int id, const char *arg,
+		       struct gs_err *err)
+{
+	struct scan_state *s = c->state;
+
+	switch (id) {
 	case OPT_EXCLUSIVE:
-		s->c->job.exclusive = true;
+		c->job.exclusive = true;
 		return 0;
 	case OPT_OP:
-		if (parse_op(arg, &s->c->job.op) < 0 || s->c->job.op > OP_MAX)
+		if (parse_op(arg, &c->job.op) < 0 || c->job.op > OP_MAX)
 			return gs_fail(err, GS_EUSAGE, "", "--op: unknown scan "
 				       "operation '%s' (sum, prod, min, max)", arg);
 		return 0;
 	case OPT_OUT_TYPE:
-		if (type_parse(arg, &d, &explicit) < 0) {
-			char names[400];
-
-			type_list(names, sizeof(names));
-			return gs_fail(err, GS_EUSAGE, "", "--out-type: unknown "
-				       "type '%.40s' (valid: %s)", arg, names);
-		}
-		if (d.big_endian)
-			return gs_fail(err, GS_EUSAGE, "", "--out-type: scans "
-				       "write little-endian, not '%s'", arg);
-		s->out_type = d.type;
-		s->out_type_set = true;
-		return 0;
+		return out_type_option(s, arg, err);
 	case OPT_FORCE:
 		s->force = true;
 		return 0;
@@ -191,8 +191,10 @@ static int failed(const struct cli *c, struct scan_sink *s,
 	return cli_report(c, err);
 }
 
-static int settle_out_type(struct cli *c, struct scan_opts *so, struct gs_err *err)
+static int settle_out_type(struct cli *c, struct gs_err *err)
 {
+	struct scan_state *so = c->state;
+
 	enum gs_type t = c->job.dtype.type;
 
 	if (!so->out_type_set)
@@ -207,8 +209,8 @@ static int settle_out_type(struct cli *c, struct scan_opts *so, struct gs_err *e
 
 /* A scan streams: an operand that cannot be read would leave a gap that
  * the prefixes after it hide. Every operand that cannot be opened is named
- * before anything is written; one that fails later ends the output there
- * (stop_on_operand). */
+ * before anything is written (the error returned says nothing more); one
+ * that fails later ends the output there (stop_on_operand). */
 static int check_operands(struct cli *c)
 {
 	struct gs_err err;
@@ -234,65 +236,72 @@ static int check_operands(struct cli *c)
 	return bad ? -1 : 0;
 }
 
-static int run(struct cli *c, struct scan_opts *so)
+static int scan_check(struct cli *c, struct gs_err *err)
 {
-	struct input *in;
-	struct input_info info;
+	if (c->format != FMT_BINARY && c->format != FMT_NPY)
+		return gs_fail(err, GS_EUSAGE, "scan", "writes binary or npy, "
+			       "not text formats");
+	if (check_operands(c) < 0) {
+		err->code = GS_ERUNTIME;
+		err->what[0] = '\0';	/* reported already */
+		return -1;
+	}
+	c->stop_on_operand = true;
+	return 0;
+}
+
+static int scan_stream(struct cli *c)
+{
+	struct scan_state *so = c->state;
 	struct engine_stats st;
 	struct gs_err err;
 	struct scan_sink s = { .bytes = 0 };
 	struct sink sink = { sink_write, &s };
 
-	c->job.cmd = CMD_SCAN;
-	if (c->format != FMT_BINARY && c->format != FMT_NPY) {
-		gs_fail(&err, GS_EUSAGE, "scan", "writes binary or npy, not text formats");
-		return cli_report(c, &err);
-	}
-	if (check_operands(c) < 0)
-		return GS_ERUNTIME;
-	c->stop_on_operand = true;
-	if (cli_open_input(c, c->operands, c->noperands, &in, &info, &err) < 0 ||
-	    settle_out_type(c, so, &err) < 0 ||
-	    out_open(&s.o, c->output, &err) < 0)
+	if (settle_out_type(c, &err) < 0 || out_open(&s.o, c->output, &err) < 0)
 		return cli_report(c, &err);
 	if (s.o.is_tty && !so->force) {
 		gs_fail(&err, GS_EUSAGE, "scan", "refusing to write binary output "
 			"to a terminal (redirect it, or use --force)");
 		return failed(c, &s, &err);
 	}
-	if (c->format == FMT_NPY && start_npy(c, &s, info.total_bytes, &err) < 0)
+	if (c->format == FMT_NPY && start_npy(c, &s, c->input_bytes, &err) < 0)
 		return failed(c, &s, &err);
-	if (cli_run(c, in, NULL, info.total_bytes, &sink, NULL, &st, &err) < 0)
+	if (cli_run(c, c->in, NULL, c->input_bytes, &sink, NULL, &st, &err) < 0)
 		return failed(c, &s, &err);
-	input_close(in);
+	input_close(c->in);
 	if (c->operand_failed) {
 		err.code = GS_ERUNTIME;
 		err.what[0] = '\0';	/* reported already */
 		return failed(c, &s, &err);
 	}
 	if (c->format == FMT_NPY &&
-	    finish_npy(c, &s, info.total_bytes, st.records, &err) < 0)
+	    finish_npy(c, &s, c->input_bytes, st.records, &err) < 0)
 		return failed(c, &s, &err);
 	if (out_close(&s.o, &err) < 0)
 		return cli_report(c, &err);
 	return 0;
 }
 
-int cmd_scan(int argc, char **argv)
-{
-	struct cli c = { .default_type = GS_F32 };
-	struct scan_opts so = { .c = &c };
-	static char help[4096];
-	struct cmd_opts co = { scan_longopts, "", scan_option, &so, help };
-	struct gs_err err;
-
-	snprintf(help, sizeof(help), scan_help, common_help);
-	c.job.op = OP_SUM;
-	int rc = cli_parse(&c, argc, argv, &co, &err);
-
-	if (rc)
-		return rc > 0 ? 0 : cli_report(&c, &err);
-	if (!c.format_set)
-		c.format = FMT_BINARY;
-	return run(&c, &so);
-}
+const struct command scan_command = {
+	.name = "scan",
+	.summary = "prefix sums (min, max, prod), written as binary",
+	.usage = "[OPTION]... [FILE]...",
+	.about = "Prefix scan of the stream (per column with -c), written as "
+		 "raw\nlittle-endian values (or .npy with -f npy). Every output "
+		 "is the exact\nprefix rounded once to the output type. Integer "
+		 "scans are exact and\nrefuse to overflow the output type.",
+	.examples = "gpustat scan < in.f32 > out.f32\n"
+		    "gpustat scan -t u8 --out-type u32 counts.u8 -o cum.u32\n"
+		    "gpustat scan --op max -f npy data.npy -o runmax.npy",
+	.opts = scan_opts,
+	.default_type = GS_F32,
+	.default_format = FMT_BINARY,
+	.formats = "binary npy",
+	.formats_help = "binary (default) or npy",
+	.state_size = sizeof(struct scan_state),
+	.init = scan_init,
+	.option = scan_option,
+	.check = scan_check,
+	.stream = scan_stream,
+};

@@ -7,22 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cmds.h"
+#include "command.h"
 #include "report.h"
-
-static const char stats_help[] =
-"Usage: gpustat stats [OPTION]... [FILE]...\n"
-"Count, NaN count, min, max, sum, mean, population and sample variance and\n"
-"standard deviation of all elements (per column with -c). NaNs are counted\n"
-"and left out of the other statistics; every float result is rounded once\n"
-"from the exact value.\n\n"
-"%s"
-"  -f, --format FMT      text (default), tsv, csv, json, binary, npy\n"
-"\n"
-"Examples:\n"
-"  gpustat stats data.f32\n"
-"  zstd -dc frames.u16.zst | gpustat stats -t u16 -c 4\n"
-"  gpustat stats -f json samples.npy\n";
 
 enum { NSTATS = 10 };
 static const char *const stat_names[NSTATS] = {
@@ -184,63 +170,53 @@ static void emit_binary(const struct cli *c, struct sbuf *b,
 			sb_addn(b, &cells[k * NSTATS + s].f, 8);
 }
 
-static int emit(struct cli *c, const struct stats_col *acc)
+/* The cells printed from the accumulators count in their limit. */
+static uint64_t stats_extra(const struct cli *c)
 {
-	unsigned cols = c->job.columns;
-	struct cell *cells = calloc((size_t)cols * NSTATS, sizeof(*cells));
-	struct sbuf b;
+	return (uint64_t)c->job.columns * NSTATS * sizeof(struct cell);
+}
 
-	if (!cells) {
-		fputs("gpustat: out of memory\n", stderr);
-		return GS_ERUNTIME;
-	}
-	for (unsigned k = 0; k < cols; k++)
-		column_cells(c->job.dtype.type, &acc[k], &cells[k * NSTATS]);
-	sb_init(&b);
+static int stats_done(struct cli *c, void *acc, struct sbuf *b,
+		      struct gs_err *err)
+{
+	const struct stats_col *cols = acc;
+	unsigned n = c->job.columns;
+	struct cell *cells = calloc((size_t)n * NSTATS, sizeof(*cells));
+
+	if (!cells)
+		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
+	for (unsigned k = 0; k < n; k++)
+		column_cells(c->job.dtype.type, &cols[k], &cells[k * NSTATS]);
 	if (c->format == FMT_JSON)
-		emit_json(c, &b, cells, cols);
+		emit_json(c, b, cells, n);
 	else if (c->format == FMT_BINARY || c->format == FMT_NPY)
-		emit_binary(c, &b, cells, cols);
+		emit_binary(c, b, cells, n);
 	else
-		emit_table(c, &b, cells, cols);
+		emit_table(c, b, cells, n);
 	free(cells);
-	int rc = cli_finish(c, &b);
-
-	sb_free(&b);
-	return rc;
+	return 0;
 }
 
-int cmd_stats(int argc, char **argv)
-{
-	struct cli c = { .default_type = GS_F32 };
-	struct cmd_opts co = { .help = NULL };
-	static char help[4096];
-	struct input *in;
-	struct input_info info;
-	struct engine_stats st;
-	struct gs_err err;
+static const struct pass stats_passes[] = {
+	{ .op = CMD_STATS, .extra = stats_extra, .done = stats_done },
+	{ .done = NULL },
+};
 
-	snprintf(help, sizeof(help), stats_help, common_help);
-	co.help = help;
-	int rc = cli_parse(&c, argc, argv, &co, &err);
-
-	if (rc)
-		return rc > 0 ? 0 : cli_report(&c, &err);
-	c.job.cmd = CMD_STATS;
-	if (cli_open_input(&c, c.operands, c.noperands, &in, &info, &err) < 0)
-		return cli_report(&c, &err);
-
-	/* the cells of emit() are counted in the limit too */
-	struct stats_col *acc = engine_acc_new(&c.job, &c.eo, (uint64_t)
-					       c.job.columns * NSTATS *
-					       sizeof(struct cell), &err);
-
-	if (!acc)
-		return cli_report(&c, &err);
-	if (cli_run(&c, in, NULL, info.total_bytes, NULL, acc, &st, &err) < 0)
-		return cli_report(&c, &err);
-	input_close(in);
-	rc = emit(&c, acc);
-	free(acc);
-	return rc;
-}
+const struct command stats_command = {
+	.name = "stats",
+	.summary = "count, nan, min, max, sum, mean, variances, stdevs",
+	.usage = "[OPTION]... [FILE]...",
+	.about = "Count, NaN count, min, max, sum, mean, population and sample "
+		 "variance and\nstandard deviation of all elements (per column "
+		 "with -c). NaNs are counted\nand left out of the other "
+		 "statistics; every float result is rounded once\nfrom the "
+		 "exact value.",
+	.examples = "gpustat stats data.f32\n"
+		    "zstd -dc frames.u16.zst | gpustat stats -t u16 -c 4\n"
+		    "gpustat stats -f json samples.npy",
+	.default_type = GS_F32,
+	.default_format = FMT_TEXT,
+	.formats = RESULT_FORMATS,
+	.formats_help = RESULT_FORMATS_HELP,
+	.passes = stats_passes,
+};

@@ -1,0 +1,350 @@
+/*
+ * options.c - the options of a command, from its tables (struct opt_spec):
+ * getopt_long's tables, the --help text, and `gpustat --options`, the
+ * lines the completion and man page checks read. See command.h.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "command.h"
+
+#define DEFAULT_CHUNK (64u << 20)	/* SPEC: 64 MiB */
+#define DEFAULT_STREAMS 2
+
+/* getopt's value for the command's option i: above every common id */
+#define CMD_OPT_BASE 2000
+
+static size_t count_opts(const struct opt_spec *o)
+{
+	size_t n = 0;
+
+	while (o && o[n].name)
+		n++;
+	return n;
+}
+
+/* ---- parsing ------------------------------------------------------------ */
+
+static int default_threads(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : n > 64 ? 64 : (int)n;
+}
+
+static void cli_defaults(struct cli *c, const struct command *cmd)
+{
+	c->job.columns = 1;
+	c->default_type = cmd->default_type;
+	c->job.dtype.type = c->default_type;
+	c->format = cmd->default_format;
+	c->backend = BACKEND_AUTO;
+	c->eo.chunk_size = DEFAULT_CHUNK;
+	c->eo.threads = default_threads();
+	c->eo.streams = DEFAULT_STREAMS;
+	c->eo.stall_ms = ENGINE_STALL_MS;
+	c->progress = -1;
+	c->input_bytes = -1;
+}
+
+/* getopt_long's table: the common options, then the command's. */
+static struct option *long_table(const struct command *cmd)
+{
+	size_t n1 = count_opts(common_opts), n2 = count_opts(cmd->opts);
+	struct option *all = calloc(n1 + n2 + 1, sizeof(*all));
+
+	if (!all)
+		return NULL;
+	for (size_t i = 0; i < n1 + n2; i++) {
+		const struct opt_spec *o = i < n1 ? &common_opts[i] : &cmd->opts[i - n1];
+
+		all[i].name = o->name;
+		all[i].has_arg = o->has_arg;
+		all[i].val = i < n1 ? o->id : CMD_OPT_BASE + (int)(i - n1);
+	}
+	return all;
+}
+
+/* getopt's short options: ':' first (a missing value is ':'), then each
+ * letter with ':' for a value. */
+static void short_table(const struct command *cmd, char *buf, size_t n)
+{
+	size_t used = 0;
+
+	buf[used++] = ':';
+	for (int pass = 0; pass < 2; pass++) {
+		const struct opt_spec *o = pass ? cmd->opts : common_opts;
+
+		for (size_t i = 0; o && o[i].name; i++) {
+			if (!o[i].short_name || used + 3 >= n)
+				continue;
+			buf[used++] = o[i].short_name;
+			if (o[i].has_arg == required_argument)
+				buf[used++] = ':';
+		}
+	}
+	buf[used] = '\0';
+}
+
+static size_t min_size(size_t a, size_t b)
+{
+	return a < b ? a : b;
+}
+
+/* Edit distance with adjacent transpositions ("scna" is one from "scan"),
+ * of the first n bytes of a against b, row by row (the last three rows);
+ * command and option names are short. */
+static size_t edit_distance(const char *a, size_t n, const char *b)
+{
+	size_t m = strlen(b), i, j;
+	size_t rows[3][64], *prev2 = rows[0], *prev = rows[1], *row = rows[2], *t;
+
+	if (n >= 64 || m >= 64)
+		return SIZE_MAX;
+	for (j = 0; j <= m; j++)
+		prev[j] = j;
+	for (i = 1; i <= n; i++) {
+		row[0] = i;
+		for (j = 1; j <= m; j++) {
+			row[j] = min_size(prev[j - 1] + (a[i - 1] != b[j - 1]),
+					  min_size(prev[j], row[j - 1]) + 1);
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+				row[j] = min_size(row[j], prev2[j - 2] + 1);
+		}
+		t = prev2;
+		prev2 = prev;
+		prev = row;
+		row = t;
+	}
+	return prev[m];
+}
+
+const char *cli_nearest(const char *word, size_t n, const char *const *names,
+			size_t count)
+{
+	/* one edit for short words, two for longer ones, as a typo is */
+	size_t best = n <= 4 ? 1 : 2, i;
+	const char *found = NULL;
+
+	for (i = 0; i < count; i++) {
+		size_t d = edit_distance(word, n, names[i]);
+
+		if (d <= best && (d < best || !found)) {
+			best = d;
+			found = names[i];
+		}
+	}
+	return found;
+}
+
+/* getopt_long takes any unique prefix ("--prog"); one that is not unique
+ * gets the candidates named. */
+static bool ambiguous(struct gs_err *err, const char *word, size_t len,
+		      const char *const *names, size_t n)
+{
+	char list[200] = "";
+	size_t used = 0, hits = 0;
+
+	for (size_t i = 0; len && i < n && used < sizeof(list); i++)
+		if (!strncmp(names[i], word, len) && names[i][len]) {
+			used += (size_t)snprintf(list + used, sizeof(list) - used,
+						 "%s--%s", hits ? ", " : "", names[i]);
+			hits++;
+		}
+	if (hits < 2)
+		return false;
+	gs_fail(err, GS_EUSAGE, "", "option '--%.*s' is ambiguous (%s)",
+		(int)len, word, list);
+	return true;
+}
+
+/* "unknown option '--bnis'; did you mean '--bins'?" */
+static int unknown_long(struct gs_err *err, const char *bad,
+			const struct option *longopts)
+{
+	const char *names[128];
+	size_t n = 0, len;
+	const char *near;
+
+	while (longopts[n].name && n < 128) {
+		names[n] = longopts[n].name;
+		n++;
+	}
+	bad += 2;
+	len = strcspn(bad, "=");
+	if (ambiguous(err, bad, len, names, n))
+		return -1;
+	near = cli_nearest(bad, len, names, n);
+	if (!near)
+		return gs_fail(err, GS_EUSAGE, "", "unknown option '--%.*s'",
+			       (int)len, bad);
+	return gs_fail(err, GS_EUSAGE, "", "unknown option '--%.*s'; did you "
+		       "mean '--%s'?", (int)len, bad, near);
+}
+
+/* What getopt_long's '?' was: an unknown short option, long option, or
+ * word. bad is not the option itself while getopt is still inside a
+ * cluster like -qx, and may be "". */
+static int unknown(struct gs_err *err, const char *bad,
+		   const struct option *longopts)
+{
+	if (optopt && optopt < 256 &&
+	    (bad[0] != '-' || (bad[1] != '-' && !strchr(bad, '='))))
+		return gs_fail(err, GS_EUSAGE, "", "unknown option '-%c'", optopt);
+	if (bad[0] == '-' && bad[1] == '-')
+		return unknown_long(err, bad, longopts);
+	return gs_fail(err, GS_EUSAGE, "", "unknown option '%s'", bad);
+}
+
+/* The command's option with getopt value opt, or its short letter. */
+static const struct opt_spec *command_opt(const struct command *cmd, int opt)
+{
+	size_t n = count_opts(cmd->opts);
+
+	if (opt >= CMD_OPT_BASE && (size_t)(opt - CMD_OPT_BASE) < n)
+		return &cmd->opts[opt - CMD_OPT_BASE];
+	for (size_t i = 0; i < n; i++)
+		if (opt < 256 && cmd->opts[i].short_name == opt)
+			return &cmd->opts[i];
+	return NULL;
+}
+
+int cli_parse(struct cli *c, int argc, char **argv, const struct command *cmd,
+	      struct gs_err *err)
+{
+	char shortopts[64];
+	struct option *longopts = long_table(cmd);
+	const struct opt_spec *o;
+	int rc = 0, opt;
+
+	if (!longopts)
+		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
+	c->cmd = argv[0];
+	c->command = cmd;
+	cli_defaults(c, cmd);
+	if (cmd->init)
+		cmd->init(c);
+	short_table(cmd, shortopts, sizeof(shortopts));
+	opterr = 0;
+	optind = 0;		/* GNU: reinitialize */
+	while (rc == 0 && (opt = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		if (opt == '?')
+			rc = unknown(err, argv[optind - 1], longopts);
+		else if (opt == ':')
+			rc = gs_fail(err, GS_EUSAGE, "", "option '%s' needs a value",
+				     argv[optind - 1]);
+		else if (opt == 'h')
+			rc = (command_help(cmd, stdout), 1);
+		else if ((o = command_opt(cmd, opt)) != NULL)
+			rc = cmd->option(c, o->id, optarg, err);
+		else
+			rc = cli_common_option(c, opt, optarg, err);
+	}
+	free(longopts);
+	if (rc)
+		return rc;
+	if (!c->type_set)
+		c->job.dtype.type = c->default_type;
+	if (c->endian_set)
+		c->job.dtype.big_endian = c->big_endian;
+	c->operands = argv + optind;
+	c->noperands = argc - optind;
+	return 0;
+}
+
+/* ---- --help --------------------------------------------------------------- */
+
+/* "  -t, --type TYPE       element type ...", the help's later lines
+ * indented under its first. */
+static void help_line(FILE *f, const struct opt_spec *o, const char *help)
+{
+	char left[64];
+	const char *p = help;
+
+	snprintf(left, sizeof(left), "  %c%c%c --%s%s%s",
+		 o->short_name ? '-' : ' ', o->short_name ? o->short_name : ' ',
+		 o->short_name ? ',' : ' ', o->name, o->arg ? " " : "",
+		 o->arg ? o->arg : "");
+	fprintf(f, "%-23s ", left);
+	for (;;) {
+		size_t n = strcspn(p, "\n");
+
+		fprintf(f, "%.*s\n", (int)n, p);
+		if (!p[n])
+			break;
+		p += n + 1;
+		fprintf(f, "%24s", "");
+	}
+}
+
+static void help_opts(FILE *f, const struct command *cmd,
+		      const struct opt_spec *o)
+{
+	for (; o && o->name; o++) {
+		if (o->section)
+			fprintf(f, "%s\n", o->section);
+		if (o->id == 'f' && o == &common_opts[count_opts(common_opts) - 1])
+			help_line(f, o, cmd->formats_help);
+		else if (o->help)
+			help_line(f, o, o->help);
+	}
+}
+
+void command_help(const struct command *cmd, FILE *f)
+{
+	const char *u = cmd->usage;
+
+	for (int first = 1; *u; first = 0) {
+		size_t n = strcspn(u, "\n");
+
+		fprintf(f, "%s gpustat %s %.*s\n", first ? "Usage:" : "   or:",
+			cmd->name, (int)n, u);
+		u += n + (u[n] != '\0');
+	}
+	fprintf(f, "%s\n\n", cmd->about);
+	help_opts(f, cmd, cmd->opts);
+	help_opts(f, cmd, common_opts);
+	fprintf(f, "\nExamples:\n");
+	for (const char *e = cmd->examples; *e;) {
+		size_t n = strcspn(e, "\n");
+
+		fprintf(f, "  %.*s\n", (int)n, e);
+		e += n + (e[n] != '\0');
+	}
+}
+
+/* ---- gpustat --options ---------------------------------------------------- */
+
+static void dump_opts(FILE *f, const char *cmd, const char *formats,
+		      const struct opt_spec *o)
+{
+	for (; o && o->name; o++) {
+		const char *values = o->values;
+		char arg[32];
+
+		if (o->id == 'f' && formats)
+			values = formats;
+		snprintf(arg, sizeof(arg), "%s", o->arg ? o->arg :
+			 o->has_arg == optional_argument ? "[=N]" : "-");
+		fprintf(f, "%s\t--%s\t", cmd, o->name);
+		if (o->short_name)
+			fprintf(f, "-%c", o->short_name);
+		else
+			fputc('-', f);
+		fprintf(f, "\t%s\t%s\t", arg, values ? values : "-");
+		for (const char *h = o->help ? o->help : "-"; *h && *h != '\n'; h++)
+			fputc(*h, f);
+		fputc('\n', f);
+	}
+}
+
+void command_dump_options(const struct command *const *cmds, size_t n, FILE *f)
+{
+	dump_opts(f, "*", NULL, common_opts);
+	for (size_t i = 0; i < n; i++) {
+		dump_opts(f, cmds[i]->name, NULL, cmds[i]->opts);
+		fprintf(f, "%s\t--format\t-f\tFMT\t%s\toutput format\n",
+			cmds[i]->name, cmds[i]->formats);
+	}
+}

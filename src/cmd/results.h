@@ -1,0 +1,21 @@
+/*
+ * results.h - one row of results, one value per column, as sum, reduce and
+ * dot print it: a line of values (with a header line for tsv and csv), one
+ * json object, or 8 bytes a value (f64, or i64/u64 for integer types) for
+ * binary and npy. docs/OUTPUT.md has the formats.
+ */
+#ifndef RESULTS_H
+#define RESULTS_H
+
+#include "acc.h"
+#include "cli.h"
+#include "report.h"
+
+/* r[0..n) into b in c->format: name is the value column's name, op the
+ * reduce op's name for json (or NULL); the count is c->records. Returns 0,
+ * or -1 with err filled (an integer that binary output cannot hold). */
+int results_format(struct cli *c, const char *name, const char *op,
+		   const struct result *r, unsigned n, struct sbuf *b,
+		   struct gs_err *err);
+
+#endif
