@@ -95,10 +95,14 @@ static int run(int argc, char **argv)
 		version();
 		return 0;
 	}
-	/* every option of every command, for the completion and man page
-	 * checks (tests/test_usage.sh) */
+	/* the tables, for the completion scripts (and the tests that check
+	 * the man page and completions against them) */
 	if (strcmp(argv[1], "--options") == 0) {
 		command_dump_options(commands, NCOMMANDS, stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "--commands") == 0) {
+		command_dump_commands(commands, NCOMMANDS, stdout);
 		return 0;
 	}
 	for (size_t i = 0; i < NCOMMANDS; i++)

@@ -21,6 +21,12 @@ if [ ! -x "$G" ]; then
 	echo "test_completions: $pass passed, $fail failed"
 	exit 1
 fi
+# The completions ask the gpustat being completed for its tables: the one
+# under test, as `gpustat' on PATH.
+mkdir "$tmp/bin" && ln -s "$(cd "$(dirname "$G")" && pwd)/$(basename "$G")" \
+	"$tmp/bin/gpustat" || exit 2
+PATH=$tmp/bin:$PATH
+export PATH
 
 cmds=$("$G" --help | awk '/^Commands:/ { on = 1; next }
 	on && /^  [a-z]/ { print $1; next } on { exit }' | tr '\n' ' ')

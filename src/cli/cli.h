@@ -27,6 +27,9 @@ struct opt_spec {
 	const char *values;
 	int id;			/* what the command's option() is given */
 	const char *section;	/* a heading --help prints before it, or NULL */
+	/* a few words for completion menus, where help's first line is not
+	 * one (NULL: that line) */
+	const char *brief;
 };
 
 /* One run of a command: the options, the job, the operands and what the

@@ -84,9 +84,14 @@ int command_run(const struct command *cmd, int argc, char **argv);
 /* cmd's --help text, generated from its tables, to f. */
 void command_help(const struct command *cmd, FILE *f);
 
-/* Every command's options as lines for the completion and man page checks:
- * "COMMAND<TAB>--LONG<TAB>-S<TAB>ARG<TAB>VALUES<TAB>HELP" ('-' for none),
- * the common options under the command name "*". */
+/* Every command's options as lines for the completion scripts and the
+ * tests of the man page and completions (gpustat --options):
+ * "COMMAND<TAB>--LONG<TAB>-S<TAB>ARG<TAB>VALUES<TAB>BRIEF" ('-' for none;
+ * VALUES the words an option's value can be, space-separated), the common
+ * options under the command name "*", -f under each command with its own
+ * formats. */
 void command_dump_options(const struct command *const *cmds, size_t n, FILE *f);
+/* "NAME<TAB>SUMMARY" per command (gpustat --commands). */
+void command_dump_commands(const struct command *const *cmds, size_t n, FILE *f);
 
 #endif

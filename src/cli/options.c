@@ -314,37 +314,60 @@ void command_help(const struct command *cmd, FILE *f)
 	}
 }
 
-/* ---- gpustat --options ---------------------------------------------------- */
+/* ---- gpustat --options and --commands ------------------------------------ */
 
-static void dump_opts(FILE *f, const char *cmd, const char *formats,
-		      const struct opt_spec *o)
+/* The type names -t takes, for completion: gpustat's and numpy's names,
+ * not numpy's one-letter codes or typestrings (type_list's tail). */
+static void type_words(FILE *f)
 {
-	for (; o && o->name; o++) {
-		const char *values = o->values;
-		char arg[32];
+	char list[1024], *w, *save = NULL;
 
-		if (o->id == 'f' && formats)
-			values = formats;
-		snprintf(arg, sizeof(arg), "%s", o->arg ? o->arg :
-			 o->has_arg == optional_argument ? "[=N]" : "-");
-		fprintf(f, "%s\t--%s\t", cmd, o->name);
-		if (o->short_name)
-			fprintf(f, "-%c", o->short_name);
-		else
-			fputc('-', f);
-		fprintf(f, "\t%s\t%s\t", arg, values ? values : "-");
-		for (const char *h = o->help ? o->help : "-"; *h && *h != '\n'; h++)
-			fputc(*h, f);
-		fputc('\n', f);
-	}
+	type_list(list, sizeof(list));
+	list[strcspn(list, ",")] = ' ';		/* ", " after gpustat's own */
+	list[strcspn(list, ",")] = '\0';	/* ", or typestrings like ..." */
+	for (w = strtok_r(list, " ", &save); w; w = strtok_r(NULL, " ", &save))
+		if (strlen(w) > 1)
+			fprintf(f, "%s%s", w == list ? "" : " ", w);
+}
+
+static void dump_opt(FILE *f, const char *cmd, const struct opt_spec *o,
+		     const char *values)
+{
+	const char *brief = o->brief ? o->brief : o->help ? o->help : "-";
+
+	fprintf(f, "%s\t--%s\t", cmd, o->name);
+	if (o->short_name)
+		fprintf(f, "-%c", o->short_name);
+	else
+		fputc('-', f);
+	fprintf(f, "\t%s\t", o->arg ? o->arg :
+		o->has_arg == optional_argument ? "[=N]" : "-");
+	if (values && strcmp(values, "@type") == 0)
+		type_words(f);
+	else
+		fputs(values ? values : "-", f);
+	fprintf(f, "\t%.*s\n", (int)strcspn(brief, "\n"), brief);
 }
 
 void command_dump_options(const struct command *const *cmds, size_t n, FILE *f)
 {
-	dump_opts(f, "*", NULL, common_opts);
+	const struct opt_spec *o;
+
+	/* -f is each command's, with its formats */
+	for (o = common_opts; o->name; o++)
+		if (o->id != 'f')
+			dump_opt(f, "*", o, o->values);
 	for (size_t i = 0; i < n; i++) {
-		dump_opts(f, cmds[i]->name, NULL, cmds[i]->opts);
-		fprintf(f, "%s\t--format\t-f\tFMT\t%s\toutput format\n",
-			cmds[i]->name, cmds[i]->formats);
+		for (o = cmds[i]->opts; o && o->name; o++)
+			dump_opt(f, cmds[i]->name, o, o->values);
+		for (o = common_opts; o->name; o++)
+			if (o->id == 'f')
+				dump_opt(f, cmds[i]->name, o, cmds[i]->formats);
 	}
+}
+
+void command_dump_commands(const struct command *const *cmds, size_t n, FILE *f)
+{
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s\t%s\n", cmds[i]->name, cmds[i]->summary);
 }

@@ -15,9 +15,11 @@
 enum { OPT_PAIRS = 1 };
 
 static const struct opt_spec dot_opts[] = {
-	{ "pairs", 0, no_argument, NULL, "multiply the columns of one stream "
-	  "pairwise", NULL, OPT_PAIRS, NULL },
-	{ NULL, 0, 0, NULL, NULL, NULL, 0, NULL },
+	{ .name = "pairs",
+	  .has_arg = no_argument,
+	  .help = "multiply the columns of one stream pairwise",
+	  .id = OPT_PAIRS },
+	{ .name = NULL },
 };
 
 static int dot_option(struct cli *c, int id, const char *arg,

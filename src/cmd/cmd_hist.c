@@ -16,23 +16,43 @@
 enum { OPT_BINS = 1, OPT_RANGE, OPT_NONZERO, OPT_EDGES, OPT_PLOT, OPT_LOG };
 
 static const struct opt_spec hist_opts[] = {
-	{ "bins", 0, required_argument, "N", "N equal bins (default 10 for "
-	  "ranged histograms)", NULL, OPT_BINS, NULL },
-	{ "range", 0, required_argument, "LO:HI", "the range of the bins "
-	  "(default: min and max of the\ndata, which needs a seekable input)",
-	  NULL, OPT_RANGE, NULL },
-	{ "nonzero", 0, no_argument, NULL, "leave out empty bins (text, tsv, "
-	  "csv; json of\none-per-value bins)", NULL, OPT_NONZERO, NULL },
-	{ "edges", 0, required_argument, "FILE", "also write the bins' N + 1 "
-	  "edges to FILE, as .npy\nwith -f npy, else raw little-endian: "
-	  "numpy's edge\ndtype (f2 for f16, f4 for f32 and bf16, f8 for the\n"
-	  "rest); one-per-value bins get i8 edges v, v + 1", "@file",
-	  OPT_EDGES, NULL },
-	{ "plot", 0, no_argument, NULL, "draw the histogram as bars on the "
-	  "terminal", NULL, OPT_PLOT, NULL },
-	{ "log", 0, no_argument, NULL, "with --plot: bar lengths on a log "
-	  "scale", NULL, OPT_LOG, NULL },
-	{ NULL, 0, 0, NULL, NULL, NULL, 0, NULL },
+	{ .name = "bins",
+	  .has_arg = required_argument,
+	  .arg = "N",
+	  .help = "N equal bins (default 10 for ranged histograms)",
+	  .id = OPT_BINS },
+	{ .name = "range",
+	  .has_arg = required_argument,
+	  .arg = "LO:HI",
+	  .help = "the range of the bins (default: min and max of the\n"
+		  "data, which needs a seekable input)",
+	  .id = OPT_RANGE,
+	  .brief = "the range of the bins, LO:HI" },
+	{ .name = "nonzero",
+	  .has_arg = no_argument,
+	  .help = "leave out empty bins (text, tsv, csv; json of\n"
+		  "one-per-value bins)",
+	  .id = OPT_NONZERO,
+	  .brief = "leave out empty bins" },
+	{ .name = "edges",
+	  .has_arg = required_argument,
+	  .arg = "FILE",
+	  .help = "also write the bins' N + 1 edges to FILE, as .npy\n"
+		  "with -f npy, else raw little-endian: numpy's edge\n"
+		  "dtype (f2 for f16, f4 for f32 and bf16, f8 for the\n"
+		  "rest); one-per-value bins get i8 edges v, v + 1",
+	  .values = "@file",
+	  .id = OPT_EDGES,
+	  .brief = "also write the bin edges to FILE" },
+	{ .name = "plot",
+	  .has_arg = no_argument,
+	  .help = "draw the histogram as bars on the terminal",
+	  .id = OPT_PLOT },
+	{ .name = "log",
+	  .has_arg = no_argument,
+	  .help = "with --plot: bar lengths on a log scale",
+	  .id = OPT_LOG },
+	{ .name = NULL },
 };
 
 #define MAX_BINS (1u << 24)	/* 16.7M bins x 8 bytes per column and thread */

@@ -11,9 +11,14 @@
 enum { OPT_OP = 1 };
 
 static const struct opt_spec reduce_opts[] = {
-	{ "op", 0, required_argument, "OP", "sum (default), prod, min, max, and, "
-	  "or, xor", "sum prod min max and or xor", OPT_OP, NULL },
-	{ NULL, 0, 0, NULL, NULL, NULL, 0, NULL },
+	{ .name = "op",
+	  .has_arg = required_argument,
+	  .arg = "OP",
+	  .help = "sum (default), prod, min, max, and, or, xor",
+	  .values = "sum prod min max and or xor",
+	  .id = OPT_OP,
+	  .brief = "the operation" },
+	{ .name = NULL },
 };
 
 static int reduce_option(struct cli *c, int id, const char *arg,

@@ -18,16 +18,30 @@
 enum { OPT_EXCLUSIVE = 1, OPT_OP, OPT_OUT_TYPE, OPT_FORCE };
 
 static const struct opt_spec scan_opts[] = {
-	{ "op", 0, required_argument, "OP", "sum (default), min, max, prod",
-	  "sum min max prod", OPT_OP, NULL },
-	{ "exclusive", 0, no_argument, NULL, "exclusive scan (the first output "
-	  "is the identity)", NULL, OPT_EXCLUSIVE, NULL },
-	{ "out-type", 0, required_argument, "TYPE", "output type (default: the "
-	  "input type for floats,\ni64/u64 for signed/unsigned integers)",
-	  "@type", OPT_OUT_TYPE, NULL },
-	{ "force", 0, no_argument, NULL, "write binary to a terminal anyway",
-	  NULL, OPT_FORCE, NULL },
-	{ NULL, 0, 0, NULL, NULL, NULL, 0, NULL },
+	{ .name = "op",
+	  .has_arg = required_argument,
+	  .arg = "OP",
+	  .help = "sum (default), min, max, prod",
+	  .values = "sum min max prod",
+	  .id = OPT_OP,
+	  .brief = "the operation" },
+	{ .name = "exclusive",
+	  .has_arg = no_argument,
+	  .help = "exclusive scan (the first output is the identity)",
+	  .id = OPT_EXCLUSIVE },
+	{ .name = "out-type",
+	  .has_arg = required_argument,
+	  .arg = "TYPE",
+	  .help = "output type (default: the input type for floats,\n"
+		  "i64/u64 for signed/unsigned integers)",
+	  .values = "@type",
+	  .id = OPT_OUT_TYPE,
+	  .brief = "output type" },
+	{ .name = "force",
+	  .has_arg = no_argument,
+	  .help = "write binary to a terminal anyway",
+	  .id = OPT_FORCE },
+	{ .name = NULL },
 };
 
 /* What the options leave for the run (the driver's c->state). */
