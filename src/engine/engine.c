@@ -47,6 +47,7 @@ struct engine {
 	struct input *in, *in2;
 	size_t rec;			/* bytes per record */
 	size_t cap;			/* bytes per buffer: whole records */
+	size_t chunk_records;		/* records per chunk: cap / rec */
 	int stall_ms;
 	_Atomic uint64_t *counter;
 	void *buf[ENGINE_NBUF], *buf2[ENGINE_NBUF];
@@ -657,18 +658,18 @@ static int consume(struct engine *e, void *ctx, struct engine_stats *st,
 	return 0;
 }
 
-int engine_run(const struct gs_job *job, const struct engine_opts *eo,
-	       const struct backend *be, struct input *in, struct input *in2,
-	       struct sink *sink, void *acc, struct engine_stats *st,
-	       struct gs_err *err)
+/* The engine of one run, its chunks sized from eo. On the heap: after a
+ * backend error the reader is left running (it may sit in a blocking read
+ * of a pipe), so on that path the engine is deliberately not freed. */
+static struct engine *engine_new(const struct gs_job *job,
+				 const struct engine_opts *eo,
+				 const struct backend *be, struct input *in,
+				 struct input *in2, struct sink *sink)
 {
-	/* On the heap: after a backend error the reader is left running (it
-	 * may sit in a blocking read of a pipe), so on that path the engine is
-	 * deliberately not freed. */
 	struct engine *ep = calloc(1, sizeof(*ep));
 
 	if (!ep)
-		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
+		return NULL;
 	ep->job = job;
 	ep->be = be;
 	ep->in = in;
@@ -676,65 +677,58 @@ int engine_run(const struct gs_job *job, const struct engine_opts *eo,
 	ep->rec = job_record_size(job);
 	ep->stall_ms = eo->stall_ms;
 	ep->counter = eo->counter;
-	size_t chunk_records = eo->chunk_size / ep->rec;
-
-	if (chunk_records == 0)
-		chunk_records = 1;
-	ep->cap = chunk_records * ep->rec;
-	memset(st, 0, sizeof(*st));
-	double t_start = now();
-
+	ep->chunk_records = eo->chunk_size / ep->rec;
+	if (ep->chunk_records == 0)
+		ep->chunk_records = 1;
+	ep->cap = ep->chunk_records * ep->rec;
 	ep->sink = sink;
 	ep->timed = (struct sink){ timed_write, ep };
 	pthread_mutex_init(&ep->lock, NULL);
 	pthread_cond_init(&ep->cv, NULL);
+	return ep;
+}
 
-	int threads = eo->threads;
+/* After an error: stop the reader without waiting for it (it may sit in a
+ * blocking read of a pipe); the process is about to report the error and
+ * exit. */
+static void abandon(struct engine *ep, pthread_t reader, void *ctx)
+{
+	pthread_mutex_lock(&ep->lock);
+	ep->stop = true;
+	pthread_cond_broadcast(&ep->cv);
+	pthread_mutex_unlock(&ep->lock);
+	pthread_detach(reader);
+	ep->be->close(ctx);
+}
 
-	/* again here for the commands that made their copy themselves */
-	if (fit_threads(job, &threads, acc != NULL, 0, err) < 0) {
-		free(ep);
-		return -1;
-	}
-	struct backend_env env = {
-		.job = job, .chunk_records = chunk_records,
-		.threads = threads, .device = eo->device,
-		.streams = eo->streams, .sink = sink ? &ep->timed : NULL,
-		.release = release, .engine = ep,
-	};
-	void *ctx = NULL;
+/* Read and submit every chunk, then finish and close the backend: 0, or
+ * -1 with err filled; *abandoned when the reader was left running. */
+static int run_chunks(struct engine *ep, void *ctx, void *acc,
+		      struct engine_stats *st, bool *abandoned,
+		      struct gs_err *err)
+{
 	pthread_t reader;
-	int rc = -1;
+	int rc;
 
-	if (alloc_buffers(ep, err) < 0 || nz_init(ep, err) < 0)
-		goto out;
-	if (be->open(&ctx, &env, err) < 0)
-		goto out_close;
-	st->setup = now() - t_start;
 	if (pthread_create(&reader, NULL, reader_main, ep) != 0) {
 		gs_fail(err, GS_ERUNTIME, "", "cannot start the reader: %s",
 			strerror(errno));
-		goto out_close;
+		ep->be->close(ctx);
+		return -1;
 	}
 	sig_watch(on_signal, ep);
 	rc = consume(ep, ctx, st, err);
 	/* after a signal, finish what was submitted (a scan writes it out) */
 	if (rc == 0)
-		rc = be->finish(ctx, acc, err);
+		rc = ep->be->finish(ctx, acc, err);
 	if (rc == 0)
 		nz_apply(ep, acc);
 	sig_unwatch();
 	if (rc == 0)
 		rc = stopped(ep, err);
 	if (rc < 0) {
-		/* The reader may sit in a blocking read of a pipe: leave it;
-		 * the process is about to report the error and exit. */
-		pthread_mutex_lock(&ep->lock);
-		ep->stop = true;
-		pthread_cond_broadcast(&ep->cv);
-		pthread_mutex_unlock(&ep->lock);
-		pthread_detach(reader);
-		be->close(ctx);
+		abandon(ep, reader, ctx);
+		*abandoned = true;
 		return -1;
 	}
 	pthread_join(reader, NULL);
@@ -745,11 +739,50 @@ int engine_run(const struct gs_job *job, const struct engine_opts *eo,
 	st->read = ep->t_read;
 	st->read_wait = ep->t_read_wait;
 	st->write = ep->t_write;
+	if (ep->be->times)
+		ep->be->times(ctx, &st->be);
+	ep->be->close(ctx);
+	return rc;
+}
+
+int engine_run(const struct gs_job *job, const struct engine_opts *eo,
+	       const struct backend *be, struct input *in, struct input *in2,
+	       struct sink *sink, void *acc, struct engine_stats *st,
+	       struct gs_err *err)
+{
+	struct engine *ep = engine_new(job, eo, be, in, in2, sink);
+	double t_start = now();
+	int threads = eo->threads;
+	void *ctx = NULL;
+	bool abandoned = false;
+	int rc = -1;
+
+	if (!ep)
+		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
+	memset(st, 0, sizeof(*st));
+	/* again here for the commands that made their copy themselves */
+	if (fit_threads(job, &threads, acc != NULL, 0, err) < 0) {
+		free(ep);
+		return -1;
+	}
+	struct backend_env env = {
+		.job = job, .chunk_records = ep->chunk_records,
+		.threads = threads, .device = eo->device,
+		.streams = eo->streams, .sink = sink ? &ep->timed : NULL,
+		.release = release, .engine = ep,
+	};
+
+	if (alloc_buffers(ep, err) < 0 || nz_init(ep, err) < 0)
+		goto out;
+	if (be->open(&ctx, &env, err) < 0) {
+		be->close(ctx);
+		goto out;
+	}
+	st->setup = now() - t_start;
+	rc = run_chunks(ep, ctx, acc, st, &abandoned, err);
+	if (abandoned)
+		return -1;	/* not freed: see engine_new */
 	st->wall = now() - t_start;
-	if (be->times)
-		be->times(ctx, &st->be);
-out_close:
-	be->close(ctx);
 out:
 	free_buffers(ep);
 	free(ep);
