@@ -61,6 +61,12 @@ struct engine_stats {
 void *engine_acc_new(const struct gs_job *job, struct engine_opts *eo,
 		     uint64_t extra, struct gs_err *err);
 
+/* The threads, at most *threads, whose accumulators (the command's copy if
+ * own, and extra bytes) fit ENGINE_ACC_LIMIT; -1 with err filled when one
+ * thread's do not. */
+int engine_fit_threads(const struct gs_job *job, int *threads, bool own,
+		       uint64_t extra, struct gs_err *err);
+
 /* "read 1.20 s, ..." for -v: every stage's busy time against the wall. */
 void engine_stats_line(const struct engine_stats *st, char *buf, size_t n);
 
