@@ -7,20 +7,10 @@
 # uses (`gpustat --options'), so an option or value that the completions miss
 # or invent fails here. A shell that is not installed is skipped.
 cd "$(dirname "$0")/.." || exit 2
-G=${GPUSTAT:-./gpustat}
-pass=0
-fail=0
-tmp=$(mktemp -d) || exit 2
-trap 'rm -rf "$tmp"' EXIT
+NAME=test_completions
+. tests/lib.sh
+tmp=$T
 
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL $*"; }
-
-if [ ! -x "$G" ]; then
-	bad "$G missing (run make)"
-	echo "test_completions: $pass passed, $fail failed"
-	exit 1
-fi
 # The completions ask the gpustat being completed for its tables: the one
 # under test, as `gpustat' on PATH.
 mkdir "$tmp/bin" && ln -s "$(cd "$(dirname "$G")" && pwd)/$(basename "$G")" \
@@ -185,5 +175,4 @@ for sh in bash zsh fish; do
 	fi
 done
 
-echo "test_completions: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary

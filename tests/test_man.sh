@@ -5,21 +5,10 @@
 # is defined (a .TP tag) under OPTIONS, in the common subsections or in the
 # command's own.
 cd "$(dirname "$0")/.." || exit 2
-G=${GPUSTAT:-./gpustat}
+NAME=test_man
+. tests/lib.sh
 man=man/gpustat.1
-pass=0
-fail=0
-tmp=$(mktemp -d) || exit 2
-trap 'rm -rf "$tmp"' EXIT
-
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL $*"; }
-
-if [ ! -x "$G" ] || [ ! -f "$man" ]; then
-	bad "$G or $man missing (run make)"
-	echo "test_man: $pass passed, $fail failed"
-	exit 1
-fi
+tmp=$T
 
 if command -v mandoc >/dev/null 2>&1; then
 	if mandoc -Tlint -W warning "$man" > "$tmp/lint" 2>&1; then ok
@@ -92,5 +81,4 @@ for var in COLUMNS NO_COLOR; do
 		grep -qx "\.B $var" && ok || bad "$var not under ENVIRONMENT"
 done
 
-echo "test_man: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary

@@ -259,12 +259,16 @@ int out_open(struct out *o, const char *path, struct gs_err *err)
 	return 0;
 }
 
-int out_write(struct out *o, const void *buf, size_t n, struct gs_err *err)
+/* Write all n bytes, at offset off past where our output began or, with
+ * off < 0, where the file offset is. */
+static int write_all(struct out *o, const void *buf, size_t n, int64_t off,
+		     struct gs_err *err)
 {
 	const char *p = buf;
 
 	while (n > 0) {
-		ssize_t w = write(o->fd, p, n);
+		ssize_t w = off < 0 ? write(o->fd, p, n)
+				    : pwrite(o->fd, p, n, (off_t)(o->start + off));
 
 		if (w < 0) {
 			if (errno == EINTR)
@@ -273,29 +277,21 @@ int out_write(struct out *o, const void *buf, size_t n, struct gs_err *err)
 		}
 		p += w;
 		n -= (size_t)w;
+		if (off >= 0)
+			off += w;
 	}
 	return 0;
+}
+
+int out_write(struct out *o, const void *buf, size_t n, struct gs_err *err)
+{
+	return write_all(o, buf, n, -1, err);
 }
 
 int out_pwrite(struct out *o, const void *buf, size_t n, uint64_t off,
 	       struct gs_err *err)
 {
-	const char *p = buf;
-
-	off += o->start;
-	while (n > 0) {
-		ssize_t w = pwrite(o->fd, p, n, (off_t)off);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return write_error(o, err);
-		}
-		p += w;
-		n -= (size_t)w;
-		off += (uint64_t)w;
-	}
-	return 0;
+	return write_all(o, buf, n, (int64_t)off, err);
 }
 
 int out_close(struct out *o, struct gs_err *err)
