@@ -52,8 +52,9 @@ struct input {
 	int idx;		/* operand being read */
 	const char *name;	/* its name for errors, "stdin" for "-" */
 	enum in_state st;
-	struct zsrc z;
-	bool fd_open;
+	struct zsrc *z;		/* its bytes, decoded when compressed */
+	int fd;
+	bool fd_open, is_reg;
 	uint8_t *hbuf;		/* decoded bytes peeked: [hpos, hlen) unused */
 	size_t hpos, hlen;
 	bool deof;		/* the decoded operand has ended */
@@ -91,17 +92,10 @@ static const char *operand_name(const struct input *in, int i)
 	return strcmp(p, "-") == 0 ? "stdin" : p;
 }
 
-static bool has_zst_suffix(const char *path)
-{
-	size_t n = strlen(path);
-
-	return n >= 4 && strcmp(path + n - 4, ".zst") == 0;
-}
-
 static void op_close(struct input *in)
 {
-	if (in->fd_open && in->z.fd != STDIN_FILENO)
-		close(in->z.fd);
+	if (in->fd_open && in->fd != STDIN_FILENO)
+		close(in->fd);
 	in->fd_open = false;
 }
 
@@ -148,7 +142,9 @@ static int op_open(struct input *in, struct gs_err *err)
 	}
 	if (S_ISREG(sb.st_mode))
 		posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-	zsrc_start(&in->z, fd, S_ISREG(sb.st_mode), in->name);
+	in->fd = fd;
+	in->is_reg = S_ISREG(sb.st_mode);
+	zsrc_start(in->z, fd, in->is_reg, in->name);
 	in->fd_open = true;
 	in->hpos = in->hlen = 0;
 	in->deof = false;
@@ -161,25 +157,6 @@ static int op_open(struct input *in, struct gs_err *err)
 	return 0;
 }
 
-/* The decoder is made on first use; raw streams never pay for it. zsrc
- * checks each frame's window against the exact limit (--memory need not
- * be a power of two); zstd's own limit, the power of two above it, is the
- * backstop. */
-static int input_dctx(struct input *in)
-{
-	ZSTD_bounds b = ZSTD_dParam_getBounds(ZSTD_d_windowLogMax);
-	int top = ZSTD_isError(b.error) || b.upperBound > 31 ? 31 : b.upperBound;
-	int wlog = 10;
-
-	while (wlog < top && ((uint64_t)1 << wlog) < in->z.window_max)
-		wlog++;
-	in->z.dctx = ZSTD_createDCtx();
-	if (!in->z.dctx)
-		return -1;
-	ZSTD_DCtx_setParameter(in->z.dctx, ZSTD_d_windowLogMax, wlog);
-	return 0;
-}
-
 static int op_magic(struct input *in, int stall_ms, struct gs_err *err)
 {
 	int r;
@@ -188,15 +165,12 @@ static int op_magic(struct input *in, int stall_ms, struct gs_err *err)
 		in->st = ST_PAYLOAD;
 		return 0;
 	}
-	if (has_zst_suffix(op_path(in, in->idx)))
+	if (zsrc_named(op_path(in, in->idx)))
 		r = 1;
-	else if ((r = zsrc_detect(&in->z, stall_ms, err)) < 0)
+	else if ((r = zsrc_detect(in->z, stall_ms, err)) < 0)
 		return r;
-	if (r) {
-		if (!in->z.dctx && input_dctx(in) < 0)
-			return OP_FATAL;
-		zsrc_use_zstd(&in->z);
-	}
+	if (r && zsrc_use_zstd(in->z) < 0)
+		return OP_FATAL;
 	in->st = ST_DETECT;
 	return 0;
 }
@@ -214,7 +188,7 @@ static ssize_t op_peek(struct input *in, int stall_ms, struct gs_err *err)
 	}
 	if (in->deof)
 		return 0;
-	r = zsrc_read(&in->z, in->hbuf + in->hlen, FMT_HEADER_MAX - in->hlen,
+	r = zsrc_read(in->z, in->hbuf + in->hlen, FMT_HEADER_MAX - in->hlen,
 		      stall_ms, err);
 	if (r > 0)
 		in->hlen += (size_t)r;
@@ -435,14 +409,15 @@ static uint64_t columns_fidx(const struct fmt_header *h, uint64_t c)
 
 static int op_columns_start(struct input *in, struct gs_err *err)
 {
+	bool zstd = zsrc_compressed(in->z);
 	struct stat sb;
 	uint64_t has;
 
-	if (!in->z.is_reg || in->z.zstd)
+	if (!in->is_reg || zstd)
 		return gs_fail(err, GS_ERUNTIME, in->name,
 			       "fortran-order npy with %d axes can only be read from an uncompressed file, not from %s (save np.ascontiguousarray(a) instead)",
-			       in->hdr.ndim, in->z.zstd ? "zstd" : "a pipe");
-	if (fstat(in->z.fd, &sb) < 0)
+			       in->hdr.ndim, zstd ? "zstd" : "a pipe");
+	if (fstat(in->fd, &sb) < 0)
 		return gs_fail(err, GS_ERUNTIME, in->name, "%s", strerror(errno));
 	in->data_at = in->base + (off_t)in->doff;
 	has = sb.st_size > in->data_at ? (uint64_t)(sb.st_size - in->data_at) : 0;
@@ -460,7 +435,7 @@ static int columns_pread(struct input *in, void *buf, size_t n, uint64_t at,
 	ssize_t r;
 
 	while (got < n) {
-		r = pread(in->z.fd, (uint8_t *)buf + got, n - got,
+		r = pread(in->fd, (uint8_t *)buf + got, n - got,
 			  in->data_at + (off_t)(at + got));
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -626,7 +601,7 @@ static ssize_t op_payload(struct input *in, void *buf, size_t n, int stall_ms,
 		in->hpos += (size_t)r;
 	} else if (in->deof) {
 		r = 0;
-	} else if ((r = zsrc_read(&in->z, buf, n, stall_ms, err)) == 0) {
+	} else if ((r = zsrc_read(in->z, buf, n, stall_ms, err)) == 0) {
 		in->deof = true;
 	}
 	if (r < 0)
@@ -778,14 +753,12 @@ int input_open(struct input **inp, char *const *paths, int npaths,
 	in->idx = -1;
 	in->st = ST_OPEN;
 	in->name = operand_name(in, 0);
-	in->z.fd = -1;
-	in->z.window_max = in->opts.zstd_window ? in->opts.zstd_window
-						: INPUT_ZSTD_WINDOW_DEFAULT;
-	in->z.cap = ZSTD_DStreamInSize();
-	in->z.buf = malloc(in->z.cap);
+	in->fd = -1;
+	in->z = zsrc_new(in->opts.zstd_window ? in->opts.zstd_window
+					      : INPUT_ZSTD_WINDOW_DEFAULT);
 	in->hbuf = malloc(FMT_HEADER_MAX);
 	in->reported = calloc((size_t)in->npaths, sizeof(bool));
-	if (!in->z.buf || !in->hbuf || !in->reported) {
+	if (!in->z || !in->hbuf || !in->reported) {
 		input_close(in);
 		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
 	}
@@ -822,7 +795,7 @@ static int64_t op_size(const struct input *in, int i, uint8_t *tmp)
 		close(fd);
 	if (size < 0 || in->opts.raw)
 		return size;
-	if (k < 0 || has_zst_suffix(path) || (k >= 4 && zsrc_magic(tmp)))
+	if (k < 0 || zsrc_named(path) || (k >= 4 && zsrc_magic(tmp)))
 		return -1;
 	if (npy_magic(tmp, (size_t)k) == 1)
 		return npy_parse(tmp, (size_t)k, &h) == 1 ? (int64_t)h.payload : -1;
@@ -879,7 +852,7 @@ int input_probe(struct input *in, struct input_info *info, struct gs_err *err)
 		info->dtype = in->hdr.dtype;
 		info->columns = in->hdr.columns;
 	}
-	info->format = fmt_names[in_data(in) && in->z.zstd][in->fmt];
+	info->format = fmt_names[in_data(in) && zsrc_compressed(in->z)][in->fmt];
 	info->total_bytes = input_total(in);
 	return 0;
 }
@@ -963,8 +936,7 @@ void input_close(struct input *in)
 	if (!in)
 		return;
 	op_close(in);
-	ZSTD_freeDCtx(in->z.dctx);
-	free(in->z.buf);
+	zsrc_free(in->z);
 	free(in->hbuf);
 	free(in->reported);
 	free(in);
