@@ -3,12 +3,16 @@
  *
  * Each operand walks through a small state machine:
  *
- *   OPEN -> MAGIC (zstd or not) -> DETECT (npy, pnm or raw) -> HEADER
- *        -> PAYLOAD -> TRAIL (npy: bytes after the payload are an error)
+ *   OPEN -> MAGIC (zstd or not) -> DETECT (a format of informat.h) -> HEADER
+ *        -> PAYLOAD -> TRAIL (bytes after the payload are an error)
  *                   -> NEXT_IMAGE (pnm: another header may follow)
  *        -> PLAIN (pnm P2/P3: decimal text to samples, one image)
  *        -> COLUMNS (Fortran-order npy: read column by column)
  *        -> OPEN (the next operand) ... -> END
+ *
+ * The states know no format by name: the format's record (informat.h) says
+ * how a header is parsed and what may follow a payload, and the header
+ * (fmthdr.h) how its payload is laid out and what values it may hold.
  *
  * Decoded bytes peeked for a header wait in a fixed buffer (hbuf) until they
  * are used, so every state can give up with INPUT_STALL and resume on the
@@ -22,8 +26,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "fmthdr.h"
+#include "informat.h"
 #include "input.h"
+#include "npycols.h"
 #include "zsrc.h"
 
 _Static_assert(ZSRC_STALL == INPUT_STALL, "zsrc stalls pass through as is");
@@ -38,15 +43,8 @@ enum in_state {
 	ST_NEXT_IMAGE, ST_PLAIN, ST_COLUMNS, ST_END
 };
 
-enum in_fmt { IN_RAW, IN_NPY, IN_PGM, IN_PPM };
-
-static const char *const fmt_names[2][4] = {
-	{ "raw", "npy", "pgm", "ppm" },
-	{ "raw (zstd)", "npy (zstd)", "pgm (zstd)", "ppm (zstd)" },
-};
-
 struct input {
-	char *const *paths;	/* NULL: no operands, read one "-" */
+	char *const *paths;	/* stdin_only when none are given */
 	int npaths;
 	struct input_opts opts;
 	int idx;		/* operand being read */
@@ -59,17 +57,17 @@ struct input {
 	size_t hpos, hlen;
 	bool deof;		/* the decoded operand has ended */
 	uint64_t doff;		/* decoded bytes of the operand used so far */
-	enum in_fmt fmt;
+	const struct in_format *fmt;
 	unsigned image;		/* headers parsed in this operand (pnm: > 1) */
 	struct fmt_header hdr;	/* the last one */
-	uint64_t left;		/* payload bytes still to come (npy, pnm) */
-	uint64_t extra;		/* npy: bytes found after the payload */
+	uint64_t left;		/* payload bytes still to come (headers) */
+	uint64_t extra;		/* bytes found after a payload (TRAIL) */
 	uint8_t hi;		/* pnm: first byte of a split 16-bit sample */
 	struct pnm_text text;	/* pnm P2/P3 */
+	struct npy_cols cols;	/* Fortran-order npy */
 	uint8_t pend[8];	/* a sample made for a read too small for it */
 	size_t pend_pos, pend_len;
 	off_t base;		/* file offset where the operand begins */
-	off_t data_at;		/* Fortran npy: file offset of the payload */
 	bool typed;		/* dtype/columns are fixed */
 	struct gs_dtype dtype;
 	unsigned columns;
@@ -80,9 +78,12 @@ struct input {
 	off_t stdin_start;
 };
 
+/* The operands when none is given. */
+static char *const stdin_only[] = { "-" };
+
 static const char *op_path(const struct input *in, int i)
 {
-	return in->paths ? in->paths[i] : "-";
+	return in->paths[i];
 }
 
 static const char *operand_name(const struct input *in, int i)
@@ -149,7 +150,7 @@ static int op_open(struct input *in, struct gs_err *err)
 	in->hpos = in->hlen = 0;
 	in->deof = false;
 	in->doff = 0;
-	in->fmt = IN_RAW;
+	in->fmt = &informat_raw;
 	in->image = 0;
 	in->pend_pos = in->pend_len = 0;
 	in->base = fd == STDIN_FILENO ? in->stdin_start : 0;
@@ -176,7 +177,8 @@ static int op_magic(struct input *in, int stall_ms, struct gs_err *err)
 }
 
 /* Peek more decoded bytes into hbuf, moving the unused ones to its start.
- * Returns the count, 0 at the end of the operand, INPUT_STALL or OP_FAIL. */
+ * Returns the count, 0 at the end of the operand, INPUT_STALL or
+ * OP_FAIL. */
 static ssize_t op_peek(struct input *in, int stall_ms, struct gs_err *err)
 {
 	ssize_t r;
@@ -197,99 +199,25 @@ static ssize_t op_peek(struct input *in, int stall_ms, struct gs_err *err)
 	return r;
 }
 
-/* Formats recognised only to be refused: read as raw data they would give
- * numbers about their encoding, not about what they hold. */
-static const struct foreign {
-	const char *magic;
-	size_t len;
-	const char *next;	/* what the byte after the magic may be, or NULL */
-	const char *what;
-	const char *todo;
-} foreign[] = {
-	{ "\x1f\x8b\x08", 3, NULL, "gzip data", "decompress it first" },
-	{ "BZh", 3, "123456789", "bzip2 data", "decompress it first" },
-	{ "\xfd" "7zXZ\0", 6, NULL, "xz data", "decompress it first" },
-	{ "\x04\x22\x4d\x18", 4, NULL, "lz4 data", "decompress it first" },
-	{ "\x02\x21\x4c\x18", 4, NULL, "lz4 data", "decompress it first" },
-	{ "PK\x03\x04", 4, NULL, "a zip archive (an .npz?)",
-	  "np.load it and np.save each array, or unzip it first" },
-	{ "\x89HDF\r\n\x1a\n", 8, NULL, "an HDF5 file",
-	  "save the dataset with np.save first" },
-	{ "GIF87a", 6, NULL, "a GIF image", "convert it to pgm, ppm or npy first" },
-	{ "GIF89a", 6, NULL, "a GIF image", "convert it to pgm, ppm or npy first" },
-	{ "II*\0", 4, NULL, "a TIFF image", "convert it to pgm, ppm or npy first" },
-	{ "MM\0*", 4, NULL, "a TIFF image", "convert it to pgm, ppm or npy first" },
-	{ "\x89PNG\r\n\x1a\n", 8, NULL, "a PNG image",
-	  "convert it to pgm, ppm or npy first" },
-	/* the first marker: APPn, DQT, SOFn, DHT or COM */
-	{ "\xff\xd8\xff", 3, "\xe0\xe1\xe2\xe3\xe4\xe5\xe6\xe7\xe8\xe9\xea\xeb"
-	  "\xec\xed\xee\xef\xdb\xc0\xc1\xc2\xc4\xfe", "a JPEG image",
-	  "convert it to pgm, ppm or npy first" },
-	{ "P1", 2, " \t\n\v\f\r", "a plain pbm bitmap (P1)",
-	  "convert it to pgm first, e.g. with pbmtopgm" },
-	{ "P4", 2, " \t\n\v\f\r", "a pbm bitmap (P4)",
-	  "convert it to pgm first, e.g. with pbmtopgm" },
-	{ "P7", 2, " \t\n\v\f\r", "a pam image (P7)",
-	  "convert it to pgm or ppm first, e.g. with pamtopnm" },
-	{ "PF", 2, " \t\n\v\f\r", "a pfm float image (PF)",
-	  "convert it to npy or raw f32 first" },
-	{ "Pf", 2, " \t\n\v\f\r", "a pfm float image (Pf)",
-	  "convert it to npy or raw f32 first" },
-};
-
-/* 1 when p holds the magic, 0 when it cannot, -1 when k is too short to
- * tell. */
-static int foreign_match(const struct foreign *f, const uint8_t *p, size_t k)
-{
-	size_t need = f->len + (f->next != NULL);
-
-	if (memcmp(p, f->magic, k < f->len ? k : f->len) != 0)
-		return 0;
-	if (k < need)
-		return -1;
-	return !f->next || (p[f->len] && strchr(f->next, p[f->len]));
-}
-
-/* The refused format whose magic begins p, NULL for none; *more when more
- * bytes could still make one. */
-static const struct foreign *foreign_find(const uint8_t *p, size_t k,
-					  bool *more)
-{
-	size_t i;
-	int m;
-
-	for (i = 0; i < sizeof(foreign) / sizeof(foreign[0]); i++) {
-		m = foreign_match(&foreign[i], p, k);
-		if (m == 1)
-			return &foreign[i];
-		*more |= m < 0;
-	}
-	return NULL;
-}
-
-/* npy, pgm/ppm or raw, from the first decoded bytes. */
+/* The format, from the first decoded bytes: one of the table, or raw data
+ * when none matches. */
 static int op_detect(struct input *in, int stall_ms, struct gs_err *err)
 {
-	const uint8_t *p = in->hbuf + in->hpos;
-	size_t k = in->hlen - in->hpos;
-	int npy = npy_magic(p, k), pnm = pnm_magic(p, k);
-	bool more = npy < 0 || pnm < 0;
-	const struct foreign *f = foreign_find(p, k, &more);
+	bool more = false;
+	const struct in_format *f = informat_find(in->hbuf + in->hpos,
+						  in->hlen - in->hpos, &more);
 	ssize_t r;
 
 	if (!f && more && !in->deof) {
 		r = op_peek(in, stall_ms, err);
 		return r < 0 ? (int)r : 0;
 	}
-	if (f)
+	if (f && f->refuse)
 		return gs_fail(err, GS_ERUNTIME, in->name,
 			       "%s, which gpustat does not read (%s, or --raw to read the bytes as they are)",
-			       f->what, f->todo);
-	if (npy == 1)
-		in->fmt = IN_NPY;
-	else if (pnm == 1)
-		in->fmt = p[1] == '2' || p[1] == '5' ? IN_PGM : IN_PPM;
-	in->st = in->fmt == IN_RAW ? ST_PAYLOAD : ST_HEADER;
+			       f->name, f->refuse);
+	in->fmt = f ? f : &informat_raw;
+	in->st = in->fmt->parse ? ST_HEADER : ST_PAYLOAD;
 	return 0;
 }
 
@@ -338,10 +266,9 @@ static int op_check_type(struct input *in, struct gs_err *err)
 static const char *op_what(const struct input *in, char *buf, size_t size)
 {
 	if (in->image > 1)
-		snprintf(buf, size, "%s image %u", fmt_names[0][in->fmt],
-			 in->image);
+		snprintf(buf, size, "%s image %u", in->fmt->name, in->image);
 	else
-		snprintf(buf, size, "%s", fmt_names[0][in->fmt]);
+		snprintf(buf, size, "%s", in->fmt->name);
 	return buf;
 }
 
@@ -356,61 +283,39 @@ static int op_short(struct input *in, uint64_t has, struct gs_err *err)
 		       (unsigned long long)has);
 }
 
-/* What the payload bytes must hold: pnm samples no larger than maxval
- * (netpbm and numpy users count on it), npy bools as 0 or 1 (a nonzero
- * byte is True to numpy, and True counts 1 in its sums). */
+/* What the payload bytes must hold: samples no larger than the header's
+ * maxval (netpbm and numpy users count on it), bools as 0 or 1 (a nonzero
+ * byte is True to numpy, and True counts 1 in its sums). Raw data has no
+ * header: its bools are those of the type the job gave. */
 static int op_check_payload(struct input *in, uint8_t *p, size_t n,
-			    struct gs_err *err)
+				 struct gs_err *err)
 {
 	const struct fmt_header *h = &in->hdr;
+	bool headed = in->fmt->parse != NULL;
 	uint64_t pos = h->payload - in->left, bad;
 	unsigned v;
 	size_t i;
 
-	if ((in->fmt == IN_NPY && h->boolean) ||
-	    (in->fmt == IN_RAW && in->dtype.boolean))
+	if (headed ? h->boolean : in->dtype.boolean)
 		for (i = 0; i < n; i++)
 			p[i] = p[i] != 0;
-	if ((in->fmt != IN_PGM && in->fmt != IN_PPM) || h->maxval == 255 ||
-	    h->maxval == 65535)
+	if (!headed || h->maxval == 0 || h->maxval == 255 || h->maxval == 65535)
 		return 0;
 	bad = pnm_over_maxval(h, pos, &in->hi, p, n, &v);
 	if (bad == UINT64_MAX)
 		return 0;
 	return gs_fail(err, GS_ERUNTIME, in->name,
 		       "%s sample %u at byte %llu is above maxval %u",
-		       fmt_names[0][in->fmt], v,
+		       in->fmt->name, v,
 		       (unsigned long long)(in->doff - pos + bad), h->maxval);
 }
 
-/* ---- Fortran-order npy ---------------------------------------------------
- *
- * Element (r, c) of a column-major array of R records lies at r + R * f(c),
- * f(c) being the column-major index of the trailing axes that c counts in
- * row-major order: every column is a run of R elements. A regular file
- * is read by pread, runs of rows of each column into hbuf and scattered
- * into records; a pipe or zstd stream cannot be, and is refused.
- */
-
-/* f(c): row-major index c over dims[1..] as a column-major one. */
-static uint64_t columns_fidx(const struct fmt_header *h, uint64_t c)
-{
-	uint64_t f = 0;
-	int k;
-
-	for (k = h->ndim - 1; k >= 1; k--) {
-		uint64_t i = c % h->dims[k];
-
-		c /= h->dims[k];
-		f = f * h->dims[k] + i;
-	}
-	return f;
-}
-
+/* A Fortran-order npy is read by pread from the file (npycols.h). */
 static int op_columns_start(struct input *in, struct gs_err *err)
 {
 	bool zstd = zsrc_compressed(in->z);
 	struct stat sb;
+	off_t at;
 	uint64_t has;
 
 	if (!in->is_reg || zstd)
@@ -419,67 +324,22 @@ static int op_columns_start(struct input *in, struct gs_err *err)
 			       in->hdr.ndim, zstd ? "zstd" : "a pipe");
 	if (fstat(in->fd, &sb) < 0)
 		return gs_fail(err, GS_ERUNTIME, in->name, "%s", strerror(errno));
-	in->data_at = in->base + (off_t)in->doff;
-	has = sb.st_size > in->data_at ? (uint64_t)(sb.st_size - in->data_at) : 0;
+	at = in->base + (off_t)in->doff;
+	has = sb.st_size > at ? (uint64_t)(sb.st_size - at) : 0;
 	if (has != in->hdr.payload)
 		return op_short(in, has, err);
+	in->cols = (struct npy_cols){ .fd = in->fd, .data_at = at,
+				      .h = &in->hdr, .scratch = in->hbuf,
+				      .name = in->name };
 	in->hpos = in->hlen = 0;
 	in->st = ST_COLUMNS;
 	return 0;
 }
 
-static int columns_pread(struct input *in, void *buf, size_t n, uint64_t at,
-			 struct gs_err *err)
-{
-	size_t got = 0;
-	ssize_t r;
-
-	while (got < n) {
-		r = pread(in->fd, (uint8_t *)buf + got, n - got,
-			  in->data_at + (off_t)(at + got));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return gs_fail(err, GS_ERUNTIME, in->name,
-				       "read error at byte %llu: %s",
-				       (unsigned long long)(in->data_at + at + got),
-				       strerror(errno));
-		if (r == 0)
-			return gs_fail(err, GS_ERUNTIME, in->name,
-				       "file shrank while being read (at byte %llu)",
-				       (unsigned long long)(in->data_at + at + got));
-		got += (size_t)r;
-	}
-	return 0;
-}
-
-/* Whole records from record r on into out: k rows of every column. */
-static int columns_rows(struct input *in, uint8_t *out, uint64_t r, size_t k,
-			struct gs_err *err)
-{
-	const struct fmt_header *h = &in->hdr;
-	size_t isz = type_size(h->dtype.type), cols = h->columns, c, i;
-	uint64_t rows = h->dims[0];
-
-	for (c = 0; c < cols; c++) {
-		if (columns_pread(in, in->hbuf, k * isz,
-				  (r + rows * columns_fidx(h, c)) * isz, err) < 0)
-			return -1;
-		for (i = 0; i < k; i++)
-			memcpy(out + (i * cols + c) * isz, in->hbuf + i * isz, isz);
-	}
-	return 0;
-}
-
-/* Up to n payload bytes in row-major order: whole records in batches,
- * else (a read shorter than a record) element by element. */
 static ssize_t op_columns(struct input *in, uint8_t *buf, size_t n,
-			  struct gs_err *err)
+			       struct gs_err *err)
 {
-	const struct fmt_header *h = &in->hdr;
-	size_t isz = type_size(h->dtype.type), cols = h->columns;
-	uint64_t done = h->payload - in->left, e = done / isz;
-	uint64_t r = e / cols, rows = h->dims[0], k;
+	ssize_t r;
 
 	if (in->left == 0) {
 		op_done(in);
@@ -487,30 +347,17 @@ static ssize_t op_columns(struct input *in, uint8_t *buf, size_t n,
 	}
 	if (n > in->left)
 		n = (size_t)in->left;
-	if (e % cols == 0 && n >= cols * isz) {
-		k = n / (cols * isz);
-		k = k > FMT_HEADER_MAX / isz ? FMT_HEADER_MAX / isz : k;
-		k = k > rows - r ? rows - r : k;
-		n = (size_t)k * cols * isz;
-		if (columns_rows(in, buf, r, (size_t)k, err) < 0)
-			return OP_FAIL;
-	} else {
-		n = isz;
-		if (columns_pread(in, buf, isz,
-				  (r + rows * columns_fidx(h, e % cols)) * isz, err) < 0)
-			return OP_FAIL;
-	}
-	if (op_check_payload(in, buf, n, err) < 0)
+	r = npy_cols_read(&in->cols, buf, n, in->hdr.payload - in->left, err);
+	if (r < 0 || op_check_payload(in, buf, (size_t)r, err) < 0)
 		return OP_FAIL;
-	in->left -= n;
-	in->doff += n;
-	return (ssize_t)n;
+	in->left -= (uint64_t)r;
+	in->doff += (uint64_t)r;
+	return r;
 }
 
-/* ---- plain pgm/ppm -------------------------------------------------------- */
-
-static ssize_t op_plain(struct input *in, uint8_t *buf, size_t n, int stall_ms,
-			struct gs_err *err)
+/* Plain pgm/ppm: the text of one image turned into binary samples. */
+static ssize_t op_plain(struct input *in, uint8_t *buf, size_t n,
+			     int stall_ms, struct gs_err *err)
 {
 	size_t used, made;
 	ssize_t r;
@@ -529,7 +376,7 @@ static ssize_t op_plain(struct input *in, uint8_t *buf, size_t n, int stall_ms,
 		in->doff += used;
 		if (k < 0)
 			return gs_fail(err, GS_ERUNTIME, in->name, "plain %s: %s",
-				       fmt_names[0][in->fmt], in->hdr.msg);
+				       in->fmt->name, in->hdr.msg);
 		if (k == 1)
 			op_done(in);
 		if (made || k == 1)
@@ -537,34 +384,15 @@ static ssize_t op_plain(struct input *in, uint8_t *buf, size_t n, int stall_ms,
 	}
 }
 
-static int op_header(struct input *in, int stall_ms, struct gs_err *err)
+/* A header parsed: the format it names, its type checked, and the state
+ * that reads its payload. */
+static int op_headed(struct input *in, struct gs_err *err)
 {
-	const uint8_t *p = in->hbuf + in->hpos;
-	size_t k = in->hlen - in->hpos;
-	const char *kind = fmt_names[0][in->fmt];
-	unsigned long long at = in->doff;
-	ssize_t r;
+	bool more = false;
 
-	memset(&in->hdr, 0, sizeof(in->hdr));
-	r = in->fmt == IN_NPY ? npy_parse(p, k, &in->hdr)
-			      : pnm_parse(p, k, &in->hdr);
-	if (r < 0)
-		return gs_fail(err, GS_ERUNTIME, in->name,
-			       "bad %s header at byte %llu: %s", kind,
-			       at + in->hdr.errpos, in->hdr.msg);
-	if (r == 0 && k == FMT_HEADER_MAX)
-		return gs_fail(err, GS_ERUNTIME, in->name,
-			       "%s header at byte %llu is longer than %d bytes",
-			       kind, at, FMT_HEADER_MAX);
-	if (r == 0 && in->deof)
-		return gs_fail(err, GS_ERUNTIME, in->name,
-			       "truncated %s header at byte %llu", kind, at + k);
-	if (r == 0) {
-		r = op_peek(in, stall_ms, err);
-		return r < 0 ? (int)r : 0;
-	}
-	if (in->fmt != IN_NPY)
-		in->fmt = in->hdr.columns == 3 ? IN_PPM : IN_PGM;
+	/* its own magic names it: the images of a pnm file may be of both
+	 * kinds (a P6 after a P5) */
+	in->fmt = informat_find(in->hbuf + in->hpos, in->hlen - in->hpos, &more);
 	in->image++;
 	if (op_check_type(in, err) < 0)
 		return OP_FAIL;
@@ -582,17 +410,46 @@ static int op_header(struct input *in, int stall_ms, struct gs_err *err)
 	return 0;
 }
 
-static ssize_t op_payload(struct input *in, void *buf, size_t n, int stall_ms,
-			  struct gs_err *err)
+static int op_header(struct input *in, int stall_ms, struct gs_err *err)
 {
-	bool sized = in->fmt != IN_RAW;
+	const uint8_t *p = in->hbuf + in->hpos;
+	size_t k = in->hlen - in->hpos;
+	const char *kind = in->fmt->name;
+	unsigned long long at = in->doff;
+	ssize_t r;
+
+	memset(&in->hdr, 0, sizeof(in->hdr));
+	r = in->fmt->parse(p, k, &in->hdr);
+	if (r < 0)
+		return gs_fail(err, GS_ERUNTIME, in->name,
+			       "bad %s header at byte %llu: %s", kind,
+			       at + in->hdr.errpos, in->hdr.msg);
+	if (r == 0 && k == FMT_HEADER_MAX)
+		return gs_fail(err, GS_ERUNTIME, in->name,
+			       "%s header at byte %llu is longer than %d bytes",
+			       kind, at, FMT_HEADER_MAX);
+	if (r == 0 && in->deof)
+		return gs_fail(err, GS_ERUNTIME, in->name,
+			       "truncated %s header at byte %llu", kind, at + k);
+	if (r == 0) {
+		r = op_peek(in, stall_ms, err);
+		return r < 0 ? (int)r : 0;
+	}
+	return op_headed(in, err);
+}
+
+/* Payload bytes: those of a header's size, or raw data to the end. */
+static ssize_t op_payload(struct input *in, void *buf, size_t n,
+			       int stall_ms, struct gs_err *err)
+{
+	bool sized = in->fmt->parse != NULL;
 	size_t k = in->hlen - in->hpos;
 	ssize_t r;
 
 	if (sized && in->left < n)
 		n = (size_t)in->left;
 	if (sized && n == 0) {
-		in->st = in->fmt == IN_NPY ? ST_TRAIL : ST_NEXT_IMAGE;
+		in->st = in->fmt->gap ? ST_NEXT_IMAGE : ST_TRAIL;
 		return 0;
 	}
 	if (k) {
@@ -618,7 +475,8 @@ static ssize_t op_payload(struct input *in, void *buf, size_t n, int stall_ms,
 	return r;
 }
 
-/* After an npy payload: count what is left, which should be nothing. */
+/* After a payload that nothing may follow (npy): count what is left,
+ * which should be nothing. */
 static int op_trail(struct input *in, int stall_ms, struct gs_err *err)
 {
 	ssize_t r;
@@ -634,12 +492,14 @@ static int op_trail(struct input *in, int stall_ms, struct gs_err *err)
 	return 0;
 }
 
-/* After a pnm payload: the end, white space then the end, or a header. */
-static int op_next_image(struct input *in, int stall_ms, struct gs_err *err)
+/* After an image (pnm): the end, the format's gap then the end, or the
+ * header of the next image. */
+static int op_next_image(struct input *in, int stall_ms,
+			      struct gs_err *err)
 {
 	ssize_t r;
 
-	while (in->hpos < in->hlen && pnm_space(in->hbuf[in->hpos])) {
+	while (in->hpos < in->hlen && in->fmt->gap(in->hbuf[in->hpos])) {
 		in->hpos++;
 		in->doff++;
 	}
@@ -653,20 +513,20 @@ static int op_next_image(struct input *in, int stall_ms, struct gs_err *err)
 	return r < 0 ? (int)r : 0;
 }
 
-static ssize_t op_state(struct input *in, void *buf, size_t n, int stall_ms,
-			struct gs_err *err);
+static ssize_t op_state(struct input *in, void *buf, size_t n,
+			     int stall_ms, struct gs_err *err);
 
 /* A read smaller than one sample of a converted payload (plain pnm,
  * Fortran npy): one sample is made into pend and handed out from there. */
-static ssize_t op_pend(struct input *in, void *buf, size_t n, int stall_ms,
-		       struct gs_err *err)
+static ssize_t op_pend(struct input *in, void *buf, size_t n,
+			    int stall_ms, struct gs_err *err)
 {
 	size_t k;
 	ssize_t r;
 
 	if (in->pend_pos == in->pend_len) {
 		r = op_state(in, in->pend, type_size(in->hdr.dtype.type),
-			     stall_ms, err);
+				  stall_ms, err);
 		if (r <= 0)
 			return r;
 		in->pend_pos = 0;
@@ -681,8 +541,8 @@ static ssize_t op_pend(struct input *in, void *buf, size_t n, int stall_ms,
 
 /* One step of the state machine: payload bytes (> 0), 0 when it only moved
  * on, INPUT_STALL, or OP_FAIL/OP_FATAL with err filled. */
-static ssize_t op_step(struct input *in, void *buf, size_t n, int stall_ms,
-		       struct gs_err *err)
+static ssize_t op_step(struct input *in, void *buf, size_t n,
+			    int stall_ms, struct gs_err *err)
 {
 	if (in->pend_pos < in->pend_len || ((in->st == ST_PLAIN ||
 	    in->st == ST_COLUMNS) && n && n < type_size(in->hdr.dtype.type)))
@@ -690,8 +550,8 @@ static ssize_t op_step(struct input *in, void *buf, size_t n, int stall_ms,
 	return op_state(in, buf, n, stall_ms, err);
 }
 
-static ssize_t op_state(struct input *in, void *buf, size_t n, int stall_ms,
-			struct gs_err *err)
+static ssize_t op_state(struct input *in, void *buf, size_t n,
+			     int stall_ms, struct gs_err *err)
 {
 	switch (in->st) {
 	case ST_OPEN:
@@ -718,7 +578,8 @@ static ssize_t op_state(struct input *in, void *buf, size_t n, int stall_ms,
 	return 0;
 }
 
-/* op_step with operand errors reported and skipped: -1 only when fatal. */
+/* op_step with operand errors reported and skipped: -1 only when
+ * fatal. */
 static ssize_t input_step(struct input *in, void *buf, size_t n, int stall_ms,
 			  struct gs_err *err)
 {
@@ -746,7 +607,7 @@ int input_open(struct input **inp, char *const *paths, int npaths,
 	*inp = NULL;
 	if (!in)
 		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
-	in->paths = npaths > 0 ? paths : NULL;
+	in->paths = npaths > 0 ? paths : stdin_only;
 	in->npaths = npaths > 0 ? npaths : 1;
 	if (opts)
 		in->opts = *opts;
@@ -754,6 +615,7 @@ int input_open(struct input **inp, char *const *paths, int npaths,
 	in->st = ST_OPEN;
 	in->name = operand_name(in, 0);
 	in->fd = -1;
+	in->fmt = &informat_raw;
 	in->z = zsrc_new(in->opts.zstd_window ? in->opts.zstd_window
 					      : INPUT_ZSTD_WINDOW_DEFAULT);
 	in->hbuf = malloc(FMT_HEADER_MAX);
@@ -772,65 +634,6 @@ int input_open(struct input **inp, char *const *paths, int npaths,
 	return 0;
 }
 
-/* Payload bytes of operand i from its header, without reading the stream:
- * -1 unless it is a regular file that is not compressed. */
-static int64_t op_size(const struct input *in, int i, uint8_t *tmp)
-{
-	const char *path = op_path(in, i);
-	bool is_stdin = strcmp(path, "-") == 0;
-	off_t start = is_stdin ? in->stdin_start : 0;
-	int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
-	struct fmt_header h;
-	struct stat sb;
-	int64_t size = -1;
-	ssize_t k;
-
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size >= start &&
-	    (!is_stdin || in->stdin_reg))
-		size = sb.st_size - start;
-	k = size < 0 || in->opts.raw ? 0 : pread(fd, tmp, FMT_HEADER_MAX, start);
-	if (!is_stdin)
-		close(fd);
-	if (size < 0 || in->opts.raw)
-		return size;
-	if (k < 0 || zsrc_named(path) || (k >= 4 && zsrc_magic(tmp)))
-		return -1;
-	if (npy_magic(tmp, (size_t)k) == 1)
-		return npy_parse(tmp, (size_t)k, &h) == 1 ? (int64_t)h.payload : -1;
-	/* concatenated images: only the first header is looked at; a plain
-	 * one holds one image whose size the text does not tell */
-	if (pnm_magic(tmp, (size_t)k) == 1 && pnm_parse(tmp, (size_t)k, &h) == 1)
-		return h.plain || h.len + h.payload == (uint64_t)size ?
-		       (int64_t)h.payload : -1;
-	if (pnm_magic(tmp, (size_t)k) == 1)
-		return -1;
-	return size;
-}
-
-static int64_t input_total(const struct input *in)
-{
-	uint8_t *tmp = malloc(FMT_HEADER_MAX);
-	int64_t sum = 0, s;
-	bool stdin_seen = false;
-	int i;
-
-	for (i = 0; tmp && i < in->npaths; i++) {
-		bool is_stdin = strcmp(op_path(in, i), "-") == 0;
-
-		/* stdin is read once; a second "-" finds it at its end */
-		if (is_stdin && stdin_seen)
-			continue;
-		stdin_seen |= is_stdin;
-		if ((s = op_size(in, i, tmp)) < 0)
-			break;
-		sum += s;
-	}
-	free(tmp);
-	return tmp && i == in->npaths ? sum : -1;
-}
-
 /* In a state that hands out payload bytes. */
 static bool in_data(const struct input *in)
 {
@@ -845,15 +648,17 @@ int input_probe(struct input *in, struct input_info *info, struct gs_err *err)
 	while (!in_data(in) && in->st != ST_END)
 		if (input_step(in, NULL, 0, -1, err) < 0)
 			return -1;
-	typed = in_data(in) && in->fmt != IN_RAW;
+	typed = in_data(in) && in->fmt->parse;
 	memset(info, 0, sizeof(*info));
 	info->has_type = typed;
 	if (typed) {
 		info->dtype = in->hdr.dtype;
 		info->columns = in->hdr.columns;
 	}
-	info->format = fmt_names[in_data(in) && zsrc_compressed(in->z)][in->fmt];
-	info->total_bytes = input_total(in);
+	info->format = in_data(in) && zsrc_compressed(in->z) ? in->fmt->zname
+							     : in->fmt->name;
+	info->total_bytes = informat_total(in->paths, in->npaths, in->opts.raw,
+					   in->stdin_reg ? in->stdin_start : -1);
 	return 0;
 }
 
