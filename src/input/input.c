@@ -33,10 +33,10 @@
 
 _Static_assert(ZSRC_STALL == INPUT_STALL, "zsrc stalls pass through as is");
 
-/* An operand error was put in err: report it and go on (see op_fail). */
-#define OP_FAIL (-1)
+/* An operand error was put in err: report it and go on (see operand_fail). */
+#define OPERAND_FAIL (-1)
 /* Something stops everything (out of memory). */
-#define OP_FATAL (-3)
+#define INPUT_FATAL (-3)
 
 enum in_state {
 	ST_OPEN, ST_MAGIC, ST_DETECT, ST_HEADER, ST_PAYLOAD, ST_TRAIL,
@@ -81,42 +81,42 @@ struct input {
 /* The operands when none is given. */
 static char *const stdin_only[] = { "-" };
 
-static const char *op_path(const struct input *in, int i)
+static const char *operand_path(const struct input *in, int i)
 {
 	return in->paths[i];
 }
 
 static const char *operand_name(const struct input *in, int i)
 {
-	const char *p = op_path(in, i);
+	const char *p = operand_path(in, i);
 
 	return strcmp(p, "-") == 0 ? "stdin" : p;
 }
 
-static void op_close(struct input *in)
+static void operand_close(struct input *in)
 {
 	if (in->fd_open && in->fd != STDIN_FILENO)
 		close(in->fd);
 	in->fd_open = false;
 }
 
-static void op_done(struct input *in)
+static void operand_done(struct input *in)
 {
-	op_close(in);
+	operand_close(in);
 	in->st = ST_OPEN;
 }
 
 /* Report an operand error once, then go on with the next operand. */
-static void op_fail(struct input *in, const struct gs_err *e)
+static void operand_fail(struct input *in, const struct gs_err *e)
 {
 	if (!in->reported[in->idx] && in->opts.warn)
 		in->opts.warn(in->opts.warn_ctx, e);
 	in->reported[in->idx] = true;
 	in->failed = true;
-	op_done(in);
+	operand_done(in);
 }
 
-static int op_open(struct input *in, struct gs_err *err)
+static int operand_open(struct input *in, struct gs_err *err)
 {
 	const char *path;
 	struct stat sb;
@@ -126,7 +126,7 @@ static int op_open(struct input *in, struct gs_err *err)
 		in->st = ST_END;
 		return 0;
 	}
-	path = op_path(in, in->idx);
+	path = operand_path(in, in->idx);
 	in->name = operand_name(in, in->idx);
 	fd = strcmp(path, "-") == 0 ? STDIN_FILENO
 				    : open(path, O_RDONLY | O_CLOEXEC);
@@ -158,7 +158,7 @@ static int op_open(struct input *in, struct gs_err *err)
 	return 0;
 }
 
-static int op_magic(struct input *in, int stall_ms, struct gs_err *err)
+static int operand_magic(struct input *in, int stall_ms, struct gs_err *err)
 {
 	int r;
 
@@ -166,20 +166,20 @@ static int op_magic(struct input *in, int stall_ms, struct gs_err *err)
 		in->st = ST_PAYLOAD;
 		return 0;
 	}
-	if (zsrc_named(op_path(in, in->idx)))
+	if (zsrc_named(operand_path(in, in->idx)))
 		r = 1;
 	else if ((r = zsrc_detect(in->z, stall_ms, err)) < 0)
 		return r;
 	if (r && zsrc_use_zstd(in->z) < 0)
-		return OP_FATAL;
+		return INPUT_FATAL;
 	in->st = ST_DETECT;
 	return 0;
 }
 
 /* Peek more decoded bytes into hbuf, moving the unused ones to its start.
  * Returns the count, 0 at the end of the operand, INPUT_STALL or
- * OP_FAIL. */
-static ssize_t op_peek(struct input *in, int stall_ms, struct gs_err *err)
+ * OPERAND_FAIL. */
+static ssize_t operand_peek(struct input *in, int stall_ms, struct gs_err *err)
 {
 	ssize_t r;
 
@@ -201,7 +201,7 @@ static ssize_t op_peek(struct input *in, int stall_ms, struct gs_err *err)
 
 /* The format, from the first decoded bytes: one of the table, or raw data
  * when none matches. */
-static int op_detect(struct input *in, int stall_ms, struct gs_err *err)
+static int operand_detect(struct input *in, int stall_ms, struct gs_err *err)
 {
 	bool more = false;
 	const struct in_format *f = informat_find(in->hbuf + in->hpos,
@@ -209,7 +209,7 @@ static int op_detect(struct input *in, int stall_ms, struct gs_err *err)
 	ssize_t r;
 
 	if (!f && more && !in->deof) {
-		r = op_peek(in, stall_ms, err);
+		r = operand_peek(in, stall_ms, err);
 		return r < 0 ? (int)r : 0;
 	}
 	if (f && f->refuse)
@@ -238,7 +238,7 @@ static bool dtype_equal(struct gs_dtype a, struct gs_dtype b)
 }
 
 /* The first header fixes the stream's type unless input_set_dtype did. */
-static int op_check_type(struct input *in, struct gs_err *err)
+static int operand_check_type(struct input *in, struct gs_err *err)
 {
 	const struct fmt_header *h = &in->hdr;
 	char a[32], b[32];
@@ -263,7 +263,7 @@ static int op_check_type(struct input *in, struct gs_err *err)
 }
 
 /* "npy", or "pgm image 3" for the later images of a pnm file. */
-static const char *op_what(const struct input *in, char *buf, size_t size)
+static const char *operand_what(const struct input *in, char *buf, size_t size)
 {
 	if (in->image > 1)
 		snprintf(buf, size, "%s image %u", in->fmt->name, in->image);
@@ -272,13 +272,13 @@ static const char *op_what(const struct input *in, char *buf, size_t size)
 	return buf;
 }
 
-static int op_short(struct input *in, uint64_t has, struct gs_err *err)
+static int operand_short(struct input *in, uint64_t has, struct gs_err *err)
 {
 	char what[48];
 
 	return gs_fail(err, GS_ERUNTIME, in->name,
 		       "%s header says %llu data bytes, file has %llu",
-		       op_what(in, what, sizeof(what)),
+		       operand_what(in, what, sizeof(what)),
 		       (unsigned long long)in->hdr.payload,
 		       (unsigned long long)has);
 }
@@ -287,7 +287,7 @@ static int op_short(struct input *in, uint64_t has, struct gs_err *err)
  * maxval (netpbm and numpy users count on it), bools as 0 or 1 (a nonzero
  * byte is True to numpy, and True counts 1 in its sums). Raw data has no
  * header: its bools are those of the type the job gave. */
-static int op_check_payload(struct input *in, uint8_t *p, size_t n,
+static int operand_check_payload(struct input *in, uint8_t *p, size_t n,
 				 struct gs_err *err)
 {
 	const struct fmt_header *h = &in->hdr;
@@ -311,7 +311,7 @@ static int op_check_payload(struct input *in, uint8_t *p, size_t n,
 }
 
 /* A Fortran-order npy is read by pread from the file (npycols.h). */
-static int op_columns_start(struct input *in, struct gs_err *err)
+static int operand_columns_start(struct input *in, struct gs_err *err)
 {
 	bool zstd = zsrc_compressed(in->z);
 	struct stat sb;
@@ -327,7 +327,7 @@ static int op_columns_start(struct input *in, struct gs_err *err)
 	at = in->base + (off_t)in->doff;
 	has = sb.st_size > at ? (uint64_t)(sb.st_size - at) : 0;
 	if (has != in->hdr.payload)
-		return op_short(in, has, err);
+		return operand_short(in, has, err);
 	in->cols = (struct npy_cols){ .fd = in->fd, .data_at = at,
 				      .h = &in->hdr, .scratch = in->hbuf,
 				      .name = in->name };
@@ -336,27 +336,27 @@ static int op_columns_start(struct input *in, struct gs_err *err)
 	return 0;
 }
 
-static ssize_t op_columns(struct input *in, uint8_t *buf, size_t n,
+static ssize_t operand_columns(struct input *in, uint8_t *buf, size_t n,
 			       struct gs_err *err)
 {
 	ssize_t r;
 
 	if (in->left == 0) {
-		op_done(in);
+		operand_done(in);
 		return 0;
 	}
 	if (n > in->left)
 		n = (size_t)in->left;
 	r = npy_cols_read(&in->cols, buf, n, in->hdr.payload - in->left, err);
-	if (r < 0 || op_check_payload(in, buf, (size_t)r, err) < 0)
-		return OP_FAIL;
+	if (r < 0 || operand_check_payload(in, buf, (size_t)r, err) < 0)
+		return OPERAND_FAIL;
 	in->left -= (uint64_t)r;
 	in->doff += (uint64_t)r;
 	return r;
 }
 
 /* Plain pgm/ppm: the text of one image turned into binary samples. */
-static ssize_t op_plain(struct input *in, uint8_t *buf, size_t n,
+static ssize_t operand_plain(struct input *in, uint8_t *buf, size_t n,
 			     int stall_ms, struct gs_err *err)
 {
 	size_t used, made;
@@ -365,7 +365,7 @@ static ssize_t op_plain(struct input *in, uint8_t *buf, size_t n,
 
 	for (;;) {
 		if (in->hpos == in->hlen && !in->deof) {
-			r = op_peek(in, stall_ms, err);
+			r = operand_peek(in, stall_ms, err);
 			if (r < 0)
 				return r;
 		}
@@ -378,7 +378,7 @@ static ssize_t op_plain(struct input *in, uint8_t *buf, size_t n,
 			return gs_fail(err, GS_ERUNTIME, in->name, "plain %s: %s",
 				       in->fmt->name, in->hdr.msg);
 		if (k == 1)
-			op_done(in);
+			operand_done(in);
 		if (made || k == 1)
 			return (ssize_t)made;
 	}
@@ -386,7 +386,7 @@ static ssize_t op_plain(struct input *in, uint8_t *buf, size_t n,
 
 /* A header parsed: the format it names, its type checked, and the state
  * that reads its payload. */
-static int op_headed(struct input *in, struct gs_err *err)
+static int operand_headed(struct input *in, struct gs_err *err)
 {
 	bool more = false;
 
@@ -394,8 +394,8 @@ static int op_headed(struct input *in, struct gs_err *err)
 	 * kinds (a P6 after a P5) */
 	in->fmt = informat_find(in->hbuf + in->hpos, in->hlen - in->hpos, &more);
 	in->image++;
-	if (op_check_type(in, err) < 0)
-		return OP_FAIL;
+	if (operand_check_type(in, err) < 0)
+		return OPERAND_FAIL;
 	in->hpos += in->hdr.len;
 	in->doff += in->hdr.len;
 	in->left = in->hdr.payload;
@@ -406,11 +406,11 @@ static int op_headed(struct input *in, struct gs_err *err)
 		in->st = ST_PLAIN;
 	}
 	if (in->hdr.fortran)
-		return op_columns_start(in, err);
+		return operand_columns_start(in, err);
 	return 0;
 }
 
-static int op_header(struct input *in, int stall_ms, struct gs_err *err)
+static int operand_header(struct input *in, int stall_ms, struct gs_err *err)
 {
 	const uint8_t *p = in->hbuf + in->hpos;
 	size_t k = in->hlen - in->hpos;
@@ -432,14 +432,14 @@ static int op_header(struct input *in, int stall_ms, struct gs_err *err)
 		return gs_fail(err, GS_ERUNTIME, in->name,
 			       "truncated %s header at byte %llu", kind, at + k);
 	if (r == 0) {
-		r = op_peek(in, stall_ms, err);
+		r = operand_peek(in, stall_ms, err);
 		return r < 0 ? (int)r : 0;
 	}
-	return op_headed(in, err);
+	return operand_headed(in, err);
 }
 
 /* Payload bytes: those of a header's size, or raw data to the end. */
-static ssize_t op_payload(struct input *in, void *buf, size_t n,
+static ssize_t operand_payload(struct input *in, void *buf, size_t n,
 			       int stall_ms, struct gs_err *err)
 {
 	bool sized = in->fmt->parse != NULL;
@@ -464,11 +464,11 @@ static ssize_t op_payload(struct input *in, void *buf, size_t n,
 	if (r < 0)
 		return r;
 	if (r == 0 && sized)
-		return op_short(in, in->hdr.payload - in->left, err);
+		return operand_short(in, in->hdr.payload - in->left, err);
 	if (r == 0)
-		op_done(in);
-	if (op_check_payload(in, buf, (size_t)r, err) < 0)
-		return OP_FAIL;
+		operand_done(in);
+	if (operand_check_payload(in, buf, (size_t)r, err) < 0)
+		return OPERAND_FAIL;
 	in->doff += (uint64_t)r;
 	if (sized)
 		in->left -= (uint64_t)r;
@@ -477,24 +477,24 @@ static ssize_t op_payload(struct input *in, void *buf, size_t n,
 
 /* After a payload that nothing may follow (npy): count what is left,
  * which should be nothing. */
-static int op_trail(struct input *in, int stall_ms, struct gs_err *err)
+static int operand_trail(struct input *in, int stall_ms, struct gs_err *err)
 {
 	ssize_t r;
 
 	in->extra += in->hlen - in->hpos;
 	in->hpos = in->hlen;
-	r = op_peek(in, stall_ms, err);
+	r = operand_peek(in, stall_ms, err);
 	if (r != 0)
 		return r < 0 ? (int)r : 0;
 	if (in->extra)
-		return op_short(in, in->hdr.payload + in->extra, err);
-	op_done(in);
+		return operand_short(in, in->hdr.payload + in->extra, err);
+	operand_done(in);
 	return 0;
 }
 
 /* After an image (pnm): the end, the format's gap then the end, or the
  * header of the next image. */
-static int op_next_image(struct input *in, int stall_ms,
+static int operand_next_image(struct input *in, int stall_ms,
 			      struct gs_err *err)
 {
 	ssize_t r;
@@ -507,25 +507,25 @@ static int op_next_image(struct input *in, int stall_ms,
 		in->st = ST_HEADER;
 		return 0;
 	}
-	r = op_peek(in, stall_ms, err);
+	r = operand_peek(in, stall_ms, err);
 	if (r == 0)
-		op_done(in);
+		operand_done(in);
 	return r < 0 ? (int)r : 0;
 }
 
-static ssize_t op_state(struct input *in, void *buf, size_t n,
+static ssize_t operand_state(struct input *in, void *buf, size_t n,
 			     int stall_ms, struct gs_err *err);
 
 /* A read smaller than one sample of a converted payload (plain pnm,
  * Fortran npy): one sample is made into pend and handed out from there. */
-static ssize_t op_pend(struct input *in, void *buf, size_t n,
+static ssize_t operand_pend(struct input *in, void *buf, size_t n,
 			    int stall_ms, struct gs_err *err)
 {
 	size_t k;
 	ssize_t r;
 
 	if (in->pend_pos == in->pend_len) {
-		r = op_state(in, in->pend, type_size(in->hdr.dtype.type),
+		r = operand_state(in, in->pend, type_size(in->hdr.dtype.type),
 				  stall_ms, err);
 		if (r <= 0)
 			return r;
@@ -540,59 +540,59 @@ static ssize_t op_pend(struct input *in, void *buf, size_t n,
 }
 
 /* One step of the state machine: payload bytes (> 0), 0 when it only moved
- * on, INPUT_STALL, or OP_FAIL/OP_FATAL with err filled. */
-static ssize_t op_step(struct input *in, void *buf, size_t n,
+ * on, INPUT_STALL, or OPERAND_FAIL/INPUT_FATAL with err filled. */
+static ssize_t operand_step(struct input *in, void *buf, size_t n,
 			    int stall_ms, struct gs_err *err)
 {
 	if (in->pend_pos < in->pend_len || ((in->st == ST_PLAIN ||
 	    in->st == ST_COLUMNS) && n && n < type_size(in->hdr.dtype.type)))
-		return op_pend(in, buf, n, stall_ms, err);
-	return op_state(in, buf, n, stall_ms, err);
+		return operand_pend(in, buf, n, stall_ms, err);
+	return operand_state(in, buf, n, stall_ms, err);
 }
 
-static ssize_t op_state(struct input *in, void *buf, size_t n,
+static ssize_t operand_state(struct input *in, void *buf, size_t n,
 			     int stall_ms, struct gs_err *err)
 {
 	switch (in->st) {
 	case ST_OPEN:
-		return op_open(in, err);
+		return operand_open(in, err);
 	case ST_MAGIC:
-		return op_magic(in, stall_ms, err);
+		return operand_magic(in, stall_ms, err);
 	case ST_DETECT:
-		return op_detect(in, stall_ms, err);
+		return operand_detect(in, stall_ms, err);
 	case ST_HEADER:
-		return op_header(in, stall_ms, err);
+		return operand_header(in, stall_ms, err);
 	case ST_PAYLOAD:
-		return op_payload(in, buf, n, stall_ms, err);
+		return operand_payload(in, buf, n, stall_ms, err);
 	case ST_TRAIL:
-		return op_trail(in, stall_ms, err);
+		return operand_trail(in, stall_ms, err);
 	case ST_NEXT_IMAGE:
-		return op_next_image(in, stall_ms, err);
+		return operand_next_image(in, stall_ms, err);
 	case ST_PLAIN:
-		return op_plain(in, buf, n, stall_ms, err);
+		return operand_plain(in, buf, n, stall_ms, err);
 	case ST_COLUMNS:
-		return op_columns(in, buf, n, err);
+		return operand_columns(in, buf, n, err);
 	case ST_END:
 		break;
 	}
 	return 0;
 }
 
-/* op_step with operand errors reported and skipped: -1 only when
+/* operand_step with operand errors reported and skipped: -1 only when
  * fatal. */
 static ssize_t input_step(struct input *in, void *buf, size_t n, int stall_ms,
 			  struct gs_err *err)
 {
 	struct gs_err e;
-	ssize_t r = op_step(in, buf, n, stall_ms, &e);
+	ssize_t r = operand_step(in, buf, n, stall_ms, &e);
 
-	if (r == OP_FAIL) {
-		op_fail(in, &e);
+	if (r == OPERAND_FAIL) {
+		operand_fail(in, &e);
 		/* reported already: an error that says nothing more */
 		return in->opts.stop_on_error ? gs_fail(err, GS_ERUNTIME, "", "%s", "")
 					      : 0;
 	}
-	if (r == OP_FATAL)
+	if (r == INPUT_FATAL)
 		return gs_fail(err, GS_ERUNTIME, in->name, "out of memory");
 	return r;
 }
@@ -625,7 +625,7 @@ int input_open(struct input **inp, char *const *paths, int npaths,
 		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
 	}
 	for (i = 0; i < in->npaths; i++)
-		in->uses_stdin |= strcmp(op_path(in, i), "-") == 0;
+		in->uses_stdin |= strcmp(operand_path(in, i), "-") == 0;
 	if (in->uses_stdin && fstat(STDIN_FILENO, &sb) == 0 && S_ISREG(sb.st_mode)) {
 		in->stdin_start = lseek(STDIN_FILENO, 0, SEEK_CUR);
 		in->stdin_reg = in->stdin_start >= 0;
@@ -708,7 +708,7 @@ bool input_rewindable(const struct input *in)
 	/* operands that cannot be opened or are directories fail on every
 	 * pass alike, so they do not stop a second one */
 	for (i = 0; i < in->npaths; i++) {
-		path = op_path(in, i);
+		path = operand_path(in, i);
 		if (strcmp(path, "-") == 0) {
 			if (!in->stdin_reg)
 				return false;
@@ -725,7 +725,7 @@ int input_rewind(struct input *in, struct gs_err *err)
 	if (!input_rewindable(in))
 		return gs_fail(err, GS_ERUNTIME, in->name,
 			       "input cannot be read twice (not a regular file)");
-	op_close(in);
+	operand_close(in);
 	if (in->uses_stdin && lseek(STDIN_FILENO, in->stdin_start, SEEK_SET) < 0)
 		return gs_fail(err, GS_ERUNTIME, "stdin", "%s", strerror(errno));
 	in->idx = -1;
@@ -740,7 +740,7 @@ void input_close(struct input *in)
 {
 	if (!in)
 		return;
-	op_close(in);
+	operand_close(in);
 	zsrc_free(in->z);
 	free(in->hbuf);
 	free(in->reported);
