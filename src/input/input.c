@@ -3,16 +3,17 @@
  *
  * Each operand walks through a small state machine:
  *
- *   OPEN -> MAGIC (zstd or not) -> DETECT (a format of informat.h) -> HEADER
- *        -> PAYLOAD -> TRAIL (bytes after the payload are an error)
- *                   -> NEXT_IMAGE (pnm: another header may follow)
- *        -> PLAIN (pnm P2/P3: decimal text to samples, one image)
- *        -> COLUMNS (Fortran-order npy: read column by column)
+ *   OPEN -> MAGIC (zstd or not) -> DETECT (a row of informat.c, or raw)
+ *        -> HEADER -> PAYLOAD -> TRAIL (no gap: bytes after it are an error)
+ *                             -> NEXT_IMAGE (a gap, maybe another header)
+ *                  -> PLAIN (pnm P2/P3: decimal text to samples, one image)
+ *                  -> COLUMNS (Fortran-order npy: read column by column)
  *        -> OPEN (the next operand) ... -> END
  *
- * The states know no format by name: the format's record (informat.h) says
- * how a header is parsed and what may follow a payload, and the header
- * (fmthdr.h) how its payload is laid out and what values it may hold.
+ * No state asks which format it reads: the format's record (informat.h)
+ * says how its header is parsed and what may follow a payload, and the
+ * header's fields (fmthdr.h) how the payload is laid out and what values
+ * it may hold.
  *
  * Decoded bytes peeked for a header wait in a fixed buffer (hbuf) until they
  * are used, so every state can give up with INPUT_STALL and resume on the

@@ -1,7 +1,7 @@
 /*
  * zsrc.h - the bytes of the operands, one at a time: read from the fd,
- * decoded by zstd when the operand is compressed. Private to the input layer
- * (input.c).
+ * decoded by zstd when the operand is compressed. Private to the input
+ * layer.
  *
  * Raw (compressed) bytes go through a fixed read-ahead buffer; uncompressed
  * data is read straight into the caller's buffer once the few bytes peeked
