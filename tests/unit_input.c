@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <zstd.h>
+#include "informat.h"
 #include "input.h"
 #include "unit.h"
 #include "input_vectors.h"
@@ -612,6 +613,62 @@ static void test_foreign(void)
 	CHECK(w.n == 0);
 }
 
+/* The format table (informat.c) on its own: each magic finds its row, and
+ * each proper prefix of it finds none but asks for more bytes, so a slow
+ * producer's first bytes are not read as raw data too early. */
+static void test_format_table(void)
+{
+	static const struct { const char *bytes; size_t n; const char *name;
+			      bool refused; } m[] = {
+		{ "\x93NUMPY", 6, "npy", false },
+		{ "P2 ", 3, "pgm", false }, { "P5\n", 3, "pgm", false },
+		{ "P3\t", 3, "ppm", false }, { "P6\r", 3, "ppm", false },
+		{ "\x1f\x8b\x08", 3, "gzip data", true },
+		{ "BZh9", 4, "bzip2 data", true },
+		{ "\xfd" "7zXZ\0", 6, "xz data", true },
+		{ "\x04\x22\x4d\x18", 4, "lz4 data", true },
+		{ "\x02\x21\x4c\x18", 4, "lz4 data", true },
+		{ "PK\x03\x04", 4, "a zip archive (an .npz?)", true },
+		{ "\x89HDF\r\n\x1a\n", 8, "an HDF5 file", true },
+		{ "GIF87a", 6, "a GIF image", true },
+		{ "GIF89a", 6, "a GIF image", true },
+		{ "II*\0", 4, "a TIFF image", true },
+		{ "MM\0*", 4, "a TIFF image", true },
+		{ "\x89PNG\r\n\x1a\n", 8, "a PNG image", true },
+		{ "\xff\xd8\xff\xdb", 4, "a JPEG image", true },
+		{ "P1\n", 3, "a plain pbm bitmap (P1)", true },
+		{ "P4 ", 3, "a pbm bitmap (P4)", true },
+		{ "P7\n", 3, "a pam image (P7)", true },
+		{ "PF\n", 3, "a pfm float image (PF)", true },
+		{ "Pf\n", 3, "a pfm float image (Pf)", true },
+	};
+	/* a magic then a byte its row does not allow (each string is read
+	 * with its NUL): raw data, and no more bytes are needed to tell */
+	static const char *const raw[] = { "BZh0", "P2x", "P1", "\xff\xd8\xff",
+					   "P8 ", "\x93NUMPx" };
+	const struct in_format *f;
+	bool more;
+
+	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
+		const uint8_t *p = (const uint8_t *)m[i].bytes;
+
+		more = false;
+		f = informat_find(p, m[i].n, &more);
+		CHECKF(f && strcmp(f->name, m[i].name) == 0 &&
+		       !f->refuse == !m[i].refused, "%s", m[i].name);
+		for (size_t k = 0; k < m[i].n; k++) {
+			more = false;
+			CHECKF(!informat_find(p, k, &more) && more, "%s, %zu bytes",
+			       m[i].name, k);
+		}
+	}
+	for (size_t i = 0; i < sizeof(raw) / sizeof(raw[0]); i++) {
+		more = false;
+		CHECKF(!informat_find((const uint8_t *)raw[i], strlen(raw[i]) + 1,
+				      &more) && !more, "raw %zu", i);
+	}
+}
+
 static void test_npy_numpy_rules(void)
 {
 	uint8_t *f;
@@ -915,6 +972,7 @@ int main(void)
 	test_plain_pnm();
 	test_maxval();
 	test_foreign();
+	test_format_table();
 	test_npy_numpy_rules();
 	test_operands();
 	test_stdin_pipe();

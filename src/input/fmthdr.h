@@ -29,7 +29,7 @@ struct fmt_header {
 	unsigned columns;	/* 0: the header says nothing about it */
 	uint64_t payload;	/* data bytes the payload decodes to */
 	size_t len;		/* header bytes, payload starts there */
-	unsigned maxval;	/* pnm: largest sample allowed */
+	unsigned maxval;	/* pnm: largest sample allowed; 0: no limit */
 	bool plain;		/* pnm P2/P3: the payload is decimal text */
 	bool boolean;		/* npy |b1: a nonzero byte reads as 1 */
 	bool fortran;		/* npy: column-major with > 1 axis over 1 */
@@ -42,7 +42,9 @@ struct fmt_header {
 /* 1 when p starts with the magic, 0 when it does not, -1 when n is too
  * short to tell (only asked while more bytes may come). */
 int npy_magic(const uint8_t *p, size_t n);
-int pnm_magic(const uint8_t *p, size_t n);
+int pnm_magic(const uint8_t *p, size_t n);	/* P2, P3, P5 or P6 */
+int pgm_magic(const uint8_t *p, size_t n);	/* P2 or P5 */
+int ppm_magic(const uint8_t *p, size_t n);	/* P3 or P6 */
 
 int npy_parse(const uint8_t *p, size_t n, struct fmt_header *h);
 int pnm_parse(const uint8_t *p, size_t n, struct fmt_header *h);

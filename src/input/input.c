@@ -3,12 +3,17 @@
  *
  * Each operand walks through a small state machine:
  *
- *   OPEN -> MAGIC (zstd or not) -> DETECT (npy, pnm or raw) -> HEADER
- *        -> PAYLOAD -> TRAIL (npy: bytes after the payload are an error)
- *                   -> NEXT_IMAGE (pnm: another header may follow)
- *        -> PLAIN (pnm P2/P3: decimal text to samples, one image)
- *        -> COLUMNS (Fortran-order npy: read column by column)
+ *   OPEN -> MAGIC (zstd or not) -> DETECT (a row of informat.c, or raw)
+ *        -> HEADER -> PAYLOAD -> TRAIL (no gap: bytes after it are an error)
+ *                             -> NEXT_IMAGE (a gap, maybe another header)
+ *                  -> PLAIN (pnm P2/P3: decimal text to samples, one image)
+ *                  -> COLUMNS (Fortran-order npy: read column by column)
  *        -> OPEN (the next operand) ... -> END
+ *
+ * No state asks which format it reads: the format's record (informat.h)
+ * says how its header is parsed and what may follow a payload, and the
+ * header's fields (fmthdr.h) how the payload is laid out and what values
+ * it may hold.
  *
  * Decoded bytes peeked for a header wait in a fixed buffer (hbuf) until they
  * are used, so every state can give up with INPUT_STALL and resume on the
@@ -22,53 +27,48 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "fmthdr.h"
+#include "informat.h"
 #include "input.h"
+#include "npycols.h"
 #include "zsrc.h"
 
 _Static_assert(ZSRC_STALL == INPUT_STALL, "zsrc stalls pass through as is");
 
-/* An operand error was put in err: report it and go on (see op_fail). */
-#define OP_FAIL (-1)
+/* An operand error was put in err: report it and go on (see operand_fail). */
+#define OPERAND_FAIL (-1)
 /* Something stops everything (out of memory). */
-#define OP_FATAL (-3)
+#define INPUT_FATAL (-3)
 
 enum in_state {
 	ST_OPEN, ST_MAGIC, ST_DETECT, ST_HEADER, ST_PAYLOAD, ST_TRAIL,
 	ST_NEXT_IMAGE, ST_PLAIN, ST_COLUMNS, ST_END
 };
 
-enum in_fmt { IN_RAW, IN_NPY, IN_PGM, IN_PPM };
-
-static const char *const fmt_names[2][4] = {
-	{ "raw", "npy", "pgm", "ppm" },
-	{ "raw (zstd)", "npy (zstd)", "pgm (zstd)", "ppm (zstd)" },
-};
-
 struct input {
-	char *const *paths;	/* NULL: no operands, read one "-" */
+	char *const *paths;	/* stdin_only when none are given */
 	int npaths;
 	struct input_opts opts;
 	int idx;		/* operand being read */
 	const char *name;	/* its name for errors, "stdin" for "-" */
 	enum in_state st;
-	struct zsrc z;
-	bool fd_open;
+	struct zsrc *z;		/* its bytes, decoded when compressed */
+	int fd;
+	bool fd_open, is_reg;
 	uint8_t *hbuf;		/* decoded bytes peeked: [hpos, hlen) unused */
 	size_t hpos, hlen;
 	bool deof;		/* the decoded operand has ended */
 	uint64_t doff;		/* decoded bytes of the operand used so far */
-	enum in_fmt fmt;
+	const struct in_format *fmt;
 	unsigned image;		/* headers parsed in this operand (pnm: > 1) */
 	struct fmt_header hdr;	/* the last one */
-	uint64_t left;		/* payload bytes still to come (npy, pnm) */
-	uint64_t extra;		/* npy: bytes found after the payload */
+	uint64_t left;		/* payload bytes still to come (headers) */
+	uint64_t extra;		/* bytes found after a payload (TRAIL) */
 	uint8_t hi;		/* pnm: first byte of a split 16-bit sample */
 	struct pnm_text text;	/* pnm P2/P3 */
+	struct npy_cols cols;	/* Fortran-order npy */
 	uint8_t pend[8];	/* a sample made for a read too small for it */
 	size_t pend_pos, pend_len;
 	off_t base;		/* file offset where the operand begins */
-	off_t data_at;		/* Fortran npy: file offset of the payload */
 	bool typed;		/* dtype/columns are fixed */
 	struct gs_dtype dtype;
 	unsigned columns;
@@ -79,49 +79,45 @@ struct input {
 	off_t stdin_start;
 };
 
-static const char *op_path(const struct input *in, int i)
+/* The operands when none is given. */
+static char *const stdin_only[] = { "-" };
+
+static const char *operand_path(const struct input *in, int i)
 {
-	return in->paths ? in->paths[i] : "-";
+	return in->paths[i];
 }
 
 static const char *operand_name(const struct input *in, int i)
 {
-	const char *p = op_path(in, i);
+	const char *p = operand_path(in, i);
 
 	return strcmp(p, "-") == 0 ? "stdin" : p;
 }
 
-static bool has_zst_suffix(const char *path)
+static void operand_close(struct input *in)
 {
-	size_t n = strlen(path);
-
-	return n >= 4 && strcmp(path + n - 4, ".zst") == 0;
-}
-
-static void op_close(struct input *in)
-{
-	if (in->fd_open && in->z.fd != STDIN_FILENO)
-		close(in->z.fd);
+	if (in->fd_open && in->fd != STDIN_FILENO)
+		close(in->fd);
 	in->fd_open = false;
 }
 
-static void op_done(struct input *in)
+static void operand_done(struct input *in)
 {
-	op_close(in);
+	operand_close(in);
 	in->st = ST_OPEN;
 }
 
 /* Report an operand error once, then go on with the next operand. */
-static void op_fail(struct input *in, const struct gs_err *e)
+static void operand_fail(struct input *in, const struct gs_err *e)
 {
 	if (!in->reported[in->idx] && in->opts.warn)
 		in->opts.warn(in->opts.warn_ctx, e);
 	in->reported[in->idx] = true;
 	in->failed = true;
-	op_done(in);
+	operand_done(in);
 }
 
-static int op_open(struct input *in, struct gs_err *err)
+static int operand_open(struct input *in, struct gs_err *err)
 {
 	const char *path;
 	struct stat sb;
@@ -131,7 +127,7 @@ static int op_open(struct input *in, struct gs_err *err)
 		in->st = ST_END;
 		return 0;
 	}
-	path = op_path(in, in->idx);
+	path = operand_path(in, in->idx);
 	in->name = operand_name(in, in->idx);
 	fd = strcmp(path, "-") == 0 ? STDIN_FILENO
 				    : open(path, O_RDONLY | O_CLOEXEC);
@@ -148,12 +144,14 @@ static int op_open(struct input *in, struct gs_err *err)
 	}
 	if (S_ISREG(sb.st_mode))
 		posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-	zsrc_start(&in->z, fd, S_ISREG(sb.st_mode), in->name);
+	in->fd = fd;
+	in->is_reg = S_ISREG(sb.st_mode);
+	zsrc_start(in->z, fd, in->is_reg, in->name);
 	in->fd_open = true;
 	in->hpos = in->hlen = 0;
 	in->deof = false;
 	in->doff = 0;
-	in->fmt = IN_RAW;
+	in->fmt = &informat_raw;
 	in->image = 0;
 	in->pend_pos = in->pend_len = 0;
 	in->base = fd == STDIN_FILENO ? in->stdin_start : 0;
@@ -161,26 +159,7 @@ static int op_open(struct input *in, struct gs_err *err)
 	return 0;
 }
 
-/* The decoder is made on first use; raw streams never pay for it. zsrc
- * checks each frame's window against the exact limit (--memory need not
- * be a power of two); zstd's own limit, the power of two above it, is the
- * backstop. */
-static int input_dctx(struct input *in)
-{
-	ZSTD_bounds b = ZSTD_dParam_getBounds(ZSTD_d_windowLogMax);
-	int top = ZSTD_isError(b.error) || b.upperBound > 31 ? 31 : b.upperBound;
-	int wlog = 10;
-
-	while (wlog < top && ((uint64_t)1 << wlog) < in->z.window_max)
-		wlog++;
-	in->z.dctx = ZSTD_createDCtx();
-	if (!in->z.dctx)
-		return -1;
-	ZSTD_DCtx_setParameter(in->z.dctx, ZSTD_d_windowLogMax, wlog);
-	return 0;
-}
-
-static int op_magic(struct input *in, int stall_ms, struct gs_err *err)
+static int operand_magic(struct input *in, int stall_ms, struct gs_err *err)
 {
 	int r;
 
@@ -188,22 +167,20 @@ static int op_magic(struct input *in, int stall_ms, struct gs_err *err)
 		in->st = ST_PAYLOAD;
 		return 0;
 	}
-	if (has_zst_suffix(op_path(in, in->idx)))
+	if (zsrc_named(operand_path(in, in->idx)))
 		r = 1;
-	else if ((r = zsrc_detect(&in->z, stall_ms, err)) < 0)
+	else if ((r = zsrc_detect(in->z, stall_ms, err)) < 0)
 		return r;
-	if (r) {
-		if (!in->z.dctx && input_dctx(in) < 0)
-			return OP_FATAL;
-		zsrc_use_zstd(&in->z);
-	}
+	if (r && zsrc_use_zstd(in->z) < 0)
+		return INPUT_FATAL;
 	in->st = ST_DETECT;
 	return 0;
 }
 
 /* Peek more decoded bytes into hbuf, moving the unused ones to its start.
- * Returns the count, 0 at the end of the operand, INPUT_STALL or OP_FAIL. */
-static ssize_t op_peek(struct input *in, int stall_ms, struct gs_err *err)
+ * Returns the count, 0 at the end of the operand, INPUT_STALL or
+ * OPERAND_FAIL. */
+static ssize_t operand_peek(struct input *in, int stall_ms, struct gs_err *err)
 {
 	ssize_t r;
 
@@ -214,7 +191,7 @@ static ssize_t op_peek(struct input *in, int stall_ms, struct gs_err *err)
 	}
 	if (in->deof)
 		return 0;
-	r = zsrc_read(&in->z, in->hbuf + in->hlen, FMT_HEADER_MAX - in->hlen,
+	r = zsrc_read(in->z, in->hbuf + in->hlen, FMT_HEADER_MAX - in->hlen,
 		      stall_ms, err);
 	if (r > 0)
 		in->hlen += (size_t)r;
@@ -223,99 +200,25 @@ static ssize_t op_peek(struct input *in, int stall_ms, struct gs_err *err)
 	return r;
 }
 
-/* Formats recognised only to be refused: read as raw data they would give
- * numbers about their encoding, not about what they hold. */
-static const struct foreign {
-	const char *magic;
-	size_t len;
-	const char *next;	/* what the byte after the magic may be, or NULL */
-	const char *what;
-	const char *todo;
-} foreign[] = {
-	{ "\x1f\x8b\x08", 3, NULL, "gzip data", "decompress it first" },
-	{ "BZh", 3, "123456789", "bzip2 data", "decompress it first" },
-	{ "\xfd" "7zXZ\0", 6, NULL, "xz data", "decompress it first" },
-	{ "\x04\x22\x4d\x18", 4, NULL, "lz4 data", "decompress it first" },
-	{ "\x02\x21\x4c\x18", 4, NULL, "lz4 data", "decompress it first" },
-	{ "PK\x03\x04", 4, NULL, "a zip archive (an .npz?)",
-	  "np.load it and np.save each array, or unzip it first" },
-	{ "\x89HDF\r\n\x1a\n", 8, NULL, "an HDF5 file",
-	  "save the dataset with np.save first" },
-	{ "GIF87a", 6, NULL, "a GIF image", "convert it to pgm, ppm or npy first" },
-	{ "GIF89a", 6, NULL, "a GIF image", "convert it to pgm, ppm or npy first" },
-	{ "II*\0", 4, NULL, "a TIFF image", "convert it to pgm, ppm or npy first" },
-	{ "MM\0*", 4, NULL, "a TIFF image", "convert it to pgm, ppm or npy first" },
-	{ "\x89PNG\r\n\x1a\n", 8, NULL, "a PNG image",
-	  "convert it to pgm, ppm or npy first" },
-	/* the first marker: APPn, DQT, SOFn, DHT or COM */
-	{ "\xff\xd8\xff", 3, "\xe0\xe1\xe2\xe3\xe4\xe5\xe6\xe7\xe8\xe9\xea\xeb"
-	  "\xec\xed\xee\xef\xdb\xc0\xc1\xc2\xc4\xfe", "a JPEG image",
-	  "convert it to pgm, ppm or npy first" },
-	{ "P1", 2, " \t\n\v\f\r", "a plain pbm bitmap (P1)",
-	  "convert it to pgm first, e.g. with pbmtopgm" },
-	{ "P4", 2, " \t\n\v\f\r", "a pbm bitmap (P4)",
-	  "convert it to pgm first, e.g. with pbmtopgm" },
-	{ "P7", 2, " \t\n\v\f\r", "a pam image (P7)",
-	  "convert it to pgm or ppm first, e.g. with pamtopnm" },
-	{ "PF", 2, " \t\n\v\f\r", "a pfm float image (PF)",
-	  "convert it to npy or raw f32 first" },
-	{ "Pf", 2, " \t\n\v\f\r", "a pfm float image (Pf)",
-	  "convert it to npy or raw f32 first" },
-};
-
-/* 1 when p holds the magic, 0 when it cannot, -1 when k is too short to
- * tell. */
-static int foreign_match(const struct foreign *f, const uint8_t *p, size_t k)
+/* The format, from the first decoded bytes: one of the table, or raw data
+ * when none matches. */
+static int operand_detect(struct input *in, int stall_ms, struct gs_err *err)
 {
-	size_t need = f->len + (f->next != NULL);
-
-	if (memcmp(p, f->magic, k < f->len ? k : f->len) != 0)
-		return 0;
-	if (k < need)
-		return -1;
-	return !f->next || (p[f->len] && strchr(f->next, p[f->len]));
-}
-
-/* The refused format whose magic begins p, NULL for none; *more when more
- * bytes could still make one. */
-static const struct foreign *foreign_find(const uint8_t *p, size_t k,
-					  bool *more)
-{
-	size_t i;
-	int m;
-
-	for (i = 0; i < sizeof(foreign) / sizeof(foreign[0]); i++) {
-		m = foreign_match(&foreign[i], p, k);
-		if (m == 1)
-			return &foreign[i];
-		*more |= m < 0;
-	}
-	return NULL;
-}
-
-/* npy, pgm/ppm or raw, from the first decoded bytes. */
-static int op_detect(struct input *in, int stall_ms, struct gs_err *err)
-{
-	const uint8_t *p = in->hbuf + in->hpos;
-	size_t k = in->hlen - in->hpos;
-	int npy = npy_magic(p, k), pnm = pnm_magic(p, k);
-	bool more = npy < 0 || pnm < 0;
-	const struct foreign *f = foreign_find(p, k, &more);
+	bool more = false;
+	const struct in_format *f = informat_find(in->hbuf + in->hpos,
+						  in->hlen - in->hpos, &more);
 	ssize_t r;
 
 	if (!f && more && !in->deof) {
-		r = op_peek(in, stall_ms, err);
+		r = operand_peek(in, stall_ms, err);
 		return r < 0 ? (int)r : 0;
 	}
-	if (f)
+	if (f && f->refuse)
 		return gs_fail(err, GS_ERUNTIME, in->name,
 			       "%s, which gpustat does not read (%s, or --raw to read the bytes as they are)",
-			       f->what, f->todo);
-	if (npy == 1)
-		in->fmt = IN_NPY;
-	else if (pnm == 1)
-		in->fmt = p[1] == '2' || p[1] == '5' ? IN_PGM : IN_PPM;
-	in->st = in->fmt == IN_RAW ? ST_PAYLOAD : ST_HEADER;
+			       f->name, f->refuse);
+	in->fmt = f ? f : &informat_raw;
+	in->st = in->fmt->parse ? ST_HEADER : ST_PAYLOAD;
 	return 0;
 }
 
@@ -336,7 +239,7 @@ static bool dtype_equal(struct gs_dtype a, struct gs_dtype b)
 }
 
 /* The first header fixes the stream's type unless input_set_dtype did. */
-static int op_check_type(struct input *in, struct gs_err *err)
+static int operand_check_type(struct input *in, struct gs_err *err)
 {
 	const struct fmt_header *h = &in->hdr;
 	char a[32], b[32];
@@ -361,181 +264,101 @@ static int op_check_type(struct input *in, struct gs_err *err)
 }
 
 /* "npy", or "pgm image 3" for the later images of a pnm file. */
-static const char *op_what(const struct input *in, char *buf, size_t size)
+static const char *operand_what(const struct input *in, char *buf, size_t size)
 {
 	if (in->image > 1)
-		snprintf(buf, size, "%s image %u", fmt_names[0][in->fmt],
-			 in->image);
+		snprintf(buf, size, "%s image %u", in->fmt->name, in->image);
 	else
-		snprintf(buf, size, "%s", fmt_names[0][in->fmt]);
+		snprintf(buf, size, "%s", in->fmt->name);
 	return buf;
 }
 
-static int op_short(struct input *in, uint64_t has, struct gs_err *err)
+static int operand_short(struct input *in, uint64_t has, struct gs_err *err)
 {
 	char what[48];
 
 	return gs_fail(err, GS_ERUNTIME, in->name,
 		       "%s header says %llu data bytes, file has %llu",
-		       op_what(in, what, sizeof(what)),
+		       operand_what(in, what, sizeof(what)),
 		       (unsigned long long)in->hdr.payload,
 		       (unsigned long long)has);
 }
 
-/* What the payload bytes must hold: pnm samples no larger than maxval
- * (netpbm and numpy users count on it), npy bools as 0 or 1 (a nonzero
- * byte is True to numpy, and True counts 1 in its sums). */
-static int op_check_payload(struct input *in, uint8_t *p, size_t n,
-			    struct gs_err *err)
+/* What the payload bytes must hold: samples no larger than the header's
+ * maxval (netpbm and numpy users count on it), bools as 0 or 1 (a nonzero
+ * byte is True to numpy, and True counts 1 in its sums). Raw data has no
+ * header: its bools are those of the type the job gave. */
+static int operand_check_payload(struct input *in, uint8_t *p, size_t n,
+				 struct gs_err *err)
 {
 	const struct fmt_header *h = &in->hdr;
+	bool headed = in->fmt->parse != NULL;
 	uint64_t pos = h->payload - in->left, bad;
 	unsigned v;
 	size_t i;
 
-	if ((in->fmt == IN_NPY && h->boolean) ||
-	    (in->fmt == IN_RAW && in->dtype.boolean))
+	if (headed ? h->boolean : in->dtype.boolean)
 		for (i = 0; i < n; i++)
 			p[i] = p[i] != 0;
-	if ((in->fmt != IN_PGM && in->fmt != IN_PPM) || h->maxval == 255 ||
-	    h->maxval == 65535)
+	if (!headed || h->maxval == 0 || h->maxval == 255 || h->maxval == 65535)
 		return 0;
 	bad = pnm_over_maxval(h, pos, &in->hi, p, n, &v);
 	if (bad == UINT64_MAX)
 		return 0;
 	return gs_fail(err, GS_ERUNTIME, in->name,
 		       "%s sample %u at byte %llu is above maxval %u",
-		       fmt_names[0][in->fmt], v,
+		       in->fmt->name, v,
 		       (unsigned long long)(in->doff - pos + bad), h->maxval);
 }
 
-/* ---- Fortran-order npy ---------------------------------------------------
- *
- * Element (r, c) of a column-major array of R records lies at r + R * f(c),
- * f(c) being the column-major index of the trailing axes that c counts in
- * row-major order: every column is a run of R elements. A regular file
- * is read by pread, runs of rows of each column into hbuf and scattered
- * into records; a pipe or zstd stream cannot be, and is refused.
- */
-
-/* f(c): row-major index c over dims[1..] as a column-major one. */
-static uint64_t columns_fidx(const struct fmt_header *h, uint64_t c)
+/* A Fortran-order npy is read by pread from the file (npycols.h). */
+static int operand_columns_start(struct input *in, struct gs_err *err)
 {
-	uint64_t f = 0;
-	int k;
-
-	for (k = h->ndim - 1; k >= 1; k--) {
-		uint64_t i = c % h->dims[k];
-
-		c /= h->dims[k];
-		f = f * h->dims[k] + i;
-	}
-	return f;
-}
-
-static int op_columns_start(struct input *in, struct gs_err *err)
-{
+	bool zstd = zsrc_compressed(in->z);
 	struct stat sb;
+	off_t at;
 	uint64_t has;
 
-	if (!in->z.is_reg || in->z.zstd)
+	if (!in->is_reg || zstd)
 		return gs_fail(err, GS_ERUNTIME, in->name,
 			       "fortran-order npy with %d axes can only be read from an uncompressed file, not from %s (save np.ascontiguousarray(a) instead)",
-			       in->hdr.ndim, in->z.zstd ? "zstd" : "a pipe");
-	if (fstat(in->z.fd, &sb) < 0)
+			       in->hdr.ndim, zstd ? "zstd" : "a pipe");
+	if (fstat(in->fd, &sb) < 0)
 		return gs_fail(err, GS_ERUNTIME, in->name, "%s", strerror(errno));
-	in->data_at = in->base + (off_t)in->doff;
-	has = sb.st_size > in->data_at ? (uint64_t)(sb.st_size - in->data_at) : 0;
+	at = in->base + (off_t)in->doff;
+	has = sb.st_size > at ? (uint64_t)(sb.st_size - at) : 0;
 	if (has != in->hdr.payload)
-		return op_short(in, has, err);
+		return operand_short(in, has, err);
+	in->cols = (struct npy_cols){ .fd = in->fd, .data_at = at,
+				      .h = &in->hdr, .scratch = in->hbuf,
+				      .name = in->name };
 	in->hpos = in->hlen = 0;
 	in->st = ST_COLUMNS;
 	return 0;
 }
 
-static int columns_pread(struct input *in, void *buf, size_t n, uint64_t at,
-			 struct gs_err *err)
+static ssize_t operand_columns(struct input *in, uint8_t *buf, size_t n,
+			       struct gs_err *err)
 {
-	size_t got = 0;
 	ssize_t r;
 
-	while (got < n) {
-		r = pread(in->z.fd, (uint8_t *)buf + got, n - got,
-			  in->data_at + (off_t)(at + got));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return gs_fail(err, GS_ERUNTIME, in->name,
-				       "read error at byte %llu: %s",
-				       (unsigned long long)(in->data_at + at + got),
-				       strerror(errno));
-		if (r == 0)
-			return gs_fail(err, GS_ERUNTIME, in->name,
-				       "file shrank while being read (at byte %llu)",
-				       (unsigned long long)(in->data_at + at + got));
-		got += (size_t)r;
-	}
-	return 0;
-}
-
-/* Whole records from record r on into out: k rows of every column. */
-static int columns_rows(struct input *in, uint8_t *out, uint64_t r, size_t k,
-			struct gs_err *err)
-{
-	const struct fmt_header *h = &in->hdr;
-	size_t isz = type_size(h->dtype.type), cols = h->columns, c, i;
-	uint64_t rows = h->dims[0];
-
-	for (c = 0; c < cols; c++) {
-		if (columns_pread(in, in->hbuf, k * isz,
-				  (r + rows * columns_fidx(h, c)) * isz, err) < 0)
-			return -1;
-		for (i = 0; i < k; i++)
-			memcpy(out + (i * cols + c) * isz, in->hbuf + i * isz, isz);
-	}
-	return 0;
-}
-
-/* Up to n payload bytes in row-major order: whole records in batches,
- * else (a read shorter than a record) element by element. */
-static ssize_t op_columns(struct input *in, uint8_t *buf, size_t n,
-			  struct gs_err *err)
-{
-	const struct fmt_header *h = &in->hdr;
-	size_t isz = type_size(h->dtype.type), cols = h->columns;
-	uint64_t done = h->payload - in->left, e = done / isz;
-	uint64_t r = e / cols, rows = h->dims[0], k;
-
 	if (in->left == 0) {
-		op_done(in);
+		operand_done(in);
 		return 0;
 	}
 	if (n > in->left)
 		n = (size_t)in->left;
-	if (e % cols == 0 && n >= cols * isz) {
-		k = n / (cols * isz);
-		k = k > FMT_HEADER_MAX / isz ? FMT_HEADER_MAX / isz : k;
-		k = k > rows - r ? rows - r : k;
-		n = (size_t)k * cols * isz;
-		if (columns_rows(in, buf, r, (size_t)k, err) < 0)
-			return OP_FAIL;
-	} else {
-		n = isz;
-		if (columns_pread(in, buf, isz,
-				  (r + rows * columns_fidx(h, e % cols)) * isz, err) < 0)
-			return OP_FAIL;
-	}
-	if (op_check_payload(in, buf, n, err) < 0)
-		return OP_FAIL;
-	in->left -= n;
-	in->doff += n;
-	return (ssize_t)n;
+	r = npy_cols_read(&in->cols, buf, n, in->hdr.payload - in->left, err);
+	if (r < 0 || operand_check_payload(in, buf, (size_t)r, err) < 0)
+		return OPERAND_FAIL;
+	in->left -= (uint64_t)r;
+	in->doff += (uint64_t)r;
+	return r;
 }
 
-/* ---- plain pgm/ppm -------------------------------------------------------- */
-
-static ssize_t op_plain(struct input *in, uint8_t *buf, size_t n, int stall_ms,
-			struct gs_err *err)
+/* Plain pgm/ppm: the text of one image turned into binary samples. */
+static ssize_t operand_plain(struct input *in, uint8_t *buf, size_t n,
+			     int stall_ms, struct gs_err *err)
 {
 	size_t used, made;
 	ssize_t r;
@@ -543,7 +366,7 @@ static ssize_t op_plain(struct input *in, uint8_t *buf, size_t n, int stall_ms,
 
 	for (;;) {
 		if (in->hpos == in->hlen && !in->deof) {
-			r = op_peek(in, stall_ms, err);
+			r = operand_peek(in, stall_ms, err);
 			if (r < 0)
 				return r;
 		}
@@ -554,25 +377,50 @@ static ssize_t op_plain(struct input *in, uint8_t *buf, size_t n, int stall_ms,
 		in->doff += used;
 		if (k < 0)
 			return gs_fail(err, GS_ERUNTIME, in->name, "plain %s: %s",
-				       fmt_names[0][in->fmt], in->hdr.msg);
+				       in->fmt->name, in->hdr.msg);
 		if (k == 1)
-			op_done(in);
+			operand_done(in);
 		if (made || k == 1)
 			return (ssize_t)made;
 	}
 }
 
-static int op_header(struct input *in, int stall_ms, struct gs_err *err)
+/* A header parsed: the format it names, its type checked, and the state
+ * that reads its payload. */
+static int operand_headed(struct input *in, struct gs_err *err)
+{
+	bool more = false;
+
+	/* its own magic names it: the images of a pnm file may be of both
+	 * kinds (a P6 after a P5) */
+	in->fmt = informat_find(in->hbuf + in->hpos, in->hlen - in->hpos, &more);
+	in->image++;
+	if (operand_check_type(in, err) < 0)
+		return OPERAND_FAIL;
+	in->hpos += in->hdr.len;
+	in->doff += in->hdr.len;
+	in->left = in->hdr.payload;
+	in->extra = 0;
+	in->st = ST_PAYLOAD;
+	if (in->hdr.plain) {
+		pnm_text_start(&in->text, &in->hdr, in->doff);
+		in->st = ST_PLAIN;
+	}
+	if (in->hdr.fortran)
+		return operand_columns_start(in, err);
+	return 0;
+}
+
+static int operand_header(struct input *in, int stall_ms, struct gs_err *err)
 {
 	const uint8_t *p = in->hbuf + in->hpos;
 	size_t k = in->hlen - in->hpos;
-	const char *kind = fmt_names[0][in->fmt];
+	const char *kind = in->fmt->name;
 	unsigned long long at = in->doff;
 	ssize_t r;
 
 	memset(&in->hdr, 0, sizeof(in->hdr));
-	r = in->fmt == IN_NPY ? npy_parse(p, k, &in->hdr)
-			      : pnm_parse(p, k, &in->hdr);
+	r = in->fmt->parse(p, k, &in->hdr);
 	if (r < 0)
 		return gs_fail(err, GS_ERUNTIME, in->name,
 			       "bad %s header at byte %llu: %s", kind,
@@ -585,39 +433,24 @@ static int op_header(struct input *in, int stall_ms, struct gs_err *err)
 		return gs_fail(err, GS_ERUNTIME, in->name,
 			       "truncated %s header at byte %llu", kind, at + k);
 	if (r == 0) {
-		r = op_peek(in, stall_ms, err);
+		r = operand_peek(in, stall_ms, err);
 		return r < 0 ? (int)r : 0;
 	}
-	if (in->fmt != IN_NPY)
-		in->fmt = in->hdr.columns == 3 ? IN_PPM : IN_PGM;
-	in->image++;
-	if (op_check_type(in, err) < 0)
-		return OP_FAIL;
-	in->hpos += in->hdr.len;
-	in->doff += in->hdr.len;
-	in->left = in->hdr.payload;
-	in->extra = 0;
-	in->st = ST_PAYLOAD;
-	if (in->hdr.plain) {
-		pnm_text_start(&in->text, &in->hdr, in->doff);
-		in->st = ST_PLAIN;
-	}
-	if (in->hdr.fortran)
-		return op_columns_start(in, err);
-	return 0;
+	return operand_headed(in, err);
 }
 
-static ssize_t op_payload(struct input *in, void *buf, size_t n, int stall_ms,
-			  struct gs_err *err)
+/* Payload bytes: those of a header's size, or raw data to the end. */
+static ssize_t operand_payload(struct input *in, void *buf, size_t n,
+			       int stall_ms, struct gs_err *err)
 {
-	bool sized = in->fmt != IN_RAW;
+	bool sized = in->fmt->parse != NULL;
 	size_t k = in->hlen - in->hpos;
 	ssize_t r;
 
 	if (sized && in->left < n)
 		n = (size_t)in->left;
 	if (sized && n == 0) {
-		in->st = in->fmt == IN_NPY ? ST_TRAIL : ST_NEXT_IMAGE;
+		in->st = in->fmt->gap ? ST_NEXT_IMAGE : ST_TRAIL;
 		return 0;
 	}
 	if (k) {
@@ -626,45 +459,48 @@ static ssize_t op_payload(struct input *in, void *buf, size_t n, int stall_ms,
 		in->hpos += (size_t)r;
 	} else if (in->deof) {
 		r = 0;
-	} else if ((r = zsrc_read(&in->z, buf, n, stall_ms, err)) == 0) {
+	} else if ((r = zsrc_read(in->z, buf, n, stall_ms, err)) == 0) {
 		in->deof = true;
 	}
 	if (r < 0)
 		return r;
 	if (r == 0 && sized)
-		return op_short(in, in->hdr.payload - in->left, err);
+		return operand_short(in, in->hdr.payload - in->left, err);
 	if (r == 0)
-		op_done(in);
-	if (op_check_payload(in, buf, (size_t)r, err) < 0)
-		return OP_FAIL;
+		operand_done(in);
+	if (operand_check_payload(in, buf, (size_t)r, err) < 0)
+		return OPERAND_FAIL;
 	in->doff += (uint64_t)r;
 	if (sized)
 		in->left -= (uint64_t)r;
 	return r;
 }
 
-/* After an npy payload: count what is left, which should be nothing. */
-static int op_trail(struct input *in, int stall_ms, struct gs_err *err)
+/* After a payload that nothing may follow (npy): count what is left,
+ * which should be nothing. */
+static int operand_trail(struct input *in, int stall_ms, struct gs_err *err)
 {
 	ssize_t r;
 
 	in->extra += in->hlen - in->hpos;
 	in->hpos = in->hlen;
-	r = op_peek(in, stall_ms, err);
+	r = operand_peek(in, stall_ms, err);
 	if (r != 0)
 		return r < 0 ? (int)r : 0;
 	if (in->extra)
-		return op_short(in, in->hdr.payload + in->extra, err);
-	op_done(in);
+		return operand_short(in, in->hdr.payload + in->extra, err);
+	operand_done(in);
 	return 0;
 }
 
-/* After a pnm payload: the end, white space then the end, or a header. */
-static int op_next_image(struct input *in, int stall_ms, struct gs_err *err)
+/* After an image (pnm): the end, the format's gap then the end, or the
+ * header of the next image. */
+static int operand_next_image(struct input *in, int stall_ms,
+			      struct gs_err *err)
 {
 	ssize_t r;
 
-	while (in->hpos < in->hlen && pnm_space(in->hbuf[in->hpos])) {
+	while (in->hpos < in->hlen && in->fmt->gap(in->hbuf[in->hpos])) {
 		in->hpos++;
 		in->doff++;
 	}
@@ -672,26 +508,26 @@ static int op_next_image(struct input *in, int stall_ms, struct gs_err *err)
 		in->st = ST_HEADER;
 		return 0;
 	}
-	r = op_peek(in, stall_ms, err);
+	r = operand_peek(in, stall_ms, err);
 	if (r == 0)
-		op_done(in);
+		operand_done(in);
 	return r < 0 ? (int)r : 0;
 }
 
-static ssize_t op_state(struct input *in, void *buf, size_t n, int stall_ms,
-			struct gs_err *err);
+static ssize_t operand_state(struct input *in, void *buf, size_t n,
+			     int stall_ms, struct gs_err *err);
 
 /* A read smaller than one sample of a converted payload (plain pnm,
  * Fortran npy): one sample is made into pend and handed out from there. */
-static ssize_t op_pend(struct input *in, void *buf, size_t n, int stall_ms,
-		       struct gs_err *err)
+static ssize_t operand_pend(struct input *in, void *buf, size_t n,
+			    int stall_ms, struct gs_err *err)
 {
 	size_t k;
 	ssize_t r;
 
 	if (in->pend_pos == in->pend_len) {
-		r = op_state(in, in->pend, type_size(in->hdr.dtype.type),
-			     stall_ms, err);
+		r = operand_state(in, in->pend, type_size(in->hdr.dtype.type),
+				  stall_ms, err);
 		if (r <= 0)
 			return r;
 		in->pend_pos = 0;
@@ -705,58 +541,59 @@ static ssize_t op_pend(struct input *in, void *buf, size_t n, int stall_ms,
 }
 
 /* One step of the state machine: payload bytes (> 0), 0 when it only moved
- * on, INPUT_STALL, or OP_FAIL/OP_FATAL with err filled. */
-static ssize_t op_step(struct input *in, void *buf, size_t n, int stall_ms,
-		       struct gs_err *err)
+ * on, INPUT_STALL, or OPERAND_FAIL/INPUT_FATAL with err filled. */
+static ssize_t operand_step(struct input *in, void *buf, size_t n,
+			    int stall_ms, struct gs_err *err)
 {
 	if (in->pend_pos < in->pend_len || ((in->st == ST_PLAIN ||
 	    in->st == ST_COLUMNS) && n && n < type_size(in->hdr.dtype.type)))
-		return op_pend(in, buf, n, stall_ms, err);
-	return op_state(in, buf, n, stall_ms, err);
+		return operand_pend(in, buf, n, stall_ms, err);
+	return operand_state(in, buf, n, stall_ms, err);
 }
 
-static ssize_t op_state(struct input *in, void *buf, size_t n, int stall_ms,
-			struct gs_err *err)
+static ssize_t operand_state(struct input *in, void *buf, size_t n,
+			     int stall_ms, struct gs_err *err)
 {
 	switch (in->st) {
 	case ST_OPEN:
-		return op_open(in, err);
+		return operand_open(in, err);
 	case ST_MAGIC:
-		return op_magic(in, stall_ms, err);
+		return operand_magic(in, stall_ms, err);
 	case ST_DETECT:
-		return op_detect(in, stall_ms, err);
+		return operand_detect(in, stall_ms, err);
 	case ST_HEADER:
-		return op_header(in, stall_ms, err);
+		return operand_header(in, stall_ms, err);
 	case ST_PAYLOAD:
-		return op_payload(in, buf, n, stall_ms, err);
+		return operand_payload(in, buf, n, stall_ms, err);
 	case ST_TRAIL:
-		return op_trail(in, stall_ms, err);
+		return operand_trail(in, stall_ms, err);
 	case ST_NEXT_IMAGE:
-		return op_next_image(in, stall_ms, err);
+		return operand_next_image(in, stall_ms, err);
 	case ST_PLAIN:
-		return op_plain(in, buf, n, stall_ms, err);
+		return operand_plain(in, buf, n, stall_ms, err);
 	case ST_COLUMNS:
-		return op_columns(in, buf, n, err);
+		return operand_columns(in, buf, n, err);
 	case ST_END:
 		break;
 	}
 	return 0;
 }
 
-/* op_step with operand errors reported and skipped: -1 only when fatal. */
+/* operand_step with operand errors reported and skipped: -1 only when
+ * fatal. */
 static ssize_t input_step(struct input *in, void *buf, size_t n, int stall_ms,
 			  struct gs_err *err)
 {
 	struct gs_err e;
-	ssize_t r = op_step(in, buf, n, stall_ms, &e);
+	ssize_t r = operand_step(in, buf, n, stall_ms, &e);
 
-	if (r == OP_FAIL) {
-		op_fail(in, &e);
+	if (r == OPERAND_FAIL) {
+		operand_fail(in, &e);
 		/* reported already: an error that says nothing more */
 		return in->opts.stop_on_error ? gs_fail(err, GS_ERUNTIME, "", "%s", "")
 					      : 0;
 	}
-	if (r == OP_FATAL)
+	if (r == INPUT_FATAL)
 		return gs_fail(err, GS_ERUNTIME, in->name, "out of memory");
 	return r;
 }
@@ -771,91 +608,31 @@ int input_open(struct input **inp, char *const *paths, int npaths,
 	*inp = NULL;
 	if (!in)
 		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
-	in->paths = npaths > 0 ? paths : NULL;
+	in->paths = npaths > 0 ? paths : stdin_only;
 	in->npaths = npaths > 0 ? npaths : 1;
 	if (opts)
 		in->opts = *opts;
 	in->idx = -1;
 	in->st = ST_OPEN;
 	in->name = operand_name(in, 0);
-	in->z.fd = -1;
-	in->z.window_max = in->opts.zstd_window ? in->opts.zstd_window
-						: INPUT_ZSTD_WINDOW_DEFAULT;
-	in->z.cap = ZSTD_DStreamInSize();
-	in->z.buf = malloc(in->z.cap);
+	in->fd = -1;
+	in->fmt = &informat_raw;
+	in->z = zsrc_new(in->opts.zstd_window ? in->opts.zstd_window
+					      : INPUT_ZSTD_WINDOW_DEFAULT);
 	in->hbuf = malloc(FMT_HEADER_MAX);
 	in->reported = calloc((size_t)in->npaths, sizeof(bool));
-	if (!in->z.buf || !in->hbuf || !in->reported) {
+	if (!in->z || !in->hbuf || !in->reported) {
 		input_close(in);
 		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
 	}
 	for (i = 0; i < in->npaths; i++)
-		in->uses_stdin |= strcmp(op_path(in, i), "-") == 0;
+		in->uses_stdin |= strcmp(operand_path(in, i), "-") == 0;
 	if (in->uses_stdin && fstat(STDIN_FILENO, &sb) == 0 && S_ISREG(sb.st_mode)) {
 		in->stdin_start = lseek(STDIN_FILENO, 0, SEEK_CUR);
 		in->stdin_reg = in->stdin_start >= 0;
 	}
 	*inp = in;
 	return 0;
-}
-
-/* Payload bytes of operand i from its header, without reading the stream:
- * -1 unless it is a regular file that is not compressed. */
-static int64_t op_size(const struct input *in, int i, uint8_t *tmp)
-{
-	const char *path = op_path(in, i);
-	bool is_stdin = strcmp(path, "-") == 0;
-	off_t start = is_stdin ? in->stdin_start : 0;
-	int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
-	struct fmt_header h;
-	struct stat sb;
-	int64_t size = -1;
-	ssize_t k;
-
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size >= start &&
-	    (!is_stdin || in->stdin_reg))
-		size = sb.st_size - start;
-	k = size < 0 || in->opts.raw ? 0 : pread(fd, tmp, FMT_HEADER_MAX, start);
-	if (!is_stdin)
-		close(fd);
-	if (size < 0 || in->opts.raw)
-		return size;
-	if (k < 0 || has_zst_suffix(path) || (k >= 4 && zsrc_magic(tmp)))
-		return -1;
-	if (npy_magic(tmp, (size_t)k) == 1)
-		return npy_parse(tmp, (size_t)k, &h) == 1 ? (int64_t)h.payload : -1;
-	/* concatenated images: only the first header is looked at; a plain
-	 * one holds one image whose size the text does not tell */
-	if (pnm_magic(tmp, (size_t)k) == 1 && pnm_parse(tmp, (size_t)k, &h) == 1)
-		return h.plain || h.len + h.payload == (uint64_t)size ?
-		       (int64_t)h.payload : -1;
-	if (pnm_magic(tmp, (size_t)k) == 1)
-		return -1;
-	return size;
-}
-
-static int64_t input_total(const struct input *in)
-{
-	uint8_t *tmp = malloc(FMT_HEADER_MAX);
-	int64_t sum = 0, s;
-	bool stdin_seen = false;
-	int i;
-
-	for (i = 0; tmp && i < in->npaths; i++) {
-		bool is_stdin = strcmp(op_path(in, i), "-") == 0;
-
-		/* stdin is read once; a second "-" finds it at its end */
-		if (is_stdin && stdin_seen)
-			continue;
-		stdin_seen |= is_stdin;
-		if ((s = op_size(in, i, tmp)) < 0)
-			break;
-		sum += s;
-	}
-	free(tmp);
-	return tmp && i == in->npaths ? sum : -1;
 }
 
 /* In a state that hands out payload bytes. */
@@ -872,15 +649,17 @@ int input_probe(struct input *in, struct input_info *info, struct gs_err *err)
 	while (!in_data(in) && in->st != ST_END)
 		if (input_step(in, NULL, 0, -1, err) < 0)
 			return -1;
-	typed = in_data(in) && in->fmt != IN_RAW;
+	typed = in_data(in) && in->fmt->parse;
 	memset(info, 0, sizeof(*info));
 	info->has_type = typed;
 	if (typed) {
 		info->dtype = in->hdr.dtype;
 		info->columns = in->hdr.columns;
 	}
-	info->format = fmt_names[in_data(in) && in->z.zstd][in->fmt];
-	info->total_bytes = input_total(in);
+	info->format = in_data(in) && zsrc_compressed(in->z) ? in->fmt->zname
+							     : in->fmt->name;
+	info->total_bytes = informat_total(in->paths, in->npaths, in->opts.raw,
+					   in->stdin_reg ? in->stdin_start : -1);
 	return 0;
 }
 
@@ -930,7 +709,7 @@ bool input_rewindable(const struct input *in)
 	/* operands that cannot be opened or are directories fail on every
 	 * pass alike, so they do not stop a second one */
 	for (i = 0; i < in->npaths; i++) {
-		path = op_path(in, i);
+		path = operand_path(in, i);
 		if (strcmp(path, "-") == 0) {
 			if (!in->stdin_reg)
 				return false;
@@ -947,7 +726,7 @@ int input_rewind(struct input *in, struct gs_err *err)
 	if (!input_rewindable(in))
 		return gs_fail(err, GS_ERUNTIME, in->name,
 			       "input cannot be read twice (not a regular file)");
-	op_close(in);
+	operand_close(in);
 	if (in->uses_stdin && lseek(STDIN_FILENO, in->stdin_start, SEEK_SET) < 0)
 		return gs_fail(err, GS_ERUNTIME, "stdin", "%s", strerror(errno));
 	in->idx = -1;
@@ -962,9 +741,8 @@ void input_close(struct input *in)
 {
 	if (!in)
 		return;
-	op_close(in);
-	ZSTD_freeDCtx(in->z.dctx);
-	free(in->z.buf);
+	operand_close(in);
+	zsrc_free(in->z);
 	free(in->hbuf);
 	free(in->reported);
 	free(in);

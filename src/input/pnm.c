@@ -29,6 +29,18 @@ int pnm_magic(const uint8_t *p, size_t n)
 	return -1;
 }
 
+/* The graymaps (P2, P5: one channel) and the pixmaps (P3, P6: three) as
+ * the two formats of one family: pnm_magic for one kind alone. */
+int pgm_magic(const uint8_t *p, size_t n)
+{
+	return n >= 2 && (p[1] == '3' || p[1] == '6') ? 0 : pnm_magic(p, n);
+}
+
+int ppm_magic(const uint8_t *p, size_t n)
+{
+	return n >= 2 && (p[1] == '2' || p[1] == '5') ? 0 : pnm_magic(p, n);
+}
+
 /* Skip white space and comments up to the next token. Returns 1 at a
  * token, 0 when the bytes run out first, -1 when nothing separates the
  * token from what came before. */

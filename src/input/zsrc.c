@@ -12,8 +12,10 @@
 #include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zstd.h>
 #include <zstd_errors.h>
 #include "pool.h"
 #include "zsrc.h"
@@ -114,6 +116,47 @@ static ssize_t par_read(int fd, void *buf, size_t n)
 
 /* ---- one operand ----------------------------------------------------------- */
 
+struct zsrc {
+	int fd;
+	bool is_reg;		/* regular file: reads never stall */
+	bool eof;		/* the fd returned end of file */
+	bool zstd;		/* decode through dctx */
+	bool in_frame;		/* inside a zstd frame: EOF now is truncation */
+	const char *name;	/* for errors */
+	ZSTD_DCtx *dctx;	/* made on first use, kept across operands */
+	uint8_t *buf;		/* read-ahead of raw bytes: [pos, len) unread */
+	size_t cap, pos, len;
+	uint64_t raw_off;	/* raw bytes read from fd so far */
+	uint64_t frame_off;	/* where the frame being decoded began */
+	uint64_t window_max;	/* largest window a frame may ask for */
+};
+
+struct zsrc *zsrc_new(uint64_t window_max)
+{
+	struct zsrc *z = calloc(1, sizeof(*z));
+
+	if (!z)
+		return NULL;
+	z->fd = -1;
+	z->window_max = window_max;
+	z->cap = ZSTD_DStreamInSize();
+	z->buf = malloc(z->cap);
+	if (!z->buf) {
+		free(z);
+		return NULL;
+	}
+	return z;
+}
+
+void zsrc_free(struct zsrc *z)
+{
+	if (!z)
+		return;
+	ZSTD_freeDCtx(z->dctx);
+	free(z->buf);
+	free(z);
+}
+
 void zsrc_start(struct zsrc *z, int fd, bool is_reg, const char *name)
 {
 	z->fd = fd;
@@ -194,6 +237,13 @@ static ssize_t zsrc_fill(struct zsrc *z, int stall_ms, struct gs_err *err)
 	return r;
 }
 
+bool zsrc_named(const char *path)
+{
+	size_t n = strlen(path);
+
+	return n >= 4 && strcmp(path + n - 4, ".zst") == 0;
+}
+
 bool zsrc_magic(const uint8_t *p)
 {
 	uint32_t m = p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
@@ -230,11 +280,38 @@ int zsrc_detect(struct zsrc *z, int stall_ms, struct gs_err *err)
 	return z->len - z->pos >= 4 && zsrc_magic(z->buf + z->pos);
 }
 
-void zsrc_use_zstd(struct zsrc *z)
+/* The decoder is made on first use; raw streams never pay for it. Each
+ * frame's window is checked against the exact limit (--memory need not be
+ * a power of two, see zsrc_window); zstd's own limit, the power of two above
+ * it, is the backstop. */
+static int zsrc_dctx(struct zsrc *z)
 {
+	ZSTD_bounds b = ZSTD_dParam_getBounds(ZSTD_d_windowLogMax);
+	int top = ZSTD_isError(b.error) || b.upperBound > 31 ? 31 : b.upperBound;
+	int wlog = 10;
+
+	while (wlog < top && ((uint64_t)1 << wlog) < z->window_max)
+		wlog++;
+	z->dctx = ZSTD_createDCtx();
+	if (!z->dctx)
+		return -1;
+	ZSTD_DCtx_setParameter(z->dctx, ZSTD_d_windowLogMax, wlog);
+	return 0;
+}
+
+int zsrc_use_zstd(struct zsrc *z)
+{
+	if (!z->dctx && zsrc_dctx(z) < 0)
+		return -1;
 	z->zstd = true;
 	z->in_frame = false;
 	ZSTD_DCtx_reset(z->dctx, ZSTD_reset_session_only);
+	return 0;
+}
+
+bool zsrc_compressed(const struct zsrc *z)
+{
+	return z->zstd;
 }
 
 static ssize_t zsrc_plain(struct zsrc *z, void *buf, size_t n, int stall_ms,

@@ -1,6 +1,7 @@
 /*
- * zsrc.h - the bytes of one operand: read from its fd, decoded by zstd when
- * the operand is compressed. Private to the input layer (input.c).
+ * zsrc.h - the bytes of the operands, one at a time: read from the fd,
+ * decoded by zstd when the operand is compressed. Private to the input
+ * layer.
  *
  * Raw (compressed) bytes go through a fixed read-ahead buffer; uncompressed
  * data is read straight into the caller's buffer once the few bytes peeked
@@ -10,29 +11,26 @@
 #define ZSRC_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
-#include <zstd.h>
 #include "gs.h"
 
 #define ZSRC_STALL (-2)
 
-struct zsrc {
-	int fd;
-	bool is_reg;		/* regular file: reads never stall */
-	bool eof;		/* the fd returned end of file */
-	bool zstd;		/* decode through dctx */
-	bool in_frame;		/* inside a zstd frame: EOF now is truncation */
-	const char *name;	/* for errors */
-	ZSTD_DCtx *dctx;	/* owned by the caller, reused across operands */
-	uint8_t *buf;		/* read-ahead of raw bytes: [pos, len) unread */
-	size_t cap, pos, len;
-	uint64_t raw_off;	/* raw bytes read from fd so far */
-	uint64_t frame_off;	/* where the frame being decoded began */
-	uint64_t window_max;	/* largest window a frame may ask for */
-};
+/* Opaque: the fd being read, its read-ahead buffer and the zstd decoder,
+ * which lives from the first compressed operand to zsrc_free. */
+struct zsrc;
 
-/* Start reading fd; buf/cap/dctx are kept from the previous operand. */
+/* A source for a list of operands whose zstd frames may ask for a window
+ * of at most window_max bytes. NULL when out of memory. */
+struct zsrc *zsrc_new(uint64_t window_max);
+void zsrc_free(struct zsrc *z);
+
+/* Start reading fd (the caller opens and closes it); name is for errors. */
 void zsrc_start(struct zsrc *z, int fd, bool is_reg, const char *name);
+
+/* Whether the name says the operand is compressed (".zst"). */
+bool zsrc_named(const char *path);
 
 /* Whether the 4 bytes at p are a zstd frame or skippable frame magic. */
 bool zsrc_magic(const uint8_t *p);
@@ -41,10 +39,13 @@ bool zsrc_magic(const uint8_t *p);
  * 0 no, ZSRC_STALL, or -1 (read error in err). Consumes nothing. */
 int zsrc_detect(struct zsrc *z, int stall_ms, struct gs_err *err);
 
-/* Decode through dctx from now on (dctx set by the caller, its
- * ZSTD_d_windowLogMax at least window_max). Each frame's header is checked
- * against window_max before zstd allocates its window. */
-void zsrc_use_zstd(struct zsrc *z);
+/* Decode the operand through zstd from now on. Each frame's header is
+ * checked against window_max before zstd allocates its window. -1 when the
+ * decoder cannot be made (out of memory). */
+int zsrc_use_zstd(struct zsrc *z);
+
+/* Whether the operand is being decoded by zstd. */
+bool zsrc_compressed(const struct zsrc *z);
 
 /* Up to n decoded bytes: the count, 0 at the end of the operand,
  * ZSRC_STALL when stall_ms >= 0 and a pipe stayed silent that long, or -1
