@@ -252,7 +252,8 @@ static int check_operands(struct cli *c)
 
 static int scan_check(struct cli *c, struct gs_err *err)
 {
-	if (c->format != FMT_BINARY && c->format != FMT_NPY)
+	if (c->format != FMT_BINARY && c->format != FMT_NPY &&
+	    c->format != FMT_STATE)
 		return gs_fail(err, GS_EUSAGE, "scan", "writes binary or npy, "
 			       "not text formats");
 	if (check_operands(c) < 0) {
