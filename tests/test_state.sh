@@ -1,5 +1,5 @@
 #!/bin/sh
-# test_state.sh - -f state and gpustat merge. Every command that writes a
+# test_state.sh - -f state, gpustat merge and scan --carry-in. Every command that writes a
 # state runs over a fixture input cut into shards at random record
 # boundaries (empty shards included); the shards' states, merged in a
 # random order and in a random grouping (merges of merges), must print
@@ -113,6 +113,60 @@ check hist_f32_ranged 4 $IN/f32_hist_special.bin hist -t f32 --bins 4 --range 0:
 check hist_f16_ranged 2 $IN/f16_edges.bin hist -t f16 --bins 7 --range 0:1
 check hist_i32_c3 12 $IN/i32_mod.bin hist -t i32 -c 3 --bins 5 --range 0:1000
 
+# check_scan NAME RECORD FILE ARGS...: a sharded scan in two passes. The
+# states of the shards first; then each shard scanned from the carry of
+# every shard before it (their states merged, in a random order), its
+# output appended: the whole must be one scan's output, byte for byte. The
+# carries are also chained (-f state --carry-in: the state after a shard).
+check_scan() {
+	name=$1 rec=$2 file=$3
+	shift 3
+	"$G" scan "$@" "$file" > "$T/want" 2>&1
+	for k in 2 3 5; do
+		shard "$file" "$rec" "$k"
+		: > "$T/got"
+		: > "$T/chained"
+		before=
+		i=1
+		while [ $i -le $k ]; do
+			"$G" scan "$@" -f state -o "$T/s.$i" "$T/p.$i"
+			if [ -z "$before" ]; then
+				"$G" scan "$@" "$T/p.$i" >> "$T/got" 2>&1
+				"$G" scan "$@" "$T/p.$i" >> "$T/chained" 2>&1
+				"$G" scan "$@" -f state -o "$T/c.$i" "$T/p.$i"
+			else
+				"$G" merge -f state -o "$T/carry" $(shuffle $before)
+				"$G" scan "$@" --carry-in "$T/carry" "$T/p.$i" >> "$T/got" 2>&1
+				"$G" scan "$@" --carry-in "$T/c.$((i - 1))" "$T/p.$i" >> "$T/chained" 2>&1
+				"$G" scan "$@" --carry-in "$T/c.$((i - 1))" -f state -o "$T/c.$i" "$T/p.$i"
+			fi
+			before="$before $T/s.$i"
+			i=$((i + 1))
+		done
+		cmp -s "$T/want" "$T/got" && ok || bad "${name}_k$k" "sharded scan differs"
+		cmp -s "$T/want" "$T/chained" && ok || bad "${name}_k${k}_chained" "chained scan differs"
+	done
+}
+
+# -0 runs across shards: 5 x -0, 1, 3 x -0 (f64); 4 x -0, 1, 3 x -0 (f32)
+z64='\000\000\000\000\000\000\000\200'
+z32='\000\000\000\200'
+printf "$z64$z64$z64$z64$z64\000\000\000\000\000\000\360\077$z64$z64$z64" > "$T/negzero.f64"
+printf "$z32$z32$z32$z32\000\000\200\077$z32$z32$z32" > "$T/negzero.f32"
+check_scan scan_f32 4 $IN/f32_rand.bin -t f32
+check_scan scan_f64_excl 8 $IN/f64_mod.bin -t f64 --exclusive
+check_scan scan_negzero 8 "$T/negzero.f64" -t f64
+check_scan scan_negzero_excl 8 "$T/negzero.f64" -t f64 --exclusive
+check_scan scan_negzero_f32_c2 8 "$T/negzero.f32" -t f32 -c 2 --exclusive
+check_scan scan_negzero_f32_to_f64 4 "$T/negzero.f32" -t f32 --out-type f64
+check_scan scan_i16_c3 6 $IN/i16_mod.bin -t i16 -c 3
+check_scan scan_u8_u32 1 $IN/u8_rand.bin -t u8 --out-type u32
+check_scan scan_max_f64 8 $IN/f64_zeros.bin -t f64 --op max
+check_scan scan_min_i32_excl 4 $IN/i32_rand.bin -t i32 --op min --exclusive
+check_scan scan_prod_f64 8 $IN/f64_near1.bin -t f64 --op prod
+check_scan scan_prod_i32 4 $IN/i32_prod.bin -t i32 --op prod
+check_scan scan_bf16 2 $IN/bf16_mod.bin -t bf16
+
 # an integer product that overflows: an error, and no result, either way
 "$G" reduce --op prod -t i64 $IN/i64_rand.bin > /dev/null 2>&1; want=$?
 shard $IN/i64_rand.bin 8 3
@@ -169,7 +223,13 @@ expect missing_operand 1 "nosuch" "$G" merge "$T/sum" "$T/nosuch"
 expect hist_no_range 2 "needs --range" "$G" hist -t f32 -f state $f
 expect hist_nonzero 2 "--nonzero does not go with -f state" "$G" hist --nonzero -f state $IN/u8_rand.bin
 expect hist_edges 2 "--edges does not go with -f state" "$G" hist --edges "$T/e" -f state $IN/u8_rand.bin
-expect scan_state 2 "not -f state" "$G" scan -f state $f
+"$G" scan -t f32 -f state -o "$T/scan" $f
+"$G" scan -t f32 --op max -f state -o "$T/scanmax" $f
+expect scan_merge_text 2 "scan states merge into a state" "$G" merge "$T/scan"
+expect carry_op 2 "the carry is --op max" "$G" scan -t f32 --carry-in "$T/scanmax" $f
+expect carry_type 2 "of f64" "$G" scan -t f64 --carry-in "$T/scan" $IN/f64_mod.bin
+expect carry_stats 2 "a stats state is no carry" "$G" scan -t f32 --carry-in "$T/stats" $f
+expect carry_missing 1 "nosuch" "$G" scan -t f32 --carry-in "$T/nosuch" $f
 expect merge_type 2 "unknown option '-t'" "$G" merge -t f32 "$T/sum"
 expect merge_state_hist_plot 2 "takes no --format" "$G" hist --plot -f state $IN/u8_rand.bin
 # every bad operand is named, then no result

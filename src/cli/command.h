@@ -76,7 +76,8 @@ struct command {
 	 * the exit status (default: cli_finish). */
 	int (*finish)(struct cli *c, const struct sbuf *b);
 	/* A command that streams its output (scan) runs this after opening
-	 * instead of the passes, and returns the exit status. */
+	 * instead of the plan and passes (which make its -f state), and
+	 * returns the exit status. */
 	int (*stream)(struct cli *c);
 };
 

@@ -53,7 +53,8 @@ static int run_pass(struct cli *c, const struct pass *p, struct sbuf *b,
 	if (cli_run(c, c->in, c->in2, c->input_bytes, NULL, acc, &st, err) < 0)
 		return -1;
 	c->records = st.records;
-	if (c->format == FMT_STATE && !p[1].done)
+	/* a streaming command's passes are its -f state's: done writes it */
+	if (c->format == FMT_STATE && !p[1].done && !c->command->stream)
 		rc = state_write(c, acc, b, err);
 	else
 		rc = p->done(c, acc, b, err);
@@ -105,7 +106,8 @@ int command_run(const struct command *cmd, int argc, char **argv)
 	}
 	if ((cmd->open ? cmd->open(&c, &err) : open_all(&c, &err)) < 0)
 		return cli_report(&c, &err);
-	if (cmd->stream)
+	/* a streaming command's -f state is that of its passes, if any */
+	if (cmd->stream && (c.format != FMT_STATE || !cmd->passes))
 		return cmd->stream(&c);
 	if (cmd->plan && cmd->plan(&c, &passes, &err) < 0)
 		return cli_report(&c, &err);

@@ -6,9 +6,11 @@
  * back exactly.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "operation.h"
 #include "command.h"
 #include "state.h"
@@ -260,4 +262,101 @@ int state_check(const struct state *a, const char *aname,
 				       vb, va);
 	}
 	return 0;
+}
+
+/* ---- loading and merging ---------------------------------------------------- */
+
+/* The whole of fd, in a growing buffer. */
+static int slurp(int fd, unsigned char **buf, size_t *len)
+{
+	size_t cap = 1 << 16;
+	ssize_t r;
+
+	*len = 0;
+	*buf = malloc(cap);
+	if (!*buf)
+		return -1;
+	for (;;) {
+		if (*len == cap) {
+			unsigned char *p = realloc(*buf, cap *= 2);
+
+			if (!p)
+				return -1;
+			*buf = p;
+		}
+		r = read(fd, *buf + *len, cap - *len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return (int)r;
+		*len += (size_t)r;
+	}
+}
+
+/* An integer product's overflow index is its shard's own: past the first
+ * state the product of the shards before it moves the element where the
+ * whole product passed 2^128, so it is not known there. */
+static void forget_overflow_index(struct state *s)
+{
+	struct red_col *r = s->acc;
+
+	if (s->job.cmd != CMD_REDUCE || s->job.op != OP_PROD ||
+	    type_is_float(s->job.dtype.type))
+		return;
+	for (unsigned k = 0; k < s->job.columns; k++)
+		r[k].u.ip.at = UINT64_MAX;
+}
+
+/* Fold s (from name) into *total, or make it the total (its first,
+ * name). */
+static int fold(struct state *total, const char **first, struct state *s,
+		const char *name, struct gs_err *err)
+{
+	if (!total->acc) {
+		*total = *s;
+		*first = name;
+		return 0;
+	}
+	if (state_check(total, *first, s, name, err) < 0)
+		return -1;
+	forget_overflow_index(s);
+	operation_of(&s->job)->cpu->acc_merge(&s->job, total->acc, s->acc);
+	total->records += s->records;
+	free(s->acc);
+	return 0;
+}
+
+int state_load(const char *path, struct state *total, const char **first,
+	       struct gs_err *err)
+{
+	bool in = strcmp(path, "-") == 0;
+	int fd = in ? STDIN_FILENO : open(path, O_RDONLY);
+	const char *name = in ? "stdin" : path;
+	unsigned char *buf = NULL;
+	size_t len = 0, at = 0;
+	int rc = fd < 0 ? -1 : slurp(fd, &buf, &len);
+
+	if (fd >= 0 && !in)
+		close(fd);
+	if (rc < 0) {
+		free(buf);
+		return gs_fail(err, GS_ERUNTIME, name, "%s", fd < 0 || errno ?
+			       strerror(errno) : "out of memory");
+	}
+	if (len == 0)
+		rc = gs_fail(err, GS_ERUNTIME, name, "empty: no state");
+	while (rc == 0 && at < len) {
+		struct state s;
+		ssize_t n = state_read(buf + at, len - at, name, at, &s, err);
+		char *where = at ? malloc(strlen(name) + 32) : NULL;
+
+		if (where)	/* the later states of one file: by offset */
+			sprintf(where, "%s: byte %zu", name, at);
+		rc = n < 0 ? -1 : fold(total, first, &s, where ? where : name, err);
+		if (*first != where)
+			free(where);
+		at += n > 0 ? (size_t)n : 0;
+	}
+	free(buf);
+	return rc;
 }

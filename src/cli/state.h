@@ -38,4 +38,12 @@ ssize_t state_read(const unsigned char *p, size_t n, const char *name,
 int state_check(const struct state *a, const char *aname,
 		const struct state *b, const char *bname, struct gs_err *err);
 
+/* Every state in the file at path ("-": stdin), merged in order into
+ * *total: the first one read becomes it when total->acc is NULL (*first
+ * then names where it came from, for later messages). -1 with err filled:
+ * unreadable, not states, or states that cannot merge. The element index
+ * of an integer product's overflow is kept only for the first state. */
+int state_load(const char *path, struct state *total, const char **first,
+	       struct gs_err *err);
+
 #endif

@@ -7,11 +7,8 @@
  * passed 2^128 depends on the data before it). -f state writes the merged
  * state, for merges of merges. The format is docs/STATE.md.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "commands.h"
 #include "operation.h"
 #include "state.h"
@@ -19,103 +16,15 @@
 /* What the operands hold (the driver's c->state). */
 struct merge_state {
 	struct state total;		/* the merge so far */
-	const char *first;		/* the operand of its first state */
-	size_t nstates;
+	const char *first;		/* where its first state came from */
 };
 
-/* The whole of fd, in a growing buffer. */
-static int slurp(int fd, unsigned char **buf, size_t *len)
-{
-	size_t cap = 1 << 16;
-	ssize_t r;
-
-	*len = 0;
-	*buf = malloc(cap);
-	if (!*buf)
-		return -1;
-	for (;;) {
-		if (*len == cap) {
-			unsigned char *p = realloc(*buf, cap *= 2);
-
-			if (!p)
-				return -1;
-			*buf = p;
-		}
-		r = read(fd, *buf + *len, cap - *len);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return (int)r;
-		*len += (size_t)r;
-	}
-}
-
-/* An integer product's overflow index is its shard's own: past the first
- * state the product of the shards before it moves the element where the
- * whole product passed 2^128, so it is not known there. */
-static void forget_overflow_index(struct state *s)
-{
-	struct red_col *r = s->acc;
-
-	if (s->job.cmd != CMD_REDUCE || s->job.op != OP_PROD ||
-	    type_is_float(s->job.dtype.type))
-		return;
-	for (unsigned k = 0; k < s->job.columns; k++)
-		r[k].u.ip.at = UINT64_MAX;
-}
-
-/* Fold one state into the total. */
-static int fold(struct merge_state *m, struct state *s, const char *name,
-		struct gs_err *err)
-{
-	if (m->nstates++ == 0) {
-		m->total = *s;
-		m->first = name;
-		return 0;
-	}
-	if (state_check(&m->total, m->first, s, name, err) < 0)
-		return -1;
-	forget_overflow_index(s);
-	operation_of(&s->job)->cpu->acc_merge(&s->job, m->total.acc, s->acc);
-	m->total.records += s->records;
-	free(s->acc);
-	return 0;
-}
-
-/* Every state in one operand, in order. */
+/* Every state in one operand, in order, into the total. */
 static int read_operand(struct cli *c, const char *path, struct gs_err *err)
 {
 	struct merge_state *m = c->state;
-	bool in = strcmp(path, "-") == 0;
-	int fd = in ? STDIN_FILENO : open(path, O_RDONLY);
-	const char *name = in ? "stdin" : path;
-	unsigned char *buf = NULL;
-	size_t len = 0, at = 0;
-	int rc = fd < 0 ? -1 : slurp(fd, &buf, &len);
 
-	if (fd >= 0 && !in)
-		close(fd);
-	if (rc < 0) {
-		free(buf);
-		return gs_fail(err, GS_ERUNTIME, name, "%s", fd < 0 || errno ?
-			       strerror(errno) : "out of memory");
-	}
-	if (len == 0)
-		rc = gs_fail(err, GS_ERUNTIME, name, "empty: no state");
-	while (rc == 0 && at < len) {
-		struct state s;
-		ssize_t n = state_read(buf + at, len - at, name, at, &s, err);
-		char *where = at ? malloc(strlen(name) + 32) : NULL;
-
-		if (where)	/* the later states of one operand: by offset */
-			sprintf(where, "%s: byte %zu", name, at);
-		rc = n < 0 ? -1 : fold(m, &s, where ? where : name, err);
-		if (m->first != where)
-			free(where);
-		at += n > 0 ? (size_t)n : 0;
-	}
-	free(buf);
-	return rc;
+	return state_load(path, &m->total, &m->first, err);
 }
 
 /* Read every operand (or stdin); each one that fails is reported, and the
@@ -153,6 +62,12 @@ static int merge_stream(struct cli *c)
 	if (!last || last->op != m->total.job.cmd) {
 		gs_fail(&err, GS_ERUNTIME, m->first, "no command '%s' makes "
 			"such a state", m->total.command);
+		return cli_report(c, &err);
+	}
+	if (cmd->stream && c->format != FMT_STATE) {
+		gs_fail(&err, GS_EUSAGE, "merge", "%s states merge into a state "
+			"(-f state), the carry-in of a later %s", cmd->name,
+			cmd->name);
 		return cli_report(c, &err);
 	}
 	if (!command_writes(cmd, c->format)) {
