@@ -79,7 +79,8 @@ enum gs_op { OP_SUM, OP_PROD, OP_MIN, OP_MAX, OP_AND, OP_OR, OP_XOR };
 const char *op_name(enum gs_op op);
 int parse_op(const char *s, enum gs_op *op);
 
-enum gs_format { FMT_TEXT, FMT_TSV, FMT_CSV, FMT_JSON, FMT_BINARY, FMT_NPY };
+enum gs_format { FMT_TEXT, FMT_TSV, FMT_CSV, FMT_JSON, FMT_BINARY, FMT_NPY,
+		 FMT_STATE };
 
 /* Everything a backend needs to know to compute a command. The CLI fills it;
  * the engine completes type and columns from the input's header. */

@@ -16,20 +16,13 @@
 #include "gpustat_cuda.h"
 #endif
 
-static const struct command *const commands[] = {
-#define COMMAND(name) &name##_command,
-#include "commands.def"
-#undef COMMAND
-};
-#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
-
 static void help(void)
 {
 	fputs("Usage: gpustat COMMAND [OPTION]... [FILE]...\n"
 	      "Statistics of large binary streams at the speed they can be read,\n"
 	      "on the GPU when there is one, with exact results everywhere.\n\n"
 	      "Commands:\n", stdout);
-	for (size_t i = 0; i < NCOMMANDS; i++)
+	for (size_t i = 0; i < ncommands; i++)
 		printf("  %-8s %s\n", commands[i]->name, commands[i]->summary);
 	fputs("\nFILEs are read in order as one stream; none or '-' is stdin.\n"
 	      "Raw, .npy, PGM/PPM (binary or plain) and zstd-compressed input are\n"
@@ -58,12 +51,12 @@ static void version(void)
 /* As git does: "'stat' is not a command; did you mean 'stats'?" */
 static int unknown_command(const char *word)
 {
-	const char *names[NCOMMANDS];
+	const char *names[64];
 	const char *near;
 
-	for (size_t i = 0; i < NCOMMANDS; i++)
+	for (size_t i = 0; i < ncommands; i++)
 		names[i] = commands[i]->name;
-	near = cli_nearest(word, strlen(word), names, NCOMMANDS);
+	near = cli_nearest(word, strlen(word), names, ncommands);
 	if (word[0] == '-')
 		fprintf(stderr, "gpustat: unknown option '%s' before the command",
 			word);
@@ -98,14 +91,14 @@ static int run(int argc, char **argv)
 	/* the tables, for the completion scripts (and the tests that check
 	 * the man page and completions against them) */
 	if (strcmp(argv[1], "--options") == 0) {
-		command_dump_options(commands, NCOMMANDS, stdout);
+		command_dump_options(commands, ncommands, stdout);
 		return 0;
 	}
 	if (strcmp(argv[1], "--commands") == 0) {
-		command_dump_commands(commands, NCOMMANDS, stdout);
+		command_dump_commands(commands, ncommands, stdout);
 		return 0;
 	}
-	for (size_t i = 0; i < NCOMMANDS; i++)
+	for (size_t i = 0; i < ncommands; i++)
 		if (strcmp(argv[1], commands[i]->name) == 0)
 			return command_run(commands[i], argc - 1, argv + 1);
 	return unknown_command(argv[1]);

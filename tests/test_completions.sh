@@ -39,8 +39,8 @@ case_ 'gpustat sum --type ' has "$types uint8 float32"
 case_ 'gpustat sum -t ' has "$types"
 case_ 'gpustat sum --type=' has "$types"
 case_ 'gpustat sum --form' only '--format'
-case_ 'gpustat sum --format ' only 'text tsv csv json binary npy'
-case_ 'gpustat scan -f ' only 'binary npy'
+case_ 'gpustat sum --format ' only 'text tsv csv json binary npy state'
+case_ 'gpustat scan -f ' only 'binary npy state'
 case_ 'gpustat stats --endian ' only 'little big'
 case_ 'gpustat stats --backend=' only 'auto cuda cpu'
 case_ 'gpustat scan --op ' only 'sum min max prod'

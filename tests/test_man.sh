@@ -53,15 +53,18 @@ for opt in -V --version -h --help; do
 done
 
 # Each command's options, from the tables the parser uses (gpustat
-# --options: "COMMAND<TAB>--LONG<TAB>-S<TAB>...", "*" for the common ones,
-# and a -f row per command for its formats): its own under "CMD options".
+# --options: "COMMAND<TAB>--LONG<TAB>-S<TAB>...", "*" for those of every
+# command; -f and the input options under each command that takes them):
+# its own under "CMD options", the shared ones in the common subsections.
 "$G" --options > "$tmp/tables" && [ -s "$tmp/tables" ] && ok ||
 	bad "gpustat --options printed nothing"
 for cmd in $(cat "$tmp/cmds"); do
-	awk -F'\t' -v c="$cmd" '$1 == "*" || $1 == c {
-		kind = ($1 == c && $2 != "--format") ? "own" : "common"
+	# (an option in the rows of 3 or more commands is a shared one)
+	awk -F'\t' -v c="$cmd" 'NR == FNR { n[$2]++; next }
+	     $1 == "*" || $1 == c {
+		kind = ($1 == c && $2 != "--format" && n[$2] < 3) ? "own" : "common"
 		print kind "\t" $2; if ($3 != "-") print kind "\t" $3 }' \
-		"$tmp/tables" | sort -u > "$tmp/opts"
+		"$tmp/tables" "$tmp/tables" | sort -u > "$tmp/opts"
 	[ -s "$tmp/opts" ] && ok || bad "no options of $cmd in gpustat --options"
 	while IFS='	' read -r kind opt; do
 		if [ "$kind" = own ]; then

@@ -176,7 +176,8 @@ cmds=$("$G" --help | awk '/^Commands:/ { on = 1; next }
 # "COMMAND<TAB>--LONG<TAB>-S<TAB>ARG<TAB>VALUES<TAB>HELP" for every option
 # of every command's table, "*" for the common options
 "$G" --options > "$T/tables" 2> "$T/err" && ok || bad options "$(cat "$T/err")"
-grep -q "^\*	--type	-t	" "$T/tables" && ok || bad help_tables "no common --type in gpustat --options"
+grep -q "^\*	--output	-o	" "$T/tables" && ok || bad help_tables "no common --output in gpustat --options"
+grep -q "^sum	--type	-t	" "$T/tables" && ok || bad help_tables "no --type of sum in gpustat --options"
 for t in $(cut -f1 "$T/tables" | grep -vx '\*' | sort -u); do
 	printf '%s\n' $cmds | grep -qx "$t" && ok ||
 		bad "help_table_$t" "names no command of gpustat --help"

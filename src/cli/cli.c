@@ -33,7 +33,8 @@ const struct opt_spec common_opts[] = {
 	  .values = "@type",
 	  .id = 't',
 	  .section = "Input and type:",
-	  .brief = "element type" },
+	  .brief = "element type",
+	  .input = true },
 	{ .name = "endian",
 	  .has_arg = required_argument,
 	  .arg = "E",
@@ -41,28 +42,33 @@ const struct opt_spec common_opts[] = {
 		  "(>f4) must agree",
 	  .values = "little big",
 	  .id = OPT_ENDIAN,
-	  .brief = "byte order" },
+	  .brief = "byte order",
+	  .input = true },
 	{ .name = "columns",
 	  .short_name = 'c',
 	  .has_arg = required_argument,
 	  .arg = "N",
 	  .help = "records of N interleaved values; one result per column",
-	  .id = 'c' },
+	  .id = 'c',
+	  .input = true },
 	{ .name = "raw",
 	  .has_arg = no_argument,
 	  .help = "no detection of zstd, .npy or PGM/PPM input",
-	  .id = OPT_RAW },
+	  .id = OPT_RAW,
+	  .input = true },
 	{ .name = "long",
 	  .has_arg = optional_argument,
 	  .help = "allow zstd windows up to 2^31 bytes (--long=N: 2^N);\n"
 		  "without it, windows over 128M are refused",
 	  .id = OPT_LONG,
-	  .brief = "allow zstd windows up to 2^N bytes" },
+	  .brief = "allow zstd windows up to 2^N bytes",
+	  .input = true },
 	{ .name = "memory",
 	  .has_arg = required_argument,
 	  .arg = "SIZE",
 	  .help = "zstd frames with windows up to SIZE (at most 2G)",
-	  .id = OPT_MEMORY },
+	  .id = OPT_MEMORY,
+	  .input = true },
 	{ .name = "backend",
 	  .has_arg = required_argument,
 	  .arg = "B",
@@ -240,13 +246,18 @@ static int usage(struct gs_err *err, const char *fmt, const char *arg)
 	return gs_fail(err, GS_EUSAGE, "", fmt, arg);
 }
 
+static const char *const format_names[] = { "text", "tsv", "csv", "json",
+					    "binary", "npy", "state" };
+
+const char *format_name(enum gs_format f)
+{
+	return format_names[f];
+}
+
 static int parse_format(const char *s, enum gs_format *f)
 {
-	static const char *const names[] = { "text", "tsv", "csv", "json",
-					     "binary", "npy" };
-
-	for (int i = 0; i < 6; i++)
-		if (strcmp(s, names[i]) == 0) {
+	for (int i = 0; i <= FMT_STATE; i++)
+		if (strcmp(s, format_names[i]) == 0) {
 			*f = (enum gs_format)i;
 			return 0;
 		}
@@ -387,7 +398,7 @@ static int output_option(struct cli *c, int opt, const char *arg,
 	switch (opt) {
 	case OPT_FORMAT:
 		if (parse_format(arg, &c->format) < 0)
-			return usage(err, "unknown format '%s' (text, tsv, csv, json, binary, npy)", arg);
+			return usage(err, "unknown format '%s' (text, tsv, csv, json, binary, npy, state)", arg);
 		c->format_set = true;
 		return 0;
 	case 'o':

@@ -30,6 +30,7 @@ struct opt_spec {
 	/* a few words for completion menus, where help's first line is not
 	 * one (NULL: that line) */
 	const char *brief;
+	bool input;		/* how data is read: not for commands that read none */
 };
 
 /* One run of a command: the options, the job, the operands and what the
@@ -75,6 +76,9 @@ int cli_parse(struct cli *c, int argc, char **argv, const struct command *cmd,
 int cli_common_option(struct cli *c, int id, const char *arg,
 		      struct gs_err *err);
 extern const struct opt_spec common_opts[];
+
+/* "text", "tsv", ... as -f spells them. */
+const char *format_name(enum gs_format f);
 
 /* The name in names nearest to the first n bytes of word, if one is near
  * enough to be a typo of it ("stat" for "stats"), else NULL. */

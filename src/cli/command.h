@@ -42,8 +42,9 @@ struct pass {
 };
 
 /* The formats of a command that prints results (every one but scan). */
-#define RESULT_FORMATS "text tsv csv json binary npy"
-#define RESULT_FORMATS_HELP "text (default), tsv, csv, json, binary, npy"
+#define RESULT_FORMATS "text tsv csv json binary npy state"
+#define RESULT_FORMATS_HELP "text (default), tsv, csv, json, binary, npy,\n" \
+	"state (a partial result for gpustat merge)"
 
 struct command {
 	const char *name;
@@ -56,6 +57,7 @@ struct command {
 	enum gs_format default_format;
 	const char *formats;	/* the -f values it writes, as "text tsv ..." */
 	const char *formats_help;	/* -f's --help text */
+	bool reads_no_data;	/* takes none of the input options (merge) */
 	size_t state_size;	/* its own state, zeroed, at c->state */
 
 	/* Each may be NULL. init: defaults before the options are parsed.
@@ -74,9 +76,13 @@ struct command {
 	 * the exit status (default: cli_finish). */
 	int (*finish)(struct cli *c, const struct sbuf *b);
 	/* A command that streams its output (scan) runs this after opening
-	 * instead of the passes, and returns the exit status. */
+	 * instead of the plan and passes (which make its -f state), and
+	 * returns the exit status. */
 	int (*stream)(struct cli *c);
 };
+
+/* Whether cmd writes format f (a word of cmd->formats). */
+bool command_writes(const struct command *cmd, enum gs_format f);
 
 /* Run cmd with argv (argv[0] its name); returns the exit status. */
 int command_run(const struct command *cmd, int argc, char **argv);

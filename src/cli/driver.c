@@ -9,7 +9,9 @@
  * using the input (engine.c says why the engine is not freed then either).
  */
 #include <stdlib.h>
+#include <string.h>
 #include "command.h"
+#include "state.h"
 
 /* Every operand as one stream into c->in. */
 static int open_all(struct cli *c, struct gs_err *err)
@@ -21,8 +23,20 @@ static int open_all(struct cli *c, struct gs_err *err)
 	return 0;
 }
 
+bool command_writes(const struct command *cmd, enum gs_format f)
+{
+	const char *name = format_name(f), *p = cmd->formats;
+	size_t n = strlen(name);
+
+	for (; (p = strstr(p, name)) != NULL; p += n)
+		if ((p == cmd->formats || p[-1] == ' ') && (!p[n] || p[n] == ' '))
+			return true;
+	return false;
+}
+
 /* One pass: its accumulator within the limit, the engine over the input,
- * then the pass's own handling of the result. */
+ * then the pass's own handling of the result; the last pass of -f state
+ * writes the accumulator itself. */
 static int run_pass(struct cli *c, const struct pass *p, struct sbuf *b,
 		    struct gs_err *err)
 {
@@ -39,7 +53,11 @@ static int run_pass(struct cli *c, const struct pass *p, struct sbuf *b,
 	if (cli_run(c, c->in, c->in2, c->input_bytes, NULL, acc, &st, err) < 0)
 		return -1;
 	c->records = st.records;
-	rc = p->done(c, acc, b, err);
+	/* a streaming command's passes are its -f state's: done writes it */
+	if (c->format == FMT_STATE && !p[1].done && !c->command->stream)
+		rc = state_write(c, acc, b, err);
+	else
+		rc = p->done(c, acc, b, err);
 	free(acc);
 	return rc;
 }
@@ -57,7 +75,10 @@ static int run_passes(struct cli *c, const struct pass *passes)
 	input_close(c->in);
 	if (c->in2)
 		input_close(c->in2);
-	rc = c->command->finish ? c->command->finish(c, &b) : cli_finish(c, &b);
+	if (c->command->finish && c->format != FMT_STATE)
+		rc = c->command->finish(c, &b);
+	else
+		rc = cli_finish(c, &b);
 	sb_free(&b);
 	return rc;
 }
@@ -78,9 +99,15 @@ int command_run(const struct command *cmd, int argc, char **argv)
 		return rc > 0 ? 0 : cli_report(&c, &err);
 	if (cmd->check && cmd->check(&c, &err) < 0)
 		return cli_report(&c, &err);
+	if (!command_writes(cmd, c.format)) {
+		gs_fail(&err, GS_EUSAGE, cmd->name, "writes %s, not -f %s",
+			cmd->formats, format_name(c.format));
+		return cli_report(&c, &err);
+	}
 	if ((cmd->open ? cmd->open(&c, &err) : open_all(&c, &err)) < 0)
 		return cli_report(&c, &err);
-	if (cmd->stream)
+	/* a streaming command's -f state is that of its passes, if any */
+	if (cmd->stream && (c.format != FMT_STATE || !cmd->passes))
 		return cmd->stream(&c);
 	if (cmd->plan && cmd->plan(&c, &passes, &err) < 0)
 		return cli_report(&c, &err);

@@ -48,10 +48,16 @@ static void cli_defaults(struct cli *c, const struct command *cmd)
 	c->input_bytes = -1;
 }
 
-/* getopt_long's table: the common options, then the command's. */
+/* Whether cmd takes the common option o. */
+static bool takes(const struct command *cmd, const struct opt_spec *o)
+{
+	return !(o->input && cmd->reads_no_data);
+}
+
+/* getopt_long's table: the common options cmd takes, then its own. */
 static struct option *long_table(const struct command *cmd)
 {
-	size_t n1 = count_opts(common_opts), n2 = count_opts(cmd->opts);
+	size_t n1 = count_opts(common_opts), n2 = count_opts(cmd->opts), n = 0;
 	struct option *all = calloc(n1 + n2 + 1, sizeof(*all));
 
 	if (!all)
@@ -59,9 +65,11 @@ static struct option *long_table(const struct command *cmd)
 	for (size_t i = 0; i < n1 + n2; i++) {
 		const struct opt_spec *o = i < n1 ? &common_opts[i] : &cmd->opts[i - n1];
 
-		all[i].name = o->name;
-		all[i].has_arg = o->has_arg;
-		all[i].val = i < n1 ? o->id : CMD_OPT_BASE + (int)(i - n1);
+		if (i < n1 && !takes(cmd, o))
+			continue;
+		all[n].name = o->name;
+		all[n].has_arg = o->has_arg;
+		all[n++].val = i < n1 ? o->id : CMD_OPT_BASE + (int)(i - n1);
 	}
 	return all;
 }
@@ -77,7 +85,8 @@ static void short_table(const struct command *cmd, char *buf, size_t n)
 		const struct opt_spec *o = pass ? cmd->opts : common_opts;
 
 		for (size_t i = 0; o && o[i].name; i++) {
-			if (!o[i].short_name || used + 3 >= n)
+			if (!o[i].short_name || used + 3 >= n ||
+			    (!pass && !takes(cmd, &o[i])))
 				continue;
 			buf[used++] = o[i].short_name;
 			if (o[i].has_arg == required_argument)
@@ -281,9 +290,16 @@ static void help_line(FILE *f, const struct opt_spec *o, const char *help)
 static void help_opts(FILE *f, const struct command *cmd,
 		      const struct opt_spec *o)
 {
+	const char *section = NULL;
+
 	for (; o && o->name; o++) {
-		if (o->section)
-			fprintf(f, "%s\n", o->section);
+		section = o->section ? o->section : section;
+		if (o->input && cmd->reads_no_data)
+			continue;
+		if (section) {
+			fprintf(f, "%s\n", section);
+			section = NULL;
+		}
 		if (o->id == 'f' && o == &common_opts[count_opts(common_opts) - 1])
 			help_line(f, o, cmd->formats_help);
 		else if (o->help)
@@ -353,9 +369,10 @@ void command_dump_options(const struct command *const *cmds, size_t n, FILE *f)
 {
 	const struct opt_spec *o;
 
-	/* -f is each command's, with its formats */
+	/* under "*" those of every command; -f is each command's, with its
+	 * formats, and the input options those of the commands that read */
 	for (o = common_opts; o->name; o++)
-		if (o->id != 'f')
+		if (o->id != 'f' && !o->input)
 			dump_opt(f, "*", o, o->values);
 	for (size_t i = 0; i < n; i++) {
 		for (o = cmds[i]->opts; o && o->name; o++)
@@ -363,6 +380,8 @@ void command_dump_options(const struct command *const *cmds, size_t n, FILE *f)
 		for (o = common_opts; o->name; o++)
 			if (o->id == 'f')
 				dump_opt(f, cmds[i]->name, o, cmds[i]->formats);
+			else if (o->input && takes(cmds[i], o))
+				dump_opt(f, cmds[i]->name, o, o->values);
 	}
 }
 

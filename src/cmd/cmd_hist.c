@@ -612,6 +612,10 @@ static int hist_check(struct cli *c, struct gs_err *err)
 	if (hs->plot && c->format_set)
 		return gs_fail(err, GS_EUSAGE, "hist", "--plot draws text; it "
 			       "takes no --format");
+	if (c->format == FMT_STATE && (hs->nonzero || hs->edges_path))
+		return gs_fail(err, GS_EUSAGE, "hist", "%s does not go with -f "
+			       "state: give it to the run that prints the result",
+			       hs->nonzero ? "--nonzero" : "--edges");
 	if (check_nonzero(c, err) < 0)
 		return -1;
 	return check_edges_path(c, err);
@@ -642,6 +646,11 @@ static int hist_plan(struct cli *c, const struct pass **passes,
 		return gs_fail(err, GS_EUSAGE, "hist", "--nonzero does not go "
 			       "with -f json for ranged bins: the counts pair "
 			       "with the edges");
+	/* each shard would find its own range: the bins would not add up */
+	if (c->format == FMT_STATE && c->job.ranged && !hs->range_set)
+		return gs_fail(err, GS_EUSAGE, "hist", "-f state of ranged bins "
+			       "needs --range LO:HI (without it each shard's bins "
+			       "would span its own min and max)");
 	if (c->job.ranged && !hs->bins_set)
 		c->job.bins = 10;	/* numpy's default */
 	if (c->job.ranged && hs->range_set)
@@ -672,5 +681,6 @@ const struct command hist_command = {
 	.option = hist_option,
 	.check = hist_check,
 	.plan = hist_plan,
+	.passes = count_pass,
 	.finish = hist_finish,
 };

@@ -12,10 +12,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "command.h"
+#include "operation.h"
+#include "state.h"
 #include "report.h"
 #include "sig.h"
 
-enum { OPT_EXCLUSIVE = 1, OPT_OP, OPT_OUT_TYPE, OPT_FORCE };
+enum { OPT_EXCLUSIVE = 1, OPT_OP, OPT_OUT_TYPE, OPT_FORCE, OPT_CARRY_IN };
 
 static const struct opt_spec scan_opts[] = {
 	{ .name = "op",
@@ -41,6 +43,14 @@ static const struct opt_spec scan_opts[] = {
 	  .has_arg = no_argument,
 	  .help = "write binary to a terminal anyway",
 	  .id = OPT_FORCE },
+	{ .name = "carry-in",
+	  .has_arg = required_argument,
+	  .arg = "STATE",
+	  .help = "start from STATE, the -f state of everything before\n"
+		  "this input (states in the file are merged first)",
+	  .values = "@file",
+	  .id = OPT_CARRY_IN,
+	  .brief = "start from the state of the data before" },
 	{ .name = NULL },
 };
 
@@ -48,6 +58,9 @@ static const struct opt_spec scan_opts[] = {
 struct scan_state {
 	bool out_type_set, force;
 	enum gs_type out_type;
+	const char *carry_path;		/* --carry-in */
+	struct state carry;		/* loaded from it */
+	const char *carry_name;
 };
 
 static void scan_init(struct cli *c)
@@ -95,6 +108,9 @@ static int scan_option(struct cli *c, int id, const char *arg,
 		return out_type_option(s, arg, err);
 	case OPT_FORCE:
 		s->force = true;
+		return 0;
+	case OPT_CARRY_IN:
+		s->carry_path = arg;
 		return 0;
 	}
 	return -1;
@@ -252,7 +268,8 @@ static int check_operands(struct cli *c)
 
 static int scan_check(struct cli *c, struct gs_err *err)
 {
-	if (c->format != FMT_BINARY && c->format != FMT_NPY)
+	if (c->format != FMT_BINARY && c->format != FMT_NPY &&
+	    c->format != FMT_STATE)
 		return gs_fail(err, GS_EUSAGE, "scan", "writes binary or npy, "
 			       "not text formats");
 	if (check_operands(c) < 0) {
@@ -264,6 +281,58 @@ static int scan_check(struct cli *c, struct gs_err *err)
 	return 0;
 }
 
+/* --carry-in: the reduction of every record before this input, with this
+ * scan's operation, type and columns. */
+static int load_carry(struct cli *c, struct gs_err *err)
+{
+	struct scan_state *s = c->state;
+	const struct gs_job *j;
+
+	if (!s->carry_path)
+		return 0;
+	if (state_load(s->carry_path, &s->carry, &s->carry_name, err) < 0)
+		return -1;
+	j = &s->carry.job;
+	if (j->cmd != CMD_REDUCE)
+		return gs_fail(err, GS_EUSAGE, s->carry_name, "a %s state is "
+			       "no carry for a scan (scan, sum or reduce -f "
+			       "state is)", s->carry.command);
+	if (j->op != c->job.op || j->dtype.type != c->job.dtype.type ||
+	    j->columns != c->job.columns)
+		return gs_fail(err, GS_EUSAGE, s->carry_name, "the carry is "
+			       "--op %s of %u column%s of %s, this scan --op %s "
+			       "of %u of %s", op_name(j->op), j->columns,
+			       j->columns == 1 ? "" : "s", type_name(j->dtype.type),
+			       op_name(c->job.op), c->job.columns,
+			       type_name(c->job.dtype.type));
+	return 0;
+}
+
+/* -f state: the state after this input, the carry-in's included, as the
+ * carry of the input after it. */
+static int scan_state_done(struct cli *c, void *acc, struct sbuf *b,
+			   struct gs_err *err)
+{
+	struct scan_state *s = c->state;
+
+	if (!s->carry.acc)
+		return state_write(c, acc, b, err);
+	reduce_kernels.acc_merge(&c->job, s->carry.acc, acc);
+	c->records += s->carry.records;
+	return state_write(c, s->carry.acc, b, err);
+}
+
+static int scan_plan(struct cli *c, const struct pass **passes,
+		     struct gs_err *err)
+{
+	return load_carry(c, err);
+}
+
+static const struct pass state_passes[] = {
+	{ .op = CMD_REDUCE, .done = scan_state_done },
+	{ .done = NULL },
+};
+
 static int scan_stream(struct cli *c)
 {
 	struct scan_state *so = c->state;
@@ -272,8 +341,10 @@ static int scan_stream(struct cli *c)
 	struct scan_sink s = { .bytes = 0 };
 	struct sink sink = { sink_write, &s };
 
-	if (settle_out_type(c, &err) < 0 || out_open(&s.o, c->output, &err) < 0)
+	if (load_carry(c, &err) < 0 || settle_out_type(c, &err) < 0 ||
+	    out_open(&s.o, c->output, &err) < 0)
 		return cli_report(c, &err);
+	c->eo.carry_in = so->carry.acc;
 	if (s.o.is_tty && !so->force) {
 		gs_fail(&err, GS_EUSAGE, "scan", "refusing to write binary output "
 			"to a terminal (redirect it, or use --force)");
@@ -311,11 +382,14 @@ const struct command scan_command = {
 	.opts = scan_opts,
 	.default_type = GS_F32,
 	.default_format = FMT_BINARY,
-	.formats = "binary npy",
-	.formats_help = "binary (default) or npy",
+	.formats = "binary npy state",
+	.formats_help = "binary (default), npy, or state (the carry-in of\n"
+			"the input after this one)",
 	.state_size = sizeof(struct scan_state),
 	.init = scan_init,
 	.option = scan_option,
 	.check = scan_check,
+	.plan = scan_plan,
+	.passes = state_passes,
 	.stream = scan_stream,
 };

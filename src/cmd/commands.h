@@ -10,4 +10,11 @@
 #include "commands.def"
 #undef COMMAND
 
+/* Every command, in the order of commands.def. */
+extern const struct command *const commands[];
+extern const size_t ncommands;
+
+/* The command named name, or NULL. */
+const struct command *command_find(const char *name);
+
 #endif

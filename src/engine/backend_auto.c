@@ -260,6 +260,16 @@ static void hyb_close(void *v)
 	free(h);
 }
 
+/* A scan's carry-in seeds the CPU, which scans first; the GPU takes its
+ * carry from the CPU's state when it takes over. */
+static int hyb_scan_seed(void *v, const struct red_col *state,
+			 struct gs_err *err)
+{
+	struct hybrid *h = v;
+
+	return backend_cpu.scan_seed(h->cpu, state, err);
+}
+
 const struct backend backend_auto = {
 	.name = "auto",
 	.host_alloc = host_pages_alloc,
@@ -268,6 +278,7 @@ const struct backend backend_auto = {
 	.submit = hyb_submit,
 	.finish = hyb_finish,
 	.close = hyb_close,
+	.scan_seed = hyb_scan_seed,
 };
 
 #else

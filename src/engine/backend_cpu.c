@@ -268,6 +268,16 @@ static const struct red_col *cpu_scan_state(void *ctx)
 	return c->state;
 }
 
+/* A scan's carry-in (scan --carry-in): before the first chunk. */
+static int cpu_scan_seed(void *ctx, const struct red_col *state,
+			 struct gs_err *err)
+{
+	struct cpu *c = ctx;
+
+	memcpy(c->state, state, c->job->columns * sizeof(struct red_col));
+	return 0;
+}
+
 static int cpu_finish(void *ctx, void *acc, struct gs_err *err)
 {
 	struct cpu *c = ctx;
@@ -388,4 +398,5 @@ const struct backend backend_cpu = {
 	.finish = cpu_finish,
 	.close = cpu_close,
 	.scan_state = cpu_scan_state,
+	.scan_seed = cpu_scan_seed,
 };

@@ -35,6 +35,8 @@ struct negzero {
 	size_t size;			/* bytes per element */
 	unsigned live;			/* columns still in their run */
 	_Atomic uint64_t *end;		/* [columns]: the run's end, a record */
+	bool *lead0;			/* [columns]: an exclusive scan's first
+					 * output, the carry-in, is -0 */
 	bool out_done;			/* no output record left to fix */
 	uint64_t out_rec;		/* scan output records written */
 	unsigned char *bounce;		/* scan output being fixed */
@@ -87,8 +89,9 @@ static bool nz_in_run(const struct engine *e, unsigned col, uint64_t r)
 	uint64_t end = atomic_load_explicit(&e->nz.end[col],
 					    memory_order_relaxed);
 
+	/* the empty prefix is +0; a carry-in of -0 terms only is -0 */
 	if (e->job->exclusive)
-		return r >= 1 && r <= end;	/* the empty prefix is +0 */
+		return (r >= 1 || e->nz.lead0[col]) && r <= end;
 	return r < end;
 }
 
@@ -456,6 +459,7 @@ static void free_buffers(struct engine *e)
 	}
 	free(e->tail);
 	free(e->nz.end);
+	free(e->nz.lead0);
 	free(e->nz.bounce);
 }
 
@@ -506,8 +510,24 @@ static void nz_chunk(struct engine *e, const struct chunk *c)
 	}
 }
 
+/* A scan from a carry-in: a column whose earlier records are not all -0
+ * has no run left; one whose are starts the exclusive output with -0. */
+static void nz_carry(struct engine *e, const struct red_col *carry)
+{
+	for (unsigned col = 0; carry && col < e->job->columns; col++) {
+		if (carry[col].count == 0)
+			continue;
+		e->nz.lead0[col] = carry[col].u.sum.negzero;
+		if (!carry[col].u.sum.negzero) {
+			atomic_store(&e->nz.end[col], 0);
+			e->nz.live--;
+		}
+	}
+}
+
 /* Track the sign of zero sums where the operation has float sums. */
-static int nz_init(struct engine *e, struct gs_err *err)
+static int nz_init(struct engine *e, const struct red_col *carry,
+		   struct gs_err *err)
 {
 	const struct gs_job *job = e->job;
 	const struct operation *op = operation_of(job);
@@ -529,8 +549,10 @@ static int nz_init(struct engine *e, struct gs_err *err)
 
 	e->nz.bounce_rec = rec < 65536 ? 65536 / rec : 1;
 	e->nz.bounce = malloc(e->nz.bounce_rec * rec);
-	if (!e->nz.bounce)
+	e->nz.lead0 = calloc(job->columns, sizeof(*e->nz.lead0));
+	if (!e->nz.bounce || !e->nz.lead0)
 		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
+	nz_carry(e, carry);
 	return 0;
 }
 
@@ -680,6 +702,18 @@ static int run_chunks(struct engine *ep, void *ctx, void *acc,
 	return rc;
 }
 
+/* A scan's carry-in, into the backend before its first chunk. */
+static int seed(const struct backend *be, void *ctx,
+		const struct red_col *carry, struct gs_err *err)
+{
+	if (!carry)
+		return 0;
+	if (!be->scan_seed)
+		return gs_fail(err, GS_ERUNTIME, be->name, "cannot start a scan "
+			       "from a carry-in");
+	return be->scan_seed(ctx, carry, err);
+}
+
 int engine_run(const struct gs_job *job, const struct engine_opts *eo,
 	       const struct backend *be, struct input *in, struct input *in2,
 	       struct sink *sink, void *acc, struct engine_stats *st,
@@ -707,9 +741,9 @@ int engine_run(const struct gs_job *job, const struct engine_opts *eo,
 		.release = release, .engine = ep,
 	};
 
-	if (alloc_buffers(ep, err) < 0 || nz_init(ep, err) < 0)
+	if (alloc_buffers(ep, err) < 0 || nz_init(ep, eo->carry_in, err) < 0)
 		goto out;
-	if (be->open(&ctx, &env, err) < 0) {
+	if (be->open(&ctx, &env, err) < 0 || seed(be, ctx, eo->carry_in, err) < 0) {
 		be->close(ctx);
 		goto out;
 	}

@@ -40,6 +40,9 @@ struct engine_opts {
 	int streams;
 	int stall_ms;
 	_Atomic uint64_t *counter;	/* payload bytes read, for progress; or NULL */
+	/* a scan's start: the reduction of every record before the stream
+	 * (a struct red_col per column, scan --carry-in), or NULL */
+	const struct red_col *carry_in;
 };
 
 struct engine_stats {

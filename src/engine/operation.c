@@ -34,12 +34,16 @@ static void reduce_negzero(void *acc, unsigned col, bool negzero)
 }
 
 static const struct operation operations[] = {
-	[CMD_HIST] = { .name = "hist", .cpu = &hist_kernels },
+	[CMD_HIST] = { .name = "hist", .cpu = &hist_kernels,
+		       .state = &hist_state },
 	[CMD_STATS] = { .name = "stats", .cpu = &stats_kernels,
+			.state = &stats_state,
 			.zero_sign = float_input, .zero_sign_skips_nan = true,
 			.set_negzero = stats_negzero },
-	[CMD_DOT] = { .name = "dot", .cpu = &dot_kernels },
+	[CMD_DOT] = { .name = "dot", .cpu = &dot_kernels,
+		      .state = &dot_state },
 	[CMD_REDUCE] = { .name = "reduce", .cpu = &reduce_kernels,
+			 .state = &reduce_state,
 			 .zero_sign = float_sum, .set_negzero = reduce_negzero },
 	[CMD_SCAN] = { .name = "scan", .cpu = &reduce_kernels, .stream = true,
 		       .zero_sign = float_scan_sum },

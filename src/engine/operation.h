@@ -16,11 +16,24 @@
 
 #include "acc.h"
 
+/* An accumulator as bytes (state_codec.c, docs/STATE.md): how many for
+ * job, and the copies each way; put and get never fail (the caller checks
+ * the length and makes the accumulator with acc_init first). */
+struct state_codec {
+	size_t (*bytes)(const struct gs_job *job);
+	void (*put)(const struct gs_job *job, const void *acc, unsigned char *p);
+	void (*get)(const struct gs_job *job, void *acc, const unsigned char *p);
+};
+extern const struct state_codec hist_state, stats_state, dot_state,
+	reduce_state;
+
 struct operation {
 	const char *name;
 	/* its exact state (size, init, merge) and the CPU kernel that folds
 	 * records into it */
 	const struct acc_kernels *cpu;
+	/* the state as bytes, for -f state and merge (NULL: it has none) */
+	const struct state_codec *state;
 	/* its output streams through a sink (a scan): no result accumulator,
 	 * and the state carried between chunks is the reduction of the
 	 * records before them */

@@ -1,0 +1,362 @@
+/*
+ * state.c - see state.h. The header is text so that `head` shows what a
+ * state holds; its keys are fixed, in a fixed order, every one present, so
+ * reading is one strict pass and any difference between two states is
+ * named by its key. Doubles (the range) are written in C's %a, which reads
+ * back exactly.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "operation.h"
+#include "command.h"
+#include "state.h"
+
+/* The keys after the magic line, in order. */
+enum { K_COMMAND, K_OPERATION, K_TYPE, K_COLUMNS, K_OP, K_RANGED, K_BINS,
+       K_LO, K_HI, K_PAIRS, K_RECORDS, K_PAYLOAD, NKEYS };
+static const char *const keys[NKEYS] = {
+	"command", "operation", "type", "columns", "op", "ranged", "bins",
+	"lo", "hi", "pairs", "records", "payload",
+};
+#define VALUE_MAX 64
+
+/* The value of key k, as the header writes it. */
+static void key_value(const char *command, const struct gs_job *job,
+		      uint64_t records, uint64_t payload, int k, char *v)
+{
+	switch (k) {
+	case K_COMMAND: snprintf(v, VALUE_MAX, "%s", command); break;
+	case K_OPERATION: snprintf(v, VALUE_MAX, "%s", operation_of(job)->name); break;
+	case K_TYPE: snprintf(v, VALUE_MAX, "%s", type_name(job->dtype.type)); break;
+	case K_COLUMNS: snprintf(v, VALUE_MAX, "%u", job->columns); break;
+	case K_OP: snprintf(v, VALUE_MAX, "%s", op_name(job->op)); break;
+	case K_RANGED: snprintf(v, VALUE_MAX, "%d", job->ranged); break;
+	case K_BINS: snprintf(v, VALUE_MAX, "%llu", (unsigned long long)job->bins); break;
+	case K_LO: snprintf(v, VALUE_MAX, "%a", job->lo); break;
+	case K_HI: snprintf(v, VALUE_MAX, "%a", job->hi); break;
+	case K_PAIRS:
+		snprintf(v, VALUE_MAX, "%d", job->cmd == CMD_DOT && !job->two_inputs);
+		break;
+	case K_RECORDS: snprintf(v, VALUE_MAX, "%llu", (unsigned long long)records); break;
+	default: snprintf(v, VALUE_MAX, "%llu", (unsigned long long)payload); break;
+	}
+}
+
+int state_write(const struct cli *c, const void *acc, struct sbuf *b,
+		struct gs_err *err)
+{
+	const struct gs_job *job = &c->job;
+	const struct operation *op = operation_of(job);
+	size_t n = op->state->bytes(job);
+	unsigned char *payload = malloc(n ? n : 1);
+	char v[VALUE_MAX];
+
+	if (!payload)
+		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
+	op->state->put(job, acc, payload);
+	sb_addf(b, "%s %d\n", STATE_MAGIC, STATE_VERSION);
+	for (int k = 0; k < NKEYS; k++) {
+		key_value(c->command->name, job, c->records, n, k, v);
+		sb_addf(b, "%s %s\n", keys[k], v);
+	}
+	sb_add(b, "\n");
+	sb_addn(b, payload, n);
+	free(payload);
+	return 0;
+}
+
+/* ---- reading -------------------------------------------------------------- */
+
+/* The next "KEY VALUE\n" line at *p, for the expected key. */
+static int read_line(const unsigned char **p, const unsigned char *end,
+		     const char *key, char *value, const char *name,
+		     struct gs_err *err)
+{
+	size_t klen = strlen(key);
+	const unsigned char *nl = memchr(*p, '\n', (size_t)(end - *p));
+	size_t len = nl ? (size_t)(nl - *p) : 0;
+
+	if (!nl)
+		return gs_fail(err, GS_ERUNTIME, name, "truncated state header");
+	if (len <= klen + 1 || memcmp(*p, key, klen) || (*p)[klen] != ' ' ||
+	    len - klen - 1 >= VALUE_MAX)
+		return gs_fail(err, GS_ERUNTIME, name, "state header: expected "
+			       "'%s VALUE', not '%.*s'", key,
+			       (int)(len < 60 ? len : 60), (const char *)*p);
+	memcpy(value, *p + klen + 1, len - klen - 1);
+	value[len - klen - 1] = '\0';
+	*p = nl + 1;
+	return 0;
+}
+
+static int bad_value(const char *name, const char *key, const char *v,
+		     struct gs_err *err)
+{
+	return gs_fail(err, GS_ERUNTIME, name, "state header: bad %s '%s'",
+		       key, v);
+}
+
+static int to_u64(const char *v, uint64_t max, uint64_t *out)
+{
+	char *end;
+
+	if (*v < '0' || *v > '9')
+		return -1;
+	errno = 0;
+	unsigned long long x = strtoull(v, &end, 10);
+
+	if (errno || *end || x > max)
+		return -1;
+	*out = x;
+	return 0;
+}
+
+static int find_operation(const char *v, enum gs_cmd *op)
+{
+	for (int i = 0; i < GS_NCMDS; i++) {
+		struct gs_job j = { .cmd = (enum gs_cmd)i };
+
+		if (strcmp(operation_of(&j)->name, v) == 0 &&
+		    operation_of(&j)->state) {
+			*op = (enum gs_cmd)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* One key's value into s. */
+static int set_key(struct state *s, int k, const char *v, uint64_t *payload)
+{
+	struct gs_job *job = &s->job;
+	struct gs_dtype d;
+	uint64_t u = 0;
+	char *end;
+
+	switch (k) {
+	case K_COMMAND:
+		return snprintf(s->command, sizeof(s->command), "%s", v) <
+		       (int)sizeof(s->command) ? 0 : -1;
+	case K_OPERATION:
+		return find_operation(v, &job->cmd);
+	case K_TYPE:
+		if (type_parse(v, &d, NULL) < 0 || strcmp(type_name(d.type), v))
+			return -1;
+		job->dtype.type = d.type;
+		return 0;
+	case K_OP:
+		return parse_op(v, &job->op);
+	case K_LO:
+	case K_HI:
+		errno = 0;
+		*(k == K_LO ? &job->lo : &job->hi) = strtod(v, &end);
+		return errno || *end ? -1 : 0;
+	}
+	if (to_u64(v, UINT64_MAX, &u) < 0)
+		return -1;
+	switch (k) {
+	case K_COLUMNS:
+		job->columns = (unsigned)u;
+		return u >= 1 && u <= 1048576 ? 0 : -1;
+	case K_RANGED:
+		job->ranged = u;
+		return u <= 1 ? 0 : -1;
+	case K_BINS:
+		job->bins = u;
+		return u <= (1u << 24) ? 0 : -1;
+	case K_PAIRS:
+		job->two_inputs = !u;
+		return u <= 1 ? 0 : -1;
+	case K_RECORDS:
+		s->records = u;
+		return 0;
+	default:
+		*payload = u;
+		return 0;
+	}
+}
+
+static int read_header(const unsigned char **p, const unsigned char *end,
+		       const char *name, struct state *s, uint64_t *payload,
+		       struct gs_err *err)
+{
+	char v[VALUE_MAX];
+
+	if (read_line(p, end, STATE_MAGIC, v, name, err) < 0)
+		return -1;
+	if (strcmp(v, "1") != 0)
+		return gs_fail(err, GS_ERUNTIME, name, "state version %s; this "
+			       "gpustat reads version %d", v, STATE_VERSION);
+	for (int k = 0; k < NKEYS; k++) {
+		if (read_line(p, end, keys[k], v, name, err) < 0)
+			return -1;
+		if (set_key(s, k, v, payload) < 0)
+			return bad_value(name, keys[k], v, err);
+	}
+	if (*p >= end || **p != '\n')
+		return gs_fail(err, GS_ERUNTIME, name, "state header: no empty "
+			       "line after 'payload'");
+	(*p)++;
+	if (!s->job.ranged && s->job.cmd == CMD_HIST &&
+	    (type_is_float(s->job.dtype.type) || type_size(s->job.dtype.type) > 2))
+		return bad_value(name, "ranged", "0", err);
+	return 0;
+}
+
+ssize_t state_read(const unsigned char *p, size_t n, const char *name,
+		   uint64_t off, struct state *s, struct gs_err *err)
+{
+	const unsigned char *start = p, *end = p + n;
+	uint64_t payload = 0;
+	char where[300];
+
+	snprintf(where, sizeof(where), off ? "%s: byte %llu" : "%s", name,
+		 (unsigned long long)off);
+	memset(s, 0, sizeof(*s));
+	if (n < 8 || memcmp(p, STATE_MAGIC, 8) != 0)
+		return gs_fail(err, GS_ERUNTIME, where, "not a gpustat state "
+			       "(made by -f state)");
+	if (read_header(&p, end, where, s, &payload, err) < 0)
+		return -1;
+
+	const struct operation *op = operation_of(&s->job);
+
+	if (payload != op->state->bytes(&s->job))
+		return gs_fail(err, GS_ERUNTIME, where, "state header: payload "
+			       "%llu, but %s of %s needs %zu bytes",
+			       (unsigned long long)payload, op->name,
+			       type_name(s->job.dtype.type),
+			       op->state->bytes(&s->job));
+	if ((uint64_t)(end - p) < payload)
+		return gs_fail(err, GS_ERUNTIME, where, "truncated state: %llu "
+			       "of %llu payload bytes", (unsigned long long)(end - p),
+			       (unsigned long long)payload);
+	s->acc = malloc(op->cpu->acc_size(&s->job));
+	if (!s->acc)
+		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
+	op->cpu->acc_init(&s->job, s->acc);
+	op->state->get(&s->job, s->acc, p);
+	return (ssize_t)(p + payload - start);
+}
+
+int state_check(const struct state *a, const char *aname,
+		const struct state *b, const char *bname, struct gs_err *err)
+{
+	char va[VALUE_MAX], vb[VALUE_MAX];
+
+	/* every key but the counts; the range as people write it */
+	for (int k = 0; k < K_RECORDS; k++) {
+		key_value(a->command, &a->job, 0, 0, k, va);
+		key_value(b->command, &b->job, 0, 0, k, vb);
+		if (strcmp(va, vb) != 0 && (k == K_LO || k == K_HI)) {
+			snprintf(va, sizeof(va), "%.17g", k == K_LO ? a->job.lo : a->job.hi);
+			snprintf(vb, sizeof(vb), "%.17g", k == K_LO ? b->job.lo : b->job.hi);
+		}
+		if (strcmp(va, vb) != 0)
+			return gs_fail(err, GS_ERUNTIME, bname, "cannot merge "
+				       "with %s: %s %s, not %s", aname, keys[k],
+				       vb, va);
+	}
+	return 0;
+}
+
+/* ---- loading and merging ---------------------------------------------------- */
+
+/* The whole of fd, in a growing buffer. */
+static int slurp(int fd, unsigned char **buf, size_t *len)
+{
+	size_t cap = 1 << 16;
+	ssize_t r;
+
+	*len = 0;
+	*buf = malloc(cap);
+	if (!*buf)
+		return -1;
+	for (;;) {
+		if (*len == cap) {
+			unsigned char *p = realloc(*buf, cap *= 2);
+
+			if (!p)
+				return -1;
+			*buf = p;
+		}
+		r = read(fd, *buf + *len, cap - *len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return (int)r;
+		*len += (size_t)r;
+	}
+}
+
+/* An integer product's overflow index is its shard's own: past the first
+ * state the product of the shards before it moves the element where the
+ * whole product passed 2^128, so it is not known there. */
+static void forget_overflow_index(struct state *s)
+{
+	struct red_col *r = s->acc;
+
+	if (s->job.cmd != CMD_REDUCE || s->job.op != OP_PROD ||
+	    type_is_float(s->job.dtype.type))
+		return;
+	for (unsigned k = 0; k < s->job.columns; k++)
+		r[k].u.ip.at = UINT64_MAX;
+}
+
+/* Fold s (from name) into *total, or make it the total (its first,
+ * name). */
+static int fold(struct state *total, const char **first, struct state *s,
+		const char *name, struct gs_err *err)
+{
+	if (!total->acc) {
+		*total = *s;
+		*first = name;
+		return 0;
+	}
+	if (state_check(total, *first, s, name, err) < 0)
+		return -1;
+	forget_overflow_index(s);
+	operation_of(&s->job)->cpu->acc_merge(&s->job, total->acc, s->acc);
+	total->records += s->records;
+	free(s->acc);
+	return 0;
+}
+
+int state_load(const char *path, struct state *total, const char **first,
+	       struct gs_err *err)
+{
+	bool in = strcmp(path, "-") == 0;
+	int fd = in ? STDIN_FILENO : open(path, O_RDONLY);
+	const char *name = in ? "stdin" : path;
+	unsigned char *buf = NULL;
+	size_t len = 0, at = 0;
+	int rc = fd < 0 ? -1 : slurp(fd, &buf, &len);
+
+	if (fd >= 0 && !in)
+		close(fd);
+	if (rc < 0) {
+		free(buf);
+		return gs_fail(err, GS_ERUNTIME, name, "%s", fd < 0 || errno ?
+			       strerror(errno) : "out of memory");
+	}
+	if (len == 0)
+		rc = gs_fail(err, GS_ERUNTIME, name, "empty: no state");
+	while (rc == 0 && at < len) {
+		struct state s;
+		ssize_t n = state_read(buf + at, len - at, name, at, &s, err);
+		char *where = at ? malloc(strlen(name) + 32) : NULL;
+
+		if (where)	/* the later states of one file: by offset */
+			sprintf(where, "%s: byte %zu", name, at);
+		rc = n < 0 ? -1 : fold(total, first, &s, where ? where : name, err);
+		if (*first != where)
+			free(where);
+		at += n > 0 ? (size_t)n : 0;
+	}
+	free(buf);
+	return rc;
+}

@@ -1,0 +1,49 @@
+/*
+ * state.h - a command's exact partial result as bytes (-f state) and back
+ * (gpustat merge). docs/STATE.md is the format: a text header of
+ * "key value" lines that names the command and every option the result
+ * depends on, then the accumulator, little-endian.
+ */
+#ifndef STATE_H
+#define STATE_H
+
+#include <sys/types.h>
+#include "cli.h"
+#include "report.h"
+
+#define STATE_MAGIC "GPUSTATE"
+#define STATE_VERSION 1
+
+/* One state read back: what it was computed by and over, and its
+ * accumulator (malloc'd, made by acc_init and filled from the bytes). */
+struct state {
+	char command[24];
+	struct gs_job job;
+	uint64_t records;
+	void *acc;
+};
+
+/* c's result, acc after its last pass over c->records records, into b. */
+int state_write(const struct cli *c, const void *acc, struct sbuf *b,
+		struct gs_err *err);
+
+/* Read the state at p[0..n) (name for messages, off its byte offset there).
+ * Returns the bytes it took, or -1 with err filled (not a state, another
+ * version, truncated, an impossible header). */
+ssize_t state_read(const unsigned char *p, size_t n, const char *name,
+		   uint64_t off, struct state *s, struct gs_err *err);
+
+/* Whether b can merge into a: the same command, type, columns and options.
+ * -1 with err naming the first that differs. */
+int state_check(const struct state *a, const char *aname,
+		const struct state *b, const char *bname, struct gs_err *err);
+
+/* Every state in the file at path ("-": stdin), merged in order into
+ * *total: the first one read becomes it when total->acc is NULL (*first
+ * then names where it came from, for later messages). -1 with err filled:
+ * unreadable, not states, or states that cannot merge. The element index
+ * of an integer product's overflow is kept only for the first state. */
+int state_load(const char *path, struct state *total, const char **first,
+	       struct gs_err *err);
+
+#endif

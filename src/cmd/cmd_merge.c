@@ -1,0 +1,118 @@
+/*
+ * cmd_merge.c - `gpustat merge STATE...`: the states that `-f state` wrote
+ * for the shards of a stream (files, or one after another on stdin), merged
+ * exactly and printed as the command that wrote them prints its result: the
+ * same bits as one run over the shards in a row, whatever their grouping
+ * and order (an integer product that overflows names no element: where it
+ * passed 2^128 depends on the data before it). -f state writes the merged
+ * state, for merges of merges. The format is docs/STATE.md.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "commands.h"
+#include "operation.h"
+#include "state.h"
+
+/* What the operands hold (the driver's c->state). */
+struct merge_state {
+	struct state total;		/* the merge so far */
+	const char *first;		/* where its first state came from */
+};
+
+/* Every state in one operand, in order, into the total. */
+static int read_operand(struct cli *c, const char *path, struct gs_err *err)
+{
+	struct merge_state *m = c->state;
+
+	return state_load(path, &m->total, &m->first, err);
+}
+
+/* Read every operand (or stdin); each one that fails is reported, and the
+ * run goes on to name the others, as a cat of them would. */
+static int merge_open(struct cli *c, struct gs_err *err)
+{
+	char *stdin_only[] = { "-" };
+	char **ops = c->noperands ? c->operands : stdin_only;
+	int n = c->noperands ? c->noperands : 1;
+
+	if (out_check_inputs("-o", c->output, c->operands, c->noperands, err) < 0)
+		return -1;
+	for (int i = 0; i < n; i++)
+		if (read_operand(c, ops[i], err) < 0) {
+			c->operand_failed = true;
+			cli_report(c, err);
+		}
+	err->code = GS_ERUNTIME;
+	err->what[0] = '\0';	/* reported already */
+	return c->operand_failed ? -1 : 0;
+}
+
+/* The total as its command prints it, or as a state again. */
+static int merge_stream(struct cli *c)
+{
+	struct merge_state *m = c->state;
+	const struct command *cmd = command_find(m->total.command);
+	const struct pass *last = cmd ? cmd->passes : NULL;
+	struct gs_err err;
+	struct sbuf b;
+	int rc;
+
+	while (last && last[1].done)
+		last++;
+	if (!last || last->op != m->total.job.cmd) {
+		gs_fail(&err, GS_ERUNTIME, m->first, "no command '%s' makes "
+			"such a state", m->total.command);
+		return cli_report(c, &err);
+	}
+	if (cmd->stream && c->format != FMT_STATE) {
+		gs_fail(&err, GS_EUSAGE, "merge", "%s states merge into a state "
+			"(-f state), the carry-in of a later %s", cmd->name,
+			cmd->name);
+		return cli_report(c, &err);
+	}
+	if (!command_writes(cmd, c->format)) {
+		gs_fail(&err, GS_EUSAGE, "merge", "%s writes %s, not -f %s",
+			cmd->name, cmd->formats, format_name(c->format));
+		return cli_report(c, &err);
+	}
+	/* from here on c is a run of that command over every shard */
+	c->command = cmd;
+	c->cmd = cmd->name;
+	c->job = m->total.job;
+	c->records = m->total.records;
+	c->state = cmd->state_size ? calloc(1, cmd->state_size) : NULL;
+	if (cmd->state_size && !c->state) {
+		gs_fail(&err, GS_ERUNTIME, "", "out of memory");
+		return cli_report(c, &err);
+	}
+	sb_init(&b);
+	rc = c->format == FMT_STATE ? state_write(c, m->total.acc, &b, &err)
+				    : last->done(c, m->total.acc, &b, &err);
+	if (rc < 0)
+		return cli_report(c, &err);
+	rc = cmd->finish && c->format != FMT_STATE ? cmd->finish(c, &b)
+						   : cli_finish(c, &b);
+	sb_free(&b);
+	return rc;
+}
+
+const struct command merge_command = {
+	.name = "merge",
+	.summary = "merge -f state results of shards into one result",
+	.usage = "[OPTION]... [STATE]...",
+	.about = "Merge the states that -f state wrote for the shards of a "
+		 "stream (files, or\none after another on stdin) and print "
+		 "exactly what the command that wrote\nthem prints for the "
+		 "shards in a row, in any grouping and order.",
+	.examples = "gpustat sum -f state -o a.state a.f32\n"
+		    "gpustat merge a.state b.state c.state\n"
+		    "cat shards/*.state | gpustat merge -f json",
+	.default_type = GS_F32,
+	.default_format = FMT_TEXT,
+	.formats = RESULT_FORMATS,
+	.formats_help = RESULT_FORMATS_HELP,
+	.reads_no_data = true,
+	.state_size = sizeof(struct merge_state),
+	.open = merge_open,
+	.stream = merge_stream,
+};

@@ -1,0 +1,314 @@
+/*
+ * state_codec.c - each operation's accumulator as bytes, for `-f state`
+ * and `gpustat merge` (docs/STATE.md has the layout): every field a
+ * little-endian u64 in a fixed order, whatever the host, so a state written
+ * on one machine merges on any other. The codecs are the registry's
+ * (operation.c); they never allocate: the caller sizes the buffer with
+ * state_bytes and makes the accumulator with acc_init.
+ */
+#include <string.h>
+#include "operation.h"
+
+/* ---- little-endian words ------------------------------------------------ */
+
+static unsigned char *put(unsigned char *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+	return p + 8;
+}
+
+static const unsigned char *get(const unsigned char *p, uint64_t *v)
+{
+	*v = 0;
+	for (int i = 0; i < 8; i++)
+		*v |= (uint64_t)p[i] << (8 * i);
+	return p + 8;
+}
+
+static uint64_t f64_bits(double f)
+{
+	uint64_t u;
+
+	memcpy(&u, &f, 8);
+	return u;
+}
+
+static double bits_f64(uint64_t u)
+{
+	double f;
+
+	memcpy(&f, &u, 8);
+	return f;
+}
+
+/* A scalar of type t as its 64 bits: two's complement for integers. */
+static uint64_t scalar_bits(enum gs_type t, union gs_scalar v)
+{
+	return type_is_float(t) ? f64_bits(v.f) : v.u;
+}
+
+static union gs_scalar bits_scalar(enum gs_type t, uint64_t u)
+{
+	union gs_scalar v;
+
+	if (type_is_float(t))
+		v.f = bits_f64(u);
+	else
+		v.u = u;
+	return v;
+}
+
+static unsigned char *put_u128(unsigned char *p, unsigned __int128 v)
+{
+	return put(put(p, (uint64_t)v), (uint64_t)(v >> 64));
+}
+
+static const unsigned char *get_u128(const unsigned char *p,
+				     unsigned __int128 *v)
+{
+	uint64_t lo, hi;
+
+	p = get(get(p, &lo), &hi);
+	*v = (unsigned __int128)hi << 64 | lo;
+	return p;
+}
+
+/* Flags as the low bits of one word, first argument in bit 0. */
+static uint64_t flags4(bool a, bool b, bool c, bool d)
+{
+	return (uint64_t)a | (uint64_t)b << 1 | (uint64_t)c << 2 |
+	       (uint64_t)d << 3;
+}
+
+static bool flag(uint64_t w, int bit)
+{
+	return (w >> bit) & 1;
+}
+
+/* ---- the exact sum ------------------------------------------------------ */
+
+#define XSUM_WORDS (XSUM_LIMBS + 1)	/* the limbs, then the flags */
+
+static unsigned char *put_xsum(unsigned char *p, const struct xsum *x)
+{
+	for (int i = 0; i < XSUM_LIMBS; i++)
+		p = put(p, x->limb[i]);
+	return put(p, flags4(x->nan, x->pinf, x->ninf, x->negzero));
+}
+
+static const unsigned char *get_xsum(const unsigned char *p, struct xsum *x)
+{
+	uint64_t f;
+
+	for (int i = 0; i < XSUM_LIMBS; i++)
+		p = get(p, &x->limb[i]);
+	p = get(p, &f);
+	x->nan = flag(f, 0);
+	x->pinf = flag(f, 1);
+	x->ninf = flag(f, 2);
+	x->negzero = flag(f, 3);
+	return p;
+}
+
+/* ---- hist: below, above, nan, then the counts, as in memory ------------- */
+
+static size_t hist_words(const struct gs_job *job)
+{
+	return (hist_kernels.acc_size(job) - sizeof(struct hist_acc)) / 8;
+}
+
+static size_t hist_state_bytes(const struct gs_job *job)
+{
+	return hist_words(job) * 8;
+}
+
+static void hist_state_put(const struct gs_job *job, const void *acc,
+			   unsigned char *p)
+{
+	const struct hist_acc *h = acc;
+
+	for (size_t i = 0; i < hist_words(job); i++)
+		p = put(p, h->v[i]);
+}
+
+static void hist_state_get(const struct gs_job *job, void *acc,
+			   const unsigned char *p)
+{
+	struct hist_acc *h = acc;
+
+	for (size_t i = 0; i < hist_words(job); i++)
+		p = get(p, &h->v[i]);
+}
+
+/* ---- stats: count, nan, min, max, sum, sum of squares per column -------- */
+
+static size_t stats_state_bytes(const struct gs_job *job)
+{
+	return (size_t)job->columns * (4 + 2 * XSUM_WORDS) * 8;
+}
+
+static void stats_state_put(const struct gs_job *job, const void *acc,
+			    unsigned char *p)
+{
+	const struct stats_col *s = acc;
+	enum gs_type t = job->dtype.type;
+
+	for (unsigned k = 0; k < job->columns; k++, s++) {
+		p = put(put(p, s->count), s->nan);
+		p = put(put(p, scalar_bits(t, s->min)), scalar_bits(t, s->max));
+		p = put_xsum(put_xsum(p, &s->s1), &s->s2);
+	}
+}
+
+static void stats_state_get(const struct gs_job *job, void *acc,
+			    const unsigned char *p)
+{
+	struct stats_col *s = acc;
+	enum gs_type t = job->dtype.type;
+	uint64_t mn, mx;
+
+	for (unsigned k = 0; k < job->columns; k++, s++) {
+		p = get(get(p, &s->count), &s->nan);
+		p = get(get(p, &mn), &mx);
+		s->min = bits_scalar(t, mn);
+		s->max = bits_scalar(t, mx);
+		p = get_xsum(get_xsum(p, &s->s1), &s->s2);
+	}
+}
+
+/* ---- dot: count and sum per column -------------------------------------- */
+
+static size_t dot_state_bytes(const struct gs_job *job)
+{
+	return dot_kernels.acc_size(job) / sizeof(struct dot_col) *
+	       (1 + XSUM_WORDS) * 8;
+}
+
+static void dot_state_put(const struct gs_job *job, const void *acc,
+			  unsigned char *p)
+{
+	const struct dot_col *d = acc;
+	size_t n = dot_kernels.acc_size(job) / sizeof(*d);
+
+	for (size_t k = 0; k < n; k++)
+		p = put_xsum(put(p, d[k].count), &d[k].s);
+}
+
+static void dot_state_get(const struct gs_job *job, void *acc,
+			  const unsigned char *p)
+{
+	struct dot_col *d = acc;
+	size_t n = dot_kernels.acc_size(job) / sizeof(*d);
+
+	for (size_t k = 0; k < n; k++)
+		p = get_xsum(get(p, &d[k].count), &d[k].s);
+}
+
+/* ---- reduce: count, then the op's state, padded to the widest ----------- *
+ * sum: the xsum. prod of floats: flags (nan, zero, inf, neg), exp, lo, hi.
+ * prod of integers: flags (zero, overflow, neg), at, magnitude. min, max:
+ * flags (nan), the value's bits. and, or, xor: the bits. */
+
+#define RED_WORDS (1 + XSUM_WORDS)
+
+static size_t reduce_state_bytes(const struct gs_job *job)
+{
+	return (size_t)job->columns * RED_WORDS * 8;
+}
+
+static unsigned char *put_red(const struct gs_job *job, unsigned char *p,
+			      const struct red_col *r)
+{
+	bool flt = type_is_float(job->dtype.type);
+
+	switch (job->op) {
+	case OP_SUM:
+		return put_xsum(p, &r->u.sum);
+	case OP_PROD:
+		if (flt) {
+			const struct fprod *f = &r->u.fp;
+
+			p = put(p, flags4(f->nan, f->zero, f->inf, f->neg));
+			p = put(p, (uint64_t)f->exp);
+			return put_u128(put_u128(p, f->lo), f->hi);
+		}
+		p = put(p, flags4(r->u.ip.zero, r->u.ip.overflow, r->u.ip.neg, 0));
+		return put_u128(put(p, r->u.ip.at), r->u.ip.mag);
+	case OP_MIN:
+	case OP_MAX:
+		p = put(p, flags4(r->u.mm.nan, 0, 0, 0));
+		return put(p, scalar_bits(job->dtype.type, r->u.mm.v));
+	default:
+		return put(p, r->u.bits);
+	}
+}
+
+static const unsigned char *get_red(const struct gs_job *job,
+				    const unsigned char *p, struct red_col *r)
+{
+	bool flt = type_is_float(job->dtype.type);
+	uint64_t f, w;
+
+	switch (job->op) {
+	case OP_SUM:
+		return get_xsum(p, &r->u.sum);
+	case OP_PROD:
+		p = get(p, &f);
+		if (flt) {
+			r->u.fp = (struct fprod){ .nan = flag(f, 0),
+				.zero = flag(f, 1), .inf = flag(f, 2),
+				.neg = flag(f, 3) };
+			p = get(p, &w);
+			r->u.fp.exp = (int64_t)w;
+			return get_u128(get_u128(p, &r->u.fp.lo), &r->u.fp.hi);
+		}
+		r->u.ip = (struct iprod){ .zero = flag(f, 0),
+			.overflow = flag(f, 1), .neg = flag(f, 2) };
+		return get_u128(get(p, &r->u.ip.at), &r->u.ip.mag);
+	case OP_MIN:
+	case OP_MAX:
+		p = get(get(p, &f), &w);
+		r->u.mm.nan = flag(f, 0);
+		r->u.mm.v = bits_scalar(job->dtype.type, w);
+		return p;
+	default:
+		return get(p, &r->u.bits);
+	}
+}
+
+static void reduce_state_put(const struct gs_job *job, const void *acc,
+			     unsigned char *p)
+{
+	const struct red_col *r = acc;
+
+	for (unsigned k = 0; k < job->columns; k++) {
+		unsigned char *end = p + RED_WORDS * 8;
+
+		p = put_red(job, put(p, r[k].count), &r[k]);
+		memset(p, 0, (size_t)(end - p));
+		p = end;
+	}
+}
+
+static void reduce_state_get(const struct gs_job *job, void *acc,
+			     const unsigned char *p)
+{
+	struct red_col *r = acc;
+
+	for (unsigned k = 0; k < job->columns; k++, p += RED_WORDS * 8)
+		get_red(job, get(p, &r[k].count), &r[k]);
+}
+
+const struct state_codec hist_state = {
+	hist_state_bytes, hist_state_put, hist_state_get,
+};
+const struct state_codec stats_state = {
+	stats_state_bytes, stats_state_put, stats_state_get,
+};
+const struct state_codec dot_state = {
+	dot_state_bytes, dot_state_put, dot_state_get,
+};
+const struct state_codec reduce_state = {
+	reduce_state_bytes, reduce_state_put, reduce_state_get,
+};
