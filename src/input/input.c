@@ -618,7 +618,8 @@ int input_open(struct input **inp, char *const *paths, int npaths,
 	in->fd = -1;
 	in->fmt = &informat_raw;
 	in->z = zsrc_new(in->opts.zstd_window ? in->opts.zstd_window
-					      : INPUT_ZSTD_WINDOW_DEFAULT);
+					      : INPUT_ZSTD_WINDOW_DEFAULT,
+			 in->opts.threads);
 	in->hbuf = malloc(FMT_HEADER_MAX);
 	in->reported = calloc((size_t)in->npaths, sizeof(bool));
 	if (!in->z || !in->hbuf || !in->reported) {
