@@ -1,7 +1,7 @@
 /*
  * fuzz_opts.c - option and number parsing: parse_u64, parse_size,
  * parse_double, parse_op, type_parse (types.c), fmt_double (numfmt.c) and
- * cli_parse with a command's own options, on arguments cut from the fuzz
+ * cli_parse with a command's own option table, on arguments cut from the fuzz
  * bytes at NULs.
  *
  * The number and type parsers are checked against small models written here
@@ -15,7 +15,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cli.h"
+#include "command.h"
 #include "fuzz.h"
 #include "numfmt.h"
 
@@ -188,35 +188,44 @@ static void check_fmt(const uint8_t *p)
 		 "fmt_double into %d bytes: '%s' of '%s'", k, small, buf);
 }
 
-enum { OPT_N = 300, OPT_X, OPT_FLAG };
+enum { OPT_N = 1, OPT_X, OPT_FLAG, OPT_E };
 
-static const struct option cmd_longopts[] = {
-	{ "bins", required_argument, NULL, OPT_N },
-	{ "range", required_argument, NULL, OPT_X },
-	{ "nonzero", no_argument, NULL, OPT_FLAG },
-	{ NULL, 0, NULL, 0 },
+static const struct opt_spec cmd_opts[] = {
+	{ .name = "bins", .has_arg = required_argument, .arg = "N",
+	  .help = "n", .id = OPT_N },
+	{ .name = "range", .has_arg = required_argument, .arg = "X",
+	  .help = "x", .id = OPT_X },
+	{ .name = "nonzero", .has_arg = no_argument, .help = "flag",
+	  .id = OPT_FLAG },
+	{ .name = "edges", .short_name = 'e', .has_arg = required_argument,
+	  .arg = "E", .help = "e", .id = OPT_E },
+	{ .name = NULL },
 };
 
-static int cmd_option(void *ctx, int opt, const char *arg, struct gs_err *err)
+static int cmd_option(struct cli *c, int id, const char *arg,
+		      struct gs_err *err)
 {
 	uint64_t v;
 	double d;
 
-	FZ_CHECK(opt == OPT_N || opt == OPT_X || opt == OPT_FLAG || opt == 'e',
-		 "option %d handed to the command", opt);
-	FZ_CHECK((opt == OPT_FLAG) == !arg, "option %d with arg %p", opt, arg);
-	if (opt == OPT_N && parse_u64(arg, &v) < 0)
+	FZ_CHECK(id >= OPT_N && id <= OPT_E, "option %d handed to the command",
+		 id);
+	FZ_CHECK((id == OPT_FLAG) == !arg, "option %d with arg %p", id, arg);
+	if (id == OPT_N && parse_u64(arg, &v) < 0)
 		return gs_fail(err, GS_EUSAGE, "", "--bins: not '%s'", arg);
-	if (opt == OPT_X && parse_double(arg, &d) < 0)
+	if (id == OPT_X && parse_double(arg, &d) < 0)
 		return gs_fail(err, GS_EUSAGE, "", "--range: not '%s'", arg);
 	return 0;
 }
 
+static const struct command cmd = {
+	.name = "fuzz", .summary = "", .usage = "", .about = "", .examples = "",
+	.opts = cmd_opts, .default_type = GS_U8, .default_format = FMT_TEXT,
+	.formats = "text", .formats_help = "text", .option = cmd_option,
+};
+
 static void check_cli(char **argv, int argc)
 {
-	static const struct cmd_opts co = {
-		cmd_longopts, "e:", cmd_option, NULL, "",
-	};
 	char *copy[MAX_ARGS + 2];
 	struct cli c;
 	struct gs_err err = { 0 };
@@ -224,8 +233,7 @@ static void check_cli(char **argv, int argc)
 
 	memcpy(copy, argv, sizeof(*argv) * (size_t)(argc + 1));
 	memset(&c, 0, sizeof(c));
-	c.default_type = GS_U8;
-	r = cli_parse(&c, argc, copy, &co, &err);
+	r = cli_parse(&c, argc, copy, &cmd, &err);
 	FZ_CHECK(r >= -1 && r <= 1, "cli_parse: %d", r);
 	if (r < 0)
 		FZ_CHECK(err.code == GS_EUSAGE && err.what[0],
