@@ -1,9 +1,10 @@
 #!/bin/sh
 # zstd input on the device machine (issue 15): gpustat sum over 1 GiB
-# compressed as one frame (zstd -T16 -3 writes one) and as 16 independent
-# frames (pzstd -p 16's layout), f32 normals and a compressible i16 random
-# walk, as ratios to one core decoding the same file to /dev/null (mkzst -d,
-# the loop of `zstd -dc`), measured in the same run, best of 3.
+# compressed as one frame (zstd -T16 -3 writes one), as 16 independent
+# frames (pzstd -p 16's layout) and as 16 single-frame shards, f32 normals
+# and a compressible i16 random walk, as ratios to one core decoding the
+# same bytes to /dev/null (mkzst -d, the loop of `zstd -dc`), measured in the
+# same run, best of 3. -j 1 decodes on one thread, as gpustat did before.
 #   sh bench/bench_zstd.sh [DIR] [MIB]      (default /dev/shm/gpustat-zstd, 1024)
 cd "$(dirname "$0")/.." || exit 2
 . bench/lib.sh
@@ -23,10 +24,14 @@ for f in n.f32 w.i16; do
 	t=${f#*.}
 	build/mkzst -c 3 0 < "$D/$f" > "$D/$f.1.zst"
 	build/mkzst -c 3 $((MIB / 16)) < "$D/$f" > "$D/$f.16.zst"
-	for k in 1 16; do
+	mkdir -p "$D/shards"
+	split -n 16 -d "$D/$f" "$D/shards/$f."
+	for s in "$D/shards/$f".*; do build/mkzst -c 3 0 < "$s" > "$s.zst"; rm "$s"; done
+	for k in 1 16 shards; do
 		z=$D/$f.$k.zst
-		cat "$z" > /dev/null
-		base=$(secs "build/mkzst -d < $z")
+		[ $k = shards ] && z="$D/shards/$f.*.zst"
+		cat $z > /dev/null
+		base=$(secs "cat $z | build/mkzst -d")
 		for cmd in "sum -t $t $z" "sum -t $t -j 1 $z" "sum -t $t --backend cpu $z"; do
 			s=$(secs "./gpustat $cmd")
 			printf '%-46s %8.3f %8.2f\n' "$(echo "$cmd" | sed "s|$D/||")" "$s" \
@@ -34,5 +39,6 @@ for f in n.f32 w.i16; do
 		done
 		printf '%-46s %8.3f %8.2f\n' "mkzst -d < $f.$k.zst (one core)" "$base" 1
 	done
+	rm -rf "$D/shards"
 done
 rm -rf "$D"

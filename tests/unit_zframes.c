@@ -92,27 +92,28 @@ struct result {
 	char what[900];
 };
 
+/* Every warning, one after another. */
 static void warn_cb(void *ctx, const struct gs_err *err)
 {
 	struct result *r = ctx;
+	size_t used = strlen(r->what);
 
-	if (!r->what[0])
-		snprintf(r->what, sizeof(r->what), "%s: %s", err->where, err->what);
+	snprintf(r->what + used, sizeof(r->what) - used, "%s: %s; ", err->where,
+		 err->what);
 }
 
-/* Read path with threads decoders in reads of chunk bytes. */
-static struct result read_file(const char *path, int threads, size_t chunk,
-			       size_t cap)
+/* Read the operands with threads decoders in reads of chunk bytes. */
+static struct result read_files(char **paths, int n, int threads, size_t chunk,
+				size_t cap)
 {
 	struct result r = { .data = malloc(cap) };
 	struct input_opts o = { .threads = threads, .warn = warn_cb,
 				.warn_ctx = &r };
-	char *paths[1] = { (char *)path };
 	struct input *in;
 	struct gs_err err;
 	ssize_t k;
 
-	if (input_open(&in, paths, 1, &o, &err) < 0)
+	if (input_open(&in, paths, n, &o, &err) < 0)
 		abort();
 	while (r.len < cap &&
 	       (k = input_read(in, r.data + r.len, cap - r.len < chunk ?
@@ -125,19 +126,28 @@ static struct result read_file(const char *path, int threads, size_t chunk,
 
 /* The file b, read every way, against want[0..n) (a prefix of it where
  * error is set: then both must fail with it). */
+static char *put(const char *name, const struct buf *b)
+{
+	static char path[16][128];
+	static int k;
+	char *p = path[k++ % 16];
+	FILE *f;
+
+	snprintf(p, 128, "%s/%s", tmpdir, name);
+	f = fopen(p, "wb");
+	if (!f || fwrite(b->p, 1, b->len, f) != b->len || fclose(f) != 0)
+		abort();
+	return p;
+}
+
 static void check_file(const char *name, const struct buf *b,
 		       const uint8_t *want, size_t n, const char *error)
 {
-	char path[128];
-	FILE *f;
+	char *path = put(name, b);
 
-	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
-	f = fopen(path, "wb");
-	if (!f || fwrite(b->p, 1, b->len, f) != b->len || fclose(f) != 0)
-		abort();
 	for (size_t chunk = 4096; chunk <= (4u << 20); chunk *= 32) {
-		struct result one = read_file(path, 1, chunk, CAP);
-		struct result four = read_file(path, 4, chunk, CAP);
+		struct result one = read_files(&path, 1, 1, chunk, CAP);
+		struct result four = read_files(&path, 1, 4, chunk, CAP);
 
 		/* the stream serves what it decodes of a bad frame before it
 		 * notices; the frames in parallel serve none of it */
@@ -161,6 +171,59 @@ static void check_file(const char *name, const struct buf *b,
 		free(one.data);
 		free(four.data);
 	}
+}
+
+/* Several operands, as shards: .zst files decoded ahead on threads of
+ * their own while the one before is read, and files that cannot be (no
+ * content size, corrupt, missing, not compressed): the same bytes and the
+ * same warnings, in the same order, as one thread reads. The input stops at
+ * the corrupt shard's error, as a stream of operands does. */
+static void check_shards(const uint8_t *d, size_t n)
+{
+	size_t piece = n / 8;
+	char *paths[9];
+	struct buf b = { 0 };
+	int k = 0;
+
+	for (int i = 0; i < 8; i++) {
+		char name[32];
+
+		b.len = 0;
+		if (i == 2) {
+			add(&b, d + i * piece, piece);	/* raw */
+		} else {
+			add_frame(&b, d + i * piece, piece / 2, i != 4);
+			add_frame(&b, d + i * piece + piece / 2, piece - piece / 2, true);
+		}
+		if (i == 6)
+			memset(b.p + b.len / 2, 0x55, 16);
+		snprintf(name, sizeof(name), "shard%d%s", i, i == 2 ? ".bin" : ".zst");
+		paths[k++] = put(name, &b);
+		if (i == 3)
+			paths[k++] = "/nonexistent/shard.zst";
+	}
+	for (size_t chunk = 65536; chunk <= (4u << 20); chunk *= 64) {
+		struct result one = read_files(paths, k, 1, chunk, CAP);
+		struct result many = read_files(paths, k, 4, chunk, CAP);
+
+		/* shard6's bad frame: the stream serves what it decodes of
+		 * it before it notices, the frames in parallel none; then
+		 * shard7 follows in both */
+		CHECKF(many.len <= one.len && many.len >= 7 * piece &&
+		       !memcmp(many.data, d, 6 * piece) &&
+		       !memcmp(one.data, d, 6 * piece) &&
+		       !memcmp(many.data + many.len - piece, d + 7 * piece, piece) &&
+		       !memcmp(one.data + one.len - piece, d + 7 * piece, piece),
+		       "shards, reads of %zu: %zu bytes ahead, %zu as streams",
+		       chunk, many.len, one.len);
+		CHECKF(!strcmp(many.what, one.what) && one.failed && many.failed,
+		       "shards: '%s' ahead, '%s' as streams", many.what, one.what);
+		CHECK(strstr(one.what, "shard6.zst: corrupt zstd frame") != NULL &&
+		      strstr(one.what, "/nonexistent/shard.zst: No such file") != NULL);
+		free(one.data);
+		free(many.data);
+	}
+	free(b.p);
 }
 
 int main(void)
@@ -225,6 +288,7 @@ int main(void)
 	add(&b, "garbage!", 8);
 	check_file("trailing.zst", &b, d, 2 * piece, "zstd frame at compressed byte");
 
+	check_shards(d, n);
 	free(b.p);
 	free(d);
 	snprintf(what, sizeof(what), "rm -rf %s", tmpdir);

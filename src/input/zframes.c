@@ -25,10 +25,6 @@
 #define ZF_THREADS_MAX 16		/* one frame per core, as pzstd -p 16 */
 #define ZF_BATCH_BYTES ((uint64_t)1 << 30)	/* decoded bytes in flight */
 
-struct zframe {
-	uint64_t off, csize, dsize;
-};
-
 struct zslot {			/* one frame of the batch, decoded */
 	unsigned char *buf;
 	size_t cap;
@@ -38,7 +34,6 @@ struct zslot {			/* one frame of the batch, decoded */
 struct zframes {
 	const unsigned char *map;
 	size_t map_len;
-	uint64_t window_max;
 	struct zframe *frame;
 	size_t nframes;
 	size_t first, count;	/* the batch: frames [first, first + count) */
@@ -70,12 +65,13 @@ static uint32_t le32(const unsigned char *p)
 	       (uint32_t)p[3] << 24;
 }
 
-/* Add the frame at off (rest bytes to the end of the map); false when it
- * is not one this path takes. */
-static bool add_frame(struct zframes *f, uint64_t off, uint64_t rest,
+/* Add the frame at map + off (rest bytes to the end) to the list; false
+ * when it is not one this path takes. *len: its length. */
+static bool add_frame(const unsigned char *map, uint64_t off, uint64_t rest,
+		      uint64_t window_max, struct zframe **list, size_t *n,
 		      size_t *cap, uint64_t *len)
 {
-	const unsigned char *p = f->map + off;
+	const unsigned char *p = map + off;
 	unsigned long long dsize;
 	uint64_t win;
 	size_t csize;
@@ -84,37 +80,40 @@ static bool add_frame(struct zframes *f, uint64_t off, uint64_t rest,
 		*len = 8 + (uint64_t)le32(p + 4);	/* skippable */
 		return *len <= rest;
 	}
-	if (zsrc_frame_window(p, rest, &win) != 1 || win > f->window_max)
+	if (zsrc_frame_window(p, rest, &win) != 1 || win > window_max)
 		return false;
 	dsize = ZSTD_getFrameContentSize(p, rest);
 	csize = ZSTD_findFrameCompressedSize(p, rest);
 	if (dsize == ZSTD_CONTENTSIZE_UNKNOWN || dsize == ZSTD_CONTENTSIZE_ERROR ||
 	    dsize > ZF_BATCH_BYTES || ZSTD_isError(csize))
 		return false;
-	if (f->nframes == *cap) {
-		struct zframe *n = realloc(f->frame, (*cap = *cap * 2 + 16) *
-					   sizeof(*n));
+	if (*n == *cap) {
+		struct zframe *l = realloc(*list, (*cap = *cap * 2 + 16) *
+					   sizeof(*l));
 
-		if (!n)
+		if (!l)
 			return false;
-		f->frame = n;
+		*list = l;
 	}
-	f->frame[f->nframes++] = (struct zframe){ off, csize, dsize };
+	(*list)[(*n)++] = (struct zframe){ off, csize, dsize };
 	*len = csize;
 	return true;
 }
 
-static bool list_frames(struct zframes *f, uint64_t start)
+bool zframes_scan(const unsigned char *map, size_t len, uint64_t start,
+		  uint64_t window_max, struct zframe **list, size_t *n)
 {
 	size_t cap = 0;
-	uint64_t off = start, len;
+	uint64_t off = start, k;
 
-	while (off < f->map_len)
-		if (!add_frame(f, off, f->map_len - off, &cap, &len))
+	*list = NULL;
+	*n = 0;
+	while (off < len)
+		if (!add_frame(map, off, len - off, window_max, list, n, &cap, &k))
 			return false;
 		else
-			off += len;
-	return f->nframes >= 2;
+			off += k;
+	return true;
 }
 
 struct zframes *zframes_open(int fd, uint64_t start, uint64_t window_max)
@@ -133,9 +132,9 @@ struct zframes *zframes_open(int fd, uint64_t start, uint64_t window_max)
 	if (f) {
 		f->map = map;
 		f->map_len = (size_t)st.st_size;
-		f->window_max = window_max;
 	}
-	if (!f || !list_frames(f, start)) {
+	if (!f || !zframes_scan(f->map, f->map_len, start, window_max,
+				&f->frame, &f->nframes) || f->nframes < 2) {
 		zframes_close(f);
 		if (!f)
 			munmap(map, (size_t)st.st_size);

@@ -16,10 +16,24 @@
 #ifndef ZFRAMES_H
 #define ZFRAMES_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 struct zframes;
+
+/* One zstd frame of a mapped file. */
+struct zframe {
+	uint64_t off, csize, dsize;	/* where, compressed and decoded bytes */
+};
+
+/* The zstd frames of map[start..len), skippable frames left out, in *list
+ * (malloc'd; *n of them): false when one is not whole, has no content size
+ * or asks for a window over window_max (the file is then read as a
+ * stream), or when out of memory. */
+bool zframes_scan(const unsigned char *map, size_t len, uint64_t start,
+		  uint64_t window_max, struct zframe **list, size_t *n);
 
 /* The frames of regular file fd from byte start to its end, if there are
  * at least two zstd frames and each asks for a window of at most

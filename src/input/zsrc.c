@@ -132,6 +132,8 @@ struct zsrc {
 	uint64_t window_max;	/* largest window a frame may ask for */
 	int threads;		/* that may decode frames at once */
 	struct zframes *frames;	/* this file's frames, decoded in parallel */
+	unsigned char *ahead;	/* or the whole operand, decoded ahead */
+	size_t ahead_len, ahead_pos;
 };
 
 struct zsrc *zsrc_new(uint64_t window_max, int threads)
@@ -157,6 +159,7 @@ void zsrc_free(struct zsrc *z)
 	if (!z)
 		return;
 	zframes_close(z->frames);
+	free(z->ahead);
 	ZSTD_freeDCtx(z->dctx);
 	free(z->buf);
 	free(z);
@@ -166,6 +169,8 @@ void zsrc_start(struct zsrc *z, int fd, bool is_reg, const char *name)
 {
 	zframes_close(z->frames);
 	z->frames = NULL;
+	free(z->ahead);
+	z->ahead = NULL;
 	z->fd = fd;
 	z->is_reg = is_reg;
 	z->eof = false;
@@ -317,6 +322,14 @@ int zsrc_use_zstd(struct zsrc *z)
 		z->frames = zframes_open(z->fd, z->raw_off - z->len + z->pos,
 					 z->window_max);
 	return 0;
+}
+
+void zsrc_serve(struct zsrc *z, unsigned char *buf, size_t len)
+{
+	z->zstd = true;
+	z->ahead = buf;
+	z->ahead_len = len;
+	z->ahead_pos = 0;
 }
 
 bool zsrc_compressed(const struct zsrc *z)
@@ -520,6 +533,13 @@ ssize_t zsrc_read(struct zsrc *z, void *buf, size_t n, int stall_ms,
 {
 	ssize_t r;
 
+	if (z->ahead) {
+		size_t k = z->ahead_len - z->ahead_pos < n ? z->ahead_len - z->ahead_pos : n;
+
+		memcpy(buf, z->ahead + z->ahead_pos, k);
+		z->ahead_pos += k;
+		return (ssize_t)k;
+	}
 	if (z->frames && (r = zsrc_frames(z, buf, n, err)) != -2)
 		return r;
 	if (z->zstd)

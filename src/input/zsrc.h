@@ -49,6 +49,10 @@ int zsrc_detect(struct zsrc *z, int stall_ms, struct gs_err *err);
  * decoder cannot be made (out of memory). */
 int zsrc_use_zstd(struct zsrc *z);
 
+/* Serve the operand from buf[0..len), decoded ahead (zahead.h), instead of
+ * decoding it; buf is zsrc's from now on. */
+void zsrc_serve(struct zsrc *z, unsigned char *buf, size_t len);
+
 /* Whether the operand is being decoded by zstd. */
 bool zsrc_compressed(const struct zsrc *z);
 
