@@ -489,6 +489,7 @@ int cli_open_input(struct cli *c, char *const *paths, int npaths,
 		   struct input **in, struct input_info *info, struct gs_err *err)
 {
 	struct input_opts io = { .raw = c->raw, .zstd_window = c->zstd_window,
+				 .threads = c->eo.threads,
 				 .warn = warn_operand, .warn_ctx = c,
 				 .stop_on_error = c->stop_on_operand };
 

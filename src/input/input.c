@@ -30,6 +30,7 @@
 #include "informat.h"
 #include "input.h"
 #include "npycols.h"
+#include "zahead.h"
 #include "zsrc.h"
 
 _Static_assert(ZSRC_STALL == INPUT_STALL, "zsrc stalls pass through as is");
@@ -52,6 +53,7 @@ struct input {
 	const char *name;	/* its name for errors, "stdin" for "-" */
 	enum in_state st;
 	struct zsrc *z;		/* its bytes, decoded when compressed */
+	struct zahead *ahead;	/* the .zst operands after it, decoding */
 	int fd;
 	bool fd_open, is_reg;
 	uint8_t *hbuf;		/* decoded bytes peeked: [hpos, hlen) unused */
@@ -129,6 +131,7 @@ static int operand_open(struct input *in, struct gs_err *err)
 	}
 	path = operand_path(in, in->idx);
 	in->name = operand_name(in, in->idx);
+	zahead_from(in->ahead, in->idx);
 	fd = strcmp(path, "-") == 0 ? STDIN_FILENO
 				    : open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &sb) < 0) {
@@ -171,7 +174,12 @@ static int operand_magic(struct input *in, int stall_ms, struct gs_err *err)
 		r = 1;
 	else if ((r = zsrc_detect(in->z, stall_ms, err)) < 0)
 		return r;
-	if (r && zsrc_use_zstd(in->z) < 0)
+	unsigned char *buf;
+	size_t len;
+
+	if (r && zahead_take(in->ahead, in->idx, &buf, &len))
+		zsrc_serve(in->z, buf, len);
+	else if (r && zsrc_use_zstd(in->z) < 0)
 		return INPUT_FATAL;
 	in->st = ST_DETECT;
 	return 0;
@@ -617,8 +625,14 @@ int input_open(struct input **inp, char *const *paths, int npaths,
 	in->name = operand_name(in, 0);
 	in->fd = -1;
 	in->fmt = &informat_raw;
-	in->z = zsrc_new(in->opts.zstd_window ? in->opts.zstd_window
-					      : INPUT_ZSTD_WINDOW_DEFAULT);
+	uint64_t window = in->opts.zstd_window ? in->opts.zstd_window
+					       : INPUT_ZSTD_WINDOW_DEFAULT;
+
+	in->z = zsrc_new(window, in->opts.threads);
+	/* a speed-up only: none when it cannot be had */
+	if (!in->opts.raw)
+		in->ahead = zahead_new(in->paths, in->npaths, in->opts.threads,
+				       window);
 	in->hbuf = malloc(FMT_HEADER_MAX);
 	in->reported = calloc((size_t)in->npaths, sizeof(bool));
 	if (!in->z || !in->hbuf || !in->reported) {
@@ -731,6 +745,7 @@ int input_rewind(struct input *in, struct gs_err *err)
 		return gs_fail(err, GS_ERUNTIME, "stdin", "%s", strerror(errno));
 	in->idx = -1;
 	in->name = operand_name(in, 0);
+	zahead_reset(in->ahead);
 	in->hpos = in->hlen = 0;
 	in->pend_pos = in->pend_len = 0;
 	in->st = ST_OPEN;
@@ -742,6 +757,7 @@ void input_close(struct input *in)
 	if (!in)
 		return;
 	operand_close(in);
+	zahead_free(in->ahead);
 	zsrc_free(in->z);
 	free(in->hbuf);
 	free(in->reported);

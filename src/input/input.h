@@ -45,6 +45,9 @@ struct input_opts {
 	/* Largest zstd window accepted, in bytes (--long, --memory); 0 means
 	 * INPUT_ZSTD_WINDOW_DEFAULT. A frame that needs more is an error. */
 	uint64_t zstd_window;
+	/* Threads that may decode the frames of a multi-frame .zst file at
+	 * once (-j); 0 or 1: one. */
+	int threads;
 	/* Called for every operand error that does not stop the stream. */
 	void (*warn)(void *ctx, const struct gs_err *err);
 	void *warn_ctx;

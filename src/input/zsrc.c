@@ -18,6 +18,7 @@
 #include <zstd.h>
 #include <zstd_errors.h>
 #include "pool.h"
+#include "zframes.h"
 #include "zsrc.h"
 
 /* A big read of a regular file is split into slices that reader threads
@@ -129,9 +130,13 @@ struct zsrc {
 	uint64_t raw_off;	/* raw bytes read from fd so far */
 	uint64_t frame_off;	/* where the frame being decoded began */
 	uint64_t window_max;	/* largest window a frame may ask for */
+	int threads;		/* that may decode frames at once */
+	struct zframes *frames;	/* this file's frames, decoded in parallel */
+	unsigned char *ahead;	/* or the whole operand, decoded ahead */
+	size_t ahead_len, ahead_pos;
 };
 
-struct zsrc *zsrc_new(uint64_t window_max)
+struct zsrc *zsrc_new(uint64_t window_max, int threads)
 {
 	struct zsrc *z = calloc(1, sizeof(*z));
 
@@ -139,6 +144,7 @@ struct zsrc *zsrc_new(uint64_t window_max)
 		return NULL;
 	z->fd = -1;
 	z->window_max = window_max;
+	z->threads = threads;
 	z->cap = ZSTD_DStreamInSize();
 	z->buf = malloc(z->cap);
 	if (!z->buf) {
@@ -152,6 +158,8 @@ void zsrc_free(struct zsrc *z)
 {
 	if (!z)
 		return;
+	zframes_close(z->frames);
+	free(z->ahead);
 	ZSTD_freeDCtx(z->dctx);
 	free(z->buf);
 	free(z);
@@ -159,6 +167,10 @@ void zsrc_free(struct zsrc *z)
 
 void zsrc_start(struct zsrc *z, int fd, bool is_reg, const char *name)
 {
+	zframes_close(z->frames);
+	z->frames = NULL;
+	free(z->ahead);
+	z->ahead = NULL;
 	z->fd = fd;
 	z->is_reg = is_reg;
 	z->eof = false;
@@ -306,7 +318,18 @@ int zsrc_use_zstd(struct zsrc *z)
 	z->zstd = true;
 	z->in_frame = false;
 	ZSTD_DCtx_reset(z->dctx, ZSTD_reset_session_only);
+	if (z->is_reg && z->threads > 1)
+		z->frames = zframes_open(z->fd, z->raw_off - z->len + z->pos,
+					 z->window_max);
 	return 0;
+}
+
+void zsrc_serve(struct zsrc *z, unsigned char *buf, size_t len)
+{
+	z->zstd = true;
+	z->ahead = buf;
+	z->ahead_len = len;
+	z->ahead_pos = 0;
 }
 
 bool zsrc_compressed(const struct zsrc *z)
@@ -342,10 +365,9 @@ static const char *size_str(uint64_t n, char *buf, size_t size)
 	return buf;
 }
 
-/* The window a zstd frame header asks for (RFC 8878, 3.1.1.1): 1 with
- * *win, 0 when more bytes are needed, -1 when p is no frame header (a
- * skippable frame has no window; zstd judges anything else). */
-static int frame_window(const uint8_t *p, size_t n, uint64_t *win)
+/* RFC 8878, 3.1.1.1 (a skippable frame has no window: -1; zstd judges
+ * anything else). */
+int zsrc_frame_window(const uint8_t *p, size_t n, uint64_t *win)
 {
 	static const size_t dict_len[4] = { 0, 1, 2, 4 };
 	static const size_t fcs_len[4] = { 1, 2, 4, 8 };
@@ -400,7 +422,7 @@ static int zsrc_window(struct zsrc *z, int stall_ms, struct gs_err *err)
 	ssize_t r;
 	int k;
 
-	while ((k = frame_window(z->buf + z->pos, z->len - z->pos, &win)) == 0) {
+	while ((k = zsrc_frame_window(z->buf + z->pos, z->len - z->pos, &win)) == 0) {
 		if (z->eof)
 			return 0;
 		r = zsrc_fill(z, stall_ms, err);
@@ -475,9 +497,51 @@ static ssize_t zsrc_decode(struct zsrc *z, void *buf, size_t n, int stall_ms,
 	}
 }
 
+/* The frames decoded in parallel, or -2 to go on as a stream (from a frame
+ * that could not be decoded for want of memory). */
+static ssize_t zsrc_frames(struct zsrc *z, void *buf, size_t n,
+			   struct gs_err *err)
+{
+	uint64_t resume;
+	size_t code;
+	ssize_t r = zframes_read(z->frames, buf, n, &resume, &code);
+
+	if (r >= 0 && (r > 0 || n == 0))
+		return r;
+	zframes_close(z->frames);
+	z->frames = NULL;
+	if (r == 0) {
+		z->eof = true;
+		z->pos = z->len = 0;
+		return 0;
+	}
+	z->frame_off = resume;
+	if (ZSTD_getErrorCode(code) != ZSTD_error_memory_allocation)
+		return zsrc_corrupt(z, code, err);
+	if (lseek(z->fd, (off_t)resume, SEEK_SET) < 0)
+		return gs_fail(err, GS_ERUNTIME, z->name, "cannot seek to "
+			       "byte %llu: %s", (unsigned long long)resume,
+			       strerror(errno));
+	z->eof = false;
+	z->pos = z->len = 0;
+	z->raw_off = resume;
+	return -2;	/* go on as a stream */
+}
+
 ssize_t zsrc_read(struct zsrc *z, void *buf, size_t n, int stall_ms,
 		  struct gs_err *err)
 {
+	ssize_t r;
+
+	if (z->ahead) {
+		size_t k = z->ahead_len - z->ahead_pos < n ? z->ahead_len - z->ahead_pos : n;
+
+		memcpy(buf, z->ahead + z->ahead_pos, k);
+		z->ahead_pos += k;
+		return (ssize_t)k;
+	}
+	if (z->frames && (r = zsrc_frames(z, buf, n, err)) != -2)
+		return r;
 	if (z->zstd)
 		return zsrc_decode(z, buf, n, stall_ms, err);
 	return zsrc_plain(z, buf, n, stall_ms, err);

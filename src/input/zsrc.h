@@ -22,8 +22,9 @@
 struct zsrc;
 
 /* A source for a list of operands whose zstd frames may ask for a window
- * of at most window_max bytes. NULL when out of memory. */
-struct zsrc *zsrc_new(uint64_t window_max);
+ * of at most window_max bytes, the frames of a regular file decoded on up
+ * to threads threads (zframes.h). NULL when out of memory. */
+struct zsrc *zsrc_new(uint64_t window_max, int threads);
 void zsrc_free(struct zsrc *z);
 
 /* Start reading fd (the caller opens and closes it); name is for errors. */
@@ -31,6 +32,10 @@ void zsrc_start(struct zsrc *z, int fd, bool is_reg, const char *name);
 
 /* Whether the name says the operand is compressed (".zst"). */
 bool zsrc_named(const char *path);
+
+/* The window a zstd frame header at p[0..n) asks for: 1 with *win, 0 when
+ * more bytes are needed, -1 when p is no zstd frame header. */
+int zsrc_frame_window(const uint8_t *p, size_t n, uint64_t *win);
 
 /* Whether the 4 bytes at p are a zstd frame or skippable frame magic. */
 bool zsrc_magic(const uint8_t *p);
@@ -43,6 +48,10 @@ int zsrc_detect(struct zsrc *z, int stall_ms, struct gs_err *err);
  * checked against window_max before zstd allocates its window. -1 when the
  * decoder cannot be made (out of memory). */
 int zsrc_use_zstd(struct zsrc *z);
+
+/* Serve the operand from buf[0..len), decoded ahead (zahead.h), instead of
+ * decoding it; buf is zsrc's from now on. */
+void zsrc_serve(struct zsrc *z, unsigned char *buf, size_t len);
 
 /* Whether the operand is being decoded by zstd. */
 bool zsrc_compressed(const struct zsrc *z);

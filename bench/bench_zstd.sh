@@ -1,0 +1,44 @@
+#!/bin/sh
+# zstd input on the device machine (issue 15): gpustat sum over 1 GiB
+# compressed as one frame (zstd -T16 -3 writes one), as 16 independent
+# frames (pzstd -p 16's layout) and as 16 single-frame shards, f32 normals
+# and a compressible i16 random walk, as ratios to one core decoding the
+# same bytes to /dev/null (mkzst -d, the loop of `zstd -dc`), measured in the
+# same run, best of 3. -j 1 decodes on one thread, as gpustat did before.
+#   sh bench/bench_zstd.sh [DIR] [MIB]      (default /dev/shm/gpustat-zstd, 1024)
+cd "$(dirname "$0")/.." || exit 2
+. bench/lib.sh
+D=${1:-/dev/shm/gpustat-zstd}
+MIB=${2:-1024}
+mkdir -p "$D" build
+cc -O2 bench/mkzst.c -lzstd -o build/mkzst || exit 1
+python3 - "$D" "$MIB" <<'PY' || exit 1
+import sys, numpy as np
+d, mib = sys.argv[1], int(sys.argv[2])
+np.random.default_rng(1).standard_normal(mib << 18, dtype=np.float32).tofile(d + '/n.f32')
+w = np.cumsum(np.random.default_rng(2).integers(-3, 4, mib << 19), dtype=np.int64)
+w.astype(np.int16).tofile(d + '/w.i16')
+PY
+printf '%-46s %8s %8s\n' "gpustat sum of $MIB MiB, .zst in page cache" "s" "x 1 core"
+for f in n.f32 w.i16; do
+	t=${f#*.}
+	build/mkzst -c 3 0 < "$D/$f" > "$D/$f.1.zst"
+	build/mkzst -c 3 $((MIB / 16)) < "$D/$f" > "$D/$f.16.zst"
+	mkdir -p "$D/shards"
+	split -n 16 -d "$D/$f" "$D/shards/$f."
+	for s in "$D/shards/$f".*; do build/mkzst -c 3 0 < "$s" > "$s.zst"; rm "$s"; done
+	for k in 1 16 shards; do
+		z=$D/$f.$k.zst
+		[ $k = shards ] && z="$D/shards/$f.*.zst"
+		cat $z > /dev/null
+		base=$(secs "cat $z | build/mkzst -d")
+		for cmd in "sum -t $t $z" "sum -t $t -j 1 $z" "sum -t $t --backend cpu $z"; do
+			s=$(secs "./gpustat $cmd")
+			printf '%-46s %8.3f %8.2f\n' "$(echo "$cmd" | sed "s|$D/||")" "$s" \
+				"$(echo "$base / $s" | bc -l)"
+		done
+		printf '%-46s %8.3f %8.2f\n' "mkzst -d < $f.$k.zst (one core)" "$base" 1
+	done
+	rm -rf "$D/shards"
+done
+rm -rf "$D"
