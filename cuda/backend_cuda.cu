@@ -263,6 +263,7 @@ static void cuda_times(void *v, struct stage_times *t)
 {
 	struct cuda_ctx *c = (struct cuda_ctx *)v;
 
+	cudaSetDevice(c->env.device);
 	for (int i = 0; i < TIMED_CHUNKS; i++)
 		account(c, i);
 	*t = c->t;
@@ -432,11 +433,13 @@ static int scan_finish(struct scan_out *so, struct gs_err *err)
 	return 0;
 }
 
+/* Portable: pinned for every GPU, so one buffer serves any pipeline of
+ * --devices (backend_multi.c). */
 static void *cuda_host_alloc(size_t n)
 {
 	void *p = NULL;
 
-	return cudaHostAlloc(&p, n, cudaHostAllocDefault) == cudaSuccess ? p : NULL;
+	return cudaHostAlloc(&p, n, cudaHostAllocPortable) == cudaSuccess ? p : NULL;
 }
 
 static void cuda_host_free(void *p)
@@ -450,6 +453,7 @@ static void cuda_close(void *v)
 
 	if (!c)
 		return;
+	cudaSetDevice(c->env.device);
 	for (int k = 0; k < c->nstreams; k++)
 		if (c->s[k])
 			cudaStreamSynchronize(c->s[k]);
@@ -512,6 +516,8 @@ static int cuda_open(void **ctxp, const struct backend_env *env, struct gs_err *
 		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
 	c->env = *env;
 	c->job = env->job;
+	/* the current device is per thread, and --devices opens several */
+	CUDA_TRY(err, cudaSetDevice(env->device));
 	c->ops = ops_for(c->job);
 	if (!cuda_supports(c->job, &why))
 		return gs_fail(err, GS_ERUNTIME, "cuda", "%s", why);
@@ -540,6 +546,7 @@ static int cuda_submit(void *v, const struct chunk *ch, struct gs_err *err)
 	cudaStream_t s = c->s[k];
 	int ti = (int)(c->nchunks++ % TIMED_CHUNKS);
 
+	CUDA_TRY(err, cudaSetDevice(c->env.device));
 	if (ch->id < 0 || ch->id >= MAX_BUFFERS)
 		return gs_fail(err, GS_ERUNTIME, "cuda", "buffer id %d out of range", ch->id);
 	account(c, ti);
@@ -578,6 +585,7 @@ static int cuda_finish(void *v, void *acc, struct gs_err *err)
 {
 	struct cuda_ctx *c = (struct cuda_ctx *)v;
 
+	CUDA_TRY(err, cudaSetDevice(c->env.device));
 	if (c->scan) {
 		for (int k = 0; k < c->nstreams; k++)
 			CUDA_TRY(err, cudaStreamSynchronize(c->s[k]));
@@ -602,6 +610,7 @@ static int cuda_scan_seed(void *v, const struct red_col *state,
 	if (!c->scan || c->nchunks)
 		return gs_fail(err, GS_ERUNTIME, "cuda", "a scan's carry can "
 			       "only be set before its first chunk");
+	CUDA_TRY(err, cudaSetDevice(c->env.device));
 	CUDA_TRY(err, gpu_scan_seed(c->scan->g, state));
 	return 0;
 }
@@ -723,6 +732,23 @@ extern "C" void cuda_describe(char *buf, size_t n)
 		snprintf(buf + used, n - used, "\ngpu: %s", why);
 	}
 	cudaGetLastError();
+}
+
+extern "C" int cuda_device_count(void)
+{
+	int n = 0;
+
+	return cudaGetDeviceCount(&n) == cudaSuccess ? n : 0;
+}
+
+extern "C" void *cuda_pinned_alloc(size_t n)
+{
+	return cuda_host_alloc(n);
+}
+
+extern "C" void cuda_pinned_free(void *p)
+{
+	cuda_host_free(p);
 }
 
 extern "C" int cuda_pin(void *p, size_t n)

@@ -24,6 +24,14 @@ bool cuda_supports(const struct gs_job *job, const char **why);
 /* The CUDA runtime, driver and GPUs, one per line, for --version. */
 void cuda_describe(char *buf, size_t n);
 
+/* How many GPUs the process sees (0 without a driver). */
+int cuda_device_count(void);
+
+/* Pinned host memory that every GPU copies from at full speed (the CUDA
+ * backend's buffers), and its free. */
+void *cuda_pinned_alloc(size_t n);
+void cuda_pinned_free(void *p);
+
 /* Pin memory that malloc() gave (cudaHostRegister), so copies from it run
  * at full speed; 0 or -1. */
 int cuda_pin(void *p, size_t n);

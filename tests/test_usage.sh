@@ -239,6 +239,14 @@ done
 # the same tables against the three completions and the man page: by
 # command, in tests/test_completions.sh and tests/test_man.sh
 
+# --devices: GPU lists; never with the CPU backend
+expect devices_bad 2 - "--devices: expected all or GPU numbers" "$G" sum --devices 0,x "$T/d"
+expect devices_empty 2 - "--devices: expected all or GPU numbers" "$G" sum --devices 0, "$T/d"
+expect devices_many 2 - "--devices: expected all or GPU numbers" \
+	"$G" sum --devices 0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0 "$T/d"
+expect devices_cpu 2 - "does not go with --backend cpu" "$G" sum --backend cpu --devices 0,1 "$T/d"
+expect devices_one 0 -0.75 "" "$G" sum -t f64 --backend cpu --devices 0 "$T/d"
+
 # ---- item 6: forced progress into a file or pipe --------------------------
 # The slow producer only makes updates due; no timing is asserted beyond
 # "not more than one line per second of the run".

@@ -15,7 +15,7 @@
 #include "report.h"
 
 enum {
-	OPT_ENDIAN = 1000, OPT_RAW, OPT_BACKEND, OPT_DEVICE, OPT_CHUNK,
+	OPT_ENDIAN = 1000, OPT_RAW, OPT_BACKEND, OPT_DEVICE, OPT_DEVICES, OPT_CHUNK,
 	OPT_STREAMS, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_LONG, OPT_MEMORY,
 	OPT_FORMAT = 'f',
 };
@@ -82,6 +82,14 @@ const struct opt_spec common_opts[] = {
 	  .arg = "N",
 	  .help = "the GPU to use",
 	  .id = OPT_DEVICE },
+	{ .name = "devices",
+	  .has_arg = required_argument,
+	  .arg = "LIST",
+	  .help = "spread the chunks over these GPUs: 0,1 or all\n"
+		  "(a GPU listed twice runs two pipelines)",
+	  .values = "all",
+	  .id = OPT_DEVICES,
+	  .brief = "the GPUs to spread the chunks over" },
 	{ .name = "chunk-size",
 	  .has_arg = required_argument,
 	  .arg = "SIZE",
@@ -358,6 +366,38 @@ static int parse_backend(const char *arg, enum backend_choice *b)
 	return -1;
 }
 
+/* --devices all, or a comma-separated list of at most GS_MAX_DEVICES
+ * GPUs; one GPU is --device's. */
+static int parse_devices(struct cli *c, const char *arg, struct gs_err *err)
+{
+	const char *p = arg;
+	uint64_t u;
+	char num[24];
+	size_t k;
+
+	if (strcmp(arg, "all") == 0) {
+		c->eo.ndevices = -1;
+		return 0;
+	}
+	for (c->eo.ndevices = 0; c->eo.ndevices < GS_MAX_DEVICES; p += k + 1) {
+		k = strcspn(p, ",");
+		if (k == 0 || k >= sizeof(num))
+			break;
+		memcpy(num, p, k);
+		num[k] = '\0';
+		if (parse_u64(num, &u) < 0 || u > 1023)
+			break;
+		c->eo.devices[c->eo.ndevices++] = (int)u;
+		if (!p[k]) {
+			c->eo.device = c->eo.devices[0];
+			c->eo.ndevices = c->eo.ndevices > 1 ? c->eo.ndevices : 0;
+			return 0;
+		}
+	}
+	return usage(err, "--devices: expected all or GPU numbers like 0,1 "
+		     "(at most 16), not '%s'", arg);
+}
+
 /* --backend, --device, --chunk-size, --streams, -j: how the run computes. */
 static int run_option(struct cli *c, int opt, const char *arg,
 		      struct gs_err *err)
@@ -369,6 +409,8 @@ static int run_option(struct cli *c, int opt, const char *arg,
 		if (parse_backend(arg, &c->backend) < 0)
 			return usage(err, "unknown backend '%s' (auto, cuda, cpu)", arg);
 		return 0;
+	case OPT_DEVICES:
+		return parse_devices(c, arg, err);
 	case OPT_DEVICE:
 		if (parse_u64(arg, &u) < 0 || u > 1024)
 			return usage(err, "--device: expected a GPU number, not '%s'", arg);
@@ -519,6 +561,7 @@ int cli_run(struct cli *c, struct input *in, struct input *in2,
 	const char *why = "";
 	const struct backend *be = backend_select(c->backend, &c->job,
 						  input_bytes, c->eo.device,
+						  c->eo.ndevices,
 						  &why, err);
 
 	/* no result can come of it: the operand's line is the one to read */

@@ -11,6 +11,7 @@
  */
 #include <stdio.h>
 #include "acc.h"
+#include "operation.h"
 #include "backend.h"
 #ifdef GS_HAVE_CUDA
 #include "gpustat_cuda.h"
@@ -21,6 +22,27 @@
 #define AUTO_GPU_MIN_BYTES ((int64_t)1 << 30)
 
 #ifdef GS_HAVE_CUDA
+/* --devices: every chunk to the next GPU of the list. A scan's carry goes
+ * from chunk to chunk, so a scan keeps to one GPU. */
+static const struct backend *select_multi(const struct gs_job *job,
+					  int device, const char **why,
+					  struct gs_err *err)
+{
+	static char reason[300];
+
+	if (cuda_probe(device, reason, sizeof(reason)) < 0) {
+		gs_fail(err, GS_ERUNTIME, "cuda", "%s", reason);
+		return NULL;
+	}
+	if (operation_of(job)->stream) {
+		*why = "--devices: a scan runs on the first GPU (its carry "
+		       "passes from chunk to chunk)";
+		return &backend_cuda;
+	}
+	*why = "--devices: chunks spread over the GPUs";
+	return &backend_multi;
+}
+
 static const struct backend *select_cuda(enum backend_choice choice,
 					 const struct gs_job *job,
 					 int64_t input_bytes, int device,
@@ -70,18 +92,37 @@ static const struct backend *select_cuda(enum backend_choice choice,
 const struct backend *backend_select(enum backend_choice choice,
 				     const struct gs_job *job,
 				     int64_t input_bytes, int device,
-				     const char **why, struct gs_err *err)
+				     int ndevices, const char **why,
+				     struct gs_err *err)
 {
+	if (choice == BACKEND_CPU && ndevices) {
+		gs_fail(err, GS_EUSAGE, "", "--devices spreads chunks over GPUs; "
+			"it does not go with --backend cpu");
+		return NULL;
+	}
 	if (choice == BACKEND_CPU) {
 		*why = "--backend cpu";
 		return &backend_cpu;
 	}
 #ifdef GS_HAVE_CUDA
+	const char *no;
+
+	if (ndevices && !cuda_supports(job, &no)) {
+		gs_fail(err, GS_ERUNTIME, "cuda", "--devices: %s", no);
+		return NULL;
+	}
+	if (ndevices)
+		return select_multi(job, device, why, err);
 	return select_cuda(choice, job, input_bytes, device, why, err);
 #else
 	(void)job;
 	(void)input_bytes;
 	(void)device;
+	if (ndevices) {
+		gs_fail(err, GS_ERUNTIME, "cuda", "--devices: this gpustat was "
+			"built without CUDA support");
+		return NULL;
+	}
 	if (choice == BACKEND_CUDA) {
 		gs_fail(err, GS_ERUNTIME, "cuda",
 			"this gpustat was built without CUDA support");

@@ -33,11 +33,15 @@ struct sink {
 	void *ctx;
 };
 
+#define GS_MAX_DEVICES 16
+
 struct backend_env {
 	const struct gs_job *job;
 	size_t chunk_records;	/* a chunk holds at most this many records */
 	int threads;		/* CPU worker threads */
 	int device;		/* --device */
+	const int *devices;	/* --devices (backend_multi): ndevices GPUs */
+	int ndevices;
 	int streams;		/* --streams */
 	struct sink *sink;	/* scan output */
 	void (*release)(void *engine, int id);
@@ -80,6 +84,8 @@ extern const struct backend backend_cpu;
 void *host_pages_alloc(size_t n);
 void host_pages_free(void *p);
 extern const struct backend backend_auto;	/* CPU first, then the GPU */
+/* Chunks spread over env->devices, one CUDA pipeline each (--devices). */
+extern const struct backend backend_multi;
 
 /* --backend: which one to use. */
 enum backend_choice { BACKEND_AUTO, BACKEND_CPU, BACKEND_CUDA };
@@ -89,7 +95,8 @@ enum backend_choice { BACKEND_AUTO, BACKEND_CPU, BACKEND_CUDA };
 const struct backend *backend_select(enum backend_choice choice,
 				     const struct gs_job *job,
 				     int64_t input_bytes, int device,
-				     const char **why, struct gs_err *err);
+				     int ndevices, const char **why,
+				     struct gs_err *err);
 
 /* What the last backend_auto run did, for -v: chunks on each side and when
  * the GPU became ready (or why it did not). */

@@ -737,6 +737,7 @@ int engine_run(const struct gs_job *job, const struct engine_opts *eo,
 	struct backend_env env = {
 		.job = job, .chunk_records = ep->chunk_records,
 		.threads = threads, .device = eo->device,
+		.devices = eo->devices, .ndevices = eo->ndevices,
 		.streams = eo->streams, .sink = sink ? &ep->timed : NULL,
 		.release = release, .engine = ep,
 	};

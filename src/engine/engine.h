@@ -37,6 +37,11 @@ struct engine_opts {
 	size_t chunk_size;	/* bytes per buffer; rounded down to records */
 	int threads;
 	int device;
+	/* --devices: the GPUs one run spreads its chunks over (a GPU may
+	 * repeat: independent pipelines on it); ndevices 0 for --device's
+	 * one, -1 for every GPU */
+	int devices[GS_MAX_DEVICES];
+	int ndevices;
 	int streams;
 	int stall_ms;
 	_Atomic uint64_t *counter;	/* payload bytes read, for progress; or NULL */
