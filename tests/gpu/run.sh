@@ -7,6 +7,8 @@
 #   2. large random inputs of every type: --backend cuda against --backend
 #      cpu for every command, several chunk sizes and stream counts; auto
 #      scans handed from the CPU to the GPU after 1 and 3 chunks (hybrid)
+#   2c. shards: -f state on the GPU equal to the CPU's, scans from a
+#      --carry-in, --devices 0,0 and all, multi-frame and sharded .zst
 #   3. more than 2^32 elements and 4 GiB (a pipe of zeros)
 #   4. compute-sanitizer memcheck and racecheck on a small subset
 #   5. bench: kernels against CUB on device data; end to end against cat
@@ -15,7 +17,7 @@
 # sanitizer bench e2e"); each part's wall time goes into the summary. The
 # device tool returns at most 8 files, so callers tar $OUT's logs.
 cd "$(dirname "$0")/../.." || exit 2
-PARTS=${PARTS:-fixtures random hybrid huge conc faults sanitizer bench e2e}
+PARTS=${PARTS:-fixtures random hybrid shards huge conc faults sanitizer bench e2e}
 want() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
 T0=$(date +%s)
 lap() { echo "  ($1: $(( $(date +%s) - T0 )) s so far)" >> "$summary"; }
@@ -234,6 +236,65 @@ if want hybrid; then
 	grep '^FAIL' "$OUT/hybrid.log" | cut -c1-300 >> "$summary"
 	rm -f "$D/nan.f32" "$D/inf.f64" "$D/r.u8.ss"
 	lap hybrid
+fi
+
+# 2c. shards. States are bytes: the GPU's must be the CPU's, byte for
+# byte. A scan from a carry-in (the CPU's state of the pieces before) on
+# the GPU, its pieces in a row, must be the CPU's scan of the whole. The
+# chunks of one run spread over pipelines (--devices) must give the CPU's
+# result. .zst files of 16 frames and 16 shards decode frame-parallel.
+if want shards; then
+	W=$D/w.shards
+	mkdir -p "$W"
+	{
+	for t in u8 i16 f32 f64; do
+		f=$D/r.$t
+		for args in "sum -t $t" "stats -t $t -c 2" "dot --pairs -t $t" \
+			    "reduce --op max -t $t" "hist -q -t $t --bins 100 --range -1e3:1e3" \
+			    "count -t $t" "scan -t $t"; do
+			gs $args -f state --backend cpu "$f" > "$W/cpu.state"
+			gs $args -f state --backend cuda "$f" > "$W/cuda.state"
+			cmp -s "$W/cpu.state" "$W/cuda.state" && echo "pass state $args" ||
+				echo "FAIL state $args: the GPU's state differs"
+			case $args in scan*) continue ;; esac
+			for dev in 0,0 all; do
+				cmp_run "--devices $dev $args" $args --devices $dev "$f"
+			done
+		done
+		size=$(stat -c %s "$f.s")
+		rec=$(( $(echo $t | tr -dc 0-9) / 8 ))
+		[ $rec = 0 ] && rec=1
+		third=$(( size / rec / 3 ))
+		dd if="$f.s" of="$W/p1" bs=$rec count=$third 2> /dev/null
+		dd if="$f.s" of="$W/p2" bs=$rec skip=$third count=$third 2> /dev/null
+		dd if="$f.s" of="$W/p3" bs=$rec skip=$((2 * third)) 2> /dev/null
+		for op in "" "--exclusive" "--op max"; do
+			gs scan -t $t $op --backend cpu "$f.s" > "$W/whole"
+			gs scan -t $t $op -f state --backend cpu "$W/p1" > "$W/c2"
+			gs scan -t $t $op -f state --backend cpu --carry-in "$W/c2" "$W/p2" > "$W/c3"
+			{ gs scan -t $t $op --backend cuda "$W/p1"
+			  gs scan -t $t $op --backend cuda --carry-in "$W/c2" "$W/p2"
+			  gs scan -t $t $op --backend cuda --carry-in "$W/c3" "$W/p3"; } > "$W/pieces"
+			cmp -s "$W/whole" "$W/pieces" && echo "pass carry-in scan $t $op" ||
+				echo "FAIL carry-in scan $t $op: the pieces differ from the whole"
+		done
+	done
+	cc -O2 bench/mkzst.c -lzstd -o build/mkzst
+	build/mkzst -c 3 16 < "$D/r.f32" > "$W/frames.zst"
+	split -n 16 -d "$D/r.f32" "$W/shard."
+	for s in "$W"/shard.??; do build/mkzst -c 3 0 < "$s" > "$s.zst"; done
+	want_sum=$(gs sum --backend cpu "$D/r.f32")
+	for b in cpu cuda auto; do
+		[ "$(gs sum --backend $b "$W/frames.zst")" = "$want_sum" ] &&
+			echo "pass 16 frames $b" || echo "FAIL 16 frames $b"
+		[ "$(gs sum --backend $b "$W"/shard.??.zst)" = "$want_sum" ] &&
+			echo "pass 16 shards $b" || echo "FAIL 16 shards $b"
+	done
+	} > "$OUT/shards.log" 2>&1
+	say "shards (states, carry-in, --devices, .zst frames): $(grep -c '^pass' "$OUT/shards.log") passed, $(grep -c '^FAIL' "$OUT/shards.log") failed"
+	grep '^FAIL' "$OUT/shards.log" | cut -c1-200 >> "$summary"
+	rm -rf "$W"
+	lap shards
 fi
 
 # 3. beyond 2^32 elements and 4 GiB: tests/test_huge.sh on both backends
