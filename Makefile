@@ -21,7 +21,9 @@ BUILD = build
 # src/ is one folder per layer (cli, cmd, engine, input, numerics, cpu);
 # headers are included by name, so every folder is on the include path.
 SRCDIRS = $(sort $(dir $(wildcard src/*/*.c src/*/*.h)))
-INCLUDES = -Isrc $(patsubst %/,-I%,$(SRCDIRS)) -Icuda
+# cuda/ may have folders too (cuda/scan: the scan in CUB's layers), alike.
+CUDADIRS = $(sort $(dir $(wildcard cuda/*/*.cu cuda/*/*.cuh)))
+INCLUDES = -Isrc $(patsubst %/,-I%,$(SRCDIRS)) -Icuda $(patsubst %/,-I%,$(CUDADIRS))
 CPPFLAGS += $(INCLUDES)
 SRCS = $(wildcard src/*.c src/*/*.c)
 OBJS = $(SRCS:src/%.c=$(BUILD)/%.o)
@@ -33,7 +35,7 @@ CUDA ?= $(shell command -v nvcc 2>/dev/null)
 NVCCFLAGS ?= -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 \
 	     -gencode arch=compute_90,code=compute_90 -Xcompiler -Wall,-Wextra
 ifneq ($(CUDA),)
-CUDA_SRCS = $(wildcard cuda/*.cu)
+CUDA_SRCS = $(wildcard cuda/*.cu cuda/*/*.cu)
 CUDA_OBJS = $(CUDA_SRCS:cuda/%.cu=$(BUILD)/cuda/%.o)
 CPPFLAGS += -DGS_HAVE_CUDA
 LINK = $(CUDA) -cudart static $(addprefix -Xcompiler ,$(CFLAGS))
@@ -64,7 +66,7 @@ $(BUILD)/.deps: | $(BUILD)
 gpustat: $(OBJS) $(CUDA_OBJS)
 	$(LINK) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/cuda/%.o: cuda/%.cu $(wildcard cuda/*.h cuda/*.cuh src/*.h src/*/*.h) | $(BUILD)/.deps
+$(BUILD)/cuda/%.o: cuda/%.cu $(wildcard cuda/*.h cuda/*.cuh cuda/*/*.cuh src/*.h src/*/*.h) | $(BUILD)/.deps
 	@mkdir -p $(dir $@)
 	$(CUDA) $(NVCCFLAGS) $(INCLUDES) -c -o $@ $<
 

@@ -1,7 +1,7 @@
 /*
- * scan.h - prefix scans on the GPU (scan_kernels.cu), bit-identical to
- * src/cpu_scan.c: every output is the exact prefix of its column over the
- * whole stream, rounded once to job->out_type, and an output that cannot
+ * scan.h - prefix scans on the GPU (cuda/scan/), bit-identical to
+ * src/cpu/cpu_scan.c: every output is the exact prefix of its column over
+ * the whole stream, rounded once to job->out_type, and an output that cannot
  * be written (an integer that does not fit, an integer product past
  * 2^128, a float product that cannot be rounded exactly) is reported with
  * cpu_scan's own message.
@@ -43,7 +43,7 @@ cudaError_t gpu_scan_open(const struct gs_job *job, size_t max_records,
  * the reduction of every earlier record (cpu_scan's, src/acc.h), converted
  * exactly and copied synchronously into the carry. Call it before the
  * first launch. cudaErrorInvalidValue for prod (not seeded: see
- * scan_kernels.cu) or a state with no exact carry. */
+ * cuda/scan/scan_seed.cu) or a state with no exact carry. */
 cudaError_t gpu_scan_seed(struct gpu_scan *g, const struct red_col *state);
 
 /* Scan nrec (<= max_records) records at d_in into d_out (job->out_type,

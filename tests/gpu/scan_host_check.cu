@@ -1,13 +1,13 @@
 /*
- * scan_host_check.cu - host-only check of cuda/scan_kernels.cu's
+ * scan_host_check.cu - host-only check of the GPU scan's (cuda/scan/)
  * __host__ __device__ pieces against the CPU code; no GPU needed.
  *
  *   1. scan_round (one rounding of (m + d) * 2^e) against cpu_reduce.c's
  *      round_u128, every format;
  *   2. sum_round of random K-limb fixed-point values against xsum_round of
- *      the same value built in a struct xsum; scan_hsum's element and
- *      output conversions against scan_nsum<T, 1>'s at random window lsbs
- *      of its range (chunks in 4 that take scan_hsum replay both);
+ *      the same value built in a struct xsum; scan_sum_hw's element and
+ *      output conversions against scan_sum_window<T, 1>'s at random window lsbs
+ *      of its range (chunks in 4 that take scan_sum_hw replay both);
  *   3. the prod monoids: a factor's bracket, the one-factor step and the
  *      full merge, the rounding, against cpu_reduce.c's fprod and iprod;
  *   4. whole scans: the kernels' three phases replayed on the host with the
@@ -42,7 +42,7 @@
 #include <stdlib.h>
 #include <algorithm>
 #include <vector>
-#include "../../cuda/scan_kernels.cu"
+#include "scan_handle.cuh"
 extern "C" {
 #include "cpu_red.h"
 }
@@ -205,8 +205,8 @@ static void check_sum_round_lsb(int f)
 	       "sum_narrow(sum_widen) N %d lsb %d", N, w);
 }
 
-/* scan_hsum<T, O>'s element and output at a random lsb w of its range
- * against scan_nsum<T, 1>'s: an element n * 2^(w + s) with n below 2^p
+/* scan_sum_hw<T, O>'s element and output at a random lsb w of its range
+ * against scan_sum_window<T, 1>'s: an element n * 2^(w + s) with n below 2^p
  * (T's significand) and n * 2^s below 2^62; a prefix of any sign and
  * size below 2^63 (past O's largest finite value when w is high). */
 template <typename T, typename O>
@@ -219,16 +219,16 @@ static void check_hsum_one(void)
 	long long v;
 	T x;
 
-	scan_hsum_range<T, O>(&lo, &hi);
+	scan_sum_hw_range<T, O>(&lo, &hi);
 	memset(&c, 0, sizeof(c));
 	c.fmt = scan_fmts[sizeof(O) == 8 ? XF_F64 : XF_F32];
 	c.w = w = lo + (int)(rnd() % (u64)(hi - lo + 1));
 	nb = (int)(rnd() % 64);
 	v = (long long)rnd_bits(nb);
 	v = rnd() & 1 ? -v : v;
-	scan_hsum<T, O>::out(hsum_val{v}, c, &got, NULL);
-	scan_nsum<T, 1>::out(sum_val<1>{{(u64)v}, 0}, c, &want, NULL);
-	EXPECT(got == want, "scan_hsum out: %lld * 2^%d: %llx != %llx", v, w,
+	scan_sum_hw<T, O>::out(sum_hw_val{v}, c, &got, NULL);
+	scan_sum_window<T, 1>::out(sum_val<1>{{(u64)v}, 0}, c, &want, NULL);
+	EXPECT(got == want, "scan_sum_hw out: %lld * 2^%d: %llx != %llx", v, w,
 	       got, want);
 	nb = 1 + (int)(rnd() % p);
 	n = rnd_bits(nb);
@@ -249,9 +249,9 @@ static void check_hsum_one(void)
 		else
 			x = f;
 	}
-	got = (u64)scan_hsum<T, O>::of(x, c).v;
-	want = scan_nsum<T, 1>::of(x, c).l[0];
-	EXPECT(got == want, "scan_hsum of: %llu * 2^%d at lsb %d: %llx != %llx",
+	got = (u64)scan_sum_hw<T, O>::of(x, c).v;
+	want = scan_sum_window<T, 1>::of(x, c).l[0];
+	EXPECT(got == want, "scan_sum_hw of: %llu * 2^%d at lsb %d: %llx != %llx",
 	       n, w + sh, w, got, want);
 }
 
@@ -662,7 +662,7 @@ static int emu_scan(const struct gs_job *job, const void *data, size_t n,
 	return 0;
 }
 
-/* An element's exact.cuh bits (scan_xbits, on the host). */
+/* An element's exact.cuh bits (scan_exact_bits, on the host). */
 static unsigned x_bits(float x) { return exact_bits_f32(x); }
 static unsigned x_bits(scan_bf16 x) { return (unsigned)x.v << 16; }
 static u64 x_bits(double x) { return exact_bits_f64(x); }
@@ -683,17 +683,17 @@ static void x_fold(exact_w64 *w, exact_thr *t, long long *s)
 	exact_w64_fold(w, t, s);
 }
 
-/* Column col's exact total of k records as scan_xtotals_kernel keeps it
+/* Column col's exact total of k records as scan_win_totals_kernel keeps it
  * (a window, a thread accumulator, slots; here one thread), widened by
- * scan_xwide; it must equal the K-limb sum of the same values. */
+ * scan_slots_wide; it must equal the K-limb sum of the same values. */
 template <typename T, int K, int L>
-static sum_val<K> emu_xtotal(const T *in, unsigned C, unsigned col, size_t k)
+static sum_val<K> emu_win_total(const T *in, unsigned C, unsigned col, size_t k)
 {
 	typedef typename std::conditional<sizeof(T) == 8, exact_w64,
 					  exact_w32>::type W;
 	std::vector<long long> slot(EXACT_SLOTS, 0);
 	scan_cfg c = {};
-	sum_val<K> wide, direct = scan_sum<T, K, L>::ident(c);
+	sum_val<K> wide, direct = scan_sum_wide<T, K, L>::ident(c);
 	struct exact_thr th;
 	W w;
 
@@ -704,20 +704,20 @@ static sum_val<K> emu_xtotal(const T *in, unsigned C, unsigned col, size_t k)
 		if (r % (EXACT_WIN_TERMS / 2) == 0)	/* as a thread's bound */
 			x_fold(&w, &th, slot.data());
 		x_add(&w, &th, x_bits(in[r * C + col]), slot.data());
-		direct = scan_sum<T, K, L>::add(direct,
-						scan_sum<T, K, L>::of(in[r * C + col], c), c);
+		direct = scan_sum_wide<T, K, L>::add(direct,
+						scan_sum_wide<T, K, L>::of(in[r * C + col], c), c);
 	}
 	x_fold(&w, &th, slot.data());
 	exact_thr_flush(&th, slot.data());
-	wide = scan_xwide<K, L>(slot.data(), th.flags);
+	wide = scan_slots_wide<K, L>(slot.data(), th.flags);
 	EXPECT(!memcmp(wide.l, direct.l, sizeof(wide.l)) && wide.flags == direct.flags,
-	       "scan_xwide: %s column %u of %zu records: the slots' sum differs "
+	       "scan_slots_wide: %s column %u of %zu records: the slots' sum differs "
 	       "from the K-limb sum", type_name(sizeof(T) == 8 ? GS_F64 : sizeof(T) == 4 ?
 	       GS_F32 : GS_BF16), col, k);
 	return wide;
 }
 
-/* The lowest and top bits of n values as scan_xtotals_kernel finds them
+/* The lowest and top bits of n values as scan_win_totals_kernel finds them
  * (scan_wbits, in runs as a thread's), checked against a bit count of
  * each value. */
 template <typename T>
@@ -750,40 +750,40 @@ static void emu_wbits(const T *in, size_t n, struct scan_win *win)
 	       -win->nhi, lo, -nhi);
 }
 
-/* scan_hsum<T, O>'s out pass of a chunk (mode 4) from the one-limb carry
- * c1 (before the chunk), which must write what scan_nsum<T, 1>'s wrote
+/* scan_sum_hw<T, O>'s out pass of a chunk (mode 4) from the one-limb carry
+ * c1 (before the chunk), which must write what scan_sum_window<T, 1>'s wrote
  * (ref) and leave its carry (after, c1n). */
 template <typename T, typename O>
-static void emu_hsum(const scan_cfg &c, unsigned C,
+static void emu_sum_hw(const scan_cfg &c, unsigned C,
 		     const std::vector<sum_val<1>> &c1,
 		     const std::vector<sum_val<1>> &c1n, const T *in, size_t k,
 		     unsigned osize, const unsigned char *ref)
 {
-	std::vector<hsum_val> h(C);
+	std::vector<sum_hw_val> h(C);
 	std::vector<unsigned char> out(k * C * osize);
 
 	for (unsigned col = 0; col < C; col++)
 		h[col].v = (long long)c1[col].l[0];
-	emu_chunk<scan_hsum<T, O>>(c, C, h, in, k, osize, out.data());
+	emu_chunk<scan_sum_hw<T, O>>(c, C, h, in, k, osize, out.data());
 	EXPECT(!memcmp(out.data(), ref, out.size()),
-	       "scan_hsum: %zu records of %u columns (w %d) differ from the "
+	       "scan_sum_hw: %zu records of %u columns (w %d) differ from the "
 	       "one-limb window's outputs", k, C, c.w);
 	for (unsigned col = 0; col < C; col++)
 		EXPECT((u64)h[col].v == c1n[col].l[0],
-		       "scan_hsum: column %u's carry differs", col);
+		       "scan_sum_hw: column %u's carry differs", col);
 }
 
-/* The window lsbs that take scan_hsum for output format f (an empty range
+/* The window lsbs that take scan_sum_hw for output format f (an empty range
  * for f16 and bf16 outputs), as scan_run_win finds them. */
 template <typename T>
-static void emu_hsum_range(const struct scan_fmt &f, int *lo, int *hi)
+static void emu_sum_hw_range(const struct scan_fmt &f, int *lo, int *hi)
 {
 	*lo = 1;
 	*hi = 0;
 	if (f.width == 32)
-		scan_hsum_range<T, float>(lo, hi);
+		scan_sum_hw_range<T, float>(lo, hi);
 	if (f.width == 64)
-		scan_hsum_range<T, double>(lo, hi);
+		scan_sum_hw_range<T, double>(lo, hi);
 }
 
 /* A float sum as scan_run_win runs it: the chunk's bits and exact totals
@@ -791,7 +791,7 @@ static void emu_hsum_range(const struct scan_fmt &f, int *lo, int *hi)
  * out pass from the carry narrowed to it (the parts' prefixes are exact,
  * so only their values matter, not their grouping), the wide carry
  * advanced by the totals (and checked against the narrow one). A chunk
- * that takes scan_hsum (mode 4) is replayed as the one-limb variant too,
+ * that takes scan_sum_hw (mode 4) is replayed as the one-limb variant too,
  * and the two must agree. */
 template <typename T, int K, int L>
 static int emu_scan_win(const struct gs_job *job, const void *data, size_t n,
@@ -801,7 +801,7 @@ static int emu_scan_win(const struct gs_job *job, const void *data, size_t n,
 	scan_cfg c = scan_cfg_of(job);
 	unsigned C = job->columns, osize = (unsigned)type_size(job->out_type);
 	std::vector<sum_val<K>> carry = emu_carry(from, C,
-						  scan_sum<T, K, L>::ident(c));
+						  scan_sum_wide<T, K, L>::ident(c));
 	std::vector<sum_val<K>> next(C);
 	std::vector<sum_val<1>> c1(C);
 	std::vector<sum_val<2>> c2(C);
@@ -827,12 +827,12 @@ static int emu_scan_win(const struct gs_job *job, const void *data, size_t n,
 		}
 		for (unsigned col = 0; col < C; col++)
 			fl |= carry[col].flags;
-		emu_hsum_range<T>(c.fmt, &hlo, &hhi);
-		scan_hsum_pick(&win, fl, hlo, hhi);
+		emu_sum_hw_range<T>(c.fmt, &hlo, &hhi);
+		scan_sum_hw_pick(&win, fl, hlo, hhi);
 		d = win.w - L;
 		for (unsigned col = 0; col < C; col++) {
-			next[col] = scan_sum<T, K, L>::add(carry[col],
-				emu_xtotal<T, K, L>(in + f * C, C, col, k), c);
+			next[col] = scan_sum_wide<T, K, L>::add(carry[col],
+				emu_win_total<T, K, L>(in + f * C, C, col, k), c);
 			c1[col] = sum_narrow<K, 1>(carry[col], d);
 			c2[col] = sum_narrow<K, 2>(carry[col], d);
 			c3[col] = sum_narrow<K, 3>(carry[col], d);
@@ -841,22 +841,22 @@ static int emu_scan_win(const struct gs_job *job, const void *data, size_t n,
 		if (win.mode == 1 || win.mode == 4) {
 			std::vector<sum_val<1>> before = c1;
 
-			emu_chunk<scan_nsum<T, 1>>(c, C, c1, in + f * C, k, osize,
+			emu_chunk<scan_sum_window<T, 1>>(c, C, c1, in + f * C, k, osize,
 						   out + f * C * osize);
 			if (win.mode == 4 && c.fmt.width == 32)
-				emu_hsum<T, float>(c, C, before, c1, in + f * C, k,
+				emu_sum_hw<T, float>(c, C, before, c1, in + f * C, k,
 						   osize, out + f * C * osize);
 			if (win.mode == 4 && c.fmt.width == 64)
-				emu_hsum<T, double>(c, C, before, c1, in + f * C, k,
+				emu_sum_hw<T, double>(c, C, before, c1, in + f * C, k,
 						    osize, out + f * C * osize);
 		} else if (win.mode == 2) {
-			emu_chunk<scan_nsum<T, 2>>(c, C, c2, in + f * C, k, osize,
+			emu_chunk<scan_sum_window<T, 2>>(c, C, c2, in + f * C, k, osize,
 						   out + f * C * osize);
 		} else if (win.mode == 3) {
-			emu_chunk<scan_nsum<T, 3>>(c, C, c3, in + f * C, k, osize,
+			emu_chunk<scan_sum_window<T, 3>>(c, C, c3, in + f * C, k, osize,
 						   out + f * C * osize);
 		} else {
-			emu_chunk<scan_sum<T, K, L>>(c, C, carry, in + f * C, k,
+			emu_chunk<scan_sum_wide<T, K, L>>(c, C, carry, in + f * C, k,
 						     osize, out + f * C * osize);
 		}
 		for (unsigned col = 0; col < C; col++) {
@@ -879,7 +879,7 @@ static int emu_scan_win(const struct gs_job *job, const void *data, size_t n,
 	return 0;
 }
 
-/* The same choice as scan_bind_type. */
+/* The same choice as scan_bind_elem. */
 template <typename T, int K, int L>
 static int emu_type(const struct gs_job *job, const void *data, size_t n,
 		    size_t chunk, unsigned char *out, size_t *bad,
@@ -898,7 +898,7 @@ static int emu_type(const struct gs_job *job, const void *data, size_t n,
 			return emu_scan_win<T, K, L>(job, data, n, chunk, out,
 						     from);
 	if (job->op == OP_SUM)
-		return emu_scan<scan_sum<T, K, L>>(job, data, n, chunk, out, bad,
+		return emu_scan<scan_sum_wide<T, K, L>>(job, data, n, chunk, out, bad,
 						   err, from);
 	return scan_word_op<T>(job->op, [&](auto w) {
 		return emu_scan<decltype(w)>(job, data, n, chunk, out, bad, err,

@@ -1,0 +1,201 @@
+/*
+ * scan_prod.cuh - the product monoids, on prod.cuh's values: a float
+ * bracket of the exact product, an exact integer magnitude below 2^128.
+ */
+#ifndef SCAN_PROD_CUH
+#define SCAN_PROD_CUH
+
+#include "scan_round.cuh"
+
+/*
+ * A prefix product is prod.cuh's value: a float bracket (struct
+ * red_fprod) or an integer magnitude below 2^128 (struct red_iprod), with
+ * flags for NaN, zero, inf, the sign and overflow; the all-zero value is
+ * the empty product, 1. The kernels group the factors otherwise than
+ * cpu_scan's one pass, so a bracket differs from the CPU's, but it holds
+ * the same exact product: where both round (the ends agree) they give
+ * its correct rounding, the same bits. An integer product is exact in any
+ * grouping.
+ */
+
+/* The sign bit of a float element (zeros and NaNs have one too). */
+template <typename T>
+static __host__ __device__ __forceinline__ bool scan_signbit(T x)
+{
+	if constexpr (std::is_same<T, scan_f16>::value ||
+		      std::is_same<T, scan_bf16>::value)
+		return x.v >> 15;
+	else if constexpr (std::is_same<T, float>::value)
+		return exact_bits_f32(x) >> 31;
+	else
+		return exact_bits_f64(x) >> 63;
+}
+
+/* Whether a bracket is one exact factor with a single nonzero limb, as
+ * scan_fprod::of makes them. */
+static __host__ __device__ __forceinline__ bool scan_fp_single(const red_fprod &b)
+{
+	return b.hi[0] == 0 && b.lo[0] == 0 && b.lo[1] == b.hi[1] && b.hi[1];
+}
+
+/* Products of float type T. */
+template <typename T> struct scan_fprod {
+	typedef T elem;
+	typedef red_fprod V;
+	enum { WINDOW = 0 };
+
+	static __host__ __device__ __forceinline__ V ident(const scan_cfg &)
+	{
+		return V{};
+	}
+
+	/* a * b. A single factor b (every element) takes the 128x64-bit
+	 * step, which rounds exactly as the full merge would: half the
+	 * multiplies. */
+	static __host__ __device__ __forceinline__ V
+	add(const V &a, const V &b, const scan_cfg &)
+	{
+		V r = a;
+
+		if (r.hi[1] && scan_fp_single(b)) {
+			r.flags = red_pflags(r.flags, b.flags);
+			red_fp_mul64(&r, b.hi[1], b.exp + 64);
+		} else {
+			red_p_merge(&r, &b);
+		}
+		return r;
+	}
+
+	/* x as a bracket of one exact limb (hi[1], top bit set), or as a
+	 * flag; every sign flips RED_PNEG, as fprod_mul_f64 does. */
+	static __host__ __device__ __forceinline__ V of(T x, const scan_cfg &)
+	{
+		struct exact_term t = scan_term(x);
+		V v = {};
+
+		v.flags = scan_signbit(x) ? RED_PNEG : 0;
+		if (t.flags) {
+			v.flags |= t.flags & EXACT_NAN ? RED_PNAN : RED_PINF;
+		} else if (t.m == 0) {
+			v.flags |= RED_PZERO;
+		} else {
+			u64 m = (u64)(t.m < 0 ? -t.m : t.m);
+			int z = exact_clz64(m);
+
+			v.lo[1] = v.hi[1] = m << z;
+			v.exp = (long long)t.e - z - 64;
+		}
+		return v;
+	}
+
+	/* fprod_round: NaN (or 0 * inf), a signed inf or zero, else both
+	 * ends rounded, which must agree. */
+	static __host__ __device__ __forceinline__ bool
+	out(const V &v, const scan_cfg &c, u64 *bits, struct scan_bad *why)
+	{
+		bool neg = v.flags & RED_PNEG;
+		u128 lo = (u128)1 << 127, hi = lo;	/* the empty product */
+		long e = -127;
+		u64 a, b;
+
+		why->lo = why->hi = 0;
+		why->neg = 0;
+		why->kind = SCAN_BAD_ROUND;
+		if ((v.flags & RED_PNAN) ||
+		    (v.flags & (RED_PZERO | RED_PINF)) == (RED_PZERO | RED_PINF)) {
+			*bits = c.fmt.nan;
+			return true;
+		}
+		if (v.flags & (RED_PZERO | RED_PINF)) {
+			*bits = (u64)neg << (c.fmt.width - 1) |
+				(v.flags & RED_PINF ? c.fmt.inf : 0);
+			return true;
+		}
+		if (v.hi[1]) {
+			lo = (u128)v.lo[1] << 64 | v.lo[0];
+			hi = (u128)v.hi[1] << 64 | v.hi[0];
+			e = (long)v.exp;
+		}
+		a = scan_round_fast(lo, false, e, neg, c.fmt);
+		b = hi == lo ? a : scan_round_fast(hi, false, e, neg, c.fmt);
+		*bits = a;
+		return a == b;
+	}
+};
+
+/* Products of integer type T. */
+template <typename T> struct scan_iprod {
+	typedef T elem;
+	typedef red_iprod V;
+	enum { WINDOW = 0 };
+
+	static __host__ __device__ __forceinline__ V ident(const scan_cfg &)
+	{
+		return V{};
+	}
+
+	/* a * b; a factor below 2^64 (every element) takes the 128x64-bit
+	 * step, with the same overflow test as the full merge. */
+	static __host__ __device__ __forceinline__ V
+	add(const V &a, const V &b, const scan_cfg &)
+	{
+		V r = a;
+
+		if ((r.mag[0] | r.mag[1]) && b.mag[0] && !b.mag[1]) {
+			r.flags = red_pflags(r.flags, b.flags);
+			red_ip_mul64(&r, b.mag[0]);
+		} else {
+			red_p_merge(&r, &b);
+		}
+		return r;
+	}
+
+	/* |x|, or a zero flag (iprod_mul: a zero flips no sign). */
+	static __host__ __device__ __forceinline__ V of(T x, const scan_cfg &)
+	{
+		u64 m = (u64)x;
+		bool neg = false;
+
+		if constexpr (std::is_signed<T>::value) {
+			neg = x < 0;
+			m = neg ? 0 - (u64)(long long)x : (u64)(long long)x;
+		}
+		V v = { { m, 0 }, (neg ? RED_PNEG : 0) | (m ? 0 : RED_PZERO) };
+
+		return v;
+	}
+
+	/* As cpu_scan's icur and put_int: a zero wins, then overflow past
+	 * 2^128 fails, then the exact value must fit the output type. */
+	static __host__ __device__ __forceinline__ bool
+	out(const V &v, const scan_cfg &c, u64 *bits, struct scan_bad *why)
+	{
+		bool zero = v.flags & RED_PZERO;
+		bool neg = (v.flags & RED_PNEG) && !zero;
+		u128 mag = (u128)v.mag[1] << 64 | v.mag[0];
+		unsigned nb = 8 * c.osize;
+
+		if (zero)
+			mag = 0;
+		else if (mag == 0)
+			mag = 1;		/* the empty product */
+		why->lo = (u64)mag;
+		why->hi = (u64)(mag >> 64);
+		why->neg = neg;
+		why->kind = SCAN_BAD_MAG;
+		*bits = (u64)(neg ? -mag : mag);
+		if (!zero && (v.flags & RED_POVER)) {
+			why->kind = SCAN_BAD_WIDE;
+			return false;
+		}
+		if (c.ofloat) {
+			*bits = scan_round_fast(mag, false, 0, neg, c.fmt);
+			return true;
+		}
+		if (c.osigned)
+			return mag <= ((u128)1 << (nb - 1)) - !neg;
+		return !neg && mag <= ((u128)1 << nb) - 1;
+	}
+};
+
+#endif
