@@ -35,6 +35,7 @@
 #define EXACT_CUH
 
 #include <string.h>
+#include "dtype.cuh"
 #include "gpu.h"
 
 /* Weight of slot 0's unit: the lsb of struct xsum, below the smallest
@@ -220,6 +221,26 @@ static __host__ __device__ inline struct exact_term exact_prod_f32(float a, floa
 {
 	return exact_mul(exact_f32(a), exact_f32(b));
 }
+
+/* ---- the kernels' element types (dtype.cuh) -------------------------------- */
+
+/* A float element as an exact term m * 2^e (NaN and inf as flags). */
+static __host__ __device__ inline struct exact_term exact_elem(f16_bits x) { return exact_f16(x.v); }
+static __host__ __device__ inline struct exact_term exact_elem(bf16_bits x) { return exact_bf16(x.v); }
+static __host__ __device__ inline struct exact_term exact_elem(float x) { return exact_f32(x); }
+static __host__ __device__ inline struct exact_term exact_elem(double x) { return exact_f64(x); }
+
+/* A float element's value as a double (exact: every format fits). */
+static __host__ __device__ inline double exact_elem_f64(f16_bits x) { return exact_f16_to_f32(x.v); }
+static __host__ __device__ inline double exact_elem_f64(bf16_bits x) { return exact_bf16_to_f32(x.v); }
+static __host__ __device__ inline double exact_elem_f64(float x) { return x; }
+static __host__ __device__ inline double exact_elem_f64(double x) { return x; }
+
+/* A float element's bits, in the low dtype_fmt<T>::w (dtype.cuh) bits. */
+static __host__ __device__ inline unsigned long long exact_elem_bits(f16_bits x) { return x.v; }
+static __host__ __device__ inline unsigned long long exact_elem_bits(bf16_bits x) { return x.v; }
+static __host__ __device__ inline unsigned long long exact_elem_bits(float x) { return exact_bits_f32(x); }
+static __host__ __device__ inline unsigned long long exact_elem_bits(double x) { return exact_bits_f64(x); }
 
 /* ---- slots ---------------------------------------------------------------- */
 

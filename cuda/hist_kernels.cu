@@ -44,6 +44,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "dtype.cuh"
 #include "gpu.h"
 
 /* 256 threads and 4 blocks per SM: 32 warps per SM hide the load latency,
@@ -83,6 +84,23 @@
 
 enum { BT_F16, BT_F32, BT_F64 };		/* the bin type, as in cpu_hist.c */
 enum { CONV_NUM, CONV_F16, CONV_BF16 };	/* how an element becomes a double */
+
+/* How a ranged hist reads each element type (dtype.cuh's): the type as
+ * stored, how it becomes a double, and cpu_hist.c's bin type (f16 for f16,
+ * f32 for f32 and bf16, f64 for f64 and every integer). */
+template <typename T> struct hist_elem {
+	typedef T raw;
+	enum { conv = CONV_NUM };
+	enum { bt = std::is_same<T, float>::value ? BT_F32 : BT_F64 };
+};
+template <> struct hist_elem<f16_bits> {
+	typedef uint16_t raw;
+	enum { conv = CONV_F16, bt = BT_F16 };
+};
+template <> struct hist_elem<bf16_bits> {
+	typedef uint16_t raw;
+	enum { conv = CONV_BF16, bt = BT_F32 };
+};
 
 __host__ __device__ static inline float f32_from_bits(uint32_t u)
 {
@@ -523,8 +541,8 @@ static cudaError_t launch_perval(const struct gs_job *job, void *dacc,
 			       nsm, s);
 }
 
-/* The bin types are cpu_hist.c's: f16 for f16, f32 for f32 and bf16, f64
- * for f64 and every integer. */
+/* One bin per value (8- or 16-bit data), or ranged bins as hist_elem
+ * says. */
 static cudaError_t hist_launch(const struct gs_job *job, void *dacc,
 			       const void *d, const void * /* d2 */,
 			       size_t nrec, int nsm, cudaStream_t s)
@@ -541,34 +559,12 @@ static cudaError_t hist_launch(const struct gs_job *job, void *dacc,
 		return launch_perval<uint16_t>(job, dacc, d, nrec, nsm, s,
 					       t == GS_I16 ? 0x8000 : 0);
 	}
-	switch (t) {
-	case GS_U8:
-		return launch_ranged<uint8_t, CONV_NUM, BT_F64>(job, dacc, d, nrec, nsm, s);
-	case GS_I8:
-		return launch_ranged<int8_t, CONV_NUM, BT_F64>(job, dacc, d, nrec, nsm, s);
-	case GS_U16:
-		return launch_ranged<uint16_t, CONV_NUM, BT_F64>(job, dacc, d, nrec, nsm, s);
-	case GS_I16:
-		return launch_ranged<int16_t, CONV_NUM, BT_F64>(job, dacc, d, nrec, nsm, s);
-	case GS_U32:
-		return launch_ranged<uint32_t, CONV_NUM, BT_F64>(job, dacc, d, nrec, nsm, s);
-	case GS_I32:
-		return launch_ranged<int32_t, CONV_NUM, BT_F64>(job, dacc, d, nrec, nsm, s);
-	case GS_U64:
-		return launch_ranged<uint64_t, CONV_NUM, BT_F64>(job, dacc, d, nrec, nsm, s);
-	case GS_I64:
-		return launch_ranged<int64_t, CONV_NUM, BT_F64>(job, dacc, d, nrec, nsm, s);
-	case GS_F16:
-		return launch_ranged<uint16_t, CONV_F16, BT_F16>(job, dacc, d, nrec, nsm, s);
-	case GS_BF16:
-		return launch_ranged<uint16_t, CONV_BF16, BT_F32>(job, dacc, d, nrec, nsm, s);
-	case GS_F32:
-		return launch_ranged<float, CONV_NUM, BT_F32>(job, dacc, d, nrec, nsm, s);
-	case GS_F64:
-		return launch_ranged<double, CONV_NUM, BT_F64>(job, dacc, d, nrec, nsm, s);
-	default:
-		return cudaErrorInvalidValue;	/* supports() refused it */
-	}
+	return dtype_dispatch(t, [&](auto tag) {
+		typedef hist_elem<DTYPE_OF(tag)> E;
+
+		return launch_ranged<typename E::raw, E::conv, E::bt>(job, dacc,
+				d, nrec, nsm, s);
+	});
 }
 
 /* ---- the ops table ---------------------------------------------------------- */
