@@ -89,12 +89,10 @@ static __host__ __device__ inline unsigned exact_bits_f32(float v)
 	return u;
 }
 
+/* ieee_f32_from_bits, under the name scan_kernels.cu uses. */
 static __host__ __device__ inline float exact_f32_from_bits(unsigned u)
 {
-	float v;
-
-	memcpy(&v, &u, sizeof(v));
-	return v;
+	return ieee_f32_from_bits(u);
 }
 
 /* An IEEE value of p significand bits (hidden bit included) and exponent
@@ -157,24 +155,16 @@ static __host__ __device__ inline struct exact_term exact_u64(unsigned long long
 	return t;
 }
 
-/* The half types as floats (exact), for min/max and products. */
+/* The half types as floats (exact): ieee.h's, which the CPU uses too. These
+ * names are scan_kernels.cu's until it calls ieee.h directly. */
 static __host__ __device__ inline float exact_f16_to_f32(unsigned short h)
 {
-	unsigned sign = (unsigned)(h >> 15) << 31, be = (h >> 10) & 0x1f;
-	unsigned frac = h & 0x3ff;
-	float sub;
-
-	if (be == 0x1f)
-		return exact_f32_from_bits(sign | 0x7f800000 | frac << 13);
-	if (be)
-		return exact_f32_from_bits(sign | (be + 112) << 23 | frac << 13);
-	sub = (float)frac * 0x1p-24f;	/* 10 bits: exact */
-	return sign ? -sub : sub;
+	return ieee_f16_to_f32(h);
 }
 
 static __host__ __device__ inline float exact_bf16_to_f32(unsigned short h)
 {
-	return exact_f32_from_bits((unsigned)h << 16);
+	return ieee_bf16_to_f32(h);
 }
 
 static __host__ __device__ inline bool exact_is_zero(struct exact_term t)
@@ -231,8 +221,8 @@ static __host__ __device__ inline struct exact_term exact_elem(float x) { return
 static __host__ __device__ inline struct exact_term exact_elem(double x) { return exact_f64(x); }
 
 /* A float element's value as a double (exact: every format fits). */
-static __host__ __device__ inline double exact_elem_f64(f16_bits x) { return exact_f16_to_f32(x.v); }
-static __host__ __device__ inline double exact_elem_f64(bf16_bits x) { return exact_bf16_to_f32(x.v); }
+static __host__ __device__ inline double exact_elem_f64(f16_bits x) { return ieee_f16_to_f32(x.v); }
+static __host__ __device__ inline double exact_elem_f64(bf16_bits x) { return ieee_bf16_to_f32(x.v); }
 static __host__ __device__ inline double exact_elem_f64(float x) { return x; }
 static __host__ __device__ inline double exact_elem_f64(double x) { return x; }
 

@@ -102,28 +102,6 @@ template <> struct hist_elem<bf16_bits> {
 	enum { conv = CONV_BF16, bt = BT_F32 };
 };
 
-__host__ __device__ static inline float f32_from_bits(uint32_t u)
-{
-	float f;
-
-	memcpy(&f, &u, sizeof f);
-	return f;
-}
-
-/* f16 bits to float; every f16 is exact in float. */
-__host__ __device__ static inline float half_to_float(uint16_t h)
-{
-	uint32_t sign = (uint32_t)(h >> 15) << 31, e = (h >> 10) & 0x1f;
-	uint32_t m = h & 0x3ff;
-
-	if (e == 0x1f)
-		return f32_from_bits(sign | 0x7f800000 | m << 13);
-	if (e != 0)
-		return f32_from_bits(sign | (e + 112) << 23 | m << 13);
-	float sub = (float)m * 0x1p-24f;	/* m < 2^10: exact */
-	return sign ? -sub : sub;
-}
-
 /* x rounded to the nearest f16, ties to even, as bits: numpy's direct
  * double-to-half rounding (not through float, which could round twice). */
 __host__ __device__ static inline uint16_t half_rn(double x)
@@ -152,7 +130,7 @@ template <int BT>
 __host__ __device__ static inline double round_to(double x)
 {
 	if (BT == BT_F16)
-		return half_to_float(half_rn(x));
+		return ieee_f16_to_f32(half_rn(x));
 	if (BT == BT_F32)
 		return (float)x;
 	return x;
@@ -162,9 +140,9 @@ template <int CONV, typename T>
 __host__ __device__ static inline double to_double(T x)
 {
 	if constexpr (CONV == CONV_F16)
-		return half_to_float(x);
+		return ieee_f16_to_f32(x);
 	else if constexpr (CONV == CONV_BF16)
-		return f32_from_bits((uint32_t)x << 16);
+		return ieee_f32_from_bits((uint32_t)x << 16);
 	else
 		return (double)x;	/* 64-bit integers round to nearest */
 }
@@ -240,7 +218,7 @@ __host__ __device__ static inline double diff_in(const struct rparams &r,
 						 double v)
 {
 	if (BT == BT_F16)
-		return half_to_float(half_rn(FSUB((float)v, (float)r.lob)));
+		return ieee_f16_to_f32(half_rn(FSUB((float)v, (float)r.lob)));
 	if (BT == BT_F32)
 		return FSUB((float)v, (float)r.lob);
 	return DSUB(v, r.lob);

@@ -96,7 +96,7 @@ __host__ __device__ static inline unsigned long long key_of(T x)
 		unsigned u;
 
 		if constexpr (std::is_same_v<T, f16_bits>)
-			u = exact_bits_f32(exact_f16_to_f32(x.v));
+			u = exact_bits_f32(ieee_f16_to_f32(x.v));
 		else if constexpr (std::is_same_v<T, bf16_bits>)
 			u = (unsigned)x.v << 16;
 		else
@@ -117,7 +117,7 @@ static union gs_scalar key_value(enum gs_type t, unsigned long long k)
 	} else if (type_is_float(t)) {
 		unsigned u = (unsigned)k ^ (k >> 31 & 1 ? 0x80000000u : 0xffffffffu);
 
-		v.f = exact_f32_from_bits(u);
+		v.f = ieee_f32_from_bits(u);
 	} else if (type_is_signed(t)) {
 		v.i = (long long)(k ^ 1ull << 63);
 	} else {

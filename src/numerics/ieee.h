@@ -8,7 +8,8 @@
  * (xsum.c), the float products and the scans' outputs (cpu_reduce.c,
  * cpu_scan.c), and the device code that must give the same bits. Written
  * once so that the CPU and the GPU cannot round differently: the functions
- * are GS_HD, static inline in C and __host__ __device__ under nvcc.
+ * are GS_HD, static inline in C and __host__ __device__ under nvcc. The
+ * half formats' exact widening to float is here for the same reason.
  */
 #ifndef IEEE_H
 #define IEEE_H
@@ -141,6 +142,39 @@ GS_HD uint64_t ieee_round_f64(double v, const struct ieee_fmt *f)
 	m |= (uint64_t)(be != 0) << 52;
 	return ieee_round(m, false, (int64_t)(be + (be == 0)) - 1075, u >> 63,
 			  f);
+}
+
+/* ---- the half formats, widened ------------------------------------------ */
+
+GS_HD float ieee_f32_from_bits(uint32_t u)
+{
+	float f;
+
+	memcpy(&f, &u, sizeof(f));
+	return f;
+}
+
+/* An f16 as the float of the same value (exact). Subnormal halves are
+ * m * 2^-24: exact as a float product. NaN payloads move to the top of the
+ * float's fraction, as hardware does. */
+GS_HD float ieee_f16_to_f32(uint16_t h)
+{
+	uint32_t sign = (uint32_t)(h >> 15) << 31, e = (h >> 10) & 0x1f;
+	uint32_t m = h & 0x3ff;
+	float sub;
+
+	if (e == 0x1f)
+		return ieee_f32_from_bits(sign | 0x7f800000 | m << 13);
+	if (e)
+		return ieee_f32_from_bits(sign | (e + 112) << 23 | m << 13);
+	sub = (float)m * 0x1p-24f;
+	return sign ? -sub : sub;
+}
+
+/* bfloat16 is the top half of a float. */
+GS_HD float ieee_bf16_to_f32(uint16_t h)
+{
+	return ieee_f32_from_bits((uint32_t)h << 16);
 }
 
 #endif

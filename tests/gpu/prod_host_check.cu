@@ -31,7 +31,8 @@
  * that is:
  *   nvcc -std=c++17 -O2 -Isrc -Xcompiler -Wall,-Wextra \
  *     -o build/prod_host_check tests/gpu/prod_host_check.cu \
- *     build/cpu_reduce.o build/xsum.o build/types.o -lm && build/prod_host_check
+ *     build/cpu/cpu_reduce.o build/numerics/xsum.o build/numerics/numfmt.o \
+ *     build/numerics/types.o -lm && build/prod_host_check
  * The last line reads "prod_host_check: N checks, F failed" (exit 1 if F).
  */
 #include <math.h>
