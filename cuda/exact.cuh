@@ -37,6 +37,7 @@
 #include <string.h>
 #include "dtype.cuh"
 #include "gpu.h"
+#include "vec128.cuh"
 
 /* Weight of slot 0's unit: the lsb of struct xsum, below the smallest
  * product of two doubles (2^-2148). */
@@ -539,26 +540,13 @@ static __host__ __device__ inline void exact_w64_add(struct exact_w64 *w,
 	exact_thr_add64(t, u >> 63 ? -m : m, (e ? e : 1) - 1075, slot);
 }
 
-/* The first k of the eight f32 (bits) a.x .. c.w, one by one: a loop that
- * rotates the registers rather than eight inlined copies of the slow path
- * (or an array in local memory). */
+/* The first k of the eight f32 (bits) a.x .. c.w, one by one. */
 static __host__ __device__ inline void
 exact_w32_add_first(struct exact_w32 *w, struct exact_thr *t, uint4 a,
 		    uint4 c, int k, long long *slot)
 {
-#ifdef __CUDA_ARCH__
-#pragma unroll 1
-#endif
-	for (int i = 0; i < k; i++) {
-		exact_w32_add(w, t, a.x, slot);
-		a.x = a.y;
-		a.y = a.z;
-		a.z = a.w;
-		a.w = c.x;
-		c.x = c.y;
-		c.y = c.z;
-		c.z = c.w;
-	}
+	vec128_first(a, c, k,
+		     [w, t, slot](unsigned x) { exact_w32_add(w, t, x, slot); });
 }
 
 /* Eight f32 (bits a, c) into w: branch-free when all lie in the window,
@@ -590,15 +578,9 @@ static __host__ __device__ inline void
 exact_w64_add_first(struct exact_w64 *w, struct exact_thr *t, ulonglong2 a,
 		    ulonglong2 c, int k, long long *slot)
 {
-#ifdef __CUDA_ARCH__
-#pragma unroll 1
-#endif
-	for (int i = 0; i < k; i++) {
-		exact_w64_add(w, t, a.x, slot);
-		a.x = a.y;
-		a.y = c.x;
-		c.x = c.y;
-	}
+	vec128_first(a, c, k, [w, t, slot](unsigned long long x) {
+		exact_w64_add(w, t, x, slot);
+	});
 }
 
 /* Four f64 (bits a, c) the same way. */
