@@ -7,8 +7,8 @@
  * time (vectors i and i + T: two 16-byte loads in flight per thread, and
  * the threads of a warp read consecutive vectors), then what is left: at
  * most one vector, then the n % lanes elements past the last whole vector,
- * T apart (so one per thread, or none). The generic kernels read 4 bytes
- * per load; with one load in flight per element they ran at a quarter of
+ * T apart (so one per thread, or none). The generic kernels, one 4-byte
+ * load in flight per element, ran f32 at 0.26x (reduce) and 0.14x (stats)
  * CUB's plain float sum on the H100.
  *
  * The caller gives two functions, inlined here: pair(a, c) for two whole
