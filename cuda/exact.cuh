@@ -540,13 +540,19 @@ static __host__ __device__ inline void exact_w64_add(struct exact_w64 *w,
 	exact_thr_add64(t, u >> 63 ? -m : m, (e ? e : 1) - 1075, slot);
 }
 
-/* The first k of the eight f32 (bits) a.x .. c.w, one by one. */
+/* The first k of the eight f32 (bits) a.x .. c.w, one by one (see
+ * vec128_shift). */
 static __host__ __device__ inline void
 exact_w32_add_first(struct exact_w32 *w, struct exact_thr *t, uint4 a,
 		    uint4 c, int k, long long *slot)
 {
-	vec128_first(a, c, k,
-		     [w, t, slot](unsigned x) { exact_w32_add(w, t, x, slot); });
+#ifdef __CUDA_ARCH__
+#pragma unroll 1
+#endif
+	for (int i = 0; i < k; i++) {
+		exact_w32_add(w, t, a.x, slot);
+		vec128_shift(a, c);
+	}
 }
 
 /* Eight f32 (bits a, c) into w: branch-free when all lie in the window,
@@ -578,9 +584,13 @@ static __host__ __device__ inline void
 exact_w64_add_first(struct exact_w64 *w, struct exact_thr *t, ulonglong2 a,
 		    ulonglong2 c, int k, long long *slot)
 {
-	vec128_first(a, c, k, [w, t, slot](unsigned long long x) {
-		exact_w64_add(w, t, x, slot);
-	});
+#ifdef __CUDA_ARCH__
+#pragma unroll 1
+#endif
+	for (int i = 0; i < k; i++) {
+		exact_w64_add(w, t, a.x, slot);
+		vec128_shift(a, c);
+	}
 }
 
 /* Four f64 (bits a, c) the same way. */

@@ -299,14 +299,20 @@ static __host__ __device__ inline void stats_win_add(struct stats_win *w,
 	exact_thr_add64(&r->s2, m * m, 2 * (e - 150), slot + EXACT_SLOTS);
 }
 
-/* The first k of the eight f32 a.x .. c.w, one by one. */
+/* The first k of the eight f32 a.x .. c.w, one by one, as
+ * exact_w32_add_first. */
 static __host__ __device__ inline void stats_win_add_first(struct stats_win *w,
 							   struct stats_thr *r,
 							   uint4 a, uint4 c,
 							   int k, long long *slot)
 {
-	vec128_first(a, c, k,
-		     [w, r, slot](unsigned x) { stats_win_add(w, r, x, slot); });
+#ifdef __CUDA_ARCH__
+#pragma unroll 1
+#endif
+	for (int i = 0; i < k; i++) {
+		stats_win_add(w, r, a.x, slot);
+		vec128_shift(a, c);
+	}
 }
 
 static __host__ __device__ inline void stats_win_add4(struct stats_win *w,

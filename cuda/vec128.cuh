@@ -13,8 +13,8 @@
  *
  * The caller gives two functions, inlined here: pair(a, c) for two whole
  * vectors (its fast path), and some(a, zero, k) for the first k elements
- * of a (its slow path, one element at a time, as vec128_first gives
- * them). Everything left goes through one loop around some(), so that the
+ * of a (its slow path, one element at a time, shifting the lanes with
+ * vec128_shift). Everything left goes through one loop around some(), so that the
  * slow path is inlined once.
  */
 #ifndef VEC128_CUH
@@ -65,7 +65,10 @@ static __host__ __device__ inline void vec128_walk(const E *d, size_t n,
 }
 
 /* Shift the lanes of the pair (a, c) down by one: a.x takes a.y, ...,
- * the last lane of a takes c.x, and so on. */
+ * the last lane of a takes c.x, and so on. The slow paths take the lanes
+ * one by one from a.x in a loop that shifts the registers, so that they
+ * are inlined once and no lane is indexed (which would put the vectors in
+ * local memory). */
 static __host__ __device__ inline void vec128_shift(uint4 &a, uint4 &c)
 {
 	a.x = a.y;
@@ -83,21 +86,6 @@ static __host__ __device__ inline void vec128_shift(ulonglong2 &a,
 	a.x = a.y;
 	a.y = c.x;
 	c.x = c.y;
-}
-
-/* fn(x) for each of the first k lanes of the pair (a, c), in order: a loop
- * that shifts the registers, so that fn (a slow path) is inlined once and
- * no lane is indexed (which would put the vectors in local memory). */
-template <typename V, typename Fn>
-static __host__ __device__ inline void vec128_first(V a, V c, int k, Fn &&fn)
-{
-#ifdef __CUDA_ARCH__
-#pragma unroll 1
-#endif
-	for (int i = 0; i < k; i++) {
-		fn(a.x);
-		vec128_shift(a, c);
-	}
 }
 
 #endif
