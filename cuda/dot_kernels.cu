@@ -38,35 +38,12 @@
  * flushing the shared slots must not dominate small chunks. */
 #define DOT_MIN_PER_THREAD 16
 
-/* The half types as stored: raw bits, decoded by exact.cuh. */
-struct dot_f16 {
-	unsigned short b;
-};
-struct dot_bf16 {
-	unsigned short b;
-};
-
 /* Where the factors of dot product j of record k are: a[k * C + j * step +
  * aoff] and b[k * C + j * step + boff]. */
 struct dot_map {
 	unsigned C, n;		/* elements per record, dot products */
 	unsigned step, aoff, boff;
 };
-
-/* ---- one product ---------------------------------------------------------- */
-
-template <typename T>
-__host__ __device__ static inline struct exact_term dot_term(T x)
-{
-	if constexpr (std::is_same_v<T, dot_f16>)
-		return exact_f16(x.b);
-	else if constexpr (std::is_same_v<T, dot_bf16>)
-		return exact_bf16(x.b);
-	else if constexpr (std::is_same_v<T, float>)
-		return exact_f32(x);
-	else
-		return exact_f64(x);
-}
 
 /* ---- one thread's share --------------------------------------------------- */
 
@@ -81,7 +58,7 @@ __host__ __device__ static void dot_fold_float(struct exact_thr *s,
 					       long long *slot)
 {
 	for (size_t k = k0; k < nrec; k += kstep, ia += di, ib += di) {
-		struct exact_term p = exact_mul(dot_term(a[ia]), dot_term(b[ib]));
+		struct exact_term p = exact_mul(exact_elem(a[ia]), exact_elem(b[ib]));
 
 		s->flags |= p.flags;
 		if constexpr (std::is_same_v<T, double>)	/* 106 bits */
@@ -229,34 +206,9 @@ static cudaError_t dot_launch(const struct gs_job *job, void *dacc,
 		return cudaSuccess;
 	if (job->two_inputs && !d2)
 		return cudaErrorInvalidValue;
-	switch (job->dtype.type) {
-	case GS_U8:
-		return dot_launch_t<unsigned char>(job, dacc, d, d2, nrec, nsm, s);
-	case GS_I8:
-		return dot_launch_t<signed char>(job, dacc, d, d2, nrec, nsm, s);
-	case GS_U16:
-		return dot_launch_t<unsigned short>(job, dacc, d, d2, nrec, nsm, s);
-	case GS_I16:
-		return dot_launch_t<short>(job, dacc, d, d2, nrec, nsm, s);
-	case GS_U32:
-		return dot_launch_t<unsigned>(job, dacc, d, d2, nrec, nsm, s);
-	case GS_I32:
-		return dot_launch_t<int>(job, dacc, d, d2, nrec, nsm, s);
-	case GS_U64:
-		return dot_launch_t<unsigned long long>(job, dacc, d, d2, nrec, nsm, s);
-	case GS_I64:
-		return dot_launch_t<long long>(job, dacc, d, d2, nrec, nsm, s);
-	case GS_F16:
-		return dot_launch_t<dot_f16>(job, dacc, d, d2, nrec, nsm, s);
-	case GS_BF16:
-		return dot_launch_t<dot_bf16>(job, dacc, d, d2, nrec, nsm, s);
-	case GS_F32:
-		return dot_launch_t<float>(job, dacc, d, d2, nrec, nsm, s);
-	case GS_F64:
-		return dot_launch_t<double>(job, dacc, d, d2, nrec, nsm, s);
-	default:
-		return cudaErrorInvalidValue;	/* supports() refused it */
-	}
+	return dtype_dispatch(job->dtype.type, [&](auto tag) {
+		return dot_launch_t<DTYPE_OF(tag)>(job, dacc, d, d2, nrec, nsm, s);
+	});
 }
 
 /* ---- the ops table ---------------------------------------------------------- */

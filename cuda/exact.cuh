@@ -35,7 +35,9 @@
 #define EXACT_CUH
 
 #include <string.h>
+#include "dtype.cuh"
 #include "gpu.h"
+#include "vec128.cuh"
 
 /* Weight of slot 0's unit: the lsb of struct xsum, below the smallest
  * product of two doubles (2^-2148). */
@@ -88,12 +90,10 @@ static __host__ __device__ inline unsigned exact_bits_f32(float v)
 	return u;
 }
 
+/* ieee_f32_from_bits, under the name scan_kernels.cu uses. */
 static __host__ __device__ inline float exact_f32_from_bits(unsigned u)
 {
-	float v;
-
-	memcpy(&v, &u, sizeof(v));
-	return v;
+	return ieee_f32_from_bits(u);
 }
 
 /* An IEEE value of p significand bits (hidden bit included) and exponent
@@ -156,24 +156,16 @@ static __host__ __device__ inline struct exact_term exact_u64(unsigned long long
 	return t;
 }
 
-/* The half types as floats (exact), for min/max and products. */
+/* The half types as floats (exact): ieee.h's, which the CPU uses too. These
+ * names are scan_kernels.cu's until it calls ieee.h directly. */
 static __host__ __device__ inline float exact_f16_to_f32(unsigned short h)
 {
-	unsigned sign = (unsigned)(h >> 15) << 31, be = (h >> 10) & 0x1f;
-	unsigned frac = h & 0x3ff;
-	float sub;
-
-	if (be == 0x1f)
-		return exact_f32_from_bits(sign | 0x7f800000 | frac << 13);
-	if (be)
-		return exact_f32_from_bits(sign | (be + 112) << 23 | frac << 13);
-	sub = (float)frac * 0x1p-24f;	/* 10 bits: exact */
-	return sign ? -sub : sub;
+	return ieee_f16_to_f32(h);
 }
 
 static __host__ __device__ inline float exact_bf16_to_f32(unsigned short h)
 {
-	return exact_f32_from_bits((unsigned)h << 16);
+	return ieee_bf16_to_f32(h);
 }
 
 static __host__ __device__ inline bool exact_is_zero(struct exact_term t)
@@ -220,6 +212,26 @@ static __host__ __device__ inline struct exact_term exact_prod_f32(float a, floa
 {
 	return exact_mul(exact_f32(a), exact_f32(b));
 }
+
+/* ---- the kernels' element types (dtype.cuh) -------------------------------- */
+
+/* A float element as an exact term m * 2^e (NaN and inf as flags). */
+static __host__ __device__ inline struct exact_term exact_elem(f16_bits x) { return exact_f16(x.v); }
+static __host__ __device__ inline struct exact_term exact_elem(bf16_bits x) { return exact_bf16(x.v); }
+static __host__ __device__ inline struct exact_term exact_elem(float x) { return exact_f32(x); }
+static __host__ __device__ inline struct exact_term exact_elem(double x) { return exact_f64(x); }
+
+/* A float element's value as a double (exact: every format fits). */
+static __host__ __device__ inline double exact_elem_f64(f16_bits x) { return ieee_f16_to_f32(x.v); }
+static __host__ __device__ inline double exact_elem_f64(bf16_bits x) { return ieee_bf16_to_f32(x.v); }
+static __host__ __device__ inline double exact_elem_f64(float x) { return x; }
+static __host__ __device__ inline double exact_elem_f64(double x) { return x; }
+
+/* A float element's bits, in the low dtype_fmt<T>::w (dtype.cuh) bits. */
+static __host__ __device__ inline unsigned long long exact_elem_bits(f16_bits x) { return x.v; }
+static __host__ __device__ inline unsigned long long exact_elem_bits(bf16_bits x) { return x.v; }
+static __host__ __device__ inline unsigned long long exact_elem_bits(float x) { return exact_bits_f32(x); }
+static __host__ __device__ inline unsigned long long exact_elem_bits(double x) { return exact_bits_f64(x); }
 
 /* ---- slots ---------------------------------------------------------------- */
 
@@ -528,9 +540,8 @@ static __host__ __device__ inline void exact_w64_add(struct exact_w64 *w,
 	exact_thr_add64(t, u >> 63 ? -m : m, (e ? e : 1) - 1075, slot);
 }
 
-/* The first k of the eight f32 (bits) a.x .. c.w, one by one: a loop that
- * rotates the registers rather than eight inlined copies of the slow path
- * (or an array in local memory). */
+/* The first k of the eight f32 (bits) a.x .. c.w, one by one (see
+ * vec128_shift). */
 static __host__ __device__ inline void
 exact_w32_add_first(struct exact_w32 *w, struct exact_thr *t, uint4 a,
 		    uint4 c, int k, long long *slot)
@@ -540,13 +551,7 @@ exact_w32_add_first(struct exact_w32 *w, struct exact_thr *t, uint4 a,
 #endif
 	for (int i = 0; i < k; i++) {
 		exact_w32_add(w, t, a.x, slot);
-		a.x = a.y;
-		a.y = a.z;
-		a.z = a.w;
-		a.w = c.x;
-		c.x = c.y;
-		c.y = c.z;
-		c.z = c.w;
+		vec128_shift(a, c);
 	}
 }
 
@@ -584,9 +589,7 @@ exact_w64_add_first(struct exact_w64 *w, struct exact_thr *t, ulonglong2 a,
 #endif
 	for (int i = 0; i < k; i++) {
 		exact_w64_add(w, t, a.x, slot);
-		a.x = a.y;
-		a.y = c.x;
-		c.x = c.y;
+		vec128_shift(a, c);
 	}
 }
 

@@ -44,6 +44,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "dtype.cuh"
 #include "gpu.h"
 
 /* 256 threads and 4 blocks per SM: 32 warps per SM hide the load latency,
@@ -84,27 +85,22 @@
 enum { BT_F16, BT_F32, BT_F64 };		/* the bin type, as in cpu_hist.c */
 enum { CONV_NUM, CONV_F16, CONV_BF16 };	/* how an element becomes a double */
 
-__host__ __device__ static inline float f32_from_bits(uint32_t u)
-{
-	float f;
-
-	memcpy(&f, &u, sizeof f);
-	return f;
-}
-
-/* f16 bits to float; every f16 is exact in float. */
-__host__ __device__ static inline float half_to_float(uint16_t h)
-{
-	uint32_t sign = (uint32_t)(h >> 15) << 31, e = (h >> 10) & 0x1f;
-	uint32_t m = h & 0x3ff;
-
-	if (e == 0x1f)
-		return f32_from_bits(sign | 0x7f800000 | m << 13);
-	if (e != 0)
-		return f32_from_bits(sign | (e + 112) << 23 | m << 13);
-	float sub = (float)m * 0x1p-24f;	/* m < 2^10: exact */
-	return sign ? -sub : sub;
-}
+/* How a ranged hist reads each element type (dtype.cuh's): the type as
+ * stored, how it becomes a double, and cpu_hist.c's bin type (f16 for f16,
+ * f32 for f32 and bf16, f64 for f64 and every integer). */
+template <typename T> struct hist_elem {
+	typedef T raw;
+	enum { conv = CONV_NUM };
+	enum { bt = std::is_same<T, float>::value ? BT_F32 : BT_F64 };
+};
+template <> struct hist_elem<f16_bits> {
+	typedef uint16_t raw;
+	enum { conv = CONV_F16, bt = BT_F16 };
+};
+template <> struct hist_elem<bf16_bits> {
+	typedef uint16_t raw;
+	enum { conv = CONV_BF16, bt = BT_F32 };
+};
 
 /* x rounded to the nearest f16, ties to even, as bits: numpy's direct
  * double-to-half rounding (not through float, which could round twice). */
@@ -134,7 +130,7 @@ template <int BT>
 __host__ __device__ static inline double round_to(double x)
 {
 	if (BT == BT_F16)
-		return half_to_float(half_rn(x));
+		return ieee_f16_to_f32(half_rn(x));
 	if (BT == BT_F32)
 		return (float)x;
 	return x;
@@ -144,9 +140,9 @@ template <int CONV, typename T>
 __host__ __device__ static inline double to_double(T x)
 {
 	if constexpr (CONV == CONV_F16)
-		return half_to_float(x);
+		return ieee_f16_to_f32(x);
 	else if constexpr (CONV == CONV_BF16)
-		return f32_from_bits((uint32_t)x << 16);
+		return ieee_f32_from_bits((uint32_t)x << 16);
 	else
 		return (double)x;	/* 64-bit integers round to nearest */
 }
@@ -222,7 +218,7 @@ __host__ __device__ static inline double diff_in(const struct rparams &r,
 						 double v)
 {
 	if (BT == BT_F16)
-		return half_to_float(half_rn(FSUB((float)v, (float)r.lob)));
+		return ieee_f16_to_f32(half_rn(FSUB((float)v, (float)r.lob)));
 	if (BT == BT_F32)
 		return FSUB((float)v, (float)r.lob);
 	return DSUB(v, r.lob);
@@ -523,8 +519,8 @@ static cudaError_t launch_perval(const struct gs_job *job, void *dacc,
 			       nsm, s);
 }
 
-/* The bin types are cpu_hist.c's: f16 for f16, f32 for f32 and bf16, f64
- * for f64 and every integer. */
+/* One bin per value (8- or 16-bit data), or ranged bins as hist_elem
+ * says. */
 static cudaError_t hist_launch(const struct gs_job *job, void *dacc,
 			       const void *d, const void * /* d2 */,
 			       size_t nrec, int nsm, cudaStream_t s)
@@ -541,34 +537,12 @@ static cudaError_t hist_launch(const struct gs_job *job, void *dacc,
 		return launch_perval<uint16_t>(job, dacc, d, nrec, nsm, s,
 					       t == GS_I16 ? 0x8000 : 0);
 	}
-	switch (t) {
-	case GS_U8:
-		return launch_ranged<uint8_t, CONV_NUM, BT_F64>(job, dacc, d, nrec, nsm, s);
-	case GS_I8:
-		return launch_ranged<int8_t, CONV_NUM, BT_F64>(job, dacc, d, nrec, nsm, s);
-	case GS_U16:
-		return launch_ranged<uint16_t, CONV_NUM, BT_F64>(job, dacc, d, nrec, nsm, s);
-	case GS_I16:
-		return launch_ranged<int16_t, CONV_NUM, BT_F64>(job, dacc, d, nrec, nsm, s);
-	case GS_U32:
-		return launch_ranged<uint32_t, CONV_NUM, BT_F64>(job, dacc, d, nrec, nsm, s);
-	case GS_I32:
-		return launch_ranged<int32_t, CONV_NUM, BT_F64>(job, dacc, d, nrec, nsm, s);
-	case GS_U64:
-		return launch_ranged<uint64_t, CONV_NUM, BT_F64>(job, dacc, d, nrec, nsm, s);
-	case GS_I64:
-		return launch_ranged<int64_t, CONV_NUM, BT_F64>(job, dacc, d, nrec, nsm, s);
-	case GS_F16:
-		return launch_ranged<uint16_t, CONV_F16, BT_F16>(job, dacc, d, nrec, nsm, s);
-	case GS_BF16:
-		return launch_ranged<uint16_t, CONV_BF16, BT_F32>(job, dacc, d, nrec, nsm, s);
-	case GS_F32:
-		return launch_ranged<float, CONV_NUM, BT_F32>(job, dacc, d, nrec, nsm, s);
-	case GS_F64:
-		return launch_ranged<double, CONV_NUM, BT_F64>(job, dacc, d, nrec, nsm, s);
-	default:
-		return cudaErrorInvalidValue;	/* supports() refused it */
-	}
+	return dtype_dispatch(t, [&](auto tag) {
+		typedef hist_elem<DTYPE_OF(tag)> E;
+
+		return launch_ranged<typename E::raw, E::conv, E::bt>(job, dacc,
+				d, nrec, nsm, s);
+	});
 }
 
 /* ---- the ops table ---------------------------------------------------------- */

@@ -11,7 +11,8 @@
  * - integers: the exact magnitude of the nonzero factors while it stays
  *   below 2^128, as struct red_iprod (exact in any grouping).
  * NaN, zero, inf, overflow and the sign are flags. An all-zero value is
- * the empty product, so a zeroed accumulator is one.
+ * the empty product, so a zeroed accumulator is one. Elements of the
+ * kernels' types (dtype.cuh) enter in groups (red_fold, red_ifold).
  */
 #ifndef PROD_CUH
 #define PROD_CUH
@@ -207,6 +208,70 @@ static __host__ __device__ inline void red_p_merge(struct red_iprod *p,
 	}
 	p->mag[0] = r[0];
 	p->mag[1] = r[1];
+}
+
+/* ---- elements into products ----------------------------------------------
+ * A thread multiplies a few elements exactly in 64 bits (m * 2^e and the
+ * flags) and only then takes the product into its bracket or magnitude:
+ * one 128x64-bit step per group instead of one per element. */
+
+/* The partial product of element type T. */
+template <typename T>
+using red_prod_t = typename std::conditional<dtype_is_float<T>::value,
+		struct red_fprod, struct red_iprod>::type;
+
+/* Factors a thread multiplies exactly in 64 bits before its bracket or
+ * magnitude takes them: 64 / (significand or integer bits). */
+template <typename T>
+static __host__ __device__ constexpr int red_prod_group()
+{
+	if constexpr (dtype_is_float<T>::value)
+		return 64 / dtype_fmt<T>::p;
+	else
+		return 64 / (8 * (int)sizeof(T));
+}
+
+/* Fold float x into (*m, *e, *flags): m * 2^e is the product of the finite
+ * nonzero factors so far; NaN, inf and zero only set flags; every sign
+ * flips RED_PNEG (the CPU's fprod_mul_f64 does the same). */
+template <typename T>
+static __host__ __device__ inline void
+red_fold(T x, unsigned long long *m, int *e, unsigned long long *flags)
+{
+	typedef dtype_fmt<T> F;
+	unsigned long long u = exact_elem_bits(x);
+	unsigned be = (unsigned)(u >> (F::p - 1)) & F::emax;
+	unsigned long long frac = u & ((1ull << (F::p - 1)) - 1);
+
+	*flags ^= (u >> (F::w - 1)) * RED_PNEG;
+	if (be == F::emax) {
+		*flags |= frac ? RED_PNAN : RED_PINF;
+		return;
+	}
+	if (be == 0 && frac == 0) {
+		*flags |= RED_PZERO;
+		return;
+	}
+	*m *= frac | (unsigned long long)(be != 0) << (F::p - 1);
+	*e += (int)(be + (be == 0)) - F::bias_p;
+}
+
+/* The same for integers (e unused): *m takes |x|, a zero sets RED_PZERO,
+ * as iprod_mul does. */
+template <typename T>
+static __host__ __device__ inline void
+red_ifold(T x, unsigned long long *m, unsigned long long *flags)
+{
+	unsigned long long a = (unsigned long long)x;
+
+	if constexpr (std::is_signed<T>::value) {
+		if (x < 0) {
+			a = 0 - (unsigned long long)(long long)x;
+			*flags ^= RED_PNEG;
+		}
+	}
+	*flags |= a ? 0 : RED_PZERO;
+	*m *= a ? a : 1;
 }
 
 #endif

@@ -50,6 +50,7 @@
 #include <type_traits>
 #include "exact.cuh"
 #include "prod.cuh"
+#include "vec128.cuh"
 
 extern "C" {
 #include "cpu_red.h"	/* fprod_merge, iprod_merge */
@@ -84,28 +85,6 @@ struct red_dev_word {
 	unsigned long long nan;		/* floats: a NaN was seen */
 };
 
-/* The half types, as they lie in memory. */
-struct red_f16 { unsigned short v; };
-struct red_bf16 { unsigned short v; };
-
-/* ---- element types ------------------------------------------------------- */
-
-template <typename T> struct red_is_float : std::false_type {};
-template <> struct red_is_float<red_f16> : std::true_type {};
-template <> struct red_is_float<red_bf16> : std::true_type {};
-template <> struct red_is_float<float> : std::true_type {};
-template <> struct red_is_float<double> : std::true_type {};
-
-static __host__ __device__ inline struct exact_term red_term(red_f16 x) { return exact_f16(x.v); }
-static __host__ __device__ inline struct exact_term red_term(red_bf16 x) { return exact_bf16(x.v); }
-static __host__ __device__ inline struct exact_term red_term(float x) { return exact_f32(x); }
-static __host__ __device__ inline struct exact_term red_term(double x) { return exact_f64(x); }
-
-static __host__ __device__ inline double red_f64(red_f16 x) { return exact_f16_to_f32(x.v); }
-static __host__ __device__ inline double red_f64(red_bf16 x) { return exact_bf16_to_f32(x.v); }
-static __host__ __device__ inline double red_f64(float x) { return x; }
-static __host__ __device__ inline double red_f64(double x) { return x; }
-
 /* Order of doubles (not NaN) as unsigned keys, -0.0 < +0.0: negative
  * values reversed below the positive ones. */
 static __host__ __device__ inline unsigned long long red_key_f64(double v)
@@ -128,8 +107,8 @@ static __host__ __device__ inline double red_f64_of_key(unsigned long long k)
 template <typename T>
 static __host__ __device__ inline bool red_key(T x, unsigned long long *k)
 {
-	if constexpr (red_is_float<T>::value) {
-		double v = red_f64(x);
+	if constexpr (dtype_is_float<T>::value) {
+		double v = exact_elem_f64(x);
 
 		if (v != v)
 			return false;
@@ -150,78 +129,6 @@ static __host__ __device__ inline bool red_key(T x, unsigned long long *k)
  * per stream). */
 #define RED_PROD_BLOCKS 1024
 
-/* The partial product of element type T. */
-template <typename T>
-using red_prod_t = typename std::conditional<red_is_float<T>::value,
-		struct red_fprod, struct red_iprod>::type;
-
-/* The IEEE fields of the float types: significand bits p (hidden bit
- * included), width w, the all-ones exponent field emax, and bias + p - 1. */
-template <typename T> struct red_fmt;
-template <> struct red_fmt<red_f16> { enum { p = 11, w = 16, emax = 0x1f, bias_p = 25 }; };
-template <> struct red_fmt<red_bf16> { enum { p = 8, w = 16, emax = 0xff, bias_p = 134 }; };
-template <> struct red_fmt<float> { enum { p = 24, w = 32, emax = 0xff, bias_p = 150 }; };
-template <> struct red_fmt<double> { enum { p = 53, w = 64, emax = 0x7ff, bias_p = 1075 }; };
-
-static __host__ __device__ inline unsigned long long red_raw(red_f16 x) { return x.v; }
-static __host__ __device__ inline unsigned long long red_raw(red_bf16 x) { return x.v; }
-static __host__ __device__ inline unsigned long long red_raw(float x) { return exact_bits_f32(x); }
-static __host__ __device__ inline unsigned long long red_raw(double x) { return exact_bits_f64(x); }
-
-/* Factors a thread multiplies exactly in 64 bits before its bracket or
- * magnitude takes them: 64 / (significand or integer bits). */
-template <typename T>
-static __host__ __device__ constexpr int red_prod_group()
-{
-	if constexpr (red_is_float<T>::value)
-		return 64 / red_fmt<T>::p;
-	else
-		return 64 / (8 * (int)sizeof(T));
-}
-
-/* Fold float x into (*m, *e, *flags): m * 2^e is the product of the finite
- * nonzero factors so far; NaN, inf and zero only set flags; every sign
- * flips RED_PNEG (the CPU's fprod_mul_f64 does the same). */
-template <typename T>
-static __host__ __device__ inline void
-red_fold(T x, unsigned long long *m, int *e, unsigned long long *flags)
-{
-	typedef red_fmt<T> F;
-	unsigned long long u = red_raw(x);
-	unsigned be = (unsigned)(u >> (F::p - 1)) & F::emax;
-	unsigned long long frac = u & ((1ull << (F::p - 1)) - 1);
-
-	*flags ^= (u >> (F::w - 1)) * RED_PNEG;
-	if (be == F::emax) {
-		*flags |= frac ? RED_PNAN : RED_PINF;
-		return;
-	}
-	if (be == 0 && frac == 0) {
-		*flags |= RED_PZERO;
-		return;
-	}
-	*m *= frac | (unsigned long long)(be != 0) << (F::p - 1);
-	*e += (int)(be + (be == 0)) - F::bias_p;
-}
-
-/* The same for integers (e unused): *m takes |x|, a zero sets RED_PZERO,
- * as iprod_mul does. */
-template <typename T>
-static __host__ __device__ inline void
-red_ifold(T x, unsigned long long *m, unsigned long long *flags)
-{
-	unsigned long long a = (unsigned long long)x;
-
-	if constexpr (std::is_signed<T>::value) {
-		if (x < 0) {
-			a = 0 - (unsigned long long)(long long)x;
-			*flags ^= RED_PNEG;
-		}
-	}
-	*flags |= a ? 0 : RED_PZERO;
-	*m *= a ? a : 1;
-}
-
 /* This thread's product of d[g], d[g + stride] ... below n (stride a
  * multiple of columns: one column), into *p: whole groups of
  * red_prod_group<T>() factors, then the shorter last one. */
@@ -231,7 +138,7 @@ red_prod_thread(red_prod_t<T> *p, const T *d, size_t n, size_t g,
 		size_t stride)
 {
 	constexpr int K = red_prod_group<T>();
-	constexpr bool flt = red_is_float<T>::value;
+	constexpr bool flt = dtype_is_float<T>::value;
 	unsigned long long flags = 0, m;
 	size_t i = g;
 	int e;
@@ -348,9 +255,9 @@ static __host__ __device__ inline void
 red_sum_thread(struct exact_thr *t, const T *d, size_t n, size_t g,
 	       size_t stride, long long *slot)
 {
-	if constexpr (red_is_float<T>::value) {
+	if constexpr (dtype_is_float<T>::value) {
 		for (size_t i = g; i < n; i += stride) {
-			struct exact_term x = red_term(d[i]);
+			struct exact_term x = exact_elem(d[i]);
 
 			t->flags |= x.flags;
 			exact_thr_add64(t, (long long)x.m, x.e, slot);
@@ -387,7 +294,7 @@ red_sum_kernel(struct red_dev_head *h, struct exact_acc *acc, const T *d,
 		atomicAdd(&h->count, (unsigned long long)nrec);
 	exact_block_zero(slot, columns * EXACT_SLOTS);
 	__syncthreads();
-	exact_thr_init(&t, red_is_float<T>::value ? EXACT_EMIN : 0);
+	exact_thr_init(&t, dtype_is_float<T>::value ? EXACT_EMIN : 0);
 	if (g < stride)
 		red_sum_thread(&t, d, n, g, stride, mine);
 	exact_thr_finish(&t, mine, &acc[g % columns]);
@@ -395,39 +302,22 @@ red_sum_kernel(struct red_dev_head *h, struct exact_acc *acc, const T *d,
 	exact_block_flush(slot, acc, columns);
 }
 
-/* f32: this thread's share of d[0 .. n), pairs of 16-byte vectors T apart,
- * into its window (then folded into t). d is 16-byte aligned. */
+/* f32: this thread's share of d[0 .. n) (vec128_walk: d 16-byte aligned,
+ * the thread g of T), into its window, then folded into t. */
 static __host__ __device__ inline void
 red_win_thread(struct exact_thr *t, const float *d, size_t n, size_t g,
 	       size_t T, long long *slot)
 {
-	const uint4 *__restrict__ v = (const uint4 *)d;
-	const unsigned *__restrict__ u = (const unsigned *)d;
-	size_t nv = n / 4, i = g;
 	struct exact_w32 w;
-	const uint4 zero = { 0, 0, 0, 0 };
-	uint4 a = zero;
-	size_t j;
-	int k = 0;
 
 	exact_w32_init(&w);
-	for (; i + T < nv; i += 2 * T)
-		exact_w32_add8(&w, t, v[i], v[i + T], slot);
-	/* left: at most one vector, then the n % 4 elements past the last
-	 * vector, T apart (one per thread or none when T >= 3); one loop, so
-	 * that the slow path is inlined once */
-	if (i < nv) {
-		a = v[i];
-		k = 4;
-	}
-	for (j = 4 * nv + g; k > 0 || j < n; k = 0) {
-		if (k == 0) {
-			a.x = u[j];
-			j += T;
-			k = 1;
-		}
-		exact_w32_add_first(&w, t, a, zero, k, slot);
-	}
+	vec128_walk((const unsigned *)d, n, g, T,
+		    [&w, t, slot](uint4 a, uint4 c) {
+			    exact_w32_add8(&w, t, a, c, slot);
+		    },
+		    [&w, t, slot](uint4 a, uint4 c, int k) {
+			    exact_w32_add_first(&w, t, a, c, k, slot);
+		    });
 	exact_w32_fold(&w, t, slot);
 }
 
@@ -436,31 +326,16 @@ static __host__ __device__ inline void
 red_win_thread(struct exact_thr *t, const double *d, size_t n, size_t g,
 	       size_t T, long long *slot)
 {
-	const ulonglong2 *__restrict__ v = (const ulonglong2 *)d;
-	const unsigned long long *__restrict__ u = (const unsigned long long *)d;
-	size_t nv = n / 2, i = g;
 	struct exact_w64 w;
-	const ulonglong2 zero = { 0, 0 };
-	ulonglong2 a = zero;
-	size_t j;
-	int k = 0;
 
 	exact_w64_init(&w);
-	for (; i + T < nv; i += 2 * T)
-		exact_w64_add4(&w, t, v[i], v[i + T], slot);
-	/* left: at most one vector, then the odd element, as for f32 */
-	if (i < nv) {
-		a = v[i];
-		k = 2;
-	}
-	for (j = 2 * nv + g; k > 0 || j < n; k = 0) {
-		if (k == 0) {
-			a.x = u[j];
-			j += T;
-			k = 1;
-		}
-		exact_w64_add_first(&w, t, a, zero, k, slot);
-	}
+	vec128_walk((const unsigned long long *)d, n, g, T,
+		    [&w, t, slot](ulonglong2 a, ulonglong2 c) {
+			    exact_w64_add4(&w, t, a, c, slot);
+		    },
+		    [&w, t, slot](ulonglong2 a, ulonglong2 c, int k) {
+			    exact_w64_add_first(&w, t, a, c, k, slot);
+		    });
 	exact_w64_fold(&w, t, slot);
 }
 
@@ -500,7 +375,7 @@ red_word_fold(T x, unsigned long long *w, bool *nan)
 			*nan = true;
 		else if ((OP == OP_MIN ? ~k : k) > *w)
 			*w = OP == OP_MIN ? ~k : k;
-	} else if constexpr (!red_is_float<T>::value) {
+	} else if constexpr (!dtype_is_float<T>::value) {
 		/* sign- or zero-extended to 64 bits, as the CPU's __int128 */
 		unsigned long long b = std::is_signed<T>::value ?
 			(unsigned long long)(long long)x : (unsigned long long)x;
@@ -758,7 +633,7 @@ static cudaError_t red_launch_type(const struct gs_job *job, void *dacc,
 	case OP_MAX: return red_word_launch<T, OP_MAX>(job, dacc, d, nrec, nsm, s);
 	default: break;
 	}
-	if constexpr (!red_is_float<T>::value) {
+	if constexpr (!dtype_is_float<T>::value) {
 		switch (job->op) {
 		case OP_AND: return red_word_launch<T, OP_AND>(job, dacc, d, nrec, nsm, s);
 		case OP_OR: return red_word_launch<T, OP_OR>(job, dacc, d, nrec, nsm, s);
@@ -776,21 +651,9 @@ static cudaError_t red_launch(const struct gs_job *job, void *dacc,
 	(void)d2;
 	if (nrec == 0)
 		return cudaSuccess;
-	switch (job->dtype.type) {
-	case GS_U8: return red_launch_type<unsigned char>(job, dacc, d, nrec, nsm, s);
-	case GS_I8: return red_launch_type<signed char>(job, dacc, d, nrec, nsm, s);
-	case GS_U16: return red_launch_type<unsigned short>(job, dacc, d, nrec, nsm, s);
-	case GS_I16: return red_launch_type<short>(job, dacc, d, nrec, nsm, s);
-	case GS_U32: return red_launch_type<unsigned>(job, dacc, d, nrec, nsm, s);
-	case GS_I32: return red_launch_type<int>(job, dacc, d, nrec, nsm, s);
-	case GS_U64: return red_launch_type<unsigned long long>(job, dacc, d, nrec, nsm, s);
-	case GS_I64: return red_launch_type<long long>(job, dacc, d, nrec, nsm, s);
-	case GS_F16: return red_launch_type<red_f16>(job, dacc, d, nrec, nsm, s);
-	case GS_BF16: return red_launch_type<red_bf16>(job, dacc, d, nrec, nsm, s);
-	case GS_F32: return red_launch_type<float>(job, dacc, d, nrec, nsm, s);
-	case GS_F64: return red_launch_type<double>(job, dacc, d, nrec, nsm, s);
-	default: return cudaErrorInvalidValue;
-	}
+	return dtype_dispatch(job->dtype.type, [&](auto tag) {
+		return red_launch_type<DTYPE_OF(tag)>(job, dacc, d, nrec, nsm, s);
+	});
 }
 
 /* ---- merging into the CPU accumulator ------------------------------------ */

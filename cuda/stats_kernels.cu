@@ -41,6 +41,7 @@
 #include <type_traits>
 
 #include "exact.cuh"
+#include "vec128.cuh"
 
 /* 256 threads, up to 4 blocks per SM (32 warps) to hide load latency. */
 #define STATS_THREADS 256
@@ -59,39 +60,18 @@
 #define STATS_WINDOW 1
 #endif
 
-/* The half types as stored: raw bits, decoded by exact.cuh. */
-struct stats_f16 {
-	unsigned short b;
-};
-struct stats_bf16 {
-	unsigned short b;
-};
-
 template <typename T>
 constexpr bool is_int_v = std::is_integral_v<T>;
 
 /* ---- one element --------------------------------------------------------- */
 
 template <typename T>
-__host__ __device__ static inline struct exact_term term_of(T x)
-{
-	if constexpr (std::is_same_v<T, stats_f16>)
-		return exact_f16(x.b);
-	else if constexpr (std::is_same_v<T, stats_bf16>)
-		return exact_bf16(x.b);
-	else if constexpr (std::is_same_v<T, float>)
-		return exact_f32(x);
-	else
-		return exact_f64(x);
-}
-
-template <typename T>
 __host__ __device__ static inline bool is_nan(T x)
 {
-	if constexpr (std::is_same_v<T, stats_f16>)
-		return (x.b & 0x7fff) > 0x7c00;
-	else if constexpr (std::is_same_v<T, stats_bf16>)
-		return (x.b & 0x7fff) > 0x7f80;
+	if constexpr (std::is_same_v<T, f16_bits>)
+		return (x.v & 0x7fff) > 0x7c00;
+	else if constexpr (std::is_same_v<T, bf16_bits>)
+		return (x.v & 0x7fff) > 0x7f80;
 	else if constexpr (std::is_same_v<T, float>)
 		return (exact_bits_f32(x) & 0x7fffffffu) > 0x7f800000u;
 	else
@@ -115,10 +95,10 @@ __host__ __device__ static inline unsigned long long key_of(T x)
 	} else {
 		unsigned u;
 
-		if constexpr (std::is_same_v<T, stats_f16>)
-			u = exact_bits_f32(exact_f16_to_f32(x.b));
-		else if constexpr (std::is_same_v<T, stats_bf16>)
-			u = (unsigned)x.b << 16;
+		if constexpr (std::is_same_v<T, f16_bits>)
+			u = exact_bits_f32(ieee_f16_to_f32(x.v));
+		else if constexpr (std::is_same_v<T, bf16_bits>)
+			u = (unsigned)x.v << 16;
 		else
 			u = exact_bits_f32(x);
 		return u ^ (u >> 31 ? 0xffffffffu : 0x80000000u);
@@ -137,7 +117,7 @@ static union gs_scalar key_value(enum gs_type t, unsigned long long k)
 	} else if (type_is_float(t)) {
 		unsigned u = (unsigned)k ^ (k >> 31 & 1 ? 0x80000000u : 0xffffffffu);
 
-		v.f = exact_f32_from_bits(u);
+		v.f = ieee_f32_from_bits(u);
 	} else if (type_is_signed(t)) {
 		v.i = (long long)(k ^ 1ull << 63);
 	} else {
@@ -171,7 +151,7 @@ __host__ __device__ static void stats_fold_float(struct stats_thr *r,
 			r->nan++;
 			continue;
 		}
-		struct exact_term v = term_of(x), v2 = exact_mul(v, v);
+		struct exact_term v = exact_elem(x), v2 = exact_mul(v, v);
 		unsigned long long key = key_of(x);
 
 		r->s1.flags |= v.flags;
@@ -319,8 +299,8 @@ static __host__ __device__ inline void stats_win_add(struct stats_win *w,
 	exact_thr_add64(&r->s2, m * m, 2 * (e - 150), slot + EXACT_SLOTS);
 }
 
-/* The first k of the eight f32 a.x .. c.w, one by one (as
- * exact_w32_add_first: one inlined copy of the slow path). */
+/* The first k of the eight f32 a.x .. c.w, one by one, as
+ * exact_w32_add_first. */
 static __host__ __device__ inline void stats_win_add_first(struct stats_win *w,
 							   struct stats_thr *r,
 							   uint4 a, uint4 c,
@@ -331,13 +311,7 @@ static __host__ __device__ inline void stats_win_add_first(struct stats_win *w,
 #endif
 	for (int i = 0; i < k; i++) {
 		stats_win_add(w, r, a.x, slot);
-		a.x = a.y;
-		a.y = a.z;
-		a.z = a.w;
-		a.w = c.x;
-		c.x = c.y;
-		c.y = c.z;
-		c.z = c.w;
+		vec128_shift(a, c);
 	}
 }
 
@@ -382,21 +356,14 @@ static __host__ __device__ inline void stats_win_add8(struct stats_win *w,
 	stats_win_add_first(w, r, a, c, 8, slot);
 }
 
-/* stats_fold for one column of f32 at a 16-byte aligned p: thread t of nthr
- * takes vectors t, t + nthr, ... in pairs, then what is left as in
- * reduce_kernels.cu's red_win_thread. */
+/* stats_fold for one column of f32 at a 16-byte aligned p: thread t of
+ * nthr takes its share as vec128_walk gives it. */
 static __host__ __device__ inline void stats_fold_win(struct stats_thr *r,
 						      const float *p, size_t n,
 						      size_t t, size_t nthr,
 						      long long *slot)
 {
-	const uint4 *__restrict__ v = (const uint4 *)p;
-	const unsigned *__restrict__ u = (const unsigned *)p;
-	const uint4 zero = { 0, 0, 0, 0 };
-	size_t nv = n / 4, i = t, j;
 	struct stats_win w;
-	uint4 a = zero;
-	int k = 0;
 
 	exact_thr_init(&r->s1, EXACT_EMIN);
 	exact_thr_init(&r->s2, EXACT_EMIN);
@@ -405,20 +372,13 @@ static __host__ __device__ inline void stats_fold_win(struct stats_thr *r,
 	w.s2 = 0;
 	w.kmax = 0;
 	w.kmin = ~0u;
-	for (; i + nthr < nv; i += 2 * nthr)
-		stats_win_add8(&w, r, v[i], v[i + nthr], slot);
-	if (i < nv) {
-		a = v[i];
-		k = 4;
-	}
-	for (j = 4 * nv + t; k > 0 || j < n; k = 0) {
-		if (k == 0) {
-			a.x = u[j];
-			j += nthr;
-			k = 1;
-		}
-		stats_win_add_first(&w, r, a, zero, k, slot);
-	}
+	vec128_walk((const unsigned *)p, n, t, nthr,
+		    [&w, r, slot](uint4 a, uint4 c) {
+			    stats_win_add8(&w, r, a, c, slot);
+		    },
+		    [&w, r, slot](uint4 a, uint4 c, int k) {
+			    stats_win_add_first(&w, r, a, c, k, slot);
+		    });
 	stats_win_fold(&w, r, slot);
 	/* no real key is 0 (that would be the NaN 0xffffffff) */
 	r->kmax = w.kmax;
@@ -556,34 +516,9 @@ static cudaError_t stats_launch(const struct gs_job *job, void *dacc,
 {
 	if (nrec == 0)
 		return cudaSuccess;
-	switch (job->dtype.type) {
-	case GS_U8:
-		return stats_launch_t<unsigned char>(job, dacc, d, nrec, nsm, s);
-	case GS_I8:
-		return stats_launch_t<signed char>(job, dacc, d, nrec, nsm, s);
-	case GS_U16:
-		return stats_launch_t<unsigned short>(job, dacc, d, nrec, nsm, s);
-	case GS_I16:
-		return stats_launch_t<short>(job, dacc, d, nrec, nsm, s);
-	case GS_U32:
-		return stats_launch_t<unsigned>(job, dacc, d, nrec, nsm, s);
-	case GS_I32:
-		return stats_launch_t<int>(job, dacc, d, nrec, nsm, s);
-	case GS_U64:
-		return stats_launch_t<unsigned long long>(job, dacc, d, nrec, nsm, s);
-	case GS_I64:
-		return stats_launch_t<long long>(job, dacc, d, nrec, nsm, s);
-	case GS_F16:
-		return stats_launch_t<stats_f16>(job, dacc, d, nrec, nsm, s);
-	case GS_BF16:
-		return stats_launch_t<stats_bf16>(job, dacc, d, nrec, nsm, s);
-	case GS_F32:
-		return stats_launch_t<float>(job, dacc, d, nrec, nsm, s);
-	case GS_F64:
-		return stats_launch_t<double>(job, dacc, d, nrec, nsm, s);
-	default:
-		return cudaErrorInvalidValue;	/* supports() refused it */
-	}
+	return dtype_dispatch(job->dtype.type, [&](auto tag) {
+		return stats_launch_t<DTYPE_OF(tag)>(job, dacc, d, nrec, nsm, s);
+	});
 }
 
 /* ---- the ops table ---------------------------------------------------------- */

@@ -295,8 +295,48 @@ static void test_edges(void)
 	}
 }
 
+/* ieee.h's sticky bit: m + d for any 0 < d < 1 rounds as m + 1/2, that is
+ * (2m + 1) * 2^(e - 1) with no sticky bit, whenever m has p + 2 bits or
+ * more (the rounding boundaries then lie on whole units of m); and a
+ * value with no fraction rounds alike with or without the bit when the
+ * shift drops nothing but zeros. */
+static void test_ieee_sticky(void)
+{
+	static const enum xfmt fmts[] = { XF_F16, XF_BF16, XF_F32, XF_F64 };
+	uint64_t r = 0x9e3779b97f4a7c15ull;
+	int bad = 0, n = 0;
+
+	for (int i = 0; i < 200000; i++) {
+		struct ieee_fmt f = ieee_fmt_of(fmts[i % 4]);
+		unsigned __int128 m;
+		int bitsm, e;
+
+		r = r * 6364136223846793005ull + 1442695040888963407ull;
+		bitsm = f.p + 2 + (int)((r >> 33) % (uint64_t)(127 - f.p - 2));
+		m = ((unsigned __int128)r << 64 | (r * 0xff51afd7ed558ccdull)) |
+		    (unsigned __int128)1 << 126;
+		m >>= 127 - bitsm;	/* bitsm significant bits */
+		if (i % 3 == 0)		/* a tie below the kept bits */
+			m = m >> (bitsm - f.p) << (bitsm - f.p) |
+			    (unsigned __int128)1 << (bitsm - f.p - 1);
+		e = (int)((r >> 20) % (uint64_t)(2 * f.emax + 2 * f.p + 2 * 128)) -
+		    (f.emax + f.p + 128) - bitsm / 2;
+		bad += ieee_round(m, true, e, i & 1, &f) !=
+		       ieee_round(2 * m + 1, false, e - 1, i & 1, &f);
+		n++;
+	}
+	CHECKF(bad == 0, "%d of %d sticky roundings differ", bad, n);
+	{
+		struct ieee_fmt f = ieee_fmt_of(XF_F64);
+
+		CHECK(ieee_round(0, false, 5, true, &f) == 1ull << 63);
+		CHECK(ieee_round(0, false, 5, false, &f) == 0);
+	}
+}
+
 int main(void)
 {
+	test_ieee_sticky();
 	test_cases();
 	test_stats();
 	test_roots();

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "acc.h"
+#include "cpu_f32bits.h"
 
 #define DOT_GROUP 8
 #define F32_BLOCK (1u << 15)	/* |ma*mb| < 2^48: 2^15 of them fit an int64 */
@@ -57,25 +58,6 @@ static unsigned dot_count(const struct gs_job *job)
 }
 
 /* ---- f32, f16, bf16 ------------------------------------------------------ */
-
-static inline uint32_t bits_f32(const void *p, size_t i)
-{
-	return ((const uint32_t *)p)[i];
-}
-
-static inline uint32_t bits_bf16(const void *p, size_t i)
-{
-	return (uint32_t)((const uint16_t *)p)[i] << 16;	/* top half of f32 */
-}
-
-static inline uint32_t bits_f16(const void *p, size_t i)
-{
-	float f = f16_to_f32(((const uint16_t *)p)[i]);
-	uint32_t b;
-
-	memcpy(&b, &f, sizeof b);
-	return b;
-}
 
 /* A NaN or infinite factor: NaN, inf * 0 and NaN give NaN. */
 static __attribute__((noinline)) void f32_special(struct f32_slot *s,

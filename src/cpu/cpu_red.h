@@ -21,9 +21,11 @@
 enum xfmt type_xfmt(enum gs_type t);
 
 /* Round (neg ? -m : m) * 2^e once, to nearest even, into format f; returns
- * the bit pattern. m == 0 gives a zero of the given sign. */
+ * the bit pattern. m == 0 gives a zero of the given sign. (ieee_round with
+ * no sticky bit, for a format named by enum xfmt.) */
 uint64_t round_u128(unsigned __int128 m, int64_t e, bool neg, enum xfmt f);
-/* The same for a double (NaN and infinities map to their own kind). */
+/* The same for a double (NaN and infinities map to their own kind; f64
+ * keeps every bit): ieee_round_f64. */
 uint64_t round_f64(double v, enum xfmt f);
 /* The value of bits in format f, exactly, as a double. */
 double xfmt_to_f64(uint64_t bits, enum xfmt f);
@@ -40,9 +42,6 @@ bool fprod_round(const struct fprod *p, enum xfmt f, uint64_t *bits);
 void iprod_init(struct iprod *p);
 void iprod_mul(struct iprod *p, __int128 v);
 void iprod_merge(struct iprod *p, const struct iprod *q);
-
-/* Decimal digits of (neg ? -m : m) into buf (>= 41 bytes). */
-void u128_to_dec(unsigned __int128 m, bool neg, char *buf);
 
 /* Identity of an integer AND: all ones in the type's width, sign-extended. */
 uint64_t and_identity(enum gs_type t);

@@ -18,23 +18,11 @@
 #include <math.h>
 #include <string.h>
 #include "cpu_red.h"
+#include "numfmt.h"
 
-/* ---- rounding into IEEE formats ----------------------------------------- */
-
-struct fmt_desc {
-	int p;			/* significand bits, hidden bit included */
-	int emin, emax;
-	uint64_t inf, nan;
-	int width;
-};
-
-static const struct fmt_desc fmts[] = {
-	[XF_F16] = { 11, -14, 15, 0x7c00, 0x7e00, 16 },
-	[XF_BF16] = { 8, -126, 127, 0x7f80, 0x7fc0, 16 },
-	[XF_F32] = { 24, -126, 127, 0x7f800000, 0x7fc00000, 32 },
-	[XF_F64] = { 53, -1022, 1023, 0x7ff0000000000000ull,
-		     0x7ff8000000000000ull, 64 },
-};
+/* ---- rounding into IEEE formats -----------------------------------------
+ * The rounding itself is ieee.h's, shared with xsum.c and the GPU code;
+ * these name a format by enum xfmt for the rest of src/cpu. */
 
 enum xfmt type_xfmt(enum gs_type t)
 {
@@ -46,76 +34,18 @@ enum xfmt type_xfmt(enum gs_type t)
 	}
 }
 
-static int clz_u128(unsigned __int128 m)
-{
-	uint64_t h = (uint64_t)(m >> 64);
-
-	return h ? __builtin_clzll(h) : 64 + __builtin_clzll((uint64_t)m);
-}
-
-/* m (not 0) shifted right by sh >= 1, rounded to nearest even. */
-static unsigned __int128 shr_round(unsigned __int128 m, int64_t sh)
-{
-	unsigned __int128 q, rem, half;
-
-	if (sh > 128)
-		return 0;
-	if (sh == 128)
-		return m > (unsigned __int128)1 << 127;
-	q = m >> sh;
-	rem = m & (((unsigned __int128)1 << sh) - 1);
-	half = (unsigned __int128)1 << (sh - 1);
-	return q + (rem > half || (rem == half && (q & 1)));
-}
-
 uint64_t round_u128(unsigned __int128 m, int64_t e, bool neg, enum xfmt f)
 {
-	const struct fmt_desc *d = &fmts[f];
-	uint64_t sign = (uint64_t)neg << (d->width - 1);
-	int64_t top, q;
-	unsigned __int128 mant;
+	struct ieee_fmt d = ieee_fmt_of(f);
 
-	if (m == 0)
-		return sign;
-	top = e + 127 - clz_u128(m);	/* value in [2^top, 2^(top+1)) */
-	if (top > d->emax + 1)
-		return sign | d->inf;
-	q = top - (d->p - 1);		/* weight of the last kept bit */
-	if (q < d->emin - (d->p - 1))
-		q = d->emin - (d->p - 1);
-	mant = q > e ? shr_round(m, q - e) : m << (e - q);
-	if (mant >> d->p) {		/* rounded up to the next binade */
-		mant >>= 1;
-		q++;
-	}
-	if (mant >> (d->p - 1) == 0)	/* subnormal or zero */
-		return sign | (uint64_t)mant;
-	if (q + d->p - 1 > d->emax)
-		return sign | d->inf;
-	return sign | (uint64_t)(q + d->p - 1 + d->emax) << (d->p - 1) |
-	       ((uint64_t)mant & ((1ull << (d->p - 1)) - 1));
+	return ieee_round(m, false, e, neg, &d);
 }
 
 uint64_t round_f64(double v, enum xfmt f)
 {
-	const struct fmt_desc *d = &fmts[f];
-	uint64_t u, m;
-	int e;
+	struct ieee_fmt d = ieee_fmt_of(f);
 
-	memcpy(&u, &v, sizeof(u));
-	if (f == XF_F64)
-		return u;
-	if (isnan(v))
-		return d->nan;
-	if (isinf(v))
-		return (u >> 63) << (d->width - 1) | d->inf;
-	e = (int)((u >> 52) & 0x7ff);
-	m = u & ((1ull << 52) - 1);
-	if (e)
-		m |= 1ull << 52;
-	else
-		e = 1;
-	return round_u128(m, e - 1075, u >> 63, f);
+	return ieee_round_f64(v, &d);
 }
 
 double xfmt_to_f64(uint64_t bits, enum xfmt f)
@@ -184,7 +114,7 @@ static void fprod_mul_bracket(struct fprod *p, unsigned __int128 lo2,
 	int s;
 
 	mul_u128(p->hi, hi2, &h, &l);
-	s = 128 - clz_u128(h);
+	s = 128 - ieee_clz128(h);
 	hi = shr256(h, l, s, &inexact);
 	if (inexact && ++hi == 0) {	/* rounded up past 2^128 */
 		hi = (unsigned __int128)1 << 127;
@@ -241,16 +171,16 @@ void fprod_merge(struct fprod *p, const struct fprod *q)
 
 bool fprod_round(const struct fprod *p, enum xfmt f, uint64_t *bits)
 {
-	const struct fmt_desc *d = &fmts[f];
-	uint64_t sign = (uint64_t)p->neg << (d->width - 1);
+	struct ieee_fmt d = ieee_fmt_of(f);
+	uint64_t sign = (uint64_t)p->neg << (d.width - 1);
 	uint64_t a, b;
 
 	if (p->nan || (p->zero && p->inf)) {
-		*bits = d->nan;
+		*bits = d.nan;
 		return true;
 	}
 	if (p->inf || p->zero) {
-		*bits = sign | (p->inf ? d->inf : 0);
+		*bits = sign | (p->inf ? d.inf : 0);
 		return true;
 	}
 	a = round_u128(p->lo, p->exp, p->neg, f);
@@ -316,22 +246,6 @@ void iprod_merge_at(const struct gs_job *job, struct red_col *acc,
 				p->at = (first + r) * job->columns + col;
 		}
 	}
-}
-
-void u128_to_dec(unsigned __int128 m, bool neg, char *buf)
-{
-	char tmp[40];
-	int n = 0;
-
-	do {
-		tmp[n++] = (char)('0' + (int)(m % 10));
-		m /= 10;
-	} while (m);
-	if (neg)
-		*buf++ = '-';
-	while (n)
-		*buf++ = tmp[--n];
-	*buf = 0;
 }
 
 uint64_t and_identity(enum gs_type t)

@@ -22,6 +22,7 @@
 #include <math.h>
 #include <string.h>
 #include "cpu_red.h"
+#include "numfmt.h"
 
 struct scan_scratch {
 	double in[RED_BLOCK];

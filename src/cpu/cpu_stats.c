@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "acc.h"
+#include "cpu_f32bits.h"
 
 #define STATS_GROUP 8
 #define F32_BLOCK (1u << 16)	/* m^2 < 2^48: 2^16 of them fit a uint64 */
@@ -186,25 +187,6 @@ static void f32_widen(struct f32_slot *s)
 		s->s1[e] = 0;
 		s->s2[e] = 0;
 	}
-}
-
-static inline uint32_t bits_f32(const void *p, size_t i)
-{
-	return ((const uint32_t *)p)[i];
-}
-
-static inline uint32_t bits_bf16(const void *p, size_t i)
-{
-	return (uint32_t)((const uint16_t *)p)[i] << 16;	/* top half of f32 */
-}
-
-static inline uint32_t bits_f16(const void *p, size_t i)
-{
-	float f = f16_to_f32(((const uint16_t *)p)[i]);
-	uint32_t b;
-
-	memcpy(&b, &f, sizeof b);
-	return b;
 }
 
 /* Records [k0, k1) of columns c0 .. c0+g-1 into the slots; one function per

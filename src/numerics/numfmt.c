@@ -384,6 +384,22 @@ int fmt_u64(char out[FMT_U64_MAX], uint64_t v)
 	return n;
 }
 
+void u128_to_dec(unsigned __int128 m, bool neg, char *buf)
+{
+	char tmp[40];
+	int n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + (int)(m % 10));
+		m /= 10;
+	} while (m);
+	if (neg)
+		*buf++ = '-';
+	while (n)
+		*buf++ = tmp[--n];
+	*buf = 0;
+}
+
 static bool reads_back(const char *s, double v)
 {
 	double back = strtod(s, NULL);

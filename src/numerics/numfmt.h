@@ -1,10 +1,11 @@
 /*
  * numfmt.h - numbers as text: doubles as the shortest decimal text that
- * reads back to the same bits (OUTPUT.md, "Numbers"), and unsigned integers.
+ * reads back to the same bits (OUTPUT.md, "Numbers"), and integers.
  */
 #ifndef NUMFMT_H
 #define NUMFMT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,5 +32,12 @@ int fmt_double_slow(char *buf, size_t n, double v, int min_digits);
 
 /* v in decimal into out; returns the length. */
 int fmt_u64(char out[FMT_U64_MAX], uint64_t v);
+
+/* Enough for any 128-bit magnitude with a sign: 39 digits, '-', NUL. */
+#define FMT_U128_MAX 41
+
+/* (neg ? -m : m) in decimal into buf (>= FMT_U128_MAX bytes): exact
+ * integer results (sums, products, scans' overflow messages). */
+void u128_to_dec(unsigned __int128 m, bool neg, char *buf);
 
 #endif

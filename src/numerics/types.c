@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "gs.h"
+#include "ieee.h"
 
 static const struct {
 	const char *name;
@@ -181,34 +182,16 @@ size_t type_list(char *buf, size_t n)
 	return used;
 }
 
-static float f32_from_bits(uint32_t u)
-{
-	float f;
-
-	memcpy(&f, &u, sizeof(f));
-	return f;
-}
-
-/* Subnormal halves are m * 2^-24: exact as a float product. NaN payloads
- * move to the top of the float's fraction, as hardware does. */
+/* The exported names of ieee.h's widening (the hot loops of src/cpu call
+ * them through gs.h). */
 float f16_to_f32(uint16_t h)
 {
-	uint32_t sign = (uint32_t)(h >> 15) << 31, e = (h >> 10) & 0x1f;
-	uint32_t m = h & 0x3ff;
-	float sub;
-
-	if (e == 0x1f)
-		return f32_from_bits(sign | 0x7f800000 | m << 13);
-	if (e)
-		return f32_from_bits(sign | (e + 112) << 23 | m << 13);
-	sub = (float)m * 0x1p-24f;
-	return sign ? -sub : sub;
+	return ieee_f16_to_f32(h);
 }
 
-/* bfloat16 is the top half of a float. */
 float bf16_to_f32(uint16_t h)
 {
-	return f32_from_bits((uint32_t)h << 16);
+	return ieee_bf16_to_f32(h);
 }
 
 int gs_fail(struct gs_err *err, int code, const char *where, const char *fmt, ...)

@@ -216,84 +216,19 @@ int xsum_sign(const struct xsum *x)
 	return 0;
 }
 
-/* ---- rounding ------------------------------------------------------------ */
-
-struct fmt_info {
-	int p;		/* significand bits, hidden bit included */
-	int emin;	/* exponent of the smallest normal */
-	int w;		/* exponent field bits */
-	int width;	/* total bits */
-};
-
-static const struct fmt_info fmts[] = {
-	[XF_F16] = { 11, -14, 5, 16 },
-	[XF_BF16] = { 8, -126, 8, 16 },
-	[XF_F32] = { 24, -126, 8, 32 },
-	[XF_F64] = { 53, -1022, 11, 64 },
-};
-
-static uint64_t fmt_inf(const struct fmt_info *f, bool neg)
-{
-	uint64_t inf = ((1ull << f->w) - 1) << (f->p - 1);
-
-	return inf | (uint64_t)neg << (f->width - 1);
-}
-
-static uint64_t fmt_nan(const struct fmt_info *f)
-{
-	return fmt_inf(f, false) | 1ull << (f->p - 2);
-}
-
-static int clz128(unsigned __int128 q)
-{
-	uint64_t hi = (uint64_t)(q >> 64);
-
-	return hi ? __builtin_clzll(hi) : 64 + __builtin_clzll((uint64_t)q);
-}
-
-/*
- * Round (q + d) * 2^e (0 <= d < 1, d > 0 iff sticky), negated if neg, to
- * nearest even in format f. The last kept bit is the lowest of the top p
- * bits of q, or the smallest subnormal's if that is higher. Callers with
- * sticky set give q at least p + 2 bits, so d only ever lands in the sticky
- * part. An encoding of (biased exponent - 1) << (p - 1) plus the significand
- * lets a carry out of the significand bump the exponent by itself.
+/* ---- rounding ------------------------------------------------------------
+ * Every rounding goes through ieee_round (ieee.h), from a 128-bit q with a
+ * sticky bit: "the value is (q + d) * 2^e, 0 <= d < 1, d > 0 iff sticky".
+ * The callers below give q at least p + 2 bits whenever sticky is set, as
+ * ieee_round asks.
  */
+
 static uint64_t round_q(unsigned __int128 q, bool sticky, long e, bool neg,
 			enum xfmt fi)
 {
-	const struct fmt_info *f = &fmts[fi];
-	long qmin = f->emin - f->p + 1, lsb, be;
-	unsigned __int128 mant;
-	uint64_t bits;
-	bool rbit = false;
+	struct ieee_fmt f = ieee_fmt_of(fi);
 
-	if (!q && !sticky)
-		return 0;
-	lsb = q ? 127 - clz128(q) - f->p + 1 : 0;
-	if (lsb < qmin - e)
-		lsb = qmin - e;
-	if (lsb <= 0) {
-		mant = q << -lsb;
-	} else if (lsb > 128) {
-		mant = 0;
-		sticky |= q != 0;
-	} else {
-		unsigned __int128 below = ((unsigned __int128)1 << (lsb - 1)) - 1;
-
-		mant = lsb == 128 ? 0 : q >> lsb;
-		rbit = (q >> (lsb - 1)) & 1;
-		sticky |= (q & below) != 0;
-	}
-	if (rbit && (sticky || (mant & 1)))
-		mant++;
-	be = lsb + e - qmin;
-	if (be >= (1l << f->w))
-		return fmt_inf(f, neg);
-	bits = ((uint64_t)be << (f->p - 1)) + (uint64_t)mant;
-	if (bits >= fmt_inf(f, false))
-		return fmt_inf(f, neg);
-	return bits | (uint64_t)neg << (f->width - 1);
+	return ieee_round(q, sticky, e, neg, &f);
 }
 
 /* 64 bits of l[0..n) starting at bit pos (may be negative); bits outside
@@ -351,12 +286,14 @@ uint64_t xsum_round(const struct xsum *x, enum xfmt f)
 	bool neg = top_bit(x), sticky;
 	long shift;
 
+	struct ieee_fmt fmt = ieee_fmt_of(f);
+
 	if (x->nan || (x->pinf && x->ninf))
-		return fmt_nan(&fmts[f]);
+		return fmt.nan;
 	if (x->pinf || x->ninf)
-		return fmt_inf(&fmts[f], x->ninf);
+		return (uint64_t)x->ninf << (fmt.width - 1) | fmt.inf;
 	if (x->negzero && xsum_is_zero(x))
-		return (uint64_t)1 << (fmts[f].width - 1);
+		return (uint64_t)1 << (fmt.width - 1);
 	memcpy(mag, x->limb, sizeof(mag));
 	if (neg)
 		limbs_neg(mag, XSUM_LIMBS);

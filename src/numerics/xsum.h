@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include "ieee.h"
 
 #define XSUM_LIMBS 68
 #define XSUM_FRAC 2176		/* 34 limbs of fraction */
@@ -60,10 +61,8 @@ void xsum_neg(struct xsum *x);				/* x = -x */
 bool xsum_is_zero(const struct xsum *x);		/* finite and 0 */
 int xsum_sign(const struct xsum *x);			/* -1, 0, 1 of the finite part */
 
-/* The IEEE formats results are rounded to. */
-enum xfmt { XF_F16, XF_BF16, XF_F32, XF_F64 };
-
-/* Round x once, to nearest even, into the given format; returns the bit
+/* Round x once, to nearest even, into the given format (enum xfmt, the
+ * rounding core is ieee.h's); returns the bit
  * pattern (in the low bits). NaN when x->nan or both infinities are set,
  * +-inf when one infinity is set; overflow gives +-inf as IEEE says. An exact
  * zero is +0, or -0 with x->negzero. */

@@ -31,7 +31,8 @@
  * that is:
  *   nvcc -std=c++17 -O2 -Isrc -Xcompiler -Wall,-Wextra \
  *     -o build/prod_host_check tests/gpu/prod_host_check.cu \
- *     build/cpu_reduce.o build/xsum.o build/types.o -lm && build/prod_host_check
+ *     build/cpu/cpu_reduce.o build/numerics/xsum.o build/numerics/numfmt.o \
+ *     build/numerics/types.o -lm && build/prod_host_check
  * The last line reads "prod_host_check: N checks, F failed" (exit 1 if F).
  */
 #include <math.h>
@@ -465,8 +466,8 @@ static bool oracle_round(const struct oracle *o, u64 *bits)
 
 /* ---- data ---------------------------------------------------------------- */
 
-static enum gs_type gs_of(red_f16) { return GS_F16; }
-static enum gs_type gs_of(red_bf16) { return GS_BF16; }
+static enum gs_type gs_of(f16_bits) { return GS_F16; }
+static enum gs_type gs_of(bf16_bits) { return GS_BF16; }
 static enum gs_type gs_of(float) { return GS_F32; }
 static enum gs_type gs_of(double) { return GS_F64; }
 static enum gs_type gs_of(unsigned char) { return GS_U8; }
@@ -554,7 +555,7 @@ static void check_recipes(void)
 template <typename T>
 static int sig_bits(void)
 {
-	return red_fmt<T>::p;
+	return dtype_fmt<T>::p;
 }
 
 /* One engineered column: a tie (3^34, or (1 + 2^-26)(1 + 2^-27) where the
@@ -627,7 +628,7 @@ static void gen_float(enum fkind k, std::vector<T> &col, size_t nrec)
 			col[i] = from_bits<T>(r % 3 ? one + 1 : one - 1);
 			continue;
 		case F_BIG:	/* the top binades: exponent field emax - 1 .. */
-			b = (u64)red_fmt<T>::emax - 1 - (r >> 40) % 3;
+			b = (u64)dtype_fmt<T>::emax - 1 - (r >> 40) % 3;
 			b = b << (p - 1) | (r & ((1ull << (p - 1)) - 1));
 			col[i] = from_bits<T>(b | (r >> 63 ? sign : 0));
 			continue;
@@ -759,7 +760,7 @@ static void run_one(const std::vector<std::vector<T>> &cols, size_t nrec,
 	struct gs_job job;
 	std::vector<T> d((size_t)nrec * c);
 	std::vector<struct red_col> cpu(c), gpu(c);
-	const bool flt = red_is_float<T>::value;
+	const bool flt = dtype_is_float<T>::value;
 	const char *why = "";
 
 	memset(&job, 0, sizeof job);
@@ -805,7 +806,7 @@ static void run_one(const std::vector<std::vector<T>> &cols, size_t nrec,
 			EXPECT(f64_bits(rc.f) == f64_bits(rg.f),
 			       "%s col %u nsm %d streams %d chunk %zu: gpu %a cpu %a",
 			       what, j, s->nsm, s->streams, s->chunk, rg.f, rc.f);
-		if constexpr (red_is_float<T>::value) {
+		if constexpr (dtype_is_float<T>::value) {
 			struct oracle o;
 			u64 want;
 
@@ -813,7 +814,7 @@ static void run_one(const std::vector<std::vector<T>> &cols, size_t nrec,
 				continue;
 			oracle_init(&o);
 			for (size_t r = 0; r < nrec; r++)
-				oracle_mul(&o, red_f64(cols[j][r]));
+				oracle_mul(&o, exact_elem_f64(cols[j][r]));
 			if (!oracle_round(&o, &want))
 				continue;
 			f_oracle++;
@@ -940,8 +941,8 @@ int main(void)
 	printf("arithmetic: %llu checks, %llu failed\n", checks, fails);
 	float_runs<double>("f64");
 	float_runs<float>("f32");
-	float_runs<red_f16>("f16");
-	float_runs<red_bf16>("bf16");
+	float_runs<f16_bits>("f16");
+	float_runs<bf16_bits>("bf16");
 	int_runs<unsigned char>("u8");
 	int_runs<signed char>("i8");
 	int_runs<unsigned short>("u16");

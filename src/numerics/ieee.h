@@ -1,0 +1,180 @@
+/*
+ * ieee.h - the one rounding core: an exact binary value, (m + d) * 2^e with
+ * a 128-bit integer m and a sticky fraction d, rounded once to nearest even
+ * into f16, bf16, f32 or f64, for the host (C11) and the device (CUDA C++)
+ * alike.
+ *
+ * Every exact accumulator ends here: xsum_round and the statistics
+ * (xsum.c), the float products and the scans' outputs (cpu_reduce.c,
+ * cpu_scan.c), and the device code that must give the same bits. Written
+ * once so that the CPU and the GPU cannot round differently: the functions
+ * are GS_HD, static inline in C and __host__ __device__ under nvcc. The
+ * half formats' exact widening to float is here for the same reason.
+ */
+#ifndef IEEE_H
+#define IEEE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#ifdef __CUDACC__
+#define GS_HD static __host__ __device__ inline
+#else
+#define GS_HD static inline
+#endif
+
+/* The IEEE formats results are rounded to. */
+enum xfmt { XF_F16, XF_BF16, XF_F32, XF_F64 };
+
+struct ieee_fmt {
+	int p;			/* significand bits, hidden bit included */
+	int emin, emax;		/* emax is also the bias */
+	int width;		/* total bits */
+	uint64_t inf, nan;	/* +inf; the quiet NaN every result uses */
+};
+
+/* A function rather than a table: device code cannot read a host array,
+ * and with f known at compile time (nearly every call) it folds away. */
+GS_HD struct ieee_fmt ieee_fmt_of(enum xfmt f)
+{
+	struct ieee_fmt r;
+
+	switch (f) {
+	case XF_F16:
+		r.p = 11, r.emin = -14, r.emax = 15, r.width = 16;
+		r.inf = 0x7c00, r.nan = 0x7e00;
+		break;
+	case XF_BF16:
+		r.p = 8, r.emin = -126, r.emax = 127, r.width = 16;
+		r.inf = 0x7f80, r.nan = 0x7fc0;
+		break;
+	case XF_F32:
+		r.p = 24, r.emin = -126, r.emax = 127, r.width = 32;
+		r.inf = 0x7f800000, r.nan = 0x7fc00000;
+		break;
+	default:
+		r.p = 53, r.emin = -1022, r.emax = 1023, r.width = 64;
+		r.inf = 0x7ff0000000000000ull, r.nan = 0x7ff8000000000000ull;
+		break;
+	}
+	return r;
+}
+
+/* Leading zeros of m != 0. */
+GS_HD int ieee_clz128(unsigned __int128 m)
+{
+	uint64_t hi = (uint64_t)(m >> 64), lo = (uint64_t)m;
+
+#ifdef __CUDA_ARCH__
+	return hi ? __clzll((long long)hi) : 64 + __clzll((long long)lo);
+#else
+	return hi ? __builtin_clzll(hi) : 64 + __builtin_clzll(lo);
+#endif
+}
+
+/* (m + d) >> sh rounded to nearest even, where 0 <= d < 1 is nonzero iff
+ * sticky; sh >= 1. */
+GS_HD unsigned __int128 ieee_shr_round(unsigned __int128 m, int64_t sh,
+				       bool sticky)
+{
+	const unsigned __int128 one = 1;
+	unsigned __int128 q, rem, half;
+
+	if (sh > 128)
+		return 0;
+	if (sh == 128)
+		return m > one << 127 || (m == one << 127 && sticky);
+	q = m >> sh;
+	rem = m & ((one << sh) - 1);
+	half = one << (sh - 1);
+	return q + (rem > half || (rem == half && (sticky || (q & 1))));
+}
+
+/*
+ * Round (neg ? -1 : 1) * (m + d) * 2^e once, to nearest even, into f, with
+ * d as above; returns the bit pattern (in the low bits). m == 0 gives a
+ * zero of the given sign. Callers with sticky set give m at least p + 2
+ * significant bits, so that d only ever lies below the rounding bit.
+ */
+GS_HD uint64_t ieee_round(unsigned __int128 m, bool sticky, int64_t e,
+			  bool neg, const struct ieee_fmt *f)
+{
+	uint64_t sign = (uint64_t)neg << (f->width - 1);
+	int64_t top, q;
+	unsigned __int128 mant;
+
+	if (m == 0)
+		return sign;
+	top = e + 127 - ieee_clz128(m);	/* value in [2^top, 2^(top+1)) */
+	if (top > f->emax + 1)
+		return sign | f->inf;
+	q = top - (f->p - 1);		/* weight of the last kept bit */
+	if (q < f->emin - (f->p - 1))
+		q = f->emin - (f->p - 1);
+	mant = q > e ? ieee_shr_round(m, q - e, sticky) : m << (e - q);
+	if (mant >> f->p) {		/* rounded up into the next binade */
+		mant >>= 1;
+		q++;
+	}
+	if (mant >> (f->p - 1) == 0)	/* subnormal or zero */
+		return sign | (uint64_t)mant;
+	if (q + f->p - 1 > f->emax)
+		return sign | f->inf;
+	return sign | (uint64_t)(q + f->p - 1 + f->emax) << (f->p - 1) |
+	       ((uint64_t)mant & ((1ull << (f->p - 1)) - 1));
+}
+
+/* A double into f, correctly rounded; f64 keeps every bit (a NaN's
+ * payload too), narrower formats give their NaN for any NaN. */
+GS_HD uint64_t ieee_round_f64(double v, const struct ieee_fmt *f)
+{
+	uint64_t u, m;
+	unsigned be;
+
+	memcpy(&u, &v, sizeof(u));
+	if (f->width == 64)
+		return u;
+	be = (unsigned)(u >> 52) & 0x7ff;
+	m = u & 0xfffffffffffffull;
+	if (be == 0x7ff)
+		return m ? f->nan : (u >> 63) << (f->width - 1) | f->inf;
+	m |= (uint64_t)(be != 0) << 52;
+	return ieee_round(m, false, (int64_t)(be + (be == 0)) - 1075, u >> 63,
+			  f);
+}
+
+/* ---- the half formats, widened ------------------------------------------ */
+
+GS_HD float ieee_f32_from_bits(uint32_t u)
+{
+	float f;
+
+	memcpy(&f, &u, sizeof(f));
+	return f;
+}
+
+/* An f16 as the float of the same value (exact). Subnormal halves are
+ * m * 2^-24: exact as a float product. NaN payloads move to the top of the
+ * float's fraction, as hardware does. */
+GS_HD float ieee_f16_to_f32(uint16_t h)
+{
+	uint32_t sign = (uint32_t)(h >> 15) << 31, e = (h >> 10) & 0x1f;
+	uint32_t m = h & 0x3ff;
+	float sub;
+
+	if (e == 0x1f)
+		return ieee_f32_from_bits(sign | 0x7f800000 | m << 13);
+	if (e)
+		return ieee_f32_from_bits(sign | (e + 112) << 23 | m << 13);
+	sub = (float)m * 0x1p-24f;
+	return sign ? -sub : sub;
+}
+
+/* bfloat16 is the top half of a float. */
+GS_HD float ieee_bf16_to_f32(uint16_t h)
+{
+	return ieee_f32_from_bits((uint32_t)h << 16);
+}
+
+#endif
