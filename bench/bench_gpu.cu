@@ -144,121 +144,164 @@ static double ours(const struct gs_job *job, const gpu_ops *ops, const void *d,
 	return ms;
 }
 
-int main(int argc, char **argv)
-{
-	size_t bytes = (size_t)(argc > 1 ? atol(argv[1]) : 1024) << 20;
-	only = argc > 2 ? argv[2] : NULL;
-	size_t n = bytes / 4;
+/* The device data every row reads, and CUB's times on it. */
+struct bench {
+	size_t bytes, n;
 	int nsm;
 	float *x, *y, *out;
+	double cub_sum, cub_scan, cub_hist;
+};
+
+/* CUB's rows, and their times kept as the baselines of ours. */
+static void cub_rows(struct bench *b)
+{
 	float *sum;
 	unsigned *hist;
 	void *tmp = NULL;
 	size_t tmp_bytes = 0, t2 = 0;
+	const unsigned char *u8 = (const unsigned char *)b->x;
 
-	CK(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, 0));
-	CK(cudaMalloc(&x, bytes));
-	CK(cudaMalloc(&y, bytes));
-	CK(cudaMalloc(&out, bytes));
 	CK(cudaMalloc(&sum, sizeof(float)));
 	CK(cudaMalloc(&hist, 256 * sizeof(unsigned)));
-	fill_f32<<<nsm * 4, 256>>>(x, n);
-	fill_f32<<<nsm * 4, 256>>>(y, n);
-	CK(cudaDeviceSynchronize());
-
-	cub::DeviceReduce::Sum(NULL, tmp_bytes, x, sum, (int64_t)n);
-	cub::DeviceScan::InclusiveSum(NULL, t2, x, out, (int64_t)n);
+	cub::DeviceReduce::Sum(NULL, tmp_bytes, b->x, sum, (int64_t)b->n);
+	cub::DeviceScan::InclusiveSum(NULL, t2, b->x, b->out, (int64_t)b->n);
 	tmp_bytes = std::max(tmp_bytes, t2);
-	cub::DeviceHistogram::HistogramEven(NULL, t2, (const unsigned char *)x,
-					    hist, 257, 0, 256, (int64_t)bytes);
+	cub::DeviceHistogram::HistogramEven(NULL, t2, u8, hist, 257, 0, 256,
+					    (int64_t)b->bytes);
 	tmp_bytes = std::max(tmp_bytes, t2);
 	CK(cudaMalloc(&tmp, tmp_bytes));
 
-	double d2d = median_ms([&] { CK(cudaMemcpyAsync(out, x, bytes, cudaMemcpyDeviceToDevice)); });
-	double cub_sum = median_ms([&] { size_t tb = tmp_bytes; CK(cub::DeviceReduce::Sum(tmp, tb, x, sum, (int64_t)n)); });
-	double cub_scan = median_ms([&] { size_t tb = tmp_bytes; CK(cub::DeviceScan::InclusiveSum(tmp, tb, x, out, (int64_t)n)); });
-	double cub_hist = median_ms([&] {
+	double d2d = median_ms([&] { CK(cudaMemcpyAsync(b->out, b->x, b->bytes, cudaMemcpyDeviceToDevice)); });
+	b->cub_sum = median_ms([&] { size_t tb = tmp_bytes; CK(cub::DeviceReduce::Sum(tmp, tb, b->x, sum, (int64_t)b->n)); });
+	b->cub_scan = median_ms([&] { size_t tb = tmp_bytes; CK(cub::DeviceScan::InclusiveSum(tmp, tb, b->x, b->out, (int64_t)b->n)); });
+	b->cub_hist = median_ms([&] {
 		size_t tb = tmp_bytes;
-		CK(cub::DeviceHistogram::HistogramEven(tmp, tb, (const unsigned char *)x,
-						       hist, 257, 0, 256, (int64_t)bytes));
+		CK(cub::DeviceHistogram::HistogramEven(tmp, tb, u8, hist, 257, 0,
+						       256, (int64_t)b->bytes));
 	});
+	row("device-to-device copy (read+write)", 2 * b->bytes, d2d, 0);
+	row("CUB HistogramEven u8", b->bytes, b->cub_hist, 0);
+	row("CUB DeviceReduce::Sum f32 (plain)", b->bytes, b->cub_sum, 0);
+	row("CUB InclusiveSum f32 (read+write)", 2 * b->bytes, b->cub_scan, 0);
+	CK(cudaFree(tmp));
+	CK(cudaFree(sum));
+	CK(cudaFree(hist));
+}
 
-	printf("%-34s %12s %13s %11s\n", "kernel (device-resident input)", "time",
-	       "input rate", "vs CUB");
-	row("device-to-device copy (read+write)", 2 * bytes, d2d, 0);
-	row("CUB HistogramEven u8", bytes, cub_hist, 0);
-	row("CUB DeviceReduce::Sum f32 (plain)", bytes, cub_sum, 0);
-	row("CUB InclusiveSum f32 (read+write)", 2 * bytes, cub_scan, 0);
-
+/* hist, sum, stats and products (their f64 data made in out). */
+static void reduce_rows(const struct bench *b)
+{
 	struct gs_job job = {};
+	size_t bytes = b->bytes, n = b->n;
+	int nsm = b->nsm;
+	float *x = b->x, *out = b->out;
 
 	job.columns = 1;
 	job.cmd = CMD_HIST;
 	job.dtype.type = GS_U8;
-	ROW("gpustat hist u8", bytes, ours(&job, &gpu_hist_ops, x, NULL, bytes, nsm), cub_hist);
+	ROW("gpustat hist u8", bytes, ours(&job, &gpu_hist_ops, x, NULL, bytes, nsm), b->cub_hist);
 	job.cmd = CMD_REDUCE;
 	job.op = OP_SUM;
 	job.dtype.type = GS_F32;
-	ROW("gpustat sum f32 (exact)", bytes, ours(&job, &gpu_reduce_ops, x, NULL, n, nsm), cub_sum);
+	ROW("gpustat sum f32 (exact)", bytes, ours(&job, &gpu_reduce_ops, x, NULL, n, nsm), b->cub_sum);
 	job.dtype.type = GS_F64;
-	ROW("gpustat sum f64, f32 bits (exact)", bytes, ours(&job, &gpu_reduce_ops, x, NULL, n / 2, nsm), cub_sum);
+	ROW("gpustat sum f64, f32 bits (exact)", bytes, ours(&job, &gpu_reduce_ops, x, NULL, n / 2, nsm), b->cub_sum);
 	fill_f64<<<nsm * 4, 256>>>(x, (double *)out, n / 2);
 	CK(cudaDeviceSynchronize());
-	ROW("gpustat sum f64 (exact)", bytes, ours(&job, &gpu_reduce_ops, out, NULL, n / 2, nsm), cub_sum);
+	ROW("gpustat sum f64 (exact)", bytes, ours(&job, &gpu_reduce_ops, out, NULL, n / 2, nsm), b->cub_sum);
 	job.cmd = CMD_STATS;
-	ROW("gpustat stats f64 (exact)", bytes, ours(&job, &gpu_stats_ops, out, NULL, n / 2, nsm), cub_sum);
+	ROW("gpustat stats f64 (exact)", bytes, ours(&job, &gpu_stats_ops, out, NULL, n / 2, nsm), b->cub_sum);
 	job.cmd = CMD_REDUCE;
 	job.dtype.type = GS_F32;
 	widen_f32<<<nsm * 4, 256>>>(x, out, n);
 	CK(cudaDeviceSynchronize());
-	ROW("gpustat sum f32, 1/64 at 2^40", bytes, ours(&job, &gpu_reduce_ops, out, NULL, n, nsm), cub_sum);
+	ROW("gpustat sum f32, 1/64 at 2^40", bytes, ours(&job, &gpu_reduce_ops, out, NULL, n, nsm), b->cub_sum);
 	job.cmd = CMD_STATS;
-	ROW("gpustat stats f32 (exact)", bytes, ours(&job, &gpu_stats_ops, x, NULL, n, nsm), cub_sum);
+	ROW("gpustat stats f32 (exact)", bytes, ours(&job, &gpu_stats_ops, x, NULL, n, nsm), b->cub_sum);
 	/* products: 128-bit brackets of the exact product (f64: real doubles) */
 	job.cmd = CMD_REDUCE;
 	job.op = OP_PROD;
-	ROW("gpustat reduce prod f32", bytes, ours(&job, &gpu_reduce_ops, x, NULL, n, nsm), cub_sum);
+	ROW("gpustat reduce prod f32", bytes, ours(&job, &gpu_reduce_ops, x, NULL, n, nsm), b->cub_sum);
 	job.dtype.type = GS_F64;
 	fill_f64<<<nsm * 4, 256>>>(x, (double *)out, n / 2);
 	CK(cudaDeviceSynchronize());
-	ROW("gpustat reduce prod f64", bytes, ours(&job, &gpu_reduce_ops, out, NULL, n / 2, nsm), cub_sum);
+	ROW("gpustat reduce prod f64", bytes, ours(&job, &gpu_reduce_ops, out, NULL, n / 2, nsm), b->cub_sum);
 	job.dtype.type = GS_I32;
-	ROW("gpustat reduce prod i32", bytes, ours(&job, &gpu_reduce_ops, x, NULL, n, nsm), cub_sum);
+	ROW("gpustat reduce prod i32", bytes, ours(&job, &gpu_reduce_ops, x, NULL, n, nsm), b->cub_sum);
+}
+
+/* dot and ranged hist, which CUB has no row for. */
+static void other_rows(const struct bench *b)
+{
+	struct gs_job job = {};
+
+	job.columns = 1;
 	job.op = OP_SUM;
 	job.dtype.type = GS_F32;
-
 	job.cmd = CMD_DOT;
 	job.two_inputs = true;
-	ROW("gpustat dot f32 A B (exact)", 2 * bytes, ours(&job, &gpu_dot_ops, x, y, n, nsm), 0);
+	ROW("gpustat dot f32 A B (exact)", 2 * b->bytes, ours(&job, &gpu_dot_ops, b->x, b->y, b->n, b->nsm), 0);
 	job.two_inputs = false;
 	job.cmd = CMD_HIST;
 	job.ranged = true;
 	job.bins = 100;
 	job.lo = 0;
 	job.hi = 1;
-	ROW("gpustat hist f32 --bins 100", bytes, ours(&job, &gpu_hist_ops, x, NULL, n, nsm), 0);
+	ROW("gpustat hist f32 --bins 100", b->bytes, ours(&job, &gpu_hist_ops, b->x, NULL, b->n, b->nsm), 0);
+}
 
-	/* scans: read + write, like CUB's row */
-	job.ranged = false;
+/* scans: read + write, like CUB's row */
+static void scan_rows(const struct bench *b)
+{
+	struct gs_job job = {};
+	size_t bytes = b->bytes, n = b->n;
+	int nsm = b->nsm;
+	float *x = b->x, *y = b->y, *out = b->out;
+
+	job.columns = 1;
 	job.cmd = CMD_SCAN;
 	job.op = OP_SUM;
 	job.dtype.type = job.out_type = GS_F32;
-	ROW("gpustat scan f32 (exact, read+write)", 2 * bytes, ours_scan(&job, x, y, n, nsm), cub_scan);
+	ROW("gpustat scan f32 (exact, read+write)", 2 * bytes, ours_scan(&job, x, y, n, nsm), b->cub_scan);
 	job.dtype.type = job.out_type = GS_F64;
-	ROW("gpustat scan f64 (exact, read+write)", 2 * bytes, ours_scan(&job, out, y, n / 2, nsm), cub_scan);
+	fill_f64<<<nsm * 4, 256>>>(x, (double *)out, n / 2);
+	CK(cudaDeviceSynchronize());
+	ROW("gpustat scan f64 (exact, read+write)", 2 * bytes, ours_scan(&job, out, y, n / 2, nsm), b->cub_scan);
 	/* f32 bits read as f64: past any narrow window */
-	ROW("gpustat scan f64, f32 bits (wide)", 2 * bytes, ours_scan(&job, x, y, n / 2, nsm), cub_scan);
+	ROW("gpustat scan f64, f32 bits (wide)", 2 * bytes, ours_scan(&job, x, y, n / 2, nsm), b->cub_scan);
 	/* values over some 90 binades: past a one-limb window */
 	job.dtype.type = job.out_type = GS_F32;
 	widen_f32<<<nsm * 4, 256>>>(x, out, n);
 	CK(cudaDeviceSynchronize());
-	ROW("gpustat scan f32, 1/64 at 2^40", 2 * bytes, ours_scan(&job, out, y, n, nsm), cub_scan);
+	ROW("gpustat scan f32, 1/64 at 2^40", 2 * bytes, ours_scan(&job, out, y, n, nsm), b->cub_scan);
 	job.dtype.type = GS_I32;
 	job.out_type = GS_I64;
 	ROW("gpustat scan i32 -> i64 (read+write)", bytes + bytes / 2,
-	    ours_scan(&job, x, y, n / 2, nsm), cub_scan);
+	    ours_scan(&job, x, y, n / 2, nsm), b->cub_scan);
 	job.dtype.type = job.out_type = GS_F32;
 	job.op = OP_MAX;
-	ROW("gpustat scan max f32 (read+write)", 2 * bytes, ours_scan(&job, x, y, n, nsm), cub_scan);
+	ROW("gpustat scan max f32 (read+write)", 2 * bytes, ours_scan(&job, x, y, n, nsm), b->cub_scan);
+}
+
+int main(int argc, char **argv)
+{
+	struct bench b = {};
+
+	b.bytes = (size_t)(argc > 1 ? atol(argv[1]) : 1024) << 20;
+	only = argc > 2 ? argv[2] : NULL;
+	b.n = b.bytes / 4;
+	CK(cudaDeviceGetAttribute(&b.nsm, cudaDevAttrMultiProcessorCount, 0));
+	CK(cudaMalloc(&b.x, b.bytes));
+	CK(cudaMalloc(&b.y, b.bytes));
+	CK(cudaMalloc(&b.out, b.bytes));
+	fill_f32<<<b.nsm * 4, 256>>>(b.x, b.n);
+	fill_f32<<<b.nsm * 4, 256>>>(b.y, b.n);
+	CK(cudaDeviceSynchronize());
+	printf("%-34s %12s %13s %11s\n", "kernel (device-resident input)", "time",
+	       "input rate", "vs CUB");
+	cub_rows(&b);
+	reduce_rows(&b);
+	other_rows(&b);
+	scan_rows(&b);
 	return 0;
 }
