@@ -1,9 +1,13 @@
 # gpustat - see README.md. `make` builds ./gpustat, `make check` runs the tests.
 
 # Parallel by default, one job per core: `make -j1` (or any -jN) still wins.
-NPROC := $(shell nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
+# Only the top make: a sub-make shares its jobs (a -j of its own would
+# reset the jobserver).
+ifeq ($(MAKELEVEL),0)
 ifeq ($(filter -j% j%,$(MAKEFLAGS)),)
+NPROC := $(shell nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
 MAKEFLAGS += -j$(NPROC)
+endif
 endif
 
 CC ?= cc
@@ -29,7 +33,7 @@ BUILD = build
 # cuda/ may have folders too; headers are included by name, so every folder
 # is on the include path.
 SRCDIRS = $(sort $(dir $(wildcard src/*/*.c src/*/*.h)))
-CUDA_DIRS = $(sort $(shell find cuda -type d))
+CUDA_DIRS := $(sort $(shell find cuda -type d))
 INCLUDES = -Isrc $(patsubst %/,-I%,$(SRCDIRS)) $(addprefix -I,$(CUDA_DIRS))
 CPPFLAGS += $(INCLUDES)
 SRCS = $(wildcard src/*.c src/*/*.c)
@@ -58,7 +62,7 @@ CUDA_ARCH ?= -gencode arch=compute_80,code=sm_80 \
 	     -gencode arch=compute_80,code=compute_80 -t 2
 NVCCFLAGS ?= -O3 -std=c++17 $(CUDA_ARCH) -Xcompiler -Wall,-Wextra
 ifneq ($(CUDA),)
-CUDA_SRCS = $(sort $(shell find cuda -name '*.cu'))
+CUDA_SRCS := $(sort $(shell find cuda -name '*.cu'))
 CUDA_OBJS = $(CUDA_SRCS:cuda/%.cu=$(BUILD)/cuda/%.o)
 CPPFLAGS += -DGS_HAVE_CUDA
 LINK = $(CUDA) -cudart static $(addprefix -Xcompiler ,$(CFLAGS))

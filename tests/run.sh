@@ -10,11 +10,16 @@
 #
 # BUILD=dir takes the unit binaries from dir/tests (make asan: build-asan);
 # the scripts take the gpustat binary from GPUSTAT (default ./gpustat).
-# CUDA= (set by make from its configuration) marks a CPU-only build: the
-# host checks of the GPU kernels, which compile them with nvcc, are then
-# skipped. sh tests/run.sh --one GROUP runs one group (what the workers do).
+# CUDA= (set by make, else read from build/config.mk, which make CUDA=
+# writes) marks a CPU-only build: the host checks of the GPU kernels, which
+# compile them with nvcc, are then skipped.
+# sh tests/run.sh --one GROUP runs one group (what the workers do).
 cd "$(dirname "$0")/.." || exit 2
 B=${BUILD:-build}
+if [ -z "${CUDA+set}" ] && [ -f "$B/config.mk" ]; then
+	CUDA=$(sed -n 's/^CUDA = //p' "$B/config.mk")
+	export CUDA
+fi
 logs=$B/tests/log
 
 # ms: milliseconds since the epoch where date has %N, else whole seconds
