@@ -73,6 +73,7 @@ gpu_host: 0 passed, 0 failed"
 }
 
 if [ "${1-}" = --one ]; then
+	mkdir -p "$logs"
 	one "$2"
 	exit 0
 fi
