@@ -1,4 +1,15 @@
 # gpustat - see README.md. `make` builds ./gpustat, `make check` runs the tests.
+
+# Parallel by default, one job per core: `make -j1` (or any -jN) still wins.
+# Only the top make: a sub-make shares its jobs (a -j of its own would
+# reset the jobserver).
+ifeq ($(MAKELEVEL),0)
+ifeq ($(filter -j% j%,$(MAKEFLAGS)),)
+NPROC := $(shell nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
+MAKEFLAGS += -j$(NPROC)
+endif
+endif
+
 CC ?= cc
 CFLAGS ?= -O2 -g
 WARN = -std=c11 -Wall -Wextra -Wshadow -Wpointer-arith -Wstrict-prototypes \
@@ -18,24 +29,40 @@ zshcompdir = $(PREFIX)/share/zsh/site-functions
 fishcompdir = $(PREFIX)/share/fish/vendor_completions.d
 
 BUILD = build
-# src/ is one folder per layer (cli, cmd, engine, input, numerics, cpu);
-# headers are included by name, so every folder is on the include path.
+# src/ is one folder per layer (cli, cmd, engine, input, numerics, cpu), and
+# cuda/ may have folders too; headers are included by name, so every folder
+# is on the include path.
 SRCDIRS = $(sort $(dir $(wildcard src/*/*.c src/*/*.h)))
-# cuda/ may have folders too (cuda/scan: the scan in CUB's layers), alike.
-CUDADIRS = $(sort $(dir $(wildcard cuda/*/*.cu cuda/*/*.cuh)))
-INCLUDES = -Isrc $(patsubst %/,-I%,$(SRCDIRS)) -Icuda $(patsubst %/,-I%,$(CUDADIRS))
+CUDA_DIRS := $(sort $(shell find cuda -type d))
+INCLUDES = -Isrc $(patsubst %/,-I%,$(SRCDIRS)) $(addprefix -I,$(CUDA_DIRS))
 CPPFLAGS += $(INCLUDES)
 SRCS = $(wildcard src/*.c src/*/*.c)
 OBJS = $(SRCS:src/%.c=$(BUILD)/%.o)
 LIBOBJS = $(filter-out $(BUILD)/main.o,$(OBJS))
-# The CUDA backend is built wherever nvcc is found (make CUDA= to leave it
-# out): SASS for sm_90 (H100/H200) plus PTX so newer GPUs run it too, cudart
-# linked statically so the binary needs only the driver.
+
+# The CUDA backend is built wherever nvcc is found; make CUDA= leaves it out
+# and make CUDA=/path/to/nvcc picks a compiler. Either is remembered in
+# $(BUILD)/config.mk, so a later make, make check or make install builds the
+# same configuration (make clean forgets it).
+CONFIG = $(BUILD)/config.mk
+ifeq ($(origin CUDA),command line)
+$(shell mkdir -p $(BUILD) && { echo 'CUDA = $(CUDA)' | cmp -s - $(CONFIG) || \
+	echo 'CUDA = $(CUDA)' > $(CONFIG); })
+else
+-include $(CONFIG)
+endif
 CUDA ?= $(shell command -v nvcc 2>/dev/null)
-NVCCFLAGS ?= -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 \
-	     -gencode arch=compute_90,code=compute_90 -Xcompiler -Wall,-Wextra
+# SASS for sm_80, which runs on every Ampere and Ada GPU (sm_80, 86, 87,
+# 89: one major version), and for sm_90 (Hopper), plus compute_80 PTX that
+# the driver compiles for anything newer (Blackwell on). One PTX for all
+# three: the device compiler runs once, the assembler twice, at once (-t).
+# cudart is linked statically so the binary needs only the driver.
+CUDA_ARCH ?= -gencode arch=compute_80,code=sm_80 \
+	     -gencode arch=compute_80,code=sm_90 \
+	     -gencode arch=compute_80,code=compute_80 -t 2
+NVCCFLAGS ?= -O3 -std=c++17 $(CUDA_ARCH) -Xcompiler -Wall,-Wextra
 ifneq ($(CUDA),)
-CUDA_SRCS = $(wildcard cuda/*.cu cuda/*/*.cu)
+CUDA_SRCS := $(sort $(shell find cuda -name '*.cu'))
 CUDA_OBJS = $(CUDA_SRCS:cuda/%.cu=$(BUILD)/cuda/%.o)
 CPPFLAGS += -DGS_HAVE_CUDA
 LINK = $(CUDA) -cudart static $(addprefix -Xcompiler ,$(CFLAGS))
@@ -43,6 +70,15 @@ else
 LINK = $(CC) $(CFLAGS)
 endif
 LIBOBJS += $(CUDA_OBJS)
+
+# Objects depend on the flags they were compiled with, as git's GIT-CFLAGS
+# does: switching CUDA= on or off, or another CFLAGS, recompiles what they
+# change (the C objects see GS_HAVE_CUDA) and nothing else. Each stamp is
+# rewritten only when its flags differ.
+stamp = $(shell mkdir -p $(BUILD) && { echo '$(2)' | cmp -s - $(1) || \
+	echo '$(2)' > $(1); })
+$(call stamp,$(BUILD)/cflags,$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(LDFLAGS))
+$(call stamp,$(BUILD)/nvccflags,$(CUDA) $(NVCCFLAGS) $(INCLUDES))
 
 UNIT_SRCS = $(wildcard tests/unit_*.c)
 UNIT_BINS = $(UNIT_SRCS:tests/%.c=$(BUILD)/tests/%)
@@ -66,11 +102,12 @@ $(BUILD)/.deps: | $(BUILD)
 gpustat: $(OBJS) $(CUDA_OBJS)
 	$(LINK) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/cuda/%.o: cuda/%.cu $(wildcard cuda/*.h cuda/*.cuh cuda/*/*.cuh src/*.h src/*/*.h) | $(BUILD)/.deps
+# nvcc writes the headers each object includes to its .d, as cc does.
+$(BUILD)/cuda/%.o: cuda/%.cu $(BUILD)/nvccflags | $(BUILD)/.deps
 	@mkdir -p $(dir $@)
-	$(CUDA) $(NVCCFLAGS) $(INCLUDES) -c -o $@ $<
+	$(CUDA) $(NVCCFLAGS) -MMD -MP $(INCLUDES) -c -o $@ $<
 
-$(BUILD)/%.o: src/%.c | $(BUILD)/.deps
+$(BUILD)/%.o: src/%.c $(BUILD)/cflags | $(BUILD)/.deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -c -o $@ $<
 
@@ -94,8 +131,9 @@ $(BUILD)/bench_gpu: bench/bench_gpu.cu $(LIBOBJS)
 
 bench-gpu: $(BUILD)/bench_gpu $(BUILD)/bench_kernels
 
+# CUDA tells tests/run.sh which configuration was built (empty: CPU only).
 check: gpustat unit
-	@sh tests/run.sh
+	@CUDA='$(CUDA)' sh tests/run.sh
 
 # The main job on the bundled samples: a histogram of a PGM image, and the
 # statistics and sum of 100000 zstd-compressed float32 samples.
@@ -148,4 +186,4 @@ clean:
 
 .PHONY: all unit check demo clean bench-gpu
 include fuzz/fuzz.mk
--include $(OBJS:.o=.d)
+-include $(OBJS:.o=.d) $(CUDA_OBJS:.o=.d)

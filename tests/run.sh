@@ -1,37 +1,113 @@
 #!/bin/sh
-# Run every test level and print "N passed, N failed" last.
-# Unit binaries (build/tests/unit_*) print "unit: P passed, F failed"; each
-# script tests/test_*.sh and tests/cli.sh prints "NAME: P passed, F failed".
+# Run every test group and print "N passed, N failed" last.
+# The groups are the unit binaries (build/tests/unit_*, each printing
+# "unit: P passed, F failed") and the scripts tests/cli.sh and
+# tests/test_*.sh (each printing "NAME: P passed, F failed"). They are
+# independent, so JOBS of them (default: one per core) run at once, the
+# slowest first; each prints its summary line and time as it finishes, and
+# its output goes to build/tests/log/. build/tests/run.log holds them all,
+# in a fixed order, when the run ends.
+#
 # BUILD=dir takes the unit binaries from dir/tests (make asan: build-asan);
 # the scripts take the gpustat binary from GPUSTAT (default ./gpustat).
+# CUDA= (set by make, else read from build/config.mk, which make CUDA=
+# writes) marks a CPU-only build: the host checks of the GPU kernels, which
+# compile them with nvcc, are then skipped.
+# sh tests/run.sh --one GROUP runs one group (what the workers do).
 cd "$(dirname "$0")/.." || exit 2
 B=${BUILD:-build}
-log=$B/tests/run.log
-mkdir -p "$B/tests"
-: > "$log"
-status=0
+if [ -z "${CUDA+set}" ] && [ -f "$B/config.mk" ]; then
+	CUDA=$(sed -n 's/^CUDA = //p' "$B/config.mk")
+	export CUDA
+fi
+logs=$B/tests/log
 
-# run NAME CMD...: log the output; a crash without a summary counts as a failure
-run() {
-	name=$1
-	shift
-	echo "== $name" >> "$log"
-	out=$("$@" 2>&1); rc=$?
-	printf '%s\n' "$out" >> "$log"
-	if [ $rc -ne 0 ] && ! printf '%s\n' "$out" | grep -qE '^[a-z_]+: [0-9]+ passed, [0-9]+ failed$'; then
-		echo "FAIL $name exited with status $rc" >> "$log"
-		echo "crash: 0 passed, 1 failed" >> "$log"
-	fi
-	[ $rc -eq 0 ] || status=1
+# ms: milliseconds since the epoch where date has %N, else whole seconds
+ms() {
+	t=$(date +%s%N)
+	case $t in *N) echo $(($(date +%s) * 1000)) ;; *) echo $((t / 1000000)) ;; esac
 }
 
-for t in "$B"/tests/unit_*; do
-	[ -x "$t" ] && run "$t" "$t"
+# one GROUP: run it into its log; a crash without a summary counts as a
+# failure. Prints the group's summary line and time, then its FAIL lines
+# and what it skipped.
+one() {
+	name=$1
+	log=$logs/$(basename "$name").log
+	start=$(ms)
+	case $name in
+	*/test_gpu_host.sh)
+		# the nvcc make builds with, where make said which
+		[ -n "${CUDA-}" ] && [ -z "${NVCC-}" ] && NVCC=$CUDA && export NVCC
+		# The checks run the kernels' host code only, but nvcc compiles
+		# device code for every kernel they include: PTX alone and
+		# unoptimized (no assembler) takes a fraction of the minutes
+		# that SASS takes, and checks the same host code.
+		NVCC_APPEND_FLAGS="${NVCC_APPEND_FLAGS:+$NVCC_APPEND_FLAGS }-gencode arch=compute_80,code=compute_80 -Xcicc -O0"
+		export NVCC_APPEND_FLAGS
+		# (under ASan the script skips itself, saying so)
+		if [ "${CUDA-unset}" = "" ] && [ -z "${GPUSTAT_ASAN-}" ]; then
+			out="gpu_host: note: skipped (a CPU-only build, make CUDA=)
+gpu_host: 0 passed, 0 failed"
+			rc=0
+		else
+			out=$(sh "$name" 2>&1); rc=$?
+		fi ;;
+	*.sh) out=$(sh "$name" 2>&1); rc=$? ;;
+	*) out=$("$name" 2>&1); rc=$? ;;
+	esac
+	sum=$(printf '%s\n' "$out" | grep -E '^[a-z_]+: [0-9]+ passed, [0-9]+ failed$' | tail -n 1)
+	{
+		echo "== $name"
+		printf '%s\n' "$out"
+		if [ $rc -ne 0 ] && [ -z "$sum" ]; then
+			echo "FAIL $name exited with status $rc"
+			echo "crash: 0 passed, 1 failed"
+		fi
+	} > "$log"
+	[ -n "$sum" ] || sum="crash: 0 passed, 1 failed"
+	[ $rc -eq 0 ] || : > "$log.failed"
+	t=$(($(ms) - start))
+	printf '%-28s %-40s %4d.%d s\n' "${name#"$B"/}" "$sum" $((t / 1000)) $((t % 1000 / 100))
+	grep -E '^FAIL|^[a-z_]+: note: skipped' "$log"
+}
+
+if [ "${1-}" = --one ]; then
+	mkdir -p "$logs"
+	one "$2"
+	exit 0
+fi
+
+mkdir -p "$logs"
+rm -f "$logs"/*.log "$logs"/*.failed
+# The slowest groups first (measured on a 2-core machine), so the others
+# fill the gaps around them; then every other group in name order.
+slow='tests/test_gpu_host.sh tests/test_fuzz.sh tests/cli.sh
+tests/test_output.sh tests/test_limits.sh tests/test_hist.sh
+tests/test_faults.sh tests/test_usage.sh'
+groups=
+for t in $slow; do
+	[ -f "$t" ] && groups="$groups $t"
 done
-for t in tests/cli.sh tests/test_*.sh; do
-	[ -f "$t" ] && run "$t" sh "$t"
+for t in "$B"/tests/unit_* tests/cli.sh tests/test_*.sh; do
+	case $t in *.o|*.d) continue ;; esac
+	case " $groups " in *" $t "*) continue ;; esac
+	{ [ -x "$t" ] || [ "${t%.sh}" != "$t" ]; } && [ -f "$t" ] && groups="$groups $t"
 done
-grep -E '^(FAIL|== )' "$log" | grep -B1 '^FAIL' | grep -v '^--$'
+
+jobs=${JOBS:-$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)}
+# shellcheck disable=SC2086 # one argument per group, names have no spaces
+printf '%s\n' $groups | xargs -P "$jobs" -n 1 sh tests/run.sh --one
+
+# The whole log in the order of the groups above, as one file to read.
+status=0
+: > "$B/tests/run.log"
+for t in $groups; do
+	log=$logs/$(basename "$t").log
+	cat "$log" >> "$B/tests/run.log" 2>/dev/null ||
+		printf '== %s\nFAIL %s did not run\ncrash: 0 passed, 1 failed\n' "$t" "$t" >> "$B/tests/run.log"
+	{ [ -f "$log" ] && ! [ -f "$log.failed" ]; } || status=1
+done
 awk '/^[a-z_]+: [0-9]+ passed, [0-9]+ failed$/ { p += $2; f += $4 }
-     END { printf "%d passed, %d failed\n", p, f }' "$log"
+     END { printf "%d passed, %d failed\n", p, f }' "$B/tests/run.log"
 exit $status
