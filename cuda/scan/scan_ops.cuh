@@ -1,7 +1,8 @@
 /*
  * scan_ops.cuh - the monoids the scan kernels are templated on, one per
  * op and element type (CUB's scan operators), and each element type's
- * wide sum (scan_wide; dtype.cuh's dtype_dispatch picks the type). Each is a struct with
+ * wide sum (scan_wide; dtype.cuh's dtype_dispatch picks the type). Each
+ * monoid is a struct with
  *   elem        the element type; V the prefix value;
  *   WINDOW      the chunk's window mode it runs in (float sums), else 0;
  *   ident(c)    the empty prefix; add(a, b, c) a + b, exact and
