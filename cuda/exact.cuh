@@ -90,12 +90,6 @@ static __host__ __device__ inline unsigned exact_bits_f32(float v)
 	return u;
 }
 
-/* ieee_f32_from_bits, under the name scan_kernels.cu uses. */
-static __host__ __device__ inline float exact_f32_from_bits(unsigned u)
-{
-	return ieee_f32_from_bits(u);
-}
-
 /* An IEEE value of p significand bits (hidden bit included) and exponent
  * field width w, given its fields: m * 2^e exactly. bias_p = bias + p - 1. */
 static __host__ __device__ inline struct exact_term
@@ -154,18 +148,6 @@ static __host__ __device__ inline struct exact_term exact_u64(unsigned long long
 	struct exact_term t = { (__int128)v, 0, 0 };
 
 	return t;
-}
-
-/* The half types as floats (exact): ieee.h's, which the CPU uses too. These
- * names are scan_kernels.cu's until it calls ieee.h directly. */
-static __host__ __device__ inline float exact_f16_to_f32(unsigned short h)
-{
-	return ieee_f16_to_f32(h);
-}
-
-static __host__ __device__ inline float exact_bf16_to_f32(unsigned short h)
-{
-	return ieee_bf16_to_f32(h);
 }
 
 static __host__ __device__ inline bool exact_is_zero(struct exact_term t)

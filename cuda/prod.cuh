@@ -1,7 +1,8 @@
 /*
  * prod.cuh - exact products on the GPU, as cpu_reduce.c keeps them (struct
- * fprod, struct iprod in src/acc.h), for reduce_kernels.cu and
- * scan_kernels.cu; __host__ __device__, so the host checks replay them.
+ * fprod, struct iprod in src/acc.h), for reduce_kernels.cu (through
+ * red_prod.cuh) and the scan (cuda/scan/scan_prod.cuh); __host__
+ * __device__, so the host checks replay them.
  *
  * - floats: a bracket [lo, hi] * 2^exp of the exact product with 128-bit
  *   ends, lo rounded down and hi up after every step, as struct red_fprod.

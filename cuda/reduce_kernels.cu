@@ -26,7 +26,7 @@
  *   product (128-bit ends, lo rounded down and hi up at every step), as
  *   struct red_fprod; integers the exact magnitude below 2^128, as struct
  *   red_iprod; NaN, zero, inf, overflow and the sign are flags (the
- *   arithmetic is prod.cuh's, shared with scan_kernels.cu). A thread
+ *   arithmetic is prod.cuh's, shared with the scan). A thread
  *   multiplies K factors exactly in 64 bits (K = 64 / significand or
  *   integer bits: f64 1, f32 2, f16 5, bf16 8, u8 8 ...), then the product
  *   into its bracket with one 128x64-bit step. Blocks combine per column in
@@ -39,205 +39,15 @@
  *   close to a rounding tie one side may round and the other fail, as the
  *   CPU may with another thread count. Integer products are exact in any
  *   grouping, overflow included.
- * Scans are scan_kernels.cu's.
+ * Scans are cuda/scan/'s.
  *
- * The device accumulator: struct red_dev_head (the record count), then per
- * column a struct exact_acc (sum), a struct red_dev_word, or (prod) a
- * struct red_fprod / red_iprod followed by RED_PROD_BLOCKS per column of
- * block scratch.
+ * The kernels are here; a thread's share of a sum (red_sum.cuh) and of a
+ * product with its block's tree (red_prod.cuh), the accumulator's layout,
+ * the launch geometry and the merge into the CPU's struct red_col
+ * (red_dev.cuh) are in headers the host checks include too.
  */
-#include <stdint.h>
-#include <type_traits>
-#include "exact.cuh"
-#include "prod.cuh"
-#include "vec128.cuh"
-
-extern "C" {
-#include "cpu_red.h"	/* fprod_merge, iprod_merge */
-}
-
-/* 256 threads and 4 blocks per SM: enough resident warps to cover memory
- * latency on H100 with the 128-bit registers of the sum path. */
-#define RED_THREADS 256
-#define RED_BLOCKS_PER_SM 4
-/* Shared slots per column: 64 columns of sums take 64 * 144 * 8 = 72 KiB
- * of shared memory, three blocks per SM. More columns run on the CPU. */
-#define RED_MAX_COLUMNS 64
-/* Dynamic shared memory beyond this needs the kernel's opt-in. */
-#define RED_SMEM_DEFAULT (48 * 1024)
-/* 1: one-column f32/f64 sums take the vector + window kernel; 0: the
- * generic one (the path before it, kept to compare). On the H100 at 1 GiB
- * the generic f32 kernel ran at 0.26x CUB's plain float sum: about 80
- * instructions and one 4-byte load in flight per element. */
-#ifndef RED_SUM_WINDOW
-#define RED_SUM_WINDOW 1
-#endif
-
-#define RED_SIGN (1ull << 63)
-
-struct red_dev_head {
-	unsigned long long count;	/* records folded in */
-	unsigned long long pad;		/* keeps what follows 16-byte aligned */
-};
-
-struct red_dev_word {
-	unsigned long long word;	/* min: ~key, max: key, and: ~bits ... */
-	unsigned long long nan;		/* floats: a NaN was seen */
-};
-
-/* Order of doubles (not NaN) as unsigned keys, -0.0 < +0.0: negative
- * values reversed below the positive ones. */
-static __host__ __device__ inline unsigned long long red_key_f64(double v)
-{
-	unsigned long long u = exact_bits_f64(v);
-
-	return u >> 63 ? ~u : u | RED_SIGN;
-}
-
-static __host__ __device__ inline double red_f64_of_key(unsigned long long k)
-{
-	unsigned long long u = k >> 63 ? k & ~RED_SIGN : ~k;
-	double v;
-
-	memcpy(&v, &u, sizeof(v));
-	return v;
-}
-
-/* The key of x, or false for a NaN. */
-template <typename T>
-static __host__ __device__ inline bool red_key(T x, unsigned long long *k)
-{
-	if constexpr (dtype_is_float<T>::value) {
-		double v = exact_elem_f64(x);
-
-		if (v != v)
-			return false;
-		*k = red_key_f64(v);
-	} else if constexpr (std::is_signed<T>::value) {
-		*k = (unsigned long long)(long long)x ^ RED_SIGN;
-	} else {
-		*k = (unsigned long long)x;
-	}
-	return true;
-}
-
-/* ---- products ------------------------------------------------------------ */
-
-/* Blocks of one prod kernel at most: the accumulator keeps a partial per
- * block and column. H100/H200 grids are 132 SMs * RED_BLOCKS_PER_SM = 528
- * blocks; 1024 leaves room for larger GPUs (64 columns of red_fprod: 3 MiB
- * per stream). */
-#define RED_PROD_BLOCKS 1024
-
-/* This thread's product of d[g], d[g + stride] ... below n (stride a
- * multiple of columns: one column), into *p: whole groups of
- * red_prod_group<T>() factors, then the shorter last one. */
-template <typename T>
-static __host__ __device__ inline void
-red_prod_thread(red_prod_t<T> *p, const T *d, size_t n, size_t g,
-		size_t stride)
-{
-	constexpr int K = red_prod_group<T>();
-	constexpr bool flt = dtype_is_float<T>::value;
-	unsigned long long flags = 0, m;
-	size_t i = g;
-	int e;
-
-	if constexpr (flt)
-		red_fp_one(p);
-	else
-		*p = red_iprod{ { 1, 0 }, 0 };
-	for (; i + (K - 1) * stride < n; i += K * stride) {
-		m = 1;
-		e = 0;
-#ifdef __CUDA_ARCH__
-#pragma unroll
-#endif
-		for (int k = 0; k < K; k++) {
-			if constexpr (flt)
-				red_fold(d[i + k * stride], &m, &e, &flags);
-			else
-				red_ifold(d[i + k * stride], &m, &flags);
-		}
-		if constexpr (flt)
-			red_fp_mul64(p, m, e);
-		else
-			red_ip_mul64(p, m);
-	}
-	if (i < n) {		/* the tail: under K factors */
-		m = 1;
-		e = 0;
-		for (; i < n; i += stride) {
-			if constexpr (flt)
-				red_fold(d[i], &m, &e, &flags);
-			else
-				red_ifold(d[i], &m, &flags);
-		}
-		if constexpr (flt)
-			red_fp_mul64(p, m, e);
-		else
-			red_ip_mul64(p, m);
-	}
-	p->flags = flags;
-}
-
-/* Merge part[t + off] into part[t] for every t < cnt: one step of a tree,
- * spread over the block's threads (on the host, where tests replay it:
- * every t in turn). Every thread of the block must call it. */
-template <typename P>
-static __host__ __device__ inline void red_p_step(P *part, unsigned cnt,
-						  unsigned off)
-{
-#ifdef __CUDA_ARCH__
-	if (threadIdx.x < cnt)
-		red_p_merge(&part[threadIdx.x], &part[threadIdx.x + off]);
-	__syncthreads();
-#else
-	for (unsigned t = 0; t < cnt; t++)
-		red_p_merge(&part[t], &part[t + off]);
-#endif
-}
-
-/* Multiply part[0 .. nthr) down to part[0 .. columns), where part[t] and
- * part[t + k * columns] belong to the same column: first the threads past
- * the last whole multiple m of columns, then halving the m / columns parts
- * of each column. part[t], t < columns, then holds the product of every
- * part[t + k * columns]. */
-template <typename P>
-static __host__ __device__ inline void red_p_tree(P *part, unsigned nthr,
-						  unsigned columns)
-{
-	unsigned m = nthr / columns * columns;
-
-	red_p_step(part, nthr - m, m);
-	for (unsigned q = m / columns; q > 1; q = (q + 1) / 2)
-		red_p_step(part, (q - (q + 1) / 2) * columns,
-			   (q + 1) / 2 * columns);
-}
-
-/* Where block b's partial of its thread t's column goes in the scratch
- * (t < columns): scratch[b][column], the column that of thread
- * b * RED_THREADS + t. */
-static __host__ __device__ inline size_t red_prod_slot(unsigned b, unsigned t,
-							unsigned columns)
-{
-	return (size_t)b * columns +
-	       ((size_t)b * RED_THREADS + t) % columns;
-}
-
-/* Thread t of the gathering block: the product of scratch[t], scratch[t +
- * m] ... below parts (m a multiple of columns: all of column t % columns),
- * or the empty product for t >= m. */
-template <typename P>
-static __host__ __device__ inline void red_p_gather(P *mine, const P *scratch,
-						    size_t parts, unsigned t,
-						    unsigned m)
-{
-	*mine = P{};
-	if (t < m)
-		for (size_t j = t; j < parts; j += m)
-			red_p_merge(mine, &scratch[j]);
-}
+#include "red_prod.cuh"
+#include "red_sum.cuh"
 
 /* ---- kernels ------------------------------------------------------------- */
 
@@ -247,34 +57,6 @@ static __device__ inline size_t red_stride(unsigned columns)
 	size_t total = (size_t)gridDim.x * blockDim.x;
 
 	return total - total % columns;
-}
-
-/* This thread's sum of its elements of d[0 .. n), into t. */
-template <typename T>
-static __host__ __device__ inline void
-red_sum_thread(struct exact_thr *t, const T *d, size_t n, size_t g,
-	       size_t stride, long long *slot)
-{
-	if constexpr (dtype_is_float<T>::value) {
-		for (size_t i = g; i < n; i += stride) {
-			struct exact_term x = exact_elem(d[i]);
-
-			t->flags |= x.flags;
-			exact_thr_add64(t, (long long)x.m, x.e, slot);
-		}
-	} else if constexpr (sizeof(T) < 8) {
-		long long s = 0;	/* < 2^20 terms of < 2^32 */
-
-		for (size_t i = g; i < n; i += stride)
-			s += d[i];
-		exact_thr_add(t, s, 0, slot);
-	} else {
-		__int128 s = 0;		/* < 2^20 terms of < 2^64 */
-
-		for (size_t i = g; i < n; i += stride)
-			s += d[i];
-		exact_thr_add(t, s, 0, slot);
-	}
 }
 
 /* Sums of n elements (nrec records of columns) into acc[columns]. Shared
@@ -300,43 +82,6 @@ red_sum_kernel(struct red_dev_head *h, struct exact_acc *acc, const T *d,
 	exact_thr_finish(&t, mine, &acc[g % columns]);
 	__syncthreads();
 	exact_block_flush(slot, acc, columns);
-}
-
-/* f32: this thread's share of d[0 .. n) (vec128_walk: d 16-byte aligned,
- * the thread g of T), into its window, then folded into t. */
-static __host__ __device__ inline void
-red_win_thread(struct exact_thr *t, const float *d, size_t n, size_t g,
-	       size_t T, long long *slot)
-{
-	struct exact_w32 w;
-
-	exact_w32_init(&w);
-	vec128_walk((const unsigned *)d, n, g, T,
-		    [&w, t, slot](uint4 a, uint4 c) {
-			    exact_w32_add8(&w, t, a, c, slot);
-		    },
-		    [&w, t, slot](uint4 a, uint4 c, int k) {
-			    exact_w32_add_first(&w, t, a, c, k, slot);
-		    });
-	exact_w32_fold(&w, t, slot);
-}
-
-/* f64: the same, two doubles per vector. */
-static __host__ __device__ inline void
-red_win_thread(struct exact_thr *t, const double *d, size_t n, size_t g,
-	       size_t T, long long *slot)
-{
-	struct exact_w64 w;
-
-	exact_w64_init(&w);
-	vec128_walk((const unsigned long long *)d, n, g, T,
-		    [&w, t, slot](ulonglong2 a, ulonglong2 c) {
-			    exact_w64_add4(&w, t, a, c, slot);
-		    },
-		    [&w, t, slot](ulonglong2 a, ulonglong2 c, int k) {
-			    exact_w64_add_first(&w, t, a, c, k, slot);
-		    });
-	exact_w64_fold(&w, t, slot);
 }
 
 /* Sum of n f32 or f64 of one column into acc[0]; d 16-byte aligned, n at
@@ -479,56 +224,6 @@ red_prod_gather_kernel(P *acc, const P *scratch, size_t parts,
 
 /* ---- launchers ----------------------------------------------------------- */
 
-static bool red_supports(const struct gs_job *job, const char **why)
-{
-	if (job->cmd == CMD_SCAN) {
-		*why = "scan runs on the CPU";
-		return false;
-	}
-	if (job->cmd != CMD_REDUCE) {
-		*why = "not a reduction";
-		return false;
-	}
-	if (type_is_float(job->dtype.type) && job->op > OP_MAX) {
-		*why = "bit operations need an integer type";
-		return false;
-	}
-	if (job->columns > RED_MAX_COLUMNS) {
-		*why = "more than 64 columns run on the CPU";
-		return false;
-	}
-	return true;
-}
-
-static size_t red_dev_acc_bytes(const struct gs_job *job)
-{
-	size_t col = sizeof(struct red_dev_word);
-
-	if (job->op == OP_SUM)
-		col = sizeof(struct exact_acc);
-	else if (job->op == OP_PROD)	/* the column, then its scratch */
-		col = (1 + RED_PROD_BLOCKS) *
-		      (type_is_float(job->dtype.type) ? sizeof(struct red_fprod)
-						      : sizeof(struct red_iprod));
-	return sizeof(struct red_dev_head) + col * job->columns;
-}
-
-static unsigned red_blocks(size_t n, int nsm)
-{
-	size_t want = (n + RED_THREADS - 1) / RED_THREADS;
-	size_t most = (size_t)nsm * RED_BLOCKS_PER_SM;
-
-	return (unsigned)(want < most ? (want ? want : 1) : most);
-}
-
-/* Blocks of a prod kernel: as many as for the others, within the scratch. */
-static unsigned red_prod_blocks(size_t n, int nsm)
-{
-	unsigned b = red_blocks(n, nsm);
-
-	return b < RED_PROD_BLOCKS ? b : RED_PROD_BLOCKS;
-}
-
 /* One column of f32/f64 at a 16-byte aligned address (chunks are): the
  * window kernel, in launches of at most exact_launch_cap() elements (a
  * multiple of 4, so every launch starts aligned). */
@@ -654,107 +349,6 @@ static cudaError_t red_launch(const struct gs_job *job, void *dacc,
 	return dtype_dispatch(job->dtype.type, [&](auto tag) {
 		return red_launch_type<DTYPE_OF(tag)>(job, dacc, d, nrec, nsm, s);
 	});
-}
-
-/* ---- merging into the CPU accumulator ------------------------------------ */
-
-/* Fold a device min/max word (not 0) into c the way cpu_reduce.c's mm_fold
- * does: only a strictly better value replaces the current one. */
-static void red_merge_mm(const struct gs_job *job, struct red_col *c,
-			 unsigned long long w)
-{
-	enum gs_type t = job->dtype.type;
-	bool mn = job->op == OP_MIN;
-	unsigned long long k = mn ? ~w : w, kc;
-	union gs_scalar *v = &c->u.mm.v;
-
-	if (type_is_float(t)) {
-		kc = red_key_f64(v->f);		/* the CPU never stores a NaN */
-		if (mn ? k < kc : k > kc)
-			v->f = red_f64_of_key(k);
-	} else if (type_is_signed(t)) {
-		long long x = (long long)(k ^ RED_SIGN);
-
-		if (mn ? x < v->i : x > v->i)
-			v->i = x;
-	} else {
-		if (mn ? k < v->u : k > v->u)
-			v->u = k;
-	}
-}
-
-static void red_merge_word(const struct gs_job *job, struct red_col *c,
-			   const struct red_dev_word *d)
-{
-	switch (job->op) {
-	case OP_MIN:
-	case OP_MAX:
-		if (type_is_float(job->dtype.type))
-			c->u.mm.nan |= d->nan != 0;
-		if (d->word)
-			red_merge_mm(job, c, d->word);
-		break;
-	case OP_AND: c->u.bits &= ~d->word; break;
-	case OP_OR: c->u.bits |= d->word; break;
-	case OP_XOR: c->u.bits ^= d->word; break;
-	default: break;
-	}
-}
-
-/* Multiply a device column's product into c with the CPU's own merge, so
- * that NaN, inf * 0, a zero, the sign and overflow mean what they do
- * there. */
-static void red_merge_fprod(struct fprod *c, const struct red_fprod *d)
-{
-	struct fprod q;
-
-	fprod_init(&q);		/* the empty product: exactly 1 */
-	if (d->hi[1]) {
-		q.lo = (unsigned __int128)d->lo[1] << 64 | d->lo[0];
-		q.hi = (unsigned __int128)d->hi[1] << 64 | d->hi[0];
-		q.exp = d->exp;
-	}
-	q.nan = d->flags & RED_PNAN;
-	q.zero = d->flags & RED_PZERO;
-	q.inf = d->flags & RED_PINF;
-	q.neg = d->flags & RED_PNEG;
-	fprod_merge(c, &q);
-}
-
-static void red_merge_iprod(struct iprod *c, const struct red_iprod *d)
-{
-	struct iprod q;
-
-	iprod_init(&q);
-	if (d->mag[0] | d->mag[1])
-		q.mag = (unsigned __int128)d->mag[1] << 64 | d->mag[0];
-	q.zero = d->flags & RED_PZERO;
-	q.neg = d->flags & RED_PNEG;
-	q.overflow = d->flags & RED_POVER;
-	iprod_merge(c, &q);
-}
-
-static void red_merge_host(const struct gs_job *job, void *acc, const void *hacc)
-{
-	const struct red_dev_head *h = (const struct red_dev_head *)hacc;
-	struct red_col *c = (struct red_col *)acc;
-	bool flt = type_is_float(job->dtype.type);
-
-	for (unsigned i = 0; i < job->columns; i++) {
-		if (job->op == OP_SUM)
-			exact_to_xsum((const struct exact_acc *)(h + 1) + i,
-				      &c[i].u.sum);
-		else if (job->op == OP_PROD && flt)
-			red_merge_fprod(&c[i].u.fp,
-					(const struct red_fprod *)(h + 1) + i);
-		else if (job->op == OP_PROD)
-			red_merge_iprod(&c[i].u.ip,
-					(const struct red_iprod *)(h + 1) + i);
-		else
-			red_merge_word(job, &c[i],
-				       (const struct red_dev_word *)(h + 1) + i);
-		c[i].count += h->count;
-	}
 }
 
 const struct gpu_ops gpu_reduce_ops = {

@@ -30,7 +30,7 @@ static __device__ __forceinline__ unsigned scan_exact_bits(float x)
 	return __float_as_uint(x);
 }
 
-static __device__ __forceinline__ unsigned scan_exact_bits(scan_bf16 x)
+static __device__ __forceinline__ unsigned scan_exact_bits(bf16_bits x)
 {
 	return (unsigned)x.v << 16;
 }
@@ -72,7 +72,7 @@ static __device__ __forceinline__ void scan_exact_add8(struct exact_w32 *w,
 
 static __device__ __forceinline__ void scan_exact_add8(struct exact_w32 *w,
 						  struct exact_thr *t,
-						  const scan_bf16 *x,
+						  const bf16_bits *x,
 						  long long *slot)
 {
 	uint4 a = make_uint4(scan_exact_bits(x[0]), scan_exact_bits(x[1]),

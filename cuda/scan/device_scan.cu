@@ -4,7 +4,8 @@
  * scan.h (CUB's device layer). The scan is in layers, as CUB's, each
  * file with its own contract at the top:
  *   scan_policy.cuh     tuning constants and the measurements behind them
- *   scan_base.cuh       element types, output formats, the job's config
+ *   scan_base.cuh       the job's config (element types: dtype.cuh;
+ *                       output formats and rounding: ieee.h)
  *   scan_round.cuh      one correct rounding of an exact value
  *   scan_ops.cuh        the monoids, how each prefix is kept exactly:
  *                       scan_sum_wide.cuh, scan_word.cuh, scan_window.cuh and
@@ -21,6 +22,10 @@
 #include <new>
 #include <stdlib.h>
 #include "scan_handle.cuh"
+
+extern "C" {
+#include "numfmt.h"	/* u128_to_dec */
+}
 
 static const char *const scan_op_names[] = {
 	"sum", "prod", "min", "max", "and", "or", "xor",
@@ -145,23 +150,6 @@ cudaError_t gpu_scan_status_copy(struct gpu_scan *g, void *host_pinned_dst,
 			       cudaMemcpyDeviceToHost, s);
 }
 
-/* Decimal digits of (neg ? -m : m) into buf (>= 41 bytes). */
-static void scan_u128_dec(u128 m, bool neg, char *buf)
-{
-	char tmp[40];
-	int n = 0;
-
-	do {
-		tmp[n++] = (char)('0' + (int)(m % 10));
-		m /= 10;
-	} while (m);
-	if (neg)
-		*buf++ = '-';
-	while (n)
-		*buf++ = tmp[--n];
-	*buf = 0;
-}
-
 /* cpu_scan's messages, word for word. */
 int gpu_scan_status_check(const struct gs_job *job, const void *hstatus,
 			  uint64_t first_rec, size_t *bad, struct gs_err *err)
@@ -171,7 +159,7 @@ int gpu_scan_status_check(const struct gs_job *job, const void *hstatus,
 	unsigned long long elem = first_rec + st->rec;
 	u128 v = (u128)w->hi << 64 | w->lo;
 	bool neg = w->neg;
-	char dec[48];
+	char dec[FMT_U128_MAX];
 
 	if (st->key == SCAN_NONE)
 		return 0;
@@ -192,7 +180,7 @@ int gpu_scan_status_check(const struct gs_job *job, const void *hstatus,
 	default:
 		break;
 	}
-	scan_u128_dec(v, neg, dec);
+	u128_to_dec(v, neg, dec);
 	return gs_fail(err, GS_ERUNTIME, "scan",
 		       "element %llu column %u: prefix %s %s overflows %s (try --out-type)",
 		       elem, st->col, scan_op_names[job->op], dec,

@@ -7,6 +7,10 @@
  */
 #include "scan_handle.cuh"
 
+extern "C" {
+#include "cpu_red.h"	/* type_xfmt */
+}
+
 /* After phase 3: the failing record, column and why, for the host. One
  * kernel for every variant (agent_scan.cuh declares it). */
 __global__ void scan_status_kernel(struct scan_status *st,
@@ -36,9 +40,10 @@ struct scan_split scan_split_at(struct gpu_scan *g, size_t nrec, unsigned bps)
 /* The element type's scan_bind_elem, instantiated in its dispatch_scan_*.cu. */
 bool scan_bind_job(struct gpu_scan *g)
 {
-	return scan_visit_type(g->job.dtype.type, [g](auto x) {
-		scan_bind_elem<decltype(x)>(g);
-	});
+	return dtype_dispatch(g->job.dtype.type, [g](auto tag) {
+		scan_bind_elem<DTYPE_OF(tag)>(g);
+		return cudaSuccess;
+	}) == cudaSuccess;
 }
 
 scan_cfg scan_cfg_of(const struct gs_job *job)
@@ -55,7 +60,7 @@ scan_cfg scan_cfg_of(const struct gs_job *job)
 	/* integers that may not fit; products past 2^128 or not roundable */
 	c.can_fail = (!type_is_float(job->dtype.type) && !c.ofloat) ||
 		     job->op == OP_PROD;
-	c.fmt = scan_fmts[c.ofloat ? scan_xfmt(ot) : XF_F64];
+	c.fmt = ieee_fmt_of(c.ofloat ? type_xfmt(ot) : XF_F64);
 	if (job->op >= OP_MIN)
 		c.ident = scan_word_ident(job->dtype.type, job->op);
 	return c;

@@ -204,7 +204,7 @@ void scan_bind_elem(struct gpu_scan *g)
 	constexpr int K = scan_wide<T>::K, L = scan_wide<T>::L;
 
 	if (g->job.op == OP_PROD) {
-		if constexpr (scan_is_float<T>::value)
+		if constexpr (dtype_is_float<T>::value)
 			scan_bind<scan_fprod<T>>(g);
 		else
 			scan_bind<scan_iprod<T>>(g);

@@ -5,5 +5,5 @@
  */
 #include "dispatch_scan.cuh"
 
-template void scan_bind_elem<scan_f16>(struct gpu_scan *g);
-template void scan_bind_elem<scan_bf16>(struct gpu_scan *g);
+template void scan_bind_elem<f16_bits>(struct gpu_scan *g);
+template void scan_bind_elem<bf16_bits>(struct gpu_scan *g);

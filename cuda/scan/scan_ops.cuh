@@ -1,7 +1,8 @@
 /*
  * scan_ops.cuh - the monoids the scan kernels are templated on, one per
- * op and element type (CUB's scan operators), and the table of element
- * types. Each is a struct with
+ * op and element type (CUB's scan operators), and each element type's
+ * wide sum (scan_wide; dtype.cuh's dtype_dispatch picks the type). Each
+ * monoid is a struct with
  *   elem        the element type; V the prefix value;
  *   WINDOW      the chunk's window mode it runs in (float sums), else 0;
  *   ident(c)    the empty prefix; add(a, b, c) a + b, exact and
@@ -48,34 +49,12 @@
 #include "scan_sum_window.cuh"
 #include "scan_prod.cuh"
 
-/* The wide sum of element type T: K limbs with lsb 2^L (scan_sum_wide). */
+/* The wide sum of element type T: K limbs with lsb 2^L (scan_sum_wide);
+ * the traits of the types, beside dtype.cuh's. */
 template <typename T> struct scan_wide { enum { K = 2, L = 0 }; };
-template <> struct scan_wide<scan_f16> { enum { K = 2, L = -24 }; };
-template <> struct scan_wide<scan_bf16> { enum { K = 6, L = -149 }; };
+template <> struct scan_wide<f16_bits> { enum { K = 2, L = -24 }; };
+template <> struct scan_wide<bf16_bits> { enum { K = 6, L = -149 }; };
 template <> struct scan_wide<float> { enum { K = 6, L = -149 }; };
 template <> struct scan_wide<double> { enum { K = 34, L = -1074 }; };
-
-/* f(T()) for the element type T of t (the one table from gs_type to the
- * kernels' types); false for a type the scan does not know. */
-template <class F>
-static bool scan_visit_type(enum gs_type t, F f)
-{
-	switch (t) {
-	case GS_U8: f((unsigned char)0); break;
-	case GS_I8: f((signed char)0); break;
-	case GS_U16: f((unsigned short)0); break;
-	case GS_I16: f((short)0); break;
-	case GS_U32: f(0u); break;
-	case GS_I32: f(0); break;
-	case GS_U64: f(0ull); break;
-	case GS_I64: f(0ll); break;
-	case GS_F16: f(scan_f16()); break;
-	case GS_BF16: f(scan_bf16()); break;
-	case GS_F32: f(0.0f); break;
-	case GS_F64: f(0.0); break;
-	default: return false;
-	}
-	return true;
-}
 
 #endif

@@ -22,8 +22,8 @@
 template <typename T>
 static __host__ __device__ __forceinline__ bool scan_signbit(T x)
 {
-	if constexpr (std::is_same<T, scan_f16>::value ||
-		      std::is_same<T, scan_bf16>::value)
+	if constexpr (std::is_same<T, f16_bits>::value ||
+		      std::is_same<T, bf16_bits>::value)
 		return x.v >> 15;
 	else if constexpr (std::is_same<T, float>::value)
 		return exact_bits_f32(x) >> 31;

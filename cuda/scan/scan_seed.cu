@@ -91,10 +91,11 @@ bool scan_seed_host(const struct gs_job *job, const struct red_col *st,
 		return false;
 	if (job->op != OP_SUM)
 		return scan_seed_word(job, st, dst, vsize);
-	scan_visit_type(job->dtype.type, [&](auto x) {
-		typedef scan_wide<decltype(x)> W;
+	dtype_dispatch(job->dtype.type, [&](auto tag) {
+		typedef scan_wide<DTYPE_OF(tag)> W;
 
 		ok = scan_seed_sum<W::K, W::L>(st, job->columns, dst, vsize);
+		return cudaSuccess;
 	});
 	return ok;
 }

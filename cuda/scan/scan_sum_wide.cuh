@@ -59,7 +59,7 @@ SCAN_UNROLL
  */
 template <int K>
 static __host__ __device__ inline u64 sum_round(const sum_val<K> &v, int lsb,
-						const struct scan_fmt &f)
+						const struct ieee_fmt &f)
 {
 	u64 m[K], mh = 0, a = 0, b = 0, c2 = 0, cy;
 	bool neg = v.l[K - 1] >> 63, sticky = false;
@@ -106,9 +106,9 @@ SCAN_UNROLL
 template <typename T>
 static __host__ __device__ __forceinline__ struct exact_term scan_term(T x)
 {
-	if constexpr (std::is_same<T, scan_f16>::value)
+	if constexpr (std::is_same<T, f16_bits>::value)
 		return exact_f16(x.v);
-	else if constexpr (std::is_same<T, scan_bf16>::value)
+	else if constexpr (std::is_same<T, bf16_bits>::value)
 		return exact_bf16(x.v);
 	else if constexpr (std::is_same<T, float>::value)
 		return exact_f32(x);
@@ -143,7 +143,7 @@ SCAN_UNROLL
 	{
 		V v;
 
-		if constexpr (scan_is_float<T>::value) {
+		if constexpr (dtype_is_float<T>::value) {
 			struct exact_term t = scan_term(x);
 			bool neg = t.m < 0;
 
@@ -165,7 +165,7 @@ SCAN_UNROLL
 	static __host__ __device__ __forceinline__ bool
 	out(const V &v, const scan_cfg &c, u64 *bits, struct scan_bad *why)
 	{
-		if constexpr (scan_is_float<T>::value) {
+		if constexpr (dtype_is_float<T>::value) {
 			*bits = sum_round<K>(v, L, c.fmt);
 			return true;
 		} else {

@@ -83,7 +83,7 @@ SCAN_UNROLL
 	/* One limb: the prefix is a 64-bit integer times 2^w, and the
 	 * hardware rounds it at once (sum_round's steps otherwise). */
 	static __host__ __device__ __forceinline__ u64
-	sum_round1(const V &v, int w, const struct scan_fmt &f)
+	sum_round1(const V &v, int w, const struct ieee_fmt &f)
 	{
 		long long x = (long long)v.l[0];
 		u64 m = x < 0 ? 0 - (u64)x : (u64)x, bits;
@@ -92,7 +92,7 @@ SCAN_UNROLL
 			return sum_round<1>(v, w, f);
 		if (scan_round_hw(m, w, x < 0, f, &bits))
 			return bits;
-		return scan_round(m, false, w, x < 0, f);
+		return ieee_round(m, false, w, x < 0, &f);
 	}
 };
 
@@ -120,7 +120,7 @@ template <typename F>
 static __host__ __device__ __forceinline__ F scan_pow2(int k)
 {
 	if constexpr (sizeof(F) == 4)
-		return exact_f32_from_bits((unsigned)(127 + k) << 23);
+		return ieee_f32_from_bits((unsigned)(127 + k) << 23);
 	else
 		return scan_f64_of_bits((u64)(1023 + k) << 52);
 }
@@ -156,8 +156,8 @@ static __host__ __device__ inline void scan_sum_hw_pick(struct scan_win *win,
 template <typename T>
 static __host__ __device__ __forceinline__ auto scan_hw_value(T x)
 {
-	if constexpr (std::is_same<T, scan_bf16>::value)
-		return exact_bf16_to_f32(x.v);
+	if constexpr (std::is_same<T, bf16_bits>::value)
+		return ieee_bf16_to_f32(x.v);
 	else
 		return x;
 }

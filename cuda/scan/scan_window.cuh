@@ -68,18 +68,18 @@ template <> struct scan_ffmt<double> {
 		return exact_bits_f64(x);
 	}
 };
-template <> struct scan_ffmt<scan_bf16> {
+template <> struct scan_ffmt<bf16_bits> {
 	typedef unsigned U;
 	enum { W = 16, FB = 7, BIAS_P = 134 };
-	static __host__ __device__ __forceinline__ U bits(scan_bf16 x)
+	static __host__ __device__ __forceinline__ U bits(bf16_bits x)
 	{
 		return x.v;
 	}
 };
-template <> struct scan_ffmt<scan_f16> {
+template <> struct scan_ffmt<f16_bits> {
 	typedef unsigned U;
 	enum { W = 16, FB = 10, BIAS_P = 25 };
-	static __host__ __device__ __forceinline__ U bits(scan_f16 x)
+	static __host__ __device__ __forceinline__ U bits(f16_bits x)
 	{
 		return x.v;
 	}
@@ -158,7 +158,7 @@ static __host__ __device__ __forceinline__ void scan_wbits_add(scan_wbits<T> *s,
 	const U inf = abs & ~frac;
 	U a, c, low;
 
-	if constexpr (std::is_same<T, scan_bf16>::value)
+	if constexpr (std::is_same<T, bf16_bits>::value)
 		a = ((U)x.v << 16) & abs;
 	else
 		a = scan_ffmt<T>::bits(x) & abs;
@@ -166,7 +166,7 @@ static __host__ __device__ __forceinline__ void scan_wbits_add(scan_wbits<T> *s,
 	if constexpr (sizeof(T) == 8)
 		low = exact_bits_f64(scan_f64_of_bits(a) - scan_f64_of_bits(c));
 	else
-		low = exact_bits_f32(exact_f32_from_bits(a) - exact_f32_from_bits(c));
+		low = exact_bits_f32(ieee_f32_from_bits(a) - ieee_f32_from_bits(c));
 	low = a & frac ? low : a;
 	if (a - 1 < inf - 1) {	/* finite, nonzero: selects, not a branch */
 		s->low = low < s->low ? low : s->low;

@@ -40,10 +40,10 @@ static __host__ __device__ inline double scan_f64_of_key(u64 k)
 template <typename T>
 static __host__ __device__ __forceinline__ double scan_to_f64(T x)
 {
-	if constexpr (std::is_same<T, scan_f16>::value)
-		return exact_f16_to_f32(x.v);
-	else if constexpr (std::is_same<T, scan_bf16>::value)
-		return exact_bf16_to_f32(x.v);
+	if constexpr (std::is_same<T, f16_bits>::value)
+		return ieee_f16_to_f32(x.v);
+	else if constexpr (std::is_same<T, bf16_bits>::value)
+		return ieee_bf16_to_f32(x.v);
 	else
 		return x;
 }
@@ -56,7 +56,7 @@ template <typename T, int OP> struct scan_word {
 	enum { WINDOW = 0 };
 	/* signed integers compare as their bits with the sign flipped */
 	static const bool FLIP = std::is_signed<T>::value &&
-				 !scan_is_float<T>::value &&
+				 !dtype_is_float<T>::value &&
 				 (OP == OP_MIN || OP == OP_MAX);
 
 	static __host__ __device__ __forceinline__ V ident(const scan_cfg &c)
@@ -89,7 +89,7 @@ template <typename T, int OP> struct scan_word {
 	{
 		V v = { c.ident, 0 };
 
-		if constexpr (scan_is_float<T>::value) {
+		if constexpr (dtype_is_float<T>::value) {
 			double d = scan_to_f64(x);
 
 			v.nan = d != d;	/* the word stays the identity */
@@ -107,7 +107,7 @@ template <typename T, int OP> struct scan_word {
 	static __host__ __device__ __forceinline__ bool
 	out(const V &v, const scan_cfg &c, u64 *bits, struct scan_bad *why)
 	{
-		if constexpr (scan_is_float<T>::value) {
+		if constexpr (dtype_is_float<T>::value) {
 			*bits = v.nan ? c.fmt.nan
 				      : scan_round_f64(scan_f64_of_key(v.w), c.fmt);
 			return true;
@@ -128,7 +128,7 @@ static auto scan_word_op(int op, F f)
 {
 	if (op == OP_MIN)
 		return f(scan_word<T, OP_MIN>());
-	if constexpr (!scan_is_float<T>::value) {
+	if constexpr (!dtype_is_float<T>::value) {
 		if (op == OP_AND)
 			return f(scan_word<T, OP_AND>());
 		if (op == OP_OR)

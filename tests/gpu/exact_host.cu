@@ -1,23 +1,23 @@
 /*
  * exact_host.cu - the window fast paths of the exact GPU sums (cuda/exact.cuh,
- * used by reduce_kernels.cu and stats_kernels.cu), run on the host: each
- * kernel's per-thread function is __host__ __device__, so a loop over the
- * "threads" of a grid, in order, computes what the kernel would, and the
- * result must equal struct xsum's sum of the same values element by element
- * (src/xsum.c, tested against Fraction vectors in unit_xsum). No GPU needed.
+ * used by reduce_kernels.cu and stats_kernels.cu through red_sum.cuh and
+ * stats_fold.cuh), run on the host: each kernel's per-thread function is
+ * __host__ __device__, so a loop over the "threads" of a grid, in order,
+ * computes what the kernel would, and the result must equal struct xsum's
+ * sum of the same values element by element (src/xsum.c, tested against
+ * Fraction vectors in unit_xsum). No GPU needed.
  *
- * Build and run from the repository root, after make: nvcc -std=c++17 -O2
- * -Isrc -o build/exact_host tests/gpu/exact_host.cu, then every object in
- * build/ but main.o and bench_kernels.o, then -lzstd -lpthread -lm (see
- * tests/gpu/exact_host.sh); build/exact_host prints "unit: P passed, F failed".
+ * Build and run from the repository root, after make: sh
+ * tests/gpu/exact_host.sh (nvcc, the kernels' headers red_sum.cuh and
+ * stats_fold.cuh, the C objects); it prints "unit: P passed, F failed".
  */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../cuda/reduce_kernels.cu"
-#include "../../cuda/stats_kernels.cu"
+#include "red_sum.cuh"
+#include "stats_fold.cuh"
 #include "../unit.h"
 
 static unsigned long long rng_state = 0x9e3779b97f4a7c15ull;

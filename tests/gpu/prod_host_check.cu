@@ -41,7 +41,7 @@
 #include <string.h>
 #include <algorithm>
 #include <vector>
-#include "../../cuda/reduce_kernels.cu"
+#include "red_prod.cuh"
 
 typedef unsigned long long u64;
 typedef unsigned __int128 u128;
@@ -359,7 +359,7 @@ static void gpu_run(const struct gs_job *job, const T *d, size_t nrec,
 	}
 	reduce_kernels.acc_init(job, out);
 	for (int i = 0; i < s->streams; i++)
-		gpu_reduce_ops.merge_host(job, out, acc[i].data());
+		red_merge_host(job, out, acc[i].data());
 }
 
 static void cpu_run(const struct gs_job *job, const void *d, size_t nrec,

@@ -2,8 +2,11 @@
  * scan_host_check.cu - host-only check of the GPU scan's (cuda/scan/)
  * __host__ __device__ pieces against the CPU code; no GPU needed.
  *
- *   1. scan_round (one rounding of (m + d) * 2^e) against cpu_reduce.c's
- *      round_u128, every format;
+ *   1. ieee.h's ieee_round (one rounding of (m + d) * 2^e), which the scan
+ *      shares with the CPU, and scan_round_fast and scan_round_f64 against
+ *      a slow reference written here (guard, round and sticky bits one at a
+ *      time), itself checked against the host's long double conversions,
+ *      every format;
  *   2. sum_round of random K-limb fixed-point values against xsum_round of
  *      the same value built in a struct xsum; scan_sum_hw's element and
  *      output conversions against scan_sum_window<T, 1>'s at random window lsbs
@@ -77,11 +80,108 @@ static u64 rnd_bits(int nb)
 	return nb <= 0 ? 0 : nb >= 64 ? rnd() : rnd() & ((1ull << nb) - 1);
 }
 
-/* ---- 1. scan_round vs round_u128 ---------------------------------------- */
+/* ---- 1. ieee_round vs a slow reference ---------------------------------- */
+
+/* Bit i of m (0 past the top). */
+static bool bit_of(u128 m, long i)
+{
+	return i >= 0 && i < 128 && (m >> i & 1);
+}
+
+/* (neg ? -1 : 1) * (m + d) * 2^e rounded to nearest even into f, with
+ * 0 < d < 1 iff sticky: the textbook way, unlike ieee_round's shifts and
+ * compares. The kept bits are those of weight >= 2^q, q the last
+ * significand bit's (never below the subnormals'); the guard bit is the one
+ * below; every lower bit and d are the sticky. m == 0 gives a zero. */
+static u64 ref_round(u128 m, bool sticky, long e, bool neg,
+		     const struct ieee_fmt &f)
+{
+	u64 sign = (u64)neg << (f.width - 1), mant = 0;
+	long h = 127, q;
+	bool guard, rest = sticky;
+
+	if (m == 0)
+		return sign;
+	while (!bit_of(m, h))
+		h--;
+	q = std::max(h + e - (f.p - 1), (long)f.emin - (f.p - 1));
+	if (q - 1 - e > 127)	/* below half the smallest subnormal */
+		return sign;
+	for (long i = h; i >= q - e; i--)	/* at most p bits; zeros */
+		mant = mant << 1 | bit_of(m, i);	/* below bit 0 */
+	guard = bit_of(m, q - 1 - e);
+	for (long i = q - 2 - e; i >= 0 && !rest; i--)
+		rest = bit_of(m, i);
+	if (guard && (rest || (mant & 1)))
+		mant++;
+	if (mant >> f.p) {		/* carried into the next binade */
+		mant >>= 1;
+		q++;
+	}
+	if (mant >> (f.p - 1) == 0)	/* subnormal (or rounded to zero) */
+		return sign | mant;
+	if (q + f.p - 1 > f.emax)
+		return sign | f.inf;
+	return sign | (u64)(q + f.p - 1 + f.emax) << (f.p - 1) |
+	       (mant & ((1ull << (f.p - 1)) - 1));
+}
+
+/* The reference against the host's conversions where they apply: m below
+ * 2^64 scaled into a long double exactly, then one rounding to f32 or f64. */
+static void check_ref_hw(u128 m, long e, bool neg, int f)
+{
+	long double v = ldexpl((long double)(u64)m, (int)e);
+	u64 want;
+
+	if (m >> 64 || f < XF_F32)
+		return;
+	if (neg)
+		v = -v;
+	if (f == XF_F32) {
+		float x = (float)v;
+
+		want = exact_bits_f32(x);
+	} else {
+		want = exact_bits_f64((double)v);
+	}
+	u64 got = ref_round(m, false, e, neg, ieee_fmt_of((enum xfmt)f));
+	EXPECT(want == got, "ref_round vs host fmt %d m %llx e %ld: %llx != %llx",
+	       f, (u64)m, e, got, want);
+}
+
+/* scan_round_f64 (a min/max prefix's double) against the reference: the
+ * double's fields as (m, e); a NaN is the format's NaN. */
+static void check_round_f64(int f, int i)
+{
+	const struct ieee_fmt fmt = ieee_fmt_of((enum xfmt)f);
+	u64 db = rnd(), be, want;
+	double d;
+
+	if (i % 5 == 0)		/* near the format's range */
+		db = (db & 0x800fffffffffffffull) |
+		     (u64)(1023 + rnd() % 300 - 150) << 52;
+	if (i % 101 == 0)	/* NaNs and infinities */
+		db |= 0x7ffull << 52;
+	memcpy(&d, &db, sizeof(d));
+	be = db >> 52 & 0x7ff;
+	if (d != d)
+		want = fmt.nan;
+	else if (be == 0x7ff)
+		want = (db >> 63) << (fmt.width - 1) | fmt.inf;
+	else if (f == XF_F64)
+		want = db;
+	else
+		want = ref_round((db & 0xfffffffffffffull) | (u64)(be != 0) << 52,
+				 false, (long)(be + (be == 0)) - 1075, db >> 63, fmt);
+	u64 got = scan_round_f64(d, fmt);
+	EXPECT(want == got, "round_f64 fmt %d %a: %llx != %llx", f, d, got, want);
+}
 
 static void check_round(void)
 {
 	for (int f = XF_F16; f <= XF_F64; f++) {
+		const struct ieee_fmt fmt = ieee_fmt_of((enum xfmt)f);
+
 		for (int i = 0; i < 200000; i++) {
 			int nb = 1 + (int)(rnd() % 128);
 			u128 m = (u128)rnd_bits(nb - 64) << 64 | rnd_bits(nb);
@@ -91,47 +191,29 @@ static void check_round(void)
 
 			if (i % 7 == 0)		/* ties and near-ties */
 				m |= (u128)1 << (rnd() % 100);
-			want = round_u128(m, e, neg, (enum xfmt)f);
-			got = scan_round(m, false, e, neg, scan_fmts[f]);
+			want = ref_round(m, false, e, neg, fmt);
+			got = ieee_round(m, false, e, neg, &fmt);
 			EXPECT(want == got, "round fmt %d m %llx:%llx e %ld: %llx != %llx",
 			       f, (u64)(m >> 64), (u64)m, e, got, want);
+			check_ref_hw(m, e, neg, f);
 			/* the fast path, with and without a sticky bit below
 			 * m (m * 2 + sticky at e - 1 is the same value) */
-			got = scan_round_fast(m, false, e, neg, scan_fmts[f]);
+			got = scan_round_fast(m, false, e, neg, fmt);
 			EXPECT(want == got, "fast round fmt %d m %llx:%llx e %ld: %llx != %llx",
 			       f, (u64)(m >> 64), (u64)m, e, got, want);
 			if (m >> 127 == 0) {
 				u128 m2 = m << 1 | 1;
 				bool st = rnd() & 1;
 
-				want = scan_round(m2, st, e - 1, neg, scan_fmts[f]);
-				got = scan_round_fast(m2, st, e - 1, neg, scan_fmts[f]);
+				want = ref_round(m2, st, e - 1, neg, fmt);
+				got = ieee_round(m2, st, e - 1, neg, &fmt);
+				EXPECT(want == got, "sticky fmt %d m %llx:%llx e %ld: %llx != %llx",
+				       f, (u64)(m2 >> 64), (u64)m2, e - 1, got, want);
+				got = scan_round_fast(m2, st, e - 1, neg, fmt);
 				EXPECT(want == got, "fast sticky fmt %d m %llx:%llx e %ld: %llx != %llx",
 				       f, (u64)(m2 >> 64), (u64)m2, e - 1, got, want);
 			}
-			{	/* a double's value (min/max prefixes) */
-				double d;
-				u64 db = rnd();
-
-				if (i % 5 == 0)	/* near the format's range */
-					db = (db & 0x800fffffffffffffull) |
-					     (u64)(1023 + rnd() % 300 - 150) << 52;
-				memcpy(&d, &db, sizeof(d));
-				if (d == d) {
-					u128 dm = (db & 0xfffffffffffffull) |
-						  (u64)((db >> 52 & 0x7ff) != 0) << 52;
-					long de = (long)((db >> 52 & 0x7ff) +
-							 ((db >> 52 & 0x7ff) == 0)) - 1075;
-
-					want = (db >> 52 & 0x7ff) == 0x7ff
-					       ? ((db >> 63) << (scan_fmts[f].width - 1) |
-						  scan_fmts[f].inf)
-					       : scan_round(dm, false, de, db >> 63, scan_fmts[f]);
-					got = scan_round_f64(d, scan_fmts[f]);
-					EXPECT(want == got, "round_f64 fmt %d %a: %llx != %llx",
-					       f, d, got, want);
-				}
-			}
+			check_round_f64(f, i);
 		}
 	}
 }
@@ -168,7 +250,7 @@ static void check_sum_round_one(int f)
 	x.nan = v.flags & EXACT_NAN;
 	x.pinf = v.flags & EXACT_PINF;
 	x.ninf = v.flags & EXACT_NINF;
-	u64 want = xsum_round(&x, (enum xfmt)f), got = sum_round<K>(v, L, scan_fmts[f]);
+	u64 want = xsum_round(&x, (enum xfmt)f), got = sum_round<K>(v, L, ieee_fmt_of((enum xfmt)f));
 
 	EXPECT(want == got, "sum_round K %d fmt %d top %d style %d: %llx != %llx",
 	       K, f, top, style, got, want);
@@ -196,8 +278,8 @@ static void check_sum_round_lsb(int f)
 	v.flags = rnd() % 16 == 0 ? (unsigned)(1 + rnd() % 7) : 0;
 	sum_val<34> wide = sum_widen<N, 34>(v, w + 1074);
 	sum_val<N> back = sum_narrow<34, N>(wide, w + 1074);
-	u64 want = sum_round<34>(wide, -1074, scan_fmts[f]);
-	u64 got = sum_round<N>(v, w, scan_fmts[f]);
+	u64 want = sum_round<34>(wide, -1074, ieee_fmt_of((enum xfmt)f));
+	u64 got = sum_round<N>(v, w, ieee_fmt_of((enum xfmt)f));
 
 	EXPECT(want == got, "sum_round N %d lsb %d fmt %d: %llx != %llx", N, w,
 	       f, got, want);
@@ -221,7 +303,7 @@ static void check_hsum_one(void)
 
 	scan_sum_hw_range<T, O>(&lo, &hi);
 	memset(&c, 0, sizeof(c));
-	c.fmt = scan_fmts[sizeof(O) == 8 ? XF_F64 : XF_F32];
+	c.fmt = ieee_fmt_of(sizeof(O) == 8 ? XF_F64 : XF_F32);
 	c.w = w = lo + (int)(rnd() % (u64)(hi - lo + 1));
 	nb = (int)(rnd() % 64);
 	v = (long long)rnd_bits(nb);
@@ -244,7 +326,7 @@ static void check_hsum_one(void)
 
 		if ((double)f != d)	/* past f32's range */
 			return;
-		if constexpr (std::is_same<T, scan_bf16>::value)
+		if constexpr (std::is_same<T, bf16_bits>::value)
 			x.v = (unsigned short)(exact_bits_f32(f) >> 16);
 		else
 			x = f;
@@ -262,8 +344,8 @@ static void check_sum_round(void)
 		check_hsum_one<float, double>();
 		check_hsum_one<double, float>();
 		check_hsum_one<double, double>();
-		check_hsum_one<scan_bf16, float>();
-		check_hsum_one<scan_bf16, double>();
+		check_hsum_one<bf16_bits, float>();
+		check_hsum_one<bf16_bits, double>();
 	}
 	for (int f = XF_F16; f <= XF_F64; f++) {
 		for (int i = 0; i < 20000; i++) {
@@ -399,7 +481,7 @@ static void check_prod_monoids(void)
 				w.hi = (u128)a.hi[1] << 64 | a.hi[0];
 				w.exp = a.exp;
 			}
-			c.fmt = scan_fmts[f];
+			c.fmt = ieee_fmt_of((enum xfmt)f);
 			okw = fprod_round(&w, (enum xfmt)f, &want);
 			okg = F::out(a, c, &got, &why);
 			EXPECT(okw == okg && (!okw || want == got),
@@ -664,7 +746,7 @@ static int emu_scan(const struct gs_job *job, const void *data, size_t n,
 
 /* An element's exact.cuh bits (scan_exact_bits, on the host). */
 static unsigned x_bits(float x) { return exact_bits_f32(x); }
-static unsigned x_bits(scan_bf16 x) { return (unsigned)x.v << 16; }
+static unsigned x_bits(bf16_bits x) { return (unsigned)x.v << 16; }
 static u64 x_bits(double x) { return exact_bits_f64(x); }
 static void x_add(exact_w32 *w, exact_thr *t, unsigned u, long long *s)
 {
@@ -776,7 +858,7 @@ static void emu_sum_hw(const scan_cfg &c, unsigned C,
 /* The window lsbs that take scan_sum_hw for output format f (an empty range
  * for f16 and bf16 outputs), as scan_run_win finds them. */
 template <typename T>
-static void emu_sum_hw_range(const struct scan_fmt &f, int *lo, int *hi)
+static void emu_sum_hw_range(const struct ieee_fmt &f, int *lo, int *hi)
 {
 	*lo = 1;
 	*hi = 0;
@@ -886,7 +968,7 @@ static int emu_type(const struct gs_job *job, const void *data, size_t n,
 		    struct gs_err *err, const struct emu_from &from)
 {
 	if (job->op == OP_PROD) {
-		if constexpr (scan_is_float<T>::value)
+		if constexpr (dtype_is_float<T>::value)
 			return emu_scan<scan_fprod<T>>(job, data, n, chunk, out,
 						       bad, err, from);
 		else
@@ -921,8 +1003,8 @@ static int emu(const struct gs_job *job, const void *data, size_t n,
 	case GS_I32: return EMU(int, 2, 0);
 	case GS_U64: return EMU(unsigned long long, 2, 0);
 	case GS_I64: return EMU(long long, 2, 0);
-	case GS_F16: return EMU(scan_f16, 2, -24);
-	case GS_BF16: return EMU(scan_bf16, 6, -149);
+	case GS_F16: return EMU(f16_bits, 2, -24);
+	case GS_BF16: return EMU(bf16_bits, 6, -149);
 	case GS_F32: return EMU(float, 6, -149);
 	default: return EMU(double, 34, -1074);
 	}
@@ -1033,12 +1115,12 @@ static const char *const qkind_name[Q_NKINDS] = {
  * float types. */
 static int fmt_p(enum gs_type t)
 {
-	return scan_fmts[scan_xfmt(t)].p;
+	return ieee_fmt_of(type_xfmt(t)).p;
 }
 
 static int fmt_emax(enum gs_type t)
 {
-	return scan_fmts[scan_xfmt(t)].emax;
+	return ieee_fmt_of(type_xfmt(t)).emax;
 }
 
 static double unif(void)
@@ -1390,7 +1472,7 @@ static u64 big_bits(const std::vector<u64> &w, size_t pos)
 /* The correctly rounded prefix in format f, or false (gave up). */
 static bool oracle_round(const struct oracle *o, int f, u64 *bits)
 {
-	const struct scan_fmt &d = scan_fmts[f];
+	const struct ieee_fmt d = ieee_fmt_of((enum xfmt)f);
 	size_t nb, sh;
 	u128 m;
 
