@@ -257,8 +257,14 @@ if want shards; then
 			cmp -s "$W/cpu.state" "$W/cuda.state" && echo "pass state $args" ||
 				echo "FAIL state $args: the GPU's state differs"
 			case $args in scan*) continue ;; esac
-			for dev in 0,0 all; do
-				cmp_run "--devices $dev $args" $args --devices $dev "$f"
+			gs $args --backend cpu "$f" > "$W/ref" 2>&1
+			for dev in 0,0 all 0,0,0; do
+				for opt in "--chunk-size 64M" "--chunk-size 1M --streams 3" \
+					   "--chunk-size 7340033 --streams 1"; do
+					gs $args --devices $dev $opt "$f" > "$W/got" 2>&1
+					cmp -s "$W/ref" "$W/got" && echo "pass --devices $dev $args $opt" ||
+						echo "FAIL --devices $dev $args $opt: $(head -c 200 "$W/got")"
+				done
 			done
 		done
 		size=$(stat -c %s "$f.s")
