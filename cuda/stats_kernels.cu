@@ -231,6 +231,19 @@ static bool stats_supports(const struct gs_job *job, const char **why)
 		*why = "stats: unknown element type";
 		return false;
 	}
+	/* Over 48 KB a block must opt in, up to the GPU's limit: 227 KB on
+	 * the H100, 99 KB on sm_86/sm_89 (about 43 columns). Asked only
+	 * then: the query starts the driver, which a small job need not. */
+	size_t need = stats_shared_bytes(job->columns);
+	int dev = 0, most = 0;
+
+	if (need > DEFAULT_SHARED_BYTES && cudaGetDevice(&dev) == cudaSuccess &&
+	    cudaDeviceGetAttribute(&most, cudaDevAttrMaxSharedMemoryPerBlockOptin,
+				   dev) == cudaSuccess && need > (size_t)most) {
+		*why = "stats: this GPU's shared memory holds the exact sums of "
+		       "fewer columns";
+		return false;
+	}
 	return true;
 }
 
