@@ -35,7 +35,7 @@ for f in n.f32 w.i16; do
 		for cmd in "sum -t $t $z" "sum -t $t -j 1 $z" "sum -t $t --backend cpu $z"; do
 			s=$(secs "./gpustat $cmd")
 			printf '%-46s %8.3f %8.2f\n' "$(echo "$cmd" | sed "s|$D/||")" "$s" \
-				"$(echo "$base / $s" | bc -l)"
+				"$(awk -v b="$base" -v s="$s" 'BEGIN { print b / s }')"
 		done
 		printf '%-46s %8.3f %8.2f\n' "mkzst -d < $f.$k.zst (one core)" "$base" 1
 	done

@@ -1,14 +1,14 @@
 # lib.sh - what the bench scripts share; source it from the repository root.
 
-# secs CMD: the wall seconds of shell command CMD, best of 3 runs.
+# secs CMD: the wall seconds of shell command CMD, best of 3 runs (awk,
+# not bc: the device machine has no bc).
 secs() {
 	best=
 	for _ in 1 2 3; do
-		t0=$(date +%s.%N)
+		t0=$(date +%s%N)
 		sh -c "$1" > /dev/null
-		t1=$(date +%s.%N)
-		t=$(echo "$t1 - $t0" | bc -l)
-		if [ -z "$best" ] || [ "$(echo "$t < $best" | bc -l)" = 1 ]; then best=$t; fi
+		t=$(( $(date +%s%N) - t0 ))
+		if [ -z "$best" ] || [ "$t" -lt "$best" ]; then best=$t; fi
 	done
-	echo "$best"
+	awk -v n="$best" 'BEGIN { printf "%.4f\n", n / 1e9 }'
 }
