@@ -336,7 +336,38 @@ static double rnd_double(void)
  * either side included; out is fprod_round (bits and whether it rounds).
  * scan_iprod's add against iprod_merge.
  */
-static void check_prod_monoids(void)
+/* An exact product's rounding into every format, against cpu_reduce.c's. */
+static void check_fprod_out(const struct red_fprod &a, scan_cfg &c)
+{
+	typedef scan_fprod<double> F;
+
+	for (int f = XF_F16; f <= XF_F64; f++) {
+		struct fprod w;
+		struct scan_bad why;
+		uint64_t want;
+		u64 got;
+		bool okw, okg;
+
+		fprod_init(&w);
+		w.nan = a.flags & RED_PNAN;
+		w.zero = a.flags & RED_PZERO;
+		w.inf = a.flags & RED_PINF;
+		w.neg = a.flags & RED_PNEG;
+		if (a.hi[1]) {
+			w.lo = (u128)a.lo[1] << 64 | a.lo[0];
+			w.hi = (u128)a.hi[1] << 64 | a.hi[0];
+			w.exp = a.exp;
+		}
+		c.fmt = ieee_fmt_of((enum xfmt)f);
+		okw = fprod_round(&w, (enum xfmt)f, &want);
+		okg = F::out(a, c, &got, &why);
+		EXPECT(okw == okg && (!okw || want == got),
+		       "scan_fprod::out fmt %d: %d %llx, cpu %d %llx", f,
+		       okg, got, okw, (u64)want);
+	}
+}
+
+static void check_fprod_monoid(void)
 {
 	typedef scan_fprod<double> F;
 	scan_cfg c;
@@ -390,31 +421,15 @@ static void check_prod_monoids(void)
 		}
 		EXPECT(fp_same(F::add(a, F::ident(c), c), a) &&
 		       fp_same(F::add(F::ident(c), a, c), a), "empty product");
-		for (int f = XF_F16; f <= XF_F64; f++) {
-			struct fprod w;
-			struct scan_bad why;
-			uint64_t want;
-			u64 got;
-			bool okw, okg;
-
-			fprod_init(&w);
-			w.nan = a.flags & RED_PNAN;
-			w.zero = a.flags & RED_PZERO;
-			w.inf = a.flags & RED_PINF;
-			w.neg = a.flags & RED_PNEG;
-			if (a.hi[1]) {
-				w.lo = (u128)a.lo[1] << 64 | a.lo[0];
-				w.hi = (u128)a.hi[1] << 64 | a.hi[0];
-				w.exp = a.exp;
-			}
-			c.fmt = ieee_fmt_of((enum xfmt)f);
-			okw = fprod_round(&w, (enum xfmt)f, &want);
-			okg = F::out(a, c, &got, &why);
-			EXPECT(okw == okg && (!okw || want == got),
-			       "scan_fprod::out fmt %d: %d %llx, cpu %d %llx", f,
-			       okg, got, okw, (u64)want);
-		}
+		check_fprod_out(a, c);
 	}
+}
+
+static void check_iprod_monoid(void)
+{
+	scan_cfg c;
+
+	memset(&c, 0, sizeof(c));
 	for (int i = 0; i < 100000; i++) {
 		typedef scan_iprod<long long> I;
 		struct iprod p, q;
@@ -442,4 +457,10 @@ static void check_prod_monoids(void)
 						(u128)a.mag[1] << 64 | a.mag[0] : 1)),
 		       "scan_iprod::add");
 	}
+}
+
+static void check_prod_monoids(void)
+{
+	check_fprod_monoid();
+	check_iprod_monoid();
 }
