@@ -173,6 +173,9 @@ shard $IN/i64_rand.bin 8 3
 for i in 1 2 3; do "$G" reduce --op prod -t i64 -f state -o "$T/s.$i" "$T/p.$i"; done
 "$G" merge "$T/s.3" "$T/s.1" "$T/s.2" > "$T/out" 2> "$T/err"
 [ $? -eq "$want" ] && [ ! -s "$T/out" ] && ok || bad prod_overflow "exit $?, wanted $want"
+# ... and the same message whatever the order of the states
+"$G" merge "$T/s.1" "$T/s.2" "$T/s.3" > "$T/out" 2> "$T/err2"
+cmp -s "$T/err" "$T/err2" && ok || bad prod_overflow_order "$(cat "$T/err") / $(cat "$T/err2")"
 
 # ---- refusals ---------------------------------------------------------------
 # expect NAME RC STDERR_SUBSTRING CMD...: the status, nothing on stdout, and
@@ -218,6 +221,15 @@ sed 's/^GPUSTATE 1$/GPUSTATE 2/' "$T/sum" > "$T/v2"
 expect version 1 "state version 2" "$G" merge "$T/v2"
 sed 's/^columns 1$/columns 3/' "$T/sum" > "$T/bad"
 expect payload_size 1 "payload" "$G" merge "$T/bad"
+# headers the command line would refuse
+sed 's/^bins 4$/bins 0/' "$T/h4" > "$T/bad"
+expect bad_bins 1 "no ranged bins" "$G" merge "$T/bad"
+sed 's/^lo .*/lo nan/' "$T/h4" > "$T/bad"
+expect bad_range 1 "no ranged bins" "$G" merge "$T/bad"
+sed 's/^op min$/op xor/' "$T/min" > "$T/bad"
+expect bad_op 1 "op xor of f32" "$G" merge "$T/bad"
+sed 's/^pairs 0$/pairs 1/' "$T/sum" > "$T/bad"
+expect bad_pairs 1 "bad pairs" "$G" merge "$T/bad"
 expect empty 1 "no state" "$G" merge /dev/null
 expect missing_operand 1 "nosuch" "$G" merge "$T/sum" "$T/nosuch"
 expect hist_no_range 2 "needs --range" "$G" hist -t f32 -f state $f

@@ -10,6 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
 #include "input.h"
@@ -226,6 +229,86 @@ static void check_shards(const uint8_t *d, size_t n)
 	free(b.p);
 }
 
+/* Two multi-frame files read a chunk of one, then of the other (dot A B
+ * does so): each must get its own bytes (one is decoded frame-parallel,
+ * the other as a stream, never both into the same slots). */
+static void check_two_inputs(const uint8_t *d, size_t n)
+{
+	struct buf a = { 0 }, b = { 0 };
+	size_t piece = n / 8, got[2] = { 0, 0 };
+	struct input_opts o = { .threads = 4 };
+	struct input *in[2];
+	struct gs_err err;
+	uint8_t *out[2] = { malloc(n), malloc(n) };
+	char *pa, *pb;
+
+	for (int i = 0; i < 4; i++) {
+		add_frame(&a, d + i * piece, piece, true);
+		add_frame(&b, d + (4 + i) * piece, piece, true);
+	}
+	pa = put("two_a.zst", &a);
+	pb = put("two_b.zst", &b);
+	if (input_open(&in[0], &pa, 1, &o, &err) < 0 ||
+	    input_open(&in[1], &pb, 1, &o, &err) < 0)
+		abort();
+	for (bool more = true; more;) {
+		more = false;
+		for (int k = 0; k < 2; k++) {
+			ssize_t r = input_read(in[k], out[k] + got[k],
+					       65536 < 4 * piece - got[k] ? 65536
+					       : 4 * piece - got[k], -1, &err);
+
+			got[k] += r > 0 ? (size_t)r : 0;
+			more |= r > 0;
+		}
+	}
+	CHECK(got[0] == 4 * piece && !memcmp(out[0], d, 4 * piece));
+	CHECK(got[1] == 4 * piece && !memcmp(out[1], d + 4 * piece, 4 * piece));
+	for (int k = 0; k < 2; k++) {
+		input_close(in[k]);
+		free(out[k]);
+	}
+	free(a.p);
+	free(b.p);
+}
+
+/* A FIFO after a .zst operand: decoding ahead never opens it (that would
+ * block, and take its writer's data); it is read when its turn comes. */
+static void *fifo_writer(void *v)
+{
+	int fd = open((const char *)v, O_WRONLY);
+
+	if (fd >= 0) {
+		if (write(fd, "0123456789", 10) != 10)
+			abort();
+		close(fd);
+	}
+	return NULL;
+}
+
+static void check_fifo_after(const uint8_t *d, size_t n)
+{
+	struct buf a = { 0 };
+	char fifo[128], *paths[2];
+	pthread_t t;
+	struct result r;
+
+	add_frame(&a, d, n / 8, true);
+	add_frame(&a, d + n / 8, n / 8, true);
+	paths[0] = put("before_fifo.zst", &a);
+	snprintf(fifo, sizeof(fifo), "%s/fifo", tmpdir);
+	if (mkfifo(fifo, 0600) != 0 || pthread_create(&t, NULL, fifo_writer, fifo))
+		abort();
+	paths[1] = fifo;
+	r = read_files(paths, 2, 4, 65536, CAP);
+	pthread_join(t, NULL);
+	CHECKF(r.len == n / 4 + 10 && !memcmp(r.data, d, n / 4) &&
+	       !memcmp(r.data + n / 4, "0123456789", 10) && !r.failed,
+	       "zst then a FIFO: %zu bytes, '%s'", r.len, r.what);
+	free(r.data);
+	free(a.p);
+}
+
 int main(void)
 {
 	size_t n = 6 << 20, piece = n / 8, off5 = 0;
@@ -289,6 +372,8 @@ int main(void)
 	check_file("trailing.zst", &b, d, 2 * piece, "zstd frame at compressed byte");
 
 	check_shards(d, n);
+	check_two_inputs(d, n);
+	check_fifo_after(d, n);
 	free(b.p);
 	free(d);
 	snprintf(what, sizeof(what), "rm -rf %s", tmpdir);

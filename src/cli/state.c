@@ -6,6 +6,7 @@
  * back exactly.
  */
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -168,9 +169,9 @@ static int set_key(struct state *s, int k, const char *v, uint64_t *payload)
 	case K_BINS:
 		job->bins = u;
 		return u <= (1u << 24) ? 0 : -1;
-	case K_PAIRS:
-		job->two_inputs = !u;
-		return u <= 1 ? 0 : -1;
+	case K_PAIRS:	/* after operation: only dot has pairs */
+		job->two_inputs = job->cmd == CMD_DOT && !u;
+		return u <= 1 && (u == 0 || job->cmd == CMD_DOT) ? 0 : -1;
 	case K_RECORDS:
 		s->records = u;
 		return 0;
@@ -178,6 +179,31 @@ static int set_key(struct state *s, int k, const char *v, uint64_t *payload)
 		*payload = u;
 		return 0;
 	}
+}
+
+/* What the command line would have refused: a state is read from a file
+ * that may have been made by anything. */
+static int header_sane(const struct gs_job *job, const char *name,
+		       struct gs_err *err)
+{
+	enum gs_type t = job->dtype.type;
+	bool bits = job->op == OP_AND || job->op == OP_OR || job->op == OP_XOR;
+
+	if (job->cmd == CMD_HIST && !job->ranged &&
+	    (type_is_float(t) || type_size(t) > 2))
+		return bad_value(name, "ranged", "0", err);
+	if (job->cmd == CMD_HIST && job->ranged &&
+	    (job->bins < 1 || !(job->lo < job->hi) || !isfinite(job->lo) ||
+	     !isfinite(job->hi)))
+		return gs_fail(err, GS_ERUNTIME, name, "state header: no ranged "
+			       "bins have bins %llu over %g:%g",
+			       (unsigned long long)job->bins, job->lo, job->hi);
+	if (job->cmd == CMD_DOT && !job->two_inputs && job->columns % 2)
+		return bad_value(name, "columns", "odd, with pairs", err);
+	if (bits && type_is_float(t))
+		return gs_fail(err, GS_ERUNTIME, name, "state header: op %s of "
+			       "%s", op_name(job->op), type_name(t));
+	return 0;
 }
 
 static int read_header(const unsigned char **p, const unsigned char *end,
@@ -201,10 +227,7 @@ static int read_header(const unsigned char **p, const unsigned char *end,
 		return gs_fail(err, GS_ERUNTIME, name, "state header: no empty "
 			       "line after 'payload'");
 	(*p)++;
-	if (!s->job.ranged && s->job.cmd == CMD_HIST &&
-	    (type_is_float(s->job.dtype.type) || type_size(s->job.dtype.type) > 2))
-		return bad_value(name, "ranged", "0", err);
-	return 0;
+	return header_sane(&s->job, name, err);
 }
 
 ssize_t state_read(const unsigned char *p, size_t n, const char *name,
@@ -240,6 +263,12 @@ ssize_t state_read(const unsigned char *p, size_t n, const char *name,
 		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
 	op->cpu->acc_init(&s->job, s->acc);
 	op->state->get(&s->job, s->acc, p);
+	if (op->state->valid && !op->state->valid(&s->job, s->acc)) {
+		free(s->acc);
+		s->acc = NULL;
+		return gs_fail(err, GS_ERUNTIME, where, "state payload: values "
+			       "no run makes (a product's bounds)");
+	}
 	return (ssize_t)(p + payload - start);
 }
 
@@ -293,9 +322,9 @@ static int slurp(int fd, unsigned char **buf, size_t *len)
 	}
 }
 
-/* An integer product's overflow index is its shard's own: past the first
- * state the product of the shards before it moves the element where the
- * whole product passed 2^128, so it is not known there. */
+/* An integer product's overflow index is its shard's own: the product of
+ * the shards before it moves the element where the whole product passed
+ * 2^128, and the states may come in any order, so a merge knows none. */
 static void forget_overflow_index(struct state *s)
 {
 	struct red_col *r = s->acc;
@@ -317,8 +346,18 @@ static int fold(struct state *total, const char **first, struct state *s,
 		*first = name;
 		return 0;
 	}
-	if (state_check(total, *first, s, name, err) < 0)
+	if (state_check(total, *first, s, name, err) < 0) {
+		free(s->acc);
 		return -1;
+	}
+	if (total->records + s->records < total->records) {
+		free(s->acc);
+		return gs_fail(err, GS_ERUNTIME, name, "more than 2^64 records "
+			       "in all");
+	}
+	/* where a product overflowed, in any state, is relative to it: the
+	 * merge names no element, whatever the order of the states */
+	forget_overflow_index(total);
 	forget_overflow_index(s);
 	operation_of(&s->job)->cpu->acc_merge(&s->job, total->acc, s->acc);
 	total->records += s->records;

@@ -42,7 +42,7 @@ int state_check(const struct state *a, const char *aname,
  * *total: the first one read becomes it when total->acc is NULL (*first
  * then names where it came from, for later messages). -1 with err filled:
  * unreadable, not states, or states that cannot merge. The element index
- * of an integer product's overflow is kept only for the first state. */
+ * of an integer product's overflow is forgotten once two states merge. */
 int state_load(const char *path, struct state *total, const char **first,
 	       struct gs_err *err);
 

@@ -665,11 +665,11 @@ static int run_chunks(struct engine *ep, void *ctx, void *acc,
 		      struct gs_err *err)
 {
 	pthread_t reader;
-	int rc;
+	int rc, e = pthread_create(&reader, NULL, reader_main, ep);
 
-	if (pthread_create(&reader, NULL, reader_main, ep) != 0) {
+	if (e != 0) {
 		gs_fail(err, GS_ERUNTIME, "", "cannot start the reader: %s",
-			strerror(errno));
+			strerror(e));
 		ep->be->close(ctx);
 		return -1;
 	}

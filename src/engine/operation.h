@@ -23,6 +23,9 @@ struct state_codec {
 	size_t (*bytes)(const struct gs_job *job);
 	void (*put)(const struct gs_job *job, const void *acc, unsigned char *p);
 	void (*get)(const struct gs_job *job, void *acc, const unsigned char *p);
+	/* Whether acc, read from bytes, is one a run could have made (the
+	 * merges rely on it: a product's bounds normalized); NULL: any is. */
+	bool (*valid)(const struct gs_job *job, const void *acc);
 };
 extern const struct state_codec hist_state, stats_state, dot_state,
 	reduce_state;

@@ -300,15 +300,37 @@ static void reduce_state_get(const struct gs_job *job, void *acc,
 		get_red(job, get(p, &r[k].count), &r[k]);
 }
 
+/* A float product's bounds have their top bits set (fprod_init starts
+ * from 2^127 and every step renormalizes), lo <= hi, and an exponent far
+ * from overflowing when two are added. */
+static bool reduce_state_valid(const struct gs_job *job, const void *acc)
+{
+	const struct red_col *r = acc;
+	const unsigned __int128 top = (unsigned __int128)1 << 127;
+	const int64_t far = (int64_t)1 << 62;
+
+	if (job->op != OP_PROD || !type_is_float(job->dtype.type))
+		return true;
+	for (unsigned k = 0; k < job->columns; k++) {
+		const struct fprod *f = &r[k].u.fp;
+
+		if (!(f->lo & top) || !(f->hi & top) || f->lo > f->hi ||
+		    f->exp < -far || f->exp > far)
+			return false;
+	}
+	return true;
+}
+
 const struct state_codec hist_state = {
-	hist_state_bytes, hist_state_put, hist_state_get,
+	hist_state_bytes, hist_state_put, hist_state_get, NULL,
 };
 const struct state_codec stats_state = {
-	stats_state_bytes, stats_state_put, stats_state_get,
+	stats_state_bytes, stats_state_put, stats_state_get, NULL,
 };
 const struct state_codec dot_state = {
-	dot_state_bytes, dot_state_put, dot_state_get,
+	dot_state_bytes, dot_state_put, dot_state_get, NULL,
 };
 const struct state_codec reduce_state = {
 	reduce_state_bytes, reduce_state_put, reduce_state_get,
+	reduce_state_valid,
 };

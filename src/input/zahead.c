@@ -26,6 +26,7 @@ struct ahead {
 	const char *path;
 	uint64_t window_max;
 	uint64_t size;		/* decoded bytes its frames promise */
+	bool sized;		/* size is known (0: not decoded ahead) */
 	unsigned char *buf;	/* once joined: the operand, decoded; NULL: failed */
 };
 
@@ -68,11 +69,14 @@ static int decode_all(const unsigned char *map, const struct zframe *list,
 	return rc;
 }
 
-/* A file's bytes, mapped: NULL when it is no non-empty regular file. */
+/* A file's bytes, mapped: NULL when it is no non-empty regular file. A
+ * FIFO is never opened here (that would block, and take a writer's data):
+ * stat first, and open without blocking. */
 static unsigned char *map_file(const char *path, size_t *len)
 {
-	int fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : -1;
 	struct stat st;
+	int fd = strcmp(path, "-") && stat(path, &st) == 0 && S_ISREG(st.st_mode)
+		 ? open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK) : -1;
 	void *map = MAP_FAILED;
 
 	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
@@ -156,11 +160,16 @@ void zahead_from(struct zahead *a, int i)
 	/* the operand being read decodes on the reader: threads - 1 more */
 	while (a->next < a->n && running(a) < a->threads - 1) {
 		struct ahead *h = &a->op[a->next];
-		uint64_t size = promised(a->paths[a->next], a->window_max);
+
+		if (!h->sized) {	/* read its headers once */
+			h->size = promised(a->paths[a->next], a->window_max);
+			h->sized = true;
+		}
+		uint64_t size = h->size;
 
 		if (size && a->used + size <= ZAHEAD_BYTES) {
 			*h = (struct ahead){ .state = AH_RUNNING,
-				.path = a->paths[a->next],
+				.path = a->paths[a->next], .sized = true,
 				.window_max = a->window_max, .size = size };
 			if (pthread_create(&h->tid, NULL, ahead_main, h) == 0)
 				a->used += size;

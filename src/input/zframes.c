@@ -6,9 +6,9 @@
  * each batch of up to one frame per thread is decoded with one
  * ZSTD_decompressDCtx per frame on the decode pool, the reader's thread
  * being one of them. A batch holds at most ZF_BATCH_BYTES of decoded data:
- * memory stays bounded whatever the file. Serving a batch is a copy into
- * the reader's chunk, far quicker than decoding it; the engine computes on
- * its other thread meanwhile.
+ * memory stays bounded whatever the file (each slot's buffer fits its
+ * frame). Serving a batch is a copy into the reader's chunks, far quicker
+ * than decoding it; the engine computes on its other thread meanwhile.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -36,6 +36,7 @@ struct zframes {
 	size_t map_len;
 	struct zframe *frame;
 	size_t nframes;
+	int threads;		/* frames decoded at once: -j, at most the pool */
 	size_t first, count;	/* the batch: frames [first, first + count) */
 	size_t serve;		/* the frame being served, within the batch */
 	size_t pos;		/* bytes of it served */
@@ -48,6 +49,9 @@ static struct pool zf_pool;
 static bool zf_ok;
 static ZSTD_DCtx *zf_dctx[ZF_THREADS_MAX];
 static struct zslot zf_slot[ZF_THREADS_MAX];
+/* The slots serve one file at a time (dot A B reads two inputs on one
+ * thread): a second zframes_open while one is open reads as a stream. */
+static bool zf_busy;
 
 static void zf_init(void)
 {
@@ -116,14 +120,16 @@ bool zframes_scan(const unsigned char *map, size_t len, uint64_t start,
 	return true;
 }
 
-struct zframes *zframes_open(int fd, uint64_t start, uint64_t window_max)
+struct zframes *zframes_open(int fd, uint64_t start, uint64_t window_max,
+			     int threads)
 {
 	struct zframes *f;
 	struct stat st;
 	void *map;
 
 	pthread_once(&zf_once, zf_init);
-	if (!zf_ok || fstat(fd, &st) < 0 || (uint64_t)st.st_size <= start)
+	if (!zf_ok || zf_busy || fstat(fd, &st) < 0 ||
+	    (uint64_t)st.st_size <= start)
 		return NULL;
 	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (map == MAP_FAILED)
@@ -132,6 +138,7 @@ struct zframes *zframes_open(int fd, uint64_t start, uint64_t window_max)
 	if (f) {
 		f->map = map;
 		f->map_len = (size_t)st.st_size;
+		f->threads = threads < zf_pool.n ? threads : zf_pool.n;
 	}
 	if (!f || !zframes_scan(f->map, f->map_len, start, window_max,
 				&f->frame, &f->nframes) || f->nframes < 2) {
@@ -141,6 +148,7 @@ struct zframes *zframes_open(int fd, uint64_t start, uint64_t window_max)
 		return NULL;
 	}
 	madvise(map, f->map_len, MADV_SEQUENTIAL);
+	zf_busy = true;
 	return f;
 }
 
@@ -150,6 +158,13 @@ void zframes_close(struct zframes *f)
 		return;
 	munmap((void *)f->map, f->map_len);
 	free(f->frame);
+	/* the slots hold up to a batch of decoded frames: not kept */
+	for (int i = 0; i < ZF_THREADS_MAX && f->map; i++) {
+		free(zf_slot[i].buf);
+		zf_slot[i].buf = NULL;
+		zf_slot[i].cap = 0;
+	}
+	zf_busy = false;
 	free(f);
 }
 
@@ -164,13 +179,13 @@ static size_t slot_decode(const struct zframes *f, int i)
 
 	if (!zf_dctx[i] && !(zf_dctx[i] = ZSTD_createDCtx()))
 		return (size_t)-ZSTD_error_memory_allocation;
-	if (s->cap < fr->dsize) {
-		unsigned char *b = realloc(s->buf, fr->dsize ? fr->dsize : 1);
-
-		if (!b)
+	/* a buffer fits its frame: bounded by the batch, not by history */
+	if (s->cap < fr->dsize || s->cap > 2 * fr->dsize + 4096) {
+		free(s->buf);
+		s->buf = malloc(fr->dsize ? fr->dsize : 1);
+		s->cap = s->buf ? fr->dsize : 0;
+		if (!s->buf)
 			return (size_t)-ZSTD_error_memory_allocation;
-		s->buf = b;
-		s->cap = fr->dsize;
 	}
 	got = ZSTD_decompressDCtx(zf_dctx[i], s->buf, fr->dsize,
 				  f->map + fr->off, fr->csize);
@@ -194,7 +209,7 @@ static void next_batch(struct zframes *f)
 
 	f->first += f->count;
 	f->count = 0;
-	while (f->first + f->count < f->nframes && f->count < (size_t)zf_pool.n &&
+	while (f->first + f->count < f->nframes && f->count < (size_t)f->threads &&
 	       (f->count == 0 ||
 		bytes + f->frame[f->first + f->count].dsize <= ZF_BATCH_BYTES))
 		bytes += f->frame[f->first + f->count++].dsize;

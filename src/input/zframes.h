@@ -4,9 +4,10 @@
  * input layer.
  *
  * A file of several frames (concatenated .zst files, pzstd's output, the
- * seekable format, with skippable frames anywhere) is decoded frame by
- * frame on every core, a batch of frames at a time, while the bytes of the
- * batch before are served; one zstd stream decodes on one core only. Only
+ * seekable format, with skippable frames anywhere) is decoded a batch of
+ * frames at a time, one frame per thread, then served; one zstd stream
+ * decodes on one core only. (The next batch does not yet decode while one
+ * is served.) Only
  * files whose frames all check out before decoding (whole frames, content
  * sizes in their headers, windows within the limit) take this path; any
  * other file is read as a stream. A frame that does not decode is an error
@@ -37,8 +38,10 @@ bool zframes_scan(const unsigned char *map, size_t len, uint64_t start,
 
 /* The frames of regular file fd from byte start to its end, if there are
  * at least two zstd frames and each asks for a window of at most
- * window_max; else NULL (read it as a stream). */
-struct zframes *zframes_open(int fd, uint64_t start, uint64_t window_max);
+ * window_max, decoded threads at a time; else NULL (read it as a stream).
+ * One file at a time: NULL while another is open. */
+struct zframes *zframes_open(int fd, uint64_t start, uint64_t window_max,
+			     int threads);
 
 /* Up to n decoded bytes, in order: the count, 0 at the end of the file,
  * or -1 when a frame did not decode: *at is where it begins and *code

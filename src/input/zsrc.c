@@ -132,6 +132,7 @@ struct zsrc {
 	uint64_t window_max;	/* largest window a frame may ask for */
 	int threads;		/* that may decode frames at once */
 	struct zframes *frames;	/* this file's frames, decoded in parallel */
+	uint64_t base;		/* its fd offset where the operand began */
 	unsigned char *ahead;	/* or the whole operand, decoded ahead */
 	size_t ahead_len, ahead_pos;
 };
@@ -318,9 +319,17 @@ int zsrc_use_zstd(struct zsrc *z)
 	z->zstd = true;
 	z->in_frame = false;
 	ZSTD_DCtx_reset(z->dctx, ZSTD_reset_session_only);
-	if (z->is_reg && z->threads > 1)
-		z->frames = zframes_open(z->fd, z->raw_off - z->len + z->pos,
-					 z->window_max);
+	/* the frames are found by absolute file offset (stdin may begin
+	 * past 0); base turns one back into an offset within the operand */
+	off_t at = z->is_reg && z->threads > 1 ? lseek(z->fd, 0, SEEK_CUR) : -1;
+
+	if (at >= 0) {
+		uint64_t rel = z->raw_off - z->len + z->pos;
+
+		z->base = (uint64_t)at - z->raw_off;
+		z->frames = zframes_open(z->fd, z->base + rel, z->window_max,
+					 z->threads);
+	}
 	return 0;
 }
 
@@ -510,12 +519,13 @@ static ssize_t zsrc_frames(struct zsrc *z, void *buf, size_t n,
 		return r;
 	zframes_close(z->frames);
 	z->frames = NULL;
-	if (r == 0) {
+	if (r == 0) {	/* leave a shared stdin where the operand ends */
+		lseek(z->fd, 0, SEEK_END);
 		z->eof = true;
 		z->pos = z->len = 0;
 		return 0;
 	}
-	z->frame_off = resume;
+	z->frame_off = resume - z->base;
 	if (ZSTD_getErrorCode(code) != ZSTD_error_memory_allocation)
 		return zsrc_corrupt(z, code, err);
 	if (lseek(z->fd, (off_t)resume, SEEK_SET) < 0)
@@ -524,7 +534,7 @@ static ssize_t zsrc_frames(struct zsrc *z, void *buf, size_t n,
 			       strerror(errno));
 	z->eof = false;
 	z->pos = z->len = 0;
-	z->raw_off = resume;
+	z->raw_off = resume - z->base;
 	return -2;	/* go on as a stream */
 }
 
