@@ -77,27 +77,18 @@ static void emu_load(const scan_cfg &c, const typename Op::elem *in,
  * into, and so how a product's factors are grouped. */
 static unsigned emu_blocks = 528;
 
-/* The kernels' phases on the host, in their grouping: part totals (each
- * thread's records tile after tile, then the block's total), the carry
- * per column, then every part's tiles in order from the part's prefix;
- * the status as scan_fail and scan_status_kernel leave it. Returns the
- * chunk's status. */
+/* Phase 1, the part totals: each thread's records tile after tile, then
+ * the block's total, into partv[col * parts + p]. */
 template <class Op>
-static struct scan_status emu_chunk(const scan_cfg &c, unsigned C,
-				    std::vector<typename Op::V> &carry,
-				    const typename Op::elem *in, size_t nrec,
-				    unsigned osize, unsigned char *out)
+static void emu_totals(const scan_cfg &c, unsigned C,
+		       const typename Op::elem *in, size_t nrec, size_t ntiles,
+		       const struct scan_split &sp,
+		       std::vector<typename Op::V> &partv)
 {
 	typedef typename Op::V V;
-	size_t ntiles = (nrec + SCAN_TILE - 1) / SCAN_TILE;
-	struct scan_split sp = scan_split_of(ntiles, C, emu_blocks);
-	std::vector<V> partv(C * sp.parts), thr(SCAN_THREADS),
-		sum(SCAN_THREADS), ex(SCAN_THREADS);
-	std::vector<scan_bad> bad(C * sp.parts);
-	struct scan_status st;
+	std::vector<V> thr(SCAN_THREADS), sum(SCAN_THREADS), ex(SCAN_THREADS);
 	V tot;
 
-	memset(&st, 0xff, sizeof(st));
 	for (unsigned col = 0; col < C; col++)
 		for (unsigned p = 0; p < sp.parts; p++) {
 			size_t t0 = p * sp.tpp, t1 = std::min(t0 + sp.tpp, ntiles);
@@ -116,6 +107,20 @@ static struct scan_status emu_chunk(const scan_cfg &c, unsigned C,
 			emu_block_scan<Op>(c, sum.data(), act, ex.data(), &tot);
 			partv[col * sp.parts + p] = tot;
 		}
+}
+
+/* Phase 2, the carry per column: the parts' totals scanned into their
+ * prefixes, from carry, which moves past them. */
+template <class Op>
+static void emu_parts(const scan_cfg &c, unsigned C,
+		      const struct scan_split &sp,
+		      std::vector<typename Op::V> &partv,
+		      std::vector<typename Op::V> &carry)
+{
+	typedef typename Op::V V;
+	std::vector<V> thr(SCAN_THREADS), ex(SCAN_THREADS);
+	V tot;
+
 	for (unsigned col = 0; col < C; col++)
 		for (size_t p0 = 0; p0 < sp.parts; p0 += SCAN_THREADS) {
 			unsigned act = sp.parts - p0 < SCAN_THREADS ?
@@ -130,6 +135,72 @@ static struct scan_status emu_chunk(const scan_cfg &c, unsigned C,
 					Op::add(carry[col], ex[th], c);
 			carry[col] = Op::add(carry[col], tot, c);
 		}
+}
+
+/* One tile's outputs from the prefix pre; the least failing element's key
+ * (record * C + col) and why, or SCAN_NONE. The tile's total in *tot. */
+template <class Op>
+static u64 emu_tile(const scan_cfg &c, unsigned C, unsigned col,
+		    const typename Op::elem *in, size_t nrec, size_t t,
+		    typename Op::V pre, unsigned osize, unsigned char *out,
+		    typename Op::V *tot, struct scan_bad *lwhy)
+{
+	typedef typename Op::V V;
+	std::vector<V> thr(SCAN_THREADS), ex(SCAN_THREADS);
+	unsigned act = emu_active(nrec, t);
+	u64 least = SCAN_NONE;
+
+	emu_load<Op>(c, in, C, col, nrec, t, act, thr.data());
+	emu_block_scan<Op>(c, thr.data(), act, ex.data(), tot);
+	for (unsigned th = 0; th < act; th++) {
+		size_t r0 = t * SCAN_TILE + (size_t)th * SCAN_ITEMS;
+		V run = Op::add(pre, ex[th], c);
+		u64 key = SCAN_NONE, bits;
+		struct scan_bad fail = {}, why;
+
+		for (int j = 0; j < SCAN_ITEMS && r0 + j < nrec; j++) {
+			size_t r = r0 + j;
+			V e = Op::of(in[r * C + col], c);
+
+			if (!c.excl)
+				run = Op::add(run, e, c);
+			if (!Op::out(run, c, &bits, &why) && key == SCAN_NONE) {
+				key = (u64)r * C + col;
+				fail = why;
+			}
+			memcpy(out + (r * C + col) * osize, &bits, osize);
+			if (c.excl)
+				run = Op::add(run, e, c);
+		}
+		if (key < least) {
+			least = key;
+			*lwhy = fail;
+		}
+	}
+	return least;
+}
+
+/* The kernels' phases on the host, in their grouping: part totals, the
+ * carry per column, then every part's tiles in order from the part's
+ * prefix; the status as scan_fail and scan_status_kernel leave it.
+ * Returns the chunk's status. */
+template <class Op>
+static struct scan_status emu_chunk(const scan_cfg &c, unsigned C,
+				    std::vector<typename Op::V> &carry,
+				    const typename Op::elem *in, size_t nrec,
+				    unsigned osize, unsigned char *out)
+{
+	typedef typename Op::V V;
+	size_t ntiles = (nrec + SCAN_TILE - 1) / SCAN_TILE;
+	struct scan_split sp = scan_split_of(ntiles, C, emu_blocks);
+	std::vector<V> partv(C * sp.parts);
+	std::vector<scan_bad> bad(C * sp.parts);
+	struct scan_status st;
+	V tot;
+
+	memset(&st, 0xff, sizeof(st));
+	emu_totals<Op>(c, C, in, nrec, ntiles, sp, partv);
+	emu_parts<Op>(c, C, sp, partv, carry);
 	for (unsigned col = 0; col < C; col++)
 		for (unsigned p = 0; p < sp.parts; p++) {
 			size_t t0 = p * sp.tpp, t1 = std::min(t0 + sp.tpp, ntiles);
@@ -137,38 +208,10 @@ static struct scan_status emu_chunk(const scan_cfg &c, unsigned C,
 			bool failed = false;
 
 			for (size_t t = t0; t < t1; t++) {
-				unsigned act = emu_active(nrec, t);
-				u64 least = SCAN_NONE;
 				struct scan_bad lwhy = {};
+				u64 least = emu_tile<Op>(c, C, col, in, nrec, t, pre,
+							 osize, out, &tot, &lwhy);
 
-				emu_load<Op>(c, in, C, col, nrec, t, act, thr.data());
-				emu_block_scan<Op>(c, thr.data(), act, ex.data(), &tot);
-				for (unsigned th = 0; th < act; th++) {
-					size_t r0 = t * SCAN_TILE + (size_t)th * SCAN_ITEMS;
-					V run = Op::add(pre, ex[th], c);
-					u64 key = SCAN_NONE, bits;
-					struct scan_bad fail = {}, why;
-
-					for (int j = 0; j < SCAN_ITEMS && r0 + j < nrec; j++) {
-						size_t r = r0 + j;
-						V e = Op::of(in[r * C + col], c);
-
-						if (!c.excl)
-							run = Op::add(run, e, c);
-						if (!Op::out(run, c, &bits, &why) &&
-						    key == SCAN_NONE) {
-							key = (u64)r * C + col;
-							fail = why;
-						}
-						memcpy(out + (r * C + col) * osize, &bits, osize);
-						if (c.excl)
-							run = Op::add(run, e, c);
-					}
-					if (key < least) {
-						least = key;
-						lwhy = fail;
-					}
-				}
 				pre = Op::add(pre, tot, c);
 				if (c.can_fail && !failed && least != SCAN_NONE) {
 					failed = true;

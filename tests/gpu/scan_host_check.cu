@@ -266,6 +266,36 @@ static void ho_threaded_state(const struct gs_job *job, const unsigned char *dat
 	reduce_kernels.acc_merge(job, st, s2.data());
 }
 
+/* One scan's output and status against the hand-over's: the same status,
+ * and the same bytes of nrec records of rec bytes (elements of esize), up
+ * to a failing record. */
+static void ho_compare(const char *what, int crc, size_t cbad,
+		       const struct gs_err *cerr, const unsigned char *cout,
+		       int grc, size_t gbad, const struct gs_err *gerr,
+		       const unsigned char *hout, size_t nrec, size_t rec,
+		       size_t esize)
+{
+	size_t at = 0;
+
+	EXPECT(crc == grc, "%s: rc cpu %d, hand-over %d (%s)", what, crc, grc,
+	       crc ? cerr->what : gerr->what);
+	if (crc != grc)
+		return;
+	if (crc) {
+		EXPECT(cbad == gbad && !strcmp(cerr->what, gerr->what) &&
+		       !memcmp(cout, hout, cbad * rec),
+		       "%s: error cpu '%s' at %zu, hand-over '%s' at %zu", what,
+		       cerr->what, cbad, gerr->what, gbad);
+		ho_gpu_err++;
+		return;
+	}
+	while (at < nrec * rec && cout[at] == hout[at])
+		at++;
+	EXPECT(at == nrec * rec, "%s: output differs at element %zu", what,
+	       at / esize);
+	ho_ok++;
+}
+
 /*
  * --backend auto's scan: cpu_scan over the first `split` records (two
  * calls, as two chunks), its state converted by scan_seed_host (what
@@ -347,25 +377,8 @@ static void check_handover_one(enum gs_type t, enum gs_op op, enum gs_type ot,
 		  hout.data() + split * rec, &gbad, &gerr,
 		  emu_from{ seed.data(), split });
 	gbad += split;
-	EXPECT(crc == grc, "%s: rc cpu %d, hand-over %d (%s)", what, crc, grc,
-	       crc ? cerr.what : gerr.what);
-	if (crc != grc)
-		return;
-	if (crc) {
-		EXPECT(cbad == gbad && !strcmp(cerr.what, gerr.what) &&
-		       !memcmp(cout.data(), hout.data(), cbad * rec),
-		       "%s: error cpu '%s' at %zu, hand-over '%s' at %zu", what,
-		       cerr.what, cbad, gerr.what, gbad);
-		ho_gpu_err++;
-		return;
-	}
-	size_t at = 0;
-
-	while (at < nrec * rec && cout[at] == hout[at])
-		at++;
-	EXPECT(at == nrec * rec, "%s: output differs at element %zu", what,
-	       at / type_size(ot));
-	ho_ok++;
+	ho_compare(what, crc, cbad, &cerr, cout.data(), grc, gbad, &gerr,
+		   hout.data(), nrec, rec, type_size(ot));
 }
 
 /* A hand-over of each op, type and output type; more float sums, where
