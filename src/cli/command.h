@@ -1,7 +1,8 @@
 /*
  * command.h - what a command is: one descriptor (struct command) that the
  * generic driver (driver.c) runs, as git's builtins are rows of one table
- * (cmd/commands.def lists them, main.c finds them).
+ * (cmd/commands.def lists them, cmd/commands.c holds the table, main.c
+ * finds the command in it).
  *
  * A descriptor names the command, its options (struct opt_spec: getopt's
  * entry, the --help line and what completion offers), its help texts, the
@@ -12,9 +13,10 @@
  * each pass's accumulator, runs the engine, and writes the result (or
  * nothing after an error) to stdout or -o.
  *
- * `gpustat --options` prints every table as lines of text, from which the
- * completion scripts and the man page's option lists are checked
- * (tests/test_usage.sh).
+ * `gpustat --options` and `gpustat --commands` print the tables as lines of
+ * text: the completion scripts offer what they list, and the tests check
+ * the completions and the man page against them (tests/test_completions.sh,
+ * tests/test_man.sh).
  */
 #ifndef COMMAND_H
 #define COMMAND_H
