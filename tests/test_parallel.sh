@@ -22,9 +22,13 @@ mkdir "$T/bin" && ln -s "$(cd "$(dirname "$G")" && pwd)/$(basename "$G")" \
 	"$T/bin/gpustat" || exit 2
 PATH=$T/bin:$PATH
 export PATH
-# ssh stand-in: skip ssh's options and the host, run the command here
+# ssh stand-in: skip ssh's options and the host, run the command here. A
+# login through sshd always has SHELL set, and parallel's remote wrapper runs
+# the job with $SHELL, so the stand-in sets it where the caller (CI) has none.
 cat > "$T/bin/fakessh" <<'EOF'
 #!/bin/sh
+SHELL=${SHELL:-/bin/sh}
+export SHELL
 while [ $# -gt 0 ]; do
 	case $1 in
 	-l|-p|-o|-i|-F) shift 2 ;;
