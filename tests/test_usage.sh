@@ -119,7 +119,7 @@ expect suggest_exclsuive 2 - "did you mean '--exclusive'?" "$G" scan --exclsuive
 expect suggest_chunksize 2 - "did you mean '--chunk-size'?" "$G" sum --chunksize 1M "$T/d"
 expect suggest_far 2 - "unknown option '--zzzzzz' (try" "$G" sum --zzzzzz "$T/d"
 expect suggest_not_bins 2 - "unknown option '--bins' (try" "$G" sum --bins 3 "$T/d"
-expect ambiguous_p 2 - "option '--p' is ambiguous (--progress, --plot)" "$G" hist --p "$T/d"
+expect ambiguous_p 2 - "option '--p' is ambiguous (--progress, --per-file, --plot)" "$G" hist --p "$T/d"
 
 # ---- item 5: contradictory byte orders ------------------------------------
 # 1.5 and -2.25 as big-endian f32

@@ -17,6 +17,7 @@
 enum {
 	OPT_ENDIAN = 1000, OPT_RAW, OPT_BACKEND, OPT_DEVICE, OPT_DEVICES, OPT_CHUNK,
 	OPT_STREAMS, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_LONG, OPT_MEMORY,
+	OPT_PER_FILE,
 	OPT_FORMAT = 'f',
 };
 
@@ -130,14 +131,20 @@ const struct opt_spec common_opts[] = {
 	  .help = "this help",
 	  .id = 'h',
 	  .brief = "show the options and exit" },
+	{ .name = "per-file",
+	  .has_arg = no_argument,
+	  .help = "one result per operand, then their total (as wc);\n"
+		  "each is what a run over that operand alone prints",
+	  .id = OPT_PER_FILE,
+	  .section = "Output:",
+	  .brief = "one result per operand, and a total" },
 	{ .name = "output",
 	  .short_name = 'o',
 	  .has_arg = required_argument,
 	  .arg = "FILE",
 	  .help = "write to FILE instead of stdout",
 	  .values = "@file",
-	  .id = 'o',
-	  .section = "Output:" },
+	  .id = 'o' },
 	{ .name = "format",
 	  .short_name = 'f',
 	  .has_arg = required_argument,
@@ -433,7 +440,8 @@ static int run_option(struct cli *c, int opt, const char *arg,
 	return 1;
 }
 
-/* -f, -o, -v, -q, --progress, --no-progress: what the run tells. */
+/* -f, -o, -v, -q, --progress, --no-progress, --per-file: what the run
+ * tells. */
 static int output_option(struct cli *c, int opt, const char *arg,
 			 struct gs_err *err)
 {
@@ -460,6 +468,9 @@ static int output_option(struct cli *c, int opt, const char *arg,
 		return 0;
 	case OPT_NO_PROGRESS:
 		c->progress = 0;
+		return 0;
+	case OPT_PER_FILE:
+		c->per_file = true;
 		return 0;
 	}
 	return 1;
@@ -551,6 +562,23 @@ int cli_open_input(struct cli *c, char *const *paths, int npaths,
 		fprintf(stderr, "gpustat: input: %s, %s, %u column%s\n",
 			info->format, type_name(c->job.dtype.type),
 			c->job.columns, c->job.columns == 1 ? "" : "s");
+	return 0;
+}
+
+int cli_open_operand(struct cli *c, int i, struct gs_err *err)
+{
+	struct gs_job job = c->job;
+	struct input_info info;
+
+	if (cli_open_input(c, &c->operands[i], 1, &c->in, &info, err) < 0)
+		return -1;
+	c->input_bytes = info.total_bytes;
+	if (c->job.dtype.type != job.dtype.type || c->job.columns != job.columns ||
+	    c->job.dtype.big_endian != job.dtype.big_endian)
+		return gs_fail(err, GS_ERUNTIME, c->operands[i], "--per-file: "
+			       "read alone, it is not the stream's %s of %u "
+			       "column%s", type_name(job.dtype.type), job.columns,
+			       job.columns == 1 ? "" : "s");
 	return 0;
 }
 

@@ -54,6 +54,7 @@ struct cli {
 	int verbose;
 	bool quiet;
 	int progress;			/* -1 auto, 0 off, 1 on */
+	bool per_file;			/* --per-file (perfile.h) */
 	char **operands;
 	int noperands;
 	bool operand_failed;		/* an operand was reported */
@@ -94,6 +95,11 @@ int parse_double(const char *s, double *v);	/* finite only */
  * columns from the options and any npy/pnm header. */
 int cli_open_input(struct cli *c, char *const *paths, int npaths,
 		   struct input **in, struct input_info *info, struct gs_err *err);
+
+/* Operand i alone as c->in (and its length as c->input_bytes), for
+ * --per-file: read as it was in the whole stream (the same type and
+ * columns), or an error naming it. */
+int cli_open_operand(struct cli *c, int i, struct gs_err *err);
 
 /* Pick the backend and run the job; acc may be NULL for scan. */
 int cli_run(struct cli *c, struct input *in, struct input *in2,

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "command.h"
+#include "perfile.h"
 #include "state.h"
 
 /* Every operand as one stream into c->in. */
@@ -34,11 +35,22 @@ bool command_writes(const struct command *cmd, enum gs_format f)
 	return false;
 }
 
-/* One pass: its accumulator within the limit, the engine over the input,
- * then the pass's own handling of the result; the last pass of -f state
- * writes the accumulator itself. */
+/* The pass's handling of its accumulator; the last pass of -f state
+ * writes the accumulator itself (a streaming command's passes are its -f
+ * state's: done writes it). */
+static int pass_done(struct cli *c, const struct pass *p, void *acc,
+		     struct sbuf *b, struct gs_err *err)
+{
+	if (c->format == FMT_STATE && !p[1].done && !c->command->stream)
+		return state_write(c, acc, b, err);
+	return p->done(c, acc, b, err);
+}
+
+/* One pass over c->in: its accumulator within the limit, the engine, then
+ * the pass's handling of the result. keep: the accumulator is kept there
+ * (else freed). */
 static int run_pass(struct cli *c, const struct pass *p, struct sbuf *b,
-		    struct gs_err *err)
+		    void **keep, struct gs_err *err)
 {
 	struct engine_stats st;
 	void *acc;
@@ -53,12 +65,88 @@ static int run_pass(struct cli *c, const struct pass *p, struct sbuf *b,
 	if (cli_run(c, c->in, c->in2, c->input_bytes, NULL, acc, &st, err) < 0)
 		return -1;
 	c->records = st.records;
-	/* a streaming command's passes are its -f state's: done writes it */
-	if (c->format == FMT_STATE && !p[1].done && !c->command->stream)
-		rc = state_write(c, acc, b, err);
+	rc = pass_done(c, p, acc, b, err);
+	if (keep && rc == 0)
+		*keep = acc;
 	else
-		rc = p->done(c, acc, b, err);
-	free(acc);
+		free(acc);
+	return rc;
+}
+
+/* Every pass over c->in into b; keep: the last one's accumulator. */
+static int run_over(struct cli *c, const struct pass *passes, struct sbuf *b,
+		    void **keep, struct gs_err *err)
+{
+	for (const struct pass *p = passes; p->done; p++)
+		if (run_pass(c, p, b, p[1].done ? NULL : keep, err) < 0)
+			return -1;
+	return 0;
+}
+
+/* Operand i's result (perfile.h): every pass over it alone. A single
+ * operand (or stdin, named "-") is the stream already open. With one
+ * pass, its accumulator is merged into *total (the first becomes it). */
+static int operand_result(struct cli *c, const struct pass *passes, int i,
+			  struct perfile *pf, void **total, uint64_t *records,
+			  struct gs_err *err)
+{
+	const char *name = c->noperands ? c->operands[i] : "-";
+	struct input *all = c->in;
+	int64_t all_bytes = c->input_bytes;
+	void *acc = NULL;
+	int rc;
+
+	if (c->noperands > 1 && cli_open_operand(c, i, err) < 0)
+		return -1;
+	rc = run_over(c, passes, perfile_next(pf, name),
+		      passes[1].done ? NULL : &acc, err);
+	if (rc < 0 && !err->where[0])	/* a result's error: whose */
+		snprintf(err->where, sizeof(err->where), "%s", name);
+	if (c->noperands > 1) {
+		input_close(c->in);
+		c->in = all;
+		c->input_bytes = all_bytes;
+	}
+	*records += c->records;
+	if (acc && *total)
+		state_merge_acc(&c->job, *total, acc);
+	if (acc && !*total)
+		*total = acc;
+	else
+		free(acc);
+	return rc;
+}
+
+/*
+ * --per-file: every operand alone, each result what a run over it prints,
+ * then, with two or more, the total, what a run over them in a row
+ * prints: with one pass the exact merge of their accumulators, with more
+ * (hist's range first) the passes again over the whole stream. -f state
+ * writes each operand's state and no total, which gpustat merge makes.
+ */
+static int run_per_file(struct cli *c, const struct pass *passes,
+			struct sbuf *b, struct gs_err *err)
+{
+	struct perfile pf;
+	uint64_t records = 0;
+	void *total = NULL;
+	int rc = 0, n = c->noperands ? c->noperands : 1;
+
+	if (perfile_init(&pf, n + 1) < 0)
+		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
+	for (int i = 0; i < n && rc == 0; i++)
+		rc = operand_result(c, passes, i, &pf, &total, &records, err);
+	if (rc == 0 && n > 1 && c->format != FMT_STATE) {
+		struct sbuf *t = perfile_next(&pf, NULL);
+
+		c->records = records;
+		rc = total ? pass_done(c, passes, total, t, err)
+			   : run_over(c, passes, t, NULL, err);
+	}
+	if (rc == 0)
+		rc = perfile_join(c, &pf, b, err);
+	free(total);
+	perfile_free(&pf);
 	return rc;
 }
 
@@ -69,9 +157,9 @@ static int run_passes(struct cli *c, const struct pass *passes)
 	int rc;
 
 	sb_init(&b);
-	for (const struct pass *p = passes; p->done; p++)
-		if (run_pass(c, p, &b, &err) < 0)
-			return cli_report(c, &err);
+	if ((c->per_file ? run_per_file(c, passes, &b, &err)
+			 : run_over(c, passes, &b, NULL, &err)) < 0)
+		return cli_report(c, &err);
 	input_close(c->in);
 	if (c->in2)
 		input_close(c->in2);
@@ -81,6 +169,17 @@ static int run_passes(struct cli *c, const struct pass *passes)
 		rc = cli_finish(c, &b);
 	sb_free(&b);
 	return rc;
+}
+
+/* --per-file reads each operand again alone: stdin cannot be, beside
+ * others (alone it is its own total). */
+static int check_per_file(const struct cli *c, struct gs_err *err)
+{
+	for (int i = 0; c->per_file && c->noperands > 1 && i < c->noperands; i++)
+		if (strcmp(c->operands[i], "-") == 0)
+			return gs_fail(err, GS_EUSAGE, "", "--per-file: stdin "
+				       "('-') can only be the one operand");
+	return 0;
 }
 
 int command_run(const struct command *cmd, int argc, char **argv)
@@ -97,7 +196,8 @@ int command_run(const struct command *cmd, int argc, char **argv)
 	rc = cli_parse(&c, argc, argv, cmd, &err);
 	if (rc)
 		return rc > 0 ? 0 : cli_report(&c, &err);
-	if (cmd->check && cmd->check(&c, &err) < 0)
+	if ((cmd->check && cmd->check(&c, &err) < 0) ||
+	    check_per_file(&c, &err) < 0)
 		return cli_report(&c, &err);
 	if (!command_writes(cmd, c.format)) {
 		gs_fail(&err, GS_EUSAGE, cmd->name, "writes %s, not -f %s",

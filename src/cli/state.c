@@ -324,16 +324,23 @@ static int slurp(int fd, unsigned char **buf, size_t *len)
 
 /* An integer product's overflow index is its shard's own: the product of
  * the shards before it moves the element where the whole product passed
- * 2^128, and the states may come in any order, so a merge knows none. */
-static void forget_overflow_index(struct state *s)
+ * 2^128, and the shards may come in any order, so a merge knows none. */
+static void forget_overflow_index(const struct gs_job *job, void *acc)
 {
-	struct red_col *r = s->acc;
+	struct red_col *r = acc;
 
-	if (s->job.cmd != CMD_REDUCE || s->job.op != OP_PROD ||
-	    type_is_float(s->job.dtype.type))
+	if (job->cmd != CMD_REDUCE || job->op != OP_PROD ||
+	    type_is_float(job->dtype.type))
 		return;
-	for (unsigned k = 0; k < s->job.columns; k++)
+	for (unsigned k = 0; k < job->columns; k++)
 		r[k].u.ip.at = UINT64_MAX;
+}
+
+void state_merge_acc(const struct gs_job *job, void *total, void *acc)
+{
+	forget_overflow_index(job, total);
+	forget_overflow_index(job, acc);
+	operation_of(job)->cpu->acc_merge(job, total, acc);
 }
 
 /* Fold s (from name) into *total, or make it the total (its first,
@@ -355,11 +362,7 @@ static int fold(struct state *total, const char **first, struct state *s,
 		return gs_fail(err, GS_ERUNTIME, name, "more than 2^64 records "
 			       "in all");
 	}
-	/* where a product overflowed, in any state, is relative to it: the
-	 * merge names no element, whatever the order of the states */
-	forget_overflow_index(total);
-	forget_overflow_index(s);
-	operation_of(&s->job)->cpu->acc_merge(&s->job, total->acc, s->acc);
+	state_merge_acc(&s->job, total->acc, s->acc);
 	total->records += s->records;
 	free(s->acc);
 	return 0;

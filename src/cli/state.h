@@ -38,6 +38,11 @@ ssize_t state_read(const unsigned char *p, size_t n, const char *name,
 int state_check(const struct state *a, const char *aname,
 		const struct state *b, const char *bname, struct gs_err *err);
 
+/* Merge accumulator acc of job into total, exactly; the element index of
+ * an integer product's overflow is forgotten (it is relative to a shard,
+ * and the shards may come in any order). */
+void state_merge_acc(const struct gs_job *job, void *total, void *acc);
+
 /* Every state in the file at path ("-": stdin), merged in order into
  * *total: the first one read becomes it when total->acc is NULL (*first
  * then names where it came from, for later messages). -1 with err filled:

@@ -39,6 +39,10 @@ static int dot_check(struct cli *c, struct gs_err *err)
 	if (c->job.two_inputs && c->noperands != 2)
 		return gs_fail(err, GS_EUSAGE, "dot", "expected two operands A B "
 			       "(or --pairs), got %d", c->noperands);
+	if (c->job.two_inputs && c->per_file)
+		return gs_fail(err, GS_EUSAGE, "dot", "--per-file: dot A B is "
+			       "one result of two streams (--pairs takes one "
+			       "per file)");
 	return 0;
 }
 

@@ -522,6 +522,7 @@ static int hist_done(struct cli *c, void *acc, struct sbuf *b,
 	hs->nbins = h->nbins;
 	count_outside(hs, h);
 	if (c->job.ranged) {
+		free(hs->edges);	/* --per-file's earlier result's */
 		hs->edges = malloc((h->nbins + 1) * sizeof(*hs->edges));
 		if (!hs->edges)
 			return gs_fail(err, GS_ERUNTIME, "", "out of memory");
@@ -609,6 +610,9 @@ static int hist_check(struct cli *c, struct gs_err *err)
 
 	if (hs->log && !hs->plot)
 		return gs_fail(err, GS_EUSAGE, "hist", "--log goes with --plot");
+	if (hs->plot && c->per_file)
+		return gs_fail(err, GS_EUSAGE, "hist", "--plot draws one "
+			       "histogram, not --per-file's");
 	if (hs->plot && c->format_set)
 		return gs_fail(err, GS_EUSAGE, "hist", "--plot draws text; it "
 			       "takes no --format");

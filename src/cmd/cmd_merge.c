@@ -11,40 +11,91 @@
 #include <string.h>
 #include "commands.h"
 #include "operation.h"
+#include "perfile.h"
 #include "state.h"
 
 /* What the operands hold (the driver's c->state). */
 struct merge_state {
 	struct state total;		/* the merge so far */
 	const char *first;		/* where its first state came from */
+	struct state *each;		/* --per-file: each operand's merge */
 };
 
-/* Every state in one operand, in order, into the total. */
-static int read_operand(struct cli *c, const char *path, struct gs_err *err)
+/* Every state in operand i, in order, into the total; with --per-file
+ * into its own merge too (read again: stdin is never one of several). */
+static int read_operand(struct cli *c, const char *path, int i,
+			struct gs_err *err)
 {
 	struct merge_state *m = c->state;
+	const char *first;
 
-	return state_load(path, &m->total, &m->first, err);
+	if (state_load(path, &m->total, &m->first, err) < 0)
+		return -1;
+	if (!m->each || c->noperands < 2) {
+		if (m->each)
+			m->each[i] = m->total;
+		return 0;
+	}
+	return state_load(path, &m->each[i], &first, err);
 }
 
 /* Read every operand (or stdin); each one that fails is reported, and the
  * run goes on to name the others, as a cat of them would. */
 static int merge_open(struct cli *c, struct gs_err *err)
 {
+	struct merge_state *m = c->state;
 	char *stdin_only[] = { "-" };
 	char **ops = c->noperands ? c->operands : stdin_only;
 	int n = c->noperands ? c->noperands : 1;
 
 	if (out_check_inputs("-o", c->output, c->operands, c->noperands, err) < 0)
 		return -1;
+	m->each = c->per_file ? calloc((size_t)n, sizeof(*m->each)) : NULL;
+	if (c->per_file && !m->each)
+		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
 	for (int i = 0; i < n; i++)
-		if (read_operand(c, ops[i], err) < 0) {
+		if (read_operand(c, ops[i], i, err) < 0) {
 			c->operand_failed = true;
 			cli_report(c, err);
 		}
 	err->code = GS_ERUNTIME;
 	err->what[0] = '\0';	/* reported already */
 	return c->operand_failed ? -1 : 0;
+}
+
+/* Merge s as its command's last pass prints it, or as a state again. */
+static int merged_result(struct cli *c, const struct pass *last,
+			 const struct state *s, struct sbuf *b,
+			 struct gs_err *err)
+{
+	c->job = s->job;
+	c->records = s->records;
+	return c->format == FMT_STATE ? state_write(c, s->acc, b, err)
+				      : last->done(c, s->acc, b, err);
+}
+
+/* --per-file: each operand's merge, then (with two or more, and not as
+ * states) the total (perfile.h). m: the merge's own state (c->state is
+ * the command's by now). */
+static int merged_per_file(struct cli *c, const struct merge_state *m,
+			   const struct pass *last, struct sbuf *b,
+			   struct gs_err *err)
+{
+	int n = c->noperands ? c->noperands : 1, rc = 0;
+	struct perfile pf;
+
+	if (perfile_init(&pf, n + 1) < 0)
+		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
+	for (int i = 0; i < n && rc == 0; i++)
+		rc = merged_result(c, last, &m->each[i], perfile_next(&pf,
+				   c->noperands ? c->operands[i] : "-"), err);
+	if (rc == 0 && n > 1 && c->format != FMT_STATE)
+		rc = merged_result(c, last, &m->total, perfile_next(&pf, NULL),
+				   err);
+	if (rc == 0)
+		rc = perfile_join(c, &pf, b, err);
+	perfile_free(&pf);
+	return rc;
 }
 
 /* The total as its command prints it, or as a state again. */
@@ -79,15 +130,14 @@ static int merge_stream(struct cli *c)
 	c->command = cmd;
 	c->cmd = cmd->name;
 	c->job = m->total.job;
-	c->records = m->total.records;
 	c->state = cmd->state_size ? calloc(1, cmd->state_size) : NULL;
 	if (cmd->state_size && !c->state) {
 		gs_fail(&err, GS_ERUNTIME, "", "out of memory");
 		return cli_report(c, &err);
 	}
 	sb_init(&b);
-	rc = c->format == FMT_STATE ? state_write(c, m->total.acc, &b, &err)
-				    : last->done(c, m->total.acc, &b, &err);
+	rc = m->each ? merged_per_file(c, m, last, &b, &err)
+		     : merged_result(c, last, &m->total, &b, &err);
 	if (rc < 0)
 		return cli_report(c, &err);
 	rc = cmd->finish && c->format != FMT_STATE ? cmd->finish(c, &b)

@@ -272,6 +272,10 @@ static int scan_check(struct cli *c, struct gs_err *err)
 	    c->format != FMT_STATE)
 		return gs_fail(err, GS_EUSAGE, "scan", "writes binary or npy, "
 			       "not text formats");
+	if (c->per_file && ((struct scan_state *)c->state)->carry_path)
+		return gs_fail(err, GS_EUSAGE, "scan", "--per-file scans each "
+			       "operand from the start; --carry-in continues one "
+			       "stream");
 	if (check_operands(c) < 0) {
 		err->code = GS_ERUNTIME;
 		err->what[0] = '\0';	/* reported already */
@@ -333,13 +337,46 @@ static const struct pass state_passes[] = {
 	{ .done = NULL },
 };
 
+/* The scan of the input into sink; with --per-file, of each operand
+ * alone (each from the empty prefix, as a run over it alone), one after
+ * another into the one output. */
+static int scan_run(struct cli *c, struct sink *sink, uint64_t *records,
+		    struct gs_err *err)
+{
+	struct input *all = c->in;
+	struct engine_stats st;
+
+	*records = 0;
+	if (!c->per_file || c->noperands < 2) {
+		if (cli_run(c, c->in, NULL, c->input_bytes, sink, NULL, &st, err) < 0)
+			return -1;
+		*records = st.records;
+		return 0;
+	}
+	input_close(all);
+	for (int i = 0; i < c->noperands; i++) {
+		int rc = cli_open_operand(c, i, err);
+
+		if (rc == 0)
+			rc = cli_run(c, c->in, NULL, c->input_bytes, sink, NULL,
+				     &st, err);
+		input_close(c->in);
+		c->in = NULL;
+		if (rc < 0)
+			return -1;
+		*records += st.records;
+	}
+	return 0;
+}
+
 static int scan_stream(struct cli *c)
 {
 	struct scan_state *so = c->state;
-	struct engine_stats st;
 	struct gs_err err;
 	struct scan_sink s = { .bytes = 0 };
 	struct sink sink = { sink_write, &s };
+	int64_t all_bytes = c->input_bytes;
+	uint64_t records;
 
 	if (load_carry(c, &err) < 0 || settle_out_type(c, &err) < 0 ||
 	    out_open(&s.o, c->output, &err) < 0)
@@ -352,7 +389,7 @@ static int scan_stream(struct cli *c)
 	}
 	if (c->format == FMT_NPY && start_npy(c, &s, c->input_bytes, &err) < 0)
 		return failed(c, &s, &err);
-	if (cli_run(c, c->in, NULL, c->input_bytes, &sink, NULL, &st, &err) < 0)
+	if (scan_run(c, &sink, &records, &err) < 0)
 		return failed(c, &s, &err);
 	input_close(c->in);
 	if (c->operand_failed) {
@@ -361,7 +398,7 @@ static int scan_stream(struct cli *c)
 		return failed(c, &s, &err);
 	}
 	if (c->format == FMT_NPY &&
-	    finish_npy(c, &s, c->input_bytes, st.records, &err) < 0)
+	    finish_npy(c, &s, all_bytes, records, &err) < 0)
 		return failed(c, &s, &err);
 	if (out_close(&s.o, &err) < 0)
 		return cli_report(c, &err);

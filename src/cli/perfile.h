@@ -1,0 +1,45 @@
+/*
+ * perfile.h - --per-file: one result per operand, then their total, as
+ * wc(1) prints one line per file and a total line.
+ *
+ * Each result is formatted by its command exactly as a run over that
+ * operand alone would print it (driver.c, cmd_merge.c, cmd_scan.c run
+ * them); this file only labels and joins them:
+ *
+ *   text       every line of a result ends with a tab and the operand's
+ *              name ("total" for the total), so a one-line result reads as
+ *              wc's "VALUE<TAB>NAME" and a table as grep -H's lines
+ *   tsv, csv   the header once, with a last column "file"; every row ends
+ *              with its operand's name (csv quotes it where it must)
+ *   json       a list of the results, each with "file": the name, the
+ *              total last with "file": null
+ *   binary     the results one after another, the total last
+ *   npy        one array: the results stacked along a new first axis
+ *   state      each operand's state, no total (gpustat merge makes it)
+ *
+ * As wc's, the total comes only with two or more operands.
+ */
+#ifndef PERFILE_H
+#define PERFILE_H
+
+#include "cli.h"
+#include "report.h"
+
+struct perfile {
+	int n;			/* results so far */
+	struct sbuf *body;	/* each as its command formats it */
+	const char **name;	/* its operand, or NULL for the total */
+};
+
+/* Make room for n results; -1 when out of memory. */
+int perfile_init(struct perfile *pf, int n);
+/* The next result: a buffer to format it into, labelled name (NULL: the
+ * total). Call with pf having room. */
+struct sbuf *perfile_next(struct perfile *pf, const char *name);
+/* The results, labelled and joined for c->format, into b; -1 with err
+ * when an npy result is not one this program writes. */
+int perfile_join(const struct cli *c, const struct perfile *pf,
+		 struct sbuf *b, struct gs_err *err);
+void perfile_free(struct perfile *pf);
+
+#endif

@@ -1,0 +1,171 @@
+#!/bin/sh
+# test_perfile.sh - --per-file: one result per operand, then the total, as
+# wc prints. Every operand's result must be byte for byte what a separate
+# run over that operand prints, and the total what one run over all of
+# them prints, labelled as perfile.h says for each format: text lines end
+# with a tab and the name ("total" last); tsv/csv keep one header, with a
+# last column "file"; json is a list (the total's "file" null); binary is
+# the results in a row; npy stacks them along a new first axis; -f state
+# writes each operand's state (their merge is the total); scan scans each
+# operand from the start. The expected outputs are built here from the
+# separate runs, with awk.
+#
+# Usage: sh tests/test_perfile.sh   (GPUSTAT=path overrides ./gpustat)
+cd "$(dirname "$0")/.." || exit 2
+NAME=perfile
+. tests/lib.sh
+IN=fixtures/in
+
+# three operands of whole 2-column f64 records, one of them empty, and a
+# fourth that is all of them in a row
+mkdir "$T/d"
+dd if=$IN/f64_mod.bin of="$T/d/a.f64" bs=16 count=37 2> /dev/null
+dd if=$IN/f64_mod.bin of="$T/d/b.f64" bs=16 skip=40 count=200 2> /dev/null
+: > "$T/d/e.f64"
+ops="$T/d/a.f64 $T/d/e.f64 $T/d/b.f64"
+cat $ops > "$T/d/all.f64"
+
+same() {
+	cmp -s "$2" "$3" && ok || bad "$1" "$(diff "$2" "$3" | head -c 300)"
+}
+
+# label FORMAT NAME: a separate run's output (stdin) as --per-file writes
+# that operand's part (text, tsv, csv); HEAD=1 keeps a tsv/csv header
+label() {
+	awk -v f="$1" -v n="$2" -v head="${HEAD:-0}" '
+	BEGIN { sep = f == "csv" ? "," : "\t" }
+	(f == "tsv" || f == "csv") && NR == 1 { if (head) print $0 sep "file"; next }
+	{ print $0 sep n }'
+}
+
+# want CMD FORMAT: the expected --per-file output, from separate runs
+want() {
+	cmd=$1 f=$2 first=1
+	for op in $ops; do
+		HEAD=$first
+		case $f in
+		text|tsv|csv) $G $cmd -f $f "$op" | label $f "$op" ;;
+		binary|state) $G $cmd -f $f "$op" ;;
+		esac
+		first=0
+	done
+	case $f in
+	text|tsv|csv) HEAD=0 $G $cmd -f $f "$T/d/all.f64" | HEAD=0 label $f total ;;
+	binary) $G $cmd -f $f "$T/d/all.f64" ;;
+	esac
+}
+
+cmds="sum|stats|dot --pairs|reduce --op max|reduce --op min|reduce --op sum|count|hist --bins 7 --range -50:50|hist --bins 5|hist -t u8"
+IFS='|'
+for cmd in $cmds; do
+	IFS=' '
+	case $cmd in *-t\ *) ;; *) cmd="$cmd -t f64 -c 2" ;; esac
+	name=$(echo "$cmd" | tr ' :' '__')
+	states=state
+	case $cmd in "hist --bins 5"*) states= ;; esac	# needs --range
+	for f in text tsv csv binary $states; do
+		want "$cmd" $f > "$T/want" 2> /dev/null
+		$G $cmd --per-file -f $f $ops > "$T/got" 2> "$T/err" ||
+			{ bad "${name}_$f" "exit $?: $(cat "$T/err")"; continue; }
+		same "${name}_$f" "$T/want" "$T/got"
+	done
+	# the states' merge is the one run's result
+	[ -z "$states" ] && { IFS='|'; continue; }
+	$G $cmd -f state --per-file $ops | $G merge > "$T/got" 2>&1
+	$G $cmd "$T/d/all.f64" > "$T/want" 2>&1
+	same "${name}_merged" "$T/want" "$T/got"
+	IFS='|'
+done
+IFS=' '
+
+# json and npy, where python3 can read them
+if python3 -c 'import json' 2> /dev/null; then
+	for cmd in "sum -t f64 -c 2" "stats -t f64" "hist -t f64 --bins 4" "count -t f64"; do
+		name=$(echo "$cmd" | tr ' ' '_')
+		for op in $ops "$T/d/all.f64"; do $G $cmd -f json "$op"; done > "$T/sep"
+		$G $cmd --per-file -f json $ops > "$T/got"
+		python3 - "$T/sep" "$T/got" $ops > "$T/py" 2>&1 <<'EOF' && ok || bad "${name}_json" "$(cat "$T/py")"
+import json, sys
+sep = [json.loads(l) for l in open(sys.argv[1])]
+got = json.load(open(sys.argv[2]))
+names = sys.argv[3:] + [None]
+assert len(got) == len(sep), (len(got), len(sep))
+for g, s, n in zip(got, sep, names):
+    assert list(g)[0] == "file" and g.pop("file") == n, n
+    assert g == s, (n, g, s)
+EOF
+		for op in $ops "$T/d/all.f64"; do $G $cmd -f npy "$op" > "$T/n.$(basename "$op")"; done
+		$G $cmd --per-file -f npy $ops > "$T/got"
+		python3 - "$T/got" "$T"/n.a.f64 "$T"/n.e.f64 "$T"/n.b.f64 "$T"/n.all.f64 > "$T/py" 2>&1 <<'EOF' && ok || bad "${name}_npy" "$(cat "$T/py")"
+import ast, sys
+def npy(path):
+    b = open(path, 'rb').read()
+    assert b[:8] == b'\x93NUMPY\x01\x00'
+    n = b[8] | b[9] << 8
+    return ast.literal_eval(b[10:10 + n].decode()), b[10 + n:]
+h, data = npy(sys.argv[1])
+parts = [npy(p) for p in sys.argv[2:]]
+assert h['descr'] == parts[0][0]['descr'], h
+assert h['shape'] == (len(parts),) + parts[0][0]['shape'], h['shape']
+assert data == b''.join(p[1] for p in parts)
+EOF
+	done
+else
+	echo "perfile: note: no python3: the json and npy checks are skipped"
+fi
+
+# one operand: labelled, no total; stdin alone is "-"
+$G sum -t f64 --per-file "$T/d/a.f64" > "$T/got"
+printf '%s\t%s\n' "$($G sum -t f64 "$T/d/a.f64")" "$T/d/a.f64" > "$T/want"
+same one_operand "$T/want" "$T/got"
+$G sum -t f64 --per-file < "$T/d/a.f64" > "$T/got"
+printf '%s\t-\n' "$($G sum -t f64 "$T/d/a.f64")" > "$T/want"
+same stdin_alone "$T/want" "$T/got"
+
+# the sign of a zero sum survives the total's merge: -0 + -0 is -0
+printf '\000\000\000\200' > "$T/nz.f32"
+printf '\000\000\000\000' > "$T/pz.f32"
+$G sum --per-file "$T/nz.f32" "$T/nz.f32" | tail -n 1 > "$T/got"
+printf -- '-0\ttotal\n' | cmp -s - "$T/got" && ok || bad negzero "$(cat "$T/got")"
+$G sum --per-file "$T/nz.f32" "$T/pz.f32" | tail -n 1 > "$T/got"
+printf '0\ttotal\n' | cmp -s - "$T/got" && ok || bad poszero "$(cat "$T/got")"
+
+# merge --per-file: each state file's merge, then the total
+for op in $ops; do $G sum -t f64 -c 2 -f state -o "$op.state" "$op"; done
+cat "$T/d/a.f64.state" "$T/d/b.f64.state" > "$T/d/ab.state"
+$G merge --per-file "$T/d/a.f64.state" "$T/d/ab.state" > "$T/got"
+{
+	printf '%s\t%s\n' "$($G sum -t f64 -c 2 "$T/d/a.f64")" "$T/d/a.f64.state"
+	printf '%s\t%s\n' "$(cat "$T/d/a.f64" "$T/d/b.f64" | $G sum -t f64 -c 2)" "$T/d/ab.state"
+	printf '%s\ttotal\n' "$(cat "$T/d/a.f64" "$T/d/a.f64" "$T/d/b.f64" | $G sum -t f64 -c 2)"
+} > "$T/want"
+same merge "$T/want" "$T/got"
+
+# scan: each operand from the start, one after another; npy counts them all
+for op in $ops; do $G scan -t f64 -c 2 "$op"; done > "$T/want"
+$G scan -t f64 -c 2 --per-file $ops > "$T/got"
+same scan "$T/want" "$T/got"
+$G scan -t f64 -c 2 --per-file -f npy $ops > "$T/got"
+$G scan -t f64 -c 2 -f npy "$T/d/all.f64" | head -c 128 > "$T/h"
+head -c 128 "$T/got" | cmp -s - "$T/h" && tail -c +129 "$T/got" | cmp -s - "$T/want" &&
+	ok || bad scan_npy "header or payload differs"
+
+# refusals: no output, the right exit status
+refuse() {
+	name=$1 want=$2
+	shift 2
+	"$@" > "$T/out" 2> "$T/err"
+	rc=$?
+	[ $rc -eq "$want" ] && [ ! -s "$T/out" ] && [ -s "$T/err" ] && ok ||
+		bad "refuse_$name" "exit $rc, out $(head -c 80 "$T/out"), err $(cat "$T/err")"
+}
+refuse stdin_beside 2 $G sum --per-file "$T/d/a.f64" - < "$T/d/b.f64"
+refuse dot_a_b 2 $G dot --per-file "$T/d/a.f64" "$T/d/b.f64"
+refuse plot 2 $G hist -t f64 --plot --per-file "$T/d/a.f64" "$T/d/b.f64"
+refuse carry_in 2 $G scan -t f64 --per-file --carry-in "$T/d/a.f64.state" "$T/d/a.f64"
+refuse missing 1 $G sum -t f64 --per-file "$T/d/a.f64" "$T/d/nope" "$T/d/b.f64"
+grep -q nope "$T/err" && ok || bad missing_named "$(cat "$T/err")"
+refuse product_overflow 1 $G reduce --op prod -t i64 --per-file "$T/d/b.f64" "$T/d/a.f64"
+grep -q "b.f64" "$T/err" && ok || bad product_overflow_named "$(cat "$T/err")"
+
+summary
