@@ -94,4 +94,25 @@ done
 "$G" dot -t f32 "$T/a.f32" "$T/c.f32" > "$T/d1" 2>&1
 grep -q "differ in length.*9437188 bytes.*9437184 bytes" "$T/d1" && ok ||
 	bad "dot A B of unequal lengths" "$(cat "$T/d1")"
+# -v: the process's parts add up to its time from main to exit (each is
+# printed to 3 decimals: 9 roundings), and none is negative
+for cmd in "sum -t f32" "hist -t i32 --bins 10" "scan -t f64"; do
+	$G $cmd -v "$T/h.i32" 2>&1 > /dev/null | awk '/process:/ {
+		total = $3; sum = 0; neg = 0
+		for (i = 1; i <= NF; i++)
+			if ($i ~ /^-?[0-9]+[.][0-9]+;?$/ && i > 3 && $(i - 1) != "about") {
+				sum += $i; if ($i + 0 < 0) neg = 1
+			}
+		found = 1
+	}
+	END {
+		if (!found) { print "no process line"; exit 1 }
+		d = total - sum; if (d < 0) d = -d
+		if (d > 0.005 || neg) { printf "total %s, parts %.3f\n", total, sum; exit 1 }
+	}' > "$T/v" && ok || bad "-v process line of $cmd" "$(cat "$T/v")"
+done
+# leaving the teardown to the exit changes nothing but the time
+"$G" scan -t f64 "$T/h.i32" | cksum > "$T/k1"
+GPUSTAT_NO_TEARDOWN=1 "$G" scan -t f64 "$T/h.i32" | cksum > "$T/k2"
+cmp -s "$T/k1" "$T/k2" && ok || bad "GPUSTAT_NO_TEARDOWN=1" "another output"
 summary

@@ -13,6 +13,7 @@
 #include "sig.h"
 #include "progress.h"
 #include "report.h"
+#include "timeline.h"
 
 enum {
 	OPT_ENDIAN = 1000, OPT_RAW, OPT_BACKEND, OPT_DEVICE, OPT_DEVICES, OPT_CHUNK,
@@ -109,7 +110,7 @@ const struct opt_spec common_opts[] = {
 	{ .name = "verbose",
 	  .short_name = 'v',
 	  .has_arg = no_argument,
-	  .help = "say which backend runs, why, and each stage's busy time",
+	  .help = "say which backend runs, why, and where the time goes",
 	  .id = 'v' },
 	{ .name = "quiet",
 	  .short_name = 'q',
@@ -450,6 +451,7 @@ static int output_option(struct cli *c, int opt, const char *arg,
 		return 0;
 	case 'v':
 		c->verbose++;
+		timeline_enable();
 		return 0;
 	case 'q':
 		c->quiet = true;
@@ -559,10 +561,16 @@ int cli_run(struct cli *c, struct input *in, struct input *in2,
 	    struct engine_stats *st, struct gs_err *err)
 {
 	const char *why = "";
+	double t0 = timeline_now();
+
+	timeline_run_begin();
+	/* --backend cuda creates the GPU's context here (its probe) */
 	const struct backend *be = backend_select(c->backend, &c->job,
 						  input_bytes, c->eo.device,
 						  c->eo.ndevices,
 						  &why, err);
+
+	timeline_add(TL_SELECT, timeline_now() - t0);
 
 	/* no result can come of it: the operand's line is the one to read */
 	if (!be && c->operand_failed)
@@ -583,6 +591,13 @@ int cli_run(struct cli *c, struct input *in, struct input *in2,
 		c->eo.counter = &p.bytes;
 	}
 	int rc = engine_run(&c->job, &c->eo, be, in, in2, sink, acc, st, err);
+
+	timeline_add(TL_BUFFERS, st->alloc);
+	timeline_add(TL_OPEN, st->open);
+	timeline_add(TL_TEARDOWN, st->teardown);
+	if (st->wall > 0)
+		timeline_add(TL_RUN, st->wall - st->setup - st->teardown);
+	timeline_run_end();
 
 	if (show) {
 		progress_stop(&p);

@@ -46,6 +46,7 @@ struct hybrid {
 	size_t cap;			/* bytes of one buffer */
 	void *pinned[MAX_PINNED];
 	int npinned;
+	double t_pin;			/* seconds in cuda_pin, for -v */
 	uint64_t ncpu, ngpu;
 	uint64_t gpu_rec;		/* the GPU's first record */
 };
@@ -125,8 +126,11 @@ static void pin(struct hybrid *h, void *p)
 	for (int i = 0; i < h->npinned; i++)
 		if (h->pinned[i] == p)
 			return;
+	double t0 = now();
+
 	if (h->npinned < MAX_PINNED && cuda_pin(p, h->cap) == 0)
 		h->pinned[h->npinned++] = p;
+	h->t_pin += now() - t0;
 }
 
 /* Wait until the GPU has started or failed (the test hook). */
@@ -226,9 +230,10 @@ static void report(const struct hybrid *h)
 			 (unsigned long long)h->ncpu);
 	else
 		snprintf(last_report, sizeof(last_report), "cpu: %llu chunks, "
-			 "cuda: %llu chunks (GPU ready after %.0f ms)%s",
+			 "cuda: %llu chunks (GPU ready after %.0f ms; its "
+			 "%d buffers pinned in %.0f ms)%s",
 			 (unsigned long long)h->ncpu, (unsigned long long)h->ngpu,
-			 1e3 * h->t_ready, moved);
+			 1e3 * h->t_ready, h->npinned, 1e3 * h->t_pin, moved);
 }
 
 static void hyb_close(void *v)
