@@ -20,8 +20,9 @@
 #     -s                   also each command's -v lines (stages, process) at
 #                          the largest size
 # At the default sizes it runs in about 5 to 8 minutes on the H100 machine
-# (16 cores); split it by sizes or commands to run it in parts. The files
-# are made once per size (f32 normals and u8) and removed after it.
+# (16 cores), by an estimate from earlier runs' figures; split it by sizes
+# or commands to run it in parts. The files are made once per size (f32
+# normals and u8, blocks of 256 and 64 MiB repeated) and removed after it.
 cd "$(dirname "$0")/.." || exit 2
 . bench/lib.sh
 CMDS="sum stats dot hist8 hist32 reduce scan"
@@ -85,10 +86,23 @@ min2() {
 	awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || a == "") print b; else if (b == "-" || b == "" || a < b) print a; else print b }'
 }
 
+# make_file TYPE MIB BLOCK OUT: MIB MiB of random TYPE elements, a block of
+# at most BLOCK MiB made once and repeated (generating 8 GiB of u8 one by
+# one would take longer than the whole bench)
+make_file() {
+	b=$3
+	[ "$2" -lt "$b" ] && b=$2
+	build/bench_kernels --gen "$1" "$b" > "$4.block"
+	k=0
+	while [ $k -lt $(( $2 / b )) ]; do cat "$4.block"; k=$((k + 1)); done > "$4"
+	head -c $(( ($2 % b) * 1048576 )) "$4.block" >> "$4"
+	rm -f "$4.block"
+}
+
 one_size() {	# SIZE: every figure of one size
 	m=$(mib "$1")
-	build/bench_kernels --gen f32 "$m" > "$F"
-	build/bench_kernels --gen u8 "$m" > "$U"
+	make_file f32 "$m" 256 "$F"
+	make_file u8 "$m" 64 "$U"
 	bytes=$(stat -c %s "$F")
 	cat "$F" "$U" > /dev/null
 	# baselines: best of 5, so that no ratio rests on a slow first run
