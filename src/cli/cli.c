@@ -566,8 +566,8 @@ int cli_run(struct cli *c, struct input *in, struct input *in2,
 	timeline_run_begin();
 	/* --backend cuda creates the GPU's context here (its probe) */
 	const struct backend *be = backend_select(c->backend, &c->job,
-						  input_bytes, c->eo.device,
-						  c->eo.ndevices,
+						  input_bytes, c->eo.threads,
+						  c->eo.device, c->eo.ndevices,
 						  &why, err);
 
 	timeline_add(TL_SELECT, timeline_now() - t0);
