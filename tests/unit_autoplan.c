@@ -3,8 +3,10 @@
  * its fitted constants: a tiny input never starts a GPU; a GPU that pays
  * for B bytes pays for more; more CPU threads never make the GPU more
  * worth it; with -j 1 a large input goes to the GPU; the reason names the
- * predicted times (or the pipe's rate for an unknown length).
+ * predicted times (or the pipe's rate for an unknown length); the tests'
+ * hook, GPUSTAT_AUTO_CPU_CHUNKS, starts the GPU whatever the size.
  */
+#include <stdlib.h>
 #include <string.h>
 #include "auto_plan.h"
 #include "unit.h"
@@ -62,7 +64,13 @@ int main(void)
 		job_of(CMD_SCAN, GS_I16, false),
 	};
 
+	char why[300];
+
+	unsetenv(AUTO_CPU_CHUNKS_ENV);
 	for (size_t i = 0; i < sizeof(jobs) / sizeof(jobs[0]); i++)
 		check_job(&jobs[i]);
+	/* the tests' hook starts the GPU for any input */
+	setenv(AUTO_CPU_CHUNKS_ENV, "1", 1);
+	CHECK(auto_plan_gpu(&jobs[0], 1, 16, why, sizeof(why)));
 	UNIT_END();
 }

@@ -27,6 +27,7 @@
  *   F       = teardown, and auto's "pinned in" from -v
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include "auto_plan.h"
 
 #define AUTO_GPU_START_S 0.40	/* S: context about 0.35 s, then its open */
@@ -83,6 +84,13 @@ bool auto_plan_gpu(const struct gs_job *job, int64_t input_bytes,
 	double gpu = r->gpu_gbs * 1e9, b = (double)input_bytes;
 	double s = AUTO_GPU_START_S, t_cpu, t_gpu;
 
+	const char *hook = getenv(AUTO_CPU_CHUNKS_ENV);
+
+	if (hook && *hook) {
+		snprintf(why, n, "%s is set: the CPU starts, the GPU takes "
+			 "over once it is ready", AUTO_CPU_CHUNKS_ENV);
+		return true;
+	}
 	if (input_bytes < 0) {
 		bool keeps_up = cpu >= AUTO_STREAM_GBS * 1e9;
 

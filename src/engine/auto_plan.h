@@ -13,6 +13,11 @@
 #include <stdint.h>
 #include "gs.h"
 
+/* GPUSTAT_AUTO_CPU_CHUNKS=N (tests, backend_auto.c): exactly N chunks on
+ * the CPU, then the GPU; set, it also makes auto start the GPU whatever
+ * the plan says, so that the hand-over is tested on small inputs. */
+#define AUTO_CPU_CHUNKS_ENV "GPUSTAT_AUTO_CPU_CHUNKS"
+
 /* True when the GPU is predicted to finish the job sooner than the CPU
  * alone: input_bytes of input (-1 when unknown: a pipe, a .zst of unknown
  * content size), threads CPU threads. why[n] says the predicted times. */

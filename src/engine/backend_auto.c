@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "auto_plan.h"
 #include "backend.h"
 #include "operation.h"
 #ifdef GS_HAVE_CUDA
@@ -94,7 +95,7 @@ static void *gpu_start(void *v)
  * (tests/gpu/run.sh places a scan's hand-over with it); -1 when unset. */
 static long long cpu_chunks_hook(void)
 {
-	const char *v = getenv("GPUSTAT_AUTO_CPU_CHUNKS");
+	const char *v = getenv(AUTO_CPU_CHUNKS_ENV);
 
 	return v && *v ? (long long)strtoull(v, NULL, 10) : -1;
 }
