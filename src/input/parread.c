@@ -14,6 +14,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "parread.h"
@@ -85,6 +86,22 @@ static void par_task(void *v, int i, int nthreads)
 			piece_read(j, k);
 }
 
+/* The threads a read may use: -j's, or PARREAD_THREADS_ENV's (read once). */
+static int read_threads(int threads)
+{
+	static int env_threads = -1;	/* 0: not set */
+
+	if (env_threads < 0) {
+		const char *v = getenv(PARREAD_THREADS_ENV);
+		char *end;
+		long n = v ? strtol(v, &end, 10) : 0;
+
+		env_threads = v && *v && !*end && n > 0 && n <= PARREAD_THREADS_MAX
+			      ? (int)n : 0;
+	}
+	return env_threads ? env_threads : threads;
+}
+
 /* The pool, made on first use; false when it cannot be had. */
 static bool par_pool_get(int threads)
 {
@@ -154,9 +171,11 @@ static ssize_t par_run(struct par_job *j)
 
 ssize_t parread(int fd, void *buf, size_t n, int threads)
 {
-	struct par_job j = { .fd = fd, .buf = buf, .threads = threads };
+	struct par_job j = { .fd = fd, .buf = buf };
 	ssize_t r;
 
+	threads = read_threads(threads);
+	j.threads = threads;
 	if (n < PARREAD_MIN || threads < 2)
 		return PARREAD_PLAIN;
 	if (pthread_mutex_trylock(&par_lock) != 0)

@@ -24,6 +24,11 @@
 /* Most pieces of one read: a longer read has larger pieces. */
 #define PARREAD_MAX_PIECES 256
 
+/* GPUSTAT_READ_THREADS=N: at most N threads read, whatever -j says (1: one
+ * read(2) at a time), for measuring the reader apart from the CPU's
+ * arithmetic; still no more than the cores. */
+#define PARREAD_THREADS_ENV "GPUSTAT_READ_THREADS"
+
 /* The caller should use read(2) itself. */
 #define PARREAD_PLAIN (-2)
 
