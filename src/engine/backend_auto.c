@@ -201,6 +201,8 @@ static int hyb_submit(void *v, const struct chunk *ch, struct gs_err *err)
 	return backend_cuda.submit(h->gpu, ch, err);
 }
 
+static void report(const struct hybrid *h);
+
 static int hyb_finish(void *v, void *acc, struct gs_err *err)
 {
 	struct hybrid *h = v;
@@ -209,6 +211,7 @@ static int hyb_finish(void *v, void *acc, struct gs_err *err)
 		return -1;
 	if (h->ngpu && backend_cuda.finish(h->gpu, acc, err) < 0)
 		return -1;
+	report(h);	/* close may not come (GPUSTAT_NO_TEARDOWN) */
 	return 0;
 }
 
