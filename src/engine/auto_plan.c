@@ -103,7 +103,15 @@ bool auto_plan_gpu(const struct gs_job *job, int64_t input_bytes,
 		return !keeps_up;
 	}
 	t_cpu = b / cpu;
-	t_gpu = b > cpu * s ? s + (b - cpu * s) / gpu + AUTO_GPU_FIXED_S : t_cpu;
+	if (b <= cpu * s) {
+		snprintf(why, n, "%s of %lld bytes of %s: about %.3f s on %d "
+			 "CPU thread%s (%.1f GB/s), done before a GPU could "
+			 "start (%.2f s): the CPU", r->what,
+			 (long long)input_bytes, type_name(job->dtype.type),
+			 t_cpu, threads, threads == 1 ? "" : "s", cpu / 1e9, s);
+		return false;
+	}
+	t_gpu = s + (b - cpu * s) / gpu + AUTO_GPU_FIXED_S;
 	snprintf(why, n, "%s of %lld bytes of %s: about %.3f s on %d CPU "
 		 "thread%s (%.1f GB/s) against %.3f s with a GPU (%.2f s to "
 		 "start, then %.0f GB/s): %s", r->what, (long long)input_bytes,
