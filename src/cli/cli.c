@@ -529,6 +529,8 @@ static int settle_dtype(struct cli *c, const struct input_info *info,
 	return 0;
 }
 
+#define CHUNK_FLOOR ((size_t)1 << 20)
+
 int cli_open_input(struct cli *c, char *const *paths, int npaths,
 		   struct input **in, struct input_info *info, struct gs_err *err)
 {
@@ -549,6 +551,17 @@ int cli_open_input(struct cli *c, char *const *paths, int npaths,
 	if (settle_dtype(c, info, npaths ? paths[0] : "stdin", err) < 0)
 		return -1;
 	input_set_dtype(*in, c->job.dtype, c->job.columns);
+	/* no chunk larger than the input: a small one then pins (CUDA) and
+	 * copies no more than it needs; the floor keeps chunks of a file that
+	 * grows while read from becoming tiny */
+	if (info->total_bytes >= 0) {
+		uint64_t want = (uint64_t)info->total_bytes;
+
+		if (want < CHUNK_FLOOR)
+			want = CHUNK_FLOOR;
+		if (want < c->eo.chunk_size)
+			c->eo.chunk_size = (size_t)want;
+	}
 	if (c->verbose)
 		fprintf(stderr, "gpustat: input: %s, %s, %u column%s\n",
 			info->format, type_name(c->job.dtype.type),
