@@ -421,6 +421,7 @@ static int run_option(struct cli *c, int opt, const char *arg,
 		if (parse_size(arg, &u) < 0 || u == 0 || u > ((uint64_t)1 << 40))
 			return usage(err, "--chunk-size: expected a size like 64M, not '%s'", arg);
 		c->eo.chunk_size = (size_t)u;
+		c->chunk_set = true;
 		return 0;
 	case OPT_STREAMS:
 		if (parse_positive_int(arg, &c->eo.streams, 64) < 0)
@@ -551,10 +552,10 @@ int cli_open_input(struct cli *c, char *const *paths, int npaths,
 	if (settle_dtype(c, info, npaths ? paths[0] : "stdin", err) < 0)
 		return -1;
 	input_set_dtype(*in, c->job.dtype, c->job.columns);
-	/* no chunk larger than the input: a small one then pins (CUDA) and
-	 * copies no more than it needs; the floor keeps chunks of a file that
-	 * grows while read from becoming tiny */
-	if (info->total_bytes >= 0) {
+	/* by default no chunk larger than the input: a small one then pins
+	 * (CUDA) and copies no more than it needs; the floor keeps chunks of
+	 * a file that grows while read from becoming tiny */
+	if (info->total_bytes >= 0 && !c->chunk_set) {
 		uint64_t want = (uint64_t)info->total_bytes;
 
 		if (want < CHUNK_FLOOR)
