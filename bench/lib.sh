@@ -1,14 +1,36 @@
 # lib.sh - what the bench scripts share; source it from the repository root.
 
-# secs CMD: the wall seconds of shell command CMD, best of 3 runs (awk,
-# not bc: the device machine has no bc).
-secs() {
-	best=
-	for _ in 1 2 3; do
-		t0=$(date +%s%N)
+# best CMD [N]: the wall seconds of shell command CMD (its stdout to
+# /dev/null), best of N runs (default 3), as a decimal (awk, not bc: the
+# device machine has no bc).
+best() {
+	_b=
+	for _ in $(seq "${2:-3}"); do
+		_t0=$(date +%s%N)
 		sh -c "$1" > /dev/null
-		t=$(( $(date +%s%N) - t0 ))
-		if [ -z "$best" ] || [ "$t" -lt "$best" ]; then best=$t; fi
+		_t=$(( $(date +%s%N) - _t0 ))
+		if [ -z "$_b" ] || [ "$_t" -lt "$_b" ]; then _b=$_t; fi
 	done
-	awk -v n="$best" 'BEGIN { printf "%.4f\n", n / 1e9 }'
+	awk -v n="$_b" 'BEGIN { printf "%.4f\n", n / 1e9 }'
+}
+
+# secs CMD: best CMD of 3 runs.
+secs() {
+	best "$1" 3
+}
+
+# pardd_cmd FILE BYTES [N]: a shell command that reads FILE to /dev/null
+# with N (default 16) dd's at once, each one Nth of its BYTES: the
+# machine's parallel read of a page-cached file, what a reader on every
+# core could reach.
+pardd_cmd() {
+	_n=${3:-16}
+	_part=$(( ($2 + _n - 1) / _n ))
+	_c=
+	_i=0
+	while [ $_i -lt "$_n" ]; do
+		_c="$_c dd if='$1' of=/dev/null bs=4M iflag=skip_bytes,count_bytes skip=$((_i * _part)) count=$_part status=none &"
+		_i=$((_i + 1))
+	done
+	echo "$_c wait"
 }

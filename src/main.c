@@ -12,6 +12,7 @@
 #include <zstd.h>
 #include "commands.h"
 #include "sig.h"
+#include "timeline.h"
 #ifdef GS_HAVE_CUDA
 #include "gpustat_cuda.h"
 #endif
@@ -124,6 +125,7 @@ static void hold_std_fds(void)
 
 int main(int argc, char **argv)
 {
+	timeline_start();
 	hold_std_fds();
 	int rc = run(argc, argv);
 
@@ -132,6 +134,7 @@ int main(int argc, char **argv)
 		rc = 1;
 	}
 	sig_exit_cleanup();	/* a temporary -o file nobody finished */
+	timeline_report(stderr);	/* -v: where the time went */
 	/* _exit: a GPU that was still starting in the background (see
 	 * backend_auto.c) must not hold the exit up in CUDA's exit handlers;
 	 * every result is written and checked by now. */

@@ -13,6 +13,7 @@
 #include "sig.h"
 #include "progress.h"
 #include "report.h"
+#include "timeline.h"
 
 enum {
 	OPT_ENDIAN = 1000, OPT_RAW, OPT_BACKEND, OPT_DEVICE, OPT_DEVICES, OPT_CHUNK,
@@ -110,7 +111,7 @@ const struct opt_spec common_opts[] = {
 	{ .name = "verbose",
 	  .short_name = 'v',
 	  .has_arg = no_argument,
-	  .help = "say which backend runs, why, and each stage's busy time",
+	  .help = "say which backend runs, why, and where the time goes",
 	  .id = 'v' },
 	{ .name = "quiet",
 	  .short_name = 'q',
@@ -427,6 +428,7 @@ static int run_option(struct cli *c, int opt, const char *arg,
 		if (parse_size(arg, &u) < 0 || u == 0 || u > ((uint64_t)1 << 40))
 			return usage(err, "--chunk-size: expected a size like 64M, not '%s'", arg);
 		c->eo.chunk_size = (size_t)u;
+		c->chunk_set = true;
 		return 0;
 	case OPT_STREAMS:
 		if (parse_positive_int(arg, &c->eo.streams, 64) < 0)
@@ -458,6 +460,7 @@ static int output_option(struct cli *c, int opt, const char *arg,
 		return 0;
 	case 'v':
 		c->verbose++;
+		timeline_enable();
 		return 0;
 	case 'q':
 		c->quiet = true;
@@ -538,6 +541,8 @@ static int settle_dtype(struct cli *c, const struct input_info *info,
 	return 0;
 }
 
+#define CHUNK_FLOOR ((size_t)1 << 20)
+
 int cli_open_input(struct cli *c, char *const *paths, int npaths,
 		   struct input **in, struct input_info *info, struct gs_err *err)
 {
@@ -558,6 +563,17 @@ int cli_open_input(struct cli *c, char *const *paths, int npaths,
 	if (settle_dtype(c, info, npaths ? paths[0] : "stdin", err) < 0)
 		return -1;
 	input_set_dtype(*in, c->job.dtype, c->job.columns);
+	/* by default no chunk larger than the input: a small one then pins
+	 * (CUDA) and copies no more than it needs; the floor keeps chunks of
+	 * a file that grows while read from becoming tiny */
+	if (info->total_bytes >= 0 && !c->chunk_set) {
+		uint64_t want = (uint64_t)info->total_bytes;
+
+		if (want < CHUNK_FLOOR)
+			want = CHUNK_FLOOR;
+		if (want < c->eo.chunk_size)
+			c->eo.chunk_size = (size_t)want;
+	}
 	if (c->verbose)
 		fprintf(stderr, "gpustat: input: %s, %s, %u column%s\n",
 			info->format, type_name(c->job.dtype.type),
@@ -587,10 +603,16 @@ int cli_run(struct cli *c, struct input *in, struct input *in2,
 	    struct engine_stats *st, struct gs_err *err)
 {
 	const char *why = "";
+	double t0 = timeline_now();
+
+	timeline_run_begin();
+	/* --backend cuda creates the GPU's context here (its probe) */
 	const struct backend *be = backend_select(c->backend, &c->job,
-						  input_bytes, c->eo.device,
-						  c->eo.ndevices,
+						  input_bytes, c->eo.threads,
+						  c->eo.device, c->eo.ndevices,
 						  &why, err);
+
+	timeline_add(TL_SELECT, timeline_now() - t0);
 
 	/* no result can come of it: the operand's line is the one to read */
 	if (!be && c->operand_failed)
@@ -611,6 +633,13 @@ int cli_run(struct cli *c, struct input *in, struct input *in2,
 		c->eo.counter = &p.bytes;
 	}
 	int rc = engine_run(&c->job, &c->eo, be, in, in2, sink, acc, st, err);
+
+	timeline_add(TL_BUFFERS, st->alloc);
+	timeline_add(TL_OPEN, st->open);
+	timeline_add(TL_TEARDOWN, st->teardown);
+	if (st->wall > 0)
+		timeline_add(TL_RUN, st->wall - st->setup - st->teardown);
+	timeline_run_end();
 
 	if (show) {
 		progress_stop(&p);

@@ -43,6 +43,7 @@ struct cli {
 	struct gs_job job;
 	enum gs_type default_type;
 	bool type_set, endian_set, columns_set, format_set;
+	bool chunk_set;		/* --chunk-size given: kept as given */
 	bool big_endian;		/* --endian big */
 	bool type_endian;		/* -t named a byte order ('>f4') */
 	bool raw;

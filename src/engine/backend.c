@@ -2,7 +2,7 @@
  * backend.c - choosing a backend (the probe chain).
  *
  * --backend cpu: the CPU. --backend cuda: the GPU or an error. auto: the CPU
- * alone when the input is a file too small to gain from a GPU, when the
+ * alone when a GPU is not predicted to finish sooner (auto_plan.c), when the
  * command has no CUDA kernels, or in a build without CUDA; otherwise the
  * hybrid of backend_auto.c, which starts on the CPU at once while the GPU
  * starts in the background, and moves to the GPU when it is ready (a scan
@@ -13,13 +13,10 @@
 #include "acc.h"
 #include "operation.h"
 #include "backend.h"
+#include "auto_plan.h"
 #ifdef GS_HAVE_CUDA
 #include "gpustat_cuda.h"
 #endif
-
-/* Below this a file is done on the CPU before a GPU context exists (about
- * 355 ms on the H100 machine, where the CPU reads 5.6 GB/s from cache). */
-#define AUTO_GPU_MIN_BYTES ((int64_t)1 << 30)
 
 #ifdef GS_HAVE_CUDA
 /* --devices: every chunk to the next GPU of the list. A scan's carry goes
@@ -45,8 +42,9 @@ static const struct backend *select_multi(const struct gs_job *job,
 
 static const struct backend *select_cuda(enum backend_choice choice,
 					 const struct gs_job *job,
-					 int64_t input_bytes, int device,
-					 const char **why, struct gs_err *err)
+					 int64_t input_bytes, int threads,
+					 int device, const char **why,
+					 struct gs_err *err)
 {
 	static char reason[300];
 	const char *no;
@@ -75,25 +73,20 @@ static const struct backend *select_cuda(enum backend_choice choice,
 		*why = "products stay on the CPU unless --backend cuda";
 		return &backend_cpu;
 	}
-	if (input_bytes >= 0 && input_bytes < AUTO_GPU_MIN_BYTES) {
-		snprintf(reason, sizeof(reason), "a %lld-byte input is done before "
-			 "a GPU could start", (long long)input_bytes);
-		*why = reason;
-		return &backend_cpu;
-	}
-	*why = input_bytes < 0 ? "input of unknown length: the CPU starts, the "
-				 "GPU takes over once it is ready"
-			       : "large input: the CPU starts, the GPU takes over "
-				 "once it is ready";
-	return &backend_auto;
+	/* a model of both sides' times (auto_plan.c) */
+	bool gpu = auto_plan_gpu(job, input_bytes, threads, reason,
+				 sizeof(reason));
+
+	*why = reason;
+	return gpu ? &backend_auto : &backend_cpu;
 }
 #endif
 
 const struct backend *backend_select(enum backend_choice choice,
 				     const struct gs_job *job,
-				     int64_t input_bytes, int device,
-				     int ndevices, const char **why,
-				     struct gs_err *err)
+				     int64_t input_bytes, int threads,
+				     int device, int ndevices,
+				     const char **why, struct gs_err *err)
 {
 	if (choice == BACKEND_CPU && ndevices) {
 		gs_fail(err, GS_EUSAGE, "", "--devices spreads chunks over GPUs; "
@@ -113,10 +106,12 @@ const struct backend *backend_select(enum backend_choice choice,
 	}
 	if (ndevices)
 		return select_multi(job, device, why, err);
-	return select_cuda(choice, job, input_bytes, device, why, err);
+	return select_cuda(choice, job, input_bytes, threads, device, why,
+			   err);
 #else
 	(void)job;
 	(void)input_bytes;
+	(void)threads;
 	(void)device;
 	if (ndevices) {
 		gs_fail(err, GS_ERUNTIME, "cuda", "--devices: this gpustat was "

@@ -11,8 +11,11 @@
  * the exact reduction of every earlier record, seeds the GPU's carry and
  * the GPU scans the rest; its writer thread goes on with the output after
  * the CPU's last write (the CPU writes inside submit). The engine's
- * buffers come from malloc (the CPU needs them before CUDA exists); each
- * is pinned with cudaHostRegister the first time the GPU copies from it.
+ * buffers come from malloc (the CPU needs them before CUDA exists); the
+ * start thread pins those the CPU has seen (cudaHostRegister, tens of
+ * milliseconds each) before it says the GPU is ready, so that the pinning
+ * overlaps the CPU's work instead of holding up the hand-over; a buffer
+ * first seen later is pinned the first time the GPU copies from it.
  *
  * GPUSTAT_AUTO_CPU_CHUNKS=N (tests): exactly the first N chunks run on the
  * CPU; chunk N + 1 waits for the GPU and goes there if it started.
@@ -23,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "auto_plan.h"
 #include "backend.h"
 #include "operation.h"
 #ifdef GS_HAVE_CUDA
@@ -44,8 +48,17 @@ struct hybrid {
 	double t0, t_ready;
 	bool device_set;		/* cudaSetDevice on the submitting thread */
 	size_t cap;			/* bytes of one buffer */
+	/* the engine's buffers that the CPU computed on: written by the
+	 * submitting thread alone, read by the start thread up to nseen */
+	void *seen[MAX_PINNED];
+	_Atomic int nseen;
+	/* pinned: by the start thread before GPU_READY, then by submit */
 	void *pinned[MAX_PINNED];
 	int npinned;
+	double t_pin;			/* seconds in cuda_pin, for -v */
+	/* the start thread's pinning and its GPU_READY against close */
+	pthread_mutex_t ready_lock;
+	bool closing;
 	uint64_t ncpu, ngpu;
 	uint64_t gpu_rec;		/* the GPU's first record */
 };
@@ -68,10 +81,13 @@ static double now(void)
 	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+static void pin(struct hybrid *h, void *p);
+
 static void *gpu_start(void *v)
 {
 	struct hybrid *h = v;
 	struct gs_err err;
+	int n;
 
 	if (cuda_probe(h->env.device, h->why, sizeof(h->why)) < 0) {
 		atomic_store(&h->state, GPU_FAILED);
@@ -84,16 +100,35 @@ static void *gpu_start(void *v)
 		atomic_store(&h->state, GPU_FAILED);
 		return NULL;
 	}
+	pthread_mutex_lock(&h->ready_lock);
+	n = h->closing ? 0 : atomic_load_explicit(&h->nseen, memory_order_acquire);
+	for (int i = 0; i < n; i++)
+		pin(h, h->seen[i]);
 	h->t_ready = now() - h->t0;
 	atomic_store(&h->state, GPU_READY);
+	pthread_mutex_unlock(&h->ready_lock);
 	return NULL;
+}
+
+/* Note a buffer the CPU computes on, for the start thread to pin. */
+static void note(struct hybrid *h, void *p)
+{
+	int n = atomic_load_explicit(&h->nseen, memory_order_relaxed);
+
+	if (!p || n == MAX_PINNED)
+		return;
+	for (int i = 0; i < n; i++)
+		if (h->seen[i] == p)
+			return;
+	h->seen[n] = p;
+	atomic_store_explicit(&h->nseen, n + 1, memory_order_release);
 }
 
 /* GPUSTAT_AUTO_CPU_CHUNKS=N: N chunks on the CPU, then wait for the GPU
  * (tests/gpu/run.sh places a scan's hand-over with it); -1 when unset. */
 static long long cpu_chunks_hook(void)
 {
-	const char *v = getenv("GPUSTAT_AUTO_CPU_CHUNKS");
+	const char *v = getenv(AUTO_CPU_CHUNKS_ENV);
 
 	return v && *v ? (long long)strtoull(v, NULL, 10) : -1;
 }
@@ -110,6 +145,7 @@ static int hyb_open(void **ctxp, const struct backend_env *env, struct gs_err *e
 	h->cap = env->chunk_records * job_record_size(env->job);
 	h->cpu_chunks = cpu_chunks_hook();
 	atomic_store(&h->state, GPU_STARTING);
+	pthread_mutex_init(&h->ready_lock, NULL);
 	if (backend_cpu.open(&h->cpu, env, err) < 0)
 		return -1;
 	h->started = pthread_create(&h->tid, NULL, gpu_start, h) == 0;
@@ -125,8 +161,11 @@ static void pin(struct hybrid *h, void *p)
 	for (int i = 0; i < h->npinned; i++)
 		if (h->pinned[i] == p)
 			return;
+	double t0 = now();
+
 	if (h->npinned < MAX_PINNED && cuda_pin(p, h->cap) == 0)
 		h->pinned[h->npinned++] = p;
+	h->t_pin += now() - t0;
 }
 
 /* Wait until the GPU has started or failed (the test hook). */
@@ -186,6 +225,10 @@ static int hyb_submit(void *v, const struct chunk *ch, struct gs_err *err)
 		return -1;
 	if (!gpu) {
 		h->ncpu++;
+		if (atomic_load(&h->state) == GPU_STARTING) {
+			note(h, ch->data);
+			note(h, ch->data2);
+		}
 		return backend_cpu.submit(h->cpu, ch, err);
 	}
 	pin(h, ch->data);
@@ -196,6 +239,8 @@ static int hyb_submit(void *v, const struct chunk *ch, struct gs_err *err)
 	return backend_cuda.submit(h->gpu, ch, err);
 }
 
+static void report(const struct hybrid *h);
+
 static int hyb_finish(void *v, void *acc, struct gs_err *err)
 {
 	struct hybrid *h = v;
@@ -204,6 +249,7 @@ static int hyb_finish(void *v, void *acc, struct gs_err *err)
 		return -1;
 	if (h->ngpu && backend_cuda.finish(h->gpu, acc, err) < 0)
 		return -1;
+	report(h);	/* close may not come (GPUSTAT_NO_TEARDOWN) */
 	return 0;
 }
 
@@ -226,9 +272,10 @@ static void report(const struct hybrid *h)
 			 (unsigned long long)h->ncpu);
 	else
 		snprintf(last_report, sizeof(last_report), "cpu: %llu chunks, "
-			 "cuda: %llu chunks (GPU ready after %.0f ms)%s",
+			 "cuda: %llu chunks (GPU ready after %.0f ms; its "
+			 "%d buffers pinned in %.0f ms of it and the run)%s",
 			 (unsigned long long)h->ncpu, (unsigned long long)h->ngpu,
-			 1e3 * h->t_ready, moved);
+			 1e3 * h->t_ready, h->npinned, 1e3 * h->t_pin, moved);
 }
 
 static void hyb_close(void *v)
@@ -239,7 +286,14 @@ static void hyb_close(void *v)
 		return;
 	report(h);
 	backend_cpu.close(h->cpu);
-	if (h->started && atomic_load(&h->state) == GPU_STARTING) {
+	/* from here the start thread pins nothing: a GPU not ready now
+	 * pinned no buffer, which the engine is about to free */
+	pthread_mutex_lock(&h->ready_lock);
+	h->closing = true;
+	int state = atomic_load(&h->state);
+
+	pthread_mutex_unlock(&h->ready_lock);
+	if (h->started && state == GPU_STARTING) {
 		/* Still starting: do not wait for it. Nothing was pinned, and
 		 * main() ends the process without running CUDA's exit
 		 * handlers under the starting thread's feet. */

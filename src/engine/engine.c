@@ -70,6 +70,8 @@ struct engine {
 	struct gs_err rerr;
 	double t_read, t_read_wait;	/* the reader's stage times */
 
+	bool no_teardown;		/* ENGINE_NO_TEARDOWN_ENV */
+
 	struct sink *sink, timed;	/* scan output, timed on its way */
 	double t_write;
 	struct negzero nz;
@@ -640,6 +642,9 @@ static struct engine *engine_new(const struct gs_job *job,
 	ep->cap = ep->chunk_records * ep->rec;
 	ep->sink = sink;
 	ep->timed = (struct sink){ timed_write, ep };
+	const char *keep = getenv(ENGINE_NO_TEARDOWN_ENV);
+
+	ep->no_teardown = keep && strcmp(keep, "1") == 0;
 	pthread_mutex_init(&ep->lock, NULL);
 	pthread_cond_init(&ep->cv, NULL);
 	return ep;
@@ -698,7 +703,11 @@ static int run_chunks(struct engine *ep, void *ctx, void *acc,
 	st->write = ep->t_write;
 	if (ep->be->times)
 		ep->be->times(ctx, &st->be);
-	ep->be->close(ctx);
+	double t0 = now();
+
+	if (!ep->no_teardown)
+		ep->be->close(ctx);
+	st->teardown = now() - t0;
 	return rc;
 }
 
@@ -744,15 +753,24 @@ int engine_run(const struct gs_job *job, const struct engine_opts *eo,
 
 	if (alloc_buffers(ep, err) < 0 || nz_init(ep, eo->carry_in, err) < 0)
 		goto out;
+	st->alloc = now() - t_start;
 	if (be->open(&ctx, &env, err) < 0 || seed(be, ctx, eo->carry_in, err) < 0) {
 		be->close(ctx);
 		goto out;
 	}
 	st->setup = now() - t_start;
+	st->open = st->setup - st->alloc;
 	rc = run_chunks(ep, ctx, acc, st, &abandoned, err);
 	if (abandoned)
 		return -1;	/* not freed: see engine_new */
+	double t0 = now();
+
+	if (!ep->no_teardown)
+		free_buffers(ep);
+	free(ep);
+	st->teardown += now() - t0;
 	st->wall = now() - t_start;
+	return rc;
 out:
 	free_buffers(ep);
 	free(ep);
@@ -761,10 +779,11 @@ out:
 
 void engine_stats_line(const struct engine_stats *st, char *buf, size_t n)
 {
-	snprintf(buf, n, "busy seconds in %.3f s wall (setup %.3f): read %.3f "
+	snprintf(buf, n, "busy seconds in %.3f s wall (setup %.3f: buffers "
+		 "%.3f, backend open %.3f; teardown %.3f): read %.3f "
 		 "(waited for buffers %.3f), submit %.3f (waited for chunks "
 		 "%.3f), h2d %.3f, kernel %.3f, d2h %.3f, write %.3f", st->wall,
-		 st->setup, st->read,
+		 st->setup, st->alloc, st->open, st->teardown, st->read,
 		 st->read_wait, st->submit, st->submit_wait, st->be.h2d,
 		 st->be.kernel, st->be.d2h, st->write + st->be.write);
 }

@@ -58,6 +58,8 @@ struct engine_stats {
 	 * the sink; the run's wall time; the backend's own stages */
 	double read, read_wait, submit, submit_wait, write, wall;
 	double setup;		/* of wall: buffers and backend open */
+	double alloc, open;	/* of setup: the buffers; the backend's open */
+	double teardown;	/* of wall: the backend's close, buffers freed */
 	struct stage_times be;
 };
 
@@ -74,6 +76,16 @@ void *engine_acc_new(const struct gs_job *job, struct engine_opts *eo,
  * thread's do not. */
 int engine_fit_threads(const struct gs_job *job, int *threads, bool own,
 		       uint64_t extra, struct gs_err *err);
+
+/*
+ * GPUSTAT_NO_TEARDOWN=1 (set in the environment, read once per run): the
+ * engine leaves its buffers and the backend's context (device memory,
+ * streams, threads) to the process's exit instead of freeing them after
+ * the run, for measuring what the teardown costs against the exit doing
+ * it (gpustat exits right after its last run). Each pass of a command
+ * then keeps its own set until the exit.
+ */
+#define ENGINE_NO_TEARDOWN_ENV "GPUSTAT_NO_TEARDOWN"
 
 /* "read 1.20 s, ..." for -v: every stage's busy time against the wall. */
 void engine_stats_line(const struct engine_stats *st, char *buf, size_t n);

@@ -10,110 +10,21 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <zstd.h>
 #include <zstd_errors.h>
-#include "pool.h"
+#include "parread.h"
 #include "zframes.h"
 #include "zsrc.h"
 
-/* A big read of a regular file is split into slices that reader threads
- * pread at once: one core copies page-cached data at about the speed of
- * cat(1), below what the GPU takes, while several cores together run at
- * memory speed. Slices are large so each pread stays cheap to issue. */
-#define PAR_SLICE_MIN (4u << 20)
-#define PAR_THREADS_MAX 8
 /* Pipes: a larger pipe buffer means fewer, larger reads and wake-ups. */
 #define PIPE_BYTES (1 << 20)
 
 #define ZSTD_MAGIC 0xFD2FB528u
 #define ZSTD_SKIP_MAGIC 0x184D2A50u	/* low 4 bits are free */
-
-/* ---- parallel reads of regular files ------------------------------------- */
-
-static pthread_once_t par_once = PTHREAD_ONCE_INIT;
-static struct pool par_pool;
-static bool par_ok;
-
-struct par_read {
-	int fd;
-	unsigned char *buf;
-	off_t base;
-	size_t slice, n;
-	ssize_t got[PAR_THREADS_MAX];
-	int err[PAR_THREADS_MAX];
-};
-
-static void par_init(void)
-{
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	int n = cpus < 2 ? 1 : cpus > PAR_THREADS_MAX ? PAR_THREADS_MAX : (int)cpus;
-
-	par_ok = n > 1 && pool_init(&par_pool, n) == 0;
-}
-
-/* Thread i reads slice i fully, or up to the end of the file. */
-static void par_task(void *v, int i, int nthreads)
-{
-	struct par_read *r = v;
-	size_t off = (size_t)i * r->slice;
-	size_t want = off >= r->n ? 0 : r->n - off < r->slice ? r->n - off : r->slice;
-	size_t got = 0;
-
-	r->err[i] = 0;
-	while (got < want) {
-		ssize_t k = pread(r->fd, r->buf + off + got, want - got,
-				  r->base + (off_t)(off + got));
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			r->err[i] = errno;
-		if (k <= 0)
-			break;
-		got += (size_t)k;
-	}
-	r->got[i] = (ssize_t)got;
-}
-
-/* Read n bytes at the fd's offset on several threads and move the offset
- * past them. Returns the bytes read (only a whole prefix counts: a file that
- * changes meanwhile is read again from where that prefix ends), 0 at the
- * end, -1 with errno set, or -2 when a plain read() should be used. */
-static ssize_t par_read(int fd, void *buf, size_t n)
-{
-	struct par_read r = { .fd = fd, .buf = buf, .n = n };
-	int slices;
-	size_t total = 0;
-
-	pthread_once(&par_once, par_init);
-	if (!par_ok || n < 2 * (size_t)PAR_SLICE_MIN)
-		return -2;
-	r.base = lseek(fd, 0, SEEK_CUR);
-	if (r.base < 0)
-		return -2;
-	slices = par_pool.n;
-	r.slice = (n + (size_t)slices - 1) / (size_t)slices;
-	if (r.slice < PAR_SLICE_MIN)
-		r.slice = PAR_SLICE_MIN;
-	pool_run(&par_pool, par_task, &r);
-	for (int i = 0; i < slices; i++) {
-		if (r.err[i] && total == (size_t)i * r.slice) {
-			errno = r.err[i];
-			return total ? (ssize_t)total : -1;
-		}
-		if (total != (size_t)i * r.slice)
-			break;
-		total += (size_t)r.got[i];
-	}
-	if (lseek(fd, r.base + (off_t)total, SEEK_SET) < 0)
-		return -1;
-	return (ssize_t)total;
-}
 
 /* ---- one operand ----------------------------------------------------------- */
 
@@ -205,8 +116,9 @@ static ssize_t zsrc_sysread(struct zsrc *z, void *buf, size_t n, int stall_ms,
 	if (!z->is_reg && stall_ms >= 0 && zsrc_wait(z, stall_ms) == ZSRC_STALL)
 		return ZSRC_STALL;
 	for (;;) {
-		r = z->is_reg ? par_read(z->fd, buf, n) : -2;
-		if (r == -2)
+		r = z->is_reg ? parread(z->fd, buf, n, z->threads)
+			       : PARREAD_PLAIN;
+		if (r == PARREAD_PLAIN)
 			r = read(z->fd, buf, n);
 		if (r > 0) {
 			z->raw_off += (uint64_t)r;

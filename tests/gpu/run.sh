@@ -9,15 +9,17 @@
 #      scans handed from the CPU to the GPU after 1 and 3 chunks (hybrid)
 #   2c. shards: -f state on the GPU equal to the CPU's, scans from a
 #      --carry-in, --devices 0,0 and all, multi-frame and sharded .zst
+#   2d. timeline: -v's process line adds up with a GPU in it
 #   3. more than 2^32 elements and 4 GiB (a pipe of zeros)
 #   4. compute-sanitizer memcheck and racecheck on a small subset
 #   5. bench: kernels against CUB on device data; end to end against cat
 #
-# PARTS picks sections (default: all of "fixtures random huge conc faults
-# sanitizer bench e2e"); each part's wall time goes into the summary. The
+# PARTS picks sections (default: all of "fixtures random hybrid shards
+# timeline huge conc faults sanitizer bench e2e"); each part's wall time
+# goes into the summary. The
 # device tool returns at most 8 files, so callers tar $OUT's logs.
 cd "$(dirname "$0")/../.." || exit 2
-PARTS=${PARTS:-fixtures random hybrid shards huge conc faults sanitizer bench e2e}
+PARTS=${PARTS:-fixtures random hybrid shards timeline huge conc faults sanitizer bench e2e}
 want() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
 T0=$(date +%s)
 lap() { echo "  ($1: $(( $(date +%s) - T0 )) s so far)" >> "$summary"; }
@@ -172,8 +174,8 @@ fi
 # 2b. --backend auto's scan hand-over: GPUSTAT_AUTO_CPU_CHUNKS=N runs
 # exactly N chunks on the CPU (which writes their output), then the GPU
 # goes on from the CPU's carry and its writer continues the output. The
-# input comes through a pipe (unknown length: auto takes the hybrid, as for
-# a file of 1 GiB or more) in small chunks. Output, error line and exit
+# input comes through a pipe in small chunks (the variable also makes auto
+# take the hybrid whatever its plan says). Output, error line and exit
 # status must be --backend cpu's, and -v must report chunks on both sides.
 # (scan has no --op xor: and/or/xor carries are checked on the host, by
 # tests/gpu/scan_host_check.cu.)
@@ -195,7 +197,7 @@ if want hybrid; then
 			cat "$hfile" | GPUSTAT_AUTO_CPU_CHUNKS=$hn timeout 120 $G "$@" \
 				--backend auto -v > "$W/got" 2> "$W/got.err"
 			hgot=$?
-			grep -v '^gpustat: \(input\|backend\|stages\): ' "$W/got.err" > "$W/got.err2"
+			grep -v '^gpustat: \(input\|backend\|stages\|process\): ' "$W/got.err" > "$W/got.err2"
 			if [ $hgot -eq $hrc ] && cmp -s "$W/ref" "$W/got" &&
 			   cmp -s "$W/ref.err" "$W/got.err2" &&
 			   grep -q "^gpustat: backend: cpu: $hn chunks, cuda: [1-9][0-9]* chunks .*the scan moved to the GPU at record [1-9]" "$W/got.err"; then
@@ -301,6 +303,48 @@ if want shards; then
 	grep '^FAIL' "$OUT/shards.log" | cut -c1-200 >> "$summary"
 	rm -rf "$W"
 	lap shards
+fi
+
+# 2d. timeline: -v's process line adds up with a GPU's context, pinned
+# buffers and teardown in it (cuda, and auto's hybrid through its test
+# hook), with the teardown left to the exit too (GPUSTAT_NO_TEARDOWN=1);
+# the file read on 1, 3 and 16 threads gives the CPU's bytes on the GPU
+if want timeline; then
+	W=$D/w.timeline
+	mkdir -p "$W"
+	adds_up() {	# the -v stderr in $1: parts within 0.005 s of the total
+		awk '/process:/ { total = $3; sum = 0; neg = 0; found = 1
+			for (i = 4; i <= NF; i++)
+				if ($i ~ /^-?[0-9]+[.][0-9]+;?$/ && $(i - 1) != "about") {
+					sum += $i; if ($i + 0 < 0) neg = 1 } }
+		END { d = total - sum; if (d < 0) d = -d
+			exit !(found && d <= 0.005 && !neg) }' "$1"
+	}
+	{
+	gs sum --backend cpu "$D/r.f32" > "$W/ref"
+	gs scan --backend cpu "$D/r.f32" | cksum > "$W/sref"
+	for b in cuda auto; do
+		for keep in 0 1; do
+			GPUSTAT_AUTO_CPU_CHUNKS=1 GPUSTAT_NO_TEARDOWN=$keep gs sum \
+				--backend $b --chunk-size 16M -v "$D/r.f32" > "$W/got" 2> "$W/err"
+			if cmp -s "$W/ref" "$W/got" && adds_up "$W/err"; then
+				echo "pass sum --backend $b, no teardown $keep"
+			else
+				echo "FAIL sum --backend $b, no teardown $keep: $(tr '\n' ' ' < "$W/err" | head -c 600)"
+			fi
+		done
+	done
+	for j in 1 3 16; do
+		gs scan --backend cuda -j $j "$D/r.f32" | cksum > "$W/got"
+		cmp -s "$W/sref" "$W/got" && echo "pass scan --backend cuda -j $j" ||
+			echo "FAIL scan --backend cuda -j $j: not the CPU's output"
+	done
+	} > "$OUT/timeline.log" 2>&1
+	say "timeline (-v adds up, teardown at exit, reading threads): $(grep -c '^pass' "$OUT/timeline.log") passed, $(grep -c '^FAIL' "$OUT/timeline.log") failed"
+	grep '^FAIL' "$OUT/timeline.log" | cut -c1-600 >> "$summary"
+	grep -h 'process:' "$W"/err >> "$OUT/timeline.log"
+	rm -rf "$W"
+	lap timeline
 fi
 
 # 3. beyond 2^32 elements and 4 GiB: tests/test_huge.sh on both backends

@@ -1,0 +1,123 @@
+/*
+ * auto_plan.c - see auto_plan.h.
+ *
+ * For B bytes of input, with c the CPU's rate (elements per second per
+ * thread times the threads, in bytes) and g the GPU pipeline's:
+ *
+ *   the CPU alone    B / c
+ *   with a GPU       S + (B - c S) / g + F    when B > c S
+ *
+ * The hybrid computes on the CPU while the GPU starts (S seconds: the
+ * context, the backend's open), then sends the rest to the GPU, and pays F
+ * once (pinning the engine's buffers as the GPU first copies them, the
+ * GPU's teardown). When the CPU would be done before the GPU starts (B <=
+ * c S), the GPU never helps. An input of unknown length (a pipe) arrives
+ * no faster than AUTO_STREAM_GBS: a CPU that keeps up with that needs no
+ * GPU.
+ *
+ * The CPU's cost is per element (the exact sums cost about the same per
+ * f32 and per f64: 1.50 and 2.84 GB/s on one core of the 2-core EPYC in
+ * bench/RESULTS.md), the GPU's per byte (its pipeline is bound by reading
+ * and PCIe). The figures are the H100 machine's (16 threads) from
+ * bench/RESULTS.md and issue 16's tables; bench/bench_e2e.sh measures what
+ * fits them again:
+ *   cpu_me  = elements / (--backend cpu seconds at 8G) / threads
+ *   gpu_gbs = bytes / (run, from -v's process line of --backend cuda)
+ *   S       = backend choice + buffers + backend open (the same line)
+ *   F       = teardown, and auto's "pinned in" from -v
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include "auto_plan.h"
+
+#define AUTO_GPU_START_S 0.40	/* S: context about 0.35 s, then its open */
+#define AUTO_GPU_FIXED_S 0.15	/* F */
+#define AUTO_STREAM_GBS 4.0	/* `cat FILE | cat` ran at 2-4 GB/s */
+
+struct auto_rate {
+	enum gs_cmd cmd;
+	int op;			/* enum gs_op, or -1 for any */
+	int ranged;		/* hist: 1 ranged bins, 0 one per value, -1 any */
+	double cpu_me;		/* CPU: millions of elements/s per thread */
+	double gpu_gbs;		/* GPU pipeline: GB/s of input */
+	const char *what;
+};
+
+/* The first row that matches the job. cpu_me from the H100 machine's
+ * --backend cpu runs: sum f32 1 GiB in 0.182 s (5.9 GB/s, 16 threads),
+ * hist u8 4 GiB 0.507 s, hist f32 100 bins 1 GiB 0.364 s, scan f32 1 GiB
+ * 0.356 s; stats, dot and max by their ratio to the sum on one EPYC core
+ * (1.04, 1.09, 2.06). gpu_gbs: --backend cuda read 8 GiB in 0.29 s of
+ * busy time (30 GB/s); a scan also copies and writes its output back. */
+static const struct auto_rate auto_rates[] = {
+	{ CMD_HIST, -1, 0, 530, 30, "a histogram of one bin per value" },
+	{ CMD_HIST, -1, 1, 46, 30, "a histogram of ranged bins" },
+	{ CMD_MINMAX, -1, -1, 190, 30, "the range of a histogram" },
+	{ CMD_STATS, -1, -1, 96, 30, "stats" },
+	{ CMD_DOT, -1, -1, 100, 30, "a dot product" },
+	{ CMD_REDUCE, OP_SUM, -1, 92, 30, "a sum" },
+	{ CMD_REDUCE, -1, -1, 190, 30, "a reduction" },
+	{ CMD_SCAN, -1, -1, 47, 15, "a scan" },
+};
+
+static const struct auto_rate *rate_of(const struct gs_job *job)
+{
+	size_t n = sizeof(auto_rates) / sizeof(auto_rates[0]);
+
+	for (size_t i = 0; i < n; i++) {
+		const struct auto_rate *r = &auto_rates[i];
+
+		if (r->cmd == job->cmd &&
+		    (r->op < 0 || r->op == (int)job->op) &&
+		    (r->ranged < 0 || r->ranged == (int)job->ranged))
+			return r;
+	}
+	return &auto_rates[n - 1];	/* none: the slowest */
+}
+
+bool auto_plan_gpu(const struct gs_job *job, int64_t input_bytes,
+		   int threads, char *why, size_t n)
+{
+	const struct auto_rate *r = rate_of(job);
+	double size = (double)type_size(job->dtype.type);
+	double cpu = r->cpu_me * 1e6 * size * (threads < 1 ? 1 : threads);
+	double gpu = r->gpu_gbs * 1e9, b = (double)input_bytes;
+	double s = AUTO_GPU_START_S, t_cpu, t_gpu;
+
+	const char *hook = getenv(AUTO_CPU_CHUNKS_ENV);
+
+	if (hook && *hook) {
+		snprintf(why, n, "%s is set: the CPU starts, the GPU takes "
+			 "over once it is ready", AUTO_CPU_CHUNKS_ENV);
+		return true;
+	}
+	if (input_bytes < 0) {
+		bool keeps_up = cpu >= AUTO_STREAM_GBS * 1e9;
+
+		snprintf(why, n, "input of unknown length: %s of %s on %d "
+			 "threads runs at about %.1f GB/s, %s a pipe's %.1f GB/s%s",
+			 r->what, type_name(job->dtype.type), threads, cpu / 1e9,
+			 keeps_up ? "above" : "below", AUTO_STREAM_GBS,
+			 keeps_up ? ": the CPU" : ": the CPU starts, the GPU "
+			 "takes over once it is ready");
+		return !keeps_up;
+	}
+	t_cpu = b / cpu;
+	if (b <= cpu * s) {
+		snprintf(why, n, "%s of %lld bytes of %s: about %.3f s on %d "
+			 "CPU thread%s (%.1f GB/s), done before a GPU could "
+			 "start (%.2f s): the CPU", r->what,
+			 (long long)input_bytes, type_name(job->dtype.type),
+			 t_cpu, threads, threads == 1 ? "" : "s", cpu / 1e9, s);
+		return false;
+	}
+	t_gpu = s + (b - cpu * s) / gpu + AUTO_GPU_FIXED_S;
+	snprintf(why, n, "%s of %lld bytes of %s: about %.3f s on %d CPU "
+		 "thread%s (%.1f GB/s) against %.3f s with a GPU (%.2f s to "
+		 "start, then %.0f GB/s): %s", r->what, (long long)input_bytes,
+		 type_name(job->dtype.type), t_cpu, threads,
+		 threads == 1 ? "" : "s", cpu / 1e9, t_gpu,
+		 s, r->gpu_gbs, t_gpu < t_cpu ? "the CPU starts, the GPU takes "
+		 "over once it is ready" : "the CPU");
+	return t_gpu < t_cpu;
+}
