@@ -16,7 +16,7 @@
 
 enum {
 	OPT_ENDIAN = 1000, OPT_RAW, OPT_BACKEND, OPT_DEVICE, OPT_DEVICES, OPT_CHUNK,
-	OPT_STREAMS, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_LONG, OPT_MEMORY,
+	OPT_STREAMS, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_LONG, OPT_MEMORY, OPT_TEXT,
 	OPT_FORMAT = 'f',
 };
 
@@ -55,6 +55,14 @@ const struct opt_spec common_opts[] = {
 	  .has_arg = no_argument,
 	  .help = "no detection of zstd, .npy or PGM/PPM input",
 	  .id = OPT_RAW,
+	  .input = true },
+	{ .name = "text",
+	  .has_arg = no_argument,
+	  .help = "decimal numbers as text, split by white space or\n"
+		  "commas (one record per line with -c), each rounded\n"
+		  "correctly to the type (default f64)",
+	  .id = OPT_TEXT,
+	  .brief = "read decimal numbers as text",
 	  .input = true },
 	{ .name = "long",
 	  .has_arg = optional_argument,
@@ -336,6 +344,10 @@ static int input_option(struct cli *c, int opt, const char *arg,
 	case OPT_RAW:
 		c->raw = true;
 		return 0;
+	case OPT_TEXT:	/* numpy.loadtxt's and float()'s type, unless -t */
+		c->text = true;
+		c->default_type = GS_F64;
+		return 0;
 	case OPT_LONG:	/* as zstd -d --long=N: windows up to 2^N bytes */
 		if (!arg)
 			arg = "31";
@@ -533,7 +545,8 @@ int cli_open_input(struct cli *c, char *const *paths, int npaths,
 	struct input_opts io = { .raw = c->raw, .zstd_window = c->zstd_window,
 				 .threads = c->eo.threads,
 				 .warn = warn_operand, .warn_ctx = c,
-				 .stop_on_error = c->stop_on_operand };
+				 .stop_on_error = c->stop_on_operand,
+				 .text = c->text, .text_lines = c->columns_set };
 
 	/* before anything is opened for writing (dot opens A and B apart) */
 	if (!c->output_checked &&

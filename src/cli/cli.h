@@ -46,6 +46,7 @@ struct cli {
 	bool big_endian;		/* --endian big */
 	bool type_endian;		/* -t named a byte order ('>f4') */
 	bool raw;
+	bool text;			/* --text */
 	uint64_t zstd_window;		/* --long, --memory: 0 for the default */
 	enum gs_format format;
 	const char *output;

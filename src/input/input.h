@@ -54,6 +54,10 @@ struct input_opts {
 	/* An operand error ends the stream (after warn): for a scan, whose
 	 * output would go on as if the operand were empty. */
 	bool stop_on_error;
+	/* --text: the payload is decimal text, read as textin.h says, and
+	 * input_read hands out the records it makes; text_lines: one record
+	 * per line (-c N given). An npy or pnm header is an error then. */
+	bool text, text_lines;
 };
 
 /* Open the operand list (npaths == 0 means stdin). Fails only for errors
@@ -80,6 +84,15 @@ void input_set_dtype(struct input *in, struct gs_dtype dtype, unsigned columns);
  * on an error that stops everything (err filled). */
 ssize_t input_read(struct input *in, void *buf, size_t n, int stall_ms,
 		   struct gs_err *err);
+
+/* For the text layer: input_read within one operand. Returns its bytes
+ * (> 0), 0 when no operand is open, INPUT_STALL or -1; the next call after
+ * an operand ended opens the next one. input_operand_ended: the operand
+ * last read has ended; input_ended: every one has. */
+ssize_t input_read_operand(struct input *in, void *buf, size_t n,
+			   int stall_ms, struct gs_err *err);
+bool input_operand_ended(const struct input *in);
+bool input_ended(const struct input *in);
 
 /* Name of the operand being read ("-" shows as "stdin") and the payload byte
  * offset within it, for error messages. */

@@ -1,0 +1,558 @@
+/*
+ * textnum.c - decimal fields to element values (see textnum.h).
+ *
+ * Floats take three roads, the first that applies:
+ *
+ *  1. Clinger's fast path: at most 19 significant digits w, w < 2^53 (2^24
+ *     for f32) and |exponent| <= 22 (10): w and 10^|e| are exact in the
+ *     type, so one IEEE multiply or divide rounds the exact value once.
+ *  2. Otherwise the double nearest the decimal: glibc's strtod, which is
+ *     correctly rounded, on the digits rewritten (at most DIGITS_MAX of
+ *     them, and a sticky 1 for those dropped: no double's rounding boundary
+ *     needs more than 767 significant digits, so the rounding is the same).
+ *  3. For f16, bf16 and f32 from road 2 (or an f32 from road 1's double
+ *     fast path), the double is rounded once more, to the type. That is
+ *     the same as rounding the exact decimal, except where the double lies
+ *     exactly halfway between two values of the type: every such halfway
+ *     point is a double, so a decimal on either side of it, within half a
+ *     double's ulp, became that double. There the decimal is compared
+ *     exactly with the halfway point (by fma's exact product after road 1,
+ *     else with big integers) and rounded up, down, or to even on a tie.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "textnum.h"
+
+/* Significant digits handed to strtod or the exact comparison; more are
+ * represented by a sticky nonzero digit. */
+#define DIGITS_MAX 780
+/* Exponents saturate here: 10^(+-10^9) is inf or 0 in every type. */
+#define EXP_MAX 1000000000
+
+/* A field read as a decimal: w * 10^e10 when !more, else w holds its first
+ * 19 significant digits and more says nonzero ones were dropped. */
+struct decimal {
+	bool neg;
+	int special;		/* 0: finite, 1: inf, 2: nan */
+	uint64_t w;
+	int ndig;		/* significant digits in w */
+	bool more;
+	int64_t e10;
+	const char *mant, *mant_end;	/* the digits and '.', for road 2 */
+	int64_t exp;		/* the written exponent */
+};
+
+static const double pow10_f64[23] = {
+	1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22
+};
+
+static const float pow10_f32[11] = {
+	1e0f, 1e1f, 1e2f, 1e3f, 1e4f, 1e5f, 1e6f, 1e7f, 1e8f, 1e9f, 1e10f
+};
+
+static bool is_digit(char c)
+{
+	return (unsigned char)(c - '0') < 10;
+}
+
+/* Whether s[0..n) is word in any case. */
+static bool same_word(const char *s, size_t n, const char *word)
+{
+	size_t i;
+
+	if (strlen(word) != n)
+		return false;
+	for (i = 0; i < n; i++)
+		if ((s[i] | 0x20) != word[i])
+			return false;
+	return true;
+}
+
+static void add_digit(struct decimal *d, int c)
+{
+	if (d->w == 0 && c == 0)
+		return;
+	if (d->ndig < 19) {
+		d->w = d->w * 10 + (uint64_t)c;
+		d->ndig++;
+	} else {
+		d->more |= c != 0;
+		d->e10++;
+	}
+}
+
+/* The exponent after 'e': sign and digits, saturating. */
+static int scan_exponent(const char *p, const char *end, int64_t *exp)
+{
+	bool neg = false;
+	int64_t x = 0;
+
+	if (p < end && (*p == '+' || *p == '-'))
+		neg = *p++ == '-';
+	if (p == end)
+		return -1;
+	for (; p < end; p++) {
+		if (!is_digit(*p))
+			return -1;
+		if (x < EXP_MAX)
+			x = x * 10 + (*p - '0');
+	}
+	*exp = neg ? -x : x;
+	return 0;
+}
+
+static int scan_decimal(const char *s, size_t n, struct decimal *d)
+{
+	const char *p = s, *end = s + n;
+	bool any = false;
+
+	memset(d, 0, sizeof(*d));
+	if (p < end && (*p == '+' || *p == '-'))
+		d->neg = *p++ == '-';
+	if (p < end && !is_digit(*p) && *p != '.') {
+		size_t k = (size_t)(end - p);
+
+		if (same_word(p, k, "inf") || same_word(p, k, "infinity"))
+			return d->special = 1, 0;
+		if (same_word(p, k, "nan"))
+			return d->special = 2, 0;
+	}
+	d->mant = p;
+	for (; p < end && is_digit(*p); p++, any = true)
+		add_digit(d, *p - '0');
+	if (p < end && *p == '.')
+		for (p++; p < end && is_digit(*p); p++, any = true) {
+			add_digit(d, *p - '0');
+			d->e10--;
+		}
+	d->mant_end = p;
+	if (!any)
+		return -1;
+	if (p < end && (*p | 0x20) == 'e') {
+		if (scan_exponent(p + 1, end, &d->exp) < 0)
+			return -1;
+		d->e10 += d->exp;
+	} else if (p != end) {
+		return -1;
+	}
+	return 0;
+}
+
+/* The significant digits of d (at most DIGITS_MAX, then a sticky '1') into
+ * buf, and the exponent E with value = digits * 10^E. Returns the count. */
+static size_t decimal_digits(const struct decimal *d, char *buf, int64_t *E)
+{
+	size_t k = 0;
+	int64_t dropped = 0, frac = 0;
+	bool in_frac = false, sticky = false;
+	const char *p;
+
+	for (p = d->mant; p < d->mant_end; p++) {
+		if (*p == '.') {
+			in_frac = true;
+			continue;
+		}
+		frac += in_frac;
+		if (k == 0 && *p == '0')
+			continue;
+		if (k < DIGITS_MAX)
+			buf[k++] = *p;
+		else
+			dropped++, sticky |= *p != '0';
+	}
+	*E = d->exp - frac + dropped;
+	if (sticky) {
+		buf[k++] = '1';
+		(*E)--;
+	}
+	return k;
+}
+
+/* Road 2: the double nearest d, by strtod. */
+static double decimal_strtod(const struct decimal *d)
+{
+	char buf[DIGITS_MAX + 40];
+	int64_t E;
+	size_t k = decimal_digits(d, buf, &E);
+
+	if (k == 0)
+		return 0.0;
+	snprintf(buf + k, sizeof(buf) - k, "e%lld", (long long)E);
+	return strtod(buf, NULL);
+}
+
+/* ---- exact comparison with a halfway point ------------------------------ */
+
+/* Big enough for the decimals near a halfway point of f32 and narrower
+ * (|x| in [2^-150, 2^129], DIGITS_MAX + 1 digits): about 3,000 bits. */
+#define BIG_LIMBS 160
+
+struct big {
+	uint32_t w[BIG_LIMBS];
+	int n;
+	bool over;		/* did not fit (never, by the bound above) */
+};
+
+static void big_muladd(struct big *b, uint32_t mul, uint32_t add)
+{
+	uint64_t carry = add;
+	int i;
+
+	for (i = 0; i < b->n; i++) {
+		carry += (uint64_t)b->w[i] * mul;
+		b->w[i] = (uint32_t)carry;
+		carry >>= 32;
+	}
+	if (carry && b->n < BIG_LIMBS)
+		b->w[b->n++] = (uint32_t)carry;
+	else if (carry)
+		b->over = true;
+}
+
+static void big_mul_pow10(struct big *b, int64_t k)
+{
+	for (; k >= 9; k -= 9)
+		big_muladd(b, 1000000000u, 0);
+	for (; k > 0; k--)
+		big_muladd(b, 10, 0);
+}
+
+static void big_shl(struct big *b, int64_t bits)
+{
+	for (; bits >= 16; bits -= 16)
+		big_muladd(b, 1u << 16, 0);
+	if (bits > 0)
+		big_muladd(b, 1u << bits, 0);
+}
+
+static int big_cmp(const struct big *a, const struct big *b)
+{
+	int i;
+
+	if (a->n != b->n)
+		return a->n < b->n ? -1 : 1;
+	for (i = a->n - 1; i >= 0; i--)
+		if (a->w[i] != b->w[i])
+			return a->w[i] < b->w[i] ? -1 : 1;
+	return 0;
+}
+
+/* -1, 0 or 1 as |d| is below, at or above m (a positive double). */
+static int decimal_cmp_exact(const struct decimal *d, double m)
+{
+	static _Thread_local struct big x, y;
+	char buf[DIGITS_MAX + 2];
+	int64_t E, F;
+	int ex;
+	size_t k = decimal_digits(d, buf, &E), i;
+	uint64_t M = (uint64_t)ldexp(frexp(m, &ex), 53);
+
+	F = ex - 53;
+	memset(&x, 0, sizeof(x));
+	memset(&y, 0, sizeof(y));
+	x.n = y.n = 1;
+	for (i = 0; i < k; i++)
+		big_muladd(&x, 10, (uint32_t)(buf[i] - '0'));
+	big_muladd(&y, 1, 0);
+	y.w[0] = (uint32_t)M;
+	if (M >> 32)
+		y.w[y.n++] = (uint32_t)(M >> 32);
+	big_mul_pow10(E > 0 ? &x : &y, E > 0 ? E : -E);
+	big_shl(F < 0 ? &x : &y, F < 0 ? -F : F);
+	if (x.n == 1 && x.w[0] == 0)
+		return -1;
+	return x.over || y.over ? 0 : big_cmp(&x, &y);
+}
+
+/* ---- rounding a double to a narrower float ------------------------------ */
+
+struct fmt {
+	int p;			/* precision in bits, the hidden one included */
+	int emin, emax;
+	int bias;
+	int bits;		/* total width */
+};
+
+static const struct fmt fmt_f32 = { 24, -126, 127, 127, 32 };
+static const struct fmt fmt_f16 = { 11, -14, 15, 15, 16 };
+static const struct fmt fmt_bf16 = { 8, -126, 127, 127, 16 };
+
+/* 2^k as a double, k in [-1022, 1023]. */
+static double pow2(int k)
+{
+	uint64_t b = (uint64_t)(k + 1023) << 52;
+	double v;
+
+	memcpy(&v, &b, sizeof(v));
+	return v;
+}
+
+/* The bits of the magnitude v, a value of f (0 < v <= its max). */
+static uint32_t fmt_bits(const struct fmt *f, double v)
+{
+	int e = ilogb(v);
+
+	if (e < f->emin)
+		return (uint32_t)(v / pow2(f->emin - f->p + 1));
+	return ((uint32_t)(e + f->bias) << (f->p - 1)) |
+	       ((uint32_t)(v / pow2(e - f->p + 1)) & ((1u << (f->p - 1)) - 1));
+}
+
+/* The bits of f nearest the decimal d, whose nearest double is v; cmp says
+ * how d compares with v where v is a halfway point of f (see road 3). */
+static uint32_t narrow(const struct fmt *f, const struct decimal *d, double v,
+		       int (*cmp)(const struct decimal *, double, void *),
+		       void *ctx)
+{
+	uint32_t sign = d->neg ? 1u << (f->bits - 1) : 0;
+	uint32_t inf = ((1u << (f->bits - f->p)) - 1) << (f->p - 1);
+	double a = fabs(v), q, r, n;
+	int e;
+
+	if (a == 0)
+		return sign;
+	if (isinf(a) || a >= pow2(f->emax + 1))
+		return sign | inf;
+	e = ilogb(a);
+	q = pow2((e > f->emin ? e : f->emin) - f->p + 1);
+	r = a / q;		/* exact: a has at most 53 bits */
+	n = nearbyint(r);
+	if (r - floor(r) == 0.5) {
+		int c = cmp(d, a, ctx);
+
+		n = c > 0 ? ceil(r) : c < 0 ? floor(r) : n;
+	}
+	a = n * q;
+	if (a >= pow2(f->emax + 1))
+		return sign | inf;
+	return a == 0 ? sign : sign | fmt_bits(f, a);
+}
+
+static uint32_t nan_bits(const struct fmt *f, bool neg)
+{
+	uint32_t inf = ((1u << (f->bits - f->p)) - 1) << (f->p - 1);
+
+	return (neg ? 1u << (f->bits - 1) : 0) | inf | (1u << (f->p - 2));
+}
+
+/* ---- the double nearest a decimal --------------------------------------- */
+
+/* Road 1 when it applies: *v = the nearest double and 1, else 0. */
+static int fast_f64(const struct decimal *d, double *v)
+{
+	if (d->more || d->w > ((uint64_t)1 << 53) || d->e10 < -22 ||
+	    d->e10 > 22)
+		return 0;
+	*v = d->e10 < 0 ? (double)d->w / pow10_f64[-d->e10]
+			: (double)d->w * pow10_f64[d->e10];
+	return 1;
+}
+
+/* The exact comparison after road 1 (fast_f64 applied, m its result):
+ * fma gives the error of a product exactly. */
+static int cmp_fast(const struct decimal *d, double m, void *ctx)
+{
+	double w = (double)d->w, p, hi, lo;
+
+	(void)ctx;
+	if (d->e10 >= 0) {
+		p = pow10_f64[d->e10];
+		hi = w * p;	/* == m */
+		lo = fma(w, p, -hi);
+		return (lo > 0) - (lo < 0);
+	}
+	/* d = w / p against m: w against m * p = hi + lo; w - hi is exact
+	 * (Sterbenz: they are within a factor of 2), and the sign of a
+	 * rounded difference is that of the exact one */
+	p = pow10_f64[-d->e10];
+	hi = m * p;
+	lo = fma(m, p, -hi);
+	double diff = (w - hi) - lo;
+
+	return (diff > 0) - (diff < 0);
+}
+
+static int cmp_big(const struct decimal *d, double m, void *ctx)
+{
+	(void)ctx;
+	return decimal_cmp_exact(d, m);
+}
+
+/* The nearest double, and the comparison that goes with how it was found. */
+static double nearest_f64(const struct decimal *d,
+			  int (**cmp)(const struct decimal *, double, void *))
+{
+	double v;
+
+	if (fast_f64(d, &v)) {
+		*cmp = cmp_fast;
+		return v;
+	}
+	*cmp = cmp_big;
+	return decimal_strtod(d);
+}
+
+/* ---- the parsers ---------------------------------------------------------- */
+
+static int parse_f64(const char *s, size_t n, void *out)
+{
+	struct decimal d;
+	int (*cmp)(const struct decimal *, double, void *);
+	double v;
+	uint64_t b;
+
+	if (scan_decimal(s, n, &d) < 0)
+		return TEXTNUM_INVALID;
+	if (d.special) {
+		b = d.special == 1 ? 0x7ff0000000000000u : 0x7ff8000000000000u;
+		b |= (uint64_t)d.neg << 63;
+		memcpy(out, &b, 8);
+		return TEXTNUM_OK;
+	}
+	v = nearest_f64(&d, &cmp);
+	v = d.neg ? -v : v;
+	memcpy(out, &v, 8);
+	return TEXTNUM_OK;
+}
+
+/* f32, f16, bf16: their bits in *bits. */
+static int parse_narrow(const struct fmt *f, const char *s, size_t n,
+			uint32_t *bits)
+{
+	struct decimal d;
+	int (*cmp)(const struct decimal *, double, void *);
+	double v;
+
+	if (scan_decimal(s, n, &d) < 0)
+		return TEXTNUM_INVALID;
+	if (d.special) {
+		*bits = d.special == 2 ? nan_bits(f, d.neg)
+				       : nan_bits(f, d.neg) & ~(1u << (f->p - 2));
+		return TEXTNUM_OK;
+	}
+	if (f == &fmt_f32 && !d.more && d.w <= (1u << 24) && d.e10 >= -10 &&
+	    d.e10 <= 10) {
+		float x = d.e10 < 0 ? (float)d.w / pow10_f32[-d.e10]
+				    : (float)d.w * pow10_f32[d.e10];
+
+		x = d.neg ? -x : x;
+		memcpy(bits, &x, 4);
+		return TEXTNUM_OK;
+	}
+	v = nearest_f64(&d, &cmp);
+	*bits = narrow(f, &d, v, cmp, NULL);
+	return TEXTNUM_OK;
+}
+
+static int parse_f32(const char *s, size_t n, void *out)
+{
+	uint32_t b;
+	int r = parse_narrow(&fmt_f32, s, n, &b);
+
+	memcpy(out, &b, 4);
+	return r;
+}
+
+static int parse_half(const struct fmt *f, const char *s, size_t n, void *out)
+{
+	uint32_t b;
+	int r = parse_narrow(f, s, n, &b);
+	uint16_t h = (uint16_t)b;
+
+	memcpy(out, &h, 2);
+	return r;
+}
+
+static int parse_f16(const char *s, size_t n, void *out)
+{
+	return parse_half(&fmt_f16, s, n, out);
+}
+
+static int parse_bf16(const char *s, size_t n, void *out)
+{
+	return parse_half(&fmt_bf16, s, n, out);
+}
+
+/* An optional sign and digits: the magnitude in *u (saturated past
+ * UINT64_MAX, *over set), the sign in *neg. */
+static int scan_integer(const char *s, size_t n, bool *neg, uint64_t *u,
+			bool *over)
+{
+	const char *p = s, *end = s + n;
+
+	*neg = false;
+	*u = 0;
+	*over = false;
+	if (p < end && (*p == '+' || *p == '-'))
+		*neg = *p++ == '-';
+	if (p == end)
+		return TEXTNUM_INVALID;
+	for (; p < end; p++) {
+		unsigned c = (unsigned char)*p - '0';
+
+		if (c > 9)
+			return TEXTNUM_INVALID;
+		if (*u > (UINT64_MAX - c) / 10)
+			*over = true;
+		else
+			*u = *u * 10 + c;
+	}
+	return TEXTNUM_OK;
+}
+
+/* An integer in [lo, hi] (lo = -(neg_max) for signed types), as a uint64
+ * or int64 of its bits in *v. */
+static int parse_int(const char *s, size_t n, uint64_t neg_max, uint64_t hi,
+		     uint64_t *v)
+{
+	bool neg, over;
+	uint64_t u;
+
+	if (scan_integer(s, n, &neg, &u, &over) < 0)
+		return TEXTNUM_INVALID;
+	if (over || (neg ? u > neg_max : u > hi))
+		return TEXTNUM_RANGE;
+	*v = neg ? (uint64_t)0 - u : u;
+	return TEXTNUM_OK;
+}
+
+#define INT_PARSER(name, ctype, negmax, hi)                              \
+static int name(const char *s, size_t n, void *out)                      \
+{                                                                        \
+	uint64_t v;                                                      \
+	int r = parse_int(s, n, negmax, hi, &v);                         \
+	ctype x = (ctype)v;                                              \
+									 \
+	memcpy(out, &x, sizeof(x));                                      \
+	return r;                                                        \
+}
+
+INT_PARSER(parse_u8, uint8_t, 0, UINT8_MAX)
+INT_PARSER(parse_bool, uint8_t, 0, 1)
+INT_PARSER(parse_i8, int8_t, (uint64_t)INT8_MAX + 1, INT8_MAX)
+INT_PARSER(parse_u16, uint16_t, 0, UINT16_MAX)
+INT_PARSER(parse_i16, int16_t, (uint64_t)INT16_MAX + 1, INT16_MAX)
+INT_PARSER(parse_u32, uint32_t, 0, UINT32_MAX)
+INT_PARSER(parse_i32, int32_t, (uint64_t)INT32_MAX + 1, INT32_MAX)
+INT_PARSER(parse_u64, uint64_t, 0, UINT64_MAX)
+INT_PARSER(parse_i64, int64_t, (uint64_t)INT64_MAX + 1, INT64_MAX)
+
+textnum_fn textnum_parser(enum gs_type t, bool boolean)
+{
+	static const textnum_fn fns[GS_NTYPES] = {
+		[GS_U8] = parse_u8, [GS_I8] = parse_i8, [GS_U16] = parse_u16,
+		[GS_I16] = parse_i16, [GS_U32] = parse_u32,
+		[GS_I32] = parse_i32, [GS_U64] = parse_u64,
+		[GS_I64] = parse_i64, [GS_F16] = parse_f16,
+		[GS_BF16] = parse_bf16, [GS_F32] = parse_f32,
+		[GS_F64] = parse_f64,
+	};
+
+	if (boolean && t == GS_U8)
+		return parse_bool;
+	return (unsigned)t < GS_NTYPES ? fns[t] : NULL;
+}
