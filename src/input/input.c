@@ -311,6 +311,8 @@ static int operand_check_payload(struct input *in, uint8_t *p, size_t n,
 	unsigned v;
 	size_t i;
 
+	if (in->textin)		/* text, not yet values */
+		return 0;
 	if (headed ? h->boolean : in->dtype.boolean)
 		for (i = 0; i < n; i++)
 			p[i] = p[i] != 0;
