@@ -105,11 +105,52 @@ static int scan_exponent(const char *p, const char *end, int64_t *exp)
 	return 0;
 }
 
+/* The common field: at most 19 digits (leading zeros counted), so w
+ * cannot overflow. Returns 1 when it was one, else 0 (scan_decimal then
+ * reads it, or refuses it). */
+static int scan_short(const char *s, size_t n, struct decimal *d)
+{
+	const char *p = s, *end = s + n, *q;
+	uint64_t w = 0;
+	int64_t nd, e10 = 0;
+
+	d->neg = false;
+	if (p < end && (*p == '+' || *p == '-'))
+		d->neg = *p++ == '-';
+	d->mant = p;
+	for (q = p; p < end && is_digit(*p); p++)
+		w = w * 10 + (uint64_t)(*p - '0');
+	nd = p - q;
+	if (p < end && *p == '.') {
+		for (q = ++p; p < end && is_digit(*p); p++)
+			w = w * 10 + (uint64_t)(*p - '0');
+		e10 = -(p - q);
+		nd += p - q;
+	}
+	if (nd == 0 || nd > 19)
+		return 0;
+	d->mant_end = p;
+	d->exp = 0;
+	if (p < end && (*p | 0x20) == 'e') {
+		if (scan_exponent(p + 1, end, &d->exp) < 0)
+			return 0;
+	} else if (p != end) {
+		return 0;
+	}
+	d->special = 0;
+	d->w = w;
+	d->more = false;
+	d->e10 = e10 + d->exp;
+	return 1;
+}
+
 static int scan_decimal(const char *s, size_t n, struct decimal *d)
 {
 	const char *p = s, *end = s + n;
 	bool any = false;
 
+	if (scan_short(s, n, d))
+		return 0;
 	memset(d, 0, sizeof(*d));
 	if (p < end && (*p == '+' || *p == '-'))
 		d->neg = *p++ == '-';
@@ -352,6 +393,62 @@ static int fast_f64(const struct decimal *d, double *v)
 	return 1;
 }
 
+static const uint64_t pow10_u64[20] = {
+	1u, 10u, 100u, 1000u, 10000u, 100000u, 1000000u, 10000000u,
+	100000000u, 1000000000u, 10000000000u, 100000000000u,
+	1000000000000u, 10000000000000u, 100000000000000u,
+	1000000000000000u, 10000000000000000u, 100000000000000000u,
+	1000000000000000000u, 10000000000000000000u
+};
+
+typedef unsigned __int128 u128;
+
+static int bitlen128(u128 x)
+{
+	uint64_t hi = (uint64_t)(x >> 64), lo = (uint64_t)x;
+
+	return hi ? 128 - __builtin_clzll(hi) : lo ? 64 - __builtin_clzll(lo) : 0;
+}
+
+/* Road 1b, for what road 1 leaves of the common fields (16 to 19 digits,
+ * |exponent| <= 19): w * 10^e, or w * 2^s / 10^-e with w's top bit moved to
+ * bit 127, in 128-bit integers, rounded once to 53 bits (ties to even, the
+ * division's remainder as a sticky bit). Values lie in [1e-19, 2e38]:
+ * nothing is subnormal or overflows. */
+static int exact128_f64(const struct decimal *d, double *v)
+{
+	u128 N, half, low;
+	uint64_t m;
+	int s = 0, shift;
+	bool sticky = false;
+
+	if (d->more || d->w == 0 || d->e10 < -19 || d->e10 > 19)
+		return 0;
+	if (d->e10 >= 0) {
+		N = (u128)d->w * pow10_u64[d->e10];
+	} else {
+		uint64_t p = pow10_u64[-d->e10];
+		u128 num;
+
+		s = 127 - (63 - __builtin_clzll(d->w));
+		num = (u128)d->w << s;
+		N = num / p;
+		sticky = num - N * p != 0;
+	}
+	shift = bitlen128(N) - 53;
+	if (shift <= 0) {	/* a product of at most 53 bits: exact */
+		*v = ldexp((double)(uint64_t)N, -s);
+		return 1;
+	}
+	m = (uint64_t)(N >> shift);
+	low = N & (((u128)1 << shift) - 1);
+	half = (u128)1 << (shift - 1);
+	if (low > half || (low == half && (sticky || (m & 1))))
+		m++;
+	*v = ldexp((double)m, shift - s);	/* m == 2^53 is exact too */
+	return 1;
+}
+
 /* The exact comparison after road 1 (fast_f64 applied, m its result):
  * fma gives the error of a product exactly. */
 static int cmp_fast(const struct decimal *d, double m, void *ctx)
@@ -393,6 +490,8 @@ static double nearest_f64(const struct decimal *d,
 		return v;
 	}
 	*cmp = cmp_big;
+	if (exact128_f64(d, &v))
+		return v;
 	return decimal_strtod(d);
 }
 
