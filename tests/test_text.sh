@@ -63,6 +63,10 @@ expect i64_limits '-9223372036854775808	9223372036854775807' \
 	sh -c "printf -- '-9223372036854775808 9223372036854775807\n' | \"$G\" reduce --op max --text -t i64 -c 2"
 expect u64_max 18446744073709551615 sh -c "echo 18446744073709551615 | \"$G\" sum --text -t u64"
 expect bool_type 2 sh -c "printf '1 0 1\n' | \"$G\" sum --text -t bool"
+printf '1 2 3\n' > "$T/d1"
+printf '4,5\n6\n' > "$T/d2"
+expect dot 32 "$G" dot --text "$T/d1" "$T/d2"
+expect dot_c3 '1	4	9' "$G" dot --text -c 3 "$T/d1" "$T/d1"
 # big-endian records: the same values
 expect big_endian '258	-2' sh -c "printf '258 -2\n' | \"$G\" reduce --op max --text -t '>i2' -c 2"
 
@@ -90,6 +94,23 @@ head -c 118 "$T/x.npy" > "$T/y.npy"
 printf '%*s\n' 9 '' >> "$T/y.npy"
 fails npy_is_not_text 'npy data, not text' "$G" sum --text "$T/y.npy"
 fails no_scan_on_error 'line 2 field 1' sh -c "printf '1\nq\n' | \"$G\" scan --text -t u8 --out-type u8"
+
+# ---- a slow producer: the numbers it has sent are handed on while it waits
+# (the last field may go on, so it waits with it)
+mkfifo "$T/fifo" || exit 2
+(printf '1\n2 3'; exec sleep 30) > "$T/fifo" &
+pp=$!
+"$G" scan --text -t u8 --out-type u8 < "$T/fifo" > "$T/slow" 2> "$T/err" &
+gp=$!
+i=0
+while [ "$(wc -c < "$T/slow")" -lt 2 ] && [ $i -lt 100 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+kill $pp $gp 2> /dev/null
+wait $pp $gp 2> /dev/null
+[ "$(od -An -tu1 "$T/slow" | tr -s ' ')" = ' 1 3' ] && ok ||
+	bad slow_producer "$(od -An -tu1 "$T/slow") $(cat "$T/err")"
 
 # ---- the same as raw f64 ----------------------------------------------------
 if command -v python3 > /dev/null; then

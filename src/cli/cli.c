@@ -339,7 +339,7 @@ static int input_option(struct cli *c, int opt, const char *arg,
 		if (parse_u64(arg, &u) < 0 || u < 1 || u > (1u << 20))
 			return usage(err, "--columns: expected a count from 1 to 1048576, not '%s'", arg);
 		c->job.columns = (unsigned)u;
-		c->columns_set = true;
+		c->columns_set = c->columns_given = true;
 		return 0;
 	case OPT_RAW:
 		c->raw = true;
@@ -546,7 +546,7 @@ int cli_open_input(struct cli *c, char *const *paths, int npaths,
 				 .threads = c->eo.threads,
 				 .warn = warn_operand, .warn_ctx = c,
 				 .stop_on_error = c->stop_on_operand,
-				 .text = c->text, .text_lines = c->columns_set };
+				 .text = c->text, .text_lines = c->columns_given };
 
 	/* before anything is opened for writing (dot opens A and B apart) */
 	if (!c->output_checked &&
