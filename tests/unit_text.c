@@ -318,6 +318,27 @@ static void test_pieces(void)
 		       msg, i, ok || r <= 0 ? 0 : v[i - 1]);
 		free(out);
 	}
+	/* lines longer than a piece: -c 300000 records, a field named by its
+	 * number far along a line, a line one field short */
+	for (n = 0, k = 0; k < 600000; k++)
+		n += (size_t)sprintf(text + n, "%zu%c", k % 7, k % 300000 == 299999 ? '\n' : ' ');
+	r = read_text((p[0] = write_file("wide", text, n), p), 1, f64, 300000,
+		      true, 2, &out, msg, sizeof(msg));
+	v = (double *)out;
+	CHECKF(r == 600000 * 8 && v[599999] == 599999 % 7, "-c 300000: %zd %s", r, msg);
+	free(out);
+	memcpy(text + 2 * 250000, "x", 1);
+	r = read_text((p[0] = write_file("wide2", text, n), p), 1, f64, 300000,
+		      true, 2, &out, msg, sizeof(msg));
+	CHECKF(r < 0 && strstr(msg, "in line 1 field 250001: 'x'"), "%s", msg);
+	free(out);
+	memcpy(text + 2 * 250000, "1", 1);
+	text[n - 3] = '\n';
+	n -= 2;
+	r = read_text((p[0] = write_file("wide3", text, n), p), 1, f64, 300000,
+		      true, 2, &out, msg, sizeof(msg));
+	CHECKF(r < 0 && strstr(msg, "line 2 has 299999 fields, not 300000"), "%s", msg);
+	free(out);
 	/* -c 3 lines of growing length crossing the pieces; a line of 2
 	 * fields far in: named by its number */
 	for (n = 0, k = 0; k < 300000; k++)
