@@ -78,6 +78,7 @@ struct textin {
 	const char *cname;
 	uint64_t line, fields;	/* where the hand-out is in its operand */
 	bool eof, failing;
+	bool read_failed;	/* the input failed after the batch's pieces */
 	struct gs_err fail;
 };
 
@@ -340,8 +341,12 @@ static int batch_fill(struct textin *t, int stall_ms, struct gs_err *err)
 		t->cname = t->p[t->nb].name;
 		t->cslot = t->nb;
 	}
-	if (r < 0 && (r != INPUT_STALL || t->nb == 0))
+	if (r == -1 && t->nb > 0) {	/* the pieces before it go out first */
+		t->fail = *err;
+		t->read_failed = t->eof = true;
+	} else if (r < 0 && (r != INPUT_STALL || t->nb == 0)) {
 		return r;
+	}
 	return t->nb > 0;
 }
 
@@ -450,7 +455,7 @@ ssize_t textin_read(struct textin *t, void *buf, size_t n, int stall_ms,
 		r = batch_deliver(t, buf, n);
 		if (r > 0)
 			return r;
-		if (t->failing) {
+		if (t->failing || (t->eof && t->read_failed)) {
 			*err = t->fail;
 			return -1;
 		}
@@ -522,7 +527,7 @@ void textin_reset(struct textin *t)
 	piece_begin(&t->p[0], "", 0, true, NULL);
 	t->line = 1;
 	t->fields = 0;
-	t->eof = t->failing = false;
+	t->eof = t->failing = t->read_failed = false;
 }
 
 void textin_free(struct textin *t)
