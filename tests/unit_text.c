@@ -401,6 +401,12 @@ static void test_operands(void)
 	CHECKF(r < 0 && strstr(msg, "a field longer than 524288 bytes in line 1"),
 	       "%s", msg);
 	free(out);
+	memset(big, ' ', 600000);
+	memcpy(big + 599990, "5\n", 2);
+	p[1] = write_file("b", big, 600000);
+	r = read_text(p + 1, 1, f64, 1, true, 2, &out, msg, sizeof(msg));
+	CHECKF(r == 8 && ((double *)out)[0] == 5, "blanks longer than a piece: %s", msg);
+	free(out);
 	free(big);
 	p[1] = write_file("b", "1,2,\n", 5);
 	r = read_text(p + 1, 1, f64, 1, false, 2, &out, msg, sizeof(msg));

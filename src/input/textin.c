@@ -268,8 +268,16 @@ static void piece_full(struct textin *t)
 {
 	struct piece *pc = &t->p[t->nb];
 	bool ls = false;
-	size_t cut = cut_point(pc->txt, pc->len, &ls);
+	size_t cut = cut_point(pc->txt, pc->len, &ls), i;
 
+	/* separators alone (a long run of blanks): any place will do, and
+	 * the state at the cut is the one the piece began with */
+	for (i = 0; cut == 0 && i < pc->len && is_sep(pc->txt[i]); i++)
+		;
+	if (cut == 0 && i == pc->len) {
+		cut = pc->len;
+		ls = pc->line_start;
+	}
 	if (cut == 0) {
 		piece_error(pc, ERR_LONG, 0, 1, pc->txt, pc->len);
 		t->eof = true;
