@@ -322,55 +322,46 @@ static const struct fmt fmt_f32 = { 24, -126, 127, 127, 32 };
 static const struct fmt fmt_f16 = { 11, -14, 15, 15, 16 };
 static const struct fmt fmt_bf16 = { 8, -126, 127, 127, 16 };
 
-/* 2^k as a double, k in [-1022, 1023]. */
-static double pow2(int k)
-{
-	uint64_t b = (uint64_t)(k + 1023) << 52;
-	double v;
-
-	memcpy(&v, &b, sizeof(v));
-	return v;
-}
-
-/* The bits of the magnitude v, a value of f (0 < v <= its max). */
-static uint32_t fmt_bits(const struct fmt *f, double v)
-{
-	int e = ilogb(v);
-
-	if (e < f->emin)
-		return (uint32_t)(v / pow2(f->emin - f->p + 1));
-	return ((uint32_t)(e + f->bias) << (f->p - 1)) |
-	       ((uint32_t)(v / pow2(e - f->p + 1)) & ((1u << (f->p - 1)) - 1));
-}
-
 /* The bits of f nearest the decimal d, whose nearest double is v; cmp says
- * how d compares with v where v is a halfway point of f (see road 3). */
+ * how d compares with v where v is a halfway point of f (see road 3). The
+ * double's 53-bit significand m is cut to the bits f keeps (fewer below
+ * its normal range) and rounded to nearest, ties to even. */
 static uint32_t narrow(const struct fmt *f, const struct decimal *d, double v,
 		       int (*cmp)(const struct decimal *, double, void *),
 		       void *ctx)
 {
 	uint32_t sign = d->neg ? 1u << (f->bits - 1) : 0;
-	uint32_t inf = ((1u << (f->bits - f->p)) - 1) << (f->p - 1);
-	double a = fabs(v), q, r, n;
-	int e;
+	uint64_t b, m, n, rest, half;
+	int e, keep, drop;
+	bool up;
 
-	if (a == 0)
+	memcpy(&b, &v, sizeof(b));
+	e = (int)(b >> 52 & 0x7ff) - 1023;
+	/* zero, or below f's smallest halfway point: f64-subnormal */
+	if (e == -1023)
 		return sign;
-	if (isinf(a) || a >= pow2(f->emax + 1))
-		return sign | inf;
-	e = ilogb(a);
-	q = pow2((e > f->emin ? e : f->emin) - f->p + 1);
-	r = a / q;		/* exact: a has at most 53 bits */
-	n = nearbyint(r);
-	if (r - floor(r) == 0.5) {
-		int c = cmp(d, a, ctx);
+	if (e > f->emax)	/* inf too */
+		return sign | ((1u << (f->bits - f->p)) - 1) << (f->p - 1);
+	m = (b & (((uint64_t)1 << 52) - 1)) | (uint64_t)1 << 52;
+	keep = e >= f->emin ? f->p : f->p - (f->emin - e);
+	if (keep < 0)		/* under half of f's smallest subnormal */
+		return sign;
+	drop = 53 - keep;
+	n = m >> drop;
+	rest = m & (((uint64_t)1 << drop) - 1);
+	half = (uint64_t)1 << (drop - 1);
+	up = rest > half;
+	if (rest == half) {
+		int c = cmp(d, fabs(v), ctx);
 
-		n = c > 0 ? ceil(r) : c < 0 ? floor(r) : n;
+		up = c > 0 || (c == 0 && (n & 1));
 	}
-	a = n * q;
-	if (a >= pow2(f->emax + 1))
-		return sign | inf;
-	return a == 0 ? sign : sign | fmt_bits(f, a);
+	n += up;
+	if (e < f->emin)	/* subnormal; n == 2^(p-1) is the least normal */
+		return sign | (uint32_t)n;
+	/* n holds the hidden bit: a carry out of it raises the exponent,
+	 * up to inf's */
+	return sign | (((uint32_t)(e + f->bias - 1) << (f->p - 1)) + (uint32_t)n);
 }
 
 static uint32_t nan_bits(const struct fmt *f, bool neg)
@@ -410,17 +401,43 @@ static int bitlen128(u128 x)
 	return hi ? 128 - __builtin_clzll(hi) : lo ? 64 - __builtin_clzll(lo) : 0;
 }
 
+/* hi:lo / p for hi < p: the quotient (< 2^64) and the remainder. */
+static uint64_t div128(uint64_t hi, uint64_t lo, uint64_t p, uint64_t *rem)
+{
+#if defined(__x86_64__)
+	uint64_t q, r;
+
+	__asm__("divq %4" : "=a"(q), "=d"(r) : "a"(lo), "d"(hi), "rm"(p));
+	*rem = r;
+	return q;
+#else
+	u128 num = (u128)hi << 64 | lo, q = num / p;
+
+	*rem = (uint64_t)(num - q * p);
+	return (uint64_t)q;
+#endif
+}
+
+/* The double m * 2^e, for m in [2^52, 2^53] and a normal result. */
+static double make_double(uint64_t m, int e)
+{
+	uint64_t b = ((uint64_t)(e + 52 + 1022) << 52) + m;
+	double v;
+
+	memcpy(&v, &b, sizeof(v));
+	return v;
+}
+
 /* Road 1b, for what road 1 leaves of the common fields (16 to 19 digits,
- * |exponent| <= 19): w * 10^e, or w * 2^s / 10^-e with w's top bit moved to
- * bit 127, in 128-bit integers, rounded once to 53 bits (ties to even, the
- * division's remainder as a sticky bit). Values lie in [1e-19, 2e38]:
- * nothing is subnormal or overflows. */
+ * |exponent| <= 19): w * 10^e in 128 bits, or w * 2^s / 10^-e with s such
+ * that the quotient has 63 or 64 bits, rounded once to 53 bits (ties to
+ * even, the division's remainder as a sticky bit). Values lie in [1e-19,
+ * 2e38]: nothing is subnormal or overflows. */
 static int exact128_f64(const struct decimal *d, double *v)
 {
-	u128 N, half, low;
-	uint64_t m;
+	u128 N, low, half;
+	uint64_t m, rem = 0;
 	int s = 0, shift;
-	bool sticky = false;
 
 	if (d->more || d->w == 0 || d->e10 < -19 || d->e10 > 19)
 		return 0;
@@ -428,24 +445,25 @@ static int exact128_f64(const struct decimal *d, double *v)
 		N = (u128)d->w * pow10_u64[d->e10];
 	} else {
 		uint64_t p = pow10_u64[-d->e10];
-		u128 num;
+		int lp = 64 - __builtin_clzll(p), lw = 64 - __builtin_clzll(d->w);
 
-		s = 127 - (63 - __builtin_clzll(d->w));
-		num = (u128)d->w << s;
-		N = num / p;
-		sticky = num - N * p != 0;
+		/* w * 2^s has 63 + lp bits, so its high half is below p */
+		s = 63 + lp - lw;
+		N = (u128)d->w << s;
+		N = div128((uint64_t)(N >> 64), (uint64_t)N, p, &rem);
 	}
 	shift = bitlen128(N) - 53;
 	if (shift <= 0) {	/* a product of at most 53 bits: exact */
-		*v = ldexp((double)(uint64_t)N, -s);
+		*v = (double)(uint64_t)N;
 		return 1;
 	}
 	m = (uint64_t)(N >> shift);
 	low = N & (((u128)1 << shift) - 1);
 	half = (u128)1 << (shift - 1);
-	if (low > half || (low == half && (sticky || (m & 1))))
+	if (low > half || (low == half && (rem || (m & 1))))
 		m++;
-	*v = ldexp((double)m, shift - s);	/* m == 2^53 is exact too */
+	/* m == 2^53 carries into the exponent as it should */
+	*v = make_double(m, shift - s);
 	return 1;
 }
 
