@@ -1,23 +1,26 @@
 /*
  * textnum.c - decimal fields to element values (see textnum.h).
  *
- * Floats take three roads, the first that applies:
+ * Floats take these roads, the first that applies:
  *
- *  1. Clinger's fast path: at most 19 significant digits w, w < 2^53 (2^24
- *     for f32) and |exponent| <= 22 (10): w and 10^|e| are exact in the
- *     type, so one IEEE multiply or divide rounds the exact value once.
- *  2. Otherwise the double nearest the decimal: glibc's strtod, which is
- *     correctly rounded, on the digits rewritten (at most DIGITS_MAX of
- *     them, and a sticky 1 for those dropped: no double's rounding boundary
- *     needs more than 767 significant digits, so the rounding is the same).
- *  3. For f16, bf16 and f32 from road 2 (or an f32 from road 1's double
- *     fast path), the double is rounded once more, to the type. That is
- *     the same as rounding the exact decimal, except where the double lies
- *     exactly halfway between two values of the type: every such halfway
- *     point is a double, so a decimal on either side of it, within half a
- *     double's ulp, became that double. There the decimal is compared
- *     exactly with the halfway point (by fma's exact product after road 1,
- *     else with big integers) and rounded up, down, or to even on a tie.
+ *  1. Clinger's fast path: at most 19 significant digits w, w <= 2^53
+ *     (2^24 for f32) and |exponent| <= 22 (10): w and 10^|e| are exact in
+ *     the type, so one IEEE multiply or divide rounds the exact value once.
+ *  1b. Up to 19 digits and |exponent| <= 19 (what repr() and %.17g
+ *     write): the product or quotient in 128-bit integers, rounded once
+ *     to a double (exact128_f64).
+ *  2. Otherwise glibc's strtod, which is correctly rounded, on the digits
+ *     rewritten (at most DIGITS_MAX of them, and a sticky 1 for those
+ *     dropped: no double's rounding boundary needs more than 767
+ *     significant digits, so the rounding is the same).
+ *  3. For f16, bf16 and f32 (but f32's own fast path), the double of
+ *     roads 1 to 2 is rounded once more, to the type. That is the same as
+ *     rounding the exact decimal, except where the double lies exactly
+ *     halfway between two values of the type: every such halfway point is
+ *     a double, so a decimal on either side of it, within half a double's
+ *     ulp, became that double. There the decimal is compared exactly with
+ *     the halfway point (by fma's exact product after road 1, else with big
+ *     integers) and rounded up, down, or to even on a tie.
  */
 #include <math.h>
 #include <stdint.h>
