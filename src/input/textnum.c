@@ -108,6 +108,27 @@ static int scan_exponent(const char *p, const char *end, int64_t *exp)
 	return 0;
 }
 
+/* Eight ASCII digits at p as their value into *v, or false when they are
+ * not all digits: the bytes are summed pairwise by multiplies (SWAR, the
+ * first byte the most significant digit on a little-endian load). */
+static bool eight_digits(const char *p, uint64_t *v)
+{
+	uint64_t x;
+
+	memcpy(&x, p, 8);
+	/* each byte 0x30..0x39: high nibble 3, and adding 6 carries nowhere */
+	if (((x & 0xf0f0f0f0f0f0f0f0u) |
+	     (((x + 0x0606060606060606u) & 0xf0f0f0f0f0f0f0f0u) >> 4)) !=
+	    0x3333333333333333u)
+		return false;
+	x -= 0x3030303030303030u;
+	x = x * 10 + (x >> 8);	/* pairs: 10 * d0 + d1 in every even byte */
+	x = ((x & 0x000000ff000000ffu) * (100 + (1000000ull << 32)) +
+	     ((x >> 16) & 0x000000ff000000ffu) * (1 + (10000ull << 32))) >> 32;
+	*v = (uint32_t)x;
+	return true;
+}
+
 /* The common field: at most 19 digits (leading zeros counted), so w
  * cannot overflow. Returns 1 when it was one, else 0 (scan_decimal then
  * reads it, or refuses it). */
@@ -121,7 +142,10 @@ static int scan_short(const char *s, size_t n, struct decimal *d)
 	if (p < end && (*p == '+' || *p == '-'))
 		d->neg = *p++ == '-';
 	d->mant = p;
-	for (q = p; p < end && is_digit(*p); p++)
+	q = p;
+	if (end - p >= 8 && eight_digits(p, &w))
+		p += 8;
+	for (; p < end && is_digit(*p); p++)
 		w = w * 10 + (uint64_t)(*p - '0');
 	nd = p - q;
 	if (p < end && *p == '.') {
