@@ -10,8 +10,9 @@
  * fields relative to its start and the hand-out adds where it began.
  * A line cut in two is checked (-c N) when its second part is handed out.
  *
- * Reading and parsing alternate: reading a batch is a copy of bytes that
- * are mostly in memory already, parsing it the work.
+ * Two batches take turns: while the pool parses one, the caller's thread
+ * (the pool's thread 0) reads the next into the other, without waiting on
+ * a pipe, then joins the parsing; the parsed one is handed out after.
  */
 #include <stdatomic.h>
 #include <stdio.h>
@@ -23,15 +24,16 @@
 #include "textnum.h"
 
 /* Bytes of text per piece: a field may not be longer. Two pieces per
- * thread give the pool slack when pieces parse at different speeds. */
+ * thread give the pool slack when pieces parse at different speeds (and
+ * while thread 0 reads). */
 #define TEXT_PIECE ((size_t)1 << 19)
 #define TEXT_PIECES_PER_THREAD 2
-/* Parse threads at most: a thread parses 200 to 500 MB/s of text (seq's
- * integers, repr()'s 17-digit floats, measured on one core), so 32 are
- * past any disk's speed, and their pieces (2.5 MiB each: text, then up
- * to 8 bytes of record for every 2 bytes of it) stay at 160 MiB however
- * many cores there are. */
-#define TEXT_THREADS_MAX 32
+/* Parse threads at most: a thread parses 350 to 650 MB/s of text (seq's
+ * integers, repr()'s 17-digit floats, measured on one core), so 16 are
+ * past any disk's speed, and the pieces of the two batches (2.5 MiB each:
+ * text, then up to 8 bytes of record for every 2 bytes of it) stay at
+ * 160 MiB however many cores there are. */
+#define TEXT_THREADS_MAX 16
 /* How long a read waits, with a field in hand, before that is parsed and
  * handed on (when the engine does not say). */
 #define TEXT_STALL_MS 10
@@ -56,6 +58,12 @@ struct piece {
 	char etok[44];
 };
 
+/* Pieces read one after another, parsed at once. */
+struct batch {
+	struct piece *p;	/* np of them */
+	int nb;			/* pieces in it */
+};
+
 struct textin {
 	struct input *in;
 	struct pool pool;
@@ -65,14 +73,18 @@ struct textin {
 	struct gs_dtype dtype;
 	size_t tsize;
 	textnum_fn parse;
-	struct piece *p;
+	struct batch set[2];
+	struct batch *cur;	/* parsed, then handed out */
+	struct batch *next;	/* read while cur is parsed */
 	int np;			/* pieces per batch */
-	int nb;			/* pieces in this batch */
-	atomic_int next;	/* the next piece a thread parses */
+	atomic_int next_piece;	/* the next piece of cur a thread parses */
+	bool prefetch;		/* thread 0 reads next during the parse */
+	int pre_r;		/* what batch_fill said of it */
+	struct gs_err pre_err;
 	int di;			/* the piece being handed out */
 	size_t dpos, dlim;	/* bytes of its out handed out, to hand out */
 	bool settled;		/* dlim and the piece's error are known */
-	int cslot;		/* the carry: p[cslot].txt + coff */
+	struct piece *cpc;	/* the carry: cpc->txt + coff */
 	size_t coff, clen;
 	bool cline_start;
 	const char *cname;
@@ -191,15 +203,21 @@ static void piece_swap(const struct textin *t, struct piece *pc)
 		}
 }
 
+static int batch_fill(struct textin *t, struct batch *b, int stall_ms,
+		      struct gs_err *err);
+
 static void batch_work(void *arg, int i, int n)
 {
 	struct textin *t = arg;
 	int k;
 
-	(void)i;
 	(void)n;
-	while ((k = atomic_fetch_add(&t->next, 1)) < t->nb) {
-		struct piece *pc = &t->p[k];
+	/* the input is read on this thread only, one batch ahead; a pipe
+	 * gives what it has */
+	if (i == 0 && t->prefetch)
+		t->pre_r = batch_fill(t, t->next, 0, &t->pre_err);
+	while ((k = atomic_fetch_add(&t->next_piece, 1)) < t->cur->nb) {
+		struct piece *pc = &t->cur->p[k];
 
 		if (pc->err == ERR_LONG)
 			continue;
@@ -242,31 +260,32 @@ static void piece_begin(struct piece *pc, const char *bytes, size_t n,
 	pc->nl = pc->head = pc->tail = 0;
 }
 
-/* Piece nb is done, parsed up to cut; the rest (line_start as said) goes
- * on in the next piece, or stays as the carry when the batch is full. */
-static void piece_end(struct textin *t, size_t cut, bool line_start)
+/* Piece nb of b is done, parsed up to cut; the rest (line_start as said)
+ * goes on in the next piece, or stays as the carry when b is full. */
+static void piece_end(struct textin *t, struct batch *b, size_t cut,
+		      bool line_start)
 {
-	struct piece *pc = &t->p[t->nb];
+	struct piece *pc = &b->p[b->nb];
 
 	pc->cut = cut;
-	t->nb++;
-	t->cslot = t->nb - 1;
+	b->nb++;
+	t->cpc = pc;
 	t->coff = cut;
 	t->clen = pc->len - cut;
 	t->cline_start = line_start;
 	t->cname = pc->name;
-	if (t->nb < t->np) {
-		piece_begin(&t->p[t->nb], pc->txt + cut, pc->len - cut,
+	if (b->nb < t->np) {
+		piece_begin(&b->p[b->nb], pc->txt + cut, pc->len - cut,
 			    line_start, pc->name);
-		t->cslot = t->nb;
+		t->cpc = &b->p[b->nb];
 		t->coff = 0;
 	}
 }
 
 /* A full piece: cut it, or (one field fills it) an error at hand-out. */
-static void piece_full(struct textin *t)
+static void piece_full(struct textin *t, struct batch *b)
 {
-	struct piece *pc = &t->p[t->nb];
+	struct piece *pc = &b->p[b->nb];
 	bool ls = false;
 	size_t cut = cut_point(pc->txt, pc->len, &ls), i;
 
@@ -283,16 +302,16 @@ static void piece_full(struct textin *t)
 		t->eof = true;
 		ls = pc->line_start;
 	}
-	piece_end(t, cut, ls);
+	piece_end(t, b, cut, ls);
 }
 
 /* One read into the piece being filled, whose bytes ready says may be cut
  * already. Returns 1 to read on, 0 when the batch is to be parsed,
  * INPUT_STALL or -1. */
-static int batch_read(struct textin *t, bool ready, int stall_ms,
-		      struct gs_err *err)
+static int batch_read(struct textin *t, struct batch *b, bool ready,
+		      int stall_ms, struct gs_err *err)
 {
-	struct piece *pc = &t->p[t->nb];
+	struct piece *pc = &b->p[b->nb];
 	int wait = !ready ? stall_ms : stall_ms >= 0 ? stall_ms : TEXT_STALL_MS;
 	ssize_t r = input_read_operand(t->in, pc->txt + pc->len,
 				       TEXT_PIECE - pc->len, wait, err);
@@ -303,7 +322,7 @@ static int batch_read(struct textin *t, bool ready, int stall_ms,
 		return INPUT_STALL;
 	if (r == INPUT_STALL) {
 		if ((cut = cut_point(pc->txt, pc->len, &ls)) > 0)
-			piece_end(t, cut, ls);
+			piece_end(t, b, cut, ls);
 		return 0;
 	}
 	if (r < 0)
@@ -315,47 +334,49 @@ static int batch_read(struct textin *t, bool ready, int stall_ms,
 		t->eof = input_ended(t->in);
 		if (pc->len || !t->eof) {
 			pc->last = true;
-			piece_end(t, pc->len, true);
+			piece_end(t, b, pc->len, true);
 		}
 	} else if (pc->len == TEXT_PIECE) {
-		piece_full(t);
+		piece_full(t, b);
 	}
 	return 1;
 }
 
-/* Read a batch: 1 with pieces in it, 0 at the end, INPUT_STALL or -1. */
-static int batch_fill(struct textin *t, int stall_ms, struct gs_err *err)
+/* Read batch b, beginning with the carry: 1 with pieces in it, 0 at the
+ * end, INPUT_STALL or -1. The carry (the text after the last cut, or an
+ * unfinished piece) ends where it is to go on. The pieces before the cut
+ * it comes from are not touched: they may be being parsed. */
+static int batch_fill(struct textin *t, struct batch *b, int stall_ms,
+		      struct gs_err *err)
 {
 	bool ls;
 	int r = 1;
 
-	t->nb = t->di = 0;
-	t->dpos = 0;
-	t->settled = false;
-	if (t->cslot != 0 || t->coff != 0)
-		piece_begin(&t->p[0], t->p[t->cslot].txt + t->coff, t->clen,
+	b->nb = 0;
+	if (t->cpc != &b->p[0] || t->coff != 0)
+		piece_begin(&b->p[0], t->cpc->txt + t->coff, t->clen,
 			    t->cline_start, t->cname);
-	t->cslot = 0;
+	t->cpc = &b->p[0];
 	t->coff = 0;
-	while (r == 1 && t->nb < t->np && !t->eof) {
-		struct piece *pc = &t->p[t->nb];
-		bool ready = t->nb > 0 || cut_point(pc->txt, pc->len, &ls) > 0;
+	while (r == 1 && b->nb < t->np && !t->eof) {
+		struct piece *pc = &b->p[b->nb];
+		bool ready = b->nb > 0 || cut_point(pc->txt, pc->len, &ls) > 0;
 
-		r = batch_read(t, ready, stall_ms, err);
+		r = batch_read(t, b, ready, stall_ms, err);
 	}
-	if (t->nb < t->np) {
-		t->clen = t->p[t->nb].len;
-		t->cline_start = t->p[t->nb].line_start;
-		t->cname = t->p[t->nb].name;
-		t->cslot = t->nb;
+	if (b->nb < t->np) {
+		t->cpc = &b->p[b->nb];
+		t->clen = t->cpc->len;
+		t->cline_start = t->cpc->line_start;
+		t->cname = t->cpc->name;
 	}
-	if (r == -1 && t->nb > 0) {	/* the pieces before it go out first */
+	if (r == -1 && b->nb > 0) {	/* the pieces before it go out first */
 		t->fail = *err;
 		t->read_failed = t->eof = true;
-	} else if (r < 0 && (r != INPUT_STALL || t->nb == 0)) {
+	} else if (r < 0 && (r != INPUT_STALL || b->nb == 0)) {
 		return r;
 	}
-	return t->nb > 0;
+	return b->nb > 0;
 }
 
 /* ---- handing out --------------------------------------------------------- */
@@ -395,7 +416,7 @@ static int piece_fail(struct textin *t, const struct piece *pc, int kind,
 /* Before piece di is handed out: how much of it, and its error. */
 static void piece_settle(struct textin *t)
 {
-	const struct piece *pc = &t->p[t->di];
+	const struct piece *pc = &t->cur->p[t->di];
 	uint64_t first = pc->line_start ? 0 : t->fields;
 	uint64_t joined = first + pc->head;
 
@@ -414,7 +435,7 @@ static void piece_settle(struct textin *t)
 /* After piece di was handed out: where the next one begins. */
 static void piece_account(struct textin *t)
 {
-	const struct piece *pc = &t->p[t->di];
+	const struct piece *pc = &t->cur->p[t->di];
 
 	if (pc->nl) {
 		t->line += pc->nl;
@@ -434,8 +455,8 @@ static void piece_account(struct textin *t)
 /* Bytes of the batch into buf: > 0, or 0 when it is all handed out. */
 static ssize_t batch_deliver(struct textin *t, void *buf, size_t n)
 {
-	while (t->di < t->nb) {
-		const struct piece *pc = &t->p[t->di];
+	while (t->di < t->cur->nb) {
+		const struct piece *pc = &t->cur->p[t->di];
 		size_t k;
 
 		if (!t->settled)
@@ -454,6 +475,32 @@ static ssize_t batch_deliver(struct textin *t, void *buf, size_t n)
 	return 0;
 }
 
+/* The next batch to hand out: the one read during the last parse, or one
+ * read now. 1, 0 at the end, INPUT_STALL or -1 (err filled). */
+static int batch_next(struct textin *t, int stall_ms, struct gs_err *err)
+{
+	struct batch *b = t->next;
+	int r = t->pre_r;
+
+	t->pre_r = 0;
+	if (r == -1) {
+		*err = t->pre_err;
+		return -1;
+	}
+	if (r == 1) {
+		t->next = t->cur;
+		t->cur = b;
+		return 1;
+	}
+	if (t->failing || (t->eof && t->read_failed)) {
+		*err = t->fail;
+		return -1;
+	}
+	if (t->eof)
+		return 0;
+	return batch_fill(t, t->cur, stall_ms, err);
+}
+
 ssize_t textin_read(struct textin *t, void *buf, size_t n, int stall_ms,
 		    struct gs_err *err)
 {
@@ -463,16 +510,18 @@ ssize_t textin_read(struct textin *t, void *buf, size_t n, int stall_ms,
 		r = batch_deliver(t, buf, n);
 		if (r > 0)
 			return r;
-		if (t->failing || (t->eof && t->read_failed)) {
+		if (t->failing) {
 			*err = t->fail;
 			return -1;
 		}
-		if (t->eof)
-			return 0;
-		r = batch_fill(t, stall_ms, err);
+		r = batch_next(t, stall_ms, err);
 		if (r <= 0)
 			return r;
-		atomic_store(&t->next, 0);
+		t->di = 0;
+		t->dpos = 0;
+		t->settled = false;
+		t->prefetch = !t->eof;
+		atomic_store(&t->next_piece, 0);
 		if (t->pool_up)
 			pool_run(&t->pool, batch_work, t);
 		else
@@ -482,11 +531,35 @@ ssize_t textin_read(struct textin *t, void *buf, size_t n, int stall_ms,
 
 /* ---- life ---------------------------------------------------------------- */
 
+static int batch_alloc(struct batch *b, int np)
+{
+	size_t outcap = ((TEXT_PIECE + 1) / 2 + 1) * sizeof(uint64_t);
+	int i;
+
+	b->p = calloc((size_t)np, sizeof(*b->p));
+	for (i = 0; b->p && i < np; i++) {
+		b->p[i].txt = malloc(TEXT_PIECE);
+		b->p[i].out = malloc(outcap);
+		if (!b->p[i].txt || !b->p[i].out)
+			return -1;
+	}
+	return b->p ? 0 : -1;
+}
+
+static void batch_free(struct batch *b, int np)
+{
+	int i;
+
+	for (i = 0; b->p && i < np; i++) {
+		free(b->p[i].txt);
+		free(b->p[i].out);
+	}
+	free(b->p);
+}
+
 struct textin *textin_new(struct input *in, int threads, bool lines)
 {
 	struct textin *t = calloc(1, sizeof(*t));
-	size_t outcap = ((TEXT_PIECE + 1) / 2 + 1) * sizeof(uint64_t);
-	int i;
 
 	if (!t)
 		return NULL;
@@ -495,14 +568,8 @@ struct textin *textin_new(struct input *in, int threads, bool lines)
 	t->in = in;
 	t->lines = lines;
 	t->np = threads * TEXT_PIECES_PER_THREAD;
-	t->p = calloc((size_t)t->np, sizeof(*t->p));
-	for (i = 0; t->p && i < t->np; i++) {
-		t->p[i].txt = malloc(TEXT_PIECE);
-		t->p[i].out = malloc(outcap);
-		if (!t->p[i].txt || !t->p[i].out)
-			break;
-	}
-	if (!t->p || i < t->np) {
+	if (batch_alloc(&t->set[0], t->np) < 0 ||
+	    batch_alloc(&t->set[1], t->np) < 0) {
 		textin_free(t);
 		return NULL;
 	}
@@ -525,14 +592,19 @@ void textin_reset(struct textin *t)
 {
 	if (!t)
 		return;
-	t->nb = t->di = 0;
+	t->cur = &t->set[0];
+	t->next = &t->set[1];
+	t->cur->nb = t->next->nb = 0;
+	t->prefetch = false;
+	t->pre_r = 0;
+	t->di = 0;
 	t->dpos = t->dlim = 0;
 	t->settled = false;
-	t->cslot = 0;
+	piece_begin(&t->cur->p[0], "", 0, true, NULL);
+	t->cpc = &t->cur->p[0];
 	t->coff = t->clen = 0;
 	t->cline_start = true;
 	t->cname = NULL;
-	piece_begin(&t->p[0], "", 0, true, NULL);
 	t->line = 1;
 	t->fields = 0;
 	t->eof = t->failing = t->read_failed = false;
@@ -540,16 +612,11 @@ void textin_reset(struct textin *t)
 
 void textin_free(struct textin *t)
 {
-	int i;
-
 	if (!t)
 		return;
 	if (t->pool_up)
 		pool_release(&t->pool);
-	for (i = 0; t->p && i < t->np; i++) {
-		free(t->p[i].txt);
-		free(t->p[i].out);
-	}
-	free(t->p);
+	batch_free(&t->set[0], t->np);
+	batch_free(&t->set[1], t->np);
 	free(t);
 }
