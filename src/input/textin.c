@@ -245,7 +245,7 @@ static size_t cut_point(const char *p, size_t n, bool *line_start)
 	return 0;
 }
 
-/* Make p[k] the piece being filled: empty, or beginning with bytes. */
+/* Make pc the piece being filled: empty, or beginning with bytes. */
 static void piece_begin(struct piece *pc, const char *bytes, size_t n,
 			bool line_start, const char *name)
 {
