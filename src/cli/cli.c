@@ -18,7 +18,7 @@
 enum {
 	OPT_ENDIAN = 1000, OPT_RAW, OPT_BACKEND, OPT_DEVICE, OPT_DEVICES, OPT_CHUNK,
 	OPT_STREAMS, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_LONG, OPT_MEMORY,
-	OPT_PER_FILE,
+	OPT_PER_FILE, OPT_TEXT,
 	OPT_FORMAT = 'f',
 };
 
@@ -57,6 +57,14 @@ const struct opt_spec common_opts[] = {
 	  .has_arg = no_argument,
 	  .help = "no detection of zstd, .npy or PGM/PPM input",
 	  .id = OPT_RAW,
+	  .input = true },
+	{ .name = "text",
+	  .has_arg = no_argument,
+	  .help = "decimal numbers as text, split by white space or\n"
+		  "commas (one record per line with -c), each rounded\n"
+		  "correctly to the type (default f64)",
+	  .id = OPT_TEXT,
+	  .brief = "read decimal numbers as text",
 	  .input = true },
 	{ .name = "long",
 	  .has_arg = optional_argument,
@@ -339,10 +347,14 @@ static int input_option(struct cli *c, int opt, const char *arg,
 		if (parse_u64(arg, &u) < 0 || u < 1 || u > (1u << 20))
 			return usage(err, "--columns: expected a count from 1 to 1048576, not '%s'", arg);
 		c->job.columns = (unsigned)u;
-		c->columns_set = true;
+		c->columns_set = c->columns_given = true;
 		return 0;
 	case OPT_RAW:
 		c->raw = true;
+		return 0;
+	case OPT_TEXT:	/* numpy.loadtxt's and float()'s type, unless -t */
+		c->text = true;
+		c->default_type = GS_F64;
 		return 0;
 	case OPT_LONG:	/* as zstd -d --long=N: windows up to 2^N bytes */
 		if (!arg)
@@ -549,7 +561,8 @@ int cli_open_input(struct cli *c, char *const *paths, int npaths,
 	struct input_opts io = { .raw = c->raw, .zstd_window = c->zstd_window,
 				 .threads = c->eo.threads,
 				 .warn = warn_operand, .warn_ctx = c,
-				 .stop_on_error = c->stop_on_operand };
+				 .stop_on_error = c->stop_on_operand,
+				 .text = c->text, .text_lines = c->columns_given };
 
 	/* before anything is opened for writing (dot opens A and B apart) */
 	if (!c->output_checked &&

@@ -47,6 +47,8 @@ struct cli {
 	bool big_endian;		/* --endian big */
 	bool type_endian;		/* -t named a byte order ('>f4') */
 	bool raw;
+	bool text;			/* --text */
+	bool columns_given;		/* -c on the command line (not a header) */
 	uint64_t zstd_window;		/* --long, --memory: 0 for the default */
 	enum gs_format format;
 	const char *output;

@@ -30,6 +30,7 @@
 #include "informat.h"
 #include "input.h"
 #include "npycols.h"
+#include "textin.h"
 #include "zahead.h"
 #include "zsrc.h"
 
@@ -79,6 +80,7 @@ struct input {
 	bool uses_stdin;
 	bool stdin_reg;
 	off_t stdin_start;
+	struct textin *textin;	/* --text: records made from the payload */
 };
 
 /* The operands when none is given. */
@@ -221,6 +223,10 @@ static int operand_detect(struct input *in, int stall_ms, struct gs_err *err)
 		r = operand_peek(in, stall_ms, err);
 		return r < 0 ? (int)r : 0;
 	}
+	if (f && f->parse && in->opts.text)
+		return gs_fail(err, GS_ERUNTIME, in->name,
+			       "%s data, not text (read it without --text)",
+			       f->name);
 	if (f && f->refuse)
 		return gs_fail(err, GS_ERUNTIME, in->name,
 			       "%s, which gpustat does not read (%s, or --raw to read the bytes as they are)",
@@ -305,6 +311,8 @@ static int operand_check_payload(struct input *in, uint8_t *p, size_t n,
 	unsigned v;
 	size_t i;
 
+	if (in->textin)		/* text, not yet values */
+		return 0;
 	if (headed ? h->boolean : in->dtype.boolean)
 		for (i = 0; i < n; i++)
 			p[i] = p[i] != 0;
@@ -635,7 +643,9 @@ int input_open(struct input **inp, char *const *paths, int npaths,
 				       window);
 	in->hbuf = malloc(FMT_HEADER_MAX);
 	in->reported = calloc((size_t)in->npaths, sizeof(bool));
-	if (!in->z || !in->hbuf || !in->reported) {
+	if (in->opts.text)
+		in->textin = textin_new(in, in->opts.threads, in->opts.text_lines);
+	if (!in->z || !in->hbuf || !in->reported || (in->opts.text && !in->textin)) {
 		input_close(in);
 		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
 	}
@@ -674,6 +684,10 @@ int input_probe(struct input *in, struct input_info *info, struct gs_err *err)
 							     : in->fmt->name;
 	info->total_bytes = informat_total(in->paths, in->npaths, in->opts.raw,
 					   in->stdin_reg ? in->stdin_start : -1);
+	if (in->textin) {	/* its records' size is known once they are made */
+		info->format = zsrc_compressed(in->z) ? "text (zstd)" : "text";
+		info->total_bytes = -1;
+	}
 	return 0;
 }
 
@@ -682,6 +696,8 @@ void input_set_dtype(struct input *in, struct gs_dtype dtype, unsigned columns)
 	in->typed = true;
 	in->dtype = dtype;
 	in->columns = columns;
+	if (in->textin)
+		textin_set_type(in->textin, dtype, columns);
 }
 
 ssize_t input_read(struct input *in, void *buf, size_t n, int stall_ms,
@@ -690,6 +706,8 @@ ssize_t input_read(struct input *in, void *buf, size_t n, int stall_ms,
 	size_t got = 0;
 	ssize_t r;
 
+	if (in->textin)
+		return textin_read(in->textin, buf, n, stall_ms, err);
 	/* Once bytes are in hand, take only what is there without waiting:
 	 * the caller decides how long a stall it tolerates. */
 	while (got < n && in->st != ST_END) {
@@ -702,6 +720,38 @@ ssize_t input_read(struct input *in, void *buf, size_t n, int stall_ms,
 		got += (size_t)r;
 	}
 	return (ssize_t)got;
+}
+
+ssize_t input_read_operand(struct input *in, void *buf, size_t n,
+			   int stall_ms, struct gs_err *err)
+{
+	size_t got = 0;
+	ssize_t r;
+
+	/* the next operand, past those that fail to open */
+	while (in->st == ST_OPEN)
+		if ((r = input_step(in, NULL, 0, -1, err)) < 0)
+			return r;
+	while (got < n && !input_operand_ended(in)) {
+		r = input_step(in, (uint8_t *)buf + got, n - got,
+			       got ? 0 : stall_ms, err);
+		if (r == INPUT_STALL && got)
+			break;
+		if (r < 0)
+			return r;
+		got += (size_t)r;
+	}
+	return (ssize_t)got;
+}
+
+bool input_operand_ended(const struct input *in)
+{
+	return in->st == ST_OPEN || in->st == ST_END;
+}
+
+bool input_ended(const struct input *in)
+{
+	return in->st == ST_END;
 }
 
 const char *input_name(const struct input *in)
@@ -749,6 +799,7 @@ int input_rewind(struct input *in, struct gs_err *err)
 	in->hpos = in->hlen = 0;
 	in->pend_pos = in->pend_len = 0;
 	in->st = ST_OPEN;
+	textin_reset(in->textin);
 	return 0;
 }
 
@@ -757,6 +808,7 @@ void input_close(struct input *in)
 	if (!in)
 		return;
 	operand_close(in);
+	textin_free(in->textin);
 	zahead_free(in->ahead);
 	zsrc_free(in->z);
 	free(in->hbuf);

@@ -8,7 +8,9 @@
  * payload bytes (plain P2/P3 text turned into binary samples, a Fortran-order
  * .npy read column by column). A magic of a format gpustat does not read
  * (gzip, xz, PNG, a PBM bitmap ...) fails the operand: it is never read as
- * raw data. --raw turns every detection off.
+ * raw data. --raw turns every detection off. With --text the payloads are
+ * decimal text that textin.h turns into records, and input_read hands out
+ * those.
  *
  * The first operand that carries a type (npy/pnm) fixes the stream's type and
  * columns unless the job set them; later operands that disagree are errors.
@@ -54,6 +56,10 @@ struct input_opts {
 	/* An operand error ends the stream (after warn): for a scan, whose
 	 * output would go on as if the operand were empty. */
 	bool stop_on_error;
+	/* --text: the payload is decimal text, read as textin.h says, and
+	 * input_read hands out the records it makes; text_lines: one record
+	 * per line (-c N given). An npy or pnm header is an error then. */
+	bool text, text_lines;
 };
 
 /* Open the operand list (npaths == 0 means stdin). Fails only for errors
@@ -80,6 +86,17 @@ void input_set_dtype(struct input *in, struct gs_dtype dtype, unsigned columns);
  * on an error that stops everything (err filled). */
 ssize_t input_read(struct input *in, void *buf, size_t n, int stall_ms,
 		   struct gs_err *err);
+
+/* For the text layer (textin.h): input_read within one operand, so that
+ * it knows where each ends. Returns bytes (> 0), 0 when the operand has
+ * ended (or none is left), INPUT_STALL or -1; the call after an operand
+ * ended opens the next one. input_operand_ended: the operand last read has
+ * ended (its last bytes may have come with that read); input_ended: every
+ * operand has. */
+ssize_t input_read_operand(struct input *in, void *buf, size_t n,
+			   int stall_ms, struct gs_err *err);
+bool input_operand_ended(const struct input *in);
+bool input_ended(const struct input *in);
 
 /* Name of the operand being read ("-" shows as "stdin") and the payload byte
  * offset within it, for error messages. */

@@ -1,0 +1,622 @@
+/*
+ * textin.c - decimal text to records (see textin.h).
+ *
+ * A batch is up to np pieces read one after another into the pieces'
+ * buffers. A full piece is cut after its last newline or before the
+ * separator after its last field, whichever is later; the bytes past the
+ * cut (the carry) begin the next piece. The batch is parsed by the pool,
+ * each piece on its own into its own output, then handed out in order:
+ * only then are line numbers known, so a piece counts its lines and
+ * fields relative to its start and the hand-out adds where it began.
+ * A line cut in two is checked (-c N) when its second part is handed out.
+ *
+ * Two batches take turns: while the pool parses one, the caller's thread
+ * (the pool's thread 0) reads the next into the other, without waiting on
+ * a pipe, then joins the parsing; the parsed one is handed out after.
+ */
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "input.h"
+#include "pool.h"
+#include "textin.h"
+#include "textnum.h"
+
+/* Bytes of text per piece: a field may not be longer. Two pieces per
+ * thread give the pool slack when pieces parse at different speeds (and
+ * while thread 0 reads). */
+#define TEXT_PIECE ((size_t)1 << 19)
+#define TEXT_PIECES_PER_THREAD 2
+/* Parse threads at most: a thread parses 350 to 650 MB/s of text (seq's
+ * integers, repr()'s 17-digit floats, measured on one core), so 16 are
+ * past any disk's speed, and the pieces of the two batches (2.5 MiB each:
+ * text, then up to 8 bytes of record for every 2 bytes of it) stay at
+ * 160 MiB however many cores there are. */
+#define TEXT_THREADS_MAX 16
+/* How long a read waits, with a field in hand, before that is parsed and
+ * handed on (when the engine does not say). */
+#define TEXT_STALL_MS 10
+
+enum { ERR_NONE, ERR_INVALID, ERR_RANGE, ERR_EMPTY, ERR_COUNT, ERR_LONG };
+
+struct piece {
+	char *txt;
+	size_t len;		/* bytes in txt */
+	size_t cut;		/* bytes parsed: [0, cut) */
+	bool line_start;	/* begins a line (else right after a field) */
+	bool last;		/* its operand ends with it */
+	const char *name;	/* the operand */
+	uint8_t *out;
+	size_t nval;		/* values in out */
+	uint64_t nl;		/* newlines in it */
+	uint64_t head, tail;	/* fields before its first, after its last */
+	int err;		/* the first error, ERR_* */
+	uint64_t eline;		/* its line, 0 for the piece's first */
+	uint64_t efield;	/* its field within what the piece holds */
+	uint64_t ecount;	/* ERR_COUNT: the fields the line has */
+	char etok[44];
+};
+
+/* Pieces read one after another, parsed at once. */
+struct batch {
+	struct piece *p;	/* np of them */
+	int nb;			/* pieces in it */
+};
+
+struct textin {
+	struct input *in;
+	struct pool pool;
+	bool pool_up;
+	bool lines;
+	unsigned columns;
+	struct gs_dtype dtype;
+	size_t tsize;
+	textnum_fn parse;
+	struct batch set[2];
+	struct batch *cur;	/* parsed, then handed out */
+	struct batch *next;	/* read while cur is parsed */
+	int np;			/* pieces per batch */
+	atomic_int next_piece;	/* the next piece of cur a thread parses */
+	bool prefetch;		/* thread 0 reads next during the parse */
+	int pre_r;		/* what batch_fill said of it */
+	struct gs_err pre_err;
+	int di;			/* the piece being handed out */
+	size_t dpos, dlim;	/* bytes of its out handed out, to hand out */
+	bool settled;		/* dlim and the piece's error are known */
+	struct piece *cpc;	/* the carry: cpc->txt + coff */
+	size_t coff, clen;
+	bool cline_start;
+	const char *cname;
+	uint64_t line, fields;	/* where the hand-out is in its operand */
+	bool eof, failing;
+	bool read_failed;	/* the input failed after the batch's pieces */
+	struct gs_err fail;
+};
+
+/* What each byte is to the fields: a table, as this is the inner loop. */
+enum { C_FIELD, C_SPACE, C_COMMA, C_NEWLINE };
+
+static const uint8_t byte_class[256] = {
+	[' '] = C_SPACE, ['\t'] = C_SPACE, ['\r'] = C_SPACE, ['\v'] = C_SPACE,
+	['\f'] = C_SPACE, [','] = C_COMMA, ['\n'] = C_NEWLINE,
+};
+
+static bool is_space(char c)
+{
+	return byte_class[(uint8_t)c] == C_SPACE;
+}
+
+static bool is_sep(char c)
+{
+	return byte_class[(uint8_t)c] != C_FIELD;
+}
+
+/* ---- parsing one piece (on a pool thread) ------------------------------ */
+
+static void piece_error(struct piece *pc, int kind, uint64_t line,
+			uint64_t field, const char *tok, size_t n)
+{
+	size_t i;
+
+	pc->err = kind;
+	pc->eline = line;
+	pc->efield = field;
+	n = n < sizeof(pc->etok) - 4 ? n : sizeof(pc->etok) - 4;
+	for (i = 0; i < n; i++)
+		pc->etok[i] = tok[i] >= ' ' && tok[i] < 127 ? tok[i] : '?';
+	strcpy(pc->etok + n, n == sizeof(pc->etok) - 4 ? "..." : "");
+}
+
+/* A line of f fields ended: with -c N, is it one record? The first line
+ * of a piece that begins inside it is checked at hand-out. */
+static bool line_ok(const struct textin *t, const struct piece *pc,
+		    uint64_t line, uint64_t f)
+{
+	return !t->lines || f == 0 || f == t->columns ||
+	       (line == 0 && !pc->line_start);
+}
+
+static void piece_parse(const struct textin *t, struct piece *pc)
+{
+	const char *p = pc->txt, *end = p + pc->cut, *s;
+	uint8_t *o = pc->out;
+	uint64_t line = 0, f = 0;
+	bool prev = !pc->line_start, comma = false;
+	int r;
+
+	for (; p < end && !pc->err; ) {
+		if (*p == '\n') {
+			if (comma)
+				piece_error(pc, ERR_EMPTY, line, f + 1, "", 0);
+			else if (!line_ok(t, pc, line, f))
+				piece_error(pc, ERR_COUNT, line, 0, "", 0);
+			pc->ecount = f;
+			if (line++ == 0)
+				pc->head = f;
+			f = 0;
+			prev = comma = false;
+			p++;
+		} else if (is_space(*p)) {
+			p++;
+		} else if (*p == ',') {
+			if (!prev || comma)
+				piece_error(pc, ERR_EMPTY, line, f + 1, "", 0);
+			comma = true;
+			p++;
+		} else {
+			for (s = p; p < end && !is_sep(*p); p++)
+				;
+			r = t->parse(s, (size_t)(p - s), o);
+			if (r != TEXTNUM_OK)
+				piece_error(pc, r == TEXTNUM_RANGE ? ERR_RANGE : ERR_INVALID,
+					    line, f + 1, s, (size_t)(p - s));
+			else
+				o += t->tsize;
+			f++;
+			prev = true;
+			comma = false;
+		}
+	}
+	if (!pc->err && pc->last && comma)
+		piece_error(pc, ERR_EMPTY, line, f + 1, "", 0);
+	else if (!pc->err && pc->last && !line_ok(t, pc, line, f))
+		piece_error(pc, ERR_COUNT, line, 0, "", 0), pc->ecount = f;
+	pc->nl = line;
+	pc->tail = f;
+	if (line == 0)
+		pc->head = f;
+	pc->nval = (size_t)(o - pc->out) / t->tsize;
+}
+
+/* The values in the data's byte order. */
+static void piece_swap(const struct textin *t, struct piece *pc)
+{
+	size_t i, j, k = t->tsize;
+	uint8_t *v, x;
+
+	for (i = 0; i < pc->nval; i++)
+		for (v = pc->out + i * k, j = 0; j < k / 2; j++) {
+			x = v[j];
+			v[j] = v[k - 1 - j];
+			v[k - 1 - j] = x;
+		}
+}
+
+static int batch_fill(struct textin *t, struct batch *b, int stall_ms,
+		      struct gs_err *err);
+
+static void batch_work(void *arg, int i, int n)
+{
+	struct textin *t = arg;
+	int k;
+
+	(void)n;
+	/* the input is read on this thread only, one batch ahead; a pipe
+	 * gives what it has */
+	if (i == 0 && t->prefetch)
+		t->pre_r = batch_fill(t, t->next, 0, &t->pre_err);
+	while ((k = atomic_fetch_add(&t->next_piece, 1)) < t->cur->nb) {
+		struct piece *pc = &t->cur->p[k];
+
+		if (pc->err == ERR_LONG)
+			continue;
+		piece_parse(t, pc);
+		if (t->dtype.big_endian && t->tsize > 1)
+			piece_swap(t, pc);
+	}
+}
+
+/* ---- reading a batch ----------------------------------------------------- */
+
+/* Where p[0..n) may be cut: after a newline or before the separator after
+ * a field, the last such place; 0 for none. *line_start: the rest begins a
+ * line. */
+static size_t cut_point(const char *p, size_t n, bool *line_start)
+{
+	size_t i;
+
+	for (i = n; i > 0; i--) {
+		if (p[i - 1] == '\n')
+			return *line_start = true, i;
+		if (i < n && is_sep(p[i]) && !is_sep(p[i - 1]))
+			return *line_start = false, i;
+	}
+	return 0;
+}
+
+/* Make pc the piece being filled: empty, or beginning with bytes. */
+static void piece_begin(struct piece *pc, const char *bytes, size_t n,
+			bool line_start, const char *name)
+{
+	memmove(pc->txt, bytes, n);
+	pc->len = n;
+	pc->cut = 0;
+	pc->line_start = line_start;
+	pc->last = false;
+	pc->name = name;
+	pc->err = ERR_NONE;
+	pc->nval = 0;
+	pc->nl = pc->head = pc->tail = 0;
+}
+
+/* Piece nb of b is done, parsed up to cut; the rest (line_start as said)
+ * goes on in the next piece, or stays as the carry when b is full. */
+static void piece_end(struct textin *t, struct batch *b, size_t cut,
+		      bool line_start)
+{
+	struct piece *pc = &b->p[b->nb];
+
+	pc->cut = cut;
+	b->nb++;
+	t->cpc = pc;
+	t->coff = cut;
+	t->clen = pc->len - cut;
+	t->cline_start = line_start;
+	t->cname = pc->name;
+	if (b->nb < t->np) {
+		piece_begin(&b->p[b->nb], pc->txt + cut, pc->len - cut,
+			    line_start, pc->name);
+		t->cpc = &b->p[b->nb];
+		t->coff = 0;
+	}
+}
+
+/* A full piece: cut it, or (one field fills it) an error at hand-out. */
+static void piece_full(struct textin *t, struct batch *b)
+{
+	struct piece *pc = &b->p[b->nb];
+	bool ls = false;
+	size_t cut = cut_point(pc->txt, pc->len, &ls), i;
+
+	/* separators alone (a long run of blanks): any place will do, and
+	 * the state at the cut is the one the piece began with */
+	for (i = 0; cut == 0 && i < pc->len && is_sep(pc->txt[i]); i++)
+		;
+	if (cut == 0 && i == pc->len) {
+		cut = pc->len;
+		ls = pc->line_start;
+	}
+	if (cut == 0) {
+		piece_error(pc, ERR_LONG, 0, 1, pc->txt, pc->len);
+		t->eof = true;
+		ls = pc->line_start;
+	}
+	piece_end(t, b, cut, ls);
+}
+
+/* One read into the piece being filled, whose bytes ready says may be cut
+ * already. Returns 1 to read on, 0 when the batch is to be parsed,
+ * INPUT_STALL or -1. */
+static int batch_read(struct textin *t, struct batch *b, bool ready,
+		      int stall_ms, struct gs_err *err)
+{
+	struct piece *pc = &b->p[b->nb];
+	int wait = !ready ? stall_ms : stall_ms >= 0 ? stall_ms : TEXT_STALL_MS;
+	ssize_t r = input_read_operand(t->in, pc->txt + pc->len,
+				       TEXT_PIECE - pc->len, wait, err);
+	bool ls;
+	size_t cut;
+
+	if (r == INPUT_STALL && !ready)
+		return INPUT_STALL;
+	if (r == INPUT_STALL) {
+		if ((cut = cut_point(pc->txt, pc->len, &ls)) > 0)
+			piece_end(t, b, cut, ls);
+		return 0;
+	}
+	if (r < 0)
+		return -1;
+	if (r > 0)
+		pc->name = input_name(t->in);
+	pc->len += (size_t)r;
+	if (input_operand_ended(t->in)) {
+		t->eof = input_ended(t->in);
+		if (pc->len || !t->eof) {
+			pc->last = true;
+			piece_end(t, b, pc->len, true);
+		}
+	} else if (pc->len == TEXT_PIECE) {
+		piece_full(t, b);
+	}
+	return 1;
+}
+
+/* Read batch b, beginning with the carry: 1 with pieces in it, 0 at the
+ * end, INPUT_STALL or -1. The carry (the text after the last cut, or an
+ * unfinished piece) ends where it is to go on. The pieces before the cut
+ * it comes from are not touched: they may be being parsed. */
+static int batch_fill(struct textin *t, struct batch *b, int stall_ms,
+		      struct gs_err *err)
+{
+	bool ls;
+	int r = 1;
+
+	b->nb = 0;
+	if (t->cpc != &b->p[0] || t->coff != 0)
+		piece_begin(&b->p[0], t->cpc->txt + t->coff, t->clen,
+			    t->cline_start, t->cname);
+	t->cpc = &b->p[0];
+	t->coff = 0;
+	while (r == 1 && b->nb < t->np && !t->eof) {
+		struct piece *pc = &b->p[b->nb];
+		bool ready = b->nb > 0 || cut_point(pc->txt, pc->len, &ls) > 0;
+
+		r = batch_read(t, b, ready, stall_ms, err);
+	}
+	if (b->nb < t->np) {
+		t->cpc = &b->p[b->nb];
+		t->clen = t->cpc->len;
+		t->cline_start = t->cpc->line_start;
+		t->cname = t->cpc->name;
+	}
+	if (r == -1 && b->nb > 0) {	/* the pieces before it go out first */
+		t->fail = *err;
+		t->read_failed = t->eof = true;
+	} else if (r < 0 && (r != INPUT_STALL || b->nb == 0)) {
+		return r;
+	}
+	return b->nb > 0;
+}
+
+/* ---- handing out --------------------------------------------------------- */
+
+static int piece_fail(struct textin *t, const struct piece *pc, int kind,
+		      uint64_t line, uint64_t field, uint64_t count)
+{
+	const char *ty = type_name(t->dtype.type);
+	const char *name = pc->name ? pc->name : input_name(t->in);
+	unsigned long long l = line, f = field;
+
+	t->failing = true;
+	switch (kind) {
+	case ERR_INVALID:
+		return gs_fail(&t->fail, GS_ERUNTIME, name,
+			       "invalid numeric value in line %llu field %llu: '%s'%s",
+			       l, f, pc->etok, type_is_float(t->dtype.type) ? "" :
+			       " (an integer type: digits only)");
+	case ERR_RANGE:
+		return gs_fail(&t->fail, GS_ERUNTIME, name,
+			       "value out of range for %s in line %llu field %llu: '%s'",
+			       t->dtype.boolean ? "bool" : ty, l, f, pc->etok);
+	case ERR_EMPTY:
+		return gs_fail(&t->fail, GS_ERUNTIME, name,
+			       "empty field in line %llu field %llu", l, f);
+	case ERR_COUNT:
+		return gs_fail(&t->fail, GS_ERUNTIME, name,
+			       "line %llu has %llu field%s, not %u (-c %u: one record per line)",
+			       l, (unsigned long long)count, count == 1 ? "" : "s",
+			       t->columns, t->columns);
+	}
+	return gs_fail(&t->fail, GS_ERUNTIME, name,
+		       "a field longer than %zu bytes in line %llu: '%s'",
+		       TEXT_PIECE, l, pc->etok);
+}
+
+/* Before piece di is handed out: how much of it, and its error. */
+static void piece_settle(struct textin *t)
+{
+	const struct piece *pc = &t->cur->p[t->di];
+	uint64_t first = pc->line_start ? 0 : t->fields;
+	uint64_t joined = first + pc->head;
+
+	t->settled = true;
+	t->dlim = pc->nval * t->tsize;
+	if (pc->err && pc->eline == 0 && pc->err != ERR_COUNT)
+		piece_fail(t, pc, pc->err, t->line, first + pc->efield, 0);
+	else if (!pc->line_start && t->lines && (pc->nl || pc->last) &&
+		 joined != t->columns)
+		t->dlim = 0, piece_fail(t, pc, ERR_COUNT, t->line, 0, joined);
+	else if (pc->err)
+		piece_fail(t, pc, pc->err, t->line + pc->eline,
+			   pc->efield, pc->eline ? pc->ecount : joined);
+}
+
+/* After piece di was handed out: where the next one begins. */
+static void piece_account(struct textin *t)
+{
+	const struct piece *pc = &t->cur->p[t->di];
+
+	if (pc->nl) {
+		t->line += pc->nl;
+		t->fields = pc->tail;
+	} else {
+		t->fields = (pc->line_start ? 0 : t->fields) + pc->tail;
+	}
+	if (pc->last) {
+		t->line = 1;
+		t->fields = 0;
+	}
+	t->di++;
+	t->dpos = 0;
+	t->settled = false;
+}
+
+/* Bytes of the batch into buf: > 0, or 0 when it is all handed out. */
+static ssize_t batch_deliver(struct textin *t, void *buf, size_t n)
+{
+	while (t->di < t->cur->nb) {
+		const struct piece *pc = &t->cur->p[t->di];
+		size_t k;
+
+		if (!t->settled)
+			piece_settle(t);
+		k = t->dlim - t->dpos < n ? t->dlim - t->dpos : n;
+		if (k) {
+			memcpy(buf, pc->out + t->dpos, k);
+			t->dpos += k;
+			return (ssize_t)k;
+		}
+		/* the values before an error are out: then the error */
+		if (t->failing)
+			return 0;
+		piece_account(t);
+	}
+	return 0;
+}
+
+/* The next batch to hand out: the one read during the last parse, or one
+ * read now. 1, 0 at the end, INPUT_STALL or -1 (err filled). */
+static int batch_next(struct textin *t, int stall_ms, struct gs_err *err)
+{
+	struct batch *b = t->next;
+	int r = t->pre_r;
+
+	t->pre_r = 0;
+	if (r == -1) {
+		*err = t->pre_err;
+		return -1;
+	}
+	if (r == 1) {
+		t->next = t->cur;
+		t->cur = b;
+		return 1;
+	}
+	if (t->failing || (t->eof && t->read_failed)) {
+		*err = t->fail;
+		return -1;
+	}
+	if (t->eof)
+		return 0;
+	return batch_fill(t, t->cur, stall_ms, err);
+}
+
+ssize_t textin_read(struct textin *t, void *buf, size_t n, int stall_ms,
+		    struct gs_err *err)
+{
+	ssize_t r;
+
+	for (;;) {
+		r = batch_deliver(t, buf, n);
+		if (r > 0)
+			return r;
+		if (t->failing) {
+			*err = t->fail;
+			return -1;
+		}
+		r = batch_next(t, stall_ms, err);
+		if (r <= 0)
+			return r;
+		t->di = 0;
+		t->dpos = 0;
+		t->settled = false;
+		t->prefetch = !t->eof;
+		atomic_store(&t->next_piece, 0);
+		if (t->pool_up)
+			pool_run(&t->pool, batch_work, t);
+		else
+			batch_work(t, 0, 1);
+	}
+}
+
+/* ---- life ---------------------------------------------------------------- */
+
+static int batch_alloc(struct batch *b, int np)
+{
+	size_t outcap = ((TEXT_PIECE + 1) / 2 + 1) * sizeof(uint64_t);
+	int i;
+
+	b->p = calloc((size_t)np, sizeof(*b->p));
+	for (i = 0; b->p && i < np; i++) {
+		b->p[i].txt = malloc(TEXT_PIECE);
+		b->p[i].out = malloc(outcap);
+		if (!b->p[i].txt || !b->p[i].out)
+			return -1;
+	}
+	return b->p ? 0 : -1;
+}
+
+static void batch_free(struct batch *b, int np)
+{
+	int i;
+
+	for (i = 0; b->p && i < np; i++) {
+		free(b->p[i].txt);
+		free(b->p[i].out);
+	}
+	free(b->p);
+}
+
+struct textin *textin_new(struct input *in, int threads, bool lines)
+{
+	struct textin *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	threads = threads > 1 ? threads : 1;
+	threads = threads < TEXT_THREADS_MAX ? threads : TEXT_THREADS_MAX;
+	t->in = in;
+	t->lines = lines;
+	t->np = threads * TEXT_PIECES_PER_THREAD;
+	if (batch_alloc(&t->set[0], t->np) < 0 ||
+	    batch_alloc(&t->set[1], t->np) < 0) {
+		textin_free(t);
+		return NULL;
+	}
+	/* without a pool the one thread parses alone */
+	t->pool_up = threads > 1 && pool_init(&t->pool, threads) == 0;
+	textin_set_type(t, (struct gs_dtype){ .type = GS_F64 }, 1);
+	textin_reset(t);
+	return t;
+}
+
+void textin_set_type(struct textin *t, struct gs_dtype dtype, unsigned columns)
+{
+	t->dtype = dtype;
+	t->columns = columns;
+	t->tsize = type_size(dtype.type);
+	t->parse = textnum_parser(dtype.type, dtype.boolean);
+}
+
+void textin_reset(struct textin *t)
+{
+	if (!t)
+		return;
+	t->cur = &t->set[0];
+	t->next = &t->set[1];
+	t->cur->nb = t->next->nb = 0;
+	t->prefetch = false;
+	t->pre_r = 0;
+	t->di = 0;
+	t->dpos = t->dlim = 0;
+	t->settled = false;
+	piece_begin(&t->cur->p[0], "", 0, true, NULL);
+	t->cpc = &t->cur->p[0];
+	t->coff = t->clen = 0;
+	t->cline_start = true;
+	t->cname = NULL;
+	t->line = 1;
+	t->fields = 0;
+	t->eof = t->failing = t->read_failed = false;
+}
+
+void textin_free(struct textin *t)
+{
+	if (!t)
+		return;
+	if (t->pool_up)
+		pool_release(&t->pool);
+	batch_free(&t->set[0], t->np);
+	batch_free(&t->set[1], t->np);
+	free(t);
+}
