@@ -4,7 +4,9 @@
 # frames (pzstd -p 16's layout) and as 16 single-frame shards, f32 normals
 # and a compressible i16 random walk, as ratios to one core decoding the
 # same bytes to /dev/null (mkzst -d, the loop of `zstd -dc`), measured in the
-# same run, best of 3. -j 1 decodes on one thread, as gpustat did before.
+# same run, best of 3. -j 1 decodes on one thread, as gpustat did before;
+# `cat FILE | gpustat sum` reads the frames from a pipe (the shards: their
+# frames concatenated on the pipe). -j 1 on a pipe is the stream decoder.
 #   sh bench/bench_zstd.sh [DIR] [MIB]      (default /dev/shm/gpustat-zstd, 1024)
 cd "$(dirname "$0")/.." || exit 2
 . bench/lib.sh
@@ -32,10 +34,13 @@ for f in n.f32 w.i16; do
 		[ $k = shards ] && z="$D/shards/$f.*.zst"
 		cat $z > /dev/null
 		base=$(secs "cat $z | build/mkzst -d")
-		for cmd in "sum -t $t $z" "sum -t $t -j 1 $z" "sum -t $t --backend cpu $z"; do
-			s=$(secs "./gpustat $cmd")
-			printf '%-46s %8.3f %8.2f\n' "$(echo "$cmd" | sed "s|$D/||")" "$s" \
-				"$(awk -v b="$base" -v s="$s" 'BEGIN { print b / s }')"
+		for cmd in "./gpustat sum -t $t $z" "./gpustat sum -t $t -j 1 $z" \
+			   "./gpustat sum -t $t --backend cpu $z" \
+			   "cat $z | ./gpustat sum -t $t" \
+			   "cat $z | ./gpustat sum -t $t -j 1"; do
+			s=$(secs "$cmd")
+			printf '%-46s %8.3f %8.2f\n' "$(echo "$cmd" | sed "s|$D/||g; s|\./gpustat |gpustat |")" \
+				"$s" "$(awk -v b="$base" -v s="$s" 'BEGIN { print b / s }')"
 		done
 		printf '%-46s %8.3f %8.2f\n' "mkzst -d < $f.$k.zst (one core)" "$base" 1
 	done

@@ -528,17 +528,12 @@ static void check_pipe(const uint8_t *d, size_t n)
 	free(out);
 }
 
-int main(void)
+/* Files of many frames laid out every way, each read every way. */
+static void check_layouts(const uint8_t *d, size_t n)
 {
-	size_t n = 6 << 20, piece = n / 8, off5 = 0;
-	uint8_t *d = pattern(n);
+	size_t piece = n / 8, off5 = 0;
 	struct buf b = { 0 };
 	char what[80];
-
-	signal(SIGPIPE, SIG_IGN);	/* a FIFO's reader may stop at an error */
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/unit_zframes.XXXXXX");
-	if (!mkdtemp(tmpdir))
-		abort();
 
 	/* 8 frames, skippable frames before, between and after some */
 	add_skippable(&b, 5);
@@ -611,11 +606,24 @@ int main(void)
 	add_skippable(&b, 7);
 	check_file("bigskip.zst", &b, d, n, NULL);
 
+	free(b.p);
+}
+
+int main(void)
+{
+	size_t n = 6 << 20;
+	uint8_t *d = pattern(n);
+	char what[80];
+
+	signal(SIGPIPE, SIG_IGN);	/* a FIFO's reader may stop at an error */
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/unit_zframes.XXXXXX");
+	if (!mkdtemp(tmpdir))
+		abort();
+	check_layouts(d, n);
 	check_pipe(d, n);
 	check_shards(d, n);
 	check_two_inputs(d, n);
 	check_fifo_after(d, n);
-	free(b.p);
 	free(d);
 	snprintf(what, sizeof(what), "rm -rf %s", tmpdir);
 	if (system(what) != 0)

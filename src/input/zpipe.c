@@ -30,7 +30,7 @@
 #include "zpipe.h"
 
 #define ZP_THREADS_MAX 16		/* one frame per core, as pzstd -p 16 */
-#define ZP_SLOTS 64			/* frames in the ring */
+#define ZP_SLOTS 64			/* frames in the ring, at most */
 #define ZP_PAGE ((size_t)2 << 20)	/* buffers are whole huge pages */
 #define ZP_PIECE ((size_t)2 << 20)	/* a copy is split in pieces this big */
 #define ZP_PIECES 64			/* ...and this many at most per read */
@@ -71,6 +71,7 @@ struct zcopy {			/* one read's copy, split */
 
 struct zpipe {
 	int threads;		/* workers at once: -j, at most the pool */
+	size_t depth;		/* frames in the ring at most */
 	uint64_t budget;
 	struct zslot slot[ZP_SLOTS];
 	size_t head, count, claimed;
@@ -281,6 +282,11 @@ struct zpipe *zpipe_open(int threads, uint64_t budget)
 	if (threads < 2 || zp_workers < 2 || !(p = calloc(1, sizeof(*p))))
 		return NULL;
 	p->threads = threads < zp_workers ? threads : zp_workers;
+	/* as many frames again as are decoding, ready for the reader: more
+	 * would only take fresh memory (each page's first touch costs the
+	 * kernel a clear) where a served slot's buffer can be had */
+	p->depth = 2 * (size_t)p->threads + 2;
+	p->depth = p->depth < ZP_SLOTS ? p->depth : ZP_SLOTS;
 	p->budget = budget;
 	pthread_cond_init(&p->cv, NULL);
 	pthread_mutex_lock(&zp_lock);
@@ -354,7 +360,7 @@ static bool top_up(struct zpipe *p)
 {
 	bool any = false;
 
-	for (struct zfile *f = p->files; f && p->count < ZP_SLOTS;) {
+	for (struct zfile *f = p->files; f && p->count < p->depth;) {
 		if (f->pushed == f->n) {
 			if (!f->ended)
 				break;	/* a producer's: it puts them in */
@@ -450,7 +456,7 @@ int zpipe_reserve(struct zpipe *p, int id, uint64_t off, uint64_t dsize)
 	while (!p->stopped) {
 		struct zslot *s = ring(p, p->count);
 
-		if (p->count < ZP_SLOTS && (b = slot_buffer(p, s, dsize)) != 0) {
+		if (p->count < p->depth && (b = slot_buffer(p, s, dsize)) != 0) {
 			if (b > 0) {
 				s->state = SLOT_RESERVED;
 				s->file = id;

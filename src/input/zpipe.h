@@ -9,8 +9,9 @@
  * files is decoded a frame per worker. The workers keep decoding the next
  * frames, in order, into a bounded ring of slots while the reader serves
  * earlier ones: a slot is reused as soon as it is served, and its buffer
- * with it (no fresh memory, so no page faults, in steady state). The
- * decoded buffers the pipe holds never exceed its budget. A frame that does
+ * with it (no fresh memory, so no page faults, in steady state). The ring
+ * holds twice as many frames as decode at once, plus two, and the decoded
+ * buffers the pipe holds never exceed its budget. A frame that does
  * not decode is reported when its turn comes, by where it begins, and none
  * of its bytes are served.
  *
