@@ -21,7 +21,7 @@ np.random.default_rng(1).standard_normal(mib << 18, dtype=np.float32).tofile(d +
 w = np.cumsum(np.random.default_rng(2).integers(-3, 4, mib << 19), dtype=np.int64)
 w.astype(np.int16).tofile(d + '/w.i16')
 PY
-printf '%-46s %8s %8s\n' "gpustat sum of $MIB MiB, .zst in page cache" "s" "x 1 core"
+printf '%-54s %8s %8s\n' "gpustat sum of $MIB MiB, .zst in page cache" "s" "x 1 core"
 for f in n.f32 w.i16; do
 	t=${f#*.}
 	build/mkzst -c 3 0 < "$D/$f" > "$D/$f.1.zst"
@@ -39,10 +39,10 @@ for f in n.f32 w.i16; do
 			   "cat $z | ./gpustat sum -t $t" \
 			   "cat $z | ./gpustat sum -t $t -j 1"; do
 			s=$(secs "$cmd")
-			printf '%-46s %8.3f %8.2f\n' "$(echo "$cmd" | sed "s|$D/||g; s|\./gpustat |gpustat |")" \
+			printf '%-54s %8.3f %8.2f\n' "$(echo "$cmd" | sed "s|$D/||g; s|\./gpustat |gpustat |")" \
 				"$s" "$(awk -v b="$base" -v s="$s" 'BEGIN { print b / s }')"
 		done
-		printf '%-46s %8.3f %8.2f\n' "mkzst -d < $f.$k.zst (one core)" "$base" 1
+		printf '%-54s %8.3f %8.2f\n' "mkzst -d < $f.$k.zst (one core)" "$base" 1
 	done
 	rm -rf "$D/shards"
 done

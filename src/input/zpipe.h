@@ -45,7 +45,8 @@ struct zframe {
 };
 
 /* A pipe whose frames up to threads workers decode at once, holding at most
- * budget bytes of decoded data (frames over budget fail as out of memory).
+ * budget bytes of decoded data (frames over budget fail as out of memory),
+ * and as much again of a producer's compressed frames.
  * NULL when threads < 2, when no workers can be had (one core, or out of
  * memory), or while another pipe is open: the workers serve one file at a
  * time (dot A B reads two inputs on one thread). */
