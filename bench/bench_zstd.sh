@@ -4,7 +4,9 @@
 # frames (pzstd -p 16's layout) and as 16 single-frame shards, f32 normals
 # and a compressible i16 random walk, as ratios to one core decoding the
 # same bytes to /dev/null (mkzst -d, the loop of `zstd -dc`), measured in the
-# same run, best of 3. -j 1 decodes on one thread, as gpustat did before.
+# same run, best of 3. -j 1 decodes on one thread, as gpustat did before;
+# `cat FILE | gpustat sum` reads the frames from a pipe (the shards: their
+# frames concatenated on the pipe). -j 1 on a pipe is the stream decoder.
 #   sh bench/bench_zstd.sh [DIR] [MIB]      (default /dev/shm/gpustat-zstd, 1024)
 cd "$(dirname "$0")/.." || exit 2
 . bench/lib.sh
@@ -19,7 +21,7 @@ np.random.default_rng(1).standard_normal(mib << 18, dtype=np.float32).tofile(d +
 w = np.cumsum(np.random.default_rng(2).integers(-3, 4, mib << 19), dtype=np.int64)
 w.astype(np.int16).tofile(d + '/w.i16')
 PY
-printf '%-46s %8s %8s\n' "gpustat sum of $MIB MiB, .zst in page cache" "s" "x 1 core"
+printf '%-54s %8s %8s\n' "gpustat sum of $MIB MiB, .zst in page cache" "s" "x 1 core"
 for f in n.f32 w.i16; do
 	t=${f#*.}
 	build/mkzst -c 3 0 < "$D/$f" > "$D/$f.1.zst"
@@ -32,12 +34,15 @@ for f in n.f32 w.i16; do
 		[ $k = shards ] && z="$D/shards/$f.*.zst"
 		cat $z > /dev/null
 		base=$(secs "cat $z | build/mkzst -d")
-		for cmd in "sum -t $t $z" "sum -t $t -j 1 $z" "sum -t $t --backend cpu $z"; do
-			s=$(secs "./gpustat $cmd")
-			printf '%-46s %8.3f %8.2f\n' "$(echo "$cmd" | sed "s|$D/||")" "$s" \
-				"$(awk -v b="$base" -v s="$s" 'BEGIN { print b / s }')"
+		for cmd in "./gpustat sum -t $t $z" "./gpustat sum -t $t -j 1 $z" \
+			   "./gpustat sum -t $t --backend cpu $z" \
+			   "cat $z | ./gpustat sum -t $t" \
+			   "cat $z | ./gpustat sum -t $t -j 1"; do
+			s=$(secs "$cmd")
+			printf '%-54s %8.3f %8.2f\n' "$(echo "$cmd" | sed "s|$D/||g; s|\./gpustat |gpustat |")" \
+				"$s" "$(awk -v b="$base" -v s="$s" 'BEGIN { print b / s }')"
 		done
-		printf '%-46s %8.3f %8.2f\n' "mkzst -d < $f.$k.zst (one core)" "$base" 1
+		printf '%-54s %8.3f %8.2f\n' "mkzst -d < $f.$k.zst (one core)" "$base" 1
 	done
 	rm -rf "$D/shards"
 done

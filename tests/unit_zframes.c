@@ -1,22 +1,32 @@
 /*
- * unit_zframes.c - multi-frame .zst files decoded frame-parallel
- * (src/input/zframes.c) must read exactly as one decoder reads them: the
- * same bytes, and the same error, at the same offset, after the same bytes,
- * for every read size. Each file is read with 1 thread (the stream) and
- * with 4 (the frames at once) and the two are compared, and both with the
- * data the file was made from.
+ * unit_zframes.c - multi-frame .zst input decoded frame-parallel (the pipe
+ * of workers, src/input/zpipe.c, fed from a mapped file by zframes.c, from
+ * operands ahead by zahead.c, from a FIFO by zfeed.c) must read exactly as
+ * one decoder reads it: the same bytes, and the same error, at the same
+ * offset, after the same bytes, for every read size. Each file is read with
+ * 1 thread (the stream) and with 4 (the frames at once), as a file and
+ * through a FIFO, and all are compared, and with the data the file was
+ * made from: the data differ at every position, so a frame served out of
+ * order, twice or not at all fails. The pipe itself is also driven
+ * directly with a budget small enough that buffers are reused, swapped and
+ * unmapped.
  */
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
+#include <zstd_errors.h>
 #include "input.h"
 #include "unit.h"
+#include "zframes.h"
+#include "zpipe.h"
 
 static char tmpdir[64];
 #define CAP ((7u << 20) + 4096)	/* more than any file decodes to */
@@ -68,7 +78,7 @@ static void add_frame(struct buf *b, const uint8_t *d, size_t n, bool size)
 static void add_skippable(struct buf *b, size_t n)
 {
 	uint8_t h[8] = { 0x53, 0x2a, 0x4d, 0x18, (uint8_t)n, (uint8_t)(n >> 8),
-			 0, 0 };
+			 (uint8_t)(n >> 16), (uint8_t)(n >> 24) };
 
 	add(b, h, 8);
 	for (size_t i = 0; i < n; i++)
@@ -105,9 +115,10 @@ static void warn_cb(void *ctx, const struct gs_err *err)
 		 err->what);
 }
 
-/* Read the operands with threads decoders in reads of chunk bytes. */
-static struct result read_files(char **paths, int n, int threads, size_t chunk,
-				size_t cap)
+/* Read the operands with threads decoders in reads of chunk bytes, each
+ * waiting at most stall ms (-1: no limit) before it reads again. */
+static struct result read_stall(char **paths, int n, int threads, size_t chunk,
+				size_t cap, int stall)
 {
 	struct result r = { .data = malloc(cap) };
 	struct input_opts o = { .threads = threads, .warn = warn_cb,
@@ -119,12 +130,88 @@ static struct result read_files(char **paths, int n, int threads, size_t chunk,
 	if (input_open(&in, paths, n, &o, &err) < 0)
 		abort();
 	while (r.len < cap &&
-	       (k = input_read(in, r.data + r.len, cap - r.len < chunk ?
-			       cap - r.len : chunk, -1, &err)) > 0)
-		r.len += (size_t)k;
+	       ((k = input_read(in, r.data + r.len, cap - r.len < chunk ?
+				cap - r.len : chunk, stall, &err)) > 0 ||
+		k == INPUT_STALL))
+		r.len += k > 0 ? (size_t)k : 0;
 	r.failed = input_failed(in);
 	input_close(in);
 	return r;
+}
+
+static struct result read_files(char **paths, int n, int threads, size_t chunk,
+				size_t cap)
+{
+	return read_stall(paths, n, threads, chunk, cap, -1);
+}
+
+/* ---- a FIFO's writer ---------------------------------------------------------- */
+
+struct writer {
+	char path[128];
+	const struct buf *b;
+	bool slow;		/* pauses: the reader finds the FIFO silent */
+	pthread_t tid;
+};
+
+static void *writer_main(void *v)
+{
+	struct writer *w = v;
+	int fd = open(w->path, O_WRONLY);
+	size_t at = 0, k = 1;
+
+	if (fd < 0)
+		abort();
+	while (at < w->b->len) {
+		ssize_t r;
+
+		k = k * 7 % 300007 + 1;	/* pieces of 1 byte to 300 KB */
+		r = write(fd, w->b->p + at, k < w->b->len - at ? k : w->b->len - at);
+		if (r <= 0)
+			break;	/* the reader gave up (an error) */
+		at += (size_t)r;
+		if (w->slow && k % 5 == 0)
+			usleep(3000);
+	}
+	close(fd);
+	return NULL;
+}
+
+/* The file b written into a new FIFO by a thread of its own: its path. */
+static char *fifo_start(struct writer *w, const char *name, const struct buf *b,
+			bool slow)
+{
+	static int k;
+
+	snprintf(w->path, sizeof(w->path), "%s/%s.fifo%d", tmpdir, name, k++);
+	w->b = b;
+	w->slow = slow;
+	if (mkfifo(w->path, 0600) != 0 ||
+	    pthread_create(&w->tid, NULL, writer_main, w) != 0)
+		abort();
+	return w->path;
+}
+
+/* b read from a FIFO with threads decoders. */
+static struct result read_fifo(const char *name, const struct buf *b,
+			       int threads, size_t chunk, bool slow)
+{
+	struct writer w;
+	char *path = fifo_start(&w, name, b, slow);
+	struct result r = read_stall(&path, 1, threads, chunk, CAP, slow ? 0 : -1);
+
+	pthread_join(w.tid, NULL);
+	unlink(path);
+	return r;
+}
+
+/* The message without the operand's name (a FIFO's differs from the
+ * file's). */
+static const char *message(const struct result *r)
+{
+	const char *m = strstr(r->what, ": ");
+
+	return m ? m : r->what;
 }
 
 /* The file b, read every way, against want[0..n) (a prefix of it where
@@ -141,6 +228,33 @@ static char *put(const char *name, const struct buf *b)
 	if (!f || fwrite(b->p, 1, b->len, f) != b->len || fclose(f) != 0)
 		abort();
 	return p;
+}
+
+/* The same file through a FIFO, read by one thread (the stream) and by
+ * four (frames read on a thread and decoded at once), in reads of chunk
+ * bytes, the writer now fast, now pausing: the same bytes and message as
+ * the file read by one thread (one). A frame that does not decode is not
+ * served in parallel; a truncated one is the stream's, whole. */
+static void check_fifo(const char *name, const struct buf *b,
+		       const struct result *one, size_t chunk, bool error)
+{
+	for (int slow = 0; slow < 2; slow++) {
+		struct result p1 = read_fifo(name, b, 1, chunk, slow);
+		struct result p4 = read_fifo(name, b, 4, chunk, slow);
+
+		CHECKF(p1.len == one->len && !memcmp(p1.data, one->data, one->len) &&
+		       !strcmp(message(&p1), message(one)) && p1.failed == one->failed,
+		       "%s through a FIFO, 1 thread, reads of %zu: %zu bytes, '%s'",
+		       name, chunk, p1.len, p1.what);
+		CHECKF((error ? p4.len <= one->len : p4.len == one->len) &&
+		       !memcmp(p4.data, one->data, p4.len) &&
+		       !strcmp(message(&p4), message(one)) && p4.failed == one->failed,
+		       "%s through a FIFO, 4 threads%s, reads of %zu: %zu of %zu "
+		       "bytes, '%s'", name, slow ? ", slowly" : "", chunk, p4.len,
+		       one->len, p4.what);
+		free(p1.data);
+		free(p4.data);
+	}
 }
 
 static void check_file(const char *name, const struct buf *b,
@@ -171,6 +285,7 @@ static void check_file(const char *name, const struct buf *b,
 			       !memcmp(one.data, want, n), "%s: %zu of %zu bytes",
 			       name, one.len, n);
 		}
+		check_fifo(name, b, &one, chunk, error != NULL);
 		free(one.data);
 		free(four.data);
 	}
@@ -309,16 +424,116 @@ static void check_fifo_after(const uint8_t *d, size_t n)
 	free(a.p);
 }
 
-int main(void)
+/* ---- the pipe itself --------------------------------------------------------- */
+
+/* b's frames as file id of pipe p, from an anonymous copy (the pipe
+ * unmaps it): its frame list's length. */
+static size_t pipe_add(struct zpipe *p, int id, const struct buf *b)
 {
-	size_t n = 6 << 20, piece = n / 8, off5 = 0;
-	uint8_t *d = pattern(n);
+	struct zframe *list;
+	size_t n;
+	unsigned char *map = mmap(NULL, b->len, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (map == MAP_FAILED)
+		abort();
+	memcpy(map, b->p, b->len);
+	CHECK(zframes_scan(map, b->len, 0, (uint64_t)1 << 27, &list, &n));
+	CHECK(zpipe_add(p, id, map, b->len, list, n) == 0);
+	return n;
+}
+
+/* Up to n bytes of file id, in reads of chunk: the count; *rc the last
+ * read's result (0 at the end, -1 with *at and *code). */
+static size_t pipe_get(struct zpipe *p, int id, uint8_t *out, size_t n,
+		       size_t chunk, ssize_t *rc, uint64_t *at, size_t *code)
+{
+	size_t got = 0;
+
+	while (got < n && (*rc = zpipe_read(p, id, out + got, n - got < chunk ?
+					    n - got : chunk, -1, at, code)) > 0)
+		got += (size_t)*rc;
+	return got;
+}
+
+/* Frames of 1 to 3 MiB and tiny ones through a pipe of a 6 MiB budget
+ * (its buffers are whole 2 MiB pages: two or three frames at once, their
+ * buffers swapped between slots and unmapped to make room), in several
+ * files; a file left half read is dropped by reading the next; a frame
+ * over the budget fails as out of memory, where it begins, after the
+ * frames before it. */
+static void check_pipe(const uint8_t *d, size_t n)
+{
+	static const size_t sizes[] = { 3u << 20, 5000, 1u << 20, 0, 2u << 20,
+					(3u << 20) - 1, 1, 1500000 };
+	struct buf f[3] = { { 0 } }, want[3] = { { 0 } };
+	size_t at = 0, got;
+	uint8_t *out = malloc(4 * n);
+	uint64_t where;
+	size_t code;
+	ssize_t rc;
+
+	/* the data taken in turn, from the start again when it runs out */
+	for (int k = 0; k < 3; k++)
+		for (size_t i = k; i < k + sizeof(sizes) / sizeof(*sizes); i++) {
+			size_t len = sizes[i % (sizeof(sizes) / sizeof(*sizes))];
+
+			at = at + len > n ? 0 : at;
+			add_frame(&f[k], d + at, len, true);
+			add(&want[k], d + at, len);
+			at += len + 17;
+		}
+	for (size_t chunk = 1000; chunk <= (8u << 20); chunk *= 91) {
+		struct zpipe *p = zpipe_open(4, 6u << 20);
+
+		CHECK(p != NULL && zpipe_open(4, 6u << 20) == NULL);
+		if (!p)
+			return;
+		for (int k = 0; k < 3; k++)
+			pipe_add(p, k, &f[k]);
+		got = pipe_get(p, 0, out, 4 * n, chunk, &rc, &where, &code);
+		CHECKF(rc == 0 && got == want[0].len && !memcmp(out, want[0].p, got),
+		       "pipe file 0, reads of %zu: %zu of %zu bytes", chunk,
+		       got, want[0].len);
+		got = pipe_get(p, 1, out, want[1].len / 3, chunk, &rc, &where, &code);
+		CHECK(got == want[1].len / 3 && !memcmp(out, want[1].p, got));
+		got = pipe_get(p, 2, out, 4 * n, chunk, &rc, &where, &code);
+		CHECKF(rc == 0 && got == want[2].len && !memcmp(out, want[2].p, got),
+		       "pipe file 2 after file 1 dropped, reads of %zu: %zu of "
+		       "%zu bytes", chunk, got, want[2].len);
+		CHECK(zpipe_read(p, 2, out, 1, -1, &where, &code) == 0);
+		zpipe_close(p);
+	}
+	/* 7 MiB in one frame, over a 6 MiB budget */
+	struct buf big = { 0 };
+	struct zpipe *p = zpipe_open(2, 6u << 20);
+	uint8_t *d8 = pattern(8u << 20);
+
+	add_frame(&big, d8, 1u << 20, true);
+	at = big.len;
+	add_frame(&big, d8 + (1u << 20), 7u << 20, true);
+	pipe_add(p, 0, &big);
+	got = pipe_get(p, 0, out, 4 * n, 1u << 20, &rc, &where, &code);
+	CHECKF(got == 1u << 20 && !memcmp(out, d8, got) && rc == -1 && where == at &&
+	       ZSTD_getErrorCode(code) == ZSTD_error_memory_allocation,
+	       "a frame over the budget: %zu bytes, rc %zd at %llu", got, rc,
+	       (unsigned long long)where);
+	zpipe_close(p);
+	free(big.p);
+	free(d8);
+	for (int k = 0; k < 3; k++) {
+		free(f[k].p);
+		free(want[k].p);
+	}
+	free(out);
+}
+
+/* Files of many frames laid out every way, each read every way. */
+static void check_layouts(const uint8_t *d, size_t n)
+{
+	size_t piece = n / 8, off5 = 0;
 	struct buf b = { 0 };
 	char what[80];
-
-	snprintf(tmpdir, sizeof(tmpdir), "/tmp/unit_zframes.XXXXXX");
-	if (!mkdtemp(tmpdir))
-		abort();
 
 	/* 8 frames, skippable frames before, between and after some */
 	add_skippable(&b, 5);
@@ -371,10 +586,44 @@ int main(void)
 	add(&b, "garbage!", 8);
 	check_file("trailing.zst", &b, d, 2 * piece, "zstd frame at compressed byte");
 
+	/* many small frames: the ring (64 slots) wraps many times */
+	b.len = 0;
+	for (size_t at = 0, k = 1; at < n; k = k * 5 % 97 + 1) {
+		size_t len = k * 700 < n - at ? k * 700 : n - at;
+
+		add_frame(&b, d + at, len, true);
+		at += len;
+	}
+	check_file("many.zst", &b, d, n, NULL);
+
+	/* a skippable frame over the FIFO's read-ahead (1 MiB): the stream
+	 * goes on from it; and one at the very end */
+	b.len = 0;
+	add_frame(&b, d, piece, true);
+	add_frame(&b, d + piece, piece, true);
+	add_skippable(&b, (1u << 20) + 4);
+	add_frame(&b, d + 2 * piece, n - 2 * piece, true);
+	add_skippable(&b, 7);
+	check_file("bigskip.zst", &b, d, n, NULL);
+
+	free(b.p);
+}
+
+int main(void)
+{
+	size_t n = 6 << 20;
+	uint8_t *d = pattern(n);
+	char what[80];
+
+	signal(SIGPIPE, SIG_IGN);	/* a FIFO's reader may stop at an error */
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/unit_zframes.XXXXXX");
+	if (!mkdtemp(tmpdir))
+		abort();
+	check_layouts(d, n);
+	check_pipe(d, n);
 	check_shards(d, n);
 	check_two_inputs(d, n);
 	check_fifo_after(d, n);
-	free(b.p);
 	free(d);
 	snprintf(what, sizeof(what), "rm -rf %s", tmpdir);
 	if (system(what) != 0)

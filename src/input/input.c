@@ -176,12 +176,8 @@ static int operand_magic(struct input *in, int stall_ms, struct gs_err *err)
 		r = 1;
 	else if ((r = zsrc_detect(in->z, stall_ms, err)) < 0)
 		return r;
-	unsigned char *buf;
-	size_t len;
-
-	if (r && zahead_take(in->ahead, in->idx, &buf, &len))
-		zsrc_serve(in->z, buf, len);
-	else if (r && zsrc_use_zstd(in->z) < 0)
+	if (r && !zahead_take(in->ahead, in->idx, in->z) &&
+	    zsrc_use_zstd(in->z) < 0)
 		return INPUT_FATAL;
 	in->st = ST_DETECT;
 	return 0;

@@ -1,78 +1,37 @@
 /*
- * zahead.c - see zahead.h. One thread per operand decoded ahead; each maps
- * its file, lists its frames, decodes them one after another into one
- * buffer, and stops. The budget counts the decoded sizes the headers
- * promise, so it is known before anything is allocated.
+ * zahead.c - see zahead.h. Each operand queued is mapped once, its frames
+ * listed from its headers (zframes_scan), and the pipe takes the mapping:
+ * the workers decode the operands' frames in operand order, across operand
+ * boundaries, so sixteen single-frame shards decode on sixteen cores.
  */
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zstd.h>
 #include "zahead.h"
 #include "zframes.h"
-#include "zsrc.h"
+#include "zpipe.h"
 
-#define ZAHEAD_BYTES ((uint64_t)1 << 30)	/* decoded, all operands */
-
-enum { AH_NONE, AH_RUNNING, AH_SKIP };	/* SKIP: taken, or not decoded ahead */
-
-struct ahead {
-	int state;
-	pthread_t tid;
-	const char *path;
-	uint64_t window_max;
-	uint64_t size;		/* decoded bytes its frames promise */
-	bool sized;		/* size is known (0: not decoded ahead) */
-	unsigned char *buf;	/* once joined: the operand, decoded; NULL: failed */
-};
+/* Decoded bytes queued ahead at most: twice what the pipe decodes at once,
+ * so that it never runs dry between two operand opens. */
+#define ZAHEAD_QUEUE (2 * ZPIPE_BYTES)
 
 struct zahead {
 	char *const *paths;
-	int n, threads, next;	/* next: the first operand not yet started */
-	uint64_t window_max, used;
-	struct ahead *op;
+	int n, threads;
+	int next;		/* the first operand not yet looked at */
+	uint64_t window_max;
+	struct zpipe *pipe;	/* opened with the first operand queued */
+	bool refused;		/* no pipe could be had (another input has it) */
+	bool *queued;		/* [n]: its frames are file i of the pipe */
 };
-
-/* The decoded size the frames of map[0..len) promise, or 0 when they do
- * not all check out (zframes_scan); the list in *list. */
-static uint64_t frames_size(const unsigned char *map, size_t len,
-			    uint64_t window_max, struct zframe **list, size_t *n)
-{
-	uint64_t total = 0;
-
-	if (!zframes_scan(map, len, 0, window_max, list, n))
-		return 0;
-	for (size_t i = 0; i < *n; i++)
-		total += (*list)[i].dsize;
-	return total;
-}
-
-/* Decode the n frames of map into buf, one after another: 0, or -1. */
-static int decode_all(const unsigned char *map, const struct zframe *list,
-		      size_t n, unsigned char *buf)
-{
-	ZSTD_DCtx *d = ZSTD_createDCtx();
-	int rc = d ? 0 : -1;
-
-	for (size_t i = 0; rc == 0 && i < n; i++) {
-		size_t r = ZSTD_decompressDCtx(d, buf, list[i].dsize,
-					       map + list[i].off, list[i].csize);
-
-		rc = ZSTD_isError(r) || r != list[i].dsize ? -1 : 0;
-		buf += list[i].dsize;
-	}
-	ZSTD_freeDCtx(d);
-	return rc;
-}
 
 /* A file's bytes, mapped: NULL when it is no non-empty regular file. A
  * FIFO is never opened here (that would block, and take a writer's data):
  * stat first, and open without blocking. */
-static unsigned char *map_file(const char *path, size_t *len)
+static void *map_file(const char *path, size_t *len)
 {
 	struct stat st;
 	int fd = strcmp(path, "-") && stat(path, &st) == 0 && S_ISREG(st.st_mode)
@@ -87,40 +46,28 @@ static unsigned char *map_file(const char *path, size_t *len)
 	return map == MAP_FAILED ? NULL : map;
 }
 
-static void *ahead_main(void *v)
+/* Queue operand i if it is a zstd file whose frames check out. */
+static void queue(struct zahead *a, int i)
 {
-	struct ahead *h = v;
 	struct zframe *list = NULL;
 	size_t len, n;
-	unsigned char *map = map_file(h->path, &len);
+	unsigned char *map = map_file(a->paths[i], &len);
 
-	if (map && frames_size(map, len, h->window_max, &list, &n) == h->size &&
-	    (h->buf = malloc(h->size ? h->size : 1)) != NULL &&
-	    decode_all(map, list, n, h->buf) < 0) {
-		free(h->buf);
-		h->buf = NULL;
+	if (map && len >= 4 && zsrc_magic(map) &&
+	    zframes_scan(map, len, 0, a->window_max, &list, &n)) {
+		if (!a->pipe && !a->refused &&
+		    !(a->pipe = zpipe_open(a->threads, ZPIPE_BYTES)))
+			a->refused = true;
+		if (a->pipe) {
+			madvise(map, len, MADV_SEQUENTIAL);
+			/* the pipe owns map and list from here, even on failure */
+			a->queued[i] = zpipe_add(a->pipe, i, map, len, list, n) == 0;
+			return;
+		}
 	}
 	free(list);
 	if (map)
 		munmap(map, len);
-	return NULL;
-}
-
-/* What operand path's frames promise, read from its headers: 0 when it is
- * no regular, whole, sized zstd file (it is then read as it comes). */
-static uint64_t promised(const char *path, uint64_t window_max)
-{
-	struct zframe *list = NULL;
-	size_t len, n;
-	unsigned char *map = map_file(path, &len);
-	uint64_t size = 0;
-
-	if (map && len >= 4 && zsrc_magic(map))
-		size = frames_size(map, len, window_max, &list, &n);
-	free(list);
-	if (map)
-		munmap(map, len);
-	return size;
 }
 
 struct zahead *zahead_new(char *const *paths, int n, int threads,
@@ -130,8 +77,8 @@ struct zahead *zahead_new(char *const *paths, int n, int threads,
 
 	if (threads < 2 || n < 2 || !(a = calloc(1, sizeof(*a))))
 		return NULL;
-	a->op = calloc((size_t)n, sizeof(*a->op));
-	if (!a->op) {
+	a->queued = calloc((size_t)n, sizeof(*a->queued));
+	if (!a->queued) {
 		free(a);
 		return NULL;
 	}
@@ -142,77 +89,35 @@ struct zahead *zahead_new(char *const *paths, int n, int threads,
 	return a;
 }
 
-static int running(const struct zahead *a)
-{
-	int k = 0;
-
-	for (int i = 0; i < a->n; i++)
-		k += a->op[i].state == AH_RUNNING;
-	return k;
-}
-
 void zahead_from(struct zahead *a, int i)
 {
 	if (!a)
 		return;
-	if (a->next <= i)
-		a->next = i + 1;
-	/* the operand being read decodes on the reader: threads - 1 more */
-	while (a->next < a->n && running(a) < a->threads - 1) {
-		struct ahead *h = &a->op[a->next];
-
-		if (!h->sized) {	/* read its headers once */
-			h->size = promised(a->paths[a->next], a->window_max);
-			h->sized = true;
-		}
-		uint64_t size = h->size;
-
-		if (size && a->used + size <= ZAHEAD_BYTES) {
-			*h = (struct ahead){ .state = AH_RUNNING,
-				.path = a->paths[a->next], .sized = true,
-				.window_max = a->window_max, .size = size };
-			if (pthread_create(&h->tid, NULL, ahead_main, h) == 0)
-				a->used += size;
-			else
-				h->state = AH_SKIP;
-		} else if (size) {
-			break;		/* over the budget: wait for room */
-		} else {
-			h->state = AH_SKIP;
-		}
-		a->next++;
-	}
+	if (a->next < i)
+		a->next = i;	/* those before were passed over */
+	while (a->next < a->n && !a->refused &&
+	       (!a->pipe || zpipe_pending(a->pipe) < ZAHEAD_QUEUE))
+		queue(a, a->next++);
 }
 
-bool zahead_take(struct zahead *a, int i, unsigned char **buf, size_t *len)
+bool zahead_take(struct zahead *a, int i, struct zsrc *z)
 {
-	struct ahead *h;
-
-	if (!a || i < 0 || i >= a->n || a->op[i].state != AH_RUNNING)
+	if (!a || i < 0 || i >= a->n || !a->queued[i])
 		return false;
-	h = &a->op[i];
-	pthread_join(h->tid, NULL);
-	a->used -= h->size;
-	*buf = h->buf;
-	*len = (size_t)h->size;
-	h->buf = NULL;
-	h->state = AH_SKIP;
-	zahead_from(a, i);
-	return *buf != NULL;
+	a->queued[i] = false;
+	zsrc_serve(z, a->pipe, i);
+	return true;
 }
 
 void zahead_reset(struct zahead *a)
 {
 	if (!a)
 		return;
-	for (int i = 0; i < a->n; i++) {
-		if (a->op[i].state == AH_RUNNING)
-			pthread_join(a->op[i].tid, NULL);
-		free(a->op[i].buf);
-		a->op[i] = (struct ahead){ .state = AH_NONE };
-	}
+	zpipe_close(a->pipe);
+	a->pipe = NULL;
+	a->refused = false;
+	memset(a->queued, 0, (size_t)a->n * sizeof(*a->queued));
 	a->next = 0;
-	a->used = 0;
 }
 
 void zahead_free(struct zahead *a)
@@ -220,6 +125,6 @@ void zahead_free(struct zahead *a)
 	if (!a)
 		return;
 	zahead_reset(a);
-	free(a->op);
+	free(a->queued);
 	free(a);
 }

@@ -5,6 +5,10 @@
  * turns into ZSRC_STALL after stall_ms; regular files are never polled.
  * zstd uses the streaming API into the caller's buffer, so decoded data is
  * never copied; the only buffer is the fixed read-ahead of compressed bytes.
+ * Where threads may decode frames at once, a regular file of several frames
+ * (zframes.h) and a pipe's frames (zfeed.h) are decoded frame-parallel
+ * instead, and served from the pipe of workers (zpipe.h) until the stream
+ * must go on from a frame that path cannot take.
  * Error positions are compressed byte offsets within the operand.
  */
 #include <errno.h>
@@ -17,11 +21,16 @@
 #include <zstd.h>
 #include <zstd_errors.h>
 #include "parread.h"
+#include "zfeed.h"
 #include "zframes.h"
+#include "zpipe.h"
 #include "zsrc.h"
 
 /* Pipes: a larger pipe buffer means fewer, larger reads and wake-ups. */
 #define PIPE_BYTES (1 << 20)
+
+/* zsrc_frames: no more frames in parallel, go on as a stream */
+#define ZSRC_STREAM (-3)
 
 #define ZSTD_MAGIC 0xFD2FB528u
 #define ZSTD_SKIP_MAGIC 0x184D2A50u	/* low 4 bits are free */
@@ -34,6 +43,7 @@ struct zsrc {
 	bool eof;		/* the fd returned end of file */
 	bool zstd;		/* decode through dctx */
 	bool in_frame;		/* inside a zstd frame: EOF now is truncation */
+	bool dry;		/* zstd took all input and has no output left */
 	const char *name;	/* for errors */
 	ZSTD_DCtx *dctx;	/* made on first use, kept across operands */
 	uint8_t *buf;		/* read-ahead of raw bytes: [pos, len) unread */
@@ -42,11 +52,25 @@ struct zsrc {
 	uint64_t frame_off;	/* where the frame being decoded began */
 	uint64_t window_max;	/* largest window a frame may ask for */
 	int threads;		/* that may decode frames at once */
-	struct zframes *frames;	/* this file's frames, decoded in parallel */
-	uint64_t base;		/* its fd offset where the operand began */
-	unsigned char *ahead;	/* or the whole operand, decoded ahead */
-	size_t ahead_len, ahead_pos;
+	struct zpipe *pipe;	/* the operand's frames, decoded in parallel */
+	int pipe_file;		/* ...as this file of the pipe */
+	bool pipe_owned;	/* opened for this operand (else zahead's) */
+	struct zfeed *feed;	/* a pipe's frames, read on a thread */
+	uint64_t base;		/* the fd offset where the operand began */
 };
+
+/* Stop serving from a pipe: one opened for the operand is closed, with the
+ * memory it holds. */
+static void zsrc_unpipe(struct zsrc *z)
+{
+	if (z->feed)
+		zfeed_close(z->feed);
+	else if (z->pipe_owned)
+		zpipe_close(z->pipe);
+	z->feed = NULL;
+	z->pipe = NULL;
+	z->pipe_owned = false;
+}
 
 struct zsrc *zsrc_new(uint64_t window_max, int threads)
 {
@@ -70,8 +94,7 @@ void zsrc_free(struct zsrc *z)
 {
 	if (!z)
 		return;
-	zframes_close(z->frames);
-	free(z->ahead);
+	zsrc_unpipe(z);
 	ZSTD_freeDCtx(z->dctx);
 	free(z->buf);
 	free(z);
@@ -79,10 +102,7 @@ void zsrc_free(struct zsrc *z)
 
 void zsrc_start(struct zsrc *z, int fd, bool is_reg, const char *name)
 {
-	zframes_close(z->frames);
-	z->frames = NULL;
-	free(z->ahead);
-	z->ahead = NULL;
+	zsrc_unpipe(z);
 	z->fd = fd;
 	z->is_reg = is_reg;
 	z->eof = false;
@@ -230,27 +250,44 @@ int zsrc_use_zstd(struct zsrc *z)
 		return -1;
 	z->zstd = true;
 	z->in_frame = false;
+	z->dry = false;
 	ZSTD_DCtx_reset(z->dctx, ZSTD_reset_session_only);
+	if (z->threads < 2)
+		return 0;
+	if (!z->is_reg) {	/* a pipe: its frames are read on a thread */
+		z->feed = zfeed_open(z->fd, z->buf + z->pos, z->len - z->pos,
+				     z->raw_off, z->window_max, z->threads);
+		if (z->feed) {
+			z->pipe = zfeed_pipe(z->feed);
+			z->pipe_file = 0;
+			z->base = 0;
+			z->pos = z->len = 0;
+		}
+		return 0;
+	}
 	/* the frames are found by absolute file offset (stdin may begin
 	 * past 0); base turns one back into an offset within the operand */
-	off_t at = z->is_reg && z->threads > 1 ? lseek(z->fd, 0, SEEK_CUR) : -1;
+	off_t at = lseek(z->fd, 0, SEEK_CUR);
 
 	if (at >= 0) {
 		uint64_t rel = z->raw_off - z->len + z->pos;
 
 		z->base = (uint64_t)at - z->raw_off;
-		z->frames = zframes_open(z->fd, z->base + rel, z->window_max,
-					 z->threads);
+		z->pipe = zframes_open(z->fd, z->base + rel, z->window_max,
+				       z->threads);
+		z->pipe_file = 0;
+		z->pipe_owned = z->pipe != NULL;
 	}
 	return 0;
 }
 
-void zsrc_serve(struct zsrc *z, unsigned char *buf, size_t len)
+void zsrc_serve(struct zsrc *z, struct zpipe *p, int file)
 {
 	z->zstd = true;
-	z->ahead = buf;
-	z->ahead_len = len;
-	z->ahead_pos = 0;
+	z->pipe = p;
+	z->pipe_file = file;
+	z->pipe_owned = false;
+	z->base = 0;
 }
 
 bool zsrc_compressed(const struct zsrc *z)
@@ -378,7 +415,10 @@ static int zsrc_corrupt(struct zsrc *z, size_t ret, struct gs_err *err)
 
 /* Decode until some output appears; in_frame follows only calls that made
  * progress, since zstd answers a call with no input at a frame boundary
- * with a non-zero size hint. */
+ * with a non-zero size hint. Once zstd has taken all input and has no
+ * output left, it is not called again before more input comes: a stalled
+ * pipe returns here again and again, and zstd calls 16 calls in a row
+ * without progress an error. */
 static ssize_t zsrc_decode(struct zsrc *z, void *buf, size_t n, int stall_ms,
 			   struct gs_err *err)
 {
@@ -389,6 +429,8 @@ static ssize_t zsrc_decode(struct zsrc *z, void *buf, size_t n, int stall_ms,
 		ZSTD_outBuffer out = { buf, n, 0 };
 		ZSTD_inBuffer in;
 
+		if (z->dry && z->pos == z->len)
+			goto fill;
 		/* may read on, so the input is taken after it */
 		if (!z->in_frame && (r = zsrc_window(z, stall_ms, err)) < 0)
 			return r;
@@ -400,12 +442,14 @@ static ssize_t zsrc_decode(struct zsrc *z, void *buf, size_t n, int stall_ms,
 		z->pos = in.pos;
 		if (ZSTD_isError(ret))
 			return zsrc_corrupt(z, ret, err);
+		z->dry = out.pos < out.size && in.pos == in.size;
 		if (out.pos || in.pos != before)
 			z->in_frame = ret != 0;
 		if (out.pos)
 			return (ssize_t)out.pos;
 		if (z->pos < z->len && z->pos != before)
 			continue;
+fill:
 		r = zsrc_fill(z, stall_ms, err);
 		if (r < 0)
 			return r;
@@ -418,25 +462,55 @@ static ssize_t zsrc_decode(struct zsrc *z, void *buf, size_t n, int stall_ms,
 	}
 }
 
-/* The frames decoded in parallel, or -2 to go on as a stream (from a frame
- * that could not be decoded for want of memory). */
-static ssize_t zsrc_frames(struct zsrc *z, void *buf, size_t n,
-			   struct gs_err *err)
+/* The pipe's frames are done with, after zpipe_read said so (r == 0):
+ * the end of the operand, or the stream goes on from where the feeding
+ * thread stopped (ZSRC_STREAM). */
+static ssize_t zsrc_pipe_end(struct zsrc *z, struct gs_err *err)
 {
-	uint64_t resume;
-	size_t code;
-	ssize_t r = zframes_read(z->frames, buf, n, &resume, &code);
+	struct zfeed_end e;
 
-	if (r >= 0 && (r > 0 || n == 0))
-		return r;
-	zframes_close(z->frames);
-	z->frames = NULL;
-	if (r == 0) {	/* leave a shared stdin where the operand ends */
+	if (!z->feed) {		/* leave a shared stdin where the operand ends */
+		zsrc_unpipe(z);
 		lseek(z->fd, 0, SEEK_END);
 		z->eof = true;
 		z->pos = z->len = 0;
 		return 0;
 	}
+	zfeed_finish(z->feed, &e);
+	z->feed = NULL;
+	z->pipe = NULL;
+	z->raw_off = e.raw_off;
+	z->eof = e.eof;
+	z->pos = z->len = 0;
+	if (e.how == ZFEED_ERROR)
+		return gs_fail(err, GS_ERUNTIME, z->name,
+			       "read error at byte %llu: %s",
+			       (unsigned long long)e.raw_off, strerror(e.err));
+	if (e.how == ZFEED_EOF)
+		return 0;
+	free(z->buf);
+	z->buf = e.buf;
+	z->cap = e.cap;
+	z->len = e.len;
+	return ZSRC_STREAM;
+}
+
+/* The frames decoded in parallel, or ZSRC_STREAM to go on as a stream
+ * (from a frame that could not be decoded for want of memory, or where the
+ * feeding thread stopped). */
+static ssize_t zsrc_frames(struct zsrc *z, void *buf, size_t n, int stall_ms,
+			   struct gs_err *err)
+{
+	uint64_t resume;
+	size_t code;
+	ssize_t r = zpipe_read(z->pipe, z->pipe_file, buf, n, stall_ms,
+			       &resume, &code);
+
+	if (r > 0 || r == ZPIPE_STALL)
+		return r;
+	if (r == 0)
+		return zsrc_pipe_end(z, err);
+	zsrc_unpipe(z);
 	z->frame_off = resume - z->base;
 	if (ZSTD_getErrorCode(code) != ZSTD_error_memory_allocation)
 		return zsrc_corrupt(z, code, err);
@@ -447,7 +521,7 @@ static ssize_t zsrc_frames(struct zsrc *z, void *buf, size_t n,
 	z->eof = false;
 	z->pos = z->len = 0;
 	z->raw_off = resume - z->base;
-	return -2;	/* go on as a stream */
+	return ZSRC_STREAM;
 }
 
 ssize_t zsrc_read(struct zsrc *z, void *buf, size_t n, int stall_ms,
@@ -455,14 +529,9 @@ ssize_t zsrc_read(struct zsrc *z, void *buf, size_t n, int stall_ms,
 {
 	ssize_t r;
 
-	if (z->ahead) {
-		size_t k = z->ahead_len - z->ahead_pos < n ? z->ahead_len - z->ahead_pos : n;
-
-		memcpy(buf, z->ahead + z->ahead_pos, k);
-		z->ahead_pos += k;
-		return (ssize_t)k;
-	}
-	if (z->frames && (r = zsrc_frames(z, buf, n, err)) != -2)
+	if (z->pipe && n == 0)
+		return 0;
+	if (z->pipe && (r = zsrc_frames(z, buf, n, stall_ms, err)) != ZSRC_STREAM)
 		return r;
 	if (z->zstd)
 		return zsrc_decode(z, buf, n, stall_ms, err);

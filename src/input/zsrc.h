@@ -22,8 +22,9 @@
 struct zsrc;
 
 /* A source for a list of operands whose zstd frames may ask for a window
- * of at most window_max bytes, the frames of a regular file decoded on up
- * to threads threads (zframes.h). NULL when out of memory. */
+ * of at most window_max bytes, the frames of a regular file (zframes.h) or
+ * of a pipe (zfeed.h) decoded on up to threads threads. NULL when out of
+ * memory. */
 struct zsrc *zsrc_new(uint64_t window_max, int threads);
 void zsrc_free(struct zsrc *z);
 
@@ -49,9 +50,10 @@ int zsrc_detect(struct zsrc *z, int stall_ms, struct gs_err *err);
  * decoder cannot be made (out of memory). */
 int zsrc_use_zstd(struct zsrc *z);
 
-/* Serve the operand from buf[0..len), decoded ahead (zahead.h), instead of
- * decoding it; buf is zsrc's from now on. */
-void zsrc_serve(struct zsrc *z, unsigned char *buf, size_t len);
+/* Serve the operand from file file of pipe p, its frames decoded ahead
+ * (zahead.h), instead of decoding it; p stays its owner's. */
+struct zpipe;
+void zsrc_serve(struct zsrc *z, struct zpipe *p, int file);
 
 /* Whether the operand is being decoded by zstd. */
 bool zsrc_compressed(const struct zsrc *z);

@@ -1,0 +1,336 @@
+/*
+ * zfeed.c - see zfeed.h.
+ *
+ * RFC 8878 is all it takes to find a frame's end: a frame header, blocks
+ * (a 3-byte header each: last flag, type, size) and an optional 4-byte
+ * checksum. Headers are read through a read-ahead buffer; a block's body
+ * of 64 KiB or more is read straight into the frame's buffer in the pipe
+ * with reads of exactly its length, so no byte after the frame is read
+ * there. The thread waits in poll() on the fd and on an eventfd, so that
+ * zfeed_close can stop it while the writer is silent.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+#include <zstd.h>
+#include "zfeed.h"
+#include "zpipe.h"
+#include "zsrc.h"
+
+#define ZFEED_READ ((size_t)1 << 20)	/* read-ahead: the pipe's own size */
+#define ZFEED_DIRECT ((size_t)64 << 10)	/* bodies read straight in from here */
+#define ZFEED_BLOCK_MAX ((size_t)128 << 10)	/* RFC 8878: Block_Maximum_Size */
+
+#define ZSTD_MAGIC 0xFD2FB528u
+#define ZSTD_SKIP_MAGIC 0x184D2A50u	/* low 4 bits are free */
+
+struct zfeed {
+	int fd, stopfd;
+	struct zpipe *pipe;
+	pthread_t tid;
+	uint64_t window_max;
+	unsigned char *rb;	/* read-ahead: [rpos, rlen) unread */
+	size_t rpos, rlen;
+	uint64_t roff;		/* bytes of the operand read in all */
+	bool eof, stopped;
+	int err;
+	struct zfeed_end end;	/* how it ended */
+};
+
+static uint32_t le32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+/* Read up to n bytes into buf once the fd is readable: the count, 0 at the
+ * end, -1 on a read error (err) or when stopped. */
+static ssize_t feed_sysread(struct zfeed *f, void *buf, size_t n)
+{
+	for (;;) {
+		struct pollfd pf[2] = { { f->fd, POLLIN, 0 },
+					{ f->stopfd, POLLIN, 0 } };
+		ssize_t r;
+
+		if (poll(pf, 2, -1) < 0 && errno != EINTR) {
+			f->err = errno;
+			return -1;
+		}
+		if (pf[1].revents) {
+			f->stopped = true;
+			return -1;
+		}
+		if (!pf[0].revents)
+			continue;
+		r = read(f->fd, buf, n);
+		if (r > 0) {
+			f->roff += (uint64_t)r;
+			return r;
+		}
+		if (r == 0) {
+			f->eof = true;
+			return 0;
+		}
+		/* stdin may have been left non-blocking by another program */
+		if (errno != EINTR && errno != EAGAIN) {
+			f->err = errno;
+			return -1;
+		}
+	}
+}
+
+/* At least k <= ZFEED_READ unread bytes in the read-ahead: false at the end
+ * before them, on a read error or when stopped. */
+static bool feed_need(struct zfeed *f, size_t k)
+{
+	while (f->rlen - f->rpos < k) {
+		ssize_t r;
+
+		if (f->eof)
+			return false;
+		memmove(f->rb, f->rb + f->rpos, f->rlen - f->rpos);
+		f->rlen -= f->rpos;
+		f->rpos = 0;
+		r = feed_sysread(f, f->rb + f->rlen, ZFEED_READ - f->rlen);
+		if (r <= 0)
+			return false;
+		f->rlen += (size_t)r;
+	}
+	return true;
+}
+
+/* Stop feeding here: hand back the bytes of the frame begun (clen of them
+ * in slot's buffer, none when slot < 0) and the read-ahead after them, for
+ * the stream to decode. -1. */
+static int feed_rest(struct zfeed *f, int slot, size_t clen)
+{
+	struct zfeed_end *e = &f->end;
+	size_t ahead = f->rlen - f->rpos;
+
+	e->raw_off = f->roff;
+	e->eof = f->eof;
+	e->err = f->err;
+	e->how = f->err ? ZFEED_ERROR : ZFEED_REST;
+	if (!f->err && !f->stopped) {
+		e->len = clen + ahead;
+		e->cap = e->len + ZSTD_DStreamInSize();
+		e->buf = malloc(e->cap);
+		if (e->buf) {
+			if (clen)
+				memcpy(e->buf, zpipe_cbuf(f->pipe, slot, 0, 0), clen);
+			memcpy(e->buf + clen, f->rb + f->rpos, ahead);
+		} else {
+			e->how = ZFEED_ERROR;
+			e->err = ENOMEM;
+		}
+	}
+	if (slot >= 0)
+		zpipe_cancel(f->pipe, slot);
+	return -1;
+}
+
+/* Append k bytes of the frame to its buffer: the read-ahead's first, then
+ * reads of exactly what is missing. False at the end before them, on a
+ * read error, when stopped or out of memory. */
+static bool feed_copy(struct zfeed *f, int slot, size_t *clen, size_t k)
+{
+	unsigned char *c = zpipe_cbuf(f->pipe, slot, *clen + k, *clen);
+
+	if (!c)
+		return false;
+	while (k) {
+		size_t have = f->rlen - f->rpos;
+		ssize_t r;
+
+		if (have == 0 && k >= ZFEED_DIRECT) {
+			r = feed_sysread(f, c + *clen, k);
+			if (r <= 0)
+				return false;
+			have = (size_t)r;
+		} else {
+			if (have == 0 && !feed_need(f, 1))
+				return false;
+			have = f->rlen - f->rpos < k ? f->rlen - f->rpos : k;
+			memcpy(c + *clen, f->rb + f->rpos, have);
+			f->rpos += have;
+		}
+		*clen += have;
+		k -= have;
+	}
+	return true;
+}
+
+/* The blocks of the frame whose hsize header bytes are unread in the
+ * read-ahead, then its checksum, into the slot; queued when whole. */
+static int feed_blocks(struct zfeed *f, int slot, size_t hsize, bool checksum)
+{
+	size_t clen = 0;
+	bool last = false;
+
+	if (!feed_copy(f, slot, &clen, hsize))
+		return feed_rest(f, slot, clen);
+	while (!last) {
+		uint32_t bh, type, size;
+
+		if (!feed_need(f, 3))
+			return feed_rest(f, slot, clen);
+		bh = le32(f->rb + f->rpos) & 0xFFFFFFu;
+		last = bh & 1;
+		type = bh >> 1 & 3;
+		size = bh >> 3;
+		/* reserved, or too large: the stream says how it is corrupt */
+		if (type == 3 || size > ZFEED_BLOCK_MAX)
+			return feed_rest(f, slot, clen);
+		if (!feed_copy(f, slot, &clen, 3 + (type == 1 ? 1 : size)))
+			return feed_rest(f, slot, clen);
+	}
+	if (checksum && !feed_copy(f, slot, &clen, 4))
+		return feed_rest(f, slot, clen);
+	zpipe_commit(f->pipe, slot, clen);
+	return 1;
+}
+
+/* The size of the frame header whose descriptor byte is fhd (RFC 8878,
+ * 3.1.1.1). */
+static size_t header_size(unsigned fhd)
+{
+	static const size_t dict_len[4] = { 0, 1, 2, 4 };
+	unsigned fcs = fhd >> 6, single = fhd >> 5 & 1;
+
+	return 5 + !single + dict_len[fhd & 3] +
+	       (fcs ? (size_t)1 << fcs : single);
+}
+
+/* A zstd frame at the read-ahead's position: queued, or the stream goes on
+ * from it. */
+static int feed_zstd(struct zfeed *f)
+{
+	const unsigned char *p;
+	unsigned long long dsize;
+	uint64_t win, off;
+	size_t hsize;
+	int slot;
+
+	if (!feed_need(f, 5) || !feed_need(f, hsize = header_size(f->rb[f->rpos + 4])))
+		return feed_rest(f, -1, 0);
+	p = f->rb + f->rpos;
+	off = f->roff - (f->rlen - f->rpos);
+	dsize = ZSTD_getFrameContentSize(p, hsize);
+	if ((p[4] & 0x08) || dsize == ZSTD_CONTENTSIZE_UNKNOWN ||
+	    dsize == ZSTD_CONTENTSIZE_ERROR || dsize > ZPIPE_FRAME_MAX ||
+	    zsrc_frame_window(p, hsize, &win) != 1 || win > f->window_max)
+		return feed_rest(f, -1, 0);
+	slot = zpipe_reserve(f->pipe, 0, off, dsize);
+	if (slot == -1)
+		return -1;	/* stopped */
+	if (slot < 0)
+		return feed_rest(f, -1, 0);
+	return feed_blocks(f, slot, hsize, p[4] & 0x04);
+}
+
+/* The next frame: 1 when it was queued or skipped, 0 at the end of the
+ * stream, -1 when feeding stops here (end says why). */
+static int feed_frame(struct zfeed *f)
+{
+	uint32_t magic;
+	size_t skip;
+
+	if (!feed_need(f, 4)) {
+		if (f->rpos == f->rlen && f->eof)
+			return 0;
+		return feed_rest(f, -1, 0);
+	}
+	magic = le32(f->rb + f->rpos);
+	if (magic == ZSTD_MAGIC)
+		return feed_zstd(f);
+	if ((magic & ~0xFu) != ZSTD_SKIP_MAGIC || !feed_need(f, 8))
+		return feed_rest(f, -1, 0);
+	skip = 8 + (size_t)le32(f->rb + f->rpos + 4);
+	/* whole in the read-ahead, so that the stream could still have it */
+	if (skip > ZFEED_READ || !feed_need(f, skip))
+		return feed_rest(f, -1, 0);
+	f->rpos += skip;
+	return 1;
+}
+
+static void *feed_main(void *v)
+{
+	struct zfeed *f = v;
+	int r;
+
+	while ((r = feed_frame(f)) > 0)
+		;
+	if (r == 0)
+		f->end = (struct zfeed_end){ .how = ZFEED_EOF,
+					     .raw_off = f->roff, .eof = true };
+	zpipe_end(f->pipe, 0);
+	return NULL;
+}
+
+struct zfeed *zfeed_open(int fd, const unsigned char *had, size_t n,
+			 uint64_t raw_off, uint64_t window_max, int threads)
+{
+	struct zfeed *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return NULL;
+	f->fd = fd;
+	f->window_max = window_max;
+	f->roff = raw_off;
+	f->rlen = n;
+	f->stopfd = eventfd(0, EFD_CLOEXEC);
+	f->rb = malloc(ZFEED_READ);
+	if (f->stopfd >= 0 && f->rb && n <= ZFEED_READ &&
+	    (f->pipe = zpipe_open(threads, ZPIPE_BYTES)) != NULL) {
+		memcpy(f->rb, had, n);
+		if (zpipe_add(f->pipe, 0, NULL, 0, NULL, 0) == 0 &&
+		    pthread_create(&f->tid, NULL, feed_main, f) == 0)
+			return f;
+		zpipe_close(f->pipe);
+	}
+	if (f->stopfd >= 0)
+		close(f->stopfd);
+	free(f->rb);
+	free(f);
+	return NULL;
+}
+
+struct zpipe *zfeed_pipe(const struct zfeed *f)
+{
+	return f->pipe;
+}
+
+/* Free f and its pipe; the thread has ended. */
+static void feed_free(struct zfeed *f)
+{
+	zpipe_close(f->pipe);
+	close(f->stopfd);
+	free(f->rb);
+	free(f);
+}
+
+void zfeed_finish(struct zfeed *f, struct zfeed_end *e)
+{
+	pthread_join(f->tid, NULL);
+	*e = f->end;
+	feed_free(f);
+}
+
+void zfeed_close(struct zfeed *f)
+{
+	uint64_t one = 1;
+
+	if (!f)
+		return;
+	/* an eventfd takes this write: it is far from overflowing */
+	if (write(f->stopfd, &one, sizeof(one)) < 0)
+		f->stopped = true;
+	zpipe_stop(f->pipe);
+	pthread_join(f->tid, NULL);
+	free(f->end.buf);
+	feed_free(f);
+}

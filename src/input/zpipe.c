@@ -1,0 +1,729 @@
+/*
+ * zpipe.c - see zpipe.h.
+ *
+ * The workers are made once, each with its own decoder, and park on
+ * zp_work; the open pipe is zp_active. Its ring holds the frames being
+ * decoded or served, in serving order: slots [head, head + count), of which
+ * the first `claimed` are taken by workers (claims go in order, completions
+ * in any), then those queued, and last at most one reserved by a producer
+ * still reading its bytes. A worker takes a copy before a frame: serving is
+ * a copy into the reader's chunk, and idle workers split it with the
+ * reader, since one core's memcpy of a gigabyte takes about as long as
+ * sixteen cores decoding it.
+ *
+ * Decoded buffers are whole huge pages from mmap (the kernel backs them
+ * with 2 MiB pages: 512 times fewer faults on first touch, which happens in
+ * the worker that decodes into it), reused by the next frame that fits:
+ * frames of one size (pzstd, the seekable format) fault only once per slot.
+ * One lock guards the pipe and the workers' parking; it is taken a few
+ * times per frame, never while decoding or copying.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+#include <zstd.h>
+#include <zstd_errors.h>
+#include "zpipe.h"
+
+#define ZP_THREADS_MAX 16		/* one frame per core, as pzstd -p 16 */
+#define ZP_SLOTS 64			/* frames in the ring, at most */
+#define ZP_PAGE ((size_t)2 << 20)	/* buffers are whole huge pages */
+#define ZP_PIECE ((size_t)2 << 20)	/* a copy is split in pieces this big */
+#define ZP_PIECES 64			/* ...and this many at most per read */
+
+enum { SLOT_FREE, SLOT_RESERVED, SLOT_QUEUED, SLOT_DECODING, SLOT_DONE };
+
+struct zslot {
+	int state;
+	int file;		/* the id of the file it is part of */
+	bool nomem;		/* no buffer could be had: fails so */
+	uint64_t off, dsize;	/* where the frame begins, decoded bytes */
+	const unsigned char *src;	/* its compressed bytes */
+	size_t csize;
+	size_t rc;		/* decoded: dsize, or zstd's error */
+	unsigned char *dbuf, *cbuf;	/* decoded and compressed (a producer's) */
+	size_t dcap, ccap;
+};
+
+struct zfile {
+	int id;
+	void *map;		/* mapped frames: the mapping, and their list */
+	size_t map_len;
+	struct zframe *list;
+	size_t n, pushed;	/* frames, and those put in the ring */
+	bool ended;		/* no more frames will come */
+	struct zfile *next;
+};
+
+struct zcopy {			/* one read's copy, split */
+	struct zpiece {
+		unsigned char *dst;
+		const unsigned char *src;
+		size_t len;
+	} piece[ZP_PIECES];
+	int n;
+	atomic_int next, done;	/* pieces taken, and copied */
+};
+
+struct zpipe {
+	int threads;		/* workers at once: -j, at most the pool */
+	size_t depth;		/* frames in the ring at most */
+	uint64_t budget;
+	struct zslot slot[ZP_SLOTS];
+	size_t head, count, claimed;
+	size_t pos;		/* bytes of the head frame served */
+	uint64_t dbytes, cbytes;	/* buffers held, decoded and compressed */
+	uint64_t pending;	/* decoded bytes queued, not yet served */
+	int busy;		/* workers in it now (decoding or copying) */
+	int helpers;		/* of them, copying */
+	int drop_below;		/* frames of files before it are not decoded */
+	struct zfile *files, *last;
+	bool stopped;
+	bool copy_on;
+	struct zcopy copy;
+	pthread_cond_t cv;	/* the reader, a producer and close wait here */
+};
+
+static pthread_once_t zp_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t zp_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t zp_work = PTHREAD_COND_INITIALIZER;
+static int zp_workers;
+static struct zpipe *zp_active;
+static bool zp_taken;		/* a pipe is open */
+
+/* ---- buffers ----------------------------------------------------------------- */
+
+static size_t page_up(uint64_t n)
+{
+	return (size_t)((n + ZP_PAGE - 1) / ZP_PAGE * ZP_PAGE);
+}
+
+static unsigned char *buf_map(size_t n)
+{
+	void *b = mmap(NULL, n, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (b == MAP_FAILED)
+		return NULL;
+	madvise(b, n, MADV_HUGEPAGE);	/* a hint: fine where refused */
+	return b;
+}
+
+static void buf_unmap(unsigned char **b, size_t *cap, uint64_t *held)
+{
+	if (*b)
+		munmap(*b, *cap);
+	*held -= *cap;
+	*b = NULL;
+	*cap = 0;
+}
+
+/* A buffer fits a frame when it is large enough and not twice too large:
+ * a run of small frames does not keep a large frame's memory. */
+static bool fits(size_t cap, uint64_t need)
+{
+	return need == 0 || (cap >= need && cap - need <= need + ZP_PAGE);
+}
+
+static struct zslot *ring(struct zpipe *p, size_t k)
+{
+	return &p->slot[(p->head + k) % ZP_SLOTS];
+}
+
+/* Give the tail slot a decoded buffer for dsize bytes within the budget: a
+ * free slot's that fits, else a new one, made room for by unmapping the
+ * buffers of free slots. 1, 0 when there is no room now, -1 when there
+ * never will be (over the budget) or mmap fails. */
+static int slot_buffer(struct zpipe *p, struct zslot *t, uint64_t dsize)
+{
+	size_t want;
+
+	if (fits(t->dcap, dsize))
+		return 1;
+	for (size_t k = p->count + 1; k < ZP_SLOTS; k++) {
+		struct zslot *o = ring(p, k);
+
+		if (fits(o->dcap, dsize)) {
+			unsigned char *b = o->dbuf;
+			size_t c = o->dcap;
+
+			o->dbuf = t->dbuf;
+			o->dcap = t->dcap;
+			t->dbuf = b;
+			t->dcap = c;
+			return 1;
+		}
+	}
+	want = page_up(dsize);
+	if (want > p->budget)
+		return -1;
+	buf_unmap(&t->dbuf, &t->dcap, &p->dbytes);
+	for (size_t k = p->count + 1; k < ZP_SLOTS && p->dbytes + want > p->budget; k++)
+		buf_unmap(&ring(p, k)->dbuf, &ring(p, k)->dcap, &p->dbytes);
+	if (p->dbytes + want > p->budget)
+		return 0;
+	if (!(t->dbuf = buf_map(want)))
+		return -1;
+	t->dcap = want;
+	p->dbytes += want;
+	return 1;
+}
+
+/* ---- the workers ------------------------------------------------------------- */
+
+static void copy_pieces(struct zcopy *c)
+{
+	int i;
+
+	while ((i = atomic_fetch_add(&c->next, 1)) < c->n) {
+		memcpy(c->piece[i].dst, c->piece[i].src, c->piece[i].len);
+		atomic_fetch_add(&c->done, 1);
+	}
+}
+
+/* The slot's frame, decoded: its size, or zstd's error. */
+static size_t slot_decode(ZSTD_DCtx *d, const struct zslot *s)
+{
+	static unsigned char none[1];
+	size_t got;
+
+	if (s->nomem)
+		return (size_t)-ZSTD_error_memory_allocation;
+	got = ZSTD_decompressDCtx(d, s->dsize ? s->dbuf : none, s->dsize,
+				  s->src, s->csize);
+	/* the header promised dsize: zstd checks it, this is the backstop */
+	return ZSTD_isError(got) || got == s->dsize ? got
+	       : (size_t)-ZSTD_error_corruption_detected;
+}
+
+static bool claimable(struct zpipe *p)
+{
+	return p->claimed < p->count && ring(p, p->claimed)->state == SLOT_QUEUED;
+}
+
+/* A share of the reader's copy, or the next frame; called and returning
+ * with zp_lock held. */
+static void work(struct zpipe *p, ZSTD_DCtx *d)
+{
+	p->busy++;
+	if (p->copy_on && atomic_load(&p->copy.next) < p->copy.n) {
+		p->helpers++;
+		pthread_mutex_unlock(&zp_lock);
+		copy_pieces(&p->copy);
+		pthread_mutex_lock(&zp_lock);
+		p->helpers--;
+	} else {
+		struct zslot *s = ring(p, p->claimed++);
+		bool dropped = s->file < p->drop_below;
+		size_t rc;
+
+		s->state = SLOT_DECODING;
+		pthread_mutex_unlock(&zp_lock);
+		rc = dropped ? 0 : slot_decode(d, s);
+		pthread_mutex_lock(&zp_lock);
+		s->rc = rc;
+		s->state = SLOT_DONE;
+	}
+	p->busy--;
+	pthread_cond_broadcast(&p->cv);
+}
+
+static void *worker_main(void *v)
+{
+	ZSTD_DCtx *d = v;
+
+	pthread_mutex_lock(&zp_lock);
+	for (;;) {
+		struct zpipe *p = zp_active;
+
+		if (p && p->busy < p->threads &&
+		    ((p->copy_on && atomic_load(&p->copy.next) < p->copy.n) ||
+		     claimable(p)))
+			work(p, d);
+		else
+			pthread_cond_wait(&zp_work, &zp_lock);
+	}
+	return NULL;
+}
+
+static void zp_init(void)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int n = cpus < 2 ? 0 : cpus > ZP_THREADS_MAX ? ZP_THREADS_MAX : (int)cpus;
+	pthread_attr_t a;
+
+	if (pthread_attr_init(&a) != 0)
+		return;
+	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+	for (int i = 0; i < n; i++) {
+		ZSTD_DCtx *d = ZSTD_createDCtx();
+		pthread_t t;
+
+		if (!d || pthread_create(&t, &a, worker_main, d) != 0) {
+			ZSTD_freeDCtx(d);
+			break;
+		}
+		zp_workers++;
+	}
+	pthread_attr_destroy(&a);
+}
+
+/* ---- opening and closing ------------------------------------------------------ */
+
+struct zpipe *zpipe_open(int threads, uint64_t budget)
+{
+	struct zpipe *p;
+
+	pthread_once(&zp_once, zp_init);
+	if (threads < 2 || zp_workers < 2 || !(p = calloc(1, sizeof(*p))))
+		return NULL;
+	p->threads = threads < zp_workers ? threads : zp_workers;
+	/* as many frames again as are decoding, ready for the reader: more
+	 * would only take fresh memory (each page's first touch costs the
+	 * kernel a clear) where a served slot's buffer can be had */
+	p->depth = 2 * (size_t)p->threads + 2;
+	p->depth = p->depth < ZP_SLOTS ? p->depth : ZP_SLOTS;
+	p->budget = budget;
+	pthread_cond_init(&p->cv, NULL);
+	pthread_mutex_lock(&zp_lock);
+	if (zp_taken) {
+		pthread_mutex_unlock(&zp_lock);
+		pthread_cond_destroy(&p->cv);
+		free(p);
+		return NULL;
+	}
+	zp_taken = true;
+	zp_active = p;
+	pthread_mutex_unlock(&zp_lock);
+	return p;
+}
+
+static void file_free(struct zfile *f)
+{
+	if (f->map)
+		munmap(f->map, f->map_len);
+	free(f->list);
+	free(f);
+}
+
+/* Unlink the first file, whatever of it is left unserved. */
+static void file_pop(struct zpipe *p)
+{
+	struct zfile *f = p->files;
+
+	for (size_t i = f->pushed; i < f->n; i++)
+		p->pending -= f->list[i].dsize;
+	p->files = f->next;
+	if (!p->files)
+		p->last = NULL;
+	file_free(f);
+}
+
+void zpipe_stop(struct zpipe *p)
+{
+	pthread_mutex_lock(&zp_lock);
+	p->stopped = true;
+	pthread_cond_broadcast(&p->cv);
+	pthread_mutex_unlock(&zp_lock);
+}
+
+void zpipe_close(struct zpipe *p)
+{
+	if (!p)
+		return;
+	pthread_mutex_lock(&zp_lock);
+	p->stopped = true;
+	zp_active = NULL;	/* no worker starts anything more in it */
+	while (p->busy)
+		pthread_cond_wait(&p->cv, &zp_lock);
+	zp_taken = false;
+	pthread_mutex_unlock(&zp_lock);
+	for (int i = 0; i < ZP_SLOTS; i++) {
+		buf_unmap(&p->slot[i].dbuf, &p->slot[i].dcap, &p->dbytes);
+		buf_unmap(&p->slot[i].cbuf, &p->slot[i].ccap, &p->cbytes);
+	}
+	while (p->files)
+		file_pop(p);
+	pthread_cond_destroy(&p->cv);
+	free(p);
+}
+
+/* ---- feeding ------------------------------------------------------------------ */
+
+/* Put the next frames of mapped files into the ring while it has room:
+ * true when it did. */
+static bool top_up(struct zpipe *p)
+{
+	bool any = false;
+
+	for (struct zfile *f = p->files; f && p->count < p->depth;) {
+		if (f->pushed == f->n) {
+			if (!f->ended)
+				break;	/* a producer's: it puts them in */
+			f = f->next;
+			continue;
+		}
+		const struct zframe *fr = &f->list[f->pushed];
+		struct zslot *s = ring(p, p->count);
+		int b = slot_buffer(p, s, fr->dsize);
+
+		if (b == 0)
+			break;
+		s->state = SLOT_QUEUED;
+		s->file = f->id;
+		s->nomem = b < 0;
+		s->off = fr->off;
+		s->dsize = fr->dsize;
+		s->src = (const unsigned char *)f->map + fr->off;
+		s->csize = (size_t)fr->csize;
+		f->pushed++;
+		p->count++;
+		any = true;
+	}
+	if (any)
+		pthread_cond_broadcast(&zp_work);
+	return any;
+}
+
+static struct zfile *file_new(struct zpipe *p, int id)
+{
+	struct zfile *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return NULL;
+	f->id = id;
+	if (p->last)
+		p->last->next = f;
+	else
+		p->files = f;
+	p->last = f;
+	return f;
+}
+
+static struct zfile *file_find(struct zpipe *p, int id)
+{
+	struct zfile *f = p->files;
+
+	while (f && f->id != id)
+		f = f->next;
+	return f;
+}
+
+int zpipe_add(struct zpipe *p, int id, void *map, size_t len,
+	      struct zframe *list, size_t n)
+{
+	struct zfile *f;
+
+	pthread_mutex_lock(&zp_lock);
+	f = file_new(p, id);
+	if (f) {
+		f->map = map;
+		f->map_len = len;
+		f->list = list;
+		f->n = n;
+		f->ended = map != NULL;
+		for (size_t i = 0; i < n; i++)
+			p->pending += list[i].dsize;
+		top_up(p);
+	}
+	pthread_mutex_unlock(&zp_lock);
+	if (!f && map) {	/* its frames are read as a stream then */
+		munmap(map, len);
+		free(list);
+	}
+	return f ? 0 : -1;
+}
+
+uint64_t zpipe_pending(struct zpipe *p)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&zp_lock);
+	n = p->pending;
+	pthread_mutex_unlock(&zp_lock);
+	return n;
+}
+
+int zpipe_reserve(struct zpipe *p, int id, uint64_t off, uint64_t dsize)
+{
+	int r = -1, b;
+
+	pthread_mutex_lock(&zp_lock);
+	while (!p->stopped) {
+		struct zslot *s = ring(p, p->count);
+
+		if (p->count < p->depth && (b = slot_buffer(p, s, dsize)) != 0) {
+			if (b > 0) {
+				s->state = SLOT_RESERVED;
+				s->file = id;
+				s->nomem = false;
+				s->off = off;
+				s->dsize = dsize;
+				p->count++;
+			}
+			r = b > 0 ? (int)(s - p->slot) : -2;
+			break;
+		}
+		pthread_cond_wait(&p->cv, &zp_lock);
+	}
+	pthread_mutex_unlock(&zp_lock);
+	return r;
+}
+
+/* Unmap free slots' compressed buffers while more than room are held. */
+static void cbuf_room(struct zpipe *p, uint64_t room)
+{
+	for (size_t k = p->count; k < ZP_SLOTS && p->cbytes > room; k++)
+		buf_unmap(&ring(p, k)->cbuf, &ring(p, k)->ccap, &p->cbytes);
+}
+
+unsigned char *zpipe_cbuf(struct zpipe *p, int slot, size_t need, size_t keep)
+{
+	struct zslot *s = &p->slot[slot];
+	size_t want = page_up(need > 2 * s->ccap ? need : 2 * s->ccap);
+	unsigned char *b;
+
+	if (s->ccap >= need)
+		return s->cbuf;
+	if (want > p->budget)
+		want = page_up(need);
+	if (want > p->budget)
+		return NULL;
+	pthread_mutex_lock(&zp_lock);
+	/* the frames before it hold the rest: room comes as they are served */
+	for (;;) {
+		cbuf_room(p, p->budget - want + s->ccap);
+		if (p->stopped || p->cbytes - s->ccap + want <= p->budget)
+			break;
+		pthread_cond_wait(&p->cv, &zp_lock);
+	}
+	b = p->stopped ? NULL : buf_map(want);
+	p->cbytes += b ? want : 0;
+	pthread_mutex_unlock(&zp_lock);
+	if (!b)
+		return NULL;
+	/* only this producer touches a reserved slot's buffer */
+	if (keep)
+		memcpy(b, s->cbuf, keep);
+	pthread_mutex_lock(&zp_lock);
+	buf_unmap(&s->cbuf, &s->ccap, &p->cbytes);
+	s->cbuf = b;
+	s->ccap = want;
+	pthread_mutex_unlock(&zp_lock);
+	return b;
+}
+
+void zpipe_commit(struct zpipe *p, int slot, size_t csize)
+{
+	struct zslot *s = &p->slot[slot];
+
+	pthread_mutex_lock(&zp_lock);
+	s->src = s->cbuf;
+	s->csize = csize;
+	s->state = SLOT_QUEUED;
+	p->pending += s->dsize;
+	pthread_cond_broadcast(&zp_work);
+	pthread_cond_broadcast(&p->cv);
+	pthread_mutex_unlock(&zp_lock);
+}
+
+void zpipe_cancel(struct zpipe *p, int slot)
+{
+	pthread_mutex_lock(&zp_lock);
+	p->slot[slot].state = SLOT_FREE;
+	p->count--;
+	pthread_cond_broadcast(&p->cv);
+	pthread_mutex_unlock(&zp_lock);
+}
+
+void zpipe_end(struct zpipe *p, int id)
+{
+	struct zfile *f;
+
+	pthread_mutex_lock(&zp_lock);
+	f = file_find(p, id);
+	if (f)
+		f->ended = true;
+	pthread_cond_broadcast(&p->cv);
+	pthread_mutex_unlock(&zp_lock);
+}
+
+/* ---- serving ------------------------------------------------------------------ */
+
+/* The head slot is served: free it for the next frame (it keeps its
+ * buffers). */
+static void release_head(struct zpipe *p)
+{
+	struct zslot *s = ring(p, 0);
+
+	if (s->state == SLOT_QUEUED || s->state == SLOT_DONE)
+		p->pending -= s->dsize;
+	s->state = SLOT_FREE;
+	p->head = (p->head + 1) % ZP_SLOTS;
+	p->count--;
+	if (p->claimed)		/* claims go in order: the head's first */
+		p->claimed--;
+	p->pos = 0;
+	pthread_cond_broadcast(&p->cv);
+}
+
+/* Drop what is left of the files before id: frames decoding are waited
+ * for (the others are not decoded: drop_below). */
+static void drop_before(struct zpipe *p, int id)
+{
+	if (p->drop_below < id)
+		p->drop_below = id;
+	while (p->count && ring(p, 0)->file < id) {
+		if (ring(p, 0)->state == SLOT_DECODING)
+			pthread_cond_wait(&p->cv, &zp_lock);
+		else
+			release_head(p);
+	}
+	while (p->files && p->files->id < id)
+		file_pop(p);
+}
+
+/* Plan the copy of up to n bytes of file id from the decoded frames at the
+ * head into buf: its size. */
+static size_t plan(struct zpipe *p, int id, unsigned char *buf, size_t n)
+{
+	struct zcopy *c = &p->copy;
+	size_t got = 0, pos = p->pos;
+
+	c->n = 0;
+	for (size_t k = 0; k < p->count && got < n && c->n < ZP_PIECES; k++) {
+		const struct zslot *s = ring(p, k);
+
+		if (s->file != id || s->state != SLOT_DONE || ZSTD_isError(s->rc))
+			break;
+		while (pos < s->dsize && got < n && c->n < ZP_PIECES) {
+			size_t len = s->dsize - pos;
+
+			len = len < n - got ? len : n - got;
+			len = len < ZP_PIECE ? len : ZP_PIECE;
+			c->piece[c->n++] = (struct zpiece){ buf + got,
+							    s->dbuf + pos, len };
+			pos += len;
+			got += len;
+		}
+		if (pos < s->dsize)
+			break;
+		pos = 0;
+	}
+	return got;
+}
+
+/* Copy the planned pieces, split with the idle workers when there are
+ * several; called and returning with zp_lock held. */
+static void copy_out(struct zpipe *p)
+{
+	struct zcopy *c = &p->copy;
+
+	atomic_store(&c->next, 0);
+	atomic_store(&c->done, 0);
+	p->copy_on = c->n > 1;
+	if (p->copy_on)
+		pthread_cond_broadcast(&zp_work);
+	pthread_mutex_unlock(&zp_lock);
+	copy_pieces(c);
+	pthread_mutex_lock(&zp_lock);
+	while (atomic_load(&c->done) < c->n || p->helpers)
+		pthread_cond_wait(&p->cv, &zp_lock);
+	p->copy_on = false;
+}
+
+/* got bytes of file id were served: move past them, and past the empty
+ * frames after them. */
+static void consume(struct zpipe *p, int id, size_t got)
+{
+	while (p->count) {
+		const struct zslot *s = ring(p, 0);
+		size_t k = s->dsize - p->pos;
+
+		if (s->file != id || s->state != SLOT_DONE || ZSTD_isError(s->rc))
+			break;
+		k = k < got ? k : got;
+		p->pos += k;
+		got -= k;
+		if (p->pos < s->dsize)
+			break;
+		release_head(p);
+	}
+}
+
+/* Whether file id has nothing more to serve: its frames are all served and
+ * no more will come. */
+static bool file_done(struct zpipe *p, int id)
+{
+	struct zfile *f = p->files;
+
+	if (p->count && ring(p, 0)->file == id)
+		return false;
+	return !f || f->id != id || (f->ended && f->pushed == f->n);
+}
+
+/* Wait for the next frame of the file, at most stall_ms when its producer
+ * has not given it yet: false on timeout. */
+static bool wait_frame(struct zpipe *p, int id, int stall_ms,
+		       const struct timespec *until)
+{
+	bool given = p->count && ring(p, 0)->state != SLOT_RESERVED;
+
+	if (given || stall_ms < 0)
+		return pthread_cond_wait(&p->cv, &zp_lock), true;
+	return pthread_cond_timedwait(&p->cv, &zp_lock, until) == 0;
+}
+
+ssize_t zpipe_read(struct zpipe *p, int id, void *buf, size_t n, int stall_ms,
+		   uint64_t *at, size_t *code)
+{
+	struct timespec until = { 0, 0 };
+	ssize_t r = 0;
+
+	if (stall_ms >= 0) {
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += stall_ms / 1000;
+		until.tv_nsec += (long)(stall_ms % 1000) * 1000000;
+		if (until.tv_nsec >= 1000000000) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000;
+		}
+	}
+	pthread_mutex_lock(&zp_lock);
+	drop_before(p, id);
+	for (;;) {
+		struct zslot *s = p->count ? ring(p, 0) : NULL;
+
+		if (s && s->file == id && s->state == SLOT_DONE) {
+			if (ZSTD_isError(s->rc)) {
+				*at = s->off;
+				*code = s->rc;
+				r = -1;
+				break;
+			}
+			size_t got = plan(p, id, buf, n);
+
+			if (got)
+				copy_out(p);
+			consume(p, id, got);
+			if ((r = (ssize_t)got) > 0)
+				break;
+			continue;	/* empty frames only */
+		}
+		if (file_done(p, id)) {
+			if (p->files && p->files->id == id)
+				file_pop(p);
+			break;
+		}
+		if (!top_up(p) && !wait_frame(p, id, stall_ms, &until)) {
+			r = ZPIPE_STALL;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&zp_lock);
+	return r;
+}

@@ -1,0 +1,106 @@
+/*
+ * zpipe.h - independent zstd frames decoded on several threads at once and
+ * served in order: the one engine behind every frame-parallel path of the
+ * input layer (zframes.h: a multi-frame regular file; zahead.h: .zst
+ * operands ahead of the one being read; zfeed.h: frames read from a pipe).
+ * Private to the input layer.
+ *
+ * One zstd frame decodes on one core only, so a file of many frames or many
+ * files is decoded a frame per worker. The workers keep decoding the next
+ * frames, in order, into a bounded ring of slots while the reader serves
+ * earlier ones: a slot is reused as soon as it is served, and its buffer
+ * with it (no fresh memory, so no page faults, in steady state). The ring
+ * holds twice as many frames as decode at once, plus two, and the decoded
+ * buffers the pipe holds never exceed its budget. A frame that does
+ * not decode is reported when its turn comes, by where it begins, and none
+ * of its bytes are served.
+ *
+ * A pipe is fed in one of two ways: whole files whose frames are listed
+ * from a mapping (zpipe_add), or one frame at a time by a producer that
+ * reads the compressed bytes itself (zpipe_reserve ... zpipe_commit).
+ * Frames belong to files, each named by an id; ids increase in serving
+ * order.
+ */
+#ifndef ZPIPE_H
+#define ZPIPE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Decoded bytes a pipe holds at most, and the largest frame it takes: four
+ * at least are decoded at once, else one core decoding the stream into the
+ * reader's own buffer (overlapped with the compute) does as well. */
+#define ZPIPE_BYTES ((uint64_t)1 << 30)
+#define ZPIPE_FRAME_MAX (ZPIPE_BYTES / 4)
+
+#define ZPIPE_STALL (-2)	/* as ZSRC_STALL */
+
+struct zpipe;
+
+/* One zstd frame of a mapped file. */
+struct zframe {
+	uint64_t off, csize, dsize;	/* where, compressed and decoded bytes */
+};
+
+/* A pipe whose frames up to threads workers decode at once, holding at most
+ * budget bytes of decoded data (frames over budget fail as out of memory),
+ * and as much again of a producer's compressed frames.
+ * NULL when threads < 2, when no workers can be had (one core, or out of
+ * memory), or while another pipe is open: the workers serve one file at a
+ * time (dot A B reads two inputs on one thread). */
+struct zpipe *zpipe_open(int threads, uint64_t budget);
+
+/* Wait for the workers to leave the pipe and free it with everything it
+ * holds (its buffers, the files added to it). */
+void zpipe_close(struct zpipe *p);
+
+/* Wake a producer waiting in zpipe_reserve or zpipe_cbuf (it gets -1 or
+ * NULL); zpipe_close follows. */
+void zpipe_stop(struct zpipe *p);
+
+/* Queue the n frames list[0..n) of map[0..len) as file id, after every
+ * file before it. The pipe owns map and list from now on; it unmaps and
+ * frees them once the file is served or dropped. With map NULL, file id is
+ * a producer's: its frames come by zpipe_reserve until zpipe_end. 0, or -1
+ * when out of memory (map and list are freed). */
+int zpipe_add(struct zpipe *p, int id, void *map, size_t len,
+	      struct zframe *list, size_t n);
+
+/* Decoded bytes queued and not yet served. */
+uint64_t zpipe_pending(struct zpipe *p);
+
+/* ---- a producer of single frames (one thread) ------------------------------ */
+
+/* A slot for the next frame of file id (added with no map): off is where
+ * it begins, dsize its
+ * decoded size. Waits for room. Returns the slot, -1 when stopped or -2
+ * when out of memory. */
+int zpipe_reserve(struct zpipe *p, int id, uint64_t off, uint64_t dsize);
+
+/* The slot's buffer for the frame's compressed bytes, grown to at least
+ * need bytes with its first keep bytes kept: NULL when stopped or when need
+ * is over the budget or out of memory (then zpipe_cancel). */
+unsigned char *zpipe_cbuf(struct zpipe *p, int slot, size_t need, size_t keep);
+
+/* The frame in the slot is whole: csize bytes of its buffer. Decode it. */
+void zpipe_commit(struct zpipe *p, int slot, size_t csize);
+
+/* Give back the slot reserved last, unused. */
+void zpipe_cancel(struct zpipe *p, int slot);
+
+/* No more frames will come for file id. */
+void zpipe_end(struct zpipe *p, int id);
+
+/* ---- the reader (one thread) ------------------------------------------------- */
+
+/* Up to n > 0 decoded bytes of file id, in order: the count; 0 at the end
+ * of the file; ZPIPE_STALL when stall_ms >= 0 and no frame of the file came
+ * from its producer for that long; -1 when a frame did not decode: *at is
+ * where it begins and *code zstd's error (ZSTD_error_memory_allocation when
+ * it had no buffer). Files before id are dropped, whatever is left of them. */
+ssize_t zpipe_read(struct zpipe *p, int id, void *buf, size_t n, int stall_ms,
+		   uint64_t *at, size_t *code);
+
+#endif

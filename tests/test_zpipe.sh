@@ -1,0 +1,143 @@
+#!/bin/sh
+# test_zpipe.sh - zstd input decoded frame-parallel (issue 15: a file of
+# many frames, several .zst operands, frames read from a pipe) must give
+# what one thread (-j 1) gives and what the raw data gives, bit for bit,
+# through the CLI: many frames, frames of very different sizes, empty and
+# skippable frames, a frame without its content size (a pipe goes on as a
+# stream from it), a corrupt frame in the middle and a truncated last frame
+# (the same message, offset and exit status as -j 1, nothing on stdout),
+# stdin as a pipe and as a file, two .zst operands of dot, shards, and a
+# histogram without --range (two passes).
+#
+# The .zst files are made here by bench/mkzst.c (libzstd), the data by
+# head and tr: no zstd program is needed. The order-sensitive checks are
+# dot against a second random file and scan: a frame served out of place
+# changes them.
+#
+# Usage: sh tests/test_zpipe.sh   (GPUSTAT=path overrides ./gpustat)
+# Prints "FAIL name: reason" lines and last "zpipe: P passed, F failed".
+cd "$(dirname "$0")/.." || exit 2
+NAME=zpipe
+. tests/lib.sh
+M=$T/mkzst
+if ! ${CC:-cc} -O2 -o "$M" bench/mkzst.c -lzstd 2> "$T/err"; then
+	bad mkzst "does not build: $(head -n 1 "$T/err")"
+	summary
+	exit
+fi
+
+# 3 MB: random bytes, then text, then bytes from a few letters (raw,
+# well compressed and Huffman-coded blocks); W is what dot weighs them by
+R=$T/raw
+W=$T/w
+{ head -c 1000000 /dev/urandom; yes 'gpustat 0123456789' | head -c 1000000
+  head -c 2000000 /dev/urandom | tr -c 'a-f' 'q' | head -c 1000000; } > "$R"
+head -c 3000000 /dev/urandom > "$W"
+
+# same NAME WANT CMD: CMD (eval'd) exits 0, says nothing on stderr and
+# prints exactly the file WANT
+same() {
+	eval "$3" > "$T/out" 2> "$T/err"
+	rc=$?
+	if [ $rc -ne 0 ]; then
+		bad "$1" "exit $rc: $(head -n 1 "$T/err")"
+	elif [ -s "$T/err" ]; then
+		bad "$1" "stderr: $(head -n 1 "$T/err")"
+	elif ! cmp -s "$T/out" "$2"; then
+		bad "$1" "stdout $(head -c 60 "$T/out" | od -An -c | head -n 1), wanted $(head -c 60 "$2" | od -An -c | head -n 1)"
+	else
+		ok
+	fi
+}
+
+# alike NAME TEXT CMD1 CMD2: both exit 1 with nothing on stdout and the
+# same one stderr line, which holds TEXT
+alike() {
+	eval "$3" > "$T/o1" 2> "$T/e1"
+	r1=$?
+	eval "$4" > "$T/o2" 2> "$T/e2"
+	r2=$?
+	if [ $r1 -ne 1 ] || [ $r2 -ne 1 ]; then
+		bad "$1" "exit $r1 and $r2, not 1: $(head -n 1 "$T/e1") | $(head -n 1 "$T/e2")"
+	elif [ -s "$T/o1" ] || [ -s "$T/o2" ]; then
+		bad "$1" "printed $(wc -c < "$T/o1") and $(wc -c < "$T/o2") bytes"
+	elif ! cmp -s "$T/e1" "$T/e2"; then
+		bad "$1" "'$(cat "$T/e1")' with -j 1, '$(cat "$T/e2")' in parallel"
+	elif [ "$(wc -l < "$T/e1")" -ne 1 ] || ! grep -qF -- "$2" "$T/e1"; then
+		bad "$1" "'$(cat "$T/e1")', wanted one line with '$2'"
+	else
+		ok
+	fi
+}
+
+"$G" dot -t u8 "$R" "$W" > "$T/dot.want"
+"$G" scan -t u16 "$R" > "$T/scan.want"
+
+# --- one file of many frames: as a file, as stdin (a file, and a pipe)
+for spec in 64K 's12,300K,e,1M,1,s300,50K,e,7' '200K,u100K,200K' \
+	    '17K,2M,s2M,300K' 1M; do
+	z=$T/layout.zst
+	"$M" -s "$spec" < "$R" > "$z"
+	for j in 1 4; do
+		same "file_$spec-j$j" "$T/dot.want" "\$G dot -t u8 -j $j \$z \$W"
+		same "stdin_file_$spec-j$j" "$T/dot.want" \
+			"\$G dot -t u8 -j $j - \$W < \$z"
+		same "stdin_pipe_$spec-j$j" "$T/dot.want" \
+			"cat \$z | \$G dot -t u8 -j $j - \$W"
+	done
+	same "scan_pipe_$spec" "$T/scan.want" "cat \$z | \$G scan -t u16 -j 4"
+done
+
+# --- shards, two .zst operands, concatenated files on a pipe
+split -b 400000 "$R" "$T/part."
+for p in "$T"/part.*; do "$M" -s 100K < "$p" > "$p.zst"; done
+same shards_scan "$T/scan.want" '$G scan -t u16 -j 4 "$T"/part.*.zst'
+same shards_mixed "$T/scan.want" \
+	'$G scan -t u16 -j 4 "$T"/part.a[a-c].zst "$T/part.ad" "$T"/part.a[e-h].zst'
+same shards_one_pipe "$T/scan.want" 'cat "$T"/part.*.zst | $G scan -t u16 -j 4'
+head -c 1500000 "$R" | "$M" -s 100K > "$T/a.zst"
+tail -c 1500000 "$R" | "$M" -s 's9,64K,e,300K' > "$T/b.zst"
+head -c 1500000 "$R" > "$T/a.raw"
+tail -c 1500000 "$R" > "$T/b.raw"
+"$G" dot -t u8 "$T/a.raw" "$T/b.raw" > "$T/ab.want"
+same dot_two_zst "$T/ab.want" '$G dot -t u8 -j 4 "$T/a.zst" "$T/b.zst"'
+same dot_zst_pipe "$T/ab.want" 'cat "$T/b.zst" | $G dot -t u8 -j 4 "$T/a.zst" -'
+
+# --- two passes: a histogram without --range
+"$G" hist -t i16 --bins 7 "$R" > "$T/hist.want"
+same hist_file "$T/hist.want" '$G hist -t i16 --bins 7 -j 4 "$T/layout.zst"'
+"$G" hist -t i16 --bins 7 "$T"/part.a? > "$T/hist_parts.want"
+same hist_shards "$T/hist_parts.want" \
+	'$G hist -t i16 --bins 7 -j 4 "$T"/part.*.zst'
+
+# --- a corrupt frame in the middle, a truncated last frame
+split -b 750000 "$R" "$T/q."
+for p in "$T"/q.*; do "$M" -s 250K < "$p" > "$p.zst"; done
+n=$(($(wc -c < "$T/q.ab.zst") / 2))
+printf 'corrupted!' | dd of="$T/q.ab.zst" bs=1 seek=$n conv=notrunc 2> /dev/null
+cat "$T"/q.*.zst > "$T/bad.zst"
+at=$(wc -c < "$T/q.aa.zst")
+# the message names where the corrupt frame begins: one of q.ab's
+alike corrupt_file "corrupt zstd frame at compressed byte" \
+	'$G sum -t u8 -j 1 "$T/bad.zst"' '$G sum -t u8 -j 4 "$T/bad.zst"'
+off=$(sed -n 's/.*at compressed byte \([0-9]*\).*/\1/p' "$T/e1")
+[ -n "$off" ] && [ "$off" -ge "$at" ] && [ "$off" -lt $((at + n)) ] && ok ||
+	bad corrupt_offset "frame at byte '$off', not in q.ab (bytes $at to $((at + n)))"
+alike corrupt_pipe "stdin: corrupt zstd frame at compressed byte $off:" \
+	'cat "$T/bad.zst" | $G sum -t u8 -j 1' 'cat "$T/bad.zst" | $G sum -t u8 -j 4'
+alike corrupt_shard "q.ab.zst: corrupt zstd frame at compressed byte $((off - at)):" \
+	'$G sum -t u8 -j 1 "$T"/q.*.zst' '$G sum -t u8 -j 4 "$T"/q.*.zst'
+alike corrupt_scan "corrupt zstd frame at compressed byte $off:" \
+	'$G scan -t u8 -j 1 "$T/bad.zst"' '$G scan -t u8 -j 4 "$T/bad.zst"'
+"$M" -s 's5,300K,e,200K' < "$R" > "$T/cut.zst"
+size=$(wc -c < "$T/cut.zst")
+head -c $((size - 7)) "$T/cut.zst" > "$T/cut7.zst"
+alike truncated_file "truncated zstd frame at compressed byte $((size - 7))" \
+	'$G sum -t u8 -j 1 "$T/cut7.zst"' '$G sum -t u8 -j 4 "$T/cut7.zst"'
+alike truncated_pipe "stdin: truncated zstd frame at compressed byte $((size - 7))" \
+	'cat "$T/cut7.zst" | $G sum -t u8 -j 1' 'cat "$T/cut7.zst" | $G sum -t u8 -j 4'
+head -c $((size - 100000)) "$T/cut.zst" > "$T/cutmid.zst"
+alike truncated_pipe_mid "stdin: truncated zstd frame" \
+	'cat "$T/cutmid.zst" | $G sum -t u8 -j 1' 'cat "$T/cutmid.zst" | $G sum -t u8 -j 4'
+
+summary
