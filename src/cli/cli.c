@@ -573,6 +573,14 @@ int cli_open_input(struct cli *c, char *const *paths, int npaths,
 		return -1;
 	if (input_probe(*in, info, err) < 0)
 		return -1;
+	/* decimal text found without --text: the run reads it as --text
+	 * does (f64 unless -t), every later input of it too */
+	if (info->text && !c->text) {
+		c->text = true;
+		c->default_type = GS_F64;
+		if (!c->type_set)
+			c->job.dtype = (struct gs_dtype){ .type = GS_F64 };
+	}
 	if (settle_dtype(c, info, npaths ? paths[0] : "stdin", err) < 0)
 		return -1;
 	input_set_dtype(*in, c->job.dtype, c->job.columns);

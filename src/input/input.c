@@ -206,8 +206,41 @@ static ssize_t operand_peek(struct input *in, int stall_ms, struct gs_err *err)
 	return r;
 }
 
-/* The format, from the first decoded bytes: one of the table, or raw data
- * when none matches. */
+/* Whether the first bytes of a stream are decimal numbers as text (what
+ * seq, awk and cut write): nothing but digits, signs, points, exponents,
+ * commas and white space, and a digit. Binary data is never all such bytes
+ * for long (f32 values would all lie near 1e-8 or 1e19); a short sample
+ * counts, as a slow producer's first line is all there is to see. */
+static bool looks_like_text(const uint8_t *p, size_t n)
+{
+	bool digit = false;
+
+	for (size_t i = 0; i < n; i++) {
+		if (p[i] >= '0' && p[i] <= '9')
+			digit = true;
+		else if (!strchr("+-.eE,\t\n\r ", p[i]) || !p[i])
+			return false;
+	}
+	return digit;
+}
+
+/* Decimal text with no --text: read it as --text would (--raw reads its
+ * bytes), for the first operand of a stream; the CLI then reads f64 unless
+ * -t says otherwise (input_info.text). */
+static int detect_text(struct input *in, struct gs_err *err)
+{
+	if (in->opts.text || in->idx != 0 ||
+	    !looks_like_text(in->hbuf + in->hpos, in->hlen - in->hpos))
+		return 0;
+	in->textin = textin_new(in, in->opts.threads, in->opts.text_lines);
+	if (!in->textin)
+		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
+	in->opts.text = true;
+	return 0;
+}
+
+/* The format, from the first decoded bytes: one of the table, decimal
+ * text, or raw data when none matches. */
 static int operand_detect(struct input *in, int stall_ms, struct gs_err *err)
 {
 	bool more = false;
@@ -227,6 +260,8 @@ static int operand_detect(struct input *in, int stall_ms, struct gs_err *err)
 		return gs_fail(err, GS_ERUNTIME, in->name,
 			       "%s, which gpustat does not read (%s, or --raw to read the bytes as they are)",
 			       f->name, f->refuse);
+	if (!f && detect_text(in, err) < 0)
+		return INPUT_FATAL;
 	in->fmt = f ? f : &informat_raw;
 	in->st = in->fmt->parse ? ST_HEADER : ST_PAYLOAD;
 	return 0;
@@ -681,6 +716,7 @@ int input_probe(struct input *in, struct input_info *info, struct gs_err *err)
 	info->total_bytes = informat_total(in->paths, in->npaths, in->opts.raw,
 					   in->stdin_reg ? in->stdin_start : -1);
 	if (in->textin) {	/* its records' size is known once they are made */
+		info->text = true;
 		info->format = zsrc_compressed(in->z) ? "text (zstd)" : "text";
 		info->total_bytes = -1;
 	}

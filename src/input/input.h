@@ -35,6 +35,7 @@ struct input_info {
 	unsigned columns;	/* 0 when the header says nothing about it */
 	const char *format;	/* "raw", "npy", "pgm", "ppm" (+ " (zstd)") */
 	int64_t total_bytes;	/* payload bytes of all operands if known, else -1 */
+	bool text;		/* decimal text (--text, or found so) */
 };
 
 /* The zstd CLI's default limit on a frame's window (--memory). */
