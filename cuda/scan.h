@@ -46,6 +46,15 @@ cudaError_t gpu_scan_open(const struct gs_job *job, size_t max_records,
  * cuda/scan/scan_seed.cu) or a state with no exact carry. */
 cudaError_t gpu_scan_seed(struct gpu_scan *g, const struct red_col *state);
 
+/* gpu_scan_seed on stream s, for a carry set before every chunk (a
+ * --devices lane scans every N-th chunk of the stream): the converted carry
+ * is staged in host_pinned, gpu_scan_carry_bytes(g) of pinned memory that
+ * must stay untouched until s has passed this point. Enqueue it after the
+ * previous launch and before the next. */
+size_t gpu_scan_carry_bytes(const struct gpu_scan *g);
+cudaError_t gpu_scan_seed_async(struct gpu_scan *g, const struct red_col *state,
+				void *host_pinned, cudaStream_t s);
+
 /* Scan nrec (<= max_records) records at d_in into d_out (job->out_type,
  * interleaved like the input), continuing from the carry of the previous
  * launch and leaving the carry after d_in for the next. Resets the status
