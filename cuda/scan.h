@@ -6,13 +6,14 @@
  * 2^128, a float product that cannot be rounded exactly) is reported with
  * cpu_scan's own message.
  *
- * C++/CUDA only (like gpu.h); the backend (backend_cuda.cu) drives it:
+ * C++/CUDA only (like gpu.h); the backend (backend_cuda_scan.cu) drives it:
  *
  *   gpu_scan_open(job, max_records, nsm, &g);       once, carry = empty prefix
  *   gpu_scan_seed(g, state);                        optional, before the first
  *                                                   launch: carry = state
  *   per chunk, in stream order on one stream s (or with an event between
  *   streams, so that chunk k's launch follows chunk k-1's):
+ *     gpu_scan_seed_async(g, state, hbuf, s);       optional: carry = state
  *     gpu_scan_launch(g, d_in, d_out, nrec, s);     d_in: native byte order
  *     gpu_scan_status_copy(g, hstatus, s);          before the next launch
  *     ... after s reaches that point:
