@@ -546,7 +546,9 @@ if want sanitizer && command -v compute-sanitizer >/dev/null 2>&1; then
 			    "reduce --op prod -t f32 $D/small.f32" \
 			    "scan -t f32 $D/small.f32" "scan --exclusive -t f64 -c 2 $D/small.f64" \
 			    "scan -t u16 -c 3 $D/small.u16" \
-			    "scan --op prod -t f64 $D/small.f64"; do
+			    "scan --op prod -t f64 $D/small.f64" \
+			    "scan -t f64 -c 2 --devices 0,0 $D/small.f64" \
+			    "scan --op max -t u16 --devices 0,0,0 $D/small.u16"; do
 			timeout 120 compute-sanitizer --tool $tool --error-exitcode 9 $G $args \
 				--backend cuda --chunk-size 1M > /dev/null 2>> "$OUT/sanitizer.log"
 			echo "$tool $args: exit $?" >> "$OUT/sanitizer.log"
