@@ -15,56 +15,25 @@
  * back and merges them exactly into the command's CPU accumulator, so the
  * result has the CPU backend's bits. Everything is allocated at open.
  *
- * Scans (scan.h) chain a carry from chunk to chunk on the device: each
- * chunk's scan waits (an event, not the host) for the previous chunk's,
- * so copies still overlap kernels. The carry starts as the empty prefix,
- * or as the CPU's state when --backend auto hands a scan over
- * (cuda_scan_seed, before the first chunk). The output comes back into a ring of
- * pinned buffers, and a writer thread waits for each chunk's copy-back
- * event and writes them to the sink in order while later chunks compute;
- * it checks each chunk's overflow status first, and writes only the
- * records before a failing one.
+ * Scans (scan.h) are backend_cuda_scan.cu's: a carry chained from chunk
+ * to chunk on the device, or, on a --devices lane, set for each chunk.
  */
-#include <condition_variable>
-#include <mutex>
 #include <new>
 #include <system_error>
-#include <thread>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "gpu.h"
-#include "scan.h"
-extern "C" {
-#include "gpustat_cuda.h"
-#include "operation.h"
-}
+#include "backend_cuda.cuh"
 
-#define MAX_STREAMS 16
-#define MAX_BUFFERS 16		/* >= ENGINE_NBUF */
 #define SWAP_THREADS 256
-/* Chunks whose stage times are measured with events before their slot is
- * reused; far more than can be in flight (MAX_BUFFERS). */
-#define TIMED_CHUNKS 64
-/* Pinned scan output buffers: chunks in flight between the kernels and the
- * writer. Two when each is large (a u8 -> u64 scan writes 8x its input). */
-#define SCAN_SLOTS 3
-#define SCAN_SLOT_BIG ((size_t)256 << 20)
 
-/* Turn a failed CUDA call into the error value, with the call's text. */
-static int cuda_fail(struct gs_err *err, cudaError_t e, const char *call,
-		     const char *file, int line)
+int cuda_fail(struct gs_err *err, cudaError_t e, const char *call,
+	      const char *file, int line)
 {
 	return gs_fail(err, GS_ERUNTIME, "cuda", "%s (%s at %s:%d)",
 		       cudaGetErrorString(e), call, file, line);
 }
-
-#define CUDA_TRY(err, call) do {                                          \
-	cudaError_t e_ = (call);                                          \
-	if (e_ != cudaSuccess)                                            \
-		return cuda_fail(err, e_, #call, __FILE__, __LINE__);     \
-} while (0)
 
 /* The GPU entry points of each operation (src/engine/operation.c), in the
  * order of enum gs_cmd. A scan has its own API (scan.h). */
@@ -133,111 +102,6 @@ static unsigned long long fault_chunk(void)
 }
 
 /* ---- the backend --------------------------------------------------------- */
-
-/* The release thread's queue: chunks whose input copy is in flight, in
- * submission order, at most one per engine buffer. */
-struct releaser {
-	std::mutex lock;
-	std::condition_variable cv;
-	std::thread th;
-	struct { cudaEvent_t copied; int id; } q[MAX_BUFFERS];
-	unsigned head, len;
-	bool quit;
-	const struct backend_env *env;
-};
-
-struct cuda_ctx {
-	struct backend_env env;
-	const struct gs_job *job;
-	const struct gpu_ops *ops;
-	int nstreams, nsm, next;
-	size_t cap;			/* bytes of one chunk of one stream */
-	size_t acc_bytes;
-	cudaStream_t s[MAX_STREAMS];
-	void *din[MAX_STREAMS], *din2[MAX_STREAMS], *dacc[MAX_STREAMS];
-	void *hacc;
-	struct releaser rel;
-
-	/* per chunk: before the copy, after it, after the kernels, after
-	 * the copy back */
-	cudaEvent_t ev[TIMED_CHUNKS][4];
-	bool ev_used[TIMED_CHUNKS];
-	unsigned long long nchunks, fault_at;
-	struct stage_times t;
-
-	struct scan_out *scan;		/* scans only */
-};
-
-/* ---- scan output: a ring of pinned buffers and the writer thread --------- */
-
-struct scan_slot {
-	void *host, *status;		/* pinned: output records, scan status */
-	size_t nrec;
-	uint64_t first_rec;
-	cudaEvent_t done;		/* after the copy back */
-};
-
-struct scan_out {
-	struct gpu_scan *g;
-	void *dout[MAX_STREAMS];
-	cudaEvent_t scanned;		/* after the last chunk's scan */
-	struct scan_slot slot[SCAN_SLOTS];
-	int nslots;
-	size_t out_rec;
-	unsigned long long queued, written;	/* chunks */
-
-	std::mutex lock;
-	std::condition_variable cv;
-	std::thread writer;
-	bool quit, failed;
-	struct gs_err err;
-	const struct gs_job *job;
-	struct sink *sink;
-};
-
-/* Write chunk outputs in order; stop at the first overflow or write error. */
-static void scan_writer(struct scan_out *so, int device)
-{
-	cudaSetDevice(device);		/* the current device is per thread */
-	std::unique_lock<std::mutex> lk(so->lock);
-
-	for (;;) {
-		struct scan_slot *sl = &so->slot[so->written % so->nslots];
-
-		so->cv.wait(lk, [&] { return so->quit || so->failed ||
-				      so->written < so->queued; });
-		if (so->failed || so->written == so->queued)
-			return;
-		lk.unlock();
-
-		struct gs_err e, we;
-		size_t bad = 0;		/* records to write */
-		cudaError_t ce = cudaEventSynchronize(sl->done);
-		int rc = ce != cudaSuccess
-			 ? cuda_fail(&e, ce, "cudaEventSynchronize(copy back)",
-				     __FILE__, __LINE__)
-			 : gpu_scan_status_check(so->job, sl->status,
-						 sl->first_rec, &bad, &e);
-
-		if (rc == 0)
-			bad = sl->nrec;
-		/* the records before a failing one are right: keep them */
-		if (bad > 0 && so->sink->write(so->sink->ctx, sl->host,
-					       bad * so->out_rec, &we) < 0 && rc == 0) {
-			e = we;
-			rc = -1;
-		}
-		lk.lock();
-		if (rc < 0) {
-			so->err = e;
-			so->failed = true;
-			so->cv.notify_all();
-			return;
-		}
-		so->written++;
-		so->cv.notify_all();
-	}
-}
 
 /* Add a finished chunk's copy and kernel times to c->t. */
 static void account(struct cuda_ctx *c, int i)
@@ -317,121 +181,6 @@ static void releaser_stop(struct releaser *r)
 	r->th.join();
 }
 
-static void scan_close(struct scan_out *so)
-{
-	if (!so)
-		return;
-	if (so->writer.joinable()) {
-		{
-			std::lock_guard<std::mutex> g(so->lock);
-			so->quit = true;
-			so->cv.notify_all();
-		}
-		so->writer.join();
-	}
-	for (int i = 0; i < SCAN_SLOTS; i++) {
-		cudaFreeHost(so->slot[i].host);
-		cudaFreeHost(so->slot[i].status);
-	}
-	for (int k = 0; k < MAX_STREAMS; k++)
-		cudaFree(so->dout[k]);
-	if (so->scanned)
-		cudaEventDestroy(so->scanned);
-	gpu_scan_close(so->g);
-	delete so;
-}
-
-static int scan_open(struct cuda_ctx *c, struct gs_err *err)
-{
-	const struct gs_job *job = c->job;
-	size_t nrec = c->env.chunk_records;
-	struct scan_out *so = new (std::nothrow) scan_out();
-
-	if (!so)
-		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
-	c->scan = so;
-	so->job = job;
-	so->sink = c->env.sink;
-	so->out_rec = job->columns * type_size(job->out_type);
-	size_t cap = nrec * so->out_rec;
-
-	so->nslots = cap > SCAN_SLOT_BIG ? 2 : SCAN_SLOTS;
-	CUDA_TRY(err, gpu_scan_open(job, nrec, c->nsm, &so->g));
-	CUDA_TRY(err, cudaEventCreateWithFlags(&so->scanned, cudaEventDisableTiming));
-	for (int k = 0; k < c->nstreams; k++)
-		if (cudaMalloc(&so->dout[k], cap) != cudaSuccess) {
-			cudaGetLastError();
-			return gs_fail(err, GS_ERUNTIME, "cuda", "out of GPU memory "
-				       "for %d scan outputs of %zu bytes (try a "
-				       "smaller --chunk-size)", c->nstreams, cap);
-		}
-	for (int i = 0; i < so->nslots; i++) {
-		CUDA_TRY(err, cudaHostAlloc(&so->slot[i].host, cap, cudaHostAllocDefault));
-		CUDA_TRY(err, cudaHostAlloc(&so->slot[i].status,
-					    gpu_scan_status_bytes(), cudaHostAllocDefault));
-	}
-	try {
-		so->writer = std::thread(scan_writer, so, c->env.device);
-	} catch (const std::system_error &) {
-		return gs_fail(err, GS_ERUNTIME, "cuda", "cannot start a thread");
-	}
-	return 0;
-}
-
-/* A writer failure, as this thread's error. */
-static int scan_failed(struct scan_out *so, struct gs_err *err)
-{
-	*err = so->err;
-	if (!err->where[0])
-		snprintf(err->where, sizeof(err->where), "scan");
-	return -1;
-}
-
-/* Queue chunk ch's scan on stream k after its input copy: wait for a free
- * output buffer, chain to the previous chunk's scan, copy back, hand on. */
-static int scan_submit(struct cuda_ctx *c, const struct chunk *ch, int k,
-		       int ti, struct gs_err *err)
-{
-	struct scan_out *so = c->scan;
-	cudaStream_t s = c->s[k];
-	struct scan_slot *sl;
-
-	{
-		std::unique_lock<std::mutex> lk(so->lock);
-
-		so->cv.wait(lk, [&] { return so->failed ||
-				      so->queued - so->written < (unsigned)so->nslots; });
-		if (so->failed)
-			return scan_failed(so, err);
-		sl = &so->slot[so->queued % so->nslots];
-	}
-	sl->nrec = ch->nrec;
-	sl->first_rec = ch->first_rec;
-	CUDA_TRY(err, cudaStreamWaitEvent(s, so->scanned, 0));
-	CUDA_TRY(err, gpu_scan_launch(so->g, c->din[k], so->dout[k], ch->nrec, s));
-	CUDA_TRY(err, gpu_scan_status_copy(so->g, sl->status, s));
-	CUDA_TRY(err, cudaEventRecord(so->scanned, s));
-	CUDA_TRY(err, cudaEventRecord(c->ev[ti][2], s));
-	CUDA_TRY(err, cudaMemcpyAsync(sl->host, so->dout[k], ch->nrec * so->out_rec,
-				      cudaMemcpyDeviceToHost, s));
-	CUDA_TRY(err, cudaEventRecord(c->ev[ti][3], s));
-	sl->done = c->ev[ti][3];
-	std::lock_guard<std::mutex> g(so->lock);
-	so->queued++;
-	so->cv.notify_all();	/* the writer waits for it */
-	return 0;
-}
-
-/* Wait until the writer has written every queued chunk. */
-static int scan_finish(struct scan_out *so, struct gs_err *err)
-{
-	std::unique_lock<std::mutex> lk(so->lock);
-
-	so->cv.wait(lk, [&] { return so->failed || so->written == so->queued; });
-	if (so->failed)
-		return scan_failed(so, err);
-	return 0;
-}
 
 /* Portable: pinned for every GPU, so one buffer serves any pipeline of
  * --devices (backend_multi.c). */
@@ -536,9 +285,9 @@ static int cuda_open(void **ctxp, const struct backend_env *env, struct gs_err *
 	return c->scan || !operation_of(c->job)->stream ? 0 : scan_open(c, err);
 }
 
-static int cuda_submit(void *v, const struct chunk *ch, struct gs_err *err)
+int cuda_load(struct cuda_ctx *c, const struct chunk *ch, struct loaded *at,
+	      struct gs_err *err)
 {
-	struct cuda_ctx *c = (struct cuda_ctx *)v;
 	const struct gs_job *job = c->job;
 	size_t bytes = ch->nrec * job_record_size(job);
 	size_t esize = type_size(job->dtype.type);
@@ -570,14 +319,29 @@ static int cuda_submit(void *v, const struct chunk *ch, struct gs_err *err)
 		fault_kernel<<<1, 1, 0, s>>>();
 		CUDA_TRY(err, cudaGetLastError());
 	}
-	if (c->scan)
-		return ch->nrec ? scan_submit(c, ch, k, ti, err) : 0;
+	at->k = k;
+	at->ti = ti;
+	return 0;
+}
+
+static int cuda_submit(void *v, const struct chunk *ch, struct gs_err *err)
+{
+	struct cuda_ctx *c = (struct cuda_ctx *)v;
+	struct loaded at;
+	cudaStream_t s;
+
+	if (cuda_load(c, ch, &at, err) < 0)
+		return -1;
+	s = c->s[at.k];
+	if (c->scan)	/* on from the last chunk's carry */
+		return ch->nrec ? scan_chunk(c, ch->nrec, ch->first_rec, at,
+					     NULL, 0, err) : 0;
 	if (ch->nrec)
-		CUDA_TRY(err, c->ops->launch(job, c->dacc[k], c->din[k],
-					     ch->data2 ? c->din2[k] : NULL,
+		CUDA_TRY(err, c->ops->launch(c->job, c->dacc[at.k], c->din[at.k],
+					     ch->data2 ? c->din2[at.k] : NULL,
 					     ch->nrec, c->nsm, s));
-	CUDA_TRY(err, cudaEventRecord(c->ev[ti][2], s));
-	CUDA_TRY(err, cudaEventRecord(c->ev[ti][3], s));
+	CUDA_TRY(err, cudaEventRecord(c->ev[at.ti][2], s));
+	CUDA_TRY(err, cudaEventRecord(c->ev[at.ti][3], s));
 	return 0;
 }
 
@@ -597,21 +361,6 @@ static int cuda_finish(void *v, void *acc, struct gs_err *err)
 					 cudaMemcpyDeviceToHost));
 		c->ops->merge_host(c->job, acc, c->hacc);
 	}
-	return 0;
-}
-
-/* The hybrid's hand-over (backend_auto.c): the scan goes on from the CPU's
- * state. Only before the first chunk, when no kernel reads the carry. */
-static int cuda_scan_seed(void *v, const struct red_col *state,
-			  struct gs_err *err)
-{
-	struct cuda_ctx *c = (struct cuda_ctx *)v;
-
-	if (!c->scan || c->nchunks)
-		return gs_fail(err, GS_ERUNTIME, "cuda", "a scan's carry can "
-			       "only be set before its first chunk");
-	CUDA_TRY(err, cudaSetDevice(c->env.device));
-	CUDA_TRY(err, gpu_scan_seed(c->scan->g, state));
 	return 0;
 }
 

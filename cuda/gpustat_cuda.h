@@ -37,6 +37,34 @@ void cuda_pinned_free(void *p);
 int cuda_pin(void *p, size_t n);
 void cuda_unpin(void *p);
 
+/*
+ * A scan over several GPUs (--devices; backend_multi.c drives it). Each
+ * pipeline (backend_cuda opened on one GPU) becomes a lane; chunk k of
+ * the stream (counted from 0, empty chunks left out) goes to lane k % N:
+ *   cuda_lane_load(lane, chunk, k)     copy in, reduce it to its total
+ *   cuda_lane_total(lane, k, acc)      acc += chunk k's total (waits for it)
+ *   cuda_lane_scan(lane, k, carry)     scan chunk k from carry, the
+ *                                      reduction of every earlier record
+ * A lane's next chunk on a stream may be loaded once the one before it
+ * there has been scanned and its total merged. The output goes to the
+ * sink in stream order across lanes: the lanes share a struct
+ * scan_order. After the last chunk, backend_cuda.finish on each lane
+ * waits for its output; close them after stopping the order.
+ */
+struct scan_order;
+struct scan_order *cuda_scan_order_new(void);
+/* Writers waiting for a turn give up (a run that ends on an error). */
+void cuda_scan_order_stop(struct scan_order *o);
+void cuda_scan_order_free(struct scan_order *o);
+/* Make a scan's pipeline, opened and not yet given a chunk, a lane. */
+int cuda_lane_open(void *gpu, struct scan_order *o, struct gs_err *err);
+int cuda_lane_load(void *gpu, const struct chunk *ch, uint64_t seq,
+		   struct gs_err *err);
+int cuda_lane_total(void *gpu, uint64_t seq, struct red_col *acc,
+		    struct gs_err *err);
+int cuda_lane_scan(void *gpu, uint64_t seq, const struct red_col *carry,
+		   struct gs_err *err);
+
 #ifdef __cplusplus
 }
 #endif

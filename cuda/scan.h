@@ -6,13 +6,14 @@
  * 2^128, a float product that cannot be rounded exactly) is reported with
  * cpu_scan's own message.
  *
- * C++/CUDA only (like gpu.h); the backend (backend_cuda.cu) drives it:
+ * C++/CUDA only (like gpu.h); the backend (backend_cuda_scan.cu) drives it:
  *
  *   gpu_scan_open(job, max_records, nsm, &g);       once, carry = empty prefix
  *   gpu_scan_seed(g, state);                        optional, before the first
  *                                                   launch: carry = state
  *   per chunk, in stream order on one stream s (or with an event between
  *   streams, so that chunk k's launch follows chunk k-1's):
+ *     gpu_scan_seed_async(g, state, hbuf, s);       optional: carry = state
  *     gpu_scan_launch(g, d_in, d_out, nrec, s);     d_in: native byte order
  *     gpu_scan_status_copy(g, hstatus, s);          before the next launch
  *     ... after s reaches that point:
@@ -45,6 +46,15 @@ cudaError_t gpu_scan_open(const struct gs_job *job, size_t max_records,
  * first launch. cudaErrorInvalidValue for prod (not seeded: see
  * cuda/scan/scan_seed.cu) or a state with no exact carry. */
 cudaError_t gpu_scan_seed(struct gpu_scan *g, const struct red_col *state);
+
+/* gpu_scan_seed on stream s, for a carry set before every chunk (a
+ * --devices lane scans every N-th chunk of the stream): the converted carry
+ * is staged in host_pinned, gpu_scan_carry_bytes(g) of pinned memory that
+ * must stay untouched until s has passed this point. Enqueue it after the
+ * previous launch and before the next. */
+size_t gpu_scan_carry_bytes(const struct gpu_scan *g);
+cudaError_t gpu_scan_seed_async(struct gpu_scan *g, const struct red_col *state,
+				void *host_pinned, cudaStream_t s);
 
 /* Scan nrec (<= max_records) records at d_in into d_out (job->out_type,
  * interleaved like the input), continuing from the carry of the previous

@@ -9,6 +9,8 @@
 #   prod_host_check  reduce --op prod against cpu_reduce.c
 #   scan_host_check  every scan (ops, types, output types, windows)
 #                    against cpu_scan.c
+#   multi_host_check --devices scans (backend_multi.c's carry chain and
+#                    turns) on lanes played by the CPU, against cpu_scan.c
 # Skipped with a note where nvcc is missing (it compiles them), and under
 # make asan (the same code, minutes longer; the C objects it links are the
 # plain build's).
@@ -38,7 +40,7 @@ pass=0
 fail=0
 # the three at once: each is mostly one nvcc run
 checks=
-for c in exact_host prod_host_check scan_host_check; do
+for c in exact_host prod_host_check scan_host_check multi_host_check; do
 	if [ $c = scan_host_check ] && ! [ -f build/cuda/scan/device_scan.o ]; then
 		echo "gpu_host: note: scan_host_check skipped (no CUDA build: it links build/cuda/scan/*.o)"
 		continue

@@ -1,6 +1,7 @@
 /*
- * scan_seed.cu - gpu_scan_seed (scan.h): the CPU's state as the GPU
- * scan's carry, for --backend auto's hand-over.
+ * scan_seed.cu - gpu_scan_seed and gpu_scan_seed_async (scan.h): the
+ * CPU's state as the GPU scan's carry, for --backend auto's hand-over, a
+ * --carry-in, and each chunk of a --devices lane.
  */
 #include <stdlib.h>
 #include "scan_handle.cuh"
@@ -118,4 +119,18 @@ cudaError_t gpu_scan_seed(struct gpu_scan *g, const struct red_col *state)
 	/* as in scan_alloc: the backend's non-blocking streams do not wait
 	 * for the default stream */
 	return cudaStreamSynchronize(0);
+}
+
+size_t gpu_scan_carry_bytes(const struct gpu_scan *g)
+{
+	return g->job.columns * g->vsize;
+}
+
+cudaError_t gpu_scan_seed_async(struct gpu_scan *g, const struct red_col *state,
+				void *host_pinned, cudaStream_t s)
+{
+	if (!scan_seed_host(&g->job, state, host_pinned, g->vsize))
+		return cudaErrorInvalidValue;
+	return cudaMemcpyAsync(g->carry, host_pinned, gpu_scan_carry_bytes(g),
+			       cudaMemcpyHostToDevice, s);
 }

@@ -7,7 +7,8 @@
  * hybrid of backend_auto.c, which starts on the CPU at once while the GPU
  * starts in the background, and moves to the GPU when it is ready (a scan
  * hands the GPU its carry then). Products (reduce and scan) stay on the CPU.
- * The kernels of a job are its operation's (operation.c).
+ * --devices takes the GPUs from the first chunk, whatever --backend says
+ * (but cpu). The kernels of a job are its operation's (operation.c).
  */
 #include <stdio.h>
 #include "acc.h"
@@ -19,8 +20,10 @@
 #endif
 
 #ifdef GS_HAVE_CUDA
-/* --devices: every chunk to the next GPU of the list. A scan's carry goes
- * from chunk to chunk, so a scan keeps to one GPU. */
+/* --devices: every chunk to the next GPU of the list, a scan's too (each
+ * chunk scanned from its carry: backend_multi.c), but for a product scan:
+ * its carry cannot be set mid-stream (cuda/scan/scan_seed.cu). The GPUs
+ * take every chunk, with auto too: no CPU start, no hand-over. */
 static const struct backend *select_multi(const struct gs_job *job,
 					  int device, const char **why,
 					  struct gs_err *err)
@@ -31,12 +34,15 @@ static const struct backend *select_multi(const struct gs_job *job,
 		gs_fail(err, GS_ERUNTIME, "cuda", "%s", reason);
 		return NULL;
 	}
-	if (operation_of(job)->stream) {
-		*why = "--devices: a scan runs on the first GPU (its carry "
-		       "passes from chunk to chunk)";
+	if (operation_of(job)->stream && job->op == OP_PROD) {
+		*why = "--devices: a product scan runs on the first GPU (its "
+		       "carry passes from chunk to chunk on the device)";
 		return &backend_cuda;
 	}
-	*why = "--devices: chunks spread over the GPUs";
+	*why = operation_of(job)->stream
+	       ? "--devices: chunks spread over the GPUs, each scanned from "
+		 "its carry"
+	       : "--devices: chunks spread over the GPUs";
 	return &backend_multi;
 }
 

@@ -10,16 +10,19 @@
 #   2c. shards: -f state on the GPU equal to the CPU's, scans from a
 #      --carry-in, --devices 0,0 and all, multi-frame and sharded .zst
 #   2d. timeline: -v's process line adds up with a GPU in it
+#   2e. devscan: scans over several pipelines (--devices 0,0, 0,0,0, all)
+#      against --backend cpu, for every type and op, in many small chunks
+#   2f. devbench: the wide f64 scan on one GPU and on several pipelines
 #   3. more than 2^32 elements and 4 GiB (a pipe of zeros)
 #   4. compute-sanitizer memcheck and racecheck on a small subset
 #   5. bench: kernels against CUB on device data; end to end against cat
 #
 # PARTS picks sections (default: all of "fixtures random hybrid shards
-# timeline huge conc faults sanitizer bench e2e"); each part's wall time
-# goes into the summary. The
-# device tool returns at most 8 files, so callers tar $OUT's logs.
+# timeline devscan devbench huge conc faults sanitizer bench e2e"; "scans"
+# is random's scans alone); each part's wall time goes into the summary.
+# The device tool returns at most 8 files, so callers tar $OUT's logs.
 cd "$(dirname "$0")/../.." || exit 2
-PARTS=${PARTS:-fixtures random hybrid shards timeline huge conc faults sanitizer bench e2e}
+PARTS=${PARTS:-fixtures random hybrid shards timeline devscan devbench huge conc faults sanitizer bench e2e}
 want() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
 T0=$(date +%s)
 lap() { echo "  ($1: $(( $(date +%s) - T0 )) s so far)" >> "$summary"; }
@@ -347,6 +350,173 @@ if want timeline; then
 	lap timeline
 fi
 
+# 2e. scans over several pipelines (--devices): each chunk is scanned on
+# its lane from its carry (the chunks before it reduced on their lanes and
+# merged on the host), and the lanes write in stream order. Output, error
+# line and exit status must be --backend cpu's, for every type and op, in
+# many small chunks (1M), odd ones (7340033) and 3M, on 2 and 3 pipelines
+# of GPU 0 and on every GPU of the host. Then the cases around it: the wide
+# window, big-endian input, an overflow many chunks in, a carry-in, a pipe,
+# -v's reason, faults on a lane and a reader that goes away.
+if want devscan; then
+	dev_run() {	# name, args...: every --devices split = cpu
+		dname=$1
+		shift
+		gs "$@" --backend cpu > "$W/ref" 2> "$W/ref.err"
+		drc=$?
+		for dev in 0,0 0,0,0 all; do
+			for opt in "--chunk-size 1M --streams 2" \
+				   "--chunk-size 7340033 --streams 1" \
+				   "--chunk-size 3M --streams 3"; do
+				gs "$@" --devices $dev $opt > "$W/got" 2> "$W/got.err"
+				dgot=$?
+				if [ $dgot -eq $drc ] && cmp -s "$W/ref" "$W/got" &&
+				   cmp -s "$W/ref.err" "$W/got.err"; then
+					echo "pass --devices $dev $dname $opt"
+				else
+					echo "FAIL --devices $dev $dname $opt: exit $dgot, cpu $drc; $(head -c 300 "$W/got.err")"
+					cmp "$W/ref" "$W/got" | head -2
+				fi
+			done
+		done
+	}
+	dev_scans() {
+		t=$1
+		f=$D/r.$t.s
+		W=$D/w.dev.$t
+		mkdir -p "$W"
+		dev_run "scan $t" scan -t $t "$f"
+		dev_run "scan --exclusive $t" scan --exclusive -t $t "$f"
+		dev_run "scan min $t" scan --op min -t $t "$f"
+		dev_run "scan max -c3 $t" scan --op max -c 3 -t $t "$f"
+		dev_run "scan -c4 $t" scan -c 4 -t $t "$f"
+		dev_run "scan prod near 1 $t" scan --op prod -t $t "$D/n1.$t.s"
+		case $t in
+		bf16|f32|f64)
+			dev_run "scan grid $t" scan -t $t "$D/g.$t"
+			dev_run "scan grid --exclusive to f64 $t" scan --exclusive --out-type f64 -t $t "$D/g.$t"
+			dev_run "scan grid, wide pair, NaN $t" scan -t $t "$D/g1.$t"
+			dev_run "scan max, grid, wide pair, NaN $t" scan --op max -t $t "$D/g1.$t" ;;
+		esac
+		case $t in
+		f*|bf16) dev_run "scan to f16 $t" scan --out-type f16 -t $t "$f" ;;
+		*) dev_run "scan to i32 $t" scan --out-type i32 -t $t "$f" ;;
+		esac
+		rm -rf "$W"
+	}
+	for t in u8 i8 u16 i16 u32 i32 u64 i64 f16 bf16 f32 f64; do
+		dev_scans $t > "$OUT/devscan.$t.log" 2>&1 &
+	done
+	wait
+	{
+	W=$D/w.dev
+	mkdir -p "$W"
+	# f32 bits read as doubles: hundreds of binades, the wide 34-limb sum
+	dev_run "scan f64 of f32 bits (wide window)" scan -t f64 "$D/r.f32.s"
+	dev_run "scan big-endian f32" scan -t '>f4' "$D/r.f32.s"
+	dev_run "scan max big-endian i16 -c2" scan --op max -t '>i2' -c 2 "$D/r.i16.s"
+	# a u32 prefix overflows near record 33.7M: dozens of chunks in
+	cat "$D/r.u8.s" "$D/r.u8.s" > "$W/r.u8.ss"
+	dev_run "scan u8 to u32 overflowing" scan -t u8 --out-type u32 "$W/r.u8.ss"
+	# a carry-in (the CPU's state of the first third) seeds the lanes
+	for args in "-t f32" "-t i32 --op max"; do
+		f=$D/r.$(echo $args | cut -d' ' -f2).s
+		cut1=$(( $(stat -c %s "$f") / 12 * 4 ))
+		head -c $cut1 "$f" > "$W/p1"
+		tail -c +$((cut1 + 1)) "$f" > "$W/p2"
+		gs scan $args --backend cpu "$f" > "$W/whole"
+		gs scan $args -f state --backend cpu "$W/p1" > "$W/c2"
+		{ gs scan $args --backend cpu "$W/p1"
+		  gs scan $args --devices 0,0 --chunk-size 1M --carry-in "$W/c2" "$W/p2"; } > "$W/pieces"
+		cmp -s "$W/whole" "$W/pieces" && echo "pass --devices 0,0 carry-in scan $args" ||
+			echo "FAIL --devices 0,0 carry-in scan $args: the pieces differ from the whole"
+	done
+	# a pipe (unknown length)
+	gs scan -t f32 --backend cpu "$D/r.f32.s" > "$W/ref"
+	cat "$D/r.f32.s" | gs scan -t f32 --devices 0,0 --chunk-size 1M > "$W/got"
+	cmp -s "$W/ref" "$W/got" && echo "pass --devices 0,0 scan of a pipe" ||
+		echo "FAIL --devices 0,0 scan of a pipe"
+	# -v: which backend ran, and why
+	r=$(gs scan -t f32 --devices 0,0 -v "$D/r.f32.s" 2>&1 >/dev/null | grep '^gpustat: backend: ')
+	case $r in
+	*"backend: cuda (several GPUs) ("*"each scanned from its carry"*) echo "pass -v --devices scan: $r" ;;
+	*) echo "FAIL -v --devices scan: $r" ;;
+	esac
+	r=$(gs scan --op prod -t f32 --devices 0,0 -v "$D/n1.f32.s" 2>&1 >/dev/null | grep '^gpustat: backend: ')
+	case $r in
+	*"backend: cuda ("*"a product scan runs on the first GPU"*) echo "pass -v --devices prod scan: $r" ;;
+	*) echo "FAIL -v --devices prod scan: $r" ;;
+	esac
+	# a fault on the lanes: one error line, a failing exit, and what was
+	# written a prefix of the CPU's output
+	for at in 1 2 5; do
+		GPUSTAT_FAULT_CHUNK=$at timeout 60 $G scan -t f32 --devices 0,0 \
+			--chunk-size 1M "$D/r.f32.s" > "$W/got" 2> "$W/got.err"
+		frc=$?
+		n=$(wc -c < "$W/got")
+		if [ $frc -ne 0 ] && [ $frc -ne 124 ] && [ "$(wc -l < "$W/got.err")" -eq 1 ] &&
+		   cmp -s -n "$n" "$W/got" "$W/ref"; then
+			echo "pass --devices 0,0 scan, fault in chunk $at of each lane: exit $frc, $n bytes"
+		else
+			echo "FAIL --devices 0,0 scan, fault in chunk $at of each lane: exit $frc, $n bytes; $(head -c 300 "$W/got.err")"
+		fi
+	done
+	# the reader goes away: the run ends, no lane waits for its turn forever
+	{ gs scan -t f32 --devices 0,0,0 --chunk-size 1M "$D/r.f32.s" 2> /dev/null
+	  echo $? > "$W/rc"; } | head -c 100000 > /dev/null
+	[ "$(cat "$W/rc")" != 124 ] && echo "pass --devices 0,0,0 scan into a closed pipe ends (exit $(cat "$W/rc"))" ||
+		echo "FAIL --devices 0,0,0 scan into a closed pipe: timed out"
+	rm -rf "$W"
+	} > "$OUT/devscan.more.log" 2>&1
+	cat "$OUT"/devscan.*.log > "$OUT/devscan.log"
+	rm -f "$OUT"/devscan.*.log
+	say "scans over several pipelines (--devices), = cpu: $(grep -c '^pass' "$OUT/devscan.log") passed, $(grep -c '^FAIL' "$OUT/devscan.log") failed"
+	grep '^FAIL' "$OUT/devscan.log" | cut -c1-300 >> "$summary"
+	lap devscan
+fi
+
+# 2f. where the GPUs are the limit: the f64 scan of f32 bits read as
+# doubles (hundreds of binades, the wide 34-limb sum: its kernels take 22
+# GB/s of input on one H100), page-cached, to /dev/null. Best of 3, as
+# ratios to one GPU (--backend cuda) in the same run; -v's stage times of
+# each after the table.
+if want devbench; then
+	B=$D/wide.f64
+	build/bench_kernels --gen f32 "${DEVBENCH_MIB:-4096}" > "$B"
+	cat "$B" > /dev/null
+	ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+	devs="0,0"
+	[ "$ngpu" -ge 2 ] && devs="$devs 0,1 0,1,0,1 all"
+	bbest() {	# best wall nanoseconds of 3 runs of gpustat ARGS
+		bb=
+		for _ in 1 2 3; do
+			t0=$(date +%s%N)
+			timeout 300 $G "$@" > /dev/null
+			t=$(( $(date +%s%N) - t0 ))
+			if [ -z "$bb" ] || [ "$t" -lt "$bb" ]; then bb=$t; fi
+		done
+		echo "$bb"
+	}
+	{
+	one=$(bbest scan -t f64 --backend cuda "$B")
+	brow() {	# name, ns
+		awk -v n="$1" -v t="$2" -v b="$(stat -c %s "$B")" -v one="$one" \
+			'BEGIN { printf "%-36s %8.3f %8.2f %8.2f\n", n, t / 1e9, b / t, one / t }'
+	}
+	printf '%-36s %8s %8s %8s\n' "scan -t f64, wide ($ngpu GPUs)" s GB/s "x 1 GPU"
+	brow "--backend cuda" "$one"
+	for dev in $devs; do
+		brow "--devices $dev" "$(bbest scan -t f64 --devices $dev "$B")"
+	done
+	for a in "--backend cuda" $(for dev in $devs; do echo "--devices=$dev"; done); do
+		echo "$a: $($G scan -t f64 $a -v "$B" 2>&1 >/dev/null | grep '^gpustat: stages: ' | cut -c17-)"
+	done
+	} > "$OUT/devbench.txt" 2>&1
+	cat "$OUT/devbench.txt" >> "$summary"
+	rm -f "$B"
+	lap devbench
+fi
+
 # 3. beyond 2^32 elements and 4 GiB: tests/test_huge.sh on both backends
 # at once (the machine has the cores), then four processes sharing the GPU
 if want huge; then
@@ -419,7 +589,9 @@ if want sanitizer && command -v compute-sanitizer >/dev/null 2>&1; then
 			    "reduce --op prod -t f32 $D/small.f32" \
 			    "scan -t f32 $D/small.f32" "scan --exclusive -t f64 -c 2 $D/small.f64" \
 			    "scan -t u16 -c 3 $D/small.u16" \
-			    "scan --op prod -t f64 $D/small.f64"; do
+			    "scan --op prod -t f64 $D/small.f64" \
+			    "scan -t f64 -c 2 --devices 0,0 $D/small.f64" \
+			    "scan --op max -t u16 --devices 0,0,0 $D/small.u16"; do
 			timeout 120 compute-sanitizer --tool $tool --error-exitcode 9 $G $args \
 				--backend cuda --chunk-size 1M > /dev/null 2>> "$OUT/sanitizer.log"
 			echo "$tool $args: exit $?" >> "$OUT/sanitizer.log"
