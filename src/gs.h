@@ -70,6 +70,7 @@ int gs_fail(struct gs_err *err, int code, const char *where, const char *fmt, ..
  * ranged hist without --range CMD_MINMAX and then CMD_HIST. */
 enum gs_cmd {
 	CMD_HIST, CMD_STATS, CMD_DOT, CMD_REDUCE, CMD_SCAN, CMD_MINMAX,
+	CMD_SELECT, CMD_MODECOUNT,	/* quantile's and mode's (cpu/select.h) */
 	GS_NCMDS
 };
 
@@ -81,6 +82,8 @@ int parse_op(const char *s, enum gs_op *op);
 
 enum gs_format { FMT_TEXT, FMT_TSV, FMT_CSV, FMT_JSON, FMT_BINARY, FMT_NPY,
 		 FMT_STATE };
+
+struct select_plan;	/* cpu/select.h */
 
 /* Everything a backend needs to know to compute a command. The CLI fills it;
  * the engine completes type and columns from the input's header. */
@@ -101,6 +104,7 @@ struct gs_job {
 	bool data_range;
 	double span;
 	bool two_inputs;	/* dot A B: records come as two parallel streams */
+	const struct select_plan *select;	/* CMD_SELECT, CMD_MODECOUNT */
 };
 
 /* Size in bytes of one record of job (columns elements). */

@@ -74,6 +74,16 @@ static struct option *long_table(const struct command *cmd)
 	return all;
 }
 
+/* Whether one of cmd's own options has the letter ch: it takes the
+ * letter from the common option (quantile's -q P from --quiet). */
+static bool own_short(const struct command *cmd, char ch)
+{
+	for (size_t i = 0; ch && cmd->opts && cmd->opts[i].name; i++)
+		if (cmd->opts[i].short_name == ch)
+			return true;
+	return false;
+}
+
 /* getopt's short options: ':' first (a missing value is ':'), then each
  * letter with ':' for a value. */
 static void short_table(const struct command *cmd, char *buf, size_t n)
@@ -86,7 +96,8 @@ static void short_table(const struct command *cmd, char *buf, size_t n)
 
 		for (size_t i = 0; o && o[i].name; i++) {
 			if (!o[i].short_name || used + 3 >= n ||
-			    (!pass && !takes(cmd, &o[i])))
+			    (!pass && (!takes(cmd, &o[i]) ||
+				       own_short(cmd, o[i].short_name))))
 				continue;
 			buf[used++] = o[i].short_name;
 			if (o[i].has_arg == required_argument)
@@ -291,6 +302,7 @@ static void help_opts(FILE *f, const struct command *cmd,
 		      const struct opt_spec *o)
 {
 	const char *section = NULL;
+	bool common = o == common_opts;
 
 	for (; o && o->name; o++) {
 		section = o->section ? o->section : section;
@@ -300,10 +312,14 @@ static void help_opts(FILE *f, const struct command *cmd,
 			fprintf(f, "%s\n", section);
 			section = NULL;
 		}
+		struct opt_spec own = *o;
+
+		if (common && own_short(cmd, o->short_name))
+			own.short_name = 0;	/* the command's letter now */
 		if (o->id == 'f' && o == &common_opts[count_opts(common_opts) - 1])
-			help_line(f, o, cmd->formats_help);
+			help_line(f, &own, cmd->formats_help);
 		else if (o->help)
-			help_line(f, o, o->help);
+			help_line(f, &own, o->help);
 	}
 }
 
