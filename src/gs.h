@@ -70,7 +70,7 @@ int gs_fail(struct gs_err *err, int code, const char *where, const char *fmt, ..
  * ranged hist without --range CMD_MINMAX and then CMD_HIST. */
 enum gs_cmd {
 	CMD_HIST, CMD_STATS, CMD_DOT, CMD_REDUCE, CMD_SCAN, CMD_MINMAX,
-	CMD_SELECT, CMD_MODECOUNT,	/* quantile's and mode's (cpu/select.h) */
+	CMD_SELECT, CMD_COLLECT, CMD_MODECOUNT,	/* cpu/select.h */
 	GS_NCMDS
 };
 

@@ -277,9 +277,36 @@ def large():
         check_mode("large-" + t, t, vals, 1)
 
 
+def passes(t, path):
+    """How many passes gpustat quantile ran (-v says each pass's backend)."""
+    rc, out, err = run(["quantile", "-v", "-t", t, "-q", "0.5,0.9"], path=path)
+    return err.count("backend:")
+
+
+def deep():
+    """64-bit keys whose wanted buckets stay large: 1.1M values sharing their
+    top 32 bits (four histogram passes), their top 16 bits (a collect pass
+    third), and spread out (a collect pass second)."""
+    n = 1100000
+    for name, width, want in (("deep4", 2.0 ** -21, 4), ("deep3", 2.0 ** -5, 3),
+                              ("deep2", 2.0 ** 10, 2)):
+        vals = [1.0 + random.random() * width for _ in range(n)]
+        path = "%s/%s.bin" % (T, name)
+        with open(path, "wb") as f:
+            f.write(encode("f64", vals))
+        got = passes("f64", path)
+        report("%s passes" % name, got == want, "%d passes, want %d" % (got, want))
+        for extra in ((), ("--chunk-size", "256K", "-j", "3")):
+            check_quantiles(name + ("-chunks" if extra else ""), "f64", vals, 1,
+                            [0, 0.5, 0.9, 1 / 3, 1], ["linear", "hazen", "lower"], extra)
+    ivals = [(1 << 40) + random.getrandbits(20) for _ in range(n)]
+    check_quantiles("deep-i64", "i64", ivals, 1, [0.5, 0.99], ["linear", "nearest"])
+
+
 def main():
     if len(sys.argv) > 3 and sys.argv[3] == "large":
         large()
+        deep()
         print("checks %d" % checks)
         return
     types = list(INT_TYPES) + list(FLOAT_TYPES)

@@ -7,9 +7,11 @@
  * histogram of the keys' top digit; it tells, for every order statistic a
  * quantile needs, the bucket that holds it and its rank there. Each later
  * pass histograms the next digit of the keys in those buckets only. 8- and
- * 16-bit types take one pass, 32-bit two, 64-bit four; memory is one
- * histogram of 2^16 counts per wanted bucket and column, whatever the
- * input's length. A later pass that does not find the counts of the first
+ * 16-bit types take one pass, 32-bit two, 64-bit up to four: once the
+ * wanted buckets hold at most COLLECT_MAX keys in all, one more pass keeps
+ * those keys and sorts them (a gaussian sample of 8M f64 takes two passes).
+ * Memory is one histogram of 2^16 counts per wanted bucket and column, or
+ * the collected keys, whatever the input's length. A later pass that does not find the counts of the first
  * (the file changed) is an error. A pipe is kept in an unlinked temporary
  * file for the passes after the first (spill.c).
  *
@@ -81,7 +83,8 @@ struct quantile_state {
 	/* the passes */
 	unsigned npasses, pass;
 	struct select_plan plan;
-	uint64_t *prefix, *first_of;
+	uint64_t *prefix, *first_of, *coff;
+	struct pass passes[5];	/* the 64-bit plan, cut short by a collect pass */
 	uint64_t records;	/* of the first pass */
 	uint64_t *count, *nan;	/* per column, from the first pass */
 	struct qpick *picks;	/* [column][q] */
@@ -152,10 +155,11 @@ static void free_plan(struct quantile_state *s)
 {
 	free(s->prefix);
 	free(s->first_of);
+	free(s->coff);
 	free(s->count);
 	free(s->picks);
 	free(s->t);
-	s->prefix = s->first_of = s->count = NULL;
+	s->prefix = s->first_of = s->coff = s->count = NULL;
 	s->picks = NULL;
 	s->t = NULL;
 }
@@ -167,22 +171,69 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The distinct prefixes of column k's live targets, sorted, at out;
- * returns how many. */
-static uint64_t column_prefixes(const struct quantile_state *s, unsigned k,
-				uint64_t *out)
+static int cmp_target(const void *a, const void *b)
 {
-	uint64_t n = 0, m = 0;
+	return cmp_u64(&((const struct target *)a)->prefix,
+		       &((const struct target *)b)->prefix);
+}
+
+/* The buckets of column k's targets: their distinct prefixes, sorted, at
+ * out, and the keys each holds at expect (if not NULL); returns how many.
+ * tmp has room for 2 * nq targets. */
+static uint64_t column_prefixes(const struct quantile_state *s, unsigned k,
+				uint64_t *out, uint64_t *expect,
+				struct target *tmp)
+{
+	uint64_t n = 2 * (uint64_t)s->nq, m = 0;
 
 	if (s->count[k] == s->nan[k])
 		return 0;
-	for (unsigned j = 0; j < 2 * s->nq; j++)
-		out[n++] = s->t[(size_t)k * 2 * s->nq + j].prefix;
-	qsort(out, n, sizeof(*out), cmp_u64);
-	for (uint64_t i = 0; i < n; i++)
-		if (i == 0 || out[i] != out[m - 1])
-			out[m++] = out[i];
+	memcpy(tmp, &s->t[(size_t)k * n], n * sizeof(*tmp));
+	qsort(tmp, n, sizeof(*tmp), cmp_target);
+	for (uint64_t i = 0; i < n; i++) {
+		if (i && tmp[i].prefix == out[m - 1])
+			continue;
+		if (expect)
+			expect[m] = tmp[i].expect;
+		out[m++] = tmp[i].prefix;
+	}
 	return m;
+}
+
+/* The buckets of a pass after the first: every column's, and in s->coff
+ * where each one's keys go in a collect pass. */
+static int plan_buckets(struct cli *c, struct gs_err *err)
+{
+	struct quantile_state *s = c->state;
+	struct select_plan *pl = &s->plan;
+	unsigned cols = c->job.columns;
+	size_t most = (size_t)cols * 2 * s->nq;
+	struct target *tmp = malloc(2 * (size_t)s->nq * sizeof(*tmp));
+
+	free(s->prefix);
+	free(s->first_of);
+	free(s->coff);
+	s->prefix = malloc(most * sizeof(*s->prefix));
+	s->first_of = malloc(((size_t)cols + 1) * sizeof(*s->first_of));
+	s->coff = malloc((most + 1) * sizeof(*s->coff));
+	if (!s->prefix || !s->first_of || !s->coff || !tmp) {
+		free(tmp);
+		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
+	}
+	s->first_of[0] = 0;
+	for (unsigned k = 0; k < cols; k++)
+		s->first_of[k + 1] = s->first_of[k] +
+			column_prefixes(s, k, s->prefix + s->first_of[k],
+					s->coff + 1 + s->first_of[k], tmp);
+	free(tmp);
+	pl->prefix = s->prefix;
+	pl->first_of = s->first_of;
+	pl->nhist = s->first_of[cols];
+	s->coff[0] = 0;		/* the counts become offsets */
+	for (uint64_t h = 0; h < pl->nhist; h++)
+		s->coff[h + 1] += s->coff[h];
+	pl->coff = s->coff;
+	return 0;
 }
 
 /* The plan of pass s->pass: its digit and, after the first, the buckets. */
@@ -200,21 +251,10 @@ static int plan_pass(struct cli *c, struct gs_err *err)
 	c->job.select = pl;
 	if (pl->first)
 		return 0;
-	free(s->prefix);
-	free(s->first_of);
-	s->prefix = malloc((size_t)cols * 2 * s->nq * sizeof(*s->prefix));
-	s->first_of = malloc(((size_t)cols + 1) * sizeof(*s->first_of));
-	if (!s->prefix || !s->first_of)
-		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
-	s->first_of[0] = 0;
-	for (unsigned k = 0; k < cols; k++)
-		s->first_of[k + 1] = s->first_of[k] +
-			column_prefixes(s, k, s->prefix + s->first_of[k]);
-	pl->prefix = s->prefix;
-	pl->first_of = s->first_of;
-	pl->nhist = s->first_of[cols];
-	return 0;
+	return plan_buckets(c, err);
 }
+
+static void set_four_passes(struct quantile_state *s);
 
 static int first_start(struct cli *c, struct gs_err *err)
 {
@@ -222,6 +262,7 @@ static int first_start(struct cli *c, struct gs_err *err)
 
 	free_plan(s);
 	s->pass = 0;
+	set_four_passes(s);
 	s->npasses = select_key_bits(c->job.dtype.type) <= 16 ? 1 :
 		     select_key_bits(c->job.dtype.type) / SELECT_DIGIT_BITS;
 	if (s->npasses > 1 && !input_rewindable(c->in) && spill_input(c, err) < 0)
@@ -298,6 +339,31 @@ static int descend(const struct select_plan *pl, struct target *t,
 	return 0;
 }
 
+/* A later pass must find the first one's records, elements and NaNs. */
+static int check_counts(const struct cli *c, void *acc, struct gs_err *err)
+{
+	const struct quantile_state *s = c->state;
+
+	if (c->records != s->records)
+		return changed(err, c->command->name);
+	for (unsigned k = 0; k < c->job.columns; k++)
+		if (select_count(acc)[k] != s->count[k] ||
+		    select_nan(acc, c->job.columns)[k] != s->nan[k])
+			return changed(err, c->command->name);
+	return 0;
+}
+
+/* The target's bucket: histogram or collected keys h of this pass. */
+static uint64_t bucket_of(const struct quantile_state *s, unsigned k,
+			  const struct target *t)
+{
+	const uint64_t *p = bsearch(&t->prefix, s->prefix + s->first_of[k],
+				    s->first_of[k + 1] - s->first_of[k],
+				    sizeof(uint64_t), cmp_u64);
+
+	return (uint64_t)(p - s->prefix);
+}
+
 /* Every target of the pass just run one digit further. */
 static int advance(struct cli *c, void *acc, struct gs_err *err)
 {
@@ -305,30 +371,74 @@ static int advance(struct cli *c, void *acc, struct gs_err *err)
 	const struct select_plan *pl = &s->plan;
 	unsigned cols = c->job.columns;
 
-	if (c->records != s->records)
-		return changed(err, c->command->name);
+	if (check_counts(c, acc, err) < 0)
+		return -1;
 	for (unsigned k = 0; k < cols; k++) {
-		if (select_count(acc)[k] != s->count[k] ||
-		    select_nan(acc, cols)[k] != s->nan[k])
-			return changed(err, c->command->name);
 		if (s->count[k] == s->nan[k])
 			continue;
 		for (unsigned j = 0; j < 2 * s->nq; j++) {
 			struct target *t = &s->t[(size_t)k * 2 * s->nq + j];
 			uint64_t h = k;
 
-			if (!pl->first) {
-				uint64_t *p = bsearch(&t->prefix, s->prefix + s->first_of[k],
-						      s->first_of[k + 1] - s->first_of[k],
-						      sizeof(uint64_t), cmp_u64);
-				h = (uint64_t)(p - s->prefix);
-			}
+			if (!pl->first)
+				h = bucket_of(s, k, t);
 			if (descend(pl, t, select_hist(acc, &c->job, h),
 				    c->command->name, err) < 0)
 				return -1;
 		}
 	}
 	return 0;
+}
+
+static int collect_done(struct cli *c, void *acc, struct sbuf *b,
+			struct gs_err *err);
+
+/* The keys that pass s->pass would collect: those of the targets'
+ * buckets. */
+static uint64_t bucket_keys(const struct quantile_state *s, unsigned cols)
+{
+	uint64_t total = 0;
+
+	for (unsigned k = 0; k < cols; k++) {
+		if (s->count[k] == s->nan[k])
+			continue;
+		for (unsigned j = 0; j < 2 * s->nq; j++) {
+			const struct target *t = &s->t[(size_t)k * 2 * s->nq + j];
+			bool seen = false;
+
+			for (unsigned i = 0; i < j && !seen; i++)
+				seen = s->t[(size_t)k * 2 * s->nq + i].prefix == t->prefix;
+			total += seen ? 0 : t->expect;
+		}
+	}
+	return total;
+}
+
+static int collect_start(struct cli *c, struct gs_err *err)
+{
+	struct quantile_state *s = c->state;
+	struct select_plan *pl = &s->plan;
+
+	if (plan_pass(c, err) < 0)
+		return -1;
+	pl->shift = pl->key_bits - s->pass * pl->digit_bits;
+	pl->digit_bits = 0;
+	return 0;
+}
+
+/* 64-bit keys: where the buckets left are small, the next pass keeps their
+ * keys whole and is the last (the driver stops at the entry after it). */
+static void maybe_collect(struct cli *c)
+{
+	struct quantile_state *s = c->state;
+
+	if (s->plan.key_bits != 64 || s->pass + 1 >= s->npasses ||
+	    bucket_keys(s, c->job.columns) > COLLECT_MAX)
+		return;
+	s->passes[s->pass] = (struct pass){ .op = CMD_COLLECT,
+					    .start = collect_start,
+					    .done = collect_done };
+	s->passes[s->pass + 1] = (struct pass){ .done = NULL };
 }
 
 static int mid_done(struct cli *c, void *acc, struct sbuf *b,
@@ -342,6 +452,7 @@ static int mid_done(struct cli *c, void *acc, struct sbuf *b,
 	if (advance(c, acc, err) < 0)
 		return -1;
 	s->pass++;
+	maybe_collect(c);
 	c->mute_operands = true;	/* the first pass reported them */
 	return input_rewind(c->in, err);
 }
@@ -490,18 +601,13 @@ static void emit_binary(const struct cli *c, struct sbuf *b,
 			sb_addn(b, &cells[(size_t)k * s->nq + j].f, 8);
 }
 
-static int last_done(struct cli *c, void *acc, struct sbuf *b,
-		     struct gs_err *err)
+/* The targets, all found: each quantile from its elements, formatted. */
+static int emit_result(struct cli *c, struct sbuf *b, struct gs_err *err)
 {
 	struct quantile_state *s = c->state;
 	unsigned cols = c->job.columns;
-	struct qcell *cells;
+	struct qcell *cells = calloc((size_t)cols * s->nq, sizeof(*cells));
 
-	if (s->pass == 0 && set_targets(c, acc, err) < 0)
-		return -1;
-	if (advance(c, acc, err) < 0)
-		return -1;
-	cells = calloc((size_t)cols * s->nq, sizeof(*cells));
 	if (!cells)
 		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
 	for (unsigned k = 0; k < cols; k++)
@@ -521,6 +627,46 @@ static int last_done(struct cli *c, void *acc, struct sbuf *b,
 		emit_table(c, b, cells);
 	free(cells);
 	return 0;
+}
+
+static int last_done(struct cli *c, void *acc, struct sbuf *b,
+		     struct gs_err *err)
+{
+	struct quantile_state *s = c->state;
+
+	if (s->pass == 0 && set_targets(c, acc, err) < 0)
+		return -1;
+	if (advance(c, acc, err) < 0)
+		return -1;
+	return emit_result(c, b, err);
+}
+
+/* The collected buckets, each sorted: a target's key is at its rank. */
+static int collect_done(struct cli *c, void *acc, struct sbuf *b,
+			struct gs_err *err)
+{
+	struct quantile_state *s = c->state;
+	const struct select_plan *pl = &s->plan;
+	const uint64_t *fill = collect_fill(acc, &c->job);
+
+	if (check_counts(c, acc, err) < 0)
+		return -1;
+	for (uint64_t h = 0; h < pl->nhist; h++) {
+		if (fill[h] != pl->coff[h + 1] - pl->coff[h])
+			return changed(err, c->command->name);
+		qsort(collect_keys(acc, &c->job, h), fill[h], sizeof(uint64_t),
+		      cmp_u64);
+	}
+	for (unsigned k = 0; k < c->job.columns; k++) {
+		if (s->count[k] == s->nan[k])
+			continue;
+		for (unsigned j = 0; j < 2 * s->nq; j++) {
+			struct target *t = &s->t[(size_t)k * 2 * s->nq + j];
+
+			t->prefix = collect_keys(acc, &c->job, bucket_of(s, k, t))[t->rem];
+		}
+	}
+	return emit_result(c, b, err);
 }
 
 /* The result, then the note of NaNs left out (json has them as fields). */
@@ -545,13 +691,16 @@ static const struct pass two_passes[] = {
 	{ .op = CMD_SELECT, .start = next_start, .done = last_done },
 	{ .done = NULL },
 };
-static const struct pass four_passes[] = {
-	{ .op = CMD_SELECT, .start = first_start, .done = mid_done },
-	{ .op = CMD_SELECT, .start = next_start, .done = mid_done },
-	{ .op = CMD_SELECT, .start = next_start, .done = mid_done },
-	{ .op = CMD_SELECT, .start = next_start, .done = last_done },
-	{ .done = NULL },
-};
+/* 64-bit keys: up to four passes, in the state, where maybe_collect cuts
+ * them short (first_start sets them again for each run over the input) */
+static void set_four_passes(struct quantile_state *s)
+{
+	for (int i = 0; i < 4; i++)
+		s->passes[i] = (struct pass){ .op = CMD_SELECT,
+					      .start = i ? next_start : first_start,
+					      .done = i < 3 ? mid_done : last_done };
+	s->passes[4] = (struct pass){ .done = NULL };
+}
 
 /* One pass per digit of the type's key. */
 static int quantile_plan(struct cli *c, const struct pass **passes,
@@ -560,7 +709,9 @@ static int quantile_plan(struct cli *c, const struct pass **passes,
 	unsigned bits = select_key_bits(c->job.dtype.type);
 
 	(void)err;
-	*passes = bits <= 16 ? one_pass : bits == 32 ? two_passes : four_passes;
+	set_four_passes(c->state);
+	*passes = bits <= 16 ? one_pass : bits == 32 ? two_passes
+			     : ((struct quantile_state *)c->state)->passes;
 	return 0;
 }
 
@@ -571,9 +722,10 @@ static int quantile_plan(struct cli *c, const struct pass **passes,
 	"closest_observation give the element itself (integers exactly).\n" \
 	"NaNs are counted and left out, as numpy.nanquantile does (a note\n" \
 	"says how many; json has \"nan\"); no other value: nan. Exact in one\n" \
-	"pass for 8/16-bit types, two for 32-bit, four for 64-bit (radix\n" \
-	"select, bounded memory); a pipe is kept in an unlinked temporary\n" \
-	"file in $TMPDIR for the later passes. No -f state. CPU only."
+	"pass for 8/16-bit types, two for 32-bit, two to four for 64-bit\n" \
+	"(radix select, bounded memory); a pipe is kept in an unlinked\n" \
+	"temporary file in $TMPDIR for the later passes. No -f state. CPU\n" \
+	"only."
 
 const struct command quantile_command = {
 	.name = "quantile",

@@ -242,6 +242,95 @@ const struct acc_kernels select_kernels = {
 	.cpu_add = select_cpu_add,
 };
 
+/* ---- the collect pass: the keys of a few buckets, whole -------------------- */
+
+static size_t collect_acc_size(const struct gs_job *job)
+{
+	const struct select_plan *pl = job->select;
+
+	return (2 * (size_t)job->columns + pl->nhist + pl->coff[pl->nhist]) * 8;
+}
+
+static void collect_acc_init(const struct gs_job *job, void *acc)
+{
+	/* the slots are written before they are read */
+	memset(acc, 0, (2 * (size_t)job->columns + job->select->nhist) * 8);
+}
+
+/* key into bucket h: counted always, kept while the bucket has room */
+static inline void collect_put(const struct gs_job *job, void *acc, uint64_t h,
+			       uint64_t key)
+{
+	uint64_t *fill = collect_fill(acc, job);
+	const uint64_t *coff = job->select->coff;
+
+	if (fill[h] < coff[h + 1] - coff[h])
+		collect_keys(acc, job, h)[fill[h]] = key;
+	fill[h]++;
+}
+
+static void collect_acc_merge(const struct gs_job *job, void *acc, const void *src)
+{
+	void *s = (void *)src;
+	const uint64_t *fill = collect_fill(s, job);
+
+	add_u64s(acc, src, 2 * (size_t)job->columns * 8);
+	for (uint64_t h = 0; h < job->select->nhist; h++) {
+		const uint64_t *keys = collect_keys(s, job, h);
+		uint64_t room = job->select->coff[h + 1] - job->select->coff[h];
+
+		for (uint64_t i = 0; i < fill[h]; i++)
+			collect_put(job, acc, h, i < room ? keys[i] : 0);
+	}
+}
+
+#define COLLECT_COLUMN(name, KEY)					\
+	static void name(const struct gs_job *job, void *acc,		\
+			 const unsigned char *data, size_t nrec, unsigned k) \
+	{								\
+		const struct select_plan *pl = job->select;		\
+		size_t esz = type_size(job->dtype.type);		\
+		size_t stride = esz * job->columns;			\
+		uint64_t nan = 0, key;					\
+		const unsigned char *p = data + esz * k;		\
+									\
+		for (size_t r = 0; r < nrec; r++, p += stride) {	\
+			if (!KEY(p, &key)) {				\
+				nan++;					\
+				continue;				\
+			}						\
+			int64_t h = find_prefix(pl, k, key >> pl->shift); \
+			if (h >= 0)					\
+				collect_put(job, acc, (uint64_t)h, key); \
+		}							\
+		select_count(acc)[k] += nrec;				\
+		select_nan(acc, job->columns)[k] += nan;		\
+	}
+COLLECT_COLUMN(collect_u64, key_u64)
+COLLECT_COLUMN(collect_i64, key_i64)
+COLLECT_COLUMN(collect_f64, key_f64)
+
+static const column_fn collect_fns[GS_NTYPES] = {
+	[GS_U64] = collect_u64, [GS_I64] = collect_i64, [GS_F64] = collect_f64,
+};
+
+static void collect_cpu_add(const struct gs_job *job, void *acc, void *scratch,
+			    const void *data, const void *data2, size_t nrec)
+{
+	(void)scratch;
+	(void)data2;
+	for (unsigned k = 0; k < job->columns; k++)
+		collect_fns[job->dtype.type](job, acc, data, nrec, k);
+}
+
+const struct acc_kernels collect_kernels = {
+	.acc_size = collect_acc_size,
+	.acc_init = collect_acc_init,
+	.acc_merge = collect_acc_merge,
+	.scratch_size = no_scratch,
+	.cpu_add = collect_cpu_add,
+};
+
 /* ---- the mode pass: a hash table of distinct keys per column --------------- */
 
 static size_t mode_acc_size(const struct gs_job *job)

@@ -14,7 +14,9 @@
  * of the keys that begin with one of the prefixes the plan names: the first
  * pass takes every key, each later one only the buckets that hold a wanted
  * order statistic. 8- and 16-bit keys take one pass, 32-bit two, 64-bit
- * four. The histogram of a whole 8/16-bit key is also mode's exact count of
+ * up to four: once the buckets that hold the wanted elements hold at most
+ * COLLECT_MAX keys in all, a collect pass (CMD_COLLECT) keeps their keys
+ * whole, to be sorted, and is the last. The histogram of a whole 8/16-bit key is also mode's exact count of
  * every value.
  *
  * A mode pass of a wider type (CMD_MODECOUNT) counts each distinct key in a
@@ -44,7 +46,26 @@ struct select_plan {
 	const uint64_t *first_of;	/* columns + 1 entries */
 	uint64_t nhist;
 	uint64_t cap;		/* CMD_MODECOUNT: hash slots per column, 2^k */
+	/* CMD_COLLECT: digit_bits is 0 and the buckets (keys >> shift equal
+	 * to a prefix) are kept whole: bucket h's keys go to slots coff[h] to
+	 * coff[h + 1] (the count the pass before found in it) */
+	const uint64_t *coff;
 };
+
+/* A collect accumulator: the counts and NaNs of a select accumulator,
+ * then how many keys each bucket received (more than its slots: the input
+ * changed), then the slots. Its keys come in any order; sorted, they are
+ * the bucket's. */
+#define COLLECT_MAX ((uint64_t)1 << 20)	/* keys, 8 MiB per accumulator */
+static inline uint64_t *collect_fill(void *acc, const struct gs_job *job)
+{
+	return (uint64_t *)acc + 2 * (uint64_t)job->columns;
+}
+static inline uint64_t *collect_keys(void *acc, const struct gs_job *job,
+				     uint64_t h)
+{
+	return collect_fill(acc, job) + job->select->nhist + job->select->coff[h];
+}
 
 /* A select accumulator: per column the elements (NaNs included) and the
  * NaNs, then nhist histograms of 2^digit_bits counts. */
@@ -91,6 +112,6 @@ double select_key_value(enum gs_type t, uint64_t key, int64_t *i, uint64_t *u);
 /* Bits of a type's key. */
 unsigned select_key_bits(enum gs_type t);
 
-extern const struct acc_kernels select_kernels, mode_kernels;
+extern const struct acc_kernels select_kernels, collect_kernels, mode_kernels;
 
 #endif

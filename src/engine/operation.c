@@ -53,6 +53,8 @@ static const struct operation operations[] = {
 	/* quantile's radix select and mode's counts: no GPU kernels yet */
 	[CMD_SELECT] = { .name = "select", .cpu = &select_kernels,
 			 .cpu_only = true },
+	[CMD_COLLECT] = { .name = "collect", .cpu = &collect_kernels,
+			  .cpu_only = true },
 	[CMD_MODECOUNT] = { .name = "modecount", .cpu = &mode_kernels,
 			    .cpu_only = true },
 };
