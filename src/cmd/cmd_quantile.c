@@ -11,9 +11,10 @@
  * wanted buckets hold at most COLLECT_MAX keys in all, one more pass keeps
  * those keys and sorts them (a gaussian sample of 8M f64 takes two passes).
  * Memory is one histogram of 2^16 counts per wanted bucket and column, or
- * the collected keys, whatever the input's length. A later pass that does not find the counts of the first
- * (the file changed) is an error. A pipe is kept in an unlinked temporary
- * file for the passes after the first (spill.c).
+ * the collected keys, whatever the input's length. A later pass that does
+ * not find the counts of the first (the file changed) is an error. A pipe
+ * is kept in an unlinked temporary file for the passes after the first
+ * (spill.c).
  *
  * NaNs are counted and left out, as numpy.nanquantile does; a column of no
  * other value gives nan.
@@ -283,6 +284,9 @@ static int set_targets(struct cli *c, void *acc, struct gs_err *err)
 	unsigned cols = c->job.columns;
 	size_t nt = (size_t)cols * s->nq;
 
+	free(s->count);		/* --per-file's total follows the operands' */
+	free(s->picks);
+	free(s->t);
 	s->count = calloc(2 * (size_t)cols, sizeof(*s->count));
 	s->picks = calloc(nt, sizeof(*s->picks));
 	s->t = calloc(2 * nt, sizeof(*s->t));

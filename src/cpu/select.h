@@ -13,15 +13,16 @@
  * and a histogram of one digit (SELECT_DIGIT_BITS of the key, from the top)
  * of the keys that begin with one of the prefixes the plan names: the first
  * pass takes every key, each later one only the buckets that hold a wanted
- * order statistic. 8- and 16-bit keys take one pass, 32-bit two, 64-bit
- * up to four: once the buckets that hold the wanted elements hold at most
+ * order statistic. 8- and 16-bit keys take one pass, 32-bit two, 64-bit up
+ * to four: once the buckets that hold the wanted elements hold at most
  * COLLECT_MAX keys in all, a collect pass (CMD_COLLECT) keeps their keys
- * whole, to be sorted, and is the last. The histogram of a whole 8/16-bit key is also mode's exact count of
- * every value.
+ * whole, to be sorted, and is the last. The histogram of a whole 8/16-bit
+ * key is also mode's exact count of every value.
  *
  * A mode pass of a wider type (CMD_MODECOUNT) counts each distinct key in a
  * hash table per column of a fixed capacity (select_plan.cap); past
- * MODE_LOAD of it the column is marked full and the command refuses the
+ * 3/4 of it (MODE_LOAD_NUM / MODE_LOAD_DEN) the column is marked full and
+ * the command refuses the
  * result.
  *
  * The plan lives with the command; job->select points to it for the pass.
