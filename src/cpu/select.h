@@ -20,10 +20,9 @@
  * key is also mode's exact count of every value.
  *
  * A mode pass of a wider type (CMD_MODECOUNT) counts each distinct key in a
- * hash table per column of a fixed capacity (select_plan.cap); past
- * 3/4 of it (MODE_LOAD_NUM / MODE_LOAD_DEN) the column is marked full and
- * the command refuses the
- * result.
+ * hash table per column of a fixed capacity (select_plan.cap); past 3/4 of
+ * it (MODE_LOAD_NUM / MODE_LOAD_DEN) the column is marked full and the
+ * command refuses the result.
  *
  * The plan lives with the command; job->select points to it for the pass.
  */
