@@ -277,9 +277,10 @@ def large():
         check_mode("large-" + t, t, vals, 1)
 
 
-def passes(t, path):
+def passes(t, path, cols=1):
     """How many passes gpustat quantile ran (-v says each pass's backend)."""
-    rc, out, err = run(["quantile", "-v", "-t", t, "-q", "0.5,0.9"], path=path)
+    rc, out, err = run(["quantile", "-v", "-t", t, "-c", str(cols), "-q", "0.5,0.9"],
+                       path=path)
     return err.count("backend:")
 
 
@@ -303,10 +304,24 @@ def deep():
     check_quantiles("deep-i64", "i64", ivals, 1, [0.5, 0.99], ["linear", "nearest"])
 
 
+def narrow():
+    """Many wanted buckets: digits narrower than 16 bits, more passes."""
+    qs = [i / 150 for i in range(151)]
+    for t, cols in (("u32", 4), ("f64", 4), ("f32", 3)):
+        vals = gen(t, 12000 * cols, pool=30)
+        check_quantiles("narrow-" + t, t, vals, cols, qs, ["linear", "weibull"])
+    vals = gen("u16", 80 * 300)
+    check_quantiles("narrow-u16-c80", "u16", vals, 80, [0.5, 0.9], ["linear"])
+    path = "%s/narrow-u16-c80.bin" % T
+    got = passes("u16", path, 80)
+    report("narrow-u16-c80 passes", got == 2, "%d passes, want 2" % got)
+
+
 def main():
     if len(sys.argv) > 3 and sys.argv[3] == "large":
         large()
         deep()
+        narrow()
         print("checks %d" % checks)
         return
     types = list(INT_TYPES) + list(FLOAT_TYPES)

@@ -306,11 +306,16 @@ static void collect_acc_merge(const struct gs_job *job, void *acc, const void *s
 		select_count(acc)[k] += nrec;				\
 		select_nan(acc, job->columns)[k] += nan;		\
 	}
+COLLECT_COLUMN(collect_u32, key_u32)
+COLLECT_COLUMN(collect_i32, key_i32)
+COLLECT_COLUMN(collect_f32, key_f32)
 COLLECT_COLUMN(collect_u64, key_u64)
 COLLECT_COLUMN(collect_i64, key_i64)
 COLLECT_COLUMN(collect_f64, key_f64)
 
+/* 8- and 16-bit keys never leave more than one digit to find */
 static const column_fn collect_fns[GS_NTYPES] = {
+	[GS_U32] = collect_u32, [GS_I32] = collect_i32, [GS_F32] = collect_f32,
 	[GS_U64] = collect_u64, [GS_I64] = collect_i64, [GS_F64] = collect_f64,
 };
 
