@@ -307,9 +307,9 @@ static int quantile_finish(struct cli *c, const struct sbuf *b)
 	"NaNs are counted and left out, as numpy.nanquantile does (a note\n" \
 	"says how many; json has \"nan\"); no other value: nan. Exact in one\n" \
 	"pass for 8/16-bit types, two for 32-bit, two to four for 64-bit\n" \
-	"(radix select, bounded memory); a pipe is kept in an unlinked\n" \
-	"temporary file in $TMPDIR for the later passes. No -f state. CPU\n" \
-	"only."
+	"(radix select, bounded memory); a pipe read more than once is\n" \
+	"first copied to an unlinked temporary file in $TMPDIR. No -f state.\n" \
+	"CPU only."
 
 const struct command quantile_command = {
 	.name = "quantile",

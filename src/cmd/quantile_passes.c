@@ -18,8 +18,8 @@
  * The driver runs the table s->passes until an entry with no done: each
  * pass, once done, writes the entry after it (the next pass, or the end).
  * A later pass that does not find the counts of the first (the file
- * changed) is an error. A pipe is kept in an unlinked temporary file for
- * the passes after the first (spill.c).
+ * changed) is an error. A pipe that more than one pass reads is first
+ * copied to an unlinked temporary file (spill.c).
  */
 #include <stdlib.h>
 #include <string.h>
