@@ -286,20 +286,23 @@ static int advance(struct cli *c, void *acc, struct gs_err *err)
  * buckets. */
 static uint64_t bucket_keys(const struct quantile_state *s, unsigned cols)
 {
+	size_t n = 2 * (size_t)s->nq;
+	uint64_t *prefix = malloc(n * sizeof(*prefix));
+	uint64_t *expect = malloc(n * sizeof(*expect));
+	struct target *tmp = malloc(n * sizeof(*tmp));
 	uint64_t total = 0;
 
-	for (unsigned k = 0; k < cols; k++) {
-		if (s->count[k] == s->nan[k])
-			continue;
-		for (unsigned j = 0; j < 2 * s->nq; j++) {
-			const struct target *t = &s->t[(size_t)k * 2 * s->nq + j];
-			bool seen = false;
+	if (!prefix || !expect || !tmp)
+		total = UINT64_MAX;	/* no collect pass then */
+	for (unsigned k = 0; k < cols && total != UINT64_MAX; k++) {
+		uint64_t m = column_prefixes(s, k, prefix, expect, tmp);
 
-			for (unsigned i = 0; i < j && !seen; i++)
-				seen = s->t[(size_t)k * 2 * s->nq + i].prefix == t->prefix;
-			total += seen ? 0 : t->expect;
-		}
+		for (uint64_t i = 0; i < m; i++)
+			total += expect[i];
 	}
+	free(prefix);
+	free(expect);
+	free(tmp);
 	return total;
 }
 
