@@ -1,12 +1,13 @@
 /*
  * spill.c - a pipe copied to an unlinked temporary file (spill.h).
  *
- * The file is reopened through /dev/fd/N, which on Linux opens the file
- * itself even once unlinked, so the input layer reads and rewinds it as any
- * regular file; nothing is left on disk when the process ends, however it
- * ends.
+ * The file is reopened through /proc/self/fd/N, which on Linux opens the
+ * file itself even once unlinked, so the input layer reads and rewinds it
+ * as any regular file; nothing is left on disk when the process ends,
+ * however it ends.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,7 +69,7 @@ static int reopen(struct cli *c, int fd, struct gs_err *err)
 	struct input_opts io = { .raw = true, .threads = 1 };
 	struct input_info info;
 
-	snprintf(path, sizeof(path), "/dev/fd/%d", fd);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	if (input_open(&c->in, paths, 1, &io, err) < 0 ||
 	    input_probe(c->in, &info, err) < 0)
 		return -1;
@@ -86,7 +87,7 @@ int spill_input(struct cli *c, struct gs_err *err)
 	if (!dir || !*dir)
 		dir = "/tmp";
 	snprintf(tmpl, sizeof(tmpl), "%s/gpustat-spill-XXXXXX", dir);
-	fd = mkstemp(tmpl);
+	fd = mkostemp(tmpl, O_CLOEXEC);
 	if (fd < 0)
 		return gs_fail(err, GS_ERUNTIME, dir, "cannot make a temporary "
 			       "file to keep the piped input: %s", strerror(errno));
@@ -98,6 +99,7 @@ int spill_input(struct cli *c, struct gs_err *err)
 	input_close(c->in);
 	c->in = NULL;
 	c->input_bytes = (int64_t)total;
-	/* fd stays open for the process: /dev/fd/N reopens it on each pass */
+	/* fd stays open for the process: /proc/self/fd/N reopens it on each
+	 * pass */
 	return reopen(c, fd, err);
 }
