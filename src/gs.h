@@ -67,7 +67,9 @@ int gs_fail(struct gs_err *err, int code, const char *where, const char *fmt, ..
 
 /* The accumulating operation of a pass (engine/operation.c has one record
  * per value). Commands (cmd/) choose them: stats and count run CMD_STATS, a
- * ranged hist without --range CMD_MINMAX and then CMD_HIST. */
+ * ranged hist without --range CMD_MINMAX and then CMD_HIST, quantile and
+ * median CMD_SELECT passes (and one CMD_COLLECT), mode CMD_SELECT or
+ * CMD_MODECOUNT. */
 enum gs_cmd {
 	CMD_HIST, CMD_STATS, CMD_DOT, CMD_REDUCE, CMD_SCAN, CMD_MINMAX,
 	CMD_SELECT, CMD_COLLECT, CMD_MODECOUNT,	/* cpu/select.h */
@@ -104,7 +106,7 @@ struct gs_job {
 	bool data_range;
 	double span;
 	bool two_inputs;	/* dot A B: records come as two parallel streams */
-	const struct select_plan *select;	/* CMD_SELECT, CMD_MODECOUNT */
+	const struct select_plan *select;	/* CMD_SELECT, _COLLECT, _MODECOUNT */
 };
 
 /* Size in bytes of one record of job (columns elements). */
