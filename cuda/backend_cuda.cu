@@ -44,6 +44,9 @@ static const struct gpu_ops *const gpu_ops_table[] = {
 	&gpu_reduce_ops,	/* CMD_REDUCE */
 	NULL,			/* CMD_SCAN */
 	&gpu_stats_ops,		/* CMD_MINMAX: the stats' min and max */
+	NULL,			/* CMD_SELECT: CPU only (operation.c) */
+	NULL,			/* CMD_COLLECT: CPU only */
+	NULL,			/* CMD_MODECOUNT: CPU only */
 };
 static_assert(sizeof(gpu_ops_table) / sizeof(gpu_ops_table[0]) == GS_NCMDS,
 	      "one row per operation");

@@ -67,9 +67,12 @@ int gs_fail(struct gs_err *err, int code, const char *where, const char *fmt, ..
 
 /* The accumulating operation of a pass (engine/operation.c has one record
  * per value). Commands (cmd/) choose them: stats and count run CMD_STATS, a
- * ranged hist without --range CMD_MINMAX and then CMD_HIST. */
+ * ranged hist without --range CMD_MINMAX and then CMD_HIST, quantile and
+ * median CMD_SELECT passes (and one CMD_COLLECT), mode CMD_SELECT or
+ * CMD_MODECOUNT. */
 enum gs_cmd {
 	CMD_HIST, CMD_STATS, CMD_DOT, CMD_REDUCE, CMD_SCAN, CMD_MINMAX,
+	CMD_SELECT, CMD_COLLECT, CMD_MODECOUNT,	/* cpu/select.h */
 	GS_NCMDS
 };
 
@@ -81,6 +84,8 @@ int parse_op(const char *s, enum gs_op *op);
 
 enum gs_format { FMT_TEXT, FMT_TSV, FMT_CSV, FMT_JSON, FMT_BINARY, FMT_NPY,
 		 FMT_STATE };
+
+struct select_plan;	/* cpu/select.h */
 
 /* Everything a backend needs to know to compute a command. The CLI fills it;
  * the engine completes type and columns from the input's header. */
@@ -101,6 +106,7 @@ struct gs_job {
 	bool data_range;
 	double span;
 	bool two_inputs;	/* dot A B: records come as two parallel streams */
+	const struct select_plan *select;	/* CMD_SELECT, _COLLECT, _MODECOUNT */
 };
 
 /* Size in bytes of one record of job (columns elements). */

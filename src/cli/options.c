@@ -14,6 +14,9 @@
 
 /* getopt's value for the command's option i: above every common id */
 #define CMD_OPT_BASE 2000
+/* getopt's value of a common option whose letter the command took: its
+ * long form must not read as the command's letter (quantile's --quiet) */
+#define COMMON_SHADOW 0x10000
 
 static size_t count_opts(const struct opt_spec *o)
 {
@@ -54,6 +57,16 @@ static bool takes(const struct command *cmd, const struct opt_spec *o)
 	return !(o->input && cmd->reads_no_data);
 }
 
+/* Whether one of cmd's own options has the letter ch: it takes the
+ * letter from the common option (quantile's -q P from --quiet). */
+static bool own_short(const struct command *cmd, char ch)
+{
+	for (size_t i = 0; ch && cmd->opts && cmd->opts[i].name; i++)
+		if (cmd->opts[i].short_name == ch)
+			return true;
+	return false;
+}
+
 /* getopt_long's table: the common options cmd takes, then its own. */
 static struct option *long_table(const struct command *cmd)
 {
@@ -69,7 +82,9 @@ static struct option *long_table(const struct command *cmd)
 			continue;
 		all[n].name = o->name;
 		all[n].has_arg = o->has_arg;
-		all[n++].val = i < n1 ? o->id : CMD_OPT_BASE + (int)(i - n1);
+		all[n++].val = i >= n1 ? CMD_OPT_BASE + (int)(i - n1) :
+			       own_short(cmd, o->short_name) ? COMMON_SHADOW + o->id :
+			       o->id;
 	}
 	return all;
 }
@@ -86,7 +101,8 @@ static void short_table(const struct command *cmd, char *buf, size_t n)
 
 		for (size_t i = 0; o && o[i].name; i++) {
 			if (!o[i].short_name || used + 3 >= n ||
-			    (!pass && !takes(cmd, &o[i])))
+			    (!pass && (!takes(cmd, &o[i]) ||
+				       own_short(cmd, o[i].short_name))))
 				continue;
 			buf[used++] = o[i].short_name;
 			if (o[i].has_arg == required_argument)
@@ -243,6 +259,8 @@ int cli_parse(struct cli *c, int argc, char **argv, const struct command *cmd,
 		else if (opt == ':')
 			rc = gs_fail(err, GS_EUSAGE, "", "option '%s' needs a value",
 				     argv[optind - 1]);
+		else if (opt >= COMMON_SHADOW)
+			rc = cli_common_option(c, opt - COMMON_SHADOW, optarg, err);
 		else if (opt == 'h')
 			rc = (command_help(cmd, stdout), 1);
 		else if ((o = command_opt(cmd, opt)) != NULL)
@@ -291,6 +309,7 @@ static void help_opts(FILE *f, const struct command *cmd,
 		      const struct opt_spec *o)
 {
 	const char *section = NULL;
+	bool common = o == common_opts;
 
 	for (; o && o->name; o++) {
 		section = o->section ? o->section : section;
@@ -300,10 +319,14 @@ static void help_opts(FILE *f, const struct command *cmd,
 			fprintf(f, "%s\n", section);
 			section = NULL;
 		}
+		struct opt_spec own = *o;
+
+		if (common && own_short(cmd, o->short_name))
+			own.short_name = 0;	/* the command's letter now */
 		if (o->id == 'f' && o == &common_opts[count_opts(common_opts) - 1])
-			help_line(f, o, cmd->formats_help);
+			help_line(f, &own, cmd->formats_help);
 		else if (o->help)
-			help_line(f, o, o->help);
+			help_line(f, &own, o->help);
 	}
 }
 

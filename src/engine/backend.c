@@ -103,6 +103,15 @@ const struct backend *backend_select(enum backend_choice choice,
 		*why = "--backend cpu";
 		return &backend_cpu;
 	}
+	if (operation_of(job)->cpu_only) {	/* quantile, median, mode */
+		if (choice == BACKEND_AUTO && !ndevices) {
+			*why = "this command does not run on the GPU yet";
+			return &backend_cpu;
+		}
+		gs_fail(err, GS_ERUNTIME, "cuda", "this command does not run on "
+			"the GPU yet (--backend auto or cpu runs it on the CPU)");
+		return NULL;
+	}
 #ifdef GS_HAVE_CUDA
 	const char *no;
 

@@ -3,6 +3,7 @@
  * of enum gs_cmd.
  */
 #include "operation.h"
+#include "select.h"
 
 static bool float_input(const struct gs_job *job)
 {
@@ -49,6 +50,13 @@ static const struct operation operations[] = {
 		       .zero_sign = float_scan_sum },
 	/* a ranged hist's first pass: the stats' min and max */
 	[CMD_MINMAX] = { .name = "minmax", .cpu = &stats_kernels },
+	/* quantile's radix select and mode's counts: no GPU kernels yet */
+	[CMD_SELECT] = { .name = "select", .cpu = &select_kernels,
+			 .cpu_only = true },
+	[CMD_COLLECT] = { .name = "collect", .cpu = &collect_kernels,
+			  .cpu_only = true },
+	[CMD_MODECOUNT] = { .name = "modecount", .cpu = &mode_kernels,
+			    .cpu_only = true },
 };
 
 const struct operation *operation_of(const struct gs_job *job)

@@ -1,0 +1,346 @@
+/*
+ * cmd_mode.c - `gpustat mode`: the most frequent value(s) of each column
+ * and how often they occur, exactly (what collections.Counter counts).
+ *
+ * 8- and 16-bit types: one histogram of every value (the select pass of
+ * cpu_select.c over the whole key). Wider types: a hash table of the
+ * distinct values of each column (cpu_select.c's mode pass) of at most
+ * MODE_SLOTS slots in all (16 bytes each), sized down to the input where its
+ * length is known; a column of more distinct values than 3/4 of its slots
+ * is refused with an error that says so, never answered approximately.
+ *
+ * Ties: every value of the highest count, in ascending order. NaNs are
+ * counted and left out (a note says how many); -0 and +0 are one value,
+ * printed as 0.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "command.h"
+#include "report.h"
+#include "select.h"
+
+#define MODE_SLOTS ((uint64_t)1 << 24)	/* 256 MiB per accumulator */
+#define MODE_MIN_SLOTS 1024
+
+/* Each column's result: the count of its mode and the modes' keys. */
+struct mode_result {
+	uint64_t n, nan, best;
+	uint64_t *keys, nkeys;
+};
+
+struct mode_state {
+	struct select_plan plan;
+	struct mode_result *res;	/* [column] */
+	uint64_t nan_total;
+};
+
+static int mode_check(struct cli *c, struct gs_err *err)
+{
+	if (c->format == FMT_STATE)
+		return gs_fail(err, GS_EUSAGE, "mode", "has no -f state; run it "
+			       "over the whole input");
+	return 0;
+}
+
+static uint64_t pow2_at_least(uint64_t n)
+{
+	uint64_t p = 1;
+
+	while (p < n)
+		p <<= 1;
+	return p;
+}
+
+/* The pass: one histogram of every key, or the hash tables, their slots
+ * enough for every element where the input's length is known. */
+static int mode_plan(struct cli *c, const struct pass **passes,
+		     struct gs_err *err);
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The keys of count best among (key, count) pairs: histogram bins (keys
+ * in order) or hash slots (sorted after). */
+static int collect(struct mode_result *r, const struct mode_slot *slots,
+		   const uint64_t *bins, uint64_t n, struct gs_err *err)
+{
+	r->best = 0;
+	r->nkeys = 0;
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t cnt = bins ? bins[i] : slots[i].count;
+
+		if (cnt > r->best) {
+			r->best = cnt;
+			r->nkeys = 0;
+		}
+		if (cnt && cnt == r->best)
+			r->nkeys++;
+	}
+	free(r->keys);
+	r->keys = malloc((r->nkeys ? r->nkeys : 1) * sizeof(*r->keys));
+	if (!r->keys)
+		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
+	r->nkeys = 0;
+	for (uint64_t i = 0; i < n && r->best; i++)
+		if ((bins ? bins[i] : slots[i].count) == r->best)
+			r->keys[r->nkeys++] = bins ? i : slots[i].key;
+	if (!bins)
+		qsort(r->keys, r->nkeys, sizeof(*r->keys), cmp_u64);
+	return 0;
+}
+
+static int column_result(struct cli *c, void *acc, unsigned k,
+			 struct mode_result *r, struct gs_err *err)
+{
+	const struct gs_job *job = &c->job;
+
+	if (job->cmd == CMD_SELECT) {
+		r->n = select_count(acc)[k];
+		r->nan = select_nan(acc, job->columns)[k];
+		return collect(r, NULL, select_hist(acc, job, k),
+			       (uint64_t)1 << job->select->digit_bits, err);
+	}
+	struct mode_col *mc = mode_col(acc, job, k);
+
+	r->n = mc->count;
+	r->nan = mc->nan;
+	if (mc->full)
+		return gs_fail(err, GS_ERUNTIME, "mode", "column %u has more "
+			       "distinct values than mode holds (%llu); mode "
+			       "of %s data counts each distinct value in memory",
+			       k, (unsigned long long)(job->select->cap /
+						       MODE_LOAD_DEN * MODE_LOAD_NUM),
+			       type_name(job->dtype.type));
+	return collect(r, mode_slots(mc), NULL, job->select->cap, err);
+}
+
+/* ---- output --------------------------------------------------------------- */
+
+static void sb_key(struct sbuf *b, enum gs_type t, uint64_t key, bool json)
+{
+	int64_t i;
+	uint64_t u;
+	double f = select_key_value(t, key, &i, &u);
+
+	if (type_is_float(t))
+		json ? sb_json_double(b, f) : sb_double(b, f);
+	else if (type_is_signed(t))
+		sb_addf(b, "%lld", (long long)i);
+	else
+		sb_u64(b, u);
+}
+
+/* text: one line per column, its modes then their count; no value: nan 0 */
+static void emit_text(const struct cli *c, struct sbuf *b,
+		      const struct mode_result *res)
+{
+	for (unsigned k = 0; k < c->job.columns; k++) {
+		const struct mode_result *r = &res[k];
+
+		if (!r->nkeys)
+			sb_add(b, "nan");
+		for (uint64_t i = 0; i < r->nkeys; i++) {
+			if (i)
+				sb_add(b, "\t");
+			sb_key(b, c->job.dtype.type, r->keys[i], false);
+		}
+		sb_add(b, "\t");
+		sb_u64(b, r->best);
+		sb_add(b, "\n");
+	}
+}
+
+/* tsv, csv: a row per mode, "column" first with -c > 1 */
+static void emit_rows(const struct cli *c, struct sbuf *b,
+		      const struct mode_result *res)
+{
+	char sep = report_sep(c->format);
+	bool many = c->job.columns > 1;
+
+	if (many)
+		sb_addf(b, "column%c", sep);
+	sb_addf(b, "value%ccount\n", sep);
+	for (unsigned k = 0; k < c->job.columns; k++) {
+		const struct mode_result *r = &res[k];
+
+		for (uint64_t i = 0; i < (r->nkeys ? r->nkeys : 1); i++) {
+			if (many)
+				sb_addf(b, "%u%c", k, sep);
+			if (r->nkeys)
+				sb_key(b, c->job.dtype.type, r->keys[i], false);
+			else
+				sb_add(b, "nan");
+			sb_addf(b, "%c", sep);
+			sb_u64(b, r->best);
+			sb_add(b, "\n");
+		}
+	}
+}
+
+static void emit_json(const struct cli *c, struct sbuf *b,
+		      const struct mode_result *res)
+{
+	unsigned cols = c->job.columns;
+
+	sb_addf(b, "{\"command\":\"mode\",\"type\":\"%s\",\"columns\":%u,"
+		"\"mode\":[", type_name(c->job.dtype.type), cols);
+	for (unsigned k = 0; k < cols; k++) {
+		sb_add(b, k ? ",[" : "[");
+		for (uint64_t i = 0; i < res[k].nkeys; i++) {
+			sb_add(b, i ? "," : "");
+			sb_key(b, c->job.dtype.type, res[k].keys[i], true);
+		}
+		sb_add(b, "]");
+	}
+	sb_add(b, "],\"mode_count\":[");
+	for (unsigned k = 0; k < cols; k++) {
+		sb_add(b, k ? "," : "");
+		sb_u64(b, res[k].best);
+	}
+	sb_add(b, "],\"count\":[");
+	for (unsigned k = 0; k < cols; k++) {
+		sb_add(b, k ? "," : "");
+		sb_u64(b, res[k].n);
+	}
+	sb_add(b, "],\"nan\":[");
+	for (unsigned k = 0; k < cols; k++) {
+		sb_add(b, k ? "," : "");
+		sb_u64(b, res[k].nan);
+	}
+	sb_add(b, "]}\n");
+}
+
+/* binary, npy: f64 rows (column, value, count), one per mode: shape
+ * (rows, 3); a column of no value has the row (column, nan, 0). */
+static void emit_binary(const struct cli *c, struct sbuf *b,
+			const struct mode_result *res)
+{
+	uint64_t rows = 0;
+
+	for (unsigned k = 0; k < c->job.columns; k++)
+		rows += res[k].nkeys ? res[k].nkeys : 1;
+	if (c->format == FMT_NPY) {
+		uint64_t dims[2] = { rows, 3 };
+
+		npy_header(b, "<f8", dims, 2, 0);
+	}
+	for (unsigned k = 0; k < c->job.columns; k++)
+		for (uint64_t i = 0; i < (res[k].nkeys ? res[k].nkeys : 1); i++) {
+			int64_t si;
+			uint64_t su;
+			double row[3] = { k, NAN, (double)res[k].best };
+
+			if (res[k].nkeys)
+				row[1] = select_key_value(c->job.dtype.type,
+							  res[k].keys[i], &si, &su);
+			sb_addn(b, row, sizeof(row));
+		}
+}
+
+static int mode_done(struct cli *c, void *acc, struct sbuf *b,
+		     struct gs_err *err)
+{
+	struct mode_state *s = c->state;
+	unsigned cols = c->job.columns;
+
+	if (!s->res && !(s->res = calloc(cols, sizeof(*s->res))))
+		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
+	s->nan_total = 0;
+	for (unsigned k = 0; k < cols; k++) {
+		if (column_result(c, acc, k, &s->res[k], err) < 0)
+			return -1;
+		s->nan_total += s->res[k].nan;
+	}
+	if (c->format == FMT_JSON)
+		emit_json(c, b, s->res);
+	else if (c->format == FMT_BINARY || c->format == FMT_NPY)
+		emit_binary(c, b, s->res);
+	else if (report_has_header(c->format))
+		emit_rows(c, b, s->res);
+	else
+		emit_text(c, b, s->res);
+	return 0;
+}
+
+static int mode_finish(struct cli *c, const struct sbuf *b)
+{
+	struct mode_state *s = c->state;
+	int rc = cli_finish(c, b);
+
+	if (rc == 0 && s->nan_total && c->format != FMT_JSON)
+		cli_note(c, "note: %llu NaN%s left out", (unsigned long long)s->nan_total,
+			 s->nan_total == 1 ? "" : "s");
+	return rc;
+}
+
+static const struct pass histogram_pass[] = {
+	{ .op = CMD_SELECT, .done = mode_done },
+	{ .done = NULL },
+};
+static const struct pass table_pass[] = {
+	{ .op = CMD_MODECOUNT, .done = mode_done },
+	{ .done = NULL },
+};
+
+static int mode_plan(struct cli *c, const struct pass **passes,
+		     struct gs_err *err)
+{
+	struct mode_state *s = c->state;
+	struct select_plan *pl = &s->plan;
+	unsigned bits = select_key_bits(c->job.dtype.type);
+	uint64_t cols = c->job.columns, cap = MODE_SLOTS / pow2_at_least(cols);
+
+	(void)err;
+	memset(pl, 0, sizeof(*pl));
+	c->job.select = pl;
+	pl->key_bits = bits;
+	if (bits <= 16) {
+		pl->digit_bits = bits;
+		pl->first = true;
+		pl->nhist = cols;
+		*passes = histogram_pass;
+		return 0;
+	}
+	if (c->input_bytes >= 0) {
+		uint64_t per_col = (uint64_t)c->input_bytes / job_record_size(&c->job);
+		uint64_t need = pow2_at_least(per_col / MODE_LOAD_NUM * MODE_LOAD_DEN + 2);
+
+		cap = need < cap ? need : cap;
+	}
+	pl->cap = cap < MODE_MIN_SLOTS ? MODE_MIN_SLOTS : cap;
+	*passes = table_pass;
+	return 0;
+}
+
+const struct command mode_command = {
+	.name = "mode",
+	.summary = "the most frequent value(s) and their count",
+	.usage = "[OPTION]... [FILE]...",
+	.about = "The most frequent value of all elements (per column with -c) "
+		 "and how often\nit occurs, exactly as collections.Counter "
+		 "counts: one line per column,\nthe values of the highest "
+		 "count in ascending order (every one of a tie),\nthen the "
+		 "count. NaNs are counted and left out (a note says how many);\n"
+		 "-0 and +0 are one value, printed 0; no value: \"nan 0\". 8- "
+		 "and 16-bit\ntypes: one histogram; wider types hold each "
+		 "distinct value in memory, up\nto 12.5 million per run (more "
+		 "is an error). No -f state. CPU only.",
+	.examples = "gpustat mode -t u8 photo.raw\n"
+		    "gpustat mode -t i32 -c 2 -f json pairs.i32",
+	.default_type = GS_F32,
+	.default_format = FMT_TEXT,
+	.formats = "text tsv csv json binary npy",
+	.formats_help = "text (default), tsv, csv, json, binary, npy",
+	.state_size = sizeof(struct mode_state),
+	.check = mode_check,
+	.plan = mode_plan,
+	.passes = histogram_pass,
+	.finish = mode_finish,
+};

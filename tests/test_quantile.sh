@@ -1,0 +1,148 @@
+#!/bin/sh
+# test_quantile.sh - quantile, median and mode against an independent
+# reference (tests/quantile_ref.py: numpy's method definitions in exact
+# rationals, collections.Counter for mode) for every type and method, many
+# q values (0, 1, tiny, subnormal, 1/3, the index boundaries i/(n-1) and
+# i/n), -c 2, NaN/inf/-0, empty input, n = 1 and 2, ties; then what the
+# reference does not see: the same bits for every chunk size and thread
+# count, a pipe (spilled to $TMPDIR) against the file, the formats, the
+# refusals (-f state, --backend cuda, bad -q and --method), the NaN note,
+# and --per-file.
+#
+# Usage: sh tests/test_quantile.sh   (GPUSTAT=path overrides ./gpustat)
+cd "$(dirname "$0")/.." || exit 2
+NAME=quantile
+. tests/lib.sh
+
+# the reference's verdicts, one line each
+for part in small large; do
+	python3 tests/quantile_ref.py "$G" "$T" $part > "$T/ref.log" 2>&1
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) ok ;;
+		FAIL*) bad "reference" "${line#FAIL }" ;;
+		"checks "*) n=${line#checks } ;;
+		*) bad "reference" "$line" ;;
+		esac
+	done < "$T/ref.log"
+	[ "${n:-0}" -gt 30 ] || bad "reference $part" "ran ${n:-no} checks"
+done
+
+# data: 2-column f64 with repeats, NaN, -0; u32; u8
+python3 - "$T" <<'PY'
+import random, struct, sys
+random.seed(7)
+t = sys.argv[1]
+v = []
+for i in range(300000):
+    r = random.random()
+    v.append(float("nan") if r < 0.001 else -0.0 if r < 0.002 else
+             random.choice([1.5, -2.25, 1e300]) if r < 0.2 else random.gauss(0, 1))
+open(t + "/a.f64", "wb").write(struct.pack("<%dd" % len(v), *v))
+open(t + "/a.u32", "wb").write(struct.pack("<%dI" % 300000, *[random.getrandbits(32) >> random.randint(0, 31) for _ in range(300000)]))
+open(t + "/a.u8", "wb").write(bytes(random.getrandbits(8) & random.getrandbits(8) for _ in range(100000)))
+PY
+
+ALLQ=0,1,0.5,0.25,0.999,0.3333333333333333,1e-300
+METHODS="inverted_cdf averaged_inverted_cdf closest_observation
+interpolated_inverted_cdf hazen weibull linear median_unbiased
+normal_unbiased lower higher midpoint nearest"
+
+# the same bits whatever the chunks and threads
+for m in $METHODS; do
+	"$G" quantile -q $ALLQ --method $m -t f64 -c 2 -j 1 "$T/a.f64" > "$T/one" 2> /dev/null
+	for opts in "--chunk-size 64K -j 2" "--chunk-size 1M -j 4" "--chunk-size 4K -j 2"; do
+		"$G" quantile -q $ALLQ --method $m -t f64 -c 2 $opts "$T/a.f64" > "$T/other" 2> /dev/null
+		if [ -s "$T/one" ] && cmp -s "$T/one" "$T/other"; then ok; else
+			bad "chunks $m $opts" "$(diff "$T/one" "$T/other" | head -c 200)"
+		fi
+	done
+done
+for t in u32 u8; do
+	"$G" mode -t $t -j 1 "$T/a.$t" > "$T/one"
+	"$G" mode -t $t --chunk-size 64K -j 3 "$T/a.$t" > "$T/other"
+	cmp -s "$T/one" "$T/other" && ok || bad "mode chunks $t" "differ"
+done
+
+# a pipe: spilled to a temporary file for the later passes, same result
+for t in f64 u32 u8; do
+	"$G" quantile -q $ALLQ -t $t "$T/a.$t" > "$T/one" 2> /dev/null
+	cat "$T/a.$t" | TMPDIR=$T "$G" quantile -q $ALLQ -t $t > "$T/other" 2> /dev/null
+	cmp -s "$T/one" "$T/other" && ok || bad "pipe $t" "$(diff "$T/one" "$T/other" | head -c 200)"
+done
+ls "$T" | grep -q spill && bad "spill" "a temporary file was left in TMPDIR" || ok
+out=$(cat "$T/a.f64" | TMPDIR=$T/none "$G" quantile -t f64 2>&1)
+rc=$?
+[ $rc -eq 1 ] && case $out in *"temporary file"*) true ;; *) false ;; esac &&
+	ok || bad "spill without TMPDIR" "rc $rc: $out"
+
+# median is quantile -q 0.5
+for m in linear lower nearest hazen; do
+	a=$("$G" median --method $m -t f64 -c 2 "$T/a.f64" 2> /dev/null)
+	b=$("$G" quantile -q 0.5 --method $m -t f64 -c 2 "$T/a.f64" 2> /dev/null)
+	[ -n "$a" ] && [ "$a" = "$b" ] && ok || bad "median $m" "'$a' vs '$b'"
+done
+
+# formats
+"$G" quantile -q 0.1,0.9 -t f64 -c 2 -f json "$T/a.f64" > "$T/j" 2> "$T/err"
+python3 - "$T/j" <<'PY' && ok || bad "json" "$(cat "$T/j")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["command"] == "quantile" and d["method"] == "linear" and d["q"] == [0.1, 0.9]
+assert len(d["quantiles"]) == 2 and len(d["quantiles"][0]) == 2
+assert d["count"] == [150000, 150000] and sum(d["nan"]) > 0
+PY
+[ -s "$T/err" ] && bad "json note" "json printed a note: $(cat "$T/err")" || ok
+"$G" quantile -q 0.1,0.9 -t f64 -c 2 "$T/a.f64" 2> "$T/err" > /dev/null
+grep -q "NaNs left out" "$T/err" && ok || bad "nan note" "$(cat "$T/err")"
+"$G" quantile --quiet -q 0.1 -t f64 "$T/a.f64" 2> "$T/err" > /dev/null
+[ -s "$T/err" ] && bad "--quiet" "$(cat "$T/err")" || ok
+printf 'q,quantile_0,quantile_1\n0.5,' > "$T/want"
+"$G" quantile -q 0.5 -t f64 -c 2 -f csv "$T/a.f64" 2> /dev/null | head -c 35 > "$T/got"
+head -c 35 "$T/got" | grep -q "^q,quantile_0,quantile_1
+0.5," && ok || bad "csv" "$(cat "$T/got")"
+"$G" quantile -q 0.1,0.5,0.9 -t f64 -c 2 -f npy "$T/a.f64" > "$T/n.npy" 2> /dev/null
+"$G" quantile -q 0.1,0.5,0.9 -t f64 -c 2 "$T/a.f64" > "$T/n.txt" 2> /dev/null
+python3 - "$T/n.npy" "$T/n.txt" <<'PY' && ok || bad "npy" "shape or values"
+import struct, sys
+b = open(sys.argv[1], "rb").read()
+hl = struct.unpack("<H", b[8:10])[0]
+assert b"'shape': (3, 2,)" in b[10:10 + hl] and b"<f8" in b[10:10 + hl]
+v = struct.unpack("<6d", b[10 + hl:])
+t = [float(x) for x in open(sys.argv[2]).read().split()]
+assert list(v) == t, (v, t)
+PY
+n=$("$G" median -t f64 -c 2 -f binary "$T/a.f64" 2> /dev/null | wc -c)
+[ "$n" -eq 16 ] && ok || bad "binary" "$n bytes"
+"$G" mode -t u8 -f json "$T/a.u8" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["command"] == "mode" and d["mode"] == [[0]] and d["count"] == [100000]' &&
+	ok || bad "mode json" "$("$G" mode -t u8 -f json "$T/a.u8")"
+
+# refusals
+for args in "quantile -f state" "median -f state" "mode -f state" \
+	    "quantile -q 1.5" "quantile -q 0.5,x" "quantile --method linearr" \
+	    "quantile -q -0.1"; do
+	"$G" $args -t f64 "$T/a.f64" > "$T/out" 2> "$T/err"
+	rc=$?
+	[ $rc -eq 2 ] && [ ! -s "$T/out" ] && ok || bad "$args" "rc $rc: $(cat "$T/err")"
+done
+for c in quantile median mode; do
+	"$G" $c --backend cuda -t f64 "$T/a.f64" > "$T/out" 2> "$T/err"
+	rc=$?
+	[ $rc -eq 1 ] && [ ! -s "$T/out" ] && grep -q "GPU" "$T/err" && ok ||
+		bad "$c --backend cuda" "rc $rc: $(cat "$T/err")"
+done
+
+# --per-file: each operand's result is a run over it alone
+head -c 80000 "$T/a.f64" > "$T/p1.f64"
+tail -c 160000 "$T/a.f64" > "$T/p2.f64"
+"$G" quantile -q 0.5,0.9 -t f64 --per-file "$T/p1.f64" "$T/p2.f64" > "$T/pf" 2> /dev/null
+{ "$G" quantile -q 0.5,0.9 -t f64 "$T/p1.f64" 2> /dev/null | sed "s|\$|	$T/p1.f64|"
+  "$G" quantile -q 0.5,0.9 -t f64 "$T/p2.f64" 2> /dev/null | sed "s|\$|	$T/p2.f64|"
+  cat "$T/p1.f64" "$T/p2.f64" | "$G" quantile -q 0.5,0.9 -t f64 2> /dev/null | sed 's/$/	total/'
+} > "$T/want"
+cmp -s "$T/pf" "$T/want" && ok || bad "--per-file" "$(diff "$T/pf" "$T/want" | head -c 300)"
+
+summary
