@@ -206,31 +206,13 @@ static ssize_t operand_peek(struct input *in, int stall_ms, struct gs_err *err)
 	return r;
 }
 
-/* Whether the first bytes of a stream are decimal numbers as text (what
- * seq, awk and cut write): nothing but digits, signs, points, exponents,
- * commas and white space, and a digit. Binary data is never all such bytes
- * for long (f32 values would all lie near 1e-8 or 1e19); a short sample
- * counts, as a slow producer's first line is all there is to see. */
-static bool looks_like_text(const uint8_t *p, size_t n)
-{
-	bool digit = false;
-
-	for (size_t i = 0; i < n; i++) {
-		if (p[i] >= '0' && p[i] <= '9')
-			digit = true;
-		else if (!strchr("+-.eE,\t\n\r ", p[i]) || !p[i])
-			return false;
-	}
-	return digit;
-}
-
 /* Decimal text with no --text: read it as --text would (--raw reads its
  * bytes), for the first operand of a stream; the CLI then reads f64 unless
  * -t says otherwise (input_info.text). */
 static int detect_text(struct input *in, struct gs_err *err)
 {
 	if (in->opts.text || in->idx != 0 ||
-	    !looks_like_text(in->hbuf + in->hpos, in->hlen - in->hpos))
+	    !informat_text(in->hbuf + in->hpos, in->hlen - in->hpos))
 		return 0;
 	in->textin = textin_new(in, in->opts.threads, in->opts.text_lines);
 	if (!in->textin)
