@@ -44,9 +44,9 @@ static const struct gpu_ops *const gpu_ops_table[] = {
 	&gpu_reduce_ops,	/* CMD_REDUCE */
 	NULL,			/* CMD_SCAN */
 	&gpu_stats_ops,		/* CMD_MINMAX: the stats' min and max */
-	NULL,			/* CMD_SELECT: CPU only (operation.c) */
-	NULL,			/* CMD_COLLECT: CPU only */
-	NULL,			/* CMD_MODECOUNT: CPU only */
+	&gpu_select_ops,	/* CMD_SELECT: radix select's histograms */
+	&gpu_select_ops,	/* CMD_COLLECT: the last buckets' keys */
+	NULL,			/* CMD_MODECOUNT: CPU only (operation.c) */
 };
 static_assert(sizeof(gpu_ops_table) / sizeof(gpu_ops_table[0]) == GS_NCMDS,
 	      "one row per operation");
@@ -239,7 +239,11 @@ static int open_streams(struct cuda_ctx *c, struct gs_err *err)
 				       "smaller --chunk-size or fewer --streams)",
 				       c->nstreams, c->cap);
 		}
-		CUDA_TRY(err, cudaMemsetAsync(c->dacc[k], 0, c->acc_bytes, c->s[k]));
+		if (c->ops && c->ops->init_dev)
+			CUDA_TRY(err, c->ops->init_dev(c->job, c->dacc[k], c->s[k]));
+		else
+			CUDA_TRY(err, cudaMemsetAsync(c->dacc[k], 0, c->acc_bytes,
+						      c->s[k]));
 	}
 	for (int k = 0; k < c->nstreams; k++)
 		CUDA_TRY(err, cudaStreamSynchronize(c->s[k]));

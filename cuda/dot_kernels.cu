@@ -257,4 +257,5 @@ const struct gpu_ops gpu_dot_ops = {
 	dot_dev_acc_bytes,
 	dot_launch,
 	dot_merge_host,
+	NULL,			/* init_dev: zeroed */
 };

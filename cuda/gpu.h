@@ -8,7 +8,9 @@
  * launch() folds chunks into (kernels on the given stream, no host sync, no
  * allocation), and that merge_host() adds, after a copy to the host, into
  * the command's CPU accumulator (src/acc.h) exactly. Because every merge is
- * exact, the GPU result has the same bits as the CPU backend's.
+ * exact, the GPU result has the same bits as the CPU backend's. A command
+ * whose kernels read a table of the pass (quantile's prefixes) keeps it in
+ * its device accumulator, where init_dev puts it instead of the zeroing.
  */
 #ifndef GPU_H
 #define GPU_H
@@ -31,12 +33,16 @@ struct gpu_ops {
 	/* hacc: a host copy of a device accumulator; acc: made by the
 	 * command's acc_init (src/acc.h). acc += hacc, exactly. */
 	void (*merge_host)(const struct gs_job *job, void *acc, const void *hacc);
+	/* Optional (NULL: zeroed): make a device accumulator at open, on s. */
+	cudaError_t (*init_dev)(const struct gs_job *job, void *dacc,
+				cudaStream_t s);
 };
 
 extern const struct gpu_ops gpu_reduce_ops;	/* reduce_kernels.cu */
 extern const struct gpu_ops gpu_stats_ops;	/* stats_kernels.cu */
 extern const struct gpu_ops gpu_dot_ops;	/* dot_kernels.cu */
 extern const struct gpu_ops gpu_hist_ops;	/* hist_kernels.cu */
+extern const struct gpu_ops gpu_select_ops;	/* select_kernels.cu */
 
 /* Check a CUDA call: on failure, return its error (the caller turns it into
  * a struct gs_err with the call's text and file:line, see CUDA_TRY). */

@@ -585,4 +585,5 @@ const struct gpu_ops gpu_hist_ops = {
 	hist_dev_acc_bytes,
 	hist_launch,
 	hist_merge_host,
+	NULL,			/* init_dev: zeroed */
 };

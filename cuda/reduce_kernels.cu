@@ -356,4 +356,5 @@ const struct gpu_ops gpu_reduce_ops = {
 	red_dev_acc_bytes,
 	red_launch,
 	red_merge_host,
+	NULL,			/* init_dev: zeroed */
 };

@@ -288,4 +288,5 @@ const struct gpu_ops gpu_stats_ops = {
 	stats_dev_acc_bytes,
 	stats_launch,
 	stats_merge_host,
+	NULL,			/* init_dev: zeroed */
 };

@@ -62,6 +62,8 @@ int main(void)
 		job_of(CMD_MINMAX, GS_F32, false),
 		job_of(CMD_SCAN, GS_F32, false),
 		job_of(CMD_SCAN, GS_I16, false),
+		job_of(CMD_SELECT, GS_F32, false),
+		job_of(CMD_COLLECT, GS_F64, false),
 	};
 
 	char why[300];

@@ -69,7 +69,7 @@ static inline uint64_t *collect_keys(void *acc, const struct gs_job *job,
 
 /* A select accumulator: per column the elements (NaNs included) and the
  * NaNs, then nhist histograms of 2^digit_bits counts. */
-static inline uint64_t *select_count(void *acc) { return acc; }
+static inline uint64_t *select_count(void *acc) { return (uint64_t *)acc; }
 static inline uint64_t *select_nan(void *acc, unsigned columns)
 {
 	return (uint64_t *)acc + columns;

@@ -57,6 +57,13 @@ static const struct auto_rate auto_rates[] = {
 	{ CMD_DOT, -1, -1, 100, 30, "a dot product" },
 	{ CMD_REDUCE, OP_SUM, -1, 92, 30, "a sum" },
 	{ CMD_REDUCE, -1, -1, 190, 30, "a reduction" },
+	/* quantile's passes (mode of 8/16-bit types is the first): one core
+	 * of the 2-core EPYC ran a select pass over 64M f32 in 0.11 to 0.17 s
+	 * of submit, the sum in 0.155 s, so about the sum's rate; the GPU's
+	 * 16-bit digits count in global atomics, estimated above its PCIe
+	 * copies (tests/gpu/quantile_gpu.sh times it) */
+	{ CMD_SELECT, -1, -1, 90, 25, "a radix select pass" },
+	{ CMD_COLLECT, -1, -1, 90, 25, "a radix select's collect pass" },
 	{ CMD_SCAN, -1, -1, 47, 15, "a scan" },
 };
 
