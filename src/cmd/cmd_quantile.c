@@ -308,8 +308,7 @@ static int quantile_finish(struct cli *c, const struct sbuf *b)
 	"says how many; json has \"nan\"); no other value: nan. Exact in one\n" \
 	"pass for 8/16-bit types, two for 32-bit, two to four for 64-bit\n" \
 	"(radix select, bounded memory); a pipe read more than once is\n" \
-	"first copied to an unlinked temporary file in $TMPDIR. No -f state.\n" \
-	"CPU only."
+	"first copied to an unlinked temporary file in $TMPDIR. No -f state."
 
 const struct command quantile_command = {
 	.name = "quantile",
