@@ -46,7 +46,7 @@ static const struct gpu_ops *const gpu_ops_table[] = {
 	&gpu_stats_ops,		/* CMD_MINMAX: the stats' min and max */
 	&gpu_select_ops,	/* CMD_SELECT: radix select's histograms */
 	&gpu_select_ops,	/* CMD_COLLECT: the last buckets' keys */
-	NULL,			/* CMD_MODECOUNT: CPU only (operation.c) */
+	&gpu_select_ops,	/* CMD_MODECOUNT: mode's hash tables */
 };
 static_assert(sizeof(gpu_ops_table) / sizeof(gpu_ops_table[0]) == GS_NCMDS,
 	      "one row per operation");

@@ -21,8 +21,11 @@
  * global: a key's place in its bucket is the count its bucket's fill had,
  * one atomic per group of a warp whose lanes take consecutive places.
  *
- * Mode of 32- and 64-bit types (CMD_MODECOUNT: hash tables of distinct
- * values) has no kernels: operation.c says why.
+ * Mode of 32- and 64-bit types (CMD_MODECOUNT) counts in a hash table per
+ * column and stream (select_kernels.cuh's mode_dev_insert: a key claimed by
+ * one compare-and-swap, its count by atomics, a warp's equal keys added
+ * once), merged by the CPU's insert; more distinct values than the CPU's
+ * table holds is found as the CPU finds it.
  */
 #include <stdint.h>
 #include <string.h>
@@ -137,10 +140,58 @@ collect_kernel(const typename select_key_of<T>::raw *__restrict__ p,
 		    });
 }
 
+/* Each group of lanes of one column and key (or NaN) adds its size once. */
+template <typename T>
+__global__ void __launch_bounds__(SELECT_THREADS)
+modecount_kernel(const typename select_key_of<T>::raw *__restrict__ p,
+		 size_t nelem, size_t nrec, struct mode_dev d)
+{
+	typedef select_key_of<T> K;
+	unsigned lane = threadIdx.x & 31;
+
+	if (blockIdx.x == 0)
+		for (unsigned k = threadIdx.x; k < d.columns; k += blockDim.x)
+			((struct mode_col *)(d.acc + k * d.col_bytes))->count += nrec;
+	select_walk(nelem, d.columns, (size_t)blockIdx.x * blockDim.x + threadIdx.x,
+		    (size_t)gridDim.x * blockDim.x,
+		    [&](size_t e, unsigned col, bool live) {
+			    uint64_t key = 0;
+			    unsigned kind = !live ? 0 : K::key(p[e], &key) ? 2 : 1;
+			    unsigned peers = __match_any_sync(0xffffffffu,
+						(unsigned long long)key) &
+				    __match_any_sync(0xffffffffu,
+						(unsigned long long)col * 4 + kind);
+
+			    if (kind == 0 || lane != (unsigned)__ffs(peers) - 1)
+				    return;
+			    if (kind == 1)
+				    MODE_ADD(&((struct mode_col *)(d.acc + col *
+						d.col_bytes))->nan, __popc(peers));
+			    else
+				    mode_dev_insert(d, col, key, __popc(peers));
+		    });
+}
+
+/* Every slot's key MODE_FREE (the rest is zeroed before). */
+__global__ void __launch_bounds__(SELECT_THREADS)
+mode_free_kernel(struct mode_dev d)
+{
+	uint64_t n = (uint64_t)d.columns * d.cap;
+
+	for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+	     i += (uint64_t)gridDim.x * blockDim.x) {
+		struct mode_col *c = (struct mode_col *)(d.acc + i / d.cap * d.col_bytes);
+
+		((struct mode_slot *)(c + 1))[i % d.cap].key = MODE_FREE;
+	}
+}
+
 /* ---- the accumulator and its tables --------------------------------------- */
 
 static size_t select_dev_acc_bytes(const struct gs_job *job)
 {
+	if (job->cmd == CMD_MODECOUNT)	/* and free[columns] */
+		return mode_kernels.acc_size(job) + job->columns * (size_t)8;
 	return select_host_acc_bytes(job) + select_table_words(job) * 8;
 }
 
@@ -154,6 +205,12 @@ static cudaError_t select_init_dev(const struct gs_job *job, void *dacc,
 	size_t acc = select_host_acc_bytes(job);
 	char *t = (char *)dacc + acc;
 
+	if (job->cmd == CMD_MODECOUNT) {
+		CUDA_RET(cudaMemsetAsync(dacc, 0, select_dev_acc_bytes(job), s));
+		mode_free_kernel<<<256, SELECT_THREADS, 0, s>>>(mode_dev_of(job, dacc));
+		CUDA_LAUNCHED();
+		return cudaSuccess;
+	}
 	CUDA_RET(cudaMemsetAsync(dacc, 0, acc, s));
 	for (unsigned i = 0; i < n; t += part[i].words * 8, i++)
 		if (part[i].words)
@@ -193,7 +250,10 @@ static cudaError_t select_launch_t(const struct gs_job *job, void *dacc,
 		size_t m = nrec - r0 < piece ? nrec - r0 : piece;
 		unsigned blocks = grid_for(m * C, per_block, nsm);
 
-		if (job->cmd == CMD_COLLECT)
+		if (job->cmd == CMD_MODECOUNT)
+			modecount_kernel<T><<<blocks, SELECT_THREADS, 0, s>>>(
+				p, m * C, m, mode_dev_of(job, dacc));
+		else if (job->cmd == CMD_COLLECT)
 			collect_kernel<T><<<blocks, SELECT_THREADS, 0, s>>>(
 				p, m * C, m, dv, acc);
 		else if (nslots)
@@ -229,8 +289,8 @@ static bool select_supports(const struct gs_job *job, const char **why)
 		*why = "quantile: more than 2^30 columns";
 		return false;
 	}
-	if (job->cmd == CMD_COLLECT && type_size(job->dtype.type) < 4) {
-		*why = "quantile: 8- and 16-bit keys are never collected";
+	if (job->cmd != CMD_SELECT && type_size(job->dtype.type) < 4) {
+		*why = "quantile, mode: 8- and 16-bit keys take histograms";
 		return false;
 	}
 	return true;
@@ -239,13 +299,11 @@ static bool select_supports(const struct gs_job *job, const char **why)
 static void select_merge_host(const struct gs_job *job, void *acc,
 			      const void *hacc)
 {
-	if (job->cmd == CMD_COLLECT)
-		collect_kernels.acc_merge(job, acc, hacc);
-	else
-		select_kernels.acc_merge(job, acc, hacc);
+	select_merge(job, acc, hacc);
 }
 
-/* CMD_SELECT and CMD_COLLECT: the launcher picks the kernel by job->cmd. */
+/* CMD_SELECT, CMD_COLLECT and CMD_MODECOUNT: the launcher picks the
+ * kernel by job->cmd. */
 const struct gpu_ops gpu_select_ops = {
 	select_supports,
 	select_dev_acc_bytes,

@@ -18,6 +18,9 @@
  * it: column col's sorted, distinct prefixes, prefix[first_of[col] ..
  * first_of[col + 1]), equal to the key's bits above the digit.
  *
+ * Mode of 32- and 64-bit types counts each distinct key in a hash table
+ * per column, as cpu_select.c does, merged by the CPU's insert.
+ *
  * Lanes walk the chunk's elements with a warp-uniform grid stride (every
  * lane of a warp makes the same trips, as __match_any_sync needs), each
  * knowing its element's column by modular stepping.
@@ -32,6 +35,7 @@ extern "C" {
 }
 
 #define SELECT_NO_SLOT UINT64_MAX
+#define MODE_FREE UINT64_MAX	/* a free slot's key in mode's device tables */
 
 /* The plan of a pass as the kernels read it: job->select's numbers, and
  * its tables in device memory (at the end of the device accumulator). */
@@ -105,6 +109,26 @@ static inline struct select_dev select_dev_of(const struct gs_job *job,
 	d.first_of = t + pl->nhist;
 	d.coff = d.first_of + job->columns + 1;
 	return d;
+}
+
+/* acc += hacc (a device accumulator's host copy), exactly: the CPU's
+ * merges; a mode key MODE_FREE from its word (mode_dev_insert). */
+static inline void select_merge(const struct gs_job *job, void *acc,
+				const void *hacc)
+{
+	if (job->cmd == CMD_MODECOUNT) {
+		const uint64_t *free = (const uint64_t *)((const char *)hacc +
+			mode_kernels.acc_size(job));
+
+		mode_kernels.acc_merge(job, acc, hacc);
+		for (unsigned k = 0; k < job->columns; k++)
+			if (free[k])
+				mode_add(job, acc, k, MODE_FREE, free[k]);
+	} else if (job->cmd == CMD_COLLECT) {
+		collect_kernels.acc_merge(job, acc, hacc);
+	} else {
+		select_kernels.acc_merge(job, acc, hacc);
+	}
 }
 
 /* 48 KB of 32-bit counters: the most a block may use without opting in. */
@@ -253,6 +277,103 @@ __host__ __device__ static inline void collect_store(const struct select_dev &d,
 	h = slot - 2 * C;
 	if (at < d.coff[h + 1] - d.coff[h])
 		acc[2 * C + d.first_of[C] + d.coff[h] + at] = key;
+}
+
+/* ---- mode's hash tables ---------------------------------------------------- */
+
+/* A device table per column, as cpu_select.c's (struct mode_col, then cap
+ * slots of key and count), but a free slot's key is MODE_FREE, so that a
+ * key is claimed by one compare-and-swap; a count of 0 still marks a free
+ * slot for the merge. MODE_FREE is the key of no 32-bit or float element
+ * (it would be a NaN's f64 key); a 64-bit integer whose key it is (2^64 -
+ * 1, INT64_MAX) counts in the column's own word after the tables
+ * (free[]). */
+
+struct mode_dev {
+	unsigned columns;
+	uint64_t cap, limit;	/* slots; claimed ones at most (3/4) */
+	size_t col_bytes;	/* a column's header and slots */
+	char *acc;
+	unsigned long long *free;	/* [columns] */
+};
+
+#ifdef __CUDA_ARCH__
+#define MODE_ADD(p, n) atomicAdd((unsigned long long *)(p), (unsigned long long)(n))
+#define MODE_CAS(p, was, v) atomicCAS((unsigned long long *)(p), (was), (v))
+#define MODE_READ(p) (*(volatile unsigned long long *)(p))
+#else	/* the host check replays the inserts one at a time */
+static inline uint64_t mode_cas_host(uint64_t *p, uint64_t was, uint64_t v)
+{
+	uint64_t old = *p;
+
+	if (old == was)
+		*p = v;
+	return old;
+}
+#define MODE_ADD(p, n) (*(p) += (n))
+#define MODE_CAS(p, was, v) mode_cas_host((uint64_t *)(p), (was), (v))
+#define MODE_READ(p) (*(p))
+#endif
+
+static inline struct mode_dev mode_dev_of(const struct gs_job *job, void *dacc)
+{
+	struct mode_dev d;
+
+	d.columns = job->columns;
+	d.cap = job->select->cap;
+	d.limit = d.cap / MODE_LOAD_DEN * MODE_LOAD_NUM;
+	d.col_bytes = sizeof(struct mode_col) + d.cap * sizeof(struct mode_slot);
+	d.acc = (char *)dacc;
+	d.free = (unsigned long long *)(d.acc + d.columns * d.col_bytes);
+	return d;
+}
+
+/* cpu_select.c's mix (MurmurHash3's finalizer): where a key's probe
+ * starts. */
+__host__ __device__ static inline uint64_t mode_mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ull;
+	return x ^ (x >> 33);
+}
+
+/* Add n to key's count in column k's table (linear probing). A key is
+ * claimed once, at the first free slot of its probe, and slots are never
+ * freed, so a probe that meets a free slot has seen the key's only place.
+ * A new key once limit keys are claimed (more distinct values than the
+ * CPU's table holds), or a probe around the whole table (concurrent
+ * claims past the limit), counts in full: then the column has more
+ * distinct values than the limit, as the CPU finds in its merge too. */
+__host__ __device__ static inline void mode_dev_insert(const struct mode_dev &d,
+						       unsigned k, uint64_t key,
+						       uint64_t n)
+{
+	struct mode_col *c = (struct mode_col *)(d.acc + k * d.col_bytes);
+	struct mode_slot *s = (struct mode_slot *)(c + 1);
+	uint64_t i = mode_mix(key) & (d.cap - 1);
+
+	if (key == MODE_FREE) {
+		MODE_ADD(&d.free[k], n);
+		return;
+	}
+	for (uint64_t probe = 0; probe < d.cap; probe++, i = (i + 1) & (d.cap - 1)) {
+		uint64_t was = MODE_READ(&s[i].key);
+
+		if (was == MODE_FREE) {
+			if (MODE_READ(&c->used) >= d.limit)
+				break;
+			was = MODE_CAS(&s[i].key, MODE_FREE, key);
+			if (was == MODE_FREE)
+				MODE_ADD(&c->used, 1);
+		}
+		if (was == MODE_FREE || was == key) {
+			MODE_ADD(&s[i].count, n);
+			return;
+		}
+	}
+	MODE_ADD(&c->full, n);
 }
 
 /* ---- the walk ------------------------------------------------------------- */

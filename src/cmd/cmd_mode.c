@@ -331,7 +331,7 @@ const struct command mode_command = {
 		 "-0 and +0 are one value, printed 0; no value: \"nan 0\". 8- "
 		 "and 16-bit\ntypes: one histogram; wider types hold each "
 		 "distinct value in memory, up\nto 12.5 million per run (more "
-		 "is an error), on the CPU only. No -f state.",
+		 "is an error). No -f state.",
 	.examples = "gpustat mode -t u8 photo.raw\n"
 		    "gpustat mode -t i32 -c 2 -f json pairs.i32",
 	.default_type = GS_F32,

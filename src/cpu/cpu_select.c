@@ -381,6 +381,12 @@ static inline void mode_insert(struct mode_col *c, uint64_t cap, uint64_t key,
 	s[i].count += n;
 }
 
+void mode_add(const struct gs_job *job, void *acc, unsigned k, uint64_t key,
+	      uint64_t n)
+{
+	mode_insert(mode_col(acc, job, k), job->select->cap, key, n);
+}
+
 static void mode_acc_merge(const struct gs_job *job, void *acc, const void *src)
 {
 	uint64_t cap = job->select->cap;

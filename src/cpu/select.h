@@ -103,6 +103,11 @@ static inline struct mode_slot *mode_slots(struct mode_col *c)
 	return (struct mode_slot *)(c + 1);
 }
 
+/* Add n to key's count in column k of a mode accumulator (a key that
+ * finds no room counts in the column's full). */
+void mode_add(const struct gs_job *job, void *acc, unsigned k, uint64_t key,
+	      uint64_t n);
+
 /* The key of an element of type t at p (native byte order); false for a
  * NaN. */
 bool select_key(enum gs_type t, const void *p, uint64_t *key);

@@ -103,15 +103,6 @@ const struct backend *backend_select(enum backend_choice choice,
 		*why = "--backend cpu";
 		return &backend_cpu;
 	}
-	if (operation_of(job)->cpu_only) {	/* mode of wide types */
-		if (choice == BACKEND_AUTO && !ndevices) {
-			*why = operation_of(job)->cpu_only;
-			return &backend_cpu;
-		}
-		gs_fail(err, GS_ERUNTIME, "cuda", "%s (--backend auto or cpu "
-			"runs it)", operation_of(job)->cpu_only);
-		return NULL;
-	}
 #ifdef GS_HAVE_CUDA
 	const char *no;
 

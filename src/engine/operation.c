@@ -50,15 +50,10 @@ static const struct operation operations[] = {
 		       .zero_sign = float_scan_sum },
 	/* a ranged hist's first pass: the stats' min and max */
 	[CMD_MINMAX] = { .name = "minmax", .cpu = &stats_kernels },
-	/* quantile's radix select (cuda/select_kernels.cu) */
+	/* quantile's radix select and mode's counts (cuda/select_kernels.cu) */
 	[CMD_SELECT] = { .name = "select", .cpu = &select_kernels },
 	[CMD_COLLECT] = { .name = "collect", .cpu = &collect_kernels },
-	/* mode of wide types: a GPU hash table (keys claimed by atomicCAS,
-	 * the same load limit) could count the same; not written yet */
-	[CMD_MODECOUNT] = { .name = "modecount", .cpu = &mode_kernels,
-			    .cpu_only = "mode of 32- and 64-bit types (a hash "
-					"table of distinct values) has no GPU "
-					"kernels" },
+	[CMD_MODECOUNT] = { .name = "modecount", .cpu = &mode_kernels },
 };
 
 const struct operation *operation_of(const struct gs_job *job)

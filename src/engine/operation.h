@@ -48,9 +48,6 @@ struct operation {
 	 * whose output the engine fixes as it goes). */
 	bool (*zero_sign)(const struct gs_job *job);
 	bool zero_sign_skips_nan;
-	/* Why it has no GPU kernels (NULL: it has): auto runs it on the CPU
-	 * and says this, --backend cuda and --devices refuse it with it. */
-	const char *cpu_only;
 	void (*set_negzero)(void *acc, unsigned col, bool negzero);
 };
 

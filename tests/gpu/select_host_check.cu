@@ -106,6 +106,9 @@ static std::vector<unsigned char> make_data(enum gs_type t, size_t nelem,
 			b = few[below(4)];
 		else if (kind == 3)
 			b = few[0] ^ below(1u << 10);	/* one region */
+		else if (kind == 4)	/* u64's and i64's key 2^64 - 1 */
+			b = below(3) ? few[below(2)] : below(2) ? ~0ull
+							       : ~0ull >> 1;
 		memcpy(&d[i * w], &b, w);	/* little-endian: the low bytes */
 	}
 	return d;
@@ -182,6 +185,25 @@ static void make_plan(struct plan_box &b, const std::vector<unsigned char> &d,
 	pl.coff = b.coff.data();
 	b.job.select = &pl;
 	b.job.cmd = collect ? CMD_COLLECT : CMD_SELECT;
+}
+
+/* The CPU's kernels of the pass, and one cpu_add over the whole input. */
+static const struct acc_kernels *kernels_of(const struct gs_job *job)
+{
+	return job->cmd == CMD_COLLECT ? &collect_kernels :
+	       job->cmd == CMD_MODECOUNT ? &mode_kernels : &select_kernels;
+}
+
+static std::vector<uint64_t> cpu_run(const struct gs_job *job,
+				     const std::vector<unsigned char> &d)
+{
+	const struct acc_kernels *ak = kernels_of(job);
+	std::vector<uint64_t> acc(ak->acc_size(job) / 8);
+
+	ak->acc_init(job, acc.data());
+	ak->cpu_add(job, acc.data(), NULL, d.data(), NULL,
+		    d.size() / job_record_size(job));
+	return acc;
 }
 
 /* ---- the launches, replayed ------------------------------------------------ */
@@ -296,8 +318,7 @@ static std::vector<uint64_t> replay_run(const struct gs_job *job,
 {
 	typedef select_key_of<T> K;
 	typedef typename K::raw R;
-	const struct acc_kernels *ak = job->cmd == CMD_COLLECT ? &collect_kernels
-							       : &select_kernels;
+	const struct acc_kernels *ak = kernels_of(job);
 	size_t words = select_host_acc_bytes(job) / 8;
 	size_t nrec = d.size() / sizeof(R) / job->columns;
 	std::vector<std::vector<uint64_t>> dacc(streams);
@@ -325,24 +346,170 @@ static std::vector<uint64_t> replay_run(const struct gs_job *job,
 	}
 	ak->acc_init(job, acc.data());
 	for (auto &a : dacc)
-		ak->acc_merge(job, acc.data(), a.data());
+		select_merge(job, acc.data(), a.data());
 	return acc;
+}
+
+/* ---- mode's tables, replayed ------------------------------------------------- */
+
+/* One launch of mode's kernel: each trip's groups of lanes of one column
+ * and key (or NaN) add their size once, through mode_dev_insert. */
+template <typename K>
+static void replay_mode_launch(const struct gs_job *job, uint64_t *acc,
+			       const typename K::raw *p, size_t m, const grid &g)
+{
+	struct mode_dev d = mode_dev_of(job, acc);
+	unsigned C = job->columns;
+	size_t nelem = m * C, stride = (size_t)g.blocks * g.threads;
+	std::vector<unsigned> order(g.blocks);
+	std::vector<uint64_t> key[32], what[32];	/* what: col * 4 + kind */
+
+	for (unsigned k = 0; k < C; k++)
+		((struct mode_col *)(d.acc + k * d.col_bytes))->count += m;
+	for (unsigned b = 0; b < g.blocks; b++) {
+		unsigned o = (unsigned)below(b + 1);
+
+		order[b] = order[o];
+		order[o] = b;
+	}
+	for (unsigned b : order)
+		for (unsigned w = 0; w < g.threads / 32; w++) {
+			for (unsigned lane = 0; lane < 32; lane++) {
+				key[lane].clear();
+				what[lane].clear();
+				select_walk(nelem, C, (size_t)b * g.threads + 32 * w + lane,
+					    stride, [&](size_t e, unsigned col, bool live) {
+					uint64_t k = 0;
+					unsigned kind = !live ? 0 : K::key(p[e], &k) ? 2 : 1;
+
+					key[lane].push_back(k);
+					what[lane].push_back((uint64_t)col * 4 + kind);
+				});
+			}
+			for (size_t trip = 0; trip < key[0].size(); trip++)
+				for (unsigned lane = 0; lane < 32; lane++) {
+					uint64_t k = key[lane][trip], wh = what[lane][trip];
+					unsigned n = 0, lead = 32;
+
+					for (unsigned o = 0; o < 32; o++)
+						if (key[o][trip] == k && what[o][trip] == wh) {
+							n++;
+							lead = lead < 32 ? lead : o;
+						}
+					if (wh % 4 == 0 || lead != lane)
+						continue;
+					if (wh % 4 == 1)
+						((struct mode_col *)(d.acc + wh / 4 *
+							d.col_bytes))->nan += n;
+					else
+						mode_dev_insert(d, (unsigned)(wh / 4), k, n);
+				}
+		}
+}
+
+/* A whole mode run over streams, each table made as init_dev makes it. */
+template <typename T>
+static std::vector<uint64_t> replay_mode_run(const struct gs_job *job,
+					     const std::vector<unsigned char> &d,
+					     size_t chunk, unsigned streams,
+					     const grid &g)
+{
+	typedef select_key_of<T> K;
+	typedef typename K::raw R;
+	size_t bytes = mode_kernels.acc_size(job) + job->columns * (size_t)8;
+	size_t nrec = d.size() / sizeof(R) / job->columns;
+	std::vector<std::vector<uint64_t>> dacc(streams);
+	std::vector<uint64_t> acc(mode_kernels.acc_size(job) / 8);
+	std::vector<R> data(d.size() / sizeof(R));
+
+	memcpy(data.data(), d.data(), d.size());
+	for (auto &a : dacc) {	/* zeroes, then mode_free_kernel */
+		a.assign(bytes / 8, 0);
+		struct mode_dev md = mode_dev_of(job, a.data());
+
+		for (unsigned k = 0; k < job->columns; k++)
+			for (uint64_t i = 0; i < md.cap; i++)
+				((struct mode_slot *)(md.acc + k * md.col_bytes +
+					sizeof(struct mode_col)))[i].key = MODE_FREE;
+	}
+	for (size_t r0 = 0, c = 0; r0 < nrec; r0 += chunk, c++)
+		replay_mode_launch<K>(job, dacc[c % streams].data(),
+				      data.data() + r0 * job->columns,
+				      std::min(chunk, nrec - r0), g);
+	mode_kernels.acc_init(job, acc.data());
+	for (auto &a : dacc)
+		select_merge(job, acc.data(), a.data());
+	return acc;
+}
+
+/* The same counts, NaNs and refusal (full) per column, and where not
+ * refused the same (key, count) pairs. */
+static bool same_mode(const struct gs_job *job, std::vector<uint64_t> &a,
+		      std::vector<uint64_t> &b)
+{
+	for (unsigned k = 0; k < job->columns; k++) {
+		struct mode_col *x = mode_col(a.data(), job, k);
+		struct mode_col *y = mode_col(b.data(), job, k);
+		std::vector<std::pair<uint64_t, uint64_t>> px, py;
+
+		if (x->count != y->count || x->nan != y->nan ||
+		    !x->full != !y->full)
+			return false;
+		for (uint64_t i = 0; i < job->select->cap && !x->full; i++) {
+			if (mode_slots(x)[i].count)
+				px.push_back({ mode_slots(x)[i].key, mode_slots(x)[i].count });
+			if (mode_slots(y)[i].count)
+				py.push_back({ mode_slots(y)[i].key, mode_slots(y)[i].count });
+		}
+		std::sort(px.begin(), px.end());
+		std::sort(py.begin(), py.end());
+		if (px != py)
+			return false;
+	}
+	return true;
+}
+
+/* Mode of a 32/64-bit input: small tables (refused columns), and tables
+ * sized as cmd_mode.c sizes them, over every grid. */
+template <typename T>
+static void check_mode(enum gs_type t, unsigned C, size_t nrec, int kind)
+{
+	static const grid grids[] = {
+		{ 1, 32, false, 0 }, { 3, 64, false, 0 }, { 7, 256, false, 0 },
+	};
+	std::vector<unsigned char> d = make_data(t, nrec * C, kind);
+	struct select_plan pl;
+	struct gs_job job = {};
+	uint64_t caps[3] = { 64, 1024, 1024 };
+
+	while (caps[2] < nrec / 3 * 4 + 2)
+		caps[2] <<= 1;
+	job.cmd = CMD_MODECOUNT;
+	job.dtype.type = t;
+	job.columns = C;
+	job.select = &pl;
+	for (uint64_t cap : caps) {
+		memset(&pl, 0, sizeof(pl));
+		pl.key_bits = select_key_bits(t);
+		pl.cap = cap;
+		std::vector<uint64_t> want = cpu_run(&job, d);
+
+		for (const grid &g : grids) {
+			size_t chunk = 1 + below(nrec + 1);
+			unsigned streams = 1 + (unsigned)below(3);
+			std::vector<uint64_t> got = replay_mode_run<T>(&job, d, chunk,
+								       streams, g);
+
+			EXPECT(same_mode(&job, got, want), "mode %s, %u columns, %zu "
+			       "records, kind %d, cap %llu; %u blocks of %u, chunk "
+			       "%zu, %u streams", type_name(t), C, nrec, kind,
+			       (unsigned long long)cap, g.blocks, g.threads, chunk,
+			       streams);
+		}
+	}
 }
 
 /* ---- the comparisons ------------------------------------------------------- */
-
-static std::vector<uint64_t> cpu_run(const struct gs_job *job,
-				     const std::vector<unsigned char> &d)
-{
-	const struct acc_kernels *ak = job->cmd == CMD_COLLECT ? &collect_kernels
-							       : &select_kernels;
-	std::vector<uint64_t> acc(ak->acc_size(job) / 8);
-
-	ak->acc_init(job, acc.data());
-	ak->cpu_add(job, acc.data(), NULL, d.data(), NULL,
-		    d.size() / job_record_size(job));
-	return acc;
-}
 
 static bool same_collect(const struct gs_job *job, std::vector<uint64_t> &a,
 			 std::vector<uint64_t> &b)
@@ -472,6 +639,10 @@ int main(void)
 					check_input<DTYPE_OF(tag)>(t, C, n,
 						(int)below(4));
 			check_input<DTYPE_OF(tag)>(t, 2, 30000, 1);
+			for (unsigned C = 1; C <= 3 && type_size(t) >= 4; C++)
+				for (size_t n : sizes)
+					for (int kind = 0; kind < 5; kind++)
+						check_mode<DTYPE_OF(tag)>(t, C, n, kind);
 			return cudaSuccess;
 		});
 	printf("select_host_check: %llu checks, %llu failed\n", checks, fails);
