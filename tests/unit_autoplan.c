@@ -64,6 +64,7 @@ int main(void)
 		job_of(CMD_SCAN, GS_I16, false),
 		job_of(CMD_SELECT, GS_F32, false),
 		job_of(CMD_COLLECT, GS_F64, false),
+		job_of(CMD_MODECOUNT, GS_U32, false),
 	};
 
 	char why[300];
