@@ -1,12 +1,14 @@
 /*
  * select_kernels.cu - quantile's, median's and mode's passes on the GPU:
- * the digit histograms of radix select (CMD_SELECT) and the keys of the
- * last few buckets (CMD_COLLECT), with the CPU's accumulators
- * (cpu/select.h), so that the passes and the result have the CPU backend's
- * bits. What one thread does is select_kernels.cuh's.
+ * the digit histograms of radix select (CMD_SELECT, also mode's one
+ * histogram of 8/16-bit values), the keys of the last few buckets
+ * (CMD_COLLECT) and mode's counts of distinct values (CMD_MODECOUNT), into
+ * the CPU's accumulators (cpu/select.h), so that the passes and the result
+ * have the CPU backend's bits. What one thread does is
+ * select_kernels.cuh's.
  *
- * The device accumulator is the CPU's, word for word, followed by the
- * pass's tables (its prefixes, where each column's begin, and a collect's
+ * A select or collect pass's device accumulator is the CPU's, word for
+ * word, followed by the pass's tables (its prefixes, where each column's begin, and a collect's
  * offsets), which init_dev copies there at open. merge_host is the CPU's
  * own merge: counts add; a collect's keys are appended to each bucket's,
  * in whatever order the streams and warps stored them, and the pass sorts

@@ -1,8 +1,9 @@
 /*
- * select_kernels.cuh - what one thread of quantile's and median's passes
- * does on the GPU (select_kernels.cu), written once for the device and the
- * host, so that tests/gpu/select_host_check.cu replays the kernels' threads,
- * blocks and warps on the host against src/cpu/cpu_select.c.
+ * select_kernels.cuh - what one thread of quantile's, median's and mode's
+ * passes does on the GPU (select_kernels.cu), and how their device
+ * accumulators are laid out and merged, written once for the device and
+ * the host, so that tests/gpu/select_host_check.cu replays the kernels'
+ * threads, blocks and warps on the host against src/cpu/cpu_select.c.
  *
  * An element becomes its ordered key exactly as cpu_select.c makes it (-0
  * taken as +0, NaNs counted apart), then a "slot": the index of the one
