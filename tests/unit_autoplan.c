@@ -4,7 +4,8 @@
  * for B bytes pays for more; more CPU threads never make the GPU more
  * worth it; with -j 1 a large input goes to the GPU; the reason names the
  * predicted times (or the pipe's rate for an unknown length); the tests'
- * hook, GPUSTAT_AUTO_CPU_CHUNKS, starts the GPU whatever the size.
+ * hook, GPUSTAT_AUTO_CPU_CHUNKS, starts the GPU whatever the size; an
+ * operation whose GPU rate is 0 (kernels not yet run on a GPU) never does.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,9 @@ int main(void)
 		job_of(CMD_MINMAX, GS_F32, false),
 		job_of(CMD_SCAN, GS_F32, false),
 		job_of(CMD_SCAN, GS_I16, false),
+	};
+	/* GPU kernels not yet run on a GPU: auto keeps them on the CPU */
+	const struct gs_job unmeasured[] = {
 		job_of(CMD_SELECT, GS_F32, false),
 		job_of(CMD_COLLECT, GS_F64, false),
 		job_of(CMD_MODECOUNT, GS_U32, false),
@@ -72,6 +76,11 @@ int main(void)
 	unsetenv(AUTO_CPU_CHUNKS_ENV);
 	for (size_t i = 0; i < sizeof(jobs) / sizeof(jobs[0]); i++)
 		check_job(&jobs[i]);
+	for (size_t i = 0; i < sizeof(unmeasured) / sizeof(unmeasured[0]); i++)
+		for (int64_t b = -1; b <= (int64_t)64 << 30; b = b < 1 ? 1 << 20 : b * 4) {
+			CHECK(!auto_plan_gpu(&unmeasured[i], b, 1, why, sizeof(why)));
+			CHECK(strstr(why, "until its GPU kernels") != NULL);
+		}
 	/* the tests' hook starts the GPU for any input */
 	setenv(AUTO_CPU_CHUNKS_ENV, "1", 1);
 	CHECK(auto_plan_gpu(&jobs[0], 1, 16, why, sizeof(why)));
