@@ -96,21 +96,70 @@ fails npy_is_not_text 'npy data, not text' "$G" sum --text "$T/y.npy"
 fails no_scan_on_error 'line 2 field 1' sh -c "printf '1\nq\n' | \"$G\" scan --text -t u8 --out-type u8"
 
 # ---- a slow producer: the numbers it has sent are handed on while it waits
-# (the last field may go on, so it waits with it)
-mkfifo "$T/fifo" || exit 2
+# (the last field may go on, so it waits with it), the last one at its end.
+# The writer's steps wait for gpustat's output, never for a time. The
+# output file is made first: the background job may open it only later, and
+# a poll of a missing file would end the wait at once. The writer ends
+# before gpustat: its end is the last field's end, and gpustat must then
+# exit by itself.
+
+# wait_out FILE N: until FILE holds N bytes (at most 10 s); its bytes.
+wait_out() {
+	i=0
+	while [ "$(wc -c < "$1")" -lt "$2" ] && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	od -An -tu1 "$1" | tr -s ' '
+}
+
+# ends PID: PID's exit status once it exits by itself (at most 10 s, then
+# it is killed: 124).
+ends() {
+	i=0
+	while kill -0 "$1" 2> /dev/null && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	if kill -0 "$1" 2> /dev/null; then
+		kill "$1"
+		wait "$1"
+		return 124
+	fi
+	wait "$1"
+}
+
+mkfifo "$T/fifo" "$T/fifo2" || exit 2
+: > "$T/slow"
 (printf '1\n2 3'; exec sleep 30) > "$T/fifo" &
 pp=$!
 "$G" scan --text -t u8 --out-type u8 < "$T/fifo" > "$T/slow" 2> "$T/err" &
 gp=$!
-i=0
-while [ "$(wc -c < "$T/slow")" -lt 2 ] && [ $i -lt 100 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-kill $pp $gp 2> /dev/null
-wait $pp $gp 2> /dev/null
-[ "$(od -An -tu1 "$T/slow" | tr -s ' ')" = ' 1 3' ] && ok ||
-	bad slow_producer "$(od -An -tu1 "$T/slow") $(cat "$T/err")"
+got=$(wait_out "$T/slow" 2)
+kill $pp
+wait $pp 2> /dev/null
+ends $gp
+rc=$?
+[ "$got" = ' 1 3' ] && [ $rc -eq 0 ] &&
+	[ "$(od -An -tu1 "$T/slow" | tr -s ' ')" = ' 1 3 6' ] && ok ||
+	bad slow_producer "'$got' before the end, '$(od -An -tu1 "$T/slow")' after, exit $rc $(cat "$T/err")"
+
+# the same in steps the test takes: a field cut by a write ("2" then "0")
+# is held until its separator comes, a whole one is not
+: > "$T/slow"
+"$G" scan --text -t u8 --out-type u8 < "$T/fifo2" > "$T/slow" 2> "$T/err" &
+gp=$!
+exec 3> "$T/fifo2"
+printf '1\n2' >&3
+got=$(wait_out "$T/slow" 1)
+printf '0 3\n4' >&3
+got="$got /$(wait_out "$T/slow" 3)"
+exec 3>&-
+ends $gp
+rc=$?
+[ "$got" = ' 1 / 1 21 24' ] && [ $rc -eq 0 ] &&
+	[ "$(od -An -tu1 "$T/slow" | tr -s ' ')" = ' 1 21 24 28' ] && ok ||
+	bad slow_producer_steps "'$got' in steps, '$(od -An -tu1 "$T/slow")' at the end, exit $rc $(cat "$T/err")"
 
 # ---- the same as raw f64 ----------------------------------------------------
 if command -v python3 > /dev/null; then

@@ -3,7 +3,8 @@
  * (the bits below come from exact rational rounding in Python, fractions:
  * halfway cases, f32 double-rounding traps, subnormals, overflow), integer
  * limits, what is refused, and the text layer through input.h (pieces,
- * operands, byte order).
+ * operands, byte order; a pipe written in steps between the reads: what
+ * each step lets out, on 1, 2 and 4 threads).
  *
  * unit_text --bits TYPE reads one field per line on stdin and prints each
  * value's bits in hex ("error" for a refused one): tests/test_text.sh
@@ -11,6 +12,7 @@
  */
 #include <inttypes.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -414,6 +416,207 @@ static void test_operands(void)
 	free(out);
 }
 
+/* ---- a producer that stalls ---------------------------------------------- */
+
+/* The test writes to a pipe and reads between its writes, so each read
+ * finds what was written and nothing comes while it waits: what textin
+ * hands out after each write is fixed, whatever the threads. A read that
+ * blocks with whole fields in hand is the failure: the alarm ends it. */
+static void stuck(int sig)
+{
+	static const char m[] = "FAIL unit_text.c: a read blocked with whole fields in hand\n";
+
+	(void)sig;
+	(void)!write(STDOUT_FILENO, m, sizeof(m) - 1);
+	_exit(1);
+}
+
+struct producer {
+	int wfd;
+	struct input *in;
+	bool ok;
+	char say[200];		/* the first difference */
+};
+
+/* As the engine reads a pipe: the first read, holding no record, may wait
+ * for ever (wait, used only where a whole field was written); then reads
+ * go on while the input gives, until it stalls (or ends, ended). The u8
+ * values are to be want's bytes (n of them). */
+static void take(struct producer *pr, const uint8_t *want, size_t n,
+		 bool wait, bool ended, const char *step)
+{
+	uint8_t got[4096];
+	size_t k = 0;
+	int stall = wait ? -1 : 0;
+	struct gs_err err;
+	ssize_t r;
+
+	while ((r = input_read(pr->in, got + k, sizeof(got) - k, stall,
+			       &err)) > 0) {
+		k += (size_t)r;
+		stall = 0;
+	}
+	if (!pr->ok)
+		return;
+	if (r != (ended ? 0 : INPUT_STALL) || k != n || memcmp(got, want, n)) {
+		pr->ok = false;
+		snprintf(pr->say, sizeof(pr->say),
+			 "after '%s': read %zd, %zu values (%u ...), wanted %zu (%u ...)",
+			 step, r, k, k ? got[0] : 0, n, n ? want[0] : 0);
+	}
+}
+
+static bool producer_open(struct producer *pr, int threads, bool lines,
+			  unsigned columns, const char *first, size_t nfirst)
+{
+	struct input_opts o = { .text = true, .text_lines = lines,
+				.threads = threads };
+	static char path[32];
+	char *paths[1] = { path };
+	struct input_info info;
+	struct gs_err err;
+	int fd[2];
+
+	pr->ok = true;
+	pr->say[0] = '\0';
+	if (pipe(fd) < 0)
+		return false;
+	/* the probe waits for the first bytes: they are there */
+	(void)!write(fd[1], first, nfirst);
+	snprintf(path, sizeof(path), "/dev/fd/%d", fd[0]);
+	pr->wfd = fd[1];
+	if (input_open(&pr->in, paths, 1, &o, &err) < 0) {
+		close(fd[0]);
+		close(fd[1]);
+		return false;
+	}
+	if (input_probe(pr->in, &info, &err) < 0) {
+		input_close(pr->in);
+		close(fd[0]);
+		close(fd[1]);
+		return false;
+	}
+	close(fd[0]);		/* the probe opened the path: its own one */
+	input_set_dtype(pr->in, (struct gs_dtype){ .type = GS_U8 }, columns);
+	return true;
+}
+
+/* A script: each write, then the values it lets out (the bytes of a
+ * string: none is 0). The first write is made before the probe; NULL as
+ * the write ends the input. */
+struct step {
+	const char *write;
+	const char *out;
+};
+
+static const struct { bool lines; unsigned columns; struct step s[8]; } scripts[] = {
+	/* the slow producer of test_text.sh, then more of its last field */
+	{ false, 1, { { "1\n2 3", "\1\2" }, { "4", "" }, { " 5\n", "\42\5" },
+		      { NULL, "" } } },
+	{ false, 1, { { "1\n2 3", "\1\2" }, { NULL, "\3" } } },
+	/* a byte at a time */
+	{ false, 1, { { "1", "" }, { "2", "" }, { ",", "\14" }, { " ", "" },
+		      { "3", "" }, { "\n", "\3" }, { "4", "" }, { NULL, "\4" } } },
+	/* empty lines; a field that a newline alone ends */
+	{ false, 1, { { "7\n", "\7" }, { "\n8", "" }, { "\r\n", "\10" },
+		      { NULL, "" } } },
+	/* -c 2: a line cut by a stall is checked when its second part
+	 * comes */
+	{ true, 2, { { "1 2\n3", "\1\2" }, { " 4", "\3" }, { "\n5 6", "\4\5" },
+		     { NULL, "\6" } } },
+};
+
+/* Each script on 1, 2 and 4 threads. */
+static void test_stall_scripts(void)
+{
+	struct producer pr;
+	size_t i, j;
+	int threads;
+
+	for (i = 0; i < sizeof(scripts) / sizeof(scripts[0]); i++)
+		for (threads = 1; threads <= 4; threads *= 2) {
+			const struct step *s = scripts[i].s;
+
+			if (!producer_open(&pr, threads, scripts[i].lines,
+					   scripts[i].columns, s[0].write,
+					   strlen(s[0].write))) {
+				CHECKF(0, "script %zu: no pipe", i);
+				continue;
+			}
+			for (j = 0; j == 0 || s[j - 1].write; j++) {
+				if (j > 0 && s[j].write)
+					(void)!write(pr.wfd, s[j].write, strlen(s[j].write));
+				if (!s[j].write)
+					close(pr.wfd);
+				take(&pr, (const uint8_t *)s[j].out, strlen(s[j].out),
+				     s[j].out[0] || !s[j].write, !s[j].write,
+				     s[j].write ? s[j].write : "(the end)");
+			}
+			input_close(pr.in);
+			CHECKF(pr.ok, "script %zu on %d threads: %s", i, threads, pr.say);
+		}
+}
+
+static uint32_t rnd(uint32_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 17;
+	*x ^= *x << 5;
+	return *x;
+}
+
+/* Random fields (1 to 99) and separators written in runs of 1 to 12
+ * bytes: after each run, the fields a separator has ended come out, the
+ * last one only at the end. */
+static void test_stall_random(void)
+{
+	static const char *const seps[] = { " ", "\n", ", ", " ,", "\t", "\r\n", "\n\n" };
+	char text[1000];
+	size_t end[160], nf, n, w, k, done, i;
+	uint8_t val[160];
+	uint32_t x = 12345;
+	struct producer pr;
+	int round, threads;
+
+	for (round = 0; round < 12; round++) {
+		threads = 1 << (round % 3);
+		k = 60 + rnd(&x) % 100;
+		for (n = 0, nf = 0; nf < k; nf++) {
+			if (nf)
+				n += (size_t)sprintf(text + n, "%s", seps[rnd(&x) % 7]);
+			val[nf] = (uint8_t)(1 + rnd(&x) % 99);
+			n += (size_t)sprintf(text + n, "%u", val[nf]);
+			end[nf] = n;
+		}
+		if (rnd(&x) % 2)
+			text[n++] = '\n';
+		w = 1 + rnd(&x) % 12;
+		if (!producer_open(&pr, threads, false, 1, text, w)) {
+			CHECKF(0, "round %d: no pipe", round);
+			break;
+		}
+		/* after each run, the fields whose separator is in the w bytes
+		 * written */
+		for (done = 0; pr.ok && w <= n; ) {
+			for (k = done; k < nf && end[k] < w; k++)
+				;
+			take(&pr, val + done, k - done, k > done && rnd(&x) % 3 == 0,
+			     false, "a run");
+			done = k;
+			if (w == n)
+				break;
+			i = 1 + rnd(&x) % 12;
+			i = i < n - w ? i : n - w;
+			(void)!write(pr.wfd, text + w, i);
+			w += i;
+		}
+		close(pr.wfd);
+		take(&pr, val + done, nf - done, true, true, "(the end)");
+		input_close(pr.in);
+		CHECKF(pr.ok, "round %d on %d threads: %s", round, threads, pr.say);
+	}
+}
+
 /* --bits TYPE: one field per line on stdin, its bits in hex. */
 static int print_bits(const char *type)
 {
@@ -445,6 +648,12 @@ int main(int argc, char **argv)
 	if (mkdtemp(dir)) {
 		test_pieces();
 		test_operands();
+		signal(SIGALRM, stuck);
+		signal(SIGPIPE, SIG_IGN);	/* a write to a closed input fails */
+		alarm(60);
+		test_stall_scripts();
+		test_stall_random();
+		alarm(0);
 		if (system(NULL)) {
 			char cmd[100];
 
