@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli.h"
+#include "algorithm.h"
+#include "command.h"
 #include "sig.h"
 #include "progress.h"
 #include "report.h"
@@ -501,6 +503,19 @@ int cli_common_option(struct cli *c, int id, const char *arg,
 	if (rc == 1)
 		rc = output_option(c, id, arg, err);
 	return rc == 1 ? usage(err, "internal: unhandled option %s", "") : rc;
+}
+
+/* --algorithm: one of the words of the command's row (algorithm.h). */
+int cli_algorithm_option(struct cli *c, const char *arg, struct gs_err *err)
+{
+	const struct opt_spec *o = c->command->opts;
+
+	while (o->name && o->id != OPT_ALGORITHM)
+		o++;
+	if (o->name && algo_parse(arg, o->values, &c->job.algo) == 0)
+		return 0;
+	return gs_fail(err, GS_EUSAGE, "", "--algorithm: %s has no algorithm "
+		       "'%s' (%s)", c->cmd, arg, o->name ? o->values : "none");
 }
 
 /* ---- running ------------------------------------------------------------ */
