@@ -258,3 +258,6 @@ const struct gpu_ops gpu_dot_ops = {
 	dot_launch,
 	dot_merge_host,
 };
+
+/* --algorithm atomic and block-tree: they share dot_fold (algos/). */
+#include "dot_algos.cuh"

@@ -586,3 +586,7 @@ const struct gpu_ops gpu_hist_ops = {
 	hist_launch,
 	hist_merge_host,
 };
+
+/* --algorithm global-atomic, shared-atomic, sort: they share the slots
+ * (algos/). */
+#include "hist_algos.cuh"
