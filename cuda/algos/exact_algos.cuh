@@ -80,12 +80,35 @@ exact_atomic_kernel(Fold f, unsigned ncol, long long *G, struct exact_acc *acc,
 				 &acc[t % ncol]);
 }
 
+/* acc += G's slot i (of ncol * EXACT_SLOTS), as exact_block_flush adds a
+ * shared slot: its low 32 bits there, the rest one slot up (< 2^30 of
+ * < 2^62), so each add is < 2^33. */
+static __host__ __device__ inline void exact_drain_slot(const long long *G,
+							 struct exact_acc *acc,
+							 unsigned i)
+{
+	long long v = G[i], hi = v >> 32;
+	unsigned q = i % EXACT_SLOTS;
+	long long *gs = acc[i / EXACT_SLOTS].slot;
+
+	if (v == 0)
+		return;
+	if (q == EXACT_SLOTS - 1) {
+		exact_atomic_add(&gs[q], v);
+		return;
+	}
+	exact_atomic_add(&gs[q], v & 0xffffffff);
+	if (hi)
+		exact_atomic_add(&gs[q + 1], hi);
+}
+
 /* One block: acc += G, G = 0. */
 template <int Unused = 0>
 __global__ void exact_drain_kernel(long long *G, struct exact_acc *acc,
 				   unsigned ncol)
 {
-	exact_block_flush(G, acc, ncol);
+	for (unsigned i = threadIdx.x; i < ncol * EXACT_SLOTS; i += blockDim.x)
+		exact_drain_slot(G, acc, i);
 	__syncthreads();
 	for (unsigned i = threadIdx.x; i < ncol * EXACT_SLOTS; i += blockDim.x)
 		G[i] = 0;
@@ -102,23 +125,33 @@ static __host__ __device__ inline unsigned exact_pow2_above(unsigned n)
 	return p;
 }
 
-/* Lane l += lane l + h for h = half the lanes rounded up to a power of
- * two, down to 1: lane 0 of each accumulator ends with the block's sum.
- * st: u states, lane-major (thread = lane * ncol + col); sh: the slots. */
+/* Thread tid's part of the tree step h: lane l (< h) += lane l + h of
+ * its accumulator. st: u states, lane-major (thread = lane * ncol + col);
+ * sh: the block's slots, for a spill. The lanes a step reads (>= h) are
+ * not the ones it writes, so the threads of a step may run in any order. */
+static __host__ __device__ inline void exact_tree_pair(struct exact_thr *st,
+							unsigned tid,
+							unsigned h, unsigned u,
+							unsigned ncol,
+							long long *sh)
+{
+	unsigned lanes = u / ncol, col = tid % ncol, lane = tid / ncol;
+
+	if (tid < u && lane < h && lane + h < lanes) {
+		const struct exact_thr *o = &st[tid + h * ncol];
+
+		st[tid].flags |= o->flags;
+		exact_thr_add(&st[tid], o->acc, o->b, sh + col * EXACT_SLOTS);
+	}
+}
+
+/* The steps h = half the lanes rounded up to a power of two, down to 1:
+ * lane 0 of each accumulator ends with the block's sum. */
 static __device__ inline void exact_tree(struct exact_thr *st, unsigned u,
 					 unsigned ncol, long long *sh)
 {
-	unsigned lanes = u / ncol, col = threadIdx.x % ncol,
-		 lane = threadIdx.x / ncol;
-
-	for (unsigned h = exact_pow2_above(lanes) / 2; h > 0; h /= 2) {
-		if (threadIdx.x < u && lane < h && lane + h < lanes) {
-			const struct exact_thr *o = &st[threadIdx.x + h * ncol];
-
-			st[threadIdx.x].flags |= o->flags;
-			exact_thr_add(&st[threadIdx.x], o->acc, o->b,
-				      sh + col * EXACT_SLOTS);
-		}
+	for (unsigned h = exact_pow2_above(u / ncol) / 2; h > 0; h /= 2) {
+		exact_tree_pair(st, threadIdx.x, h, u, ncol, sh);
 		__syncthreads();
 	}
 }
