@@ -49,6 +49,26 @@ hist_global_atomic_kernel(const T *__restrict__ p, size_t nelem, unsigned C,
 	}
 }
 
+/* The counter of slot in the window [w0, w0 + wn), or wn for none (a
+ * slot below w0 wraps to a huge difference). */
+static __host__ __device__ inline uint64_t hist_window_at(uint64_t slot,
+							  uint64_t w0,
+							  unsigned wn)
+{
+	uint64_t k = slot - w0;
+
+	return k < wn ? k : wn;
+}
+
+/* The length of the window from w0 of nslots slots in windows of
+ * HIST_SHARED_SLOTS (the last one shorter). */
+static __host__ __device__ inline unsigned hist_window_len(uint64_t nslots,
+							   uint64_t w0)
+{
+	return (unsigned)(nslots - w0 < HIST_SHARED_SLOTS ? nslots - w0
+							  : HIST_SHARED_SLOTS);
+}
+
 /* The slots [w0, w0 + wn) in wn shared counters. */
 template <typename T, class Slot>
 __global__ void __launch_bounds__(HIST_THREADS)
@@ -65,7 +85,7 @@ hist_shared_atomic_kernel(const T *__restrict__ p, size_t nelem, unsigned C,
 		sh[i] = 0;
 	__syncthreads();
 	for (size_t e = t; e < nelem; e += stride) {
-		uint64_t k = slot(p[e], col) - w0;	/* below w0: wraps, > wn */
+		uint64_t k = hist_window_at(slot(p[e], col), w0, wn);
 
 		if (k < wn)
 			atomicAdd(&sh[k], 1u);
@@ -108,7 +128,7 @@ __global__ void hist_runs_kernel(const uint32_t *run_key,
 }
 
 /* Bits of the largest slot below nslots. */
-static int hist_key_bits(uint64_t nslots)
+static __host__ __device__ inline int hist_key_bits(uint64_t nslots)
 {
 	int b = 1;
 
@@ -186,8 +206,7 @@ static cudaError_t hist_algo_piece(const struct gs_job *job, const T *p,
 	if (job->algo == ALGO_SORT)
 		return hist_sort_piece(p, nelem, C, slot, nslots, cnt, nsm, s);
 	for (uint64_t w0 = 0; w0 < nslots; w0 += HIST_SHARED_SLOTS) {
-		unsigned wn = (unsigned)(nslots - w0 < HIST_SHARED_SLOTS ?
-					 nslots - w0 : HIST_SHARED_SLOTS);
+		unsigned wn = hist_window_len(nslots, w0);
 
 		hist_shared_atomic_kernel<<<blocks, HIST_THREADS,
 					    wn * sizeof(uint32_t), s>>>(
