@@ -62,7 +62,7 @@ struct bench_state {
 	const char *cmds[8];		/* the commands to time */
 	int ncmds;
 	const char *file;		/* FILE, or NULL: generated */
-	char tmp[64];			/* the generated data's file */
+	char tmp[4096];			/* the generated data's file */
 	void *data;
 	size_t n;
 	bool gpu;
@@ -215,8 +215,10 @@ static int bench_data(struct cli *c, struct gs_err *err)
 		return gs_fail(err, GS_ERUNTIME, "", "out of memory for %zu bytes",
 			       b->n);
 	fill(b->data, b->n, t);
+	const char *dir = getenv("TMPDIR");
+
 	snprintf(b->tmp, sizeof(b->tmp), "%s/gpustat-bench-XXXXXX",
-		 getenv("TMPDIR") ? "/tmp" : "/tmp");
+		 dir && *dir ? dir : "/tmp");
 	fd = mkstemp(b->tmp);
 	if (fd < 0 || write(fd, b->data, b->n) != (ssize_t)b->n) {
 		if (fd >= 0)
