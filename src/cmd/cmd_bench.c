@@ -223,9 +223,11 @@ static int bench_data(struct cli *c, struct gs_err *err)
 	if (fd < 0 || write(fd, b->data, b->n) != (ssize_t)b->n) {
 		if (fd >= 0)
 			close(fd);
-		b->tmp[0] = '\0';
-		return gs_fail(err, GS_ERUNTIME, "", "cannot write the data to "
-			       "a temporary file");
+		gs_fail(err, GS_ERUNTIME, b->tmp, "cannot write the data there "
+			"(TMPDIR picks the folder)");
+		if (fd < 0)
+			b->tmp[0] = '\0';
+		return -1;
 	}
 	close(fd);
 	b->file = b->tmp;
