@@ -659,6 +659,9 @@ int cli_run(struct cli *c, struct input *in, struct input *in2,
 		fprintf(stderr, "gpustat: backend: %s (%d thread%s): %s\n",
 			be->name, c->eo.threads, c->eo.threads == 1 ? "" : "s",
 			why);
+	if (c->verbose && c->job.algo != ALGO_DEFAULT)
+		fprintf(stderr, "gpustat: algorithm: %s\n",
+			algo_name(c->job.algo));
 	/* static: after a backend error the engine leaves its reader
 	 * running (it may sit in a blocking read), still counting into it */
 	static struct progress p;
