@@ -633,12 +633,25 @@ algo_runs() {
 		done
 		for a in atomic block-tree; do
 			cmp_run "sum $a $t $f" sum -t $t --algorithm $a "$f"
-			cmp_run "sum -c5 $a $t $f" sum -t $t -c 5 --algorithm $a "$f"
+			cmp_run "sum -c3 $a $t $f" sum -t $t -c 3 --algorithm $a "$f"
 			cmp_run "sum -c64 $a $t $f" sum -t $t -c 64 --algorithm $a "$f"
 			cmp_run "reduce sum -c3 $a $t $f" reduce -t $t -c 3 --algorithm $a "$f"
 			cmp_run "dot --pairs $a $t $f" dot --pairs -t $t --algorithm $a "$f"
 			cmp_run "dot -c6 --pairs $a $t $f" dot --pairs -c 6 -t $t --algorithm $a "$f"
 			cmp_run "dot A B $a $t $f" dot -t $t --algorithm $a "$f" "$D/r.$t.s"
+		done
+	done
+	# the fixtures of this type (specials, one element, empty, ...)
+	for f in fixtures/in/${t}_rand.bin fixtures/in/${t}_mod.bin \
+		 fixtures/in/${t}_special.bin fixtures/in/${t}_one.bin \
+		 fixtures/in/${t}_empty.bin; do
+		[ -f "$f" ] || continue
+		for a in global-atomic shared-atomic sort; do
+			cmp_run "fixture hist $a $f" hist -q -t $t --bins 33 --range -2:2 --algorithm $a "$f"
+		done
+		for a in atomic block-tree; do
+			cmp_run "fixture sum $a $f" sum -t $t --algorithm $a "$f"
+			cmp_run "fixture dot $a $f" dot --pairs -t $t --algorithm $a "$f"
 		done
 	done
 }
@@ -648,22 +661,6 @@ if want algos; then
 		algo_runs $t > "$OUT/algos.$t.log" 2>&1 &
 	done
 	wait
-	# the fixtures: every *_rand, *_mod, *_special file of its type
-	W=$D/wa.fix
-	mkdir -p "$W"
-	for f in fixtures/in/*_rand.bin fixtures/in/*_mod.bin fixtures/in/*_special.bin \
-		 fixtures/in/*_one.bin fixtures/in/*_empty.bin; do
-		[ -f "$f" ] || continue
-		t=${f##*/}
-		t=${t%%_*}
-		for a in global-atomic shared-atomic sort; do
-			cmp_run "fixture hist $a $f" hist -q -t $t --bins 33 --range -2:2 --algorithm $a "$f"
-		done
-		for a in atomic block-tree; do
-			cmp_run "fixture sum $a $f" sum -t $t --algorithm $a "$f"
-			cmp_run "fixture dot $a $f" dot --pairs -t $t --algorithm $a "$f"
-		done
-	done > "$OUT/algos.fix.log" 2>&1
 	cat "$OUT"/algos.*.log > "$OUT/algos.log"
 	rm -f "$OUT"/algos.*.log
 	say "algos, cuda --algorithm = cpu: $(grep -c '^pass' "$OUT/algos.log") passed, $(grep -c '^FAIL' "$OUT/algos.log") failed"
