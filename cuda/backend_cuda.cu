@@ -25,6 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "backend_cuda.cuh"
+#include "algos.h"
 
 #define SWAP_THREADS 256
 
@@ -53,7 +54,14 @@ static_assert(sizeof(gpu_ops_table) / sizeof(gpu_ops_table[0]) == GS_NCMDS,
 
 static const struct gpu_ops *ops_for(const struct gs_job *job)
 {
-	return gpu_ops_table[job->cmd];
+	const struct gpu_ops *a = gpu_algo_ops(job);	/* --algorithm */
+
+	return a ? a : gpu_ops_table[job->cmd];
+}
+
+const struct gpu_ops *gpu_ops_of(const struct gs_job *job)
+{
+	return ops_for(job);
 }
 
 /* ---- byte order ---------------------------------------------------------- */

@@ -259,3 +259,6 @@ const struct gpu_ops gpu_dot_ops = {
 	dot_merge_host,
 	NULL,			/* init_dev: zeroed */
 };
+
+/* --algorithm atomic and block-tree: they share dot_fold (algos/). */
+#include "dot_algos.cuh"

@@ -21,6 +21,23 @@ int cuda_probe(int device, char *why, size_t n);
 /* Whether the CUDA kernels do job; if not, *why says so. */
 bool cuda_supports(const struct gs_job *job, const char **why);
 
+/* Whether the GPU has job->algo (--algorithm, cuda/algos/) for job: every
+ * job has ALGO_DEFAULT, and a pass the algorithm is not for (hist's range
+ * pass) runs the default; if not, *why says what there is. */
+bool cuda_algo_supports(const struct gs_job *job, const char **why);
+
+/* gpustat bench (src/cmd/cmd_bench.c, cuda/algos/bench_device.cu): the
+ * best seconds of one pass of job's kernels over the n bytes at data, held
+ * in GPU `device`'s memory (copied there once, timed with events; scans
+ * write to device memory). cuda_bench_cub: the same operation by CUB where
+ * it has one (0 with *what naming it: "DeviceReduce::Sum" ...), 1 where it
+ * has none. 0, or -1 with err. */
+int cuda_bench_kernel(const struct gs_job *job, const void *data, size_t n,
+		      int device, double *seconds, struct gs_err *err);
+int cuda_bench_cub(const struct gs_job *job, const void *data, size_t n,
+		   int device, double *seconds, const char **what,
+		   struct gs_err *err);
+
 /* The CUDA runtime, driver and GPUs, one per line, for --version. */
 void cuda_describe(char *buf, size_t n);
 

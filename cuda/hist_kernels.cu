@@ -587,3 +587,7 @@ const struct gpu_ops gpu_hist_ops = {
 	hist_merge_host,
 	NULL,			/* init_dev: zeroed */
 };
+
+/* --algorithm global-atomic, shared-atomic, sort: they share the slots
+ * (algos/). */
+#include "hist_algos.cuh"

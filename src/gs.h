@@ -87,6 +87,22 @@ enum gs_format { FMT_TEXT, FMT_TSV, FMT_CSV, FMT_JSON, FMT_BINARY, FMT_NPY,
 
 struct select_plan;	/* cpu/select.h */
 
+/* --algorithm: which kernel computes a pass (engine/algorithm.c has the
+ * names and which command and backend has which). Every one gives the
+ * default's bits: the accumulators are exact in any grouping. */
+enum gs_algo {
+	ALGO_DEFAULT,		/* the backend's own kernels */
+	ALGO_CPU,		/* hist: the CPU loop (--backend cpu's kernel) */
+	ALGO_GLOBAL_ATOMIC,	/* hist: atomics on the global counts */
+	ALGO_SHARED_ATOMIC,	/* hist: per-block shared counts, merged */
+	ALGO_SORT,		/* hist: radix sort of the bins, run lengths */
+	ALGO_ATOMIC,		/* sum/reduce/dot: threads into one global state */
+	ALGO_BLOCK_TREE,	/* sum/reduce/dot: shared tree, then blocks */
+	ALGO_HILLIS_STEELE,	/* scan: step-doubling per block */
+	ALGO_BLELLOCH,		/* scan: up-sweep and down-sweep per block */
+	GS_NALGOS
+};
+
 /* Everything a backend needs to know to compute a command. The CLI fills it;
  * the engine completes type and columns from the input's header. */
 struct gs_job {
@@ -107,6 +123,7 @@ struct gs_job {
 	double span;
 	bool two_inputs;	/* dot A B: records come as two parallel streams */
 	const struct select_plan *select;	/* CMD_SELECT, _COLLECT, _MODECOUNT */
+	enum gs_algo algo;	/* --algorithm (hist, sum, reduce, dot, scan) */
 };
 
 /* Size in bytes of one record of job (columns elements). */

@@ -14,6 +14,10 @@
 #   select_host_check quantile's select and collect passes (every type,
 #                    digit width, prefix, column count) against
 #                    cpu_select.c
+#   algos_host_check --algorithm atomic and block-tree sums and dots
+#                    (cuda/algos/exact_algos.cuh) against struct xsum
+#   hist_algos_host_check  hist shared-atomic's windows and sort's keys
+#                    and runs against each element's slot
 # Skipped with a note where nvcc is missing (it compiles them), and under
 # make asan (the same code, minutes longer; the C objects it links are the
 # plain build's).
@@ -44,7 +48,7 @@ fail=0
 # the three at once: each is mostly one nvcc run
 checks=
 for c in exact_host prod_host_check scan_host_check multi_host_check \
-	 select_host_check; do
+	 select_host_check algos_host_check hist_algos_host_check; do
 	if [ $c = scan_host_check ] && ! [ -f build/cuda/scan/device_scan.o ]; then
 		echo "gpu_host: note: scan_host_check skipped (no CUDA build: it links build/cuda/scan/*.o)"
 		continue

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli.h"
+#include "algorithm.h"
+#include "command.h"
 #include "sig.h"
 #include "progress.h"
 #include "report.h"
@@ -503,6 +505,19 @@ int cli_common_option(struct cli *c, int id, const char *arg,
 	return rc == 1 ? usage(err, "internal: unhandled option %s", "") : rc;
 }
 
+/* --algorithm: one of the words of the command's row (algorithm.h). */
+int cli_algorithm_option(struct cli *c, const char *arg, struct gs_err *err)
+{
+	const struct opt_spec *o = c->command->opts;
+
+	while (o->name && o->id != OPT_ALGORITHM)
+		o++;
+	if (o->name && algo_parse(arg, o->values, &c->job.algo) == 0)
+		return 0;
+	return gs_fail(err, GS_EUSAGE, "", "--algorithm: %s has no algorithm "
+		       "'%s' (%s)", c->cmd, arg, o->name ? o->values : "none");
+}
+
 /* ---- running ------------------------------------------------------------ */
 
 /* Whether -t's type a agrees with a header's b: the byte order counts only
@@ -644,6 +659,9 @@ int cli_run(struct cli *c, struct input *in, struct input *in2,
 		fprintf(stderr, "gpustat: backend: %s (%d thread%s): %s\n",
 			be->name, c->eo.threads, c->eo.threads == 1 ? "" : "s",
 			why);
+	if (c->verbose && c->job.algo != ALGO_DEFAULT)
+		fprintf(stderr, "gpustat: algorithm: %s\n",
+			algo_name(c->job.algo));
 	/* static: after a backend error the engine leaves its reader
 	 * running (it may sit in a blocking read), still counting into it */
 	static struct progress p;

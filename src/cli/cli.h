@@ -81,6 +81,17 @@ int cli_common_option(struct cli *c, int id, const char *arg,
 		      struct gs_err *err);
 extern const struct opt_spec common_opts[];
 
+/* --algorithm NAME, a row of each command that has it (hist, sum, reduce,
+ * dot, scan; algorithm.h): NAMES are the command's words, HELP its --help
+ * text. The command's option() hands OPT_ALGORITHM to cli_algorithm_option,
+ * which checks the name against the row's words. */
+#define OPT_ALGORITHM 900
+#define ALGORITHM_OPT(NAMES, HELP) \
+	{ .name = "algorithm", .has_arg = required_argument, .arg = "NAME", \
+	  .help = HELP, .values = NAMES, .id = OPT_ALGORITHM, \
+	  .brief = "the kernel to run (same output)" }
+int cli_algorithm_option(struct cli *c, const char *arg, struct gs_err *err);
+
 /* "text", "tsv", ... as -f spells them. */
 const char *format_name(enum gs_format f);
 

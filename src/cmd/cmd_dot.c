@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include "command.h"
 #include "results.h"
+#include "algorithm.h"
 
 enum { OPT_PAIRS = 1 };
 
@@ -19,12 +20,18 @@ static const struct opt_spec dot_opts[] = {
 	  .has_arg = no_argument,
 	  .help = "multiply the columns of one stream pairwise",
 	  .id = OPT_PAIRS },
+	ALGORITHM_OPT(REDUCE_ALGORITHMS,
+		      "the kernel: default, or on the GPU atomic (threads\n"
+		      "into one global state) or block-tree (a shared tree\n"
+		      "per block, then the blocks'); same output"),
 	{ .name = NULL },
 };
 
 static int dot_option(struct cli *c, int id, const char *arg,
 		      struct gs_err *err)
 {
+	if (id == OPT_ALGORITHM)
+		return cli_algorithm_option(c, arg, err);
 	c->job.two_inputs = false;	/* --pairs */
 	return 0;
 }

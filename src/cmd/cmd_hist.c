@@ -12,6 +12,7 @@
 #include "out.h"
 #include "plot.h"
 #include "report.h"
+#include "algorithm.h"
 
 enum { OPT_BINS = 1, OPT_RANGE, OPT_NONZERO, OPT_EDGES, OPT_PLOT, OPT_LOG };
 
@@ -52,6 +53,10 @@ static const struct opt_spec hist_opts[] = {
 	  .has_arg = no_argument,
 	  .help = "with --plot: bar lengths on a log scale",
 	  .id = OPT_LOG },
+	ALGORITHM_OPT(HIST_ALGORITHMS,
+		      "the kernel: default, cpu (the CPU loop), or on the\n"
+		      "GPU global-atomic, shared-atomic (per-block counts),\n"
+		      "sort (radix sort, then run lengths); same output"),
 	{ .name = NULL },
 };
 
@@ -90,6 +95,8 @@ static int hist_option(struct cli *c, int id, const char *arg,
 	uint64_t n;
 
 	switch (id) {
+	case OPT_ALGORITHM:
+		return cli_algorithm_option(c, arg, err);
 	case OPT_BINS:
 		if (parse_u64(arg, &n) < 0 || n < 1 || n > MAX_BINS)
 			return gs_fail(err, GS_EUSAGE, "", "--bins: expected 1 to %u, "

@@ -7,6 +7,7 @@
 #include "command.h"
 #include "commands.h"
 #include "results.h"
+#include "algorithm.h"
 
 enum { OPT_OP = 1 };
 
@@ -18,12 +19,18 @@ static const struct opt_spec reduce_opts[] = {
 	  .values = "sum prod min max and or xor",
 	  .id = OPT_OP,
 	  .brief = "the operation" },
+	ALGORITHM_OPT(REDUCE_ALGORITHMS,
+		      "the kernel: default, or on the GPU atomic (threads\n"
+		      "into one global state) or block-tree (a shared tree\n"
+		      "per block, then the blocks'); sums only; same output"),
 	{ .name = NULL },
 };
 
 static int reduce_option(struct cli *c, int id, const char *arg,
 			 struct gs_err *err)
 {
+	if (id == OPT_ALGORITHM)
+		return cli_algorithm_option(c, arg, err);
 	if (id == OPT_OP && parse_op(arg, &c->job.op) == 0)
 		return 0;
 	return gs_fail(err, GS_EUSAGE, "", "--op: unknown operation '%s' "
@@ -89,6 +96,8 @@ const struct command sum_command = {
 	.default_format = FMT_TEXT,
 	.formats = RESULT_FORMATS,
 	.formats_help = RESULT_FORMATS_HELP,
+	.opts = &reduce_opts[1],	/* --algorithm: reduce's rows less --op */
+	.option = reduce_option,
 	.plan = reduce_plan,
 	.passes = reduce_passes,
 };

@@ -16,6 +16,7 @@
 #include "state.h"
 #include "report.h"
 #include "sig.h"
+#include "algorithm.h"
 
 enum { OPT_EXCLUSIVE = 1, OPT_OP, OPT_OUT_TYPE, OPT_FORCE, OPT_CARRY_IN };
 
@@ -51,6 +52,10 @@ static const struct opt_spec scan_opts[] = {
 	  .values = "@file",
 	  .id = OPT_CARRY_IN,
 	  .brief = "start from the state of the data before" },
+	ALGORITHM_OPT(SCAN_ALGORITHMS,
+		      "the kernel: default, or on the GPU hillis-steele\n"
+		      "(step doubling) or blelloch (up- and down-sweep),\n"
+		      "per block, then the blocks' carries; same output"),
 	{ .name = NULL },
 };
 
@@ -96,6 +101,8 @@ static int scan_option(struct cli *c, int id, const char *arg,
 	struct scan_state *s = c->state;
 
 	switch (id) {
+	case OPT_ALGORITHM:
+		return cli_algorithm_option(c, arg, err);
 	case OPT_EXCLUSIVE:
 		c->job.exclusive = true;
 		return 0;

@@ -15,6 +15,7 @@
 #include "operation.h"
 #include "backend.h"
 #include "auto_plan.h"
+#include "algorithm.h"
 #ifdef GS_HAVE_CUDA
 #include "gpustat_cuda.h"
 #endif
@@ -88,12 +89,48 @@ static const struct backend *select_cuda(enum backend_choice choice,
 }
 #endif
 
+/* --algorithm (algorithm.h): cpu is the CPU's loop and goes to the CPU;
+ * every other name but default is a GPU kernel, so auto means cuda for it,
+ * and the GPU kernels must have one for this job (a usage error naming the
+ * algorithm otherwise). 0, or -1 with err. */
+static int algo_backend(enum backend_choice *choice, const struct gs_job *job,
+			int ndevices, struct gs_err *err)
+{
+	const char *a = algo_name(job->algo);
+
+	if (job->algo == ALGO_DEFAULT)
+		return 0;
+	if (job->algo == ALGO_CPU) {
+		if (*choice == BACKEND_CUDA || ndevices)
+			return gs_fail(err, GS_EUSAGE, "", "--algorithm cpu is "
+				       "the CPU's loop: it does not go with "
+				       "--backend cuda or --devices");
+		*choice = BACKEND_CPU;
+		return 0;
+	}
+	if (*choice == BACKEND_CPU)
+		return gs_fail(err, GS_EUSAGE, "", "--algorithm %s runs on the "
+			       "GPU; --backend cpu runs %s", a,
+			       job->cmd == CMD_HIST || job->cmd == CMD_MINMAX
+			       ? "default and cpu" : "default");
+	*choice = BACKEND_CUDA;
+#ifdef GS_HAVE_CUDA
+	const char *no;
+
+	if (!cuda_algo_supports(job, &no))
+		return gs_fail(err, GS_EUSAGE, "", "--algorithm %s: %s", a, no);
+#endif
+	return 0;
+}
+
 const struct backend *backend_select(enum backend_choice choice,
 				     const struct gs_job *job,
 				     int64_t input_bytes, int threads,
 				     int device, int ndevices,
 				     const char **why, struct gs_err *err)
 {
+	if (algo_backend(&choice, job, ndevices, err) < 0)
+		return NULL;
 	if (choice == BACKEND_CPU && ndevices) {
 		gs_fail(err, GS_EUSAGE, "", "--devices spreads chunks over GPUs; "
 			"it does not go with --backend cpu");

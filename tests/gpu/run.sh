@@ -15,14 +15,15 @@
 #   2f. devbench: the wide f64 scan on one GPU and on several pipelines
 #   3. more than 2^32 elements and 4 GiB (a pipe of zeros)
 #   4. compute-sanitizer memcheck and racecheck on a small subset
+#   4b. algos: every --algorithm against --backend cpu, and gpustat bench
 #   5. bench: kernels against CUB on device data; end to end against cat
 #
 # PARTS picks sections (default: all of "fixtures random hybrid shards
-# timeline devscan devbench huge conc faults sanitizer bench e2e"; "scans"
+# timeline devscan devbench huge conc faults sanitizer algos bench e2e"; "scans"
 # is random's scans alone); each part's wall time goes into the summary.
 # The device tool returns at most 8 files, so callers tar $OUT's logs.
 cd "$(dirname "$0")/../.." || exit 2
-PARTS=${PARTS:-fixtures random hybrid shards timeline devscan devbench huge conc faults sanitizer bench e2e}
+PARTS=${PARTS:-fixtures random hybrid shards timeline devscan devbench huge conc faults sanitizer algos bench e2e}
 want() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
 T0=$(date +%s)
 lap() { echo "  ($1: $(( $(date +%s) - T0 )) s so far)" >> "$summary"; }
@@ -613,6 +614,68 @@ elif want sanitizer; then
 	say "compute-sanitizer: not found"
 fi
 
+# 4b. algos: every --algorithm of every command and type against
+# --backend cpu, byte for byte (cmp_run: three chunk/stream splits), on
+# the random inputs, constant data (one bin, one value: the atomics'
+# worst case) and the fixtures; then gpustat bench on the GPU.
+algo_runs() {
+	t=$1
+	W=$D/wa.$t
+	mkdir -p "$W"
+	for f in "$D/r.$t.s" "$D/zero.s"; do
+		for a in global-atomic shared-atomic sort; do
+			case $t in
+			u8|i8|u16|i16) cmp_run "hist $a $t $f" hist -t $t --algorithm $a "$f"
+				       cmp_run "hist -c3 $a $t $f" hist -t $t -c 3 --algorithm $a "$f" ;;
+			esac
+			cmp_run "hist ranged $a $t $f" hist -q -t $t --bins 1000 --range -1e4:1e4 --algorithm $a "$f"
+			cmp_run "hist auto-range $a $t $f" hist -q -t $t --bins 70000 --algorithm $a "$f"
+		done
+		for a in atomic block-tree; do
+			cmp_run "sum $a $t $f" sum -t $t --algorithm $a "$f"
+			cmp_run "sum -c3 $a $t $f" sum -t $t -c 3 --algorithm $a "$f"
+			cmp_run "sum -c64 $a $t $f" sum -t $t -c 64 --algorithm $a "$f"
+			cmp_run "reduce sum -c3 $a $t $f" reduce -t $t -c 3 --algorithm $a "$f"
+			cmp_run "dot --pairs $a $t $f" dot --pairs -t $t --algorithm $a "$f"
+			cmp_run "dot -c6 --pairs $a $t $f" dot --pairs -c 6 -t $t --algorithm $a "$f"
+			cmp_run "dot A B $a $t $f" dot -t $t --algorithm $a "$f" "$D/r.$t.s"
+		done
+	done
+	# the fixtures of this type (specials, one element, empty, ...)
+	for f in fixtures/in/${t}_rand.bin fixtures/in/${t}_mod.bin \
+		 fixtures/in/${t}_special.bin fixtures/in/${t}_one.bin \
+		 fixtures/in/${t}_empty.bin; do
+		[ -f "$f" ] || continue
+		for a in global-atomic shared-atomic sort; do
+			cmp_run "fixture hist $a $f" hist -q -t $t --bins 33 --range -2:2 --algorithm $a "$f"
+		done
+		for a in atomic block-tree; do
+			cmp_run "fixture sum $a $f" sum -t $t --algorithm $a "$f"
+			cmp_run "fixture dot $a $f" dot --pairs -t $t --algorithm $a "$f"
+		done
+	done
+}
+if want algos; then
+	head -c 25165824 /dev/zero > "$D/zero.s"
+	for t in u8 i8 u16 i16 u32 i32 u64 i64 f16 bf16 f32 f64; do
+		algo_runs $t > "$OUT/algos.$t.log" 2>&1 &
+	done
+	wait
+	cat "$OUT"/algos.*.log > "$OUT/algos.log"
+	rm -f "$OUT"/algos.*.log
+	say "algos, cuda --algorithm = cpu: $(grep -c '^pass' "$OUT/algos.log") passed, $(grep -c '^FAIL' "$OUT/algos.log") failed"
+	grep '^FAIL' "$OUT/algos.log" | cut -c1-200 >> "$summary"
+	# gpustat bench on the GPU: the seeds' sizes (100 MiB of bytes, a
+	# 512x512 f32 image, a dot product) and 1 GiB of f32, every algorithm
+	{ $G bench hist -t u8 --size 100M &&
+	  $G bench sum -t f32 --size 1M &&
+	  $G bench dot -t f32 --size 8K &&
+	  $G bench -t f32 --size 1G &&
+	  $G bench -t u8 --size 100M -f json > "$OUT/bench_algos.json"; } \
+		> "$OUT/bench_algos.txt" 2>&1 || say "FAIL gpustat bench: exit $?"
+	lap algos
+fi
+
 # 5. bench
 if want bench; then
 	build/bench_gpu 1024 > "$OUT/bench_gpu.txt" 2>&1
@@ -627,6 +690,8 @@ echo
 [ -f "$OUT/bench_gpu.txt" ] && cat "$OUT/bench_gpu.txt"
 echo
 [ -f "$OUT/bench_e2e.txt" ] && cat "$OUT/bench_e2e.txt"
+echo
+[ -f "$OUT/bench_algos.txt" ] && cat "$OUT/bench_algos.txt"
 echo
 cat "$summary"
 # The exit status: 1 if any check above failed (a FAIL line, a fault
