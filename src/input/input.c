@@ -82,6 +82,7 @@ struct input {
 	off_t stdin_start;
 	struct textin *textin;	/* --text: records made from the payload */
 	bool seen;		/* an operand had bytes: the stream's kind is set */
+	bool text_found;	/* text by detect_text, not by --text */
 };
 
 /* The operands when none is given. */
@@ -223,6 +224,7 @@ static int detect_text(struct input *in, struct gs_err *err)
 	if (!in->textin)
 		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
 	in->opts.text = true;
+	in->text_found = true;
 	return 0;
 }
 
@@ -241,7 +243,8 @@ static int operand_detect(struct input *in, int stall_ms, struct gs_err *err)
 	}
 	if (f && f->parse && in->opts.text)
 		return gs_fail(err, GS_ERUNTIME, in->name,
-			       "%s data, not text (read it without --text)",
+			       in->text_found ? "%s data, not text like the operands before it"
+					      : "%s data, not text (read it without --text)",
 			       f->name);
 	if (f && f->refuse)
 		return gs_fail(err, GS_ERUNTIME, in->name,
