@@ -111,6 +111,13 @@ for cmd in "sum -t f32" "hist -t i32 --bins 10" "scan -t f64"; do
 		if (d > 0.005 || neg) { printf "total %s, parts %.3f\n", total, sum; exit 1 }
 	}' > "$T/v" && ok || bad "-v process line of $cmd" "$(cat "$T/v")"
 done
+# a FIFO named as an operand whose writer has written all and gone: the
+# stream's size probe must not open it again and wait for a writer
+mkfifo "$T/fifo" || exit 2
+printf '\001\002\003' > "$T/fifo" &
+out=$(timeout 10 "$G" sum -t u8 "$T/fifo" 2>&1)
+[ "$out" = 6 ] && ok || bad "named FIFO, writer gone" "got '$out' (a hang is 124)"
+wait
 # leaving the teardown to the exit changes nothing but the time
 "$G" scan -t f64 "$T/h.i32" | cksum > "$T/k1"
 GPUSTAT_NO_TEARDOWN=1 "$G" scan -t f64 "$T/h.i32" | cksum > "$T/k2"

@@ -87,6 +87,18 @@ fails int_exp "'1e3'" sh -c "echo 1e3 | \"$G\" sum --text -t i32"
 fails empty_field 'empty field in line 2 field 2' sh -c "printf '1,2\n3,,4\n' | \"$G\" sum --text"
 fails trailing_comma 'empty field in line 1 field 3' sh -c "printf '1,2,\n' | \"$G\" sum --text"
 fails leading_comma 'empty field in line 1 field 1' sh -c "printf ',1\n' | \"$G\" sum --text"
+# a run of blanks after a comma longer than a piece (512 KiB) is cut
+# anywhere: the piece after it must still know a field is owed
+blanks() { head -c 1100000 /dev/zero | tr '\0' ' '; }
+{ printf '1,'; blanks; printf ',2\n'; } > "$T/cb1"
+{ printf '1,'; blanks; printf '\n2\n'; } > "$T/cb2"
+{ printf '1,'; blanks; } > "$T/cb3"
+{ printf '1,'; blanks; printf '2\n'; } > "$T/cb4"
+fails comma_blanks_comma 'empty field in line 1 field 2' "$G" sum --text "$T/cb1"
+fails comma_blanks_newline 'empty field in line 1 field 2' "$G" sum --text -j 1 "$T/cb2"
+fails comma_blanks_end 'empty field in line 1 field 2' sh -c "cat \"$T/cb3\" | \"$G\" sum --text"
+got=$("$G" sum --text -j 2 "$T/cb4" 2>&1)
+[ "$got" = 3 ] && ok || bad comma_blanks_field "got '$got', want 3"
 fails hex_float "'0x1p3'" sh -c "echo 0x1p3 | \"$G\" sum --text"
 fails bool_range "value out of range for bool" sh -c "echo 2 | \"$G\" sum --text -t bool"
 printf '\223NUMPY\001\000v\000{'"'descr'"': '"'<f8'"', '"'fortran_order'"': False, '"'shape'"': (0,), }' > "$T/x.npy"

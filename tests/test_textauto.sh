@@ -48,6 +48,17 @@ done
 same scan "$G" scan "$T/seq.txt"
 same dot_pairs "$G" dot --pairs "$T/pts.csv"
 
+# empty operands first say nothing of the stream: the text after them is text
+: > "$T/empty"
+eq empty_first 5050 "$G" sum "$T/empty" "$T/seq.txt"
+eq empty_twice 5053 "$G" sum "$T/empty" "$T/empty" "$T/seq.txt" "$T/one.txt"
+eq empty_first_stdin 5050 sh -c "seq 1 100 | \"$G\" sum \"$T/empty\" -"
+
+# a headed operand after detected text: no --text to blame in the message
+"$G" sum "$T/seq.txt" "$IN/f32_empty.npy" > /dev/null 2> "$T/err"
+grep -q 'npy data, not text like the operands before it' "$T/err" && ok ||
+	bad npy_after_text "$(cat "$T/err")"
+
 # --raw reads the bytes: 292 bytes of seq are 73 f32, 3 bytes are none
 eq raw_bytes "$(printf '73\t0')" sh -c "seq 1 100 | \"$G\" count --raw"
 "$G" sum --raw "$T/one.txt" > /dev/null 2>&1

@@ -116,7 +116,9 @@ static int64_t operand_size(const char *path, bool raw, off_t stdin_start,
 {
 	bool is_stdin = strcmp(path, "-") == 0;
 	off_t start = is_stdin ? stdin_start : 0;
-	int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO whose writer has gone would block the open */
+	int fd = is_stdin ? STDIN_FILENO
+			  : open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	struct stat sb;
 	int64_t size = -1;
 	ssize_t k;

@@ -81,6 +81,8 @@ struct input {
 	bool stdin_reg;
 	off_t stdin_start;
 	struct textin *textin;	/* --text: records made from the payload */
+	bool seen;		/* an operand had bytes: the stream's kind is set */
+	bool text_found;	/* text by detect_text, not by --text */
 };
 
 /* The operands when none is given. */
@@ -211,13 +213,18 @@ static ssize_t operand_peek(struct input *in, int stall_ms, struct gs_err *err)
  * -t says otherwise (input_info.text). */
 static int detect_text(struct input *in, struct gs_err *err)
 {
-	if (in->opts.text || in->idx != 0 ||
+	bool seen = in->seen;
+
+	/* empty operands before it say nothing of the stream */
+	in->seen = seen || in->hlen > in->hpos;
+	if (in->opts.text || seen ||
 	    !informat_text(in->hbuf + in->hpos, in->hlen - in->hpos))
 		return 0;
 	in->textin = textin_new(in, in->opts.threads, in->opts.text_lines);
 	if (!in->textin)
 		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
 	in->opts.text = true;
+	in->text_found = true;
 	return 0;
 }
 
@@ -236,13 +243,16 @@ static int operand_detect(struct input *in, int stall_ms, struct gs_err *err)
 	}
 	if (f && f->parse && in->opts.text)
 		return gs_fail(err, GS_ERUNTIME, in->name,
-			       "%s data, not text (read it without --text)",
+			       in->text_found ? "%s data, not text like the operands before it"
+					      : "%s data, not text (read it without --text)",
 			       f->name);
 	if (f && f->refuse)
 		return gs_fail(err, GS_ERUNTIME, in->name,
 			       "%s, which gpustat does not read (%s, or --raw to read the bytes as they are)",
 			       f->name, f->refuse);
-	if (!f && detect_text(in, err) < 0)
+	if (f)
+		in->seen = true;
+	else if (detect_text(in, err) < 0)
 		return INPUT_FATAL;
 	in->fmt = f ? f : &informat_raw;
 	in->st = in->fmt->parse ? ST_HEADER : ST_PAYLOAD;
@@ -679,11 +689,20 @@ static bool in_data(const struct input *in)
 	       in->st == ST_COLUMNS;
 }
 
+/* An empty raw operand with more to come, nothing seen before it: the
+ * stream's kind comes from a later one (an empty first file must not make
+ * a text second one raw). */
+static bool in_blank(const struct input *in)
+{
+	return in->st == ST_PAYLOAD && !in->fmt->parse && !in->seen &&
+	       in->deof && in->hpos == in->hlen && in->idx + 1 < in->npaths;
+}
+
 int input_probe(struct input *in, struct input_info *info, struct gs_err *err)
 {
 	bool typed;
 
-	while (!in_data(in) && in->st != ST_END)
+	while ((!in_data(in) || in_blank(in)) && in->st != ST_END)
 		if (input_step(in, NULL, 0, -1, err) < 0)
 			return -1;
 	typed = in_data(in) && in->fmt->parse;

@@ -45,6 +45,7 @@ struct piece {
 	size_t len;		/* bytes in txt */
 	size_t cut;		/* bytes parsed: [0, cut) */
 	bool line_start;	/* begins a line (else right after a field) */
+	bool comma_start;	/* and a comma: a field must come first */
 	bool last;		/* its operand ends with it */
 	const char *name;	/* the operand */
 	uint8_t *out;
@@ -86,7 +87,7 @@ struct textin {
 	bool settled;		/* dlim and the piece's error are known */
 	struct piece *cpc;	/* the carry: cpc->txt + coff */
 	size_t coff, clen;
-	bool cline_start;
+	bool cline_start, ccomma;
 	const char *cname;
 	uint64_t line, fields;	/* where the hand-out is in its operand */
 	bool eof, failing;
@@ -142,7 +143,7 @@ static void piece_parse(const struct textin *t, struct piece *pc)
 	const char *p = pc->txt, *end = p + pc->cut, *s;
 	uint8_t *o = pc->out;
 	uint64_t line = 0, f = 0;
-	bool prev = !pc->line_start, comma = false;
+	bool prev = !pc->line_start, comma = pc->comma_start;
 	int r;
 
 	for (; p < end && !pc->err; ) {
@@ -253,6 +254,7 @@ static void piece_begin(struct piece *pc, const char *bytes, size_t n,
 	pc->len = n;
 	pc->cut = 0;
 	pc->line_start = line_start;
+	pc->comma_start = false;
 	pc->last = false;
 	pc->name = name;
 	pc->err = ERR_NONE;
@@ -263,7 +265,7 @@ static void piece_begin(struct piece *pc, const char *bytes, size_t n,
 /* Piece nb of b is done, parsed up to cut; the rest (line_start as said)
  * goes on in the next piece, or stays as the carry when b is full. */
 static void piece_end(struct textin *t, struct batch *b, size_t cut,
-		      bool line_start)
+		      bool line_start, bool comma)
 {
 	struct piece *pc = &b->p[b->nb];
 
@@ -273,10 +275,12 @@ static void piece_end(struct textin *t, struct batch *b, size_t cut,
 	t->coff = cut;
 	t->clen = pc->len - cut;
 	t->cline_start = line_start;
+	t->ccomma = comma;
 	t->cname = pc->name;
 	if (b->nb < t->np) {
 		piece_begin(&b->p[b->nb], pc->txt + cut, pc->len - cut,
 			    line_start, pc->name);
+		b->p[b->nb].comma_start = comma;
 		t->cpc = &b->p[b->nb];
 		t->coff = 0;
 	}
@@ -286,7 +290,7 @@ static void piece_end(struct textin *t, struct batch *b, size_t cut,
 static void piece_full(struct textin *t, struct batch *b)
 {
 	struct piece *pc = &b->p[b->nb];
-	bool ls = false;
+	bool ls = false, comma = false;
 	size_t cut = cut_point(pc->txt, pc->len, &ls), i;
 
 	/* separators alone (a long run of blanks): any place will do, and
@@ -296,13 +300,15 @@ static void piece_full(struct textin *t, struct batch *b)
 	if (cut == 0 && i == pc->len) {
 		cut = pc->len;
 		ls = pc->line_start;
+		/* "1, <a piece of blanks>,2": the next piece must know of it */
+		comma = pc->comma_start || memchr(pc->txt, ',', pc->len);
 	}
 	if (cut == 0) {
 		piece_error(pc, ERR_LONG, 0, 1, pc->txt, pc->len);
 		t->eof = true;
 		ls = pc->line_start;
 	}
-	piece_end(t, b, cut, ls);
+	piece_end(t, b, cut, ls, comma);
 }
 
 /* One read into the piece being filled, whose bytes ready says may be cut
@@ -322,7 +328,7 @@ static int batch_read(struct textin *t, struct batch *b, bool ready,
 		return INPUT_STALL;
 	if (r == INPUT_STALL) {
 		if ((cut = cut_point(pc->txt, pc->len, &ls)) > 0)
-			piece_end(t, b, cut, ls);
+			piece_end(t, b, cut, ls, false);
 		return 0;
 	}
 	if (r < 0)
@@ -334,7 +340,7 @@ static int batch_read(struct textin *t, struct batch *b, bool ready,
 		t->eof = input_ended(t->in);
 		if (pc->len || !t->eof) {
 			pc->last = true;
-			piece_end(t, b, pc->len, true);
+			piece_end(t, b, pc->len, true, false);
 		}
 	} else if (pc->len == TEXT_PIECE) {
 		piece_full(t, b);
@@ -353,9 +359,11 @@ static int batch_fill(struct textin *t, struct batch *b, int stall_ms,
 	int r = 1;
 
 	b->nb = 0;
-	if (t->cpc != &b->p[0] || t->coff != 0)
+	if (t->cpc != &b->p[0] || t->coff != 0) {
 		piece_begin(&b->p[0], t->cpc->txt + t->coff, t->clen,
 			    t->cline_start, t->cname);
+		b->p[0].comma_start = t->ccomma;
+	}
 	t->cpc = &b->p[0];
 	t->coff = 0;
 	while (r == 1 && b->nb < t->np && !t->eof) {
@@ -368,6 +376,7 @@ static int batch_fill(struct textin *t, struct batch *b, int stall_ms,
 		t->cpc = &b->p[b->nb];
 		t->clen = t->cpc->len;
 		t->cline_start = t->cpc->line_start;
+		t->ccomma = t->cpc->comma_start;
 		t->cname = t->cpc->name;
 	}
 	if (r == -1 && b->nb > 0) {	/* the pieces before it go out first */
@@ -604,6 +613,7 @@ void textin_reset(struct textin *t)
 	t->cpc = &t->cur->p[0];
 	t->coff = t->clen = 0;
 	t->cline_start = true;
+	t->ccomma = false;
 	t->cname = NULL;
 	t->line = 1;
 	t->fields = 0;
