@@ -163,6 +163,10 @@ refuse stdin_beside 2 $G sum --per-file "$T/d/a.f64" - < "$T/d/b.f64"
 refuse dot_a_b 2 $G dot --per-file "$T/d/a.f64" "$T/d/b.f64"
 refuse plot 2 $G hist -t f64 --plot --per-file "$T/d/a.f64" "$T/d/b.f64"
 refuse carry_in 2 $G scan -t f64 --per-file --carry-in "$T/d/a.f64.state" "$T/d/a.f64"
+# a total of several passes (quantile of 32/64-bit types) reads the
+# operands again: a pipe among them would be empty by then
+refuse pipe_total 2 sh -c 'cat "$1" | "$2" median -t f64 -c 2 --per-file "$3" /dev/stdin' \
+	sh "$T/d/b.f64" "$G" "$T/d/a.f64"
 refuse missing 1 $G sum -t f64 --per-file "$T/d/a.f64" "$T/d/nope" "$T/d/b.f64"
 grep -q nope "$T/err" && ok || bad missing_named "$(cat "$T/err")"
 refuse product_overflow 1 $G reduce --op prod -t i64 --per-file "$T/d/b.f64" "$T/d/a.f64"
