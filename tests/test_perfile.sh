@@ -169,6 +169,11 @@ refuse pipe_total 2 sh -c 'cat "$1" | "$2" median -t f64 -c 2 --per-file "$3" /d
 	sh "$T/d/b.f64" "$G" "$T/d/a.f64"
 refuse missing 1 $G sum -t f64 --per-file "$T/d/a.f64" "$T/d/nope" "$T/d/b.f64"
 grep -q nope "$T/err" && ok || bad missing_named "$(cat "$T/err")"
+# a missing operand after one read in several passes is still named
+refuse missing_multipass 1 $G median -t f64 --per-file "$T/d/a.f64" "$T/d/nope"
+grep -q nope "$T/err" && ok || bad missing_multipass_named "$(cat "$T/err")"
+refuse missing_hist_range 1 $G hist -t f64 --bins 3 --per-file "$T/d/a.f64" "$T/d/nope"
+grep -q nope "$T/err" && ok || bad missing_hist_range_named "$(cat "$T/err")"
 refuse product_overflow 1 $G reduce --op prod -t i64 --per-file "$T/d/b.f64" "$T/d/a.f64"
 grep -q "b.f64" "$T/err" && ok || bad product_overflow_named "$(cat "$T/err")"
 

@@ -96,6 +96,9 @@ static int operand_result(struct cli *c, const struct pass *passes, int i,
 	void *acc = NULL;
 	int rc;
 
+	/* read alone, its failure is its own to report: an earlier
+	 * operand's later passes muted the reports of theirs */
+	c->mute_operands = false;
 	if (c->noperands > 1 && cli_open_operand(c, i, err) < 0)
 		return -1;
 	rc = run_over(c, passes, perfile_next(pf, name),
