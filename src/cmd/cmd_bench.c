@@ -116,6 +116,13 @@ static int bench_check(struct cli *c, struct gs_err *err)
 				       "a command of %s, or one FILE", w,
 				       BENCH_COMMANDS);
 	}
+	/* the data file is an input: -o (or stdout) must not be it */
+	if (b->file) {
+		char *in = (char *)b->file;
+
+		if (out_check_inputs("-o", c->output, &in, 1, err) < 0)
+			return -1;
+	}
 	if (b->ncmds == 0) {
 		static const char *const all[] = { "hist", "sum", "reduce",
 						   "dot", "scan" };
