@@ -140,6 +140,10 @@ $G merge --per-file "$T/d/a.f64.state" "$T/d/ab.state" > "$T/got"
 	printf '%s\ttotal\n' "$(cat "$T/d/a.f64" "$T/d/a.f64" "$T/d/b.f64" | $G sum -t f64 -c 2)"
 } > "$T/want"
 same merge "$T/want" "$T/got"
+# a state operand that is a pipe is read once, for its merge and the total
+cat "$T/d/a.f64.state" | $G merge --per-file /dev/stdin "$T/d/ab.state" |
+	sed "s#^\([^\t]*\t[^\t]*\)\t/dev/stdin\$#\1\t$T/d/a.f64.state#" > "$T/got"
+same merge_pipe "$T/want" "$T/got"
 
 # scan: each operand from the start, one after another; npy counts them all
 for op in $ops; do $G scan -t f64 -c 2 "$op"; done > "$T/want"
