@@ -166,6 +166,7 @@ refuse() {
 refuse stdin_beside 2 $G sum --per-file "$T/d/a.f64" - < "$T/d/b.f64"
 refuse dot_a_b 2 $G dot --per-file "$T/d/a.f64" "$T/d/b.f64"
 refuse plot 2 $G hist -t f64 --plot --per-file "$T/d/a.f64" "$T/d/b.f64"
+refuse edges_no_range 2 $G hist -t f64 --bins 4 -f npy --edges "$T/e.npy" --per-file "$T/d/a.f64" "$T/d/b.f64"
 refuse carry_in 2 $G scan -t f64 --per-file --carry-in "$T/d/a.f64.state" "$T/d/a.f64"
 # a total of several passes (quantile of 32/64-bit types) reads the
 # operands again: a pipe among them would be empty by then
