@@ -43,7 +43,8 @@ static const struct opt_spec bench_opts[] = {
 	{ .name = "size",
 	  .has_arg = required_argument,
 	  .arg = "SIZE",
-	  .help = "bytes of generated data, with K/M/G (default 64M)",
+	  .help = "bytes of generated data, with K/M/G (default 64M),\n"
+		  "cut to whole pairs of elements",
 	  .id = OPT_SIZE,
 	  .brief = "bytes of generated data" },
 	{ .name = "algorithm",
