@@ -44,6 +44,18 @@ $G bench sum -t u8 "$T/data.bin" > "$T/out" 2> "$T/err" &&
 $G bench scan --algorithm default -q --size 1K > "$T/out" 2> "$T/err" &&
 	[ ! -s "$T/err" ] && [ "$(grep -c '^scan ' "$T/out")" -ge 1 ] && ok ||
 	bad "one algorithm, -q" "$(cat "$T/out" "$T/err")"
+# a --size that is no whole number of records: the data is cut to whole
+# pairs (dot's records), so every command still has its row
+$G bench sum dot -q --size 1001 > "$T/out" 2> "$T/err" &&
+	[ ! -s "$T/err" ] && grep -q "^# 1000 bytes of f32" "$T/out" &&
+	grep -q '^sum ' "$T/out" && grep -q '^dot ' "$T/out" && ok ||
+	bad "odd size" "$(cat "$T/out" "$T/err")"
+# FILE is an input: -o naming it is refused and leaves it as it was
+cp "$T/data.bin" "$T/keep.bin"
+$G bench sum -q -o "$T/keep.bin" "$T/keep.bin" > "$T/out" 2> "$T/err"
+rc=$?
+[ $rc -eq 1 ] && cmp -s "$T/data.bin" "$T/keep.bin" && grep -q "input" "$T/err" &&
+	ok || bad "-o FILE FILE" "rc $rc: $(cat "$T/err")"
 
 usage() {	# name, args...
 	n=$1

@@ -140,6 +140,10 @@ $G merge --per-file "$T/d/a.f64.state" "$T/d/ab.state" > "$T/got"
 	printf '%s\ttotal\n' "$(cat "$T/d/a.f64" "$T/d/a.f64" "$T/d/b.f64" | $G sum -t f64 -c 2)"
 } > "$T/want"
 same merge "$T/want" "$T/got"
+# a state operand that is a pipe is read once, for its merge and the total
+cat "$T/d/a.f64.state" | $G merge --per-file /dev/stdin "$T/d/ab.state" |
+	sed "s#^\([^\t]*\t[^\t]*\)\t/dev/stdin\$#\1\t$T/d/a.f64.state#" > "$T/got"
+same merge_pipe "$T/want" "$T/got"
 
 # scan: each operand from the start, one after another; npy counts them all
 for op in $ops; do $G scan -t f64 -c 2 "$op"; done > "$T/want"
@@ -162,9 +166,19 @@ refuse() {
 refuse stdin_beside 2 $G sum --per-file "$T/d/a.f64" - < "$T/d/b.f64"
 refuse dot_a_b 2 $G dot --per-file "$T/d/a.f64" "$T/d/b.f64"
 refuse plot 2 $G hist -t f64 --plot --per-file "$T/d/a.f64" "$T/d/b.f64"
+refuse edges_no_range 2 $G hist -t f64 --bins 4 -f npy --edges "$T/e.npy" --per-file "$T/d/a.f64" "$T/d/b.f64"
 refuse carry_in 2 $G scan -t f64 --per-file --carry-in "$T/d/a.f64.state" "$T/d/a.f64"
+# a total of several passes (quantile of 32/64-bit types) reads the
+# operands again: a pipe among them would be empty by then
+refuse pipe_total 2 sh -c 'cat "$1" | "$2" median -t f64 -c 2 --per-file "$3" /dev/stdin' \
+	sh "$T/d/b.f64" "$G" "$T/d/a.f64"
 refuse missing 1 $G sum -t f64 --per-file "$T/d/a.f64" "$T/d/nope" "$T/d/b.f64"
 grep -q nope "$T/err" && ok || bad missing_named "$(cat "$T/err")"
+# a missing operand after one read in several passes is still named
+refuse missing_multipass 1 $G median -t f64 --per-file "$T/d/a.f64" "$T/d/nope"
+grep -q nope "$T/err" && ok || bad missing_multipass_named "$(cat "$T/err")"
+refuse missing_hist_range 1 $G hist -t f64 --bins 3 --per-file "$T/d/a.f64" "$T/d/nope"
+grep -q nope "$T/err" && ok || bad missing_hist_range_named "$(cat "$T/err")"
 refuse product_overflow 1 $G reduce --op prod -t i64 --per-file "$T/d/b.f64" "$T/d/a.f64"
 grep -q "b.f64" "$T/err" && ok || bad product_overflow_named "$(cat "$T/err")"
 

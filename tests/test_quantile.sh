@@ -75,6 +75,12 @@ out=$(cat "$T/a.f64" | TMPDIR=$T/none "$G" quantile -t f64 2>&1)
 rc=$?
 [ $rc -eq 1 ] && case $out in *"temporary file"*) true ;; *) false ;; esac &&
 	ok || bad "spill without TMPDIR" "rc $rc: $out"
+# a pipe of no whole number of elements: the error names stdin, as the
+# engine does, not the spilled copy
+out=$( (cat "$T/a.f64"; printf xy) | TMPDIR=$T "$G" quantile -t f64 2>&1)
+rc=$?
+[ $rc -eq 1 ] && [ "$out" = "gpustat: stdin: trailing 2 bytes do not make a whole element (f64 is 8 bytes)" ] &&
+	ok || bad "spill trailing" "rc $rc: $out"
 
 # median is quantile -q 0.5
 for m in linear lower nearest hazen; do

@@ -96,6 +96,9 @@ static int operand_result(struct cli *c, const struct pass *passes, int i,
 	void *acc = NULL;
 	int rc;
 
+	/* read alone, its failure is its own to report: an earlier
+	 * operand's later passes muted the reports of theirs */
+	c->mute_operands = false;
 	if (c->noperands > 1 && cli_open_operand(c, i, err) < 0)
 		return -1;
 	rc = run_over(c, passes, perfile_next(pf, name),
@@ -132,6 +135,13 @@ static int run_per_file(struct cli *c, const struct pass *passes,
 	void *total = NULL;
 	int rc = 0, n = c->noperands ? c->noperands : 1;
 
+	/* a total of more passes than one reads every operand again, after
+	 * each was read alone: a pipe would be empty by then */
+	if (n > 1 && passes[1].done && c->format != FMT_STATE &&
+	    !input_rewindable(c->in))
+		return gs_fail(err, GS_EUSAGE, "", "--per-file: the total reads "
+			       "every operand again, and a pipe cannot be "
+			       "read twice; give files");
 	if (perfile_init(&pf, n + 1) < 0)
 		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
 	for (int i = 0; i < n && rc == 0; i++)

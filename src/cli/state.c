@@ -402,3 +402,17 @@ int state_load(const char *path, struct state *total, const char **first,
 	free(buf);
 	return rc;
 }
+
+int state_fold_copy(struct state *total, const char **first,
+		    const struct state *s, const char *name,
+		    struct gs_err *err)
+{
+	size_t n = operation_of(&s->job)->cpu->acc_size(&s->job);
+	struct state copy = *s;
+
+	copy.acc = malloc(n);
+	if (!copy.acc)
+		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
+	memcpy(copy.acc, s->acc, n);
+	return fold(total, first, &copy, name, err);
+}

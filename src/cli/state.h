@@ -50,5 +50,10 @@ void state_merge_acc(const struct gs_job *job, void *total, void *acc);
  * of an integer product's overflow is forgotten once two states merge. */
 int state_load(const char *path, struct state *total, const char **first,
 	       struct gs_err *err);
+/* Fold a copy of s (read from name) into *total as state_load folds
+ * each state it reads; s stays as it was. */
+int state_fold_copy(struct state *total, const char **first,
+		    const struct state *s, const char *name,
+		    struct gs_err *err);
 
 #endif

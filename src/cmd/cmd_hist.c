@@ -662,6 +662,13 @@ static int hist_plan(struct cli *c, const struct pass **passes,
 		return gs_fail(err, GS_EUSAGE, "hist", "-f state of ranged bins "
 			       "needs --range LO:HI (without it each shard's bins "
 			       "would span its own min and max)");
+	/* one edges file, but each operand binned over its own min and max */
+	if (c->per_file && c->noperands > 1 && hs->edges_path &&
+	    c->job.ranged && !hs->range_set)
+		return gs_fail(err, GS_EUSAGE, "hist", "--edges writes one set of "
+			       "edges; --per-file without --range bins each "
+			       "operand over its own min and max (give --range "
+			       "LO:HI)");
 	if (c->job.ranged && !hs->bins_set)
 		c->job.bins = 10;	/* numpy's default */
 	if (c->job.ranged && hs->range_set)

@@ -22,21 +22,24 @@ struct merge_state {
 };
 
 /* Every state in operand i, in order, into the total; with --per-file
- * into its own merge too (read again: stdin is never one of several). */
+ * into its own merge too, then a copy of that into the total (read once:
+ * a pipe cannot be read twice). */
 static int read_operand(struct cli *c, const char *path, int i,
 			struct gs_err *err)
 {
 	struct merge_state *m = c->state;
 	const char *first;
 
-	if (state_load(path, &m->total, &m->first, err) < 0)
-		return -1;
 	if (!m->each || c->noperands < 2) {
+		if (state_load(path, &m->total, &m->first, err) < 0)
+			return -1;
 		if (m->each)
 			m->each[i] = m->total;
 		return 0;
 	}
-	return state_load(path, &m->each[i], &first, err);
+	if (state_load(path, &m->each[i], &first, err) < 0)
+		return -1;
+	return state_fold_copy(&m->total, &m->first, &m->each[i], first, err);
 }
 
 /* Read every operand (or stdin); each one that fails is reported, and the

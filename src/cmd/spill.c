@@ -60,6 +60,24 @@ static int copy_input(struct input *in, int fd, const char *dir,
 	return rc;
 }
 
+/* A stream of no whole number of records, named as the engine names it
+ * (the copy would be named /proc/self/fd/N). */
+static int whole_records(struct cli *c, uint64_t total, struct gs_err *err)
+{
+	size_t rec = job_record_size(&c->job), n = (size_t)(total % rec);
+	const char *s = n == 1 ? " does" : "s do", *t = type_name(c->job.dtype.type);
+
+	if (!n)
+		return 0;
+	if (c->job.columns == 1)
+		return gs_fail(err, GS_ERUNTIME, input_name(c->in), "trailing "
+			       "%zu byte%s not make a whole element (%s is %zu "
+			       "bytes)", n, s, t, rec);
+	return gs_fail(err, GS_ERUNTIME, input_name(c->in), "trailing %zu "
+		       "byte%s not make a whole record (%u x %s is %zu bytes)",
+		       n, s, c->job.columns, t, rec);
+}
+
 /* The copy as the raw input of the settled type. */
 static int reopen(struct cli *c, int fd, struct gs_err *err)
 {
@@ -92,7 +110,8 @@ int spill_input(struct cli *c, struct gs_err *err)
 		return gs_fail(err, GS_ERUNTIME, dir, "cannot make a temporary "
 			       "file to keep the piped input: %s", strerror(errno));
 	unlink(tmpl);
-	if (copy_input(c->in, fd, dir, &total, err) < 0) {
+	if (copy_input(c->in, fd, dir, &total, err) < 0 ||
+	    whole_records(c, total, err) < 0) {
 		close(fd);
 		return -1;
 	}
