@@ -614,45 +614,55 @@ elif want sanitizer; then
 	say "compute-sanitizer: not found"
 fi
 
-# 4b. algos: every --algorithm of every command and type against
-# --backend cpu, byte for byte (cmp_run: three chunk/stream splits), on
-# the random inputs, constant data (one bin, one value: the atomics'
-# worst case) and the fixtures; then gpustat bench on the GPU.
-algo_runs() {
+# 4b. algos: every --algorithm of every command and type against the
+# CPU's default algorithm, byte for byte and exit status (two chunk/stream
+# splits), on the random inputs, constant data (one bin, one value: the
+# atomics' worst case) and the fixtures; then gpustat bench on the GPU.
+algo_cmp() {	# name, algorithms, args...: each cuda algorithm = cpu default
+	name=$1
+	algs=$2
+	shift 2
+	gs "$@" --backend cpu > "$W/ref" 2> "$W/ref.err"
+	rc=$?
+	for a in $algs; do
+		for opt in "--chunk-size 7340033 --streams 2"; do
+			gs "$@" --algorithm $a --backend cuda $opt > "$W/got" 2> "$W/got.err"
+			if [ $? -eq $rc ] && cmp -s "$W/ref" "$W/got"; then
+				echo "pass $name $a $opt (exit $rc)"
+			else
+				echo "FAIL $name $a $opt: $(head -c 300 "$W/got.err")"
+				diff "$W/ref" "$W/got" | head -5
+			fi
+		done
+	done
+}
+algo_runs() {	# each GPU process starts a context (~0.3 s, one at a time)
 	t=$1
 	W=$D/wa.$t
 	mkdir -p "$W"
-	for f in "$D/r.$t.s" "$D/zero.s"; do
-		for a in global-atomic shared-atomic sort; do
-			case $t in
-			u8|i8|u16|i16) cmp_run "hist $a $t $f" hist -t $t --algorithm $a "$f"
-				       cmp_run "hist -c3 $a $t $f" hist -t $t -c 3 --algorithm $a "$f" ;;
-			esac
-			cmp_run "hist ranged $a $t $f" hist -q -t $t --bins 1000 --range -1e4:1e4 --algorithm $a "$f"
-			cmp_run "hist auto-range $a $t $f" hist -q -t $t --bins 70000 --algorithm $a "$f"
-		done
-		for a in atomic block-tree; do
-			cmp_run "sum $a $t $f" sum -t $t --algorithm $a "$f"
-			cmp_run "sum -c3 $a $t $f" sum -t $t -c 3 --algorithm $a "$f"
-			cmp_run "sum -c64 $a $t $f" sum -t $t -c 64 --algorithm $a "$f"
-			cmp_run "reduce sum -c3 $a $t $f" reduce -t $t -c 3 --algorithm $a "$f"
-			cmp_run "dot --pairs $a $t $f" dot --pairs -t $t --algorithm $a "$f"
-			cmp_run "dot -c6 --pairs $a $t $f" dot --pairs -c 6 -t $t --algorithm $a "$f"
-			cmp_run "dot A B $a $t $f" dot -t $t --algorithm $a "$f" "$D/r.$t.s"
-		done
-	done
-	# the fixtures of this type (specials, one element, empty, ...)
-	for f in fixtures/in/${t}_rand.bin fixtures/in/${t}_mod.bin \
-		 fixtures/in/${t}_special.bin fixtures/in/${t}_one.bin \
+	H="global-atomic shared-atomic sort"
+	S="atomic block-tree"
+	f=$D/r.$t.s
+	case $t in
+	u8|i8|u16|i16) algo_cmp "hist $t" "$H" hist -t $t "$f"
+		       algo_cmp "hist -c3 $t" "$H" hist -t $t -c 3 "$f" ;;
+	esac
+	algo_cmp "hist ranged $t" "$H" hist -q -t $t --bins 1000 --range -1e4:1e4 "$f"
+	algo_cmp "hist auto-range $t" "$H" hist -q -t $t --bins 70000 "$f"
+	algo_cmp "sum -c3 $t" "$S" sum -t $t -c 3 "$f"
+	algo_cmp "sum -c64 $t" "$S" sum -t $t -c 64 "$f"
+	algo_cmp "dot -c6 --pairs $t" "$S" dot --pairs -c 6 -t $t "$f"
+	algo_cmp "dot A B $t" "$S" dot -t $t "$f" "$D/r.$t.s"
+	# constant data: one bin, one value (the atomics' worst case)
+	algo_cmp "hist ranged zeros $t" "$H" hist -q -t $t --bins 1000 --range -1e4:1e4 "$D/zero.s"
+	algo_cmp "sum zeros $t" "$S" sum -t $t "$D/zero.s"
+	# the fixtures of this type (specials, one element, empty)
+	for f in fixtures/in/${t}_special.bin fixtures/in/${t}_one.bin \
 		 fixtures/in/${t}_empty.bin; do
 		[ -f "$f" ] || continue
-		for a in global-atomic shared-atomic sort; do
-			cmp_run "fixture hist $a $f" hist -q -t $t --bins 33 --range -2:2 --algorithm $a "$f"
-		done
-		for a in atomic block-tree; do
-			cmp_run "fixture sum $a $f" sum -t $t --algorithm $a "$f"
-			cmp_run "fixture dot $a $f" dot --pairs -t $t --algorithm $a "$f"
-		done
+		algo_cmp "fixture hist $f" "$H" hist -q -t $t --bins 33 --range -2:2 "$f"
+		algo_cmp "fixture sum $f" "$S" sum -t $t "$f"
+		algo_cmp "fixture dot $f" "$S" dot --pairs -t $t "$f"
 	done
 }
 if want algos; then
