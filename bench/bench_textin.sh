@@ -17,7 +17,7 @@ FLT=$D/text-float.txt
 CSV=$D/text-float.csv
 # seq's lines average 9 bytes near 1e8; floats 20 bytes a field
 seq 1 $((MIB * 1048576 / 9)) > "$SEQ"
-awk -v n=$((MIB * 1048576 / 20)) 'BEGIN { srand(1); for (i = 0; i < n; i++)
+awk -v n=$((MIB * 1048576 / 80 * 4)) 'BEGIN { srand(1); for (i = 0; i < n; i++)
 	printf "%.17g\n", (rand() - 0.5) * 2000 }' > "$FLT"
 paste -d, - - - - < "$FLT" > "$CSV"
 
