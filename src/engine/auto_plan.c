@@ -61,11 +61,14 @@ static const struct auto_rate auto_rates[] = {
 	 * of the 2-core EPYC ran a select pass over 64M f32 in 0.11 to 0.17 s
 	 * of submit, the sum in 0.155 s, so about the sum's rate. Mode's hash
 	 * tables: one core inserted 8M u32 of 1000 values at 420 M/s, 64M
-	 * random ones (a table past its limit) at 4 M/s. Their GPU kernels
-	 * (select_kernels.cu) are new and have not run on a GPU yet: a GPU
-	 * rate of 0 keeps auto on the CPU for them until
-	 * tests/gpu/quantile_gpu.sh has passed and timed them (then about 25
-	 * GB/s for the passes and 10 for the tables are the estimates). */
+	 * random ones (a table past its limit) at 4 M/s. On the H100 machine
+	 * (bench/RESULTS.md, session 10) the GPU's select passes are exact
+	 * but slower end to end than the CPU's at 1 GiB (quantile f32 0.79 s
+	 * against 0.42, f64 0.90 against 0.25; mode u8/u16 0.61 against
+	 * 0.17-0.28), and mode's tables are faster on the GPU only on data of
+	 * many distinct values (u32: 0.63 s against 1.00), which auto cannot
+	 * know beforehand: a GPU rate of 0 keeps auto on the CPU for them;
+	 * --backend cuda runs them. */
 	{ CMD_SELECT, -1, -1, 90, 0, "a radix select pass" },
 	{ CMD_COLLECT, -1, -1, 90, 0, "a radix select's collect pass" },
 	{ CMD_MODECOUNT, -1, -1, 20, 0, "mode's hash tables" },
@@ -104,9 +107,9 @@ bool auto_plan_gpu(const struct gs_job *job, int64_t input_bytes,
 		return true;
 	}
 	if (r->gpu_gbs <= 0) {
-		snprintf(why, n, "%s runs on the CPU under auto until its GPU "
-			 "kernels are measured (--backend cuda runs them)",
-			 r->what);
+		snprintf(why, n, "%s runs on the CPU under auto: its GPU "
+			 "kernels were slower end to end where measured "
+			 "(--backend cuda runs them)", r->what);
 		return false;
 	}
 	if (input_bytes < 0) {
