@@ -20,6 +20,7 @@
 #include <cuda_runtime.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,7 +101,7 @@ static void *pinned_worker(void *arg)
 		int s = c % NSLOT;
 
 		while (!atomic_load(&slot_free[s]) || atomic_load(&slot_chunk[s]) != c)
-			;	/* the consumer hands the slot over */
+			sched_yield();	/* the consumer hands the slot over */
 		size_t n = fsize - off < PIECE ? fsize - off : PIECE;
 		size_t done = 0;
 
@@ -150,7 +151,7 @@ static double run_pinned(bool h2d)
 		int s = c % NSLOT;
 
 		while (atomic_load(&left[s]) > 0)
-			;
+			sched_yield();
 		if (h2d) {
 			size_t n = fsize - c * chunk < chunk ? fsize - c * chunk : chunk;
 			cudaMemcpyAsync((char *)dev + s * chunk, slot[s], n,
@@ -234,7 +235,7 @@ static double run_reg(int nreg)
 		pthread_create(&th[i], NULL, reg_worker, (void *)i);
 	for (size_t c = 0; c < nchunks; c++) {
 		while (atomic_load(&reg_state[c]) == 0)
-			;
+			sched_yield();
 		if (atomic_load(&reg_state[c]) == 2) {
 			for (int i = 0; i < nreg; i++)
 				pthread_join(th[i], NULL);
