@@ -323,6 +323,16 @@ static const char *size_str(uint64_t n, char *buf, size_t size)
 	return buf;
 }
 
+/* RFC 8878, 3.1.1.1. */
+size_t zsrc_header_size(unsigned fhd)
+{
+	static const size_t dict_len[4] = { 0, 1, 2, 4 };
+	unsigned fcs = fhd >> 6, single = fhd >> 5 & 1;
+
+	return 5 + !single + dict_len[fhd & 3] +
+	       (fcs ? (size_t)1 << fcs : single);
+}
+
 /* RFC 8878, 3.1.1.1 (a skippable frame has no window: -1; zstd judges
  * anything else). */
 int zsrc_frame_window(const uint8_t *p, size_t n, uint64_t *win)
