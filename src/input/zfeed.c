@@ -121,7 +121,7 @@ static int feed_rest(struct zfeed *f, int slot, size_t clen)
 		e->buf = malloc(e->cap);
 		if (e->buf) {
 			if (clen)
-				memcpy(e->buf, zpipe_cbuf(f->pipe, slot, 0, 0), clen);
+				memcpy(e->buf, zpipe_cbuf(f->pipe, slot, 0), clen);
 			memcpy(e->buf + clen, f->rb + f->rpos, ahead);
 		} else {
 			e->how = ZFEED_ERROR;
@@ -138,7 +138,7 @@ static int feed_rest(struct zfeed *f, int slot, size_t clen)
  * read error, when stopped or out of memory. */
 static bool feed_copy(struct zfeed *f, int slot, size_t *clen, size_t k)
 {
-	unsigned char *c = zpipe_cbuf(f->pipe, slot, *clen + k, *clen);
+	unsigned char *c = zpipe_cbuf(f->pipe, slot, *clen + k);
 
 	if (!c)
 		return false;

@@ -481,7 +481,7 @@ static void cbuf_room(struct zpipe *p, uint64_t room)
 		buf_unmap(&ring(p, k)->cbuf, &ring(p, k)->ccap, &p->cbytes);
 }
 
-unsigned char *zpipe_cbuf(struct zpipe *p, int slot, size_t need, size_t keep)
+unsigned char *zpipe_cbuf(struct zpipe *p, int slot, size_t need)
 {
 	struct zslot *s = &p->slot[slot];
 	size_t want = page_up(need > 2 * s->ccap ? need : 2 * s->ccap);
@@ -501,18 +501,27 @@ unsigned char *zpipe_cbuf(struct zpipe *p, int slot, size_t need, size_t keep)
 			break;
 		pthread_cond_wait(&p->cv, &zp_lock);
 	}
-	b = p->stopped ? NULL : buf_map(want);
-	p->cbytes += b ? want : 0;
-	pthread_mutex_unlock(&zp_lock);
-	if (!b)
+	if (p->stopped) {
+		pthread_mutex_unlock(&zp_lock);
 		return NULL;
-	/* only this producer touches a reserved slot's buffer */
-	if (keep)
-		memcpy(b, s->cbuf, keep);
+	}
+	p->cbytes += want - s->ccap;
+	pthread_mutex_unlock(&zp_lock);
+	/* only this producer touches a reserved slot's buffer. Grown by the
+	 * kernel, in place or moved, its bytes are neither copied nor faulted
+	 * in again: a new buffer and a copy for each doubling touched twice
+	 * the frame's size of fresh memory (each page cleared by the kernel)
+	 * and copied as much again, all on the one feeding thread */
+	b = s->cbuf ? mremap(s->cbuf, s->ccap, want, MREMAP_MAYMOVE)
+		    : buf_map(want);
 	pthread_mutex_lock(&zp_lock);
-	buf_unmap(&s->cbuf, &s->ccap, &p->cbytes);
-	s->cbuf = b;
-	s->ccap = want;
+	if (b == MAP_FAILED || !b) {
+		p->cbytes -= want - s->ccap;
+		b = NULL;
+	} else {
+		s->cbuf = b;
+		s->ccap = want;
+	}
 	pthread_mutex_unlock(&zp_lock);
 	return b;
 }
