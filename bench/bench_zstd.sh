@@ -4,7 +4,10 @@
 # frames (pzstd -p 16's layout) and as 16 single-frame shards, f32 normals
 # and a compressible i16 random walk, as ratios to one core decoding the
 # same bytes to /dev/null (mkzst -d, the loop of `zstd -dc`), measured in the
-# same run, best of 3. -j 1 decodes on one thread, as gpustat did before;
+# same run, best of 3. -j 1 decodes on one thread, as gpustat did before
+# (and under auto it starts the GPU: a .zst is of unknown length, and one
+# thread computes below the 4 GB/s auto_plan.c expects of such input, so
+# --backend cpu -j 1 is the row to set against --backend cpu);
 # `cat FILE | gpustat sum` reads the frames from a pipe (the shards: their
 # frames concatenated on the pipe). -j 1 on a pipe is the stream decoder.
 #   sh bench/bench_zstd.sh [DIR] [MIB]      (default /dev/shm/gpustat-zstd, 1024)
@@ -36,6 +39,7 @@ for f in n.f32 w.i16; do
 		base=$(secs "cat $z | build/mkzst -d")
 		for cmd in "./gpustat sum -t $t $z" "./gpustat sum -t $t -j 1 $z" \
 			   "./gpustat sum -t $t --backend cpu $z" \
+			   "./gpustat sum -t $t --backend cpu -j 1 $z" \
 			   "cat $z | ./gpustat sum -t $t" \
 			   "cat $z | ./gpustat sum -t $t -j 1"; do
 			s=$(secs "$cmd")
@@ -43,6 +47,13 @@ for f in n.f32 w.i16; do
 				"$s" "$(awk -v b="$base" -v s="$s" 'BEGIN { print b / s }')"
 		done
 		printf '%-54s %8.3f %8.2f\n' "mkzst -d < $f.$k.zst (one core)" "$base" 1
+		# one frame: where the time goes, auto against one CPU thread
+		[ $k = 1 ] && for v in "" "--backend cpu -j 1"; do
+			echo "  -v $v:"
+			./gpustat sum -t $t -v $v "$z" 2>&1 > /dev/null |
+				grep -E 'backend|stages|process' | cut -c 10-200 |
+				sed 's/^/    /'
+		done
 	done
 	rm -rf "$D/shards"
 done

@@ -74,7 +74,7 @@ alike() {
 "$G" scan -t u16 "$R" > "$T/scan.want"
 
 # --- one file of many frames: as a file, as stdin (a file, and a pipe)
-for spec in 64K 's12,300K,e,1M,1,s300,50K,e,7' '200K,u100K,200K' \
+for spec in 64K 's12,300K,e,1M,1,s300,50K,e,7' '200K,u100K,200K' u300K,200K \
 	    '17K,2M,s2M,300K' 1M; do
 	z=$T/layout.zst
 	"$M" -s "$spec" < "$R" > "$z"

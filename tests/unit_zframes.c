@@ -426,8 +426,8 @@ static void check_fifo_after(const uint8_t *d, size_t n)
 
 /* ---- the pipe itself --------------------------------------------------------- */
 
-/* b's frames as file id of pipe p, from an anonymous copy (the pipe
- * unmaps it): its frame list's length. */
+/* b's frames as file id of pipe p, listed from a temporary file and served
+ * from an anonymous copy (the pipe unmaps it): its frame list's length. */
 static size_t pipe_add(struct zpipe *p, int id, const struct buf *b)
 {
 	struct zframe *list;
@@ -435,10 +435,14 @@ static size_t pipe_add(struct zpipe *p, int id, const struct buf *b)
 	unsigned char *map = mmap(NULL, b->len, PROT_READ | PROT_WRITE,
 				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
-	if (map == MAP_FAILED)
+	FILE *t = tmpfile();
+
+	if (map == MAP_FAILED || !t || fwrite(b->p, 1, b->len, t) != b->len ||
+	    fflush(t) != 0)
 		abort();
 	memcpy(map, b->p, b->len);
-	CHECK(zframes_scan(map, b->len, 0, (uint64_t)1 << 27, &list, &n));
+	CHECK(zframes_scan(fileno(t), 0, b->len, (uint64_t)1 << 27, &list, &n));
+	fclose(t);
 	CHECK(zpipe_add(p, id, map, b->len, list, n) == 0);
 	return n;
 }

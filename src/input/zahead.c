@@ -1,6 +1,6 @@
 /*
- * zahead.c - see zahead.h. Each operand queued is mapped once, its frames
- * listed from its headers (zframes_scan), and the pipe takes the mapping:
+ * zahead.c - see zahead.h. Each operand queued has its frames listed from
+ * its headers (zframes_scan), is mapped once, and the pipe takes the mapping:
  * the workers decode the operands' frames in operand order, across operand
  * boundaries, so sixteen single-frame shards decode on sixteen cores.
  */
@@ -28,46 +28,52 @@ struct zahead {
 	bool *queued;		/* [n]: its frames are file i of the pipe */
 };
 
-/* A file's bytes, mapped: NULL when it is no non-empty regular file. A
- * FIFO is never opened here (that would block, and take a writer's data):
- * stat first, and open without blocking. */
-static void *map_file(const char *path, size_t *len)
+/* A regular file's fd, and its length: -1 when it is no non-empty regular
+ * file. A FIFO is never opened here (that would block, and take a
+ * writer's data): stat first, and open without blocking. */
+static int open_file(const char *path, size_t *len)
 {
 	struct stat st;
 	int fd = strcmp(path, "-") && stat(path, &st) == 0 && S_ISREG(st.st_mode)
 		 ? open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK) : -1;
-	void *map = MAP_FAILED;
 
-	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
-		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (fd >= 0)
+	if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+			st.st_size <= 0)) {
 		close(fd);
-	*len = map == MAP_FAILED ? 0 : (size_t)st.st_size;
-	return map == MAP_FAILED ? NULL : map;
+		fd = -1;
+	}
+	*len = fd < 0 ? 0 : (size_t)st.st_size;
+	return fd;
 }
 
-/* Queue operand i if it is a zstd file whose frames check out. */
+/* Queue operand i if it is a zstd file whose frames check out: they are
+ * listed by pread, and only then is the file mapped. */
 static void queue(struct zahead *a, int i)
 {
 	struct zframe *list = NULL;
+	unsigned char magic[4];
 	size_t len, n;
-	unsigned char *map = map_file(a->paths[i], &len);
+	int fd = open_file(a->paths[i], &len);
+	void *map = MAP_FAILED;
 
-	if (map && len >= 4 && zsrc_magic(map) &&
-	    zframes_scan(map, len, 0, a->window_max, &list, &n)) {
+	if (fd >= 0 && len >= 4 && pread(fd, magic, 4, 0) == 4 &&
+	    zsrc_magic(magic) &&
+	    zframes_scan(fd, 0, len, a->window_max, &list, &n)) {
 		if (!a->pipe && !a->refused &&
 		    !(a->pipe = zpipe_open(a->threads, ZPIPE_BYTES)))
 			a->refused = true;
-		if (a->pipe) {
-			madvise(map, len, MADV_SEQUENTIAL);
-			/* the pipe owns map and list from here, even on failure */
-			a->queued[i] = zpipe_add(a->pipe, i, map, len, list, n) == 0;
-			return;
-		}
+		if (a->pipe)
+			map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
 	}
-	free(list);
-	if (map)
-		munmap(map, len);
+	if (fd >= 0)
+		close(fd);
+	if (map == MAP_FAILED) {
+		free(list);
+		return;
+	}
+	madvise(map, len, MADV_SEQUENTIAL);
+	/* the pipe owns map and list from here, even on failure */
+	a->queued[i] = zpipe_add(a->pipe, i, map, len, list, n) == 0;
 }
 
 struct zahead *zahead_new(char *const *paths, int n, int threads,

@@ -121,7 +121,7 @@ static int feed_rest(struct zfeed *f, int slot, size_t clen)
 		e->buf = malloc(e->cap);
 		if (e->buf) {
 			if (clen)
-				memcpy(e->buf, zpipe_cbuf(f->pipe, slot, 0, 0), clen);
+				memcpy(e->buf, zpipe_cbuf(f->pipe, slot, 0), clen);
 			memcpy(e->buf + clen, f->rb + f->rpos, ahead);
 		} else {
 			e->how = ZFEED_ERROR;
@@ -138,7 +138,7 @@ static int feed_rest(struct zfeed *f, int slot, size_t clen)
  * read error, when stopped or out of memory. */
 static bool feed_copy(struct zfeed *f, int slot, size_t *clen, size_t k)
 {
-	unsigned char *c = zpipe_cbuf(f->pipe, slot, *clen + k, *clen);
+	unsigned char *c = zpipe_cbuf(f->pipe, slot, *clen + k);
 
 	if (!c)
 		return false;
@@ -194,17 +194,6 @@ static int feed_blocks(struct zfeed *f, int slot, size_t hsize, bool checksum)
 	return 1;
 }
 
-/* The size of the frame header whose descriptor byte is fhd (RFC 8878,
- * 3.1.1.1). */
-static size_t header_size(unsigned fhd)
-{
-	static const size_t dict_len[4] = { 0, 1, 2, 4 };
-	unsigned fcs = fhd >> 6, single = fhd >> 5 & 1;
-
-	return 5 + !single + dict_len[fhd & 3] +
-	       (fcs ? (size_t)1 << fcs : single);
-}
-
 /* A zstd frame at the read-ahead's position: queued, or the stream goes on
  * from it. */
 static int feed_zstd(struct zfeed *f)
@@ -215,7 +204,7 @@ static int feed_zstd(struct zfeed *f)
 	size_t hsize;
 	int slot;
 
-	if (!feed_need(f, 5) || !feed_need(f, hsize = header_size(f->rb[f->rpos + 4])))
+	if (!feed_need(f, 5) || !feed_need(f, hsize = zsrc_header_size(f->rb[f->rpos + 4])))
 		return feed_rest(f, -1, 0);
 	p = f->rb + f->rpos;
 	off = f->roff - (f->rlen - f->rpos);

@@ -1,6 +1,6 @@
 /*
- * zframes.h - the zstd frames of a regular file, listed from a mapping of
- * it and decoded on several threads at once (zpipe.h), then served in order
+ * zframes.h - the zstd frames of a regular file, listed from their headers
+ * and decoded on several threads at once (zpipe.h), then served in order
  * (zsrc.c). Private to the input layer.
  *
  * A file of several frames (concatenated .zst files, pzstd's output, the
@@ -21,12 +21,13 @@
 #include <stdint.h>
 #include "zpipe.h"
 
-/* The zstd frames of map[start..len), skippable frames left out, in *list
- * (malloc'd; *n of them): false when one is not whole, has no content size
- * or one over ZPIPE_FRAME_MAX, or asks for a window over window_max (the
- * file is then read as a stream), or when out of memory. */
-bool zframes_scan(const unsigned char *map, size_t len, uint64_t start,
-		  uint64_t window_max, struct zframe **list, size_t *n);
+/* The zstd frames of regular file fd's bytes [start, end), skippable
+ * frames left out, in *list (malloc'd; *n of them), read by pread: false
+ * when one is not whole, has no content size or one over ZPIPE_FRAME_MAX,
+ * or asks for a window over window_max (the file is then read as a
+ * stream), or when out of memory. */
+bool zframes_scan(int fd, uint64_t start, uint64_t end, uint64_t window_max,
+		  struct zframe **list, size_t *n);
 
 /* The frames of regular file fd from byte start to its end, if there are
  * at least two zstd frames and they check out, queued as file 0 of a new

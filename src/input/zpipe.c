@@ -185,6 +185,18 @@ static void copy_pieces(struct zcopy *c)
 	}
 }
 
+/* Map in [p, p + n) with one call (advice MADV_POPULATE_READ or _WRITE)
+ * instead of a page fault every 64 KiB of a mapped file's frame, or every
+ * page of a fresh buffer where huge pages are not had. A hint: kernels
+ * before 5.14 refuse it and the faults come as before. */
+static void populate(const void *p, size_t n, int advice)
+{
+	uintptr_t a = (uintptr_t)p & ~(uintptr_t)4095;
+
+	if (n)
+		(void)madvise((void *)a, n + ((uintptr_t)p - a), advice);
+}
+
 /* The slot's frame, decoded: its size, or zstd's error. */
 static size_t slot_decode(ZSTD_DCtx *d, const struct zslot *s)
 {
@@ -193,6 +205,10 @@ static size_t slot_decode(ZSTD_DCtx *d, const struct zslot *s)
 
 	if (s->nomem)
 		return (size_t)-ZSTD_error_memory_allocation;
+#ifdef MADV_POPULATE_READ
+	populate(s->src, s->csize, MADV_POPULATE_READ);
+	populate(s->dbuf, s->dsize, MADV_POPULATE_WRITE);
+#endif
 	got = ZSTD_decompressDCtx(d, s->dsize ? s->dbuf : none, s->dsize,
 				  s->src, s->csize);
 	/* the header promised dsize: zstd checks it, this is the backstop */
@@ -481,7 +497,7 @@ static void cbuf_room(struct zpipe *p, uint64_t room)
 		buf_unmap(&ring(p, k)->cbuf, &ring(p, k)->ccap, &p->cbytes);
 }
 
-unsigned char *zpipe_cbuf(struct zpipe *p, int slot, size_t need, size_t keep)
+unsigned char *zpipe_cbuf(struct zpipe *p, int slot, size_t need)
 {
 	struct zslot *s = &p->slot[slot];
 	size_t want = page_up(need > 2 * s->ccap ? need : 2 * s->ccap);
@@ -501,18 +517,27 @@ unsigned char *zpipe_cbuf(struct zpipe *p, int slot, size_t need, size_t keep)
 			break;
 		pthread_cond_wait(&p->cv, &zp_lock);
 	}
-	b = p->stopped ? NULL : buf_map(want);
-	p->cbytes += b ? want : 0;
-	pthread_mutex_unlock(&zp_lock);
-	if (!b)
+	if (p->stopped) {
+		pthread_mutex_unlock(&zp_lock);
 		return NULL;
-	/* only this producer touches a reserved slot's buffer */
-	if (keep)
-		memcpy(b, s->cbuf, keep);
+	}
+	p->cbytes += want - s->ccap;
+	pthread_mutex_unlock(&zp_lock);
+	/* only this producer touches a reserved slot's buffer. Grown by the
+	 * kernel, in place or moved, its bytes are neither copied nor faulted
+	 * in again: a new buffer and a copy for each doubling touched twice
+	 * the frame's size of fresh memory (each page cleared by the kernel)
+	 * and copied as much again, all on the one feeding thread */
+	b = s->cbuf ? mremap(s->cbuf, s->ccap, want, MREMAP_MAYMOVE)
+		    : buf_map(want);
 	pthread_mutex_lock(&zp_lock);
-	buf_unmap(&s->cbuf, &s->ccap, &p->cbytes);
-	s->cbuf = b;
-	s->ccap = want;
+	if (b == MAP_FAILED || !b) {
+		p->cbytes -= want - s->ccap;
+		b = NULL;
+	} else {
+		s->cbuf = b;
+		s->ccap = want;
+	}
 	pthread_mutex_unlock(&zp_lock);
 	return b;
 }

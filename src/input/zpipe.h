@@ -80,9 +80,9 @@ uint64_t zpipe_pending(struct zpipe *p);
 int zpipe_reserve(struct zpipe *p, int id, uint64_t off, uint64_t dsize);
 
 /* The slot's buffer for the frame's compressed bytes, grown to at least
- * need bytes with its first keep bytes kept: NULL when stopped or when need
+ * need bytes with the bytes it held kept: NULL when stopped or when need
  * is over the budget or out of memory (then zpipe_cancel). */
-unsigned char *zpipe_cbuf(struct zpipe *p, int slot, size_t need, size_t keep);
+unsigned char *zpipe_cbuf(struct zpipe *p, int slot, size_t need);
 
 /* The frame in the slot is whole: csize bytes of its buffer. Decode it. */
 void zpipe_commit(struct zpipe *p, int slot, size_t csize);

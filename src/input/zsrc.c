@@ -244,6 +244,24 @@ static int zsrc_dctx(struct zsrc *z)
 	return 0;
 }
 
+/* Whether the frame at p[0..n) is one that no thread could take from a
+ * pipe, so that the stream decodes it here as -j 1 does, without a feeding
+ * thread and its workers being started for nothing: its header, whole in
+ * p, gives no content size (zstd < pipe writes none) or one over
+ * ZPIPE_FRAME_MAX (one frame of a whole dataset). The feeding thread stops
+ * at the first such frame and never resumes, so nothing after it is lost. */
+static bool one_stream(const uint8_t *p, size_t n)
+{
+	unsigned long long dsize;
+
+	if (n < 5 || p[0] != 0x28 || !zsrc_magic(p) ||
+	    n < zsrc_header_size(p[4]))
+		return false;
+	dsize = ZSTD_getFrameContentSize(p, n);
+	return dsize != ZSTD_CONTENTSIZE_ERROR &&
+	       (dsize == ZSTD_CONTENTSIZE_UNKNOWN || dsize > ZPIPE_FRAME_MAX);
+}
+
 int zsrc_use_zstd(struct zsrc *z)
 {
 	if (!z->dctx && zsrc_dctx(z) < 0)
@@ -255,6 +273,8 @@ int zsrc_use_zstd(struct zsrc *z)
 	if (z->threads < 2)
 		return 0;
 	if (!z->is_reg) {	/* a pipe: its frames are read on a thread */
+		if (one_stream(z->buf + z->pos, z->len - z->pos))
+			return 0;
 		z->feed = zfeed_open(z->fd, z->buf + z->pos, z->len - z->pos,
 				     z->raw_off, z->window_max, z->threads);
 		if (z->feed) {
@@ -321,6 +341,16 @@ static const char *size_str(uint64_t n, char *buf, size_t size)
 	else
 		snprintf(buf, size, "%llu bytes", (unsigned long long)n);
 	return buf;
+}
+
+/* RFC 8878, 3.1.1.1. */
+size_t zsrc_header_size(unsigned fhd)
+{
+	static const size_t dict_len[4] = { 0, 1, 2, 4 };
+	unsigned fcs = fhd >> 6, single = fhd >> 5 & 1;
+
+	return 5 + !single + dict_len[fhd & 3] +
+	       (fcs ? (size_t)1 << fcs : single);
 }
 
 /* RFC 8878, 3.1.1.1 (a skippable frame has no window: -1; zstd judges

@@ -38,6 +38,9 @@ bool zsrc_named(const char *path);
  * more bytes are needed, -1 when p is no zstd frame header. */
 int zsrc_frame_window(const uint8_t *p, size_t n, uint64_t *win);
 
+/* The size of the frame header whose descriptor (its fifth byte) is fhd. */
+size_t zsrc_header_size(unsigned fhd);
+
 /* Whether the 4 bytes at p are a zstd frame or skippable frame magic. */
 bool zsrc_magic(const uint8_t *p);
 
