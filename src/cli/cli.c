@@ -644,7 +644,8 @@ int cli_run(struct cli *c, struct input *in, struct input *in2,
 	timeline_run_begin();
 	/* --backend cuda creates the GPU's context here (its probe) */
 	const struct backend *be = backend_select(c->backend, &c->job,
-						  input_bytes, c->eo.threads,
+						  input_bytes, c->info.compressed,
+						  c->eo.threads,
 						  c->eo.device, c->eo.ndevices,
 						  &why, err);
 

@@ -91,7 +91,7 @@ static const struct auto_rate *rate_of(const struct gs_job *job)
 }
 
 bool auto_plan_gpu(const struct gs_job *job, int64_t input_bytes,
-		   int threads, char *why, size_t n)
+		   bool compressed, int threads, char *why, size_t n)
 {
 	const struct auto_rate *r = rate_of(job);
 	double size = (double)type_size(job->dtype.type);
@@ -110,6 +110,18 @@ bool auto_plan_gpu(const struct gs_job *job, int64_t input_bytes,
 		snprintf(why, n, "%s runs on the CPU under auto: its GPU "
 			 "kernels were slower end to end where measured "
 			 "(--backend cuda runs them)", r->what);
+		return false;
+	}
+	if (compressed) {
+		/* one core decodes 0.4-0.5 GB/s of zstd (bench/RESULTS.md),
+		 * below what the CPU computes on a core's share; the cores
+		 * decode, and a GPU's start would take one of them and 0.4 s:
+		 * 16 frames of i16 summed in 0.318 s on the CPU, 0.370 s with
+		 * the GPU started, one frame 3.04 s against 3.19 */
+		snprintf(why, n, "zstd input: decoding it on the CPU is the "
+			 "limit, not %s of %s, and a GPU's start would take a "
+			 "core from it: the CPU", r->what,
+			 type_name(job->dtype.type));
 		return false;
 	}
 	if (input_bytes < 0) {

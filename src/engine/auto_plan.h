@@ -20,8 +20,9 @@
 
 /* True when the GPU is predicted to finish the job sooner than the CPU
  * alone: input_bytes of input (-1 when unknown: a pipe, a .zst of unknown
- * content size), threads CPU threads. why[n] says the predicted times. */
+ * content size), compressed when it is zstd (decoded on the CPU as it is
+ * read), threads CPU threads. why[n] says the predicted times. */
 bool auto_plan_gpu(const struct gs_job *job, int64_t input_bytes,
-		   int threads, char *why, size_t n);
+		   bool compressed, int threads, char *why, size_t n);
 
 #endif

@@ -49,9 +49,9 @@ static const struct backend *select_multi(const struct gs_job *job,
 
 static const struct backend *select_cuda(enum backend_choice choice,
 					 const struct gs_job *job,
-					 int64_t input_bytes, int threads,
-					 int device, const char **why,
-					 struct gs_err *err)
+					 int64_t input_bytes, bool compressed,
+					 int threads, int device,
+					 const char **why, struct gs_err *err)
 {
 	static char reason[300];
 	const char *no;
@@ -81,7 +81,7 @@ static const struct backend *select_cuda(enum backend_choice choice,
 		return &backend_cpu;
 	}
 	/* a model of both sides' times (auto_plan.c) */
-	bool gpu = auto_plan_gpu(job, input_bytes, threads, reason,
+	bool gpu = auto_plan_gpu(job, input_bytes, compressed, threads, reason,
 				 sizeof(reason));
 
 	*why = reason;
@@ -125,8 +125,8 @@ static int algo_backend(enum backend_choice *choice, const struct gs_job *job,
 
 const struct backend *backend_select(enum backend_choice choice,
 				     const struct gs_job *job,
-				     int64_t input_bytes, int threads,
-				     int device, int ndevices,
+				     int64_t input_bytes, bool compressed,
+				     int threads, int device, int ndevices,
 				     const char **why, struct gs_err *err)
 {
 	if (algo_backend(&choice, job, ndevices, err) < 0)
@@ -149,11 +149,12 @@ const struct backend *backend_select(enum backend_choice choice,
 	}
 	if (ndevices)
 		return select_multi(job, device, why, err);
-	return select_cuda(choice, job, input_bytes, threads, device, why,
-			   err);
+	return select_cuda(choice, job, input_bytes, compressed, threads,
+			   device, why, err);
 #else
 	(void)job;
 	(void)input_bytes;
+	(void)compressed;
 	(void)threads;
 	(void)device;
 	if (ndevices) {

@@ -90,13 +90,13 @@ extern const struct backend backend_multi;
 /* --backend: which one to use. */
 enum backend_choice { BACKEND_AUTO, BACKEND_CPU, BACKEND_CUDA };
 
-/* Pick a backend for the job over input_bytes (-1: unknown) with threads
- * CPU threads: returns it, or NULL with err filled (e.g. --backend cuda
+/* Pick a backend for the job over input_bytes (-1: unknown; compressed:
+ * zstd, decoded as it is read) with threads CPU threads: returns it, or NULL with err filled (e.g. --backend cuda
  * without a usable GPU). *why says why, for -v. */
 const struct backend *backend_select(enum backend_choice choice,
 				     const struct gs_job *job,
-				     int64_t input_bytes, int threads,
-				     int device, int ndevices,
+				     int64_t input_bytes, bool compressed,
+				     int threads, int device, int ndevices,
 				     const char **why, struct gs_err *err);
 
 /* What the last backend_auto run did, for -v: chunks on each side and when

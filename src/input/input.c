@@ -712,8 +712,8 @@ int input_probe(struct input *in, struct input_info *info, struct gs_err *err)
 		info->dtype = in->hdr.dtype;
 		info->columns = in->hdr.columns;
 	}
-	info->format = in_data(in) && zsrc_compressed(in->z) ? in->fmt->zname
-							     : in->fmt->name;
+	info->compressed = in_data(in) && zsrc_compressed(in->z);
+	info->format = info->compressed ? in->fmt->zname : in->fmt->name;
 	info->total_bytes = informat_total(in->paths, in->npaths, in->opts.raw,
 					   in->stdin_reg ? in->stdin_start : -1);
 	if (in->textin) {	/* its records' size is known once they are made */

@@ -36,6 +36,7 @@ struct input_info {
 	const char *format;	/* "raw", "npy", "pgm", "ppm" (+ " (zstd)") */
 	int64_t total_bytes;	/* payload bytes of all operands if known, else -1 */
 	bool text;		/* decimal text (--text, or found so) */
+	bool compressed;	/* zstd (the first operand's data) */
 };
 
 /* The zstd CLI's default limit on a frame's window (--memory). */
