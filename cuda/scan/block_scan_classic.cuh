@@ -35,6 +35,10 @@
 static_assert((SCAN_THREADS & (SCAN_THREADS - 1)) == 0,
 	      "the classic block scans pair threads in a power-of-two tree");
 
+/* The steps' loops stay loops: unrolled, every step's add of a wide
+ * value (34 limbs for f64) was inlined again, in every kernel. */
+#define SCAN_LOOP _Pragma("unroll 1")
+
 /* Shared values of a classic block scan: one per thread, and blelloch's
  * total set aside beside them. */
 #define SCAN_CLASSIC_SLOTS (SCAN_THREADS + 1)
@@ -100,6 +104,7 @@ block_scan_hs(typename Op::V in, typename Op::V *x, typename Op::V *total,
 	__syncthreads();
 	x[i] = v;
 	__syncthreads();
+SCAN_LOOP
 	for (unsigned d = 1; d < SCAN_THREADS; d <<= 1) {
 		v = hs_step<Op>(x, i, d, v, c);
 		__syncthreads();	/* this step's reads before its writes */
@@ -120,6 +125,7 @@ block_scan_blelloch(typename Op::V in, typename Op::V *x,
 	__syncthreads();
 	x[i] = in;
 	__syncthreads();
+SCAN_LOOP
 	for (unsigned d = 1; d < SCAN_THREADS; d <<= 1) {
 		if (i < SCAN_THREADS / (2 * d))
 			blelloch_up<Op>(x, i, d, c);
@@ -128,6 +134,7 @@ block_scan_blelloch(typename Op::V in, typename Op::V *x,
 	if (i == 0)
 		blelloch_root<Op>(x, c);
 	__syncthreads();
+SCAN_LOOP
 	for (unsigned d = SCAN_THREADS / 2; d; d >>= 1) {
 		if (i < SCAN_THREADS / (2 * d))
 			blelloch_down<Op>(x, i, d, c);
