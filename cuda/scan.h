@@ -22,7 +22,9 @@
  *
  * The device status is one buffer, reset by every launch: copy it after a
  * chunk's launch and before the next one is enqueued. After a failure the
- * run ends; later chunks need not be right.
+ * run ends; later chunks need not be right. job->algo picks the block
+ * scan (--algorithm hillis-steele or blelloch; the warp scan otherwise):
+ * the same output either way.
  */
 #ifndef GPU_SCAN_H
 #define GPU_SCAN_H

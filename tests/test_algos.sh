@@ -76,6 +76,12 @@ usage "gpu algo on cpu" "runs on the GPU; --backend cpu runs default and cpu" \
 	hist --backend cpu --algorithm shared-atomic $IN/u8_rand.bin
 usage "gpu algo on cpu, sum" "runs on the GPU; --backend cpu runs default" \
 	sum --backend cpu --algorithm block-tree $IN/f32_rand.bin
+for a in hillis-steele blelloch; do
+	usage "gpu algo on cpu, scan $a" "algorithm $a runs on the GPU; --backend cpu runs default" \
+		scan --backend cpu --algorithm $a -o $T/x $IN/f32_rand.bin
+	usage "$a not for sum" "default atomic block-tree" \
+		sum --algorithm $a $IN/f32_rand.bin
+done
 usage "cpu on cuda" "does not go with --backend cuda" \
 	hist --backend cuda --algorithm cpu $IN/u8_rand.bin
 usage "cpu not for dot" "default atomic block-tree" \
@@ -87,7 +93,8 @@ usage "no such option for stats" "algorithm" \
 if ! $G sum --backend cuda $IN/f32_one.bin > /dev/null 2>&1; then
 	for a in "hist --algorithm global-atomic" "hist --algorithm sort" \
 		 "sum --algorithm atomic" "reduce --algorithm block-tree" \
-		 "dot --pairs -c 2 --algorithm atomic"; do
+		 "dot --pairs -c 2 --algorithm atomic" \
+		 "scan --algorithm hillis-steele" "scan --algorithm blelloch"; do
 		$G $a $IN/u8_rand.bin > "$T/out" 2> "$T/err"
 		rc=$?
 		if [ $rc -eq 0 ] || [ -s "$T/out" ]; then

@@ -7,8 +7,11 @@
 # compares the result with the CPU backend's, bit for bit:
 #   exact_host       the exact sums' window paths against struct xsum
 #   prod_host_check  reduce --op prod against cpu_reduce.c
-#   scan_host_check  every scan (ops, types, output types, windows)
-#                    against cpu_scan.c
+#   scan_host_check  every scan (ops, types, output types, windows; the
+#                    default's block scan and --algorithm's) against
+#                    cpu_scan.c
+#   scan_algos_host_check  scan --algorithm hillis-steele and blelloch:
+#                    their block scans against the default's, every monoid
 #   multi_host_check --devices scans (backend_multi.c's carry chain and
 #                    turns) on lanes played by the CPU, against cpu_scan.c
 #   select_host_check quantile's select and collect passes (every type,
@@ -48,7 +51,8 @@ fail=0
 # the three at once: each is mostly one nvcc run
 checks=
 for c in exact_host prod_host_check scan_host_check multi_host_check \
-	 select_host_check algos_host_check hist_algos_host_check; do
+	 select_host_check algos_host_check hist_algos_host_check \
+	 scan_algos_host_check; do
 	if [ $c = scan_host_check ] && ! [ -f build/cuda/scan/device_scan.o ]; then
 		echo "gpu_host: note: scan_host_check skipped (no CUDA build: it links build/cuda/scan/*.o)"
 		continue

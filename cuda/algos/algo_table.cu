@@ -1,9 +1,12 @@
 /*
  * algo_table.cu - which GPU kernels run each --algorithm (algos.h), and
- * what cuda_algo_supports says of the rest.
+ * what cuda_algo_supports says of the rest. A scan's algorithms are not
+ * a struct gpu_ops: the scan binds its block scan at open (scan.h).
  */
 #include "algos.h"
+#include "scan.h"
 extern "C" {
+#include "algorithm.h"
 #include "gpustat_cuda.h"
 }
 
@@ -36,7 +39,14 @@ extern "C" bool cuda_algo_supports(const struct gs_job *job, const char **why)
 	const struct gpu_ops *ops = algo_ops(job->cmd, job->algo);
 
 	if (job->algo == ALGO_HILLIS_STEELE || job->algo == ALGO_BLELLOCH) {
-		*why = "not on the GPU yet (scan has: default)";
+		if (job->cmd == CMD_SCAN)
+			return gpu_scan_supports(job, why);
+		*why = job->cmd == CMD_HIST ? "a scan's block scan (hist has: "
+					     HIST_ALGORITHMS ")"
+		     : job->cmd == CMD_REDUCE || job->cmd == CMD_DOT
+		     ? "a scan's block scan (sums and dots have: "
+		       REDUCE_ALGORITHMS ")"
+		     : "a scan's block scan (this command has: default)";
 		return false;
 	}
 	return !ops || ops->supports(job, why);

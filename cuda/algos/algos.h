@@ -9,7 +9,8 @@
  *   sum, reduce --op sum: atomic, block-tree     reduce_algos.cu
  *   dot     atomic, block-tree                   dot_algos.cuh (compiled
  *           inside dot_kernels.cu: it shares dot_fold)
- *   scan    hillis-steele, blelloch              not on the GPU yet
+ *   scan    hillis-steele, blelloch              the scan's own block
+ *           scans (cuda/scan/block_scan_classic.cuh), bound at gpu_scan_open
  * atomic and block-tree are exact_algos.cuh's, on the exact sums.
  */
 #ifndef ALGOS_H

@@ -18,7 +18,11 @@
  *      as xsum_round does it; a product's from both ends of its bracket,
  *      as fprod_round does it).
  * Both tile kernels load a tile's records while the tile before is added.
- * Everything is stream-ordered: no host round trip between chunks.
+ * Everything is stream-ordered: no host round trip between chunks. The
+ * scans of the parts' totals and of each tile are block_scan.cuh's warp
+ * scan, or in the kernels of --algorithm (CLASSIC) the classic scan
+ * cfg.block names (block_scan_classic.cuh); nothing else differs. A part's
+ * total is a reduction, by the warp scan whatever the algorithm.
  *
  * Integer outputs are range-checked, and a product can fail (an integer
  * past 2^128, a float bracket whose ends round apart). A failing element
@@ -33,7 +37,7 @@
 #ifndef AGENT_SCAN_CUH
 #define AGENT_SCAN_CUH
 
-#include "block_scan.cuh"
+#include "block_scan_classic.cuh"
 
 /*
  * How the tile kernels cut a chunk: each column's tiles into parts of tpp
@@ -258,12 +262,12 @@ SCAN_UNROLL
 
 /* Phase 2: block `col` turns its column's part totals into exclusive
  * prefixes from the carry, and advances the carry. */
-template <class Op>
+template <class Op, bool CLASSIC = false>
 __global__ void __launch_bounds__(SCAN_THREADS)
 scan_carry_kernel(const scan_args<Op> a)
 {
 	typedef typename Op::V V;
-	__shared__ V sh[SCAN_SHARED];
+	V *sh = scan_block_mem<CLASSIC, V>();
 	unsigned col = blockIdx.x;
 	V carry, *pv = a.partv + (size_t)col * a.sp.parts;
 	scan_cfg c;
@@ -275,7 +279,7 @@ scan_carry_kernel(const scan_args<Op> a)
 		unsigned i = p0 + threadIdx.x;
 		V v = i < a.sp.parts ? pv[i] : Op::ident(c), tot, ex;
 
-		ex = block_scan<Op>(v, sh, &tot, c);
+		ex = scan_block<CLASSIC, Op>(v, sh, &tot, c);
 		if (i < a.sp.parts)
 			pv[i] = Op::add(carry, ex, c);
 		carry = Op::add(carry, tot, c);
@@ -382,12 +386,12 @@ SCAN_UNROLL
  * (the next tile's records load meanwhile). A column's keys grow with the
  * record, so the part's first failing tile holds its smallest key: later
  * tiles record none. */
-template <class Op>
+template <class Op, bool CLASSIC = false>
 __global__ void __launch_bounds__(SCAN_THREADS)
 scan_out_kernel(const scan_args<Op> a)
 {
 	typedef typename Op::V V;
-	__shared__ V sh[SCAN_SHARED];
+	V *sh = scan_block_mem<CLASSIC, V>();
 	typename Op::elem x[SCAN_ITEMS], nx[SCAN_ITEMS];
 	V e[scan_keep<Op>::value ? SCAN_ITEMS : 1];
 	V *ep = scan_keep<Op>::value ? e : NULL;
@@ -413,7 +417,7 @@ scan_out_kernel(const scan_args<Op> a)
 			scan_fetch(a, col, r0 + SCAN_TILE, nx);
 		run = vec ? scan_fold<true>(a, c, r0, x, Op::ident(c), ep)
 			  : scan_fold<false>(a, c, r0, x, Op::ident(c), ep);
-		run = block_scan<Op>(run, sh, &tot, c);
+		run = scan_block<CLASSIC, Op>(run, sh, &tot, c);
 		run = Op::add(pre, run, c);
 		pre = Op::add(pre, tot, c);
 		if (vec)

@@ -201,16 +201,18 @@ SCAN_UNROLL
 /* Window phase 2 (one block): the chunk's window from every part's bits
  * and the wide carries; then per column the parts' totals as wide values,
  * scanned from the carry: each part's prefix, narrowed to the window, into
- * partv (as the chosen variant's values), and the carry advanced. */
-template <typename T, int K, int L>
+ * partv (as the chosen variant's values), and the carry advanced. block:
+ * the job's cfg.block (the scan of the parts, with CLASSIC). */
+template <typename T, int K, int L, bool CLASSIC = false>
 __global__ void __launch_bounds__(SCAN_THREADS)
 scan_win_carry_kernel(const struct scan_win_part *xp, sum_val<K> *carry,
 		   struct scan_win *win, void *partv, unsigned columns,
-		   struct scan_split sp, size_t nrec, int hlo, int hhi)
+		   struct scan_split sp, size_t nrec, int hlo, int hhi,
+		   int block)
 {
 	typedef scan_sum_wide<T, K, L> Op;
 	typedef sum_val<K> V;
-	__shared__ V sh[SCAN_SHARED];
+	V *sh = scan_block_mem<CLASSIC, V>();
 	__shared__ int sl[SCAN_WARPS], sn[SCAN_WARPS];
 	__shared__ unsigned sf[SCAN_WARPS];
 	__shared__ struct scan_win pick;
@@ -220,6 +222,7 @@ scan_win_carry_kernel(const struct scan_win_part *xp, sum_val<K> *carry,
 	scan_cfg c;
 
 	memset(&c, 0, sizeof(c));	/* sums' add and ident need none */
+	c.block = block;
 	for (unsigned i = threadIdx.x; i < n; i += SCAN_THREADS) {
 		lo = xp[i].lo < lo ? xp[i].lo : lo;
 		nhi = xp[i].nhi < nhi ? xp[i].nhi : nhi;
@@ -265,7 +268,7 @@ SCAN_UNROLL
 			V v = p < sp.parts ? scan_slots_wide<K, L>(xp[i].slot, xp[i].flags)
 					   : Op::ident(c), tot, pre;
 
-			pre = Op::add(cy, block_scan<Op>(v, sh, &tot, c), c);
+			pre = Op::add(cy, scan_block<CLASSIC, Op>(v, sh, &tot, c), c);
 			cy = Op::add(cy, tot, c);
 			if (p >= sp.parts)
 				continue;

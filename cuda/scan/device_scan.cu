@@ -11,6 +11,7 @@
  *                       scan_sum_wide.cuh, scan_word.cuh, scan_window.cuh and
  *                       scan_sum_window.cuh, scan_prod.cuh
  *   block_scan.cuh      a block-wide scan of monoid values
+ *   block_scan_classic.cuh  --algorithm's: hillis-steele, blelloch
  *   agent_scan.cuh      the tile kernels every scan runs
  *   agent_window.cuh    the two kernels float sums run first
  *   dispatch_scan.cuh   grids, launches and the binding of a job, compiled
@@ -45,6 +46,11 @@ bool gpu_scan_supports(const struct gs_job *job, const char **why)
 	}
 	if (job->columns < 1 || job->columns > SCAN_MAX_COLUMNS) {
 		*why = "scans of more than 16 columns run on the CPU";
+		return false;
+	}
+	/* scan_bind_op compiles the classic block scans for these */
+	if (scan_cfg_of(job).block != SCAN_BLOCK_WARP && job->op > OP_MAX) {
+		*why = "hillis-steele and blelloch scan sum, prod, min and max";
 		return false;
 	}
 	return true;

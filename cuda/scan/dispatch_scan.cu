@@ -40,10 +40,18 @@ struct scan_split scan_split_at(struct gpu_scan *g, size_t nrec, unsigned bps)
 /* The element type's scan_bind_elem, instantiated in its dispatch_scan_*.cu. */
 bool scan_bind_job(struct gpu_scan *g)
 {
+	g->run = NULL;
 	return dtype_dispatch(g->job.dtype.type, [g](auto tag) {
 		scan_bind_elem<DTYPE_OF(tag)>(g);
 		return cudaSuccess;
-	}) == cudaSuccess;
+	}) == cudaSuccess && g->run;
+}
+
+/* The block scan of --algorithm. */
+static int scan_block_of(enum gs_algo a)
+{
+	return a == ALGO_HILLIS_STEELE ? SCAN_BLOCK_HS
+	     : a == ALGO_BLELLOCH ? SCAN_BLOCK_BLELLOCH : SCAN_BLOCK_WARP;
 }
 
 scan_cfg scan_cfg_of(const struct gs_job *job)
@@ -63,5 +71,6 @@ scan_cfg scan_cfg_of(const struct gs_job *job)
 	c.fmt = ieee_fmt_of(c.ofloat ? type_xfmt(ot) : XF_F64);
 	if (job->op >= OP_MIN)
 		c.ident = scan_word_ident(job->dtype.type, job->op);
+	c.block = scan_block_of(job->algo);
 	return c;
 }

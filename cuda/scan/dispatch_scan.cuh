@@ -2,7 +2,10 @@
  * dispatch_scan.cuh - the scan's launchers (CUB's dispatch layer): for a
  * monoid Op, the grid from the kernels' occupancy (scan_policy.cuh), the
  * kernels of a chunk in stream order, their loading at open, and the
- * binding of a job to them (scan_bind_elem).
+ * binding of a job to them (scan_bind_elem). CL (classic) launches the
+ * kernels of --algorithm hillis-steele and blelloch, whose block scans
+ * work in the launch's dynamic shared memory (block_scan_classic.cuh); the
+ * rest is the default's.
  *
  * Included only by the dispatch_scan_*.cu files, each of which
  * instantiates scan_bind_elem for its element types and so compiles
@@ -28,15 +31,15 @@ static void scan_ident_host(const scan_cfg &c, void *dst, unsigned n)
 		v[i] = Op::ident(c);
 }
 
-/* Resident blocks per SM of kernel KERN (SCAN_THREADS threads a block),
- * at most SCAN_MAX_BLOCKS_PER_SM. */
-template <auto KERN>
+/* Resident blocks per SM of kernel KERN (SCAN_THREADS threads a block,
+ * SMEM bytes of dynamic shared memory), at most SCAN_MAX_BLOCKS_PER_SM. */
+template <auto KERN, size_t SMEM = 0>
 static unsigned scan_resident(void)
 {
 	static int occ;		/* the same for every device of one kind */
 
 	if (occ == 0 && (cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-				 &occ, KERN, SCAN_THREADS, 0) != cudaSuccess ||
+				 &occ, KERN, SCAN_THREADS, SMEM) != cudaSuccess ||
 			 occ < 1)) {
 		cudaGetLastError();
 		occ = 1;
@@ -62,12 +65,29 @@ static cudaError_t scan_load(void)
 	return e;
 }
 
+/* Let kernel KERN launch with the dynamic shared memory of a block scan
+ * on values V: past the 48 KiB any launch may have, a kernel must ask.
+ * The classic block scans of the wide f64 sum ask for 257 values of 280
+ * bytes (block_scan_classic.cuh), which every GPU of sm_80 on allows (99
+ * KiB a block at least). */
+template <auto KERN, bool CL, class V>
+static cudaError_t scan_allow(void)
+{
+	constexpr size_t bytes = scan_block_bytes<CL, V>();
+
+	if (bytes <= (48 << 10))
+		return cudaSuccess;
+	return cudaFuncSetAttribute(KERN, cudaFuncAttributeMaxDynamicSharedMemorySize,
+				    (int)bytes);
+}
+
 /* Blocks per SM the tile kernels of variant Op are given: as many of its
  * out kernel (the slowest phase) as fit at once. */
-template <class Op>
+template <class Op, bool CL = false>
 static unsigned scan_occupancy(void)
 {
-	return scan_resident<scan_out_kernel<Op>>();
+	return scan_resident<scan_out_kernel<Op, CL>,
+			     scan_block_bytes<CL, typename Op::V>()>();
 }
 
 /* The arguments of variant Op's kernels for a chunk, cut as sp. */
@@ -93,20 +113,21 @@ static scan_args<Op> scan_args_of(struct gpu_scan *g, const void *in,
 	return a;
 }
 
-template <class Op>
+template <class Op, bool CL>
 static cudaError_t scan_run(struct gpu_scan *g, const void *in, void *out,
 			    size_t nrec, cudaStream_t s)
 {
+	constexpr size_t sm = scan_block_bytes<CL, typename Op::V>();
 	scan_args<Op> a = scan_args_of<Op>(g, in, out, nrec,
-					   scan_split_at(g, nrec, scan_occupancy<Op>()),
+					   scan_split_at(g, nrec, scan_occupancy<Op, CL>()),
 					   NULL);
 	unsigned blocks = a.sp.parts * a.columns;
 
 	scan_totals_kernel<Op><<<blocks, SCAN_THREADS, 0, s>>>(a);
 	CUDA_LAUNCHED();
-	scan_carry_kernel<Op><<<a.columns, SCAN_THREADS, 0, s>>>(a);
+	scan_carry_kernel<Op, CL><<<a.columns, SCAN_THREADS, sm, s>>>(a);
 	CUDA_LAUNCHED();
-	scan_out_kernel<Op><<<blocks, SCAN_THREADS, 0, s>>>(a);
+	scan_out_kernel<Op, CL><<<blocks, SCAN_THREADS, sm, s>>>(a);
 	CUDA_LAUNCHED();
 	if (a.cfg.can_fail) {
 		scan_status_kernel<<<1, 1, 0, s>>>(a.st, a.bad, a.columns, a.sp);
@@ -116,13 +137,14 @@ static cudaError_t scan_run(struct gpu_scan *g, const void *in, void *out,
 }
 
 /* Variant Op's out kernel, which works only if the chunk's window is its. */
-template <class Op>
+template <class Op, bool CL>
 static cudaError_t scan_run_out(struct gpu_scan *g, const void *in, void *out,
 				size_t nrec, struct scan_split sp, cudaStream_t s)
 {
 	scan_args<Op> a = scan_args_of<Op>(g, in, out, nrec, sp, g->win);
 
-	scan_out_kernel<Op><<<sp.parts * a.columns, SCAN_THREADS, 0, s>>>(a);
+	scan_out_kernel<Op, CL><<<sp.parts * a.columns, SCAN_THREADS,
+				  scan_block_bytes<CL, typename Op::V>(), s>>>(a);
 	CUDA_LAUNCHED();
 	return cudaSuccess;
 }
@@ -135,12 +157,12 @@ static cudaError_t scan_run_out(struct gpu_scan *g, const void *in, void *out,
  * none) and only the chosen one works (no host round trip). Every kernel
  * cuts the chunk alike.
  */
-template <typename T, int K, int L, typename O>
+template <typename T, int K, int L, typename O, bool CL>
 static cudaError_t scan_run_win(struct gpu_scan *g, const void *in, void *out,
 				size_t nrec, cudaStream_t s)
 {
 	typedef scan_sum_window<T, 1> N1;
-	unsigned bps = scan_occupancy<N1>();
+	unsigned bps = scan_occupancy<N1, CL>();
 	int hlo = 1, hhi = 0;
 
 	/* where scan_sum_hw may run, cut for it and the totals kernel (both
@@ -148,7 +170,7 @@ static cudaError_t scan_run_win(struct gpu_scan *g, const void *in, void *out,
 	 * more rounds) */
 	if constexpr (!std::is_void<O>::value) {
 		scan_sum_hw_range<T, O>(&hlo, &hhi);
-		unsigned ho = scan_occupancy<scan_sum_hw<T, O>>();
+		unsigned ho = scan_occupancy<scan_sum_hw<T, O>, CL>();
 		unsigned xo = scan_resident<scan_win_totals_kernel<T, N1>>();
 
 		bps = ho < xo ? ho : xo;
@@ -159,75 +181,114 @@ static cudaError_t scan_run_win(struct gpu_scan *g, const void *in, void *out,
 
 	scan_win_totals_kernel<T, N1><<<blocks, SCAN_THREADS, 0, s>>>(a, g->win_parts);
 	CUDA_LAUNCHED();
-	scan_win_carry_kernel<T, K, L><<<1, SCAN_THREADS, 0, s>>>(
+	scan_win_carry_kernel<T, K, L, CL><<<1, SCAN_THREADS,
+					     scan_block_bytes<CL, sum_val<K>>(), s>>>(
 		g->win_parts, (sum_val<K> *)g->carry, g->win, g->partv, a.columns,
-		sp, nrec, hlo, hhi);
+		sp, nrec, hlo, hhi, g->cfg.block);
 	CUDA_LAUNCHED();
-	CUDA_RET((scan_run_out<scan_sum_wide<T, K, L>>(g, in, out, nrec, sp, s)));
-	CUDA_RET((scan_run_out<N1>(g, in, out, nrec, sp, s)));
-	CUDA_RET((scan_run_out<scan_sum_window<T, 2>>(g, in, out, nrec, sp, s)));
-	CUDA_RET((scan_run_out<scan_sum_window<T, 3>>(g, in, out, nrec, sp, s)));
+	CUDA_RET((scan_run_out<scan_sum_wide<T, K, L>, CL>(g, in, out, nrec, sp, s)));
+	CUDA_RET((scan_run_out<N1, CL>(g, in, out, nrec, sp, s)));
+	CUDA_RET((scan_run_out<scan_sum_window<T, 2>, CL>(g, in, out, nrec, sp, s)));
+	CUDA_RET((scan_run_out<scan_sum_window<T, 3>, CL>(g, in, out, nrec, sp, s)));
 	if constexpr (!std::is_void<O>::value)
-		CUDA_RET((scan_run_out<scan_sum_hw<T, O>>(g, in, out, nrec, sp, s)));
+		CUDA_RET((scan_run_out<scan_sum_hw<T, O>, CL>(g, in, out, nrec, sp, s)));
 	return cudaSuccess;
 }
 
-/* scan_run_win's kernels (scan_load). */
-template <typename T, int K, int L, typename O>
+/* scan_run_win's kernels (scan_load), allowed their shared memory. */
+template <typename T, int K, int L, typename O, bool CL>
 static cudaError_t scan_load_win(void)
 {
 	typedef scan_sum_window<T, 1> N1;
+	typedef scan_sum_wide<T, K, L> W;
 
-	CUDA_RET((scan_load<scan_win_totals_kernel<T, N1>, scan_win_carry_kernel<T, K, L>,
-			    scan_out_kernel<scan_sum_wide<T, K, L>>, scan_out_kernel<N1>,
-			    scan_out_kernel<scan_sum_window<T, 2>>,
-			    scan_out_kernel<scan_sum_window<T, 3>>>()));
+	CUDA_RET((scan_allow<scan_win_carry_kernel<T, K, L, CL>, CL, sum_val<K>>()));
+	CUDA_RET((scan_allow<scan_out_kernel<W, CL>, CL, sum_val<K>>()));
+	CUDA_RET((scan_load<scan_win_totals_kernel<T, N1>, scan_win_carry_kernel<T, K, L, CL>,
+			    scan_out_kernel<W, CL>, scan_out_kernel<N1, CL>,
+			    scan_out_kernel<scan_sum_window<T, 2>, CL>,
+			    scan_out_kernel<scan_sum_window<T, 3>, CL>>()));
 	if constexpr (!std::is_void<O>::value)
-		CUDA_RET((scan_load<scan_out_kernel<scan_sum_hw<T, O>>>()));
+		CUDA_RET((scan_load<scan_out_kernel<scan_sum_hw<T, O>, CL>>()));
 	return cudaSuccess;
 }
 
-template <class Op>
+/* scan_run's kernels (scan_load), allowed their shared memory. */
+template <class Op, bool CL>
+static cudaError_t scan_load_tiles(void)
+{
+	typedef typename Op::V V;
+
+	CUDA_RET((scan_allow<scan_carry_kernel<Op, CL>, CL, V>()));
+	CUDA_RET((scan_allow<scan_out_kernel<Op, CL>, CL, V>()));
+	return scan_load<scan_totals_kernel<Op>, scan_carry_kernel<Op, CL>,
+			 scan_out_kernel<Op, CL>, scan_status_kernel>();
+}
+
+template <class Op, bool CL>
 static void scan_bind(struct gpu_scan *g)
 {
-	g->run = scan_run<Op>;
-	g->load = scan_load<scan_totals_kernel<Op>, scan_carry_kernel<Op>,
-			    scan_out_kernel<Op>, scan_status_kernel>;
+	g->run = scan_run<Op, CL>;
+	g->load = scan_load_tiles<Op, CL>;
 	g->ident = scan_ident_host<Op>;
 	g->vsize = sizeof(typename Op::V);
 }
 
-/* The monoid of the job's op over element type T (scan_handle.cuh). */
-template <typename T>
-void scan_bind_elem(struct gpu_scan *g)
+/* A float sum's kernels (scan_run_win), into f32 or f64 (which have
+ * scan_sum_hw too) or another float type; the carry is the wide sum's. */
+template <typename T, int K, int L, bool CL>
+static void scan_bind_win(struct gpu_scan *g)
+{
+	g->run = g->cfg.fmt.width == 32 ? scan_run_win<T, K, L, float, CL>
+	       : g->cfg.fmt.width == 64 ? scan_run_win<T, K, L, double, CL>
+	       : scan_run_win<T, K, L, void, CL>;
+	g->load = g->cfg.fmt.width == 32 ? scan_load_win<T, K, L, float, CL>
+		: g->cfg.fmt.width == 64 ? scan_load_win<T, K, L, double, CL>
+		: scan_load_win<T, K, L, void, CL>;
+	g->ident = scan_ident_host<scan_sum_wide<T, K, L>>;
+	g->vsize = sizeof(sum_val<K>);
+	g->windowed = true;
+}
+
+/* The monoid of the job's op over element type T, and its kernels with
+ * the warp block scan or (CL) the classic ones. The classic kernels are
+ * compiled for the ops a scan takes (sum, prod, min, max; and, or and xor
+ * are the carries' only): g->run stays NULL for the others. */
+template <typename T, bool CL>
+static void scan_bind_op(struct gpu_scan *g)
 {
 	constexpr int K = scan_wide<T>::K, L = scan_wide<T>::L;
 
 	if (g->job.op == OP_PROD) {
 		if constexpr (dtype_is_float<T>::value)
-			scan_bind<scan_fprod<T>>(g);
+			scan_bind<scan_fprod<T>, CL>(g);
 		else
-			scan_bind<scan_iprod<T>>(g);
-		return;
-	}
-	if (g->job.op != OP_SUM) {
+			scan_bind<scan_iprod<T>, CL>(g);
+	} else if (g->job.op == OP_SUM) {
+		/* f16 and the integers are 2 limbs already */
+		if constexpr (K > 2)
+			scan_bind_win<T, K, L, CL>(g);
+		else
+			scan_bind<scan_sum_wide<T, K, L>, CL>(g);
+	} else if (CL && g->job.op == OP_MIN) {
+		scan_bind<scan_word<T, OP_MIN>, CL>(g);
+	} else if (CL && g->job.op == OP_MAX) {
+		scan_bind<scan_word<T, OP_MAX>, CL>(g);
+	} else if constexpr (!CL) {
 		scan_word_op<T>(g->job.op, [g](auto w) {
-			scan_bind<decltype(w)>(g);
+			scan_bind<decltype(w), false>(g);
 		});
-		return;
 	}
-	scan_bind<scan_sum_wide<T, K, L>>(g);
-	/* f16 and the integers are 2 limbs already; f32 and f64 outputs
-	 * also have scan_sum_hw */
-	if constexpr (K > 2) {
-		g->run = g->cfg.fmt.width == 32 ? scan_run_win<T, K, L, float>
-		       : g->cfg.fmt.width == 64 ? scan_run_win<T, K, L, double>
-		       : scan_run_win<T, K, L, void>;
-		g->load = g->cfg.fmt.width == 32 ? scan_load_win<T, K, L, float>
-			: g->cfg.fmt.width == 64 ? scan_load_win<T, K, L, double>
-			: scan_load_win<T, K, L, void>;
-		g->windowed = true;
-	}
+}
+
+/* The job's kernels for element type T (scan_handle.cuh). */
+template <typename T>
+void scan_bind_elem(struct gpu_scan *g)
+{
+	if (g->cfg.block == SCAN_BLOCK_WARP)
+		scan_bind_op<T, false>(g);
+	else
+		scan_bind_op<T, true>(g);
 }
 
 #endif

@@ -1,9 +1,10 @@
 /*
  * scan_base.cuh - what every part of the GPU scan shares: the job's
- * configuration as the kernels see it (struct scan_cfg) and the loop
- * unrolling that keeps a value's limbs in registers. The element types
- * (the half types as raw bits) are dtype.cuh's, the output formats and
- * their one rounding ieee.h's, as for every other kernel and the CPU.
+ * configuration as the kernels see it (struct scan_cfg, with the block
+ * scan --algorithm picks) and the loop unrolling that keeps a value's
+ * limbs in registers. The element types (the half types as raw bits) are
+ * dtype.cuh's, the output formats and their one rounding ieee.h's, as for
+ * every other kernel and the CPU.
  */
 #ifndef SCAN_BASE_CUH
 #define SCAN_BASE_CUH
@@ -32,6 +33,15 @@ typedef unsigned __int128 u128;
 
 /* ---- the job's configuration ----------------------------------------- */
 
+/* The block-wide scan the tile kernels run (--algorithm). */
+enum scan_block_algo {
+	SCAN_BLOCK_WARP,	/* default: warp shuffles, then warp 0 over the
+				 * warps' totals (block_scan.cuh) */
+	SCAN_BLOCK_HS,		/* hillis-steele: step doubling in shared memory */
+	SCAN_BLOCK_BLELLOCH,	/* blelloch: up-sweep, then down-sweep in shared
+				 * memory (block_scan_classic.cuh) */
+};
+
 /* What the kernels need to know of the job, fixed at open. */
 struct scan_cfg {
 	int op;			/* OP_SUM, OP_MIN ... OP_XOR */
@@ -44,6 +54,7 @@ struct scan_cfg {
 	struct ieee_fmt fmt;	/* the output's (ieee.h), when ofloat */
 	u64 ident;		/* word ops: the empty prefix's word */
 	int w;			/* narrow sums: the chunk's window lsb */
+	int block;		/* enum scan_block_algo */
 };
 
 #endif

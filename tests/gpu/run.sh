@@ -617,7 +617,10 @@ fi
 # 4b. algos: every --algorithm of every command and type against the
 # CPU's default algorithm, byte for byte and exit status (two chunk/stream
 # splits), on the random inputs, constant data (one bin, one value: the
-# atomics' worst case) and the fixtures; then gpustat bench on the GPU.
+# atomics' worst case) and the fixtures; the scans' block scans on every
+# op, the float sums' windows (the grid files), an integer overflow, and
+# for three types over two pipelines (--devices 0,0) and in three pieces
+# from --carry-in states; then gpustat bench on the GPU.
 algo_cmp() {	# name, algorithms, args...: each cuda algorithm = cpu default
 	name=$1
 	algs=$2
@@ -634,6 +637,47 @@ algo_cmp() {	# name, algorithms, args...: each cuda algorithm = cpu default
 				diff "$W/ref" "$W/got" | head -5
 			fi
 		done
+	done
+}
+algo_scans() {	# type: each block scan of scan --algorithm = the CPU's scan
+	t=$1
+	f=$D/r.$t.s
+	B="hillis-steele blelloch"
+	algo_cmp "scan $t" "$B" scan -t $t "$f"
+	algo_cmp "scan --exclusive $t" "$B" scan --exclusive -t $t "$f"
+	algo_cmp "scan -c3 $t" "$B" scan -c 3 -t $t "$f"
+	algo_cmp "scan min $t" "$B" scan --op min -t $t "$f"
+	algo_cmp "scan max -c3 $t" "$B" scan --op max -c 3 -t $t "$f"
+	algo_cmp "scan prod near 1 $t" "$B" scan --op prod -t $t "$D/n1.$t.s"
+	case $t in
+	f*|bf16) algo_cmp "scan to f64 $t" "$B" scan --out-type f64 -t $t "$f" ;;
+	*) algo_cmp "scan to i32 $t" "$B" scan --out-type i32 -t $t "$f" ;;
+	esac
+	case $t in	# one-limb window by the hardware or not; two limbs, NaN
+	bf16|f32|f64)
+		algo_cmp "scan grid $t" "$B" scan -t $t "$D/g.$t"
+		algo_cmp "scan grid --exclusive to f64 $t" "$B" scan --exclusive --out-type f64 -t $t "$D/g.$t"
+		algo_cmp "scan grid, wide pair, NaN $t" "$B" scan -t $t "$D/g1.$t" ;;
+	esac
+	case $t in i16|f32|f64) ;; *) return ;; esac
+	# over two pipelines, and in three pieces from the CPU's states
+	gs scan -t $t --backend cpu "$f" > "$W/whole"
+	rec=$(( $(echo $t | tr -dc 0-9) / 8 ))
+	third=$(( $(stat -c %s "$f") / rec / 3 ))
+	dd if="$f" of="$W/p1" bs=$rec count=$third 2> /dev/null
+	dd if="$f" of="$W/p2" bs=$rec skip=$third count=$third 2> /dev/null
+	dd if="$f" of="$W/p3" bs=$rec skip=$((2 * third)) 2> /dev/null
+	gs scan -t $t -f state --backend cpu "$W/p1" > "$W/c2"
+	gs scan -t $t -f state --backend cpu --carry-in "$W/c2" "$W/p2" > "$W/c3"
+	for a in $B; do
+		gs scan -t $t --algorithm $a --devices 0,0 --chunk-size 1M "$f" > "$W/got"
+		cmp -s "$W/whole" "$W/got" && echo "pass scan $t $a --devices 0,0" ||
+			echo "FAIL scan $t $a --devices 0,0: differs from the CPU's"
+		{ gs scan -t $t --algorithm $a "$W/p1"
+		  gs scan -t $t --algorithm $a --carry-in "$W/c2" "$W/p2"
+		  gs scan -t $t --algorithm $a --carry-in "$W/c3" "$W/p3"; } > "$W/got"
+		cmp -s "$W/whole" "$W/got" && echo "pass scan $t $a carry-in pieces" ||
+			echo "FAIL scan $t $a carry-in pieces: differ from the CPU's whole"
 	done
 }
 algo_runs() {	# each GPU process starts a context (~0.3 s, one at a time)
@@ -664,6 +708,7 @@ algo_runs() {	# each GPU process starts a context (~0.3 s, one at a time)
 		algo_cmp "fixture sum $f" "$S" sum -t $t "$f"
 		algo_cmp "fixture dot $f" "$S" dot --pairs -t $t "$f"
 	done
+	algo_scans $t
 }
 if want algos; then
 	head -c 25165824 /dev/zero > "$D/zero.s"

@@ -615,7 +615,7 @@ static void check_scan_one(enum gs_type t, enum gs_op op, enum gs_type ot,
 	struct gs_err cerr, gerr;
 	size_t chunks[] = { 1, 7, SCAN_TILE - 1, SCAN_TILE, SCAN_TILE + 1, 5000, nrec };
 	void *scratch;
-	char what[160];
+	char what[200];
 	int crc, grc;
 
 	memset(&job, 0, sizeof(job));
@@ -625,6 +625,7 @@ static void check_scan_one(enum gs_type t, enum gs_op op, enum gs_type ot,
 	job.op = op;
 	job.exclusive = excl;
 	job.out_type = ot;
+	job.algo = check_algo;
 	if (op != OP_PROD)
 		gen(t, data.data(), n, kind);
 	else if (type_is_float(t))
@@ -642,10 +643,11 @@ static void check_scan_one(enum gs_type t, enum gs_op op, enum gs_type ot,
 		chunk = 1;
 	emu_blocks = blocks ? blocks : rnd_blocks();
 	grc = emu(&job, data.data(), nrec, chunk, gout.data(), &gbad, &gerr);
-	snprintf(what, sizeof(what), "%s op %d %s -> %s excl %d cols %u n %zu chunk %zu blocks %u",
+	snprintf(what, sizeof(what), "%s op %d %s -> %s excl %d cols %u n %zu chunk %zu blocks %u%s%s",
 		 type_name(t), op, op != OP_PROD ? "" : type_is_float(t) ?
 		 pkind_name[kind] : qkind_name[kind], type_name(ot), excl, cols,
-		 nrec, chunk, emu_blocks);
+		 nrec, chunk, emu_blocks, check_algo ? " --algorithm " : "",
+		 check_algo ? algo_name(check_algo) : "");
 	scans++;
 	scan_errors += crc != 0;
 	if (op == OP_PROD) {

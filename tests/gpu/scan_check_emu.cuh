@@ -1,50 +1,14 @@
 /*
  * scan_check_emu.cuh - part 4 of scan_host_check.cu, included by it: the
  * kernels' phases replayed on the host (tiles, blocks, parts, chunks, the
- * windows), whole scans emulated with the kernels' __host__ __device__
- * code.
+ * windows, and the block scan the job's --algorithm picks:
+ * scan_check_block.cuh), whole scans emulated with the kernels'
+ * __host__ __device__ code.
  */
 
 /* ---- 4. whole scans against cpu_scan ------------------------------------ */
 
-/* block_scan on the host, in the device's grouping (each warp's shuffle
- * steps, then warp 0's shuffle steps over the warps' totals), for the
- * first act threads, the others holding the empty prefix: ex[t] thread t's
- * exclusive prefix, *tot (when not NULL) the block's total. A product's
- * bracket depends on the grouping, so this is the device's, step for
- * step. Adding the empty prefix changes nothing in any monoid, so the
- * whole warps past act are left out. */
-template <class Op>
-static void emu_block_scan(const scan_cfg &c, const typename Op::V *in,
-			   unsigned act, typename Op::V *ex, typename Op::V *tot)
-{
-	typedef typename Op::V V;
-	unsigned nt = (act + 31) / 32 * 32, nw = nt / 32;
-	std::vector<V> inc(in, in + nt), o;
-	V v[SCAN_WARPS], ov[SCAN_WARPS], wp[SCAN_WARPS];
-
-	for (unsigned d = 1; d < 32; d <<= 1) {
-		o = inc;
-		for (unsigned t = 0; t < nt; t++)
-			if (t % 32 >= d)
-				inc[t] = Op::add(o[t - d], o[t], c);
-	}
-	/* warp 0's scan of the warps' totals (those past nw are empty) */
-	for (unsigned w = 0; w < nw; w++)
-		v[w] = inc[w * 32 + 31];
-	for (unsigned d = 1; d < SCAN_WARPS; d <<= 1) {
-		for (unsigned w = 0; w < nw; w++)
-			ov[w] = v[w];
-		for (unsigned w = d; w < nw; w++)
-			v[w] = Op::add(ov[w - d], ov[w], c);
-	}
-	for (unsigned w = 0; w < nw; w++)
-		wp[w] = w ? v[w - 1] : Op::ident(c);
-	for (unsigned t = 0; t < nt; t++)
-		ex[t] = t % 32 ? Op::add(wp[t / 32], inc[t - 1], c) : wp[t / 32];
-	if (tot)
-		*tot = nw ? v[nw - 1] : Op::ident(c);
-}
+#include "scan_check_block.cuh"
 
 /* Threads of tile `tile` that own records (the rest hold the empty
  * prefix). */
@@ -104,7 +68,9 @@ static void emu_totals(const scan_cfg &c, unsigned C,
 							  th < (emu_active(nrec, t) + 31) / 32 * 32 ?
 							  thr[th] : Op::ident(c), c);
 			}
-			emu_block_scan<Op>(c, sum.data(), act, ex.data(), &tot);
+			/* the totals kernel's block scan is the warp scan's
+			 * whatever the algorithm */
+			emu_block_warp<Op>(c, sum.data(), act, ex.data(), &tot);
 			partv[col * sp.parts + p] = tot;
 		}
 }

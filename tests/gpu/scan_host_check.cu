@@ -47,10 +47,14 @@
 #include <vector>
 #include "scan_handle.cuh"
 extern "C" {
+#include "algorithm.h"
 #include "cpu_red.h"
 }
 
 static unsigned long long fails, checks, scans, scan_errors;
+/* The block scan whole scans are replayed with (--algorithm): the default's,
+ * then again each classic one's. */
+static enum gs_algo check_algo = ALGO_DEFAULT;
 static unsigned long long win_chunks[5], win_switches;	/* by mode */
 
 #define EXPECT(cond, ...) do {                                            \
@@ -155,6 +159,36 @@ static void check_prods(void)
 	check_scan_one(GS_F64, OP_PROD, GS_F64, true, 1, 600000, P_NEAR1, 0, 264);
 	check_scan_one(GS_I16, OP_PROD, GS_I64, false, 1, 600000, Q_ONES, 0, 528);
 	check_scan_one(GS_U8, OP_PROD, GS_F32, true, 2, 300000, Q_ONES, 0, 528);
+}
+
+/* The whole scans again with each classic block scan (--algorithm
+ * hillis-steele, blelloch): their replays must give the CPU's bytes too.
+ * Products of every kind of data, fewer than check_prods' (the block scan
+ * is checked on every monoid by scan_algos_host_check). */
+static unsigned long long classic_scans;
+
+static void check_classic(void)
+{
+	static const size_t sizes[] = { 1, 9, 100, SCAN_TILE + 3, 3 * SCAN_TILE + 17 };
+	unsigned long long before = scans;
+
+	for (enum gs_algo a : { ALGO_HILLIS_STEELE, ALGO_BLELLOCH }) {
+		check_algo = a;
+		check_scans();
+		check_windows();
+		for (int t = GS_U8; t < GS_NTYPES; t++) {
+			bool flt = type_is_float((enum gs_type)t);
+
+			for (int k = 0; k < (flt ? (int)P_NKINDS : (int)Q_NKINDS); k++)
+				check_scan_one((enum gs_type)t, OP_PROD,
+					       (enum gs_type)(flt ? GS_F16 + rnd() % 4
+							      : GS_U8 + rnd() % 12),
+					       rnd() & 1, 1 + (unsigned)(rnd() % 3),
+					       sizes[rnd() % 5], k);
+		}
+	}
+	check_algo = ALGO_DEFAULT;
+	classic_scans = scans - before;
 }
 
 /* ---- 5. the hybrid's hand-over: the CPU's state as the GPU's carry ------- */
@@ -450,6 +484,7 @@ int main(void)
 	check_scans();
 	check_windows();
 	check_prods();
+	check_classic();
 	check_handovers();
 	EXPECT(ho_ok && ho_gpu_err && ho_cpu_err && ho_flags && ho_threaded,
 	       "hand-overs of every outcome replayed");
@@ -475,6 +510,8 @@ int main(void)
 	       "the CPU's part; %llu carried a NaN or inf, %llu states made "
 	       "the threaded CPU's way\n", ho_ok, ho_gpu_err, ho_cpu_err,
 	       ho_flags, ho_threaded);
+	printf("classic block scans (hillis-steele, blelloch): %llu of the "
+	       "scans replayed with them\n", classic_scans);
 	printf("scan_host_check: %llu checks (%llu scans, %llu of them "
 	       "errors on the CPU), %llu failed\n", checks, scans, scan_errors,
 	       fails);

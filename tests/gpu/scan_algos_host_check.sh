@@ -1,0 +1,9 @@
+#!/bin/sh
+# Build and run tests/gpu/scan_algos_host_check.cu (scan --algorithm
+# hillis-steele and blelloch: their block scans replayed on the host
+# against the default warp scan's). Needs nvcc and the C objects (make).
+cd "$(dirname "$0")/../.." || exit 2
+objs="build/numerics/types.o"
+${NVCC:-nvcc} -std=c++17 -O2 -Isrc -Isrc/cli -Isrc/cmd -Isrc/cpu -Isrc/engine -Isrc/input -Isrc/numerics -Icuda -Icuda/scan -Xcompiler -Wall,-Wextra -o build/scan_algos_host_check \
+	tests/gpu/scan_algos_host_check.cu $objs -lm || exit 1
+exec build/scan_algos_host_check
