@@ -20,7 +20,8 @@
 #
 # PARTS picks sections (default: all of "fixtures random hybrid shards
 # timeline devscan devbench huge conc faults sanitizer algos bench e2e"; "scans"
-# is random's scans alone); each part's wall time goes into the summary.
+# is random's scans alone, "scanalgos" algos' scans alone); each part's
+# wall time goes into the summary.
 # The device tool returns at most 8 files, so callers tar $OUT's logs.
 cd "$(dirname "$0")/../.." || exit 2
 PARTS=${PARTS:-fixtures random hybrid shards timeline devscan devbench huge conc faults sanitizer algos bench e2e}
@@ -710,6 +711,18 @@ algo_runs() {	# each GPU process starts a context (~0.3 s, one at a time)
 	done
 	algo_scans $t
 }
+# scanalgos: the scans' part of algos alone (algo_scans), no bench
+if want scanalgos && ! want algos; then
+	for t in u8 i8 u16 i16 u32 i32 u64 i64 f16 bf16 f32 f64; do
+		{ W=$D/wa.$t; mkdir -p "$W"; algo_scans $t; } > "$OUT/algos.$t.log" 2>&1 &
+	done
+	wait
+	cat "$OUT"/algos.*.log > "$OUT/scanalgos.log"
+	rm -f "$OUT"/algos.*.log
+	say "scan algos, cuda --algorithm = cpu: $(grep -c '^pass' "$OUT/scanalgos.log") passed, $(grep -c '^FAIL' "$OUT/scanalgos.log") failed"
+	grep '^FAIL' "$OUT/scanalgos.log" | cut -c1-200 >> "$summary"
+	lap scanalgos
+fi
 if want algos; then
 	head -c 25165824 /dev/zero > "$D/zero.s"
 	for t in u8 i8 u16 i16 u32 i32 u64 i64 f16 bf16 f32 f64; do
