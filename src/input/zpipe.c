@@ -189,13 +189,18 @@ static void copy_pieces(struct zcopy *c)
  * instead of a page fault every 64 KiB of a mapped file's frame, or every
  * page of a fresh buffer where huge pages are not had. A hint: kernels
  * before 5.14 refuse it and the faults come as before. */
+#ifdef MADV_POPULATE_READ
 static void populate(const void *p, size_t n, int advice)
 {
-	uintptr_t a = (uintptr_t)p & ~(uintptr_t)4095;
+	/* 4 KiB, or 16/64 KiB on some arm64 and ppc64 kernels (glibc
+	 * answers from the auxiliary vector: no system call) */
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t a = (uintptr_t)p & ~(page - 1);
 
 	if (n)
 		(void)madvise((void *)a, n + ((uintptr_t)p - a), advice);
 }
+#endif
 
 /* The slot's frame, decoded: its size, or zstd's error. */
 static size_t slot_decode(ZSTD_DCtx *d, const struct zslot *s)
