@@ -6,7 +6,9 @@
  * Every accumulator merges exactly:
  * - sum: an xsum. Integers add up in an __int128 per cpu_add call (|sum| <
  *   2^63 * 2^64 cannot overflow) and then into the xsum; floats go through
- *   exponent bins (struct xbins, the scratch) flushed into the xsum.
+ *   exponent bins (struct xbins, the scratch) flushed into the xsum; f32
+ *   (and f16, bf16 widened to it) a block at a time in exact doubles first
+ *   (cpu_fsum32.c).
  * - prod: floats keep a bracket [lo, hi] * 2^exp of the exact product with
  *   128-bit mantissas (lo rounded down, hi up, after every factor); the
  *   result is given only when both ends round to the same double, which is
@@ -17,8 +19,12 @@
  */
 #include <math.h>
 #include <string.h>
+#include "cpu_fsum32.h"
 #include "cpu_red.h"
 #include "numfmt.h"
+
+/* f32 sums of one column run on the data in place, this many at a call. */
+#define FSUM_FLAT_STEP (1u << 18)
 
 /* ---- rounding into IEEE formats -----------------------------------------
  * The rounding itself is ieee.h's, shared with xsum.c and the GPU code;
@@ -405,6 +411,7 @@ struct red_scratch {
 	struct xbins bins;
 	union {
 		double f[RED_BLOCK];
+		float f32[RED_BLOCK];
 		__int128 i[RED_BLOCK];
 	} buf;
 };
@@ -438,22 +445,44 @@ static void isum_add(enum gs_type t, struct xsum *x, const void *data,
 	xsum_add_i128(x, acc, 0);
 }
 
+/* Column col of records [r0, r0 + n) of f32, f16 or bf16, as f32 (exact). */
+static void gather_f32(enum gs_type t, const void *data, unsigned columns,
+		       unsigned col, size_t r0, size_t n, float *dst)
+{
+	switch (t) {
+	case GS_F16: GATHER(uint16_t, f16_to_f32); break;
+	case GS_BF16: GATHER(uint16_t, bf16_to_f32); break;
+	default: GATHER(float, AS_IS); break;
+	}
+}
+
 static void fsum_add(const struct gs_job *job, struct red_col *c,
 		     struct red_scratch *sc, const void *data, unsigned col,
 		     size_t nrec)
 {
-	size_t since_flush = 0;
+	enum gs_type t = job->dtype.type;
+	bool f32 = t != GS_F64, flat = t == GS_F32 && job->columns == 1;
+	size_t since_flush = 0, step = flat ? FSUM_FLAT_STEP : RED_BLOCK;
 
 	xbins_init(&sc->bins);
-	for (size_t r0 = 0; r0 < nrec; r0 += RED_BLOCK) {
-		size_t n = nrec - r0 < RED_BLOCK ? nrec - r0 : RED_BLOCK;
+	for (size_t r0 = 0; r0 < nrec; r0 += step) {
+		size_t n = nrec - r0 < step ? nrec - r0 : step;
 
-		gather_f64(job->dtype.type, data, job->columns, col, r0, n,
-			   sc->buf.f);
-		for (size_t i = 0; i < n; i++)
-			xbins_add_f64(&sc->bins, sc->buf.f[i]);
-		since_flush += n;
-		if (since_flush > XBINS_FLUSH_EVERY - RED_BLOCK) {
+		if (flat) {
+			since_flush += fsum32_add(&sc->bins,
+						  (const float *)data + r0, n);
+		} else if (f32) {
+			gather_f32(t, data, job->columns, col, r0, n,
+				   sc->buf.f32);
+			since_flush += fsum32_add(&sc->bins, sc->buf.f32, n);
+		} else {
+			gather_f64(t, data, job->columns, col, r0, n,
+				   sc->buf.f);
+			for (size_t i = 0; i < n; i++)
+				xbins_add_f64(&sc->bins, sc->buf.f[i]);
+			since_flush += n;
+		}
+		if (since_flush > XBINS_FLUSH_EVERY - step) {
 			xbins_flush(&sc->bins, &c->u.sum);
 			since_flush = 0;
 		}
