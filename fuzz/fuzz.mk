@@ -57,4 +57,4 @@ fuzz-smoke: fuzz-build
 
 .PHONY: fuzz fuzz-build fuzz-smoke
 .SECONDARY: $(FUZZ_OBJS) $(FUZZ_BINS:%=%.o) $(FUZZ_DIR)/fuzz_io.o
--include $(wildcard $(FUZZ_DIR)/*.d $(FUZZ_DIR)/obj/*.d)
+-include $(wildcard $(FUZZ_DIR)/*.d $(FUZZ_DIR)/obj/*.d $(FUZZ_DIR)/obj/*/*.d)
