@@ -118,6 +118,56 @@ printf '\001\002\003' > "$T/fifo" &
 out=$(timeout 10 "$G" sum -t u8 "$T/fifo" 2>&1)
 [ "$out" = 6 ] && ok || bad "named FIFO, writer gone" "got '$out' (a hang is 124)"
 wait
+# CPU runs map a regular file's payload in place (engine.h: views); with
+# GPUSTAT_NO_VIEWS=1 they copy it as before: the same bytes out, for
+# records that straddle operands, a file ending inside a record, a
+# big-endian .npy (swapped in the mapping's private copy), bools (never
+# mapped), and chunks that do not divide a page
+views() {	# NAME COMMAND ARGS...: with and without views: stdout, stderr, status
+	name=$1 cmd=$2
+	shift 2
+	"$G" $cmd --backend cpu "$@" > "$T/v1" 2> "$T/w1"
+	r1=$?
+	GPUSTAT_NO_VIEWS=1 "$G" $cmd --backend cpu "$@" > "$T/v2" 2> "$T/w2"
+	r2=$?
+	if [ $r1 -ne $r2 ] || ! cmp -s "$T/v1" "$T/v2" || ! cmp -s "$T/w1" "$T/w2"; then
+		bad "views: $name" "exit $r1/$r2, stdout $(wc -c < "$T/v1")/$(wc -c < "$T/v2") bytes, stderr '$(head -n 1 "$T/w1")'"
+	else
+		ok
+	fi
+}
+head -c $((3 * M + 7)) "$T/rand" > "$T/p1"
+head -c $((2 * M + 5)) "$T/rand" > "$T/p2"
+head -c $((5 * M)) "$T/rand" > "$T/p3"
+for cs in 4096 1000004 3M 64M; do
+	views "scan f32 -c 3 over three operands, chunks $cs" scan -t f32 -c 3 \
+		--chunk-size $cs "$T/p1" "$T/p2" "$T/p3"
+	views "stats f64 -c 2, chunks $cs" stats -t f64 -c 2 -f json \
+		--chunk-size $cs "$T/p1" "$T/p3"
+	views "a record cut by the end, chunks $cs" sum -t f64 --chunk-size $cs "$T/p1"
+	views "sum u8 -j 7, chunks $cs" sum -t u8 -j 7 --chunk-size $cs "$T/p2" "$T/p1"
+done
+python3 - "$T" <<'PY'
+import struct, sys, random
+t = sys.argv[1]
+r = random.Random(5)
+def npy(name, descr, payload):
+    h = "{'descr': '%s', 'fortran_order': False, 'shape': (%d,), }" % descr
+    h += " " * ((64 - (10 + len(h) + 1) % 64) % 64) + "\n"
+    with open(t + "/" + name, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + len(h).to_bytes(2, "little") + h.encode() + payload)
+n = 600000
+npy("be.npy", (">f4", n), struct.pack(">%df" % n, *[r.gauss(0, 1) for _ in range(n)]))
+npy("b.npy", ("|b1", n), bytes(r.choice([0, 1, 2, 255]) for _ in range(n)))
+PY
+for cs in 4096 1M; do
+	views "big-endian f4 .npy, chunks $cs" stats --chunk-size $cs "$T/be.npy"
+	views "big-endian f4 .npy scan, chunks $cs" scan --chunk-size $cs "$T/be.npy"
+	views "bool .npy, chunks $cs" sum --chunk-size $cs "$T/b.npy"
+done
+"$G" scan --backend cpu "$T/be.npy" | cksum > "$T/k1"
+"$G" scan --backend cpu "$T/be.npy" | cksum > "$T/k2"
+cmp -s "$T/k1" "$T/k2" && ok || bad "views: a swapped file read twice" "another output"
 # leaving the teardown to the exit changes nothing but the time
 "$G" scan -t f64 "$T/h.i32" | cksum > "$T/k1"
 GPUSTAT_NO_TEARDOWN=1 "$G" scan -t f64 "$T/h.i32" | cksum > "$T/k2"

@@ -53,6 +53,12 @@ struct engine {
 	int stall_ms;
 	_Atomic uint64_t *counter;
 	void *buf[ENGINE_NBUF], *buf2[ENGINE_NBUF];
+	/* Views: a CPU run takes a regular file's bytes mapped in place
+	 * (input_view) instead of copied into buf[id]; view[id] is what chunk
+	 * id holds until its release. */
+	bool views;
+	const void *view[ENGINE_NBUF];
+	size_t view_len[ENGINE_NBUF];
 	unsigned char *tail;		/* carried partial record */
 	size_t ntail;
 	uint64_t next_rec;
@@ -160,6 +166,10 @@ static void release(void *v, int id)
 {
 	struct engine *e = v;
 
+	if (e->view[id]) {	/* only this chunk's holder touches it */
+		input_unview(e->view[id], e->view_len[id]);
+		e->view[id] = NULL;
+	}
 	pthread_mutex_lock(&e->lock);
 	e->free_ids[e->nfree++] = id;
 	pthread_cond_broadcast(&e->cv);
@@ -188,7 +198,7 @@ static void publish(struct engine *e, int id, size_t nrec)
 	struct chunk *c = &e->queue[(e->qhead + e->qlen) % ENGINE_NBUF];
 
 	c->id = id;
-	c->data = e->buf[id];
+	c->data = e->view[id] ? (void *)e->view[id] : e->buf[id];
 	c->data2 = e->in2 ? e->buf2[id] : NULL;
 	c->nrec = nrec;
 	c->first_rec = e->next_rec;
@@ -255,11 +265,40 @@ static ssize_t fill_one(struct engine *e, struct input *in, unsigned char *buf,
 	return (ssize_t)fill;
 }
 
+/* A chunk of a single stream mapped in place for buffer id: 1 to go on,
+ * -1, or 0 where the input has no view to give (read it instead). */
+static int view_single(struct engine *e, int id)
+{
+	const unsigned char *p;
+	double t0 = now();
+	ssize_t r = input_view(e->in, e->cap, (const void **)&p, &e->rerr);
+	size_t nrec;
+
+	e->t_read += now() - t0;
+	if (r <= 0)
+		return (int)r;
+	count(e, r);
+	nrec = (size_t)r / e->rec;
+	e->ntail = (size_t)r % e->rec;	/* the file ends inside a record */
+	memcpy(e->tail, p + nrec * e->rec, e->ntail);
+	e->view[id] = p;
+	e->view_len[id] = (size_t)r;
+	if (nrec)
+		publish(e, id, nrec);
+	else
+		release(e, id);
+	return 1;
+}
+
 /* One chunk from a single stream. Returns 1 to go on, 0 at the end, -1. */
 static int read_single(struct engine *e, int id)
 {
 	unsigned char *buf = e->buf[id];
 	bool eof;
+	int v;
+
+	if (e->views && e->ntail == 0 && (v = view_single(e, id)) != 0)
+		return v;
 
 	memcpy(buf, e->tail, e->ntail);
 	ssize_t fill = fill_one(e, e->in, buf, e->ntail, true, &eof);
@@ -454,6 +493,8 @@ static int alloc_buffers(struct engine *e, struct gs_err *err)
 static void free_buffers(struct engine *e)
 {
 	for (int i = 0; i < ENGINE_NBUF; i++) {
+		if (e->view[i])
+			input_unview(e->view[i], e->view_len[i]);
 		if (e->buf[i])
 			e->be->host_free(e->buf[i]);
 		if (e->buf2[i])
@@ -645,6 +686,10 @@ static struct engine *engine_new(const struct gs_job *job,
 	const char *keep = getenv(ENGINE_NO_TEARDOWN_ENV);
 
 	ep->no_teardown = keep && strcmp(keep, "1") == 0;
+	const char *nov = getenv(ENGINE_NO_VIEWS_ENV);
+
+	/* the GPU's backends copy from their own (pinned) buffers */
+	ep->views = be == &backend_cpu && !in2 && !(nov && strcmp(nov, "1") == 0);
 	pthread_mutex_init(&ep->lock, NULL);
 	pthread_cond_init(&ep->cv, NULL);
 	return ep;

@@ -87,6 +87,15 @@ int engine_fit_threads(const struct gs_job *job, int *threads, bool own,
  */
 #define ENGINE_NO_TEARDOWN_ENV "GPUSTAT_NO_TEARDOWN"
 
+/*
+ * On the CPU backend, the payload of an uncompressed regular file is
+ * mapped in place (input_view), a chunk at a time, instead of copied into
+ * the engine's buffers: the threads that compute read the page cache
+ * themselves. GPUSTAT_NO_VIEWS=1 copies as before, for measuring the
+ * difference and for tests that compare the two.
+ */
+#define ENGINE_NO_VIEWS_ENV "GPUSTAT_NO_VIEWS"
+
 /* "read 1.20 s, ..." for -v: every stage's busy time against the wall. */
 void engine_stats_line(const struct engine_stats *st, char *buf, size_t n);
 

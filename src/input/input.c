@@ -755,6 +755,41 @@ ssize_t input_read(struct input *in, void *buf, size_t n, int stall_ms,
 	return (ssize_t)got;
 }
 
+/* Views are given where operand_payload would copy the file's bytes as
+ * they are (no peeked bytes wait, no text, no values to check or change),
+ * and only whole: the end of an operand, where reads run on into the next
+ * one or find what is wrong with it, is read, so that chunks and errors
+ * fall where they fall without views. */
+ssize_t input_view(struct input *in, size_t n, const void **p,
+		   struct gs_err *err)
+{
+	const struct fmt_header *h = &in->hdr;
+	bool sized = in->st == ST_PAYLOAD && in->fmt->parse != NULL;
+	ssize_t r;
+
+	if (in->st != ST_PAYLOAD || in->textin || in->deof ||
+	    in->hpos < in->hlen || in->pend_pos < in->pend_len)
+		return 0;
+	if (sized ? h->boolean || (h->maxval && h->maxval != 255 &&
+				  h->maxval != 65535)
+		  : in->dtype.boolean)
+		return 0;
+	if (sized && in->left < n)
+		return 0;
+	r = zsrc_view(in->z, n, p, err);
+	if (r <= 0)
+		return r;
+	in->doff += (uint64_t)r;
+	if (sized)
+		in->left -= (uint64_t)r;
+	return r;
+}
+
+void input_unview(const void *p, size_t n)
+{
+	zsrc_unview(p, n);
+}
+
 ssize_t input_read_operand(struct input *in, void *buf, size_t n,
 			   int stall_ms, struct gs_err *err)
 {

@@ -89,6 +89,15 @@ void input_set_dtype(struct input *in, struct gs_dtype dtype, unsigned columns);
 ssize_t input_read(struct input *in, void *buf, size_t n, int stall_ms,
 		   struct gs_err *err);
 
+/* The next n bytes or fewer of the stream in place, where they are the
+ * payload of an uncompressed regular file that input_read would copy as it
+ * is: their count, with *p at them (give them back with input_unview(*p,
+ * count) when done); 0 where input_read must be used for the next bytes;
+ * -1 with err filled. Records may straddle views as they straddle reads. */
+ssize_t input_view(struct input *in, size_t n, const void **p,
+		   struct gs_err *err);
+void input_unview(const void *p, size_t n);
+
 /* For the text layer (textin.h): input_read within one operand, so that
  * it knows where each ends. Returns bytes (> 0), 0 when the operand has
  * ended (or none is left), INPUT_STALL or -1; the call after an operand

@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
 #include <zstd_errors.h>
@@ -329,6 +331,46 @@ static ssize_t zsrc_plain(struct zsrc *z, void *buf, size_t n, int stall_ms,
 	if (z->eof)
 		return 0;
 	return zsrc_sysread(z, buf, n, stall_ms, err);
+}
+
+ssize_t zsrc_view(struct zsrc *z, size_t n, const void **p,
+		  struct gs_err *err)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	off_t at, delta;
+	struct stat st;
+	void *m;
+
+	if (!z->is_reg || z->zstd || z->pipe || z->len > z->pos || z->eof ||
+	    page <= 0)
+		return 0;
+	at = lseek(z->fd, 0, SEEK_CUR);
+	if (at < 0 || fstat(z->fd, &st) < 0 || st.st_size < at ||
+	    (uint64_t)(st.st_size - at) < n)
+		return 0;	/* zsrc_read reads the end, or finds the error */
+	delta = at % page;
+	/* Private and writable: a backend that swaps bytes in place writes
+	 * its own copy of a page, never the file. */
+	m = mmap(NULL, n + (size_t)delta, PROT_READ | PROT_WRITE, MAP_PRIVATE,
+		 z->fd, at - delta);
+	if (m == MAP_FAILED)
+		return 0;
+	if (lseek(z->fd, at + (off_t)n, SEEK_SET) < 0) {
+		munmap(m, n + (size_t)delta);
+		return gs_fail(err, GS_ERUNTIME, z->name, "cannot seek: %s",
+			       strerror(errno));
+	}
+	z->raw_off += n;
+	*p = (const unsigned char *)m + delta;
+	return (ssize_t)n;
+}
+
+void zsrc_unview(const void *p, size_t n)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	size_t delta = (uintptr_t)p % (size_t)page;
+
+	munmap((unsigned char *)p - delta, n + delta);
 }
 
 /* "128 MiB", "1000 KiB" or "1500 bytes". */

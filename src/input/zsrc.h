@@ -67,4 +67,15 @@ bool zsrc_compressed(const struct zsrc *z);
 ssize_t zsrc_read(struct zsrc *z, void *buf, size_t n, int stall_ms,
 		  struct gs_err *err);
 
+/* The next bytes of an uncompressed regular file in place, as zsrc_read
+ * would give them, mapped instead of copied: n of them at *p, and n (the
+ * offset moves past them); 0 where the operand is not such a file, some
+ * bytes wait in the read-ahead, or fewer than n are left (zsrc_read goes
+ * on from there, and finds the end); -1 on error. Give
+ * the mapping back with zsrc_unview(*p, count). A file that shrinks while
+ * mapped raises SIGBUS where its lost pages are read, as with mmap(2). */
+ssize_t zsrc_view(struct zsrc *z, size_t n, const void **p,
+		  struct gs_err *err);
+void zsrc_unview(const void *p, size_t n);
+
 #endif
