@@ -55,7 +55,9 @@ struct engine {
 	void *buf[ENGINE_NBUF], *buf2[ENGINE_NBUF];
 	/* Views: a CPU run takes a regular file's bytes mapped in place
 	 * (input_view) instead of copied into buf[id]; view[id] is what chunk
-	 * id holds until its release. */
+	 * id holds. The reader unmaps it when it takes id again: unmapping
+	 * 64 MiB of page tables takes about 1.5 ms, which the consumer's
+	 * thread would otherwise spend between chunks (0.2 s per 8 GiB). */
 	bool views;
 	const void *view[ENGINE_NBUF];
 	size_t view_len[ENGINE_NBUF];
@@ -166,10 +168,6 @@ static void release(void *v, int id)
 {
 	struct engine *e = v;
 
-	if (e->view[id]) {	/* only this chunk's holder touches it */
-		input_unview(e->view[id], e->view_len[id]);
-		e->view[id] = NULL;
-	}
 	pthread_mutex_lock(&e->lock);
 	e->free_ids[e->nfree++] = id;
 	pthread_cond_broadcast(&e->cv);
@@ -297,6 +295,10 @@ static int read_single(struct engine *e, int id)
 	bool eof;
 	int v;
 
+	if (e->view[id]) {
+		input_unview(e->view[id], e->view_len[id]);
+		e->view[id] = NULL;
+	}
 	if (e->views && e->ntail == 0 && (v = view_single(e, id)) != 0)
 		return v;
 
