@@ -110,6 +110,21 @@ same hist_file "$T/hist.want" '$G hist -t i16 --bins 7 -j 4 "$T/layout.zst"'
 same hist_shards "$T/hist_parts.want" \
 	'$G hist -t i16 --bins 7 -j 4 "$T"/part.*.zst'
 
+# --- a worker woken to help with a copy that the reader finished before
+# the worker looked again claimed the slot past the queue as its frame;
+# the frame later queued there was never decoded, and the reader waited
+# for it forever (256 frames of 4 MiB, stats on 16 cores). 16 workers,
+# many small frames (a full ring, every frame claimed: the consumer is
+# the slower) and a wider window between seeing work and taking it.
+cat "$R" "$R" "$R" "$R" > "$T/small"	# 12 MB
+"$M" -s 128K < "$T/small" > "$T/small.zst"
+"$G" stats -t f32 "$T/small" > "$T/small.want"
+for c in "stats -t f32" "scan -t u16"; do
+	[ "$c" = "scan -t u16" ] && "$G" scan -t u16 "$T/small" > "$T/small.want"
+	same "copy_race_${c%% *}" "$T/small.want" \
+		"GPUSTAT_ZPIPE_WORKERS=16 GPUSTAT_ZPIPE_RACE_US=200 timeout 60 \$G $c -j 2 --backend cpu \$T/small.zst"
+done
+
 # --- a corrupt frame in the middle, a truncated last frame
 split -b 750000 "$R" "$T/q."
 for p in "$T"/q.*; do "$M" -s 250K < "$p" > "$p.zst"; done

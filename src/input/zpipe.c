@@ -92,6 +92,7 @@ static pthread_once_t zp_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t zp_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t zp_work = PTHREAD_COND_INITIALIZER;
 static int zp_workers;
+static unsigned zp_race_us;	/* ZPIPE_RACE_ENV */
 static struct zpipe *zp_active;
 static bool zp_taken;		/* a pipe is open */
 
@@ -227,7 +228,11 @@ static bool claimable(struct zpipe *p)
 }
 
 /* A share of the reader's copy, or the next frame; called and returning
- * with zp_lock held. */
+ * with zp_lock held. The reader and the helpers take pieces without the
+ * lock, so the copy worker_main saw may be gone by now: then a frame only
+ * if one is queued (a claim past the queue marked a free slot claimed, and
+ * the frame later put there was never decoded: the reader waited for it
+ * forever), else nothing. */
 static void work(struct zpipe *p, ZSTD_DCtx *d)
 {
 	p->busy++;
@@ -237,7 +242,7 @@ static void work(struct zpipe *p, ZSTD_DCtx *d)
 		copy_pieces(&p->copy);
 		pthread_mutex_lock(&zp_lock);
 		p->helpers--;
-	} else {
+	} else if (claimable(p)) {
 		struct zslot *s = ring(p, p->claimed++);
 		bool dropped = s->file < p->drop_below;
 		size_t rc;
@@ -263,9 +268,11 @@ static void *worker_main(void *v)
 
 		if (p && p->busy < p->threads &&
 		    ((p->copy_on && atomic_load(&p->copy.next) < p->copy.n) ||
-		     claimable(p)))
+		     claimable(p))) {
+			if (zp_race_us)
+				usleep(zp_race_us);
 			work(p, d);
-		else
+		} else
 			pthread_cond_wait(&zp_work, &zp_lock);
 	}
 	return NULL;
@@ -274,8 +281,14 @@ static void *worker_main(void *v)
 static void zp_init(void)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	int n = cpus < 2 ? 0 : cpus > ZP_THREADS_MAX ? ZP_THREADS_MAX : (int)cpus;
+	const char *w = getenv(ZPIPE_WORKERS_ENV);
 	pthread_attr_t a;
+
+	if (w && *w)	/* the tests' many workers on a machine of few cores */
+		cpus = strtol(w, NULL, 10);
+	if ((w = getenv(ZPIPE_RACE_ENV)) && *w)
+		zp_race_us = (unsigned)strtoul(w, NULL, 10);
+	int n = cpus < 2 ? 0 : cpus > ZP_THREADS_MAX ? ZP_THREADS_MAX : (int)cpus;
 
 	if (pthread_attr_init(&a) != 0)
 		return;

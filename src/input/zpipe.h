@@ -37,6 +37,14 @@
 
 #define ZPIPE_STALL (-2)	/* as ZSRC_STALL */
 
+/* Workers to make, instead of one per online core (at most 16): the tests
+ * run as many as the device machine has on a machine of two cores. */
+#define ZPIPE_WORKERS_ENV "GPUSTAT_ZPIPE_WORKERS"
+
+/* Microseconds a worker waits between seeing work and taking it: the tests
+ * widen that window, where the reader may take the last of a copy. */
+#define ZPIPE_RACE_ENV "GPUSTAT_ZPIPE_RACE_US"
+
 struct zpipe;
 
 /* One zstd frame of a mapped file. */
