@@ -7,7 +7,8 @@
 # stream from it), a corrupt frame in the middle and a truncated last frame
 # (the same message, offset and exit status as -j 1, nothing on stdout),
 # stdin as a pipe and as a file, two .zst operands of dot, shards, and a
-# histogram without --range (two passes).
+# histogram without --range (two passes), and frames computed on in the
+# buffers they were decoded into.
 #
 # The .zst files are made here by bench/mkzst.c (libzstd), the data by
 # head and tr: no zstd program is needed. The order-sensitive checks are
@@ -109,6 +110,45 @@ same hist_file "$T/hist.want" '$G hist -t i16 --bins 7 -j 4 "$T/layout.zst"'
 "$G" hist -t i16 --bins 7 "$T"/part.a? > "$T/hist_parts.want"
 same hist_shards "$T/hist_parts.want" \
 	'$G hist -t i16 --bins 7 -j 4 "$T"/part.*.zst'
+
+# --- frames lent in place: a CPU run computes on a regular file's frames
+# in the buffers they were decoded into (zpipe_view), a chunk or at least
+# 4 MiB of one frame at a time, instead of copying them into its chunks.
+# Frames of odd sizes (records straddle them), empty and small ones (a
+# copy gathers those), 16 workers on any machine, shards whose pipes close
+# while their last frames are still lent. -v counts the chunks read in
+# place: a run that lent none would pass the rest unnoticed.
+cat "$R" "$R" "$R" "$R" > "$T/big"		# 12 MB
+"$G" scan -t u16 "$T/big" > "$T/bigscan.want"
+"$G" stats -t f32 --backend cpu "$T/big" > "$T/bigstats.want"
+for spec in 5M '3000001,4M,e,1,200K' 1M; do
+	"$M" -s "$spec" < "$T/big" > "$T/big.zst"
+	for cs in 1M 3000001 64M; do
+		same "view_scan_$spec-$cs" "$T/bigscan.want" \
+			"\$G scan -t u16 -j 4 --backend cpu --chunk-size $cs \$T/big.zst"
+		same "view_stats_$spec-$cs" "$T/bigstats.want" \
+			"GPUSTAT_ZPIPE_WORKERS=16 \$G stats -t f32 -j 16 --backend cpu --chunk-size $cs \$T/big.zst"
+	done
+done
+"$M" -s 5M < "$T/big" > "$T/big.zst"
+n=$("$G" stats -t f32 -j 4 --backend cpu --chunk-size 1M -v "$T/big.zst" 2>&1 >/dev/null |
+	sed -n 's/.*; \([0-9]*\) of \([0-9]*\) chunks in place.*/\1 \2/p')
+[ "${n% *}" -ge 10 ] 2>/dev/null && ok || bad view_counted "-v: '$n' chunks in place, wanted 10 or more"
+n=$(GPUSTAT_NO_VIEWS=1 "$G" stats -t f32 -j 4 --backend cpu --chunk-size 1M -v "$T/big.zst" 2>&1 >/dev/null |
+	grep -c 'chunks in place')
+[ "$n" = 0 ] && ok || bad view_off "GPUSTAT_NO_VIEWS=1 still read chunks in place"
+split -b 4000000 "$T/big" "$T/bigpart."
+for p in "$T"/bigpart.*; do "$M" -s 1500000 < "$p" > "$p.zst"; done
+same view_shards "$T/bigscan.want" \
+	'$G scan -t u16 -j 4 --backend cpu --chunk-size 1M "$T"/bigpart.*.zst'
+same view_shards_16 "$T/bigstats.want" \
+	'GPUSTAT_ZPIPE_WORKERS=16 $G stats -t f32 -j 16 --backend cpu --chunk-size 1M "$T"/bigpart.*.zst'
+"$M" -s 2M < "$T/big" > "$T/bigbad.zst"
+n=$(($(wc -c < "$T/bigbad.zst") / 2))
+printf 'corrupted!' | dd of="$T/bigbad.zst" bs=1 seek=$n conv=notrunc 2> /dev/null
+alike view_corrupt "corrupt zstd frame at compressed byte" \
+	'$G sum -t f32 -j 1 --chunk-size 1M "$T/bigbad.zst"' \
+	'$G sum -t f32 -j 4 --backend cpu --chunk-size 1M "$T/bigbad.zst"'
 
 # --- a worker woken to help with a copy that the reader finished before
 # the worker looked again claimed the slot past the queue as its frame;

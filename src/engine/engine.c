@@ -61,6 +61,7 @@ struct engine {
 	bool views;
 	const void *view[ENGINE_NBUF];
 	size_t view_len[ENGINE_NBUF];
+	uint64_t viewed;		/* chunks published in place */
 	unsigned char *tail;		/* carried partial record */
 	size_t ntail;
 	uint64_t next_rec;
@@ -281,8 +282,10 @@ static int view_single(struct engine *e, int id)
 	memcpy(e->tail, p + nrec * e->rec, e->ntail);
 	e->view[id] = p;
 	e->view_len[id] = (size_t)r;
-	if (nrec)
+	if (nrec) {
+		e->viewed++;
 		publish(e, id, nrec);
+	}
 	else
 		release(e, id);
 	return 1;
@@ -747,6 +750,7 @@ static int run_chunks(struct engine *ep, void *ctx, void *acc,
 	}
 	st->read = ep->t_read;
 	st->read_wait = ep->t_read_wait;
+	st->viewed = ep->viewed;
 	st->write = ep->t_write;
 	if (ep->be->times)
 		ep->be->times(ctx, &st->be);
@@ -826,11 +830,18 @@ out:
 
 void engine_stats_line(const struct engine_stats *st, char *buf, size_t n)
 {
+	char inplace[64] = "";
+
+	if (st->viewed)
+		snprintf(inplace, sizeof(inplace), "; %llu of %llu chunks in "
+			 "place", (unsigned long long)st->viewed,
+			 (unsigned long long)st->chunks);
 	snprintf(buf, n, "busy seconds in %.3f s wall (setup %.3f: buffers "
 		 "%.3f, backend open %.3f; teardown %.3f): read %.3f "
-		 "(waited for buffers %.3f), submit %.3f (waited for chunks "
+		 "(waited for buffers %.3f%s), submit %.3f (waited for chunks "
 		 "%.3f), h2d %.3f, kernel %.3f, d2h %.3f, write %.3f", st->wall,
 		 st->setup, st->alloc, st->open, st->teardown, st->read,
-		 st->read_wait, st->submit, st->submit_wait, st->be.h2d,
-		 st->be.kernel, st->be.d2h, st->write + st->be.write);
+		 st->read_wait, inplace, st->submit, st->submit_wait,
+		 st->be.h2d, st->be.kernel, st->be.d2h,
+		 st->write + st->be.write);
 }

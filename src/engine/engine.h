@@ -53,6 +53,7 @@ struct engine_opts {
 struct engine_stats {
 	uint64_t records;	/* whole records computed */
 	uint64_t chunks;
+	uint64_t viewed;	/* of them, read in place (input_view) */
 	/* seconds: the reader in read(2)/zstd and waiting for a free buffer;
 	 * the consumer in submit() and waiting for a chunk; scan output in
 	 * the sink; the run's wall time; the backend's own stages */

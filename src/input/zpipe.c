@@ -35,7 +35,13 @@
 #define ZP_PIECE ((size_t)2 << 20)	/* a copy is split in pieces this big */
 #define ZP_PIECES 64			/* ...and this many at most per read */
 
-enum { SLOT_FREE, SLOT_RESERVED, SLOT_QUEUED, SLOT_DECODING, SLOT_DONE };
+#define ZP_VIEW_SLOTS 8		/* frames lent to the reader at once */
+#define ZP_VIEW_MIN ((size_t)4 << 20)	/* a view shorter than the read
+					 * asked for: this long at least */
+
+/* SLOT_LENT: served, its buffer still lent to the reader (zpipe_view) */
+enum { SLOT_FREE, SLOT_RESERVED, SLOT_QUEUED, SLOT_DECODING, SLOT_DONE,
+       SLOT_LENT };
 
 struct zslot {
 	int state;
@@ -47,6 +53,7 @@ struct zslot {
 	size_t rc;		/* decoded: dsize, or zstd's error */
 	unsigned char *dbuf, *cbuf;	/* decoded and compressed (a producer's) */
 	size_t dcap, ccap;
+	int lent;		/* views of dbuf not given back */
 };
 
 struct zfile {
@@ -81,6 +88,8 @@ struct zpipe {
 	int busy;		/* workers in it now (decoding or copying) */
 	int helpers;		/* of them, copying */
 	int drop_below;		/* frames of files before it are not decoded */
+	int lent_slots;		/* slots with views out, and their buffers */
+	uint64_t lent_bytes;
 	struct zfile *files, *last;
 	bool stopped;
 	bool copy_on;
@@ -95,6 +104,16 @@ static int zp_workers;
 static unsigned zp_race_us;	/* ZPIPE_RACE_ENV */
 static struct zpipe *zp_active;
 static bool zp_taken;		/* a pipe is open */
+
+/* Buffers of a closed pipe still lent to the reader: unmapped when the
+ * last view of each is given back. These and the open pipe's lent slots
+ * are ZP_VIEW_SLOTS at most, so a closing pipe finds room for its own. */
+static struct zorphan {
+	unsigned char *buf;
+	size_t cap;
+	int lent;
+} zp_orphan[ZP_VIEW_SLOTS];
+static int zp_orphans;
 
 /* ---- buffers ----------------------------------------------------------------- */
 
@@ -148,7 +167,7 @@ static int slot_buffer(struct zpipe *p, struct zslot *t, uint64_t dsize)
 	for (size_t k = p->count + 1; k < ZP_SLOTS; k++) {
 		struct zslot *o = ring(p, k);
 
-		if (fits(o->dcap, dsize)) {
+		if (o->state == SLOT_FREE && fits(o->dcap, dsize)) {
 			unsigned char *b = o->dbuf;
 			size_t c = o->dcap;
 
@@ -164,7 +183,9 @@ static int slot_buffer(struct zpipe *p, struct zslot *t, uint64_t dsize)
 		return -1;
 	buf_unmap(&t->dbuf, &t->dcap, &p->dbytes);
 	for (size_t k = p->count + 1; k < ZP_SLOTS && p->dbytes + want > p->budget; k++)
-		buf_unmap(&ring(p, k)->dbuf, &ring(p, k)->dcap, &p->dbytes);
+		if (ring(p, k)->state == SLOT_FREE)
+			buf_unmap(&ring(p, k)->dbuf, &ring(p, k)->dcap,
+				  &p->dbytes);
 	if (p->dbytes + want > p->budget)
 		return 0;
 	if (!(t->dbuf = buf_map(want)))
@@ -320,7 +341,10 @@ struct zpipe *zpipe_open(int threads, uint64_t budget)
 	 * would only take fresh memory (each page's first touch costs the
 	 * kernel a clear) where a served slot's buffer can be had */
 	p->depth = 2 * (size_t)p->threads + 2;
-	p->depth = p->depth < ZP_SLOTS ? p->depth : ZP_SLOTS;
+	/* lent slots are the served ones just behind the head: the tail
+	 * never reaches them */
+	if (p->depth > ZP_SLOTS - ZP_VIEW_SLOTS)
+		p->depth = ZP_SLOTS - ZP_VIEW_SLOTS;
 	p->budget = budget;
 	pthread_cond_init(&p->cv, NULL);
 	pthread_mutex_lock(&zp_lock);
@@ -375,6 +399,20 @@ void zpipe_close(struct zpipe *p)
 	while (p->busy)
 		pthread_cond_wait(&p->cv, &zp_lock);
 	zp_taken = false;
+	for (int i = 0; i < ZP_SLOTS; i++) {	/* views outlive the pipe */
+		struct zslot *s = &p->slot[i];
+
+		for (int k = 0; s->lent && k < ZP_VIEW_SLOTS; k++)
+			if (!zp_orphan[k].buf) {
+				zp_orphan[k] = (struct zorphan){ s->dbuf,
+					s->dcap, s->lent };
+				zp_orphans++;
+				p->dbytes -= s->dcap;
+				s->dbuf = NULL;
+				s->dcap = 0;
+				s->lent = 0;
+			}
+	}
 	pthread_mutex_unlock(&zp_lock);
 	for (int i = 0; i < ZP_SLOTS; i++) {
 		buf_unmap(&p->slot[i].dbuf, &p->slot[i].dcap, &p->dbytes);
@@ -605,7 +643,7 @@ static void release_head(struct zpipe *p)
 
 	if (s->state == SLOT_QUEUED || s->state == SLOT_DONE)
 		p->pending -= s->dsize;
-	s->state = SLOT_FREE;
+	s->state = s->lent ? SLOT_LENT : SLOT_FREE;
 	p->head = (p->head + 1) % ZP_SLOTS;
 	p->count--;
 	if (p->claimed)		/* claims go in order: the head's first */
@@ -769,4 +807,94 @@ ssize_t zpipe_read(struct zpipe *p, int id, void *buf, size_t n, int stall_ms,
 	}
 	pthread_mutex_unlock(&zp_lock);
 	return r;
+}
+
+/* ---- lending ------------------------------------------------------------------ */
+
+ssize_t zpipe_view(struct zpipe *p, int id, size_t n, const void **view)
+{
+	struct zfile *f;
+	ssize_t r = 0;
+
+	pthread_mutex_lock(&zp_lock);
+	drop_before(p, id);
+	f = file_find(p, id);
+	for (; f && f->map;) {	/* a producer's frames may stall: read them */
+		struct zslot *s = p->count ? ring(p, 0) : NULL;
+
+		if (s && s->file == id && s->state == SLOT_DONE) {
+			size_t avail = s->dsize - p->pos;
+			bool more = s->lent ||
+				    p->lent_slots + zp_orphans < ZP_VIEW_SLOTS;
+
+			if (ZSTD_isError(s->rc))
+				break;	/* zpipe_read reports it */
+			if (avail == 0) {	/* an empty frame */
+				consume(p, id, 0);
+				continue;
+			}
+			/* a buffer lent stays out of the budget's reach:
+			 * half of it at most, so frames still decode */
+			if (!more || avail < (n < ZP_VIEW_MIN ? n : ZP_VIEW_MIN) ||
+			    (!s->lent && p->lent_bytes + s->dcap > p->budget / 2))
+				break;
+			r = (ssize_t)(avail < n ? avail : n);
+			*view = s->dbuf + p->pos;
+			if (s->lent++ == 0) {
+				p->lent_slots++;
+				p->lent_bytes += s->dcap;
+			}
+			consume(p, id, (size_t)r);
+			break;
+		}
+		if (file_done(p, id) || p->stopped)
+			break;
+		if (!top_up(p))
+			pthread_cond_wait(&p->cv, &zp_lock);
+	}
+	pthread_mutex_unlock(&zp_lock);
+	return r;
+}
+
+bool zpipe_unview(const void *view)
+{
+	const unsigned char *v = view;
+	struct zpipe *p;
+	unsigned char *gone = NULL;
+	size_t gone_cap = 0;
+	bool found = false;
+
+	pthread_mutex_lock(&zp_lock);
+	p = zp_active;
+	for (int i = 0; p && !found && i < ZP_SLOTS; i++) {
+		struct zslot *s = &p->slot[i];
+
+		if (!s->lent || v < s->dbuf || v >= s->dbuf + s->dcap)
+			continue;
+		found = true;
+		if (--s->lent == 0) {
+			p->lent_slots--;
+			p->lent_bytes -= s->dcap;
+			if (s->state == SLOT_LENT)
+				s->state = SLOT_FREE;
+			pthread_cond_broadcast(&p->cv);
+		}
+	}
+	for (int k = 0; !found && k < ZP_VIEW_SLOTS; k++) {
+		struct zorphan *o = &zp_orphan[k];
+
+		if (!o->buf || v < o->buf || v >= o->buf + o->cap)
+			continue;
+		found = true;
+		if (--o->lent == 0) {
+			gone = o->buf;
+			gone_cap = o->cap;
+			o->buf = NULL;
+			zp_orphans--;
+		}
+	}
+	pthread_mutex_unlock(&zp_lock);
+	if (gone)
+		munmap(gone, gone_cap);
+	return found;
 }

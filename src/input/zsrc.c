@@ -341,6 +341,9 @@ ssize_t zsrc_view(struct zsrc *z, size_t n, const void **p,
 	struct stat st;
 	void *m;
 
+	/* a regular file's frames: in the buffer they were decoded into */
+	if (z->pipe && !z->feed)
+		return n ? zpipe_view(z->pipe, z->pipe_file, n, p) : 0;
 	if (!z->is_reg || z->zstd || z->pipe || z->len > z->pos || z->eof ||
 	    page <= 0)
 		return 0;
@@ -370,6 +373,8 @@ void zsrc_unview(const void *p, size_t n)
 	long page = sysconf(_SC_PAGESIZE);
 	size_t delta = (uintptr_t)p % (size_t)page;
 
+	if (zpipe_unview(p))
+		return;
 	munmap((unsigned char *)p - delta, n + delta);
 }
 
