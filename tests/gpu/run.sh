@@ -18,6 +18,9 @@
 #   4b. algos: every --algorithm against --backend cpu, and gpustat bench
 #   5. bench: kernels against CUB on device data; end to end against cat
 #
+# DEVS: the --devices lists of the shards and devscan parts (default
+# "0,0 0,0,0 all"; on two GPUs "0,1 0,1,0,1"); DEVSCAN_TYPES: devscan's
+# types (default all twelve).
 # PARTS picks sections (default: all of "fixtures random hybrid shards
 # timeline devscan devbench huge conc faults sanitizer algos bench e2e"; "scans"
 # is random's scans alone, "scanalgos" algos' scans alone); each part's
@@ -25,6 +28,8 @@
 # The device tool returns at most 8 files, so callers tar $OUT's logs.
 cd "$(dirname "$0")/../.." || exit 2
 PARTS=${PARTS:-fixtures random hybrid shards timeline devscan devbench huge conc faults sanitizer algos bench e2e}
+DEVS=${DEVS:-0,0 0,0,0 all}
+DEVSCAN_TYPES=${DEVSCAN_TYPES:-u8 i8 u16 i16 u32 i32 u64 i64 f16 bf16 f32 f64}
 want() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
 T0=$(date +%s)
 lap() { echo "  ($1: $(( $(date +%s) - T0 )) s so far)" >> "$summary"; }
@@ -265,7 +270,7 @@ if want shards; then
 				echo "FAIL state $args: the GPU's state differs"
 			case $args in scan*) continue ;; esac
 			gs $args --backend cpu "$f" > "$W/ref" 2>&1
-			for dev in 0,0 all 0,0,0; do
+			for dev in $DEVS; do
 				for opt in "--chunk-size 64M" "--chunk-size 1M --streams 3" \
 					   "--chunk-size 7340033 --streams 1"; do
 					gs $args --devices $dev $opt "$f" > "$W/got" 2>&1
@@ -366,7 +371,7 @@ if want devscan; then
 		shift
 		gs "$@" --backend cpu > "$W/ref" 2> "$W/ref.err"
 		drc=$?
-		for dev in 0,0 0,0,0 all; do
+		for dev in $DEVS; do
 			for opt in "--chunk-size 1M --streams 2" \
 				   "--chunk-size 7340033 --streams 1" \
 				   "--chunk-size 3M --streams 3"; do
@@ -406,7 +411,7 @@ if want devscan; then
 		esac
 		rm -rf "$W"
 	}
-	for t in u8 i8 u16 i16 u32 i32 u64 i64 f16 bf16 f32 f64; do
+	for t in $DEVSCAN_TYPES; do
 		dev_scans $t > "$OUT/devscan.$t.log" 2>&1 &
 	done
 	wait
