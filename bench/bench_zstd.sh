@@ -10,6 +10,10 @@
 # --backend cpu -j 1 is the row to set against --backend cpu);
 # `cat FILE | gpustat sum` reads the frames from a pipe (the shards: their
 # frames concatenated on the pipe). -j 1 on a pipe is the stream decoder.
+# GPUSTAT_NO_VIEWS=1 copies decoded frames into the engine's chunks, as
+# before they were computed on in place. CORES=N runs everything on the
+# first N cores (taskset), e.g. 16 on a larger host; -v's stage and process
+# lines follow each layout.
 #   sh bench/bench_zstd.sh [DIR] [MIB]      (default /dev/shm/gpustat-zstd, 1024)
 cd "$(dirname "$0")/.." || exit 2
 . bench/lib.sh
@@ -24,7 +28,9 @@ np.random.default_rng(1).standard_normal(mib << 18, dtype=np.float32).tofile(d +
 w = np.cumsum(np.random.default_rng(2).integers(-3, 4, mib << 19), dtype=np.int64)
 w.astype(np.int16).tofile(d + '/w.i16')
 PY
-printf '%-54s %8s %8s\n' "gpustat sum of $MIB MiB, .zst in page cache" "s" "x 1 core"
+P=
+[ -n "${CORES:-}" ] && P="taskset -c 0-$((CORES - 1)) "
+printf '%-54s %8s %8s\n' "gpustat sum of $MIB MiB, .zst in page cache${CORES:+, $CORES cores}" "s" "x 1 core"
 for f in n.f32 w.i16; do
 	t=${f#*.}
 	build/mkzst -c 3 0 < "$D/$f" > "$D/$f.1.zst"
@@ -36,21 +42,29 @@ for f in n.f32 w.i16; do
 		z=$D/$f.$k.zst
 		[ $k = shards ] && z="$D/shards/$f.*.zst"
 		cat $z > /dev/null
-		base=$(secs "cat $z | build/mkzst -d")
+		base=$(secs "cat $z | ${P}build/mkzst -d")
 		for cmd in "./gpustat sum -t $t $z" "./gpustat sum -t $t -j 1 $z" \
 			   "./gpustat sum -t $t --backend cpu $z" \
+			   "GPUSTAT_NO_VIEWS=1 ./gpustat sum -t $t --backend cpu $z" \
 			   "./gpustat sum -t $t --backend cpu -j 1 $z" \
 			   "cat $z | ./gpustat sum -t $t" \
 			   "cat $z | ./gpustat sum -t $t -j 1"; do
-			s=$(secs "$cmd")
+			s=$(secs "$(echo "$cmd" | sed "s|\./gpustat|$P./gpustat|")")
 			printf '%-54s %8.3f %8.2f\n' "$(echo "$cmd" | sed "s|$D/||g; s|\./gpustat |gpustat |")" \
 				"$s" "$(awk -v b="$base" -v s="$s" 'BEGIN { print b / s }')"
 		done
 		printf '%-54s %8.3f %8.2f\n' "mkzst -d < $f.$k.zst (one core)" "$base" 1
-		# one frame: where the time goes, auto against one CPU thread
-		[ $k = 1 ] && for v in "" "--backend cpu -j 1"; do
-			echo "  -v $v:"
-			./gpustat sum -t $t -v $v "$z" 2>&1 > /dev/null |
+		# where the time goes: one frame, auto against one CPU thread;
+		# frames and shards, computed in place and copied
+		[ $k = 1 ] && vs="auto --backend_cpu_-j_1" || vs="--backend_cpu NO_VIEWS"
+		for v in $vs; do
+			echo "  -v $v:" | tr _ ' '
+			case $v in
+			NO_VIEWS) e=GPUSTAT_NO_VIEWS=1 a="--backend cpu" ;;
+			auto) e= a= ;;
+			*) e= a=$(echo "$v" | tr _ ' ') ;;
+			esac
+			env $e ${P}./gpustat sum -t $t -v $a $z 2>&1 > /dev/null |
 				grep -E 'backend|stages|process' | cut -c 10-200 |
 				sed 's/^/    /'
 		done
