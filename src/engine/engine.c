@@ -270,7 +270,8 @@ static int view_single(struct engine *e, int id)
 {
 	const unsigned char *p;
 	double t0 = now();
-	ssize_t r = input_view(e->in, e->cap, (const void **)&p, &e->rerr);
+	ssize_t r = input_view(e->in, e->cap, type_size(e->job->dtype.type),
+			       (const void **)&p, &e->rerr);
 	size_t nrec;
 
 	e->t_read += now() - t0;

@@ -760,7 +760,7 @@ ssize_t input_read(struct input *in, void *buf, size_t n, int stall_ms,
  * and only whole: the end of an operand, where reads run on into the next
  * one or find what is wrong with it, is read, so that chunks and errors
  * fall where they fall without views. */
-ssize_t input_view(struct input *in, size_t n, const void **p,
+ssize_t input_view(struct input *in, size_t n, size_t align, const void **p,
 		   struct gs_err *err)
 {
 	const struct fmt_header *h = &in->hdr;
@@ -776,7 +776,7 @@ ssize_t input_view(struct input *in, size_t n, const void **p,
 		return 0;
 	if (sized && in->left < n)
 		return 0;
-	r = zsrc_view(in->z, n, p, err);
+	r = zsrc_view(in->z, n, align, p, err);
 	if (r <= 0)
 		return r;
 	in->doff += (uint64_t)r;

@@ -91,10 +91,13 @@ ssize_t input_read(struct input *in, void *buf, size_t n, int stall_ms,
 
 /* The next n bytes or fewer of the stream in place, where they are the
  * payload of an uncompressed regular file that input_read would copy as it
- * is: their count, with *p at them (give them back with input_unview(*p,
- * count) when done); 0 where input_read must be used for the next bytes;
- * -1 with err filled. Records may straddle views as they straddle reads. */
-ssize_t input_view(struct input *in, size_t n, const void **p,
+ * is (or a regular file's zstd frames, where they were decoded): their
+ * count, with *p at them, a multiple of align (the kernels load whole
+ * elements); give them back with input_unview(*p, count) when done. 0
+ * where input_read must be used for the next bytes (also where they would
+ * lie at an address that is no multiple of align); -1 with err filled.
+ * Records may straddle views as they straddle reads. */
+ssize_t input_view(struct input *in, size_t n, size_t align, const void **p,
 		   struct gs_err *err);
 void input_unview(const void *p, size_t n);
 

@@ -112,6 +112,7 @@ static struct zorphan {
 	unsigned char *buf;
 	size_t cap;
 	int lent;
+	struct zpipe *p;	/* the open pipe whose budget holds it, or NULL */
 } zp_orphan[ZP_VIEW_SLOTS];
 static int zp_orphans;
 
@@ -154,6 +155,24 @@ static struct zslot *ring(struct zpipe *p, size_t k)
 	return &p->slot[(p->head + k) % ZP_SLOTS];
 }
 
+/* A slot still lent (its views outlived ZP_SLOTS frames: the engine keeps a
+ * view until its reader takes that buffer again) comes round as the tail:
+ * its buffer goes to the orphans, still in the pipe's budget, and the slot
+ * gets another. lent_slots + zp_orphans stays the same. */
+static void slot_orphan(struct zpipe *p, struct zslot *s)
+{
+	for (int k = 0; s->lent && k < ZP_VIEW_SLOTS; k++)
+		if (!zp_orphan[k].buf) {
+			zp_orphan[k] = (struct zorphan){ s->dbuf, s->dcap,
+							 s->lent, p };
+			zp_orphans++;
+			p->lent_slots--;
+			s->dbuf = NULL;
+			s->dcap = 0;
+			s->lent = 0;
+		}
+}
+
 /* Give the tail slot a decoded buffer for dsize bytes within the budget: a
  * free slot's that fits, else a new one, made room for by unmapping the
  * buffers of free slots. 1, 0 when there is no room now, -1 when there
@@ -162,6 +181,7 @@ static int slot_buffer(struct zpipe *p, struct zslot *t, uint64_t dsize)
 {
 	size_t want;
 
+	slot_orphan(p, t);
 	if (fits(t->dcap, dsize))
 		return 1;
 	for (size_t k = p->count + 1; k < ZP_SLOTS; k++) {
@@ -406,13 +426,16 @@ void zpipe_close(struct zpipe *p)
 	while (p->busy)
 		pthread_cond_wait(&p->cv, &zp_lock);
 	zp_taken = false;
+	for (int k = 0; k < ZP_VIEW_SLOTS; k++)
+		if (zp_orphan[k].p == p)
+			zp_orphan[k].p = NULL;
 	for (int i = 0; i < ZP_SLOTS; i++) {	/* views outlive the pipe */
 		struct zslot *s = &p->slot[i];
 
 		for (int k = 0; s->lent && k < ZP_VIEW_SLOTS; k++)
 			if (!zp_orphan[k].buf) {
 				zp_orphan[k] = (struct zorphan){ s->dbuf,
-					s->dcap, s->lent };
+					s->dcap, s->lent, NULL };
 				zp_orphans++;
 				p->dbytes -= s->dcap;
 				s->dbuf = NULL;
@@ -818,7 +841,8 @@ ssize_t zpipe_read(struct zpipe *p, int id, void *buf, size_t n, int stall_ms,
 
 /* ---- lending ------------------------------------------------------------------ */
 
-ssize_t zpipe_view(struct zpipe *p, int id, size_t n, const void **view)
+ssize_t zpipe_view(struct zpipe *p, int id, size_t n, size_t align,
+		   const void **view)
 {
 	struct zfile *f;
 	ssize_t r = 0;
@@ -843,7 +867,8 @@ ssize_t zpipe_view(struct zpipe *p, int id, size_t n, const void **view)
 			/* a buffer lent stays out of the budget's reach:
 			 * half of it at most, so frames still decode */
 			if (!more || avail < (n < ZP_VIEW_MIN ? n : ZP_VIEW_MIN) ||
-			    (!s->lent && p->lent_bytes + s->dcap > p->budget / 2))
+			    (!s->lent && p->lent_bytes + s->dcap > p->budget / 2) ||
+			    (align > 1 && (uintptr_t)(s->dbuf + p->pos) % align))
 				break;
 			r = (ssize_t)(avail < n ? avail : n);
 			*view = s->dbuf + p->pos;
@@ -894,6 +919,11 @@ bool zpipe_unview(const void *view)
 			continue;
 		found = true;
 		if (--o->lent == 0) {
+			if (o->p) {	/* still the open pipe's */
+				o->p->dbytes -= o->cap;
+				o->p->lent_bytes -= o->cap;
+				pthread_cond_broadcast(&o->p->cv);
+			}
 			gone = o->buf;
 			gone_cap = o->cap;
 			o->buf = NULL;

@@ -115,10 +115,12 @@ ssize_t zpipe_read(struct zpipe *p, int id, void *buf, size_t n, int stall_ms,
  * all in one decoded frame, at *view; the count, or 0 where zpipe_read
  * must serve the next bytes (the file has ended, a frame failed, or what
  * is left of the head frame is short of n and of 4 MiB: a copy gathers
- * small frames into one read). Waits for the frame to decode; for mapped
+ * small frames into one read; or they lie at an address that is no
+ * multiple of align: frames of odd sizes). Waits for the frame to decode; for mapped
  * files only (a producer's frames may stall). Give each view back with
  * zpipe_unview, which also takes views of a pipe closed since. */
-ssize_t zpipe_view(struct zpipe *p, int id, size_t n, const void **view);
+ssize_t zpipe_view(struct zpipe *p, int id, size_t n, size_t align,
+		   const void **view);
 
 /* Give back a view of zpipe_view: true, or false when view is not one. */
 bool zpipe_unview(const void *view);

@@ -333,7 +333,7 @@ static ssize_t zsrc_plain(struct zsrc *z, void *buf, size_t n, int stall_ms,
 	return zsrc_sysread(z, buf, n, stall_ms, err);
 }
 
-ssize_t zsrc_view(struct zsrc *z, size_t n, const void **p,
+ssize_t zsrc_view(struct zsrc *z, size_t n, size_t align, const void **p,
 		  struct gs_err *err)
 {
 	long page = sysconf(_SC_PAGESIZE);
@@ -343,7 +343,7 @@ ssize_t zsrc_view(struct zsrc *z, size_t n, const void **p,
 
 	/* a regular file's frames: in the buffer they were decoded into */
 	if (z->pipe && !z->feed)
-		return n ? zpipe_view(z->pipe, z->pipe_file, n, p) : 0;
+		return n ? zpipe_view(z->pipe, z->pipe_file, n, align, p) : 0;
 	if (!z->is_reg || z->zstd || z->pipe || z->len > z->pos || z->eof ||
 	    page <= 0)
 		return 0;
@@ -351,6 +351,8 @@ ssize_t zsrc_view(struct zsrc *z, size_t n, const void **p,
 	if (at < 0 || fstat(z->fd, &st) < 0 || st.st_size < at ||
 	    (uint64_t)(st.st_size - at) < n)
 		return 0;	/* zsrc_read reads the end, or finds the error */
+	if (align > 1 && at % (off_t)align)
+		return 0;	/* the mapping would hold them misaligned */
 	delta = at % page;
 	/* Private and writable: a backend that swaps bytes in place writes
 	 * its own copy of a page, never the file. */

@@ -70,13 +70,14 @@ ssize_t zsrc_read(struct zsrc *z, void *buf, size_t n, int stall_ms,
 /* The next bytes of an uncompressed regular file in place, as zsrc_read
  * would give them, mapped instead of copied: n of them at *p, and n (the
  * offset moves past them); 0 where the operand is not such a file, some
- * bytes wait in the read-ahead, or fewer than n are left (zsrc_read goes
- * on from there, and finds the end); -1 on error. A regular file's zstd
+ * bytes wait in the read-ahead, fewer than n are left (zsrc_read goes
+ * on from there, and finds the end), or *p would be no multiple of align
+ * (a power of two up to the page size); -1 on error. A regular file's zstd
  * frames decoded in parallel are lent in place the same way, up to n
  * bytes of one frame (zpipe_view). Give
  * the view back with zsrc_unview(*p, count). A file that shrinks while
  * mapped raises SIGBUS where its lost pages are read, as with mmap(2). */
-ssize_t zsrc_view(struct zsrc *z, size_t n, const void **p,
+ssize_t zsrc_view(struct zsrc *z, size_t n, size_t align, const void **p,
 		  struct gs_err *err);
 void zsrc_unview(const void *p, size_t n);
 
