@@ -17,6 +17,14 @@
  * frames of one size (pzstd, the seekable format) fault only once per slot.
  * One lock guards the pipe and the workers' parking; it is taken a few
  * times per frame, never while decoding or copying.
+ *
+ * A CPU run may compute on a decoded frame where it lies instead of a copy
+ * (zpipe_view): the slot is served but lent (SLOT_LENT) until the views of
+ * it come back. A lent slot that comes round as the tail again (copies of
+ * small frames can pass the whole ring while a view is out), and the lent
+ * slots of a pipe that closes, leave their buffers to the orphans, which
+ * unmap them when their last view comes back. Lent slots and orphans are
+ * ZP_VIEW_SLOTS at most, and lent buffers half the budget.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -368,10 +376,7 @@ struct zpipe *zpipe_open(int threads, uint64_t budget)
 	 * would only take fresh memory (each page's first touch costs the
 	 * kernel a clear) where a served slot's buffer can be had */
 	p->depth = 2 * (size_t)p->threads + 2;
-	/* lent slots are the served ones just behind the head: the tail
-	 * never reaches them */
-	if (p->depth > ZP_SLOTS - ZP_VIEW_SLOTS)
-		p->depth = ZP_SLOTS - ZP_VIEW_SLOTS;
+	p->depth = p->depth < ZP_SLOTS ? p->depth : ZP_SLOTS;
 	p->budget = budget;
 	pthread_cond_init(&p->cv, NULL);
 	pthread_mutex_lock(&zp_lock);
