@@ -106,7 +106,12 @@ static int operand_result(struct cli *c, const struct pass *passes, int i,
 	if (rc < 0 && !err->where[0])	/* a result's error: whose */
 		snprintf(err->where, sizeof(err->where), "%s", name);
 	if (c->noperands > 1) {
-		input_close(c->in);
+		/* after an error the engine may have left its reader running
+		 * in this input (a blocking read of a pipe): the error ends
+		 * the process, so the input is left to it, never freed under
+		 * that reader */
+		if (rc == 0)
+			input_close(c->in);
 		c->in = all;
 		c->input_bytes = all_bytes;
 	}
