@@ -757,9 +757,12 @@ ssize_t input_read(struct input *in, void *buf, size_t n, int stall_ms,
 
 /* Views are given where operand_payload would copy the file's bytes as
  * they are (no peeked bytes wait, no text, no values to check or change),
- * and only whole: the end of an operand, where reads run on into the next
- * one or find what is wrong with it, is read, so that chunks and errors
- * fall where they fall without views. */
+ * and never across the end of an operand, where reads run on into the next
+ * one or find what is wrong with it: a file's mapped bytes are viewed only
+ * whole (n of them), so that chunks and errors fall where they fall
+ * without views; a file's zstd frames a frame at a time (zpipe_view), so
+ * chunks are shorter, and an error is the same, after the frames before
+ * it were computed on. */
 ssize_t input_view(struct input *in, size_t n, size_t align, const void **p,
 		   struct gs_err *err)
 {
