@@ -175,10 +175,16 @@ static void release(void *v, int id)
 	pthread_mutex_unlock(&e->lock);
 }
 
-/* Wait for a free buffer; -1 when the consumer has stopped. */
+/* Wait for a free buffer; -1 when the consumer has stopped. The views of
+ * the other free buffers are given back too: the free list is a stack, so
+ * where the consumer keeps up (a decode-bound run) the reader takes the
+ * same buffer again and again, and the views of those below it would stay
+ * out (a zstd frame's buffer, kept from the ring for a whole run). */
 static int take_free(struct engine *e)
 {
-	int id = -1;
+	const void *stale[ENGINE_NBUF];
+	size_t stale_len[ENGINE_NBUF];
+	int id = -1, n = 0;
 	double t0 = now();
 
 	pthread_mutex_lock(&e->lock);
@@ -186,8 +192,19 @@ static int take_free(struct engine *e)
 		pthread_cond_wait(&e->cv, &e->lock);
 	if (!e->stop)
 		id = e->free_ids[--e->nfree];
+	for (int k = 0; id >= 0 && k < e->nfree; k++) {
+		int f = e->free_ids[k];
+
+		if (e->view[f]) {	/* only the reader sets view[] */
+			stale[n] = e->view[f];
+			stale_len[n++] = e->view_len[f];
+			e->view[f] = NULL;
+		}
+	}
 	pthread_mutex_unlock(&e->lock);
 	e->t_read_wait += now() - t0;
+	while (n--)
+		input_unview(stale[n], stale_len[n]);
 	return id;
 }
 
