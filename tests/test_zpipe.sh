@@ -137,11 +137,12 @@ n=$("$G" stats -t f32 -j 4 --backend cpu --chunk-size 1M -v "$T/big.zst" 2>&1 >/
 n=$(GPUSTAT_NO_VIEWS=1 "$G" stats -t f32 -j 4 --backend cpu --chunk-size 1M -v "$T/big.zst" 2>&1 >/dev/null |
 	grep -c 'chunks in place')
 [ "$n" = 0 ] && ok || bad view_off "GPUSTAT_NO_VIEWS=1 still read chunks in place"
-# a view held while copies of small frames lap the ring: the engine keeps a
-# view until its reader takes that buffer again, and one chunk's copy can
-# take 128 frames of 64 KiB, so the lent slot came round as the ring's
-# tail and its buffer was decoded into, or unmapped, under the consumer
-# (a crash or a wrong count). Its buffer now goes to the orphans.
+# a view still out while copies of small frames lap the ring: a chunk
+# in place waits in the queue or is computed on while the reader copies
+# the next, and one chunk's copy can take 128 frames of 64 KiB, so the
+# lent slot came round as the ring's tail and its buffer was decoded into,
+# or unmapped, under the consumer (a crash or a wrong count). Its buffer
+# now goes to the orphans.
 lap=8M$(i=0; while [ $i -lt 200 ]; do printf ',64K'; i=$((i + 1)); done)
 cat "$T/big" "$T/big" "$T/big" > "$T/big3"	# 36 MB: 8M and 200 x 64K, twice
 "$M" -s "$lap" < "$T/big3" > "$T/lap.zst"

@@ -163,8 +163,10 @@ static struct zslot *ring(struct zpipe *p, size_t k)
 	return &p->slot[(p->head + k) % ZP_SLOTS];
 }
 
-/* A slot still lent (its views outlived ZP_SLOTS frames: the engine keeps a
- * view until its reader takes that buffer again) comes round as the tail:
+/* A slot still lent (its views outlived ZP_SLOTS frames: a chunk in place
+ * waits or is computed on while the reader copies small frames into the
+ * next, and the engine gives a view back only when its reader next takes
+ * a buffer) comes round as the tail:
  * its buffer goes to the orphans, still in the pipe's budget, and the slot
  * gets another. lent_slots + zp_orphans stays the same. */
 static void slot_orphan(struct zpipe *p, struct zslot *s)
