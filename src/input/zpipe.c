@@ -436,7 +436,12 @@ void zpipe_close(struct zpipe *p)
 	for (int k = 0; k < ZP_VIEW_SLOTS; k++)
 		if (zp_orphan[k].p == p)
 			zp_orphan[k].p = NULL;
-	for (int i = 0; i < ZP_SLOTS; i++) {	/* views outlive the pipe */
+	/* Views outlive the pipe: a file's own pipe closes at its end, while
+	 * its last chunks are computed on. Their buffers leave its budget,
+	 * but no other pipe opens before the run gives them back (shards
+	 * share zahead's pipe; a second pass or operand comes after the
+	 * engine's teardown), so the decoded bytes held stay within one. */
+	for (int i = 0; i < ZP_SLOTS; i++) {
 		struct zslot *s = &p->slot[i];
 
 		for (int k = 0; s->lent && k < ZP_VIEW_SLOTS; k++)
