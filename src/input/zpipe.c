@@ -163,20 +163,23 @@ static struct zslot *ring(struct zpipe *p, size_t k)
 	return &p->slot[(p->head + k) % ZP_SLOTS];
 }
 
-/* A slot still lent (its views outlived ZP_SLOTS frames: a chunk in place
- * waits or is computed on while the reader copies small frames into the
- * next, and the engine gives a view back only when its reader next takes
- * a buffer) comes round as the tail:
- * its buffer goes to the orphans, still in the pipe's budget, and the slot
- * gets another. lent_slots + zp_orphans stays the same. */
-static void slot_orphan(struct zpipe *p, struct zslot *s)
+/* Give a lent slot's buffer to the orphans, counted in owner's budget
+ * (NULL: the pipe is closing), and leave the slot without one. A slot
+ * still lent (its views outlived ZP_SLOTS frames: a chunk in place waits
+ * or is computed on while the reader copies small frames into the next,
+ * and the engine gives a view back only when its reader next takes a
+ * buffer) comes round as the tail: it gets another buffer. lent_slots +
+ * zp_orphans stays the same. */
+static void slot_orphan(struct zpipe *p, struct zslot *s, struct zpipe *owner)
 {
 	for (int k = 0; s->lent && k < ZP_VIEW_SLOTS; k++)
 		if (!zp_orphan[k].buf) {
 			zp_orphan[k] = (struct zorphan){ s->dbuf, s->dcap,
-							 s->lent, p };
+							 s->lent, owner };
 			zp_orphans++;
 			p->lent_slots--;
+			if (!owner)
+				p->dbytes -= s->dcap;
 			s->dbuf = NULL;
 			s->dcap = 0;
 			s->lent = 0;
@@ -191,7 +194,7 @@ static int slot_buffer(struct zpipe *p, struct zslot *t, uint64_t dsize)
 {
 	size_t want;
 
-	slot_orphan(p, t);
+	slot_orphan(p, t, p);
 	if (fits(t->dcap, dsize))
 		return 1;
 	for (size_t k = p->count + 1; k < ZP_SLOTS; k++) {
@@ -441,20 +444,8 @@ void zpipe_close(struct zpipe *p)
 	 * but no other pipe opens before the run gives them back (shards
 	 * share zahead's pipe; a second pass or operand comes after the
 	 * engine's teardown), so the decoded bytes held stay within one. */
-	for (int i = 0; i < ZP_SLOTS; i++) {
-		struct zslot *s = &p->slot[i];
-
-		for (int k = 0; s->lent && k < ZP_VIEW_SLOTS; k++)
-			if (!zp_orphan[k].buf) {
-				zp_orphan[k] = (struct zorphan){ s->dbuf,
-					s->dcap, s->lent, NULL };
-				zp_orphans++;
-				p->dbytes -= s->dcap;
-				s->dbuf = NULL;
-				s->dcap = 0;
-				s->lent = 0;
-			}
-	}
+	for (int i = 0; i < ZP_SLOTS; i++)
+		slot_orphan(p, &p->slot[i], NULL);
 	pthread_mutex_unlock(&zp_lock);
 	for (int i = 0; i < ZP_SLOTS; i++) {
 		buf_unmap(&p->slot[i].dbuf, &p->slot[i].dcap, &p->dbytes);
