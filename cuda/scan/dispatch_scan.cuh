@@ -149,6 +149,21 @@ static cudaError_t scan_run_out(struct gpu_scan *g, const void *in, void *out,
 	return cudaSuccess;
 }
 
+/* The wide window's out kernel with the default block scan
+ * (agent_wide.cuh), which works only if the chunk takes the wide window. */
+template <typename T, int K, int L>
+static cudaError_t scan_run_wide(struct gpu_scan *g, const void *in, void *out,
+				 size_t nrec, struct scan_split sp, cudaStream_t s)
+{
+	scan_args<scan_sum_wide<T, K, L>> a =
+		scan_args_of<scan_sum_wide<T, K, L>>(g, in, out, nrec, sp, g->win);
+
+	scan_wide_out_kernel<T, K, L><<<sp.parts * a.columns, SCAN_THREADS,
+					scan_wide_bytes<K>(), s>>>(a);
+	CUDA_LAUNCHED();
+	return cudaSuccess;
+}
+
 /*
  * A float sum: the parts' exact totals and bits in one read, then the
  * window, the parts' prefixes and the new carry in one block, all on the
@@ -186,7 +201,10 @@ static cudaError_t scan_run_win(struct gpu_scan *g, const void *in, void *out,
 		g->win_parts, (sum_val<K> *)g->carry, g->win, g->partv, a.columns,
 		sp, nrec, hlo, hhi, g->cfg.block);
 	CUDA_LAUNCHED();
-	CUDA_RET((scan_run_out<scan_sum_wide<T, K, L>, CL>(g, in, out, nrec, sp, s)));
+	if constexpr (CL)
+		CUDA_RET((scan_run_out<scan_sum_wide<T, K, L>, CL>(g, in, out, nrec, sp, s)));
+	else
+		CUDA_RET((scan_run_wide<T, K, L>(g, in, out, nrec, sp, s)));
 	CUDA_RET((scan_run_out<N1, CL>(g, in, out, nrec, sp, s)));
 	CUDA_RET((scan_run_out<scan_sum_window<T, 2>, CL>(g, in, out, nrec, sp, s)));
 	CUDA_RET((scan_run_out<scan_sum_window<T, 3>, CL>(g, in, out, nrec, sp, s)));
@@ -203,9 +221,18 @@ static cudaError_t scan_load_win(void)
 	typedef scan_sum_wide<T, K, L> W;
 
 	CUDA_RET((scan_allow<scan_win_carry_kernel<T, K, L, CL>, CL, sum_val<K>>()));
-	CUDA_RET((scan_allow<scan_out_kernel<W, CL>, CL, sum_val<K>>()));
+	if constexpr (CL) {
+		CUDA_RET((scan_allow<scan_out_kernel<W, CL>, CL, sum_val<K>>()));
+		CUDA_RET((scan_load<scan_out_kernel<W, CL>>()));
+	} else {
+		if (scan_wide_bytes<K>() > (48 << 10))
+			CUDA_RET(cudaFuncSetAttribute(scan_wide_out_kernel<T, K, L>,
+						      cudaFuncAttributeMaxDynamicSharedMemorySize,
+						      (int)scan_wide_bytes<K>()));
+		CUDA_RET((scan_load<scan_wide_out_kernel<T, K, L>>()));
+	}
 	CUDA_RET((scan_load<scan_win_totals_kernel<T, N1>, scan_win_carry_kernel<T, K, L, CL>,
-			    scan_out_kernel<W, CL>, scan_out_kernel<N1, CL>,
+			    scan_out_kernel<N1, CL>,
 			    scan_out_kernel<scan_sum_window<T, 2>, CL>,
 			    scan_out_kernel<scan_sum_window<T, 3>, CL>>()));
 	if constexpr (!std::is_void<O>::value)

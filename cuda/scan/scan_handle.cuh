@@ -10,6 +10,7 @@
 
 #include "scan.h"
 #include "agent_window.cuh"
+#include "agent_wide.cuh"
 
 struct gpu_scan {
 	struct gs_job job;

@@ -351,6 +351,158 @@ static void emu_sum_hw(const scan_cfg &c, unsigned C,
 		       "scan_sum_hw: column %u's carry differs", col);
 }
 
+/* scan_wide_out_kernel's work on a chunk that takes the wide window, from
+ * the wide carries before it: each part cut into the threads' runs, as
+ * the kernel cuts it; each run summed into limb-major limbs (wide_term),
+ * its prefix (the part's, plus the runs before it), then the walk
+ * (wide_fix, wide_round). Its outputs must be scan_sum_wide's (ref). */
+static unsigned long long wide_walks;
+
+template <typename T, int K, int L>
+static void emu_wide(const scan_cfg &c, unsigned C,
+		     const std::vector<sum_val<K>> &carry, const T *in,
+		     size_t k, unsigned osize, const unsigned char *ref)
+{
+	typedef scan_sum_wide<T, K, L> Op;
+	const unsigned S = SCAN_THREADS;
+	size_t ntiles = (k + SCAN_TILE - 1) / SCAN_TILE;
+	struct scan_split sp = scan_split_of(ntiles, C, emu_blocks);
+	std::vector<unsigned char> out(k * C * osize);
+	std::vector<u64> lim(K * S);
+	std::vector<sum_val<K>> run(S);
+	int ka, m;
+
+	for (unsigned col = 0; col < C; col++) {
+		sum_val<K> pre = carry[col];
+
+		for (unsigned p = 0; p < sp.parts; p++) {
+			size_t r0 = p * sp.tpp * SCAN_TILE;
+			size_t r1 = std::min((p + 1) * sp.tpp * SCAN_TILE, k);
+			size_t seg = ((r1 - r0 + S - 1) / S + SCAN_ITEMS - 1) /
+				     SCAN_ITEMS * SCAN_ITEMS;
+
+			std::fill(lim.begin(), lim.end(), 0);
+			for (unsigned th = 0; th < S; th++) {
+				size_t s0 = std::min(r0 + th * seg, r1);
+				size_t s1 = std::min(s0 + seg, r1);
+				unsigned fl = 0;
+
+				for (size_t r = s0; r < s1; r++)
+					wide_elem<T, K, L>(&lim[th], S, in[r * C + col],
+							   &fl, &ka, &m);
+				for (int j = 0; j < K; j++)
+					run[th].l[j] = lim[j * S + th];
+				run[th].flags = fl;
+			}
+			/* the block's scan of the runs: exact in any grouping */
+			for (unsigned th = 0; th < S; th++) {
+				sum_val<K> v = run[th];
+
+				run[th] = pre;
+				pre = Op::add(pre, v, c);
+			}
+			for (unsigned th = 0; th < S; th++) {
+				size_t s0 = std::min(r0 + th * seg, r1);
+				size_t s1 = std::min(s0 + seg, r1);
+				struct wide_at w;
+
+				for (int j = 0; j < K; j++)
+					lim[j * S + th] = run[th].l[j];
+				wide_find<K>(&lim[th], S, &w);
+				w.flags = run[th].flags;
+				for (size_t r = s0; r < s1; r++) {
+					u64 bits = 0;
+
+					if (c.excl)
+						bits = wide_round<K>(&lim[th], S, w, L, c.fmt);
+					if (wide_elem<T, K, L>(&lim[th], S, in[r * C + col],
+							       &w.flags, &ka, &m))
+						wide_fix<K>(&lim[th], S, &w, ka, m);
+					if (!c.excl)
+						bits = wide_round<K>(&lim[th], S, w, L, c.fmt);
+					memcpy(&out[(r * C + col) * osize], &bits, osize);
+				}
+			}
+		}
+	}
+	wide_walks++;
+	EXPECT(!memcmp(out.data(), ref, out.size()),
+	       "scan_wide_out_kernel's walk: %zu records of %u columns differ "
+	       "from scan_sum_wide's outputs", k, C);
+}
+
+/* The walk's pieces on their own, one prefix at a time against
+ * scan_sum_wide's K-limb add and sum_round: after every term the kept
+ * sign, top and lowest limbs must be what wide_find finds from scratch,
+ * and the rounding sum_round's. The terms are made to hurt: every
+ * exponent (subnormals, the largest), exact cancellation back to zero,
+ * carries and borrows through runs of full or empty limbs, the sign
+ * crossing zero again and again; a NaN or an infinity (random bits)
+ * ends a sequence. */
+template <typename T, int K, int L>
+static void check_wide_walk_one(int style, int n, const struct ieee_fmt &f)
+{
+	typedef scan_sum_wide<T, K, L> Op;
+	typedef typename scan_ffmt<T>::U U;
+	const int W = scan_ffmt<T>::W, FB = scan_ffmt<T>::FB;
+	scan_cfg c = {};
+	sum_val<K> v = Op::ident(c);
+	u64 lim[K] = { 0 };
+	struct wide_at w = { -1, K, false, 0 }, fresh;
+	T last = 0;
+	int ka, m;
+
+	for (int i = 0; i < n; i++) {
+		U u = (U)rnd_bits(W);
+		T x;
+
+		if (style == 1) {	/* only the top and bottom exponents */
+			U e = (U)((1u << (W - FB - 1)) - 2 - rnd() % 4);
+
+			u = (u & ~((U)((1u << (W - FB - 1)) - 1) << FB)) |
+			    (rnd() & 1 ? (U)(rnd() % 4) : e) << FB;
+		}
+		memcpy(&x, &u, sizeof(x));
+		if (style == 2 && i % 2)	/* back to where it was */
+			x = -last;
+		if (style == 3 && rnd() % 4 == 0)	/* a full run of limbs */
+			x = (T)(rnd() & 1 ? 1 : -1) * std::numeric_limits<T>::denorm_min();
+		if (style == 4)		/* small values around zero */
+			x = (T)((double)(int)(rnd() % 7) - 3.0) *
+			    std::numeric_limits<T>::denorm_min() * (T)(1 << (rnd() % 20));
+		last = x;
+		v = Op::add(v, Op::of(x, c), c);
+		if (wide_elem<T, K, L>(lim, 1, x, &w.flags, &ka, &m))
+			wide_fix<K>(lim, 1, &w, ka, m);
+		fresh = w;
+		wide_find<K>(lim, 1, &fresh);
+		EXPECT(!memcmp(lim, v.l, sizeof(lim)) && w.flags == v.flags,
+		       "wide_term: K %d style %d term %d: the limbs differ from "
+		       "sum_add's", K, style, i);
+		EXPECT(w.top == fresh.top && w.low == fresh.low && w.neg == fresh.neg,
+		       "wide_fix: K %d style %d term %d: top %d low %d neg %d, "
+		       "from scratch %d %d %d", K, style, i, w.top, w.low, w.neg,
+		       fresh.top, fresh.low, fresh.neg);
+		EXPECT(wide_round<K>(lim, 1, w, L, f) == sum_round<K>(v, L, f),
+		       "wide_round: K %d style %d term %d differs from sum_round",
+		       K, style, i);
+		if (w.flags)	/* a NaN or inf sticks: start again */
+			return;
+	}
+}
+
+static void check_wide_walk(void)
+{
+	for (int fm = XF_F16; fm <= XF_F64; fm++)
+		for (int style = 0; style < 5; style++)
+			for (int r = 0; r < 20; r++) {
+				check_wide_walk_one<double, 34, -1074>(style, 400,
+							ieee_fmt_of((enum xfmt)fm));
+				check_wide_walk_one<float, 6, -149>(style, 400,
+							ieee_fmt_of((enum xfmt)fm));
+			}
+}
+
 /* The window lsbs that take scan_sum_hw for output format f (an empty range
  * for f16 and bf16 outputs), as scan_run_win finds them. */
 template <typename T>
@@ -434,8 +586,12 @@ static int emu_scan_win(const struct gs_job *job, const void *data, size_t n,
 			emu_chunk<scan_sum_window<T, 3>>(c, C, c3, in + f * C, k, osize,
 						   out + f * C * osize);
 		} else {
+			std::vector<sum_val<K>> before = carry;
+
 			emu_chunk<scan_sum_wide<T, K, L>>(c, C, carry, in + f * C, k,
 						     osize, out + f * C * osize);
+			emu_wide<T, K, L>(c, C, before, in + f * C, k, osize,
+					  out + f * C * osize);
 		}
 		for (unsigned col = 0; col < C; col++) {
 			sum_val<K> back = win.mode == 1 || win.mode == 4 ?

@@ -44,6 +44,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <algorithm>
+#include <limits>
 #include <vector>
 #include "scan_handle.cuh"
 extern "C" {
@@ -480,6 +481,7 @@ int main(void)
 	find_recipes();
 	check_round();
 	check_sum_round();
+	check_wide_walk();
 	check_prod_monoids();
 	check_scans();
 	check_windows();
@@ -493,7 +495,10 @@ int main(void)
 	       "every window mode and a switch between them replayed");
 	EXPECT(pf_ok && pf_fail && pi_ok && pi_type && pi_wide,
 	       "prod scans of every outcome replayed");
-	printf("float sum chunks: %llu wide, %llu in 1 limb (%llu of them by "
+	EXPECT(wide_walks == win_chunks[0], "every wide chunk replayed as "
+	       "scan_wide_out_kernel walks it");
+	printf("float sum chunks: %llu wide (each walked as "
+	       "scan_wide_out_kernel does too), %llu in 1 limb (%llu of them by "
 	       "the hardware's conversions), %llu in 2, %llu in 3, %llu mode "
 	       "switches\n", win_chunks[0], win_chunks[1] + win_chunks[4],
 	       win_chunks[4], win_chunks[2], win_chunks[3], win_switches);
