@@ -11,7 +11,7 @@
 #     DIR    where the files go (default /dev/shm/gpustat; page-cached)
 #     SIZES  sizes with M or G, or MiB as a number (default
 #            "1M 64M 256M 1G 8G"; "4096" alone is the old form)
-#     -c "sum stats dot hist8 hist32 reduce scan"   commands (default all)
+#     -c "sum sumw stats dot hist8 hist32 reduce scan"   commands (default all)
 #     -b "auto cpu cuda"   backends for files (default all three)
 #     -p "1G 8G"           sizes also read through a pipe (default; "" none)
 #     -P "auto"            backends through a pipe (default auto)
@@ -22,10 +22,13 @@
 # At the default sizes it runs in about 5 to 8 minutes on the H100 machine
 # (16 cores), by an estimate from earlier runs' figures; split it by sizes
 # or commands to run it in parts. The files are made once per size (f32
-# normals and u8, blocks of 256 and 64 MiB repeated) and removed after it.
+# normals, u8, and for sumw f32 of many magnitudes: blocks of 256 and 64
+# MiB repeated) and removed after it. sumw is sum on values mixed over 41
+# binades (bench_kernels --gen f32), which the CPU's f32 sum finds harder
+# than normals: auto must not lose on it either.
 cd "$(dirname "$0")/.." || exit 2
 . bench/lib.sh
-CMDS="sum stats dot hist8 hist32 reduce scan"
+CMDS="sum sumw stats dot hist8 hist32 reduce scan"
 BACKENDS="auto cpu cuda"
 PIPES="1G 8G"
 PIPE_BACKENDS=auto
@@ -48,6 +51,7 @@ SIZES=${2:-1M 64M 256M 1G 8G}
 G=./gpustat
 mkdir -p "$D" || exit 2
 F=$D/e2e.f32
+W=$D/e2e.wide.f32
 U=$D/e2e.u8
 R=$D/e2e.results
 : > "$R"
@@ -64,6 +68,7 @@ mib() {		# 8G -> 8192, 64M -> 64, 64 -> 64
 cmdline() {
 	case $1 in
 	sum) echo "$G sum $F" ;;
+	sumw) echo "$G sum $W" ;;
 	stats) echo "$G stats $F" ;;
 	dot) echo "$G dot --pairs $F" ;;
 	hist8) echo "$G hist $U" ;;
@@ -86,13 +91,14 @@ min2() {
 	awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || a == "") print b; else if (b == "-" || b == "" || a < b) print a; else print b }'
 }
 
-# make_file TYPE MIB BLOCK OUT: MIB MiB of random TYPE elements, a block of
-# at most BLOCK MiB made once and repeated (generating 8 GiB of u8 one by
-# one would take longer than the whole bench)
+# make_file TYPE MIB BLOCK OUT [GEN]: MIB MiB of random TYPE elements
+# (bench_kernels GEN, default --gen), a block of at most BLOCK MiB made once
+# and repeated (generating 8 GiB of u8 one by one would take longer than
+# the whole bench)
 make_file() {
 	b=$3
 	[ "$2" -lt "$b" ] && b=$2
-	build/bench_kernels --gen "$1" "$b" > "$4.block"
+	build/bench_kernels "${5:---gen}" "$1" "$b" > "$4.block"
 	k=0
 	while [ $k -lt $(( $2 / b )) ]; do cat "$4.block"; k=$((k + 1)); done > "$4"
 	head -c $(( ($2 % b) * 1048576 )) "$4.block" >> "$4"
@@ -101,10 +107,11 @@ make_file() {
 
 one_size() {	# SIZE: every figure of one size
 	m=$(mib "$1")
-	make_file f32 "$m" 256 "$F"
+	make_file f32 "$m" 256 "$F" --gen-normal
 	make_file u8 "$m" 64 "$U"
+	case " $CMDS " in *" sumw "*) make_file f32 "$m" 256 "$W" ;; *) : > "$W" ;; esac
 	bytes=$(stat -c %s "$F")
-	cat "$F" "$U" > /dev/null
+	cat "$F" "$U" "$W" > /dev/null
 	# baselines: best of 5, so that no ratio rests on a slow first run
 	par=$(best "$(pardd_cmd "$F" "$bytes")" 5)
 	cat_s=$(best "cat $F" 5)
@@ -133,7 +140,7 @@ one_size() {	# SIZE: every figure of one size
 	done
 	one_pipe "$1" "$bytes"
 	[ -n "$STAGES" ] && [ "$1" = "$LAST" ] && stages
-	rm -f "$F" "$U"
+	rm -f "$F" "$U" "$W"
 }
 
 one_pipe() {	# SIZE BYTES: sum, hist u8 and scan through a pipe

@@ -203,11 +203,23 @@ static void gen_grid(unsigned char *p, enum gs_type t, size_t i, size_t n,
 	memcpy(p, &b, type_size(t));	/* little-endian: the low bytes */
 }
 
+/* A standard normal (Box-Muller, from two uniforms in (0, 1]) rounded to
+ * float type t: data of a few binades, like most measurements. */
+static void gen_normal(unsigned char *p, enum gs_type t)
+{
+	double u = (double)((next() >> 11) + 1) * 0x1p-53;
+	double v = (double)(next() >> 11) * 0x1p-53;
+	uint64_t b = round_f64(sqrt(-2 * log(u)) * cos(2 * M_PI * v),
+			       type_xfmt(t));
+
+	memcpy(p, &b, type_size(t));	/* little-endian: the low bytes */
+}
+
 /* --gen TYPE MIB: write MIB MiB of random TYPE elements to stdout;
  * --gen-near1 TYPE MIB: elements for products (gen_near1);
  * --gen-grid TYPE MIB, --gen-grid-odd TYPE MIB: float elements on a grid
- * (gen_grid). */
-enum gen_kind { GEN_RANDOM, GEN_NEAR1, GEN_GRID, GEN_GRID_ODD };
+ * (gen_grid); --gen-normal TYPE MIB: float standard normals (gen_normal). */
+enum gen_kind { GEN_RANDOM, GEN_NEAR1, GEN_GRID, GEN_GRID_ODD, GEN_NORMAL };
 
 static int gen(const char *type, size_t mib, enum gen_kind kind)
 {
@@ -220,7 +232,7 @@ static int gen(const char *type, size_t mib, enum gen_kind kind)
 		return 1;
 	size_t sz = type_size(d.type), n = mib * block / sz;
 
-	if (kind >= GEN_GRID && !type_is_float(d.type)) {
+	if (kind >= GEN_GRID && !type_is_float(d.type)) {	/* floats only */
 		free(buf);
 		return 1;
 	}
@@ -228,6 +240,8 @@ static int gen(const char *type, size_t mib, enum gen_kind kind)
 		for (size_t j = 0; j < block; j += sz) {
 			if (kind == GEN_NEAR1)
 				gen_near1(buf + j, d.type, n);
+			else if (kind == GEN_NORMAL)
+				gen_normal(buf + j, d.type);
 			else if (kind >= GEN_GRID)
 				gen_grid(buf + j, d.type, (i * block + j) / sz, n,
 					 kind == GEN_GRID_ODD);
@@ -245,9 +259,10 @@ int main(int argc, char **argv)
 {
 	static const char *const gens[] = {
 		"--gen", "--gen-near1", "--gen-grid", "--gen-grid-odd",
+		"--gen-normal",
 	};
 
-	for (int k = 0; argc == 4 && k < 4; k++)
+	for (int k = 0; argc == 4 && k < 5; k++)
 		if (strcmp(argv[1], gens[k]) == 0)
 			return gen(argv[2], (size_t)atol(argv[3]), (enum gen_kind)k);
 
