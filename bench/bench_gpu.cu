@@ -76,6 +76,23 @@ __global__ void fill_f64(const float *x, double *p, size_t n)
 		p[i] = x[i];
 }
 
+/* Doubles of every finite exponent (fields 0 to 2046, subnormals too),
+ * random signs and significands: the wide window's worst case, each term
+ * at any of its 34 limbs. */
+__global__ void fill_every_f64(double *p, size_t n)
+{
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+	     i += (size_t)gridDim.x * blockDim.x) {
+		unsigned long long h = (i + 1) * 0x9e3779b97f4a7c15ull;
+
+		h ^= h >> 31;
+		h *= 0xbf58476d1ce4e5b9ull;
+		h ^= h >> 29;
+		p[i] = __longlong_as_double((long long)((h & 0x800fffffffffffffull) |
+					    (h >> 12 & 0x7ff) % 2047 << 52));
+	}
+}
+
 /* Every 64th value of x times 2^40: the others then lie more than the
  * exact sums' 29-binade window below each thread's largest value, so this
  * measures their slow path (the window's worst case short of NaNs). */
@@ -269,6 +286,9 @@ static void scan_rows(const struct bench *b)
 	ROW("gpustat scan f64 (exact, read+write)", 2 * bytes, ours_scan(&job, out, y, n / 2, nsm), b->cub_scan);
 	/* f32 bits read as f64: past any narrow window */
 	ROW("gpustat scan f64, f32 bits (wide)", 2 * bytes, ours_scan(&job, x, y, n / 2, nsm), b->cub_scan);
+	fill_every_f64<<<nsm * 4, 256>>>((double *)out, n / 2);
+	CK(cudaDeviceSynchronize());
+	ROW("gpustat scan f64, every exponent", 2 * bytes, ours_scan(&job, out, y, n / 2, nsm), b->cub_scan);
 	/* values over some 90 binades: past a one-limb window */
 	job.dtype.type = job.out_type = GS_F32;
 	widen_f32<<<nsm * 4, 256>>>(x, out, n);
