@@ -6,7 +6,16 @@
  * predicted times (or the pipe's rate for an unknown length); the tests'
  * hook, GPUSTAT_AUTO_CPU_CHUNKS, starts the GPU whatever the size; an
  * operation whose GPU rate is 0 (kernels not yet run on a GPU) never does.
+ *
+ * The revision (auto_plan_late) where the plan picked the CPU: a CPU at
+ * the plan's rate never starts the GPU it did not start; a CPU far slower
+ * does, with much to go, and a slower one never less; nothing to go, or
+ * too few seconds measured, never; the first start has a margin (the CPU
+ * predicted at least 10% slower, so noise does not start GPUs); its hook,
+ * GPUSTAT_AUTO_CPU_GBS, decides from any evidence. auto_plan_watch: only
+ * known lengths, not zstd, not a job whose GPU rate is 0.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "auto_plan.h"
@@ -57,6 +66,78 @@ static void check_job(const struct gs_job *j)
 	}
 }
 
+/* The plan's CPU rate for j on th threads, from its time for 64 GiB
+ * ("... about 2.336 s on 16 CPU threads ..."). */
+static double plan_rate(const struct gs_job *j, int th)
+{
+	char why[300];
+	double b = (double)((int64_t)64 << 30), t = 0;
+	const char *p;
+
+	auto_plan_gpu(j, (int64_t)b, false, th, why, sizeof(why));
+	p = strstr(why, "about ");
+	return p && sscanf(p, "about %lf s on", &t) == 1 && t > 0 ? b / t : 0;
+}
+
+/* auto_plan_late for a CPU that ran at rate bytes/s for a second. */
+static bool late(const struct gs_job *j, int th, double rate, double left,
+		 char *why, size_t n)
+{
+	return auto_plan_late(j, th, (uint64_t)rate, 1.0, (uint64_t)left, why, n);
+}
+
+static void check_late(const struct gs_job *j)
+{
+	char why[300];
+	double big = (double)((int64_t)64 << 30);
+
+	for (int th = 1; th <= 64; th *= 4) {
+		double plan = plan_rate(j, th);
+
+		CHECKF(plan > 0, "no rate in the plan's reason on %d threads", th);
+		/* at the plan's rate, the CPU where the plan put it */
+		for (double b = 1 << 20; b <= big; b *= 2) {
+			char pwhy[300];
+
+			if (auto_plan_gpu(j, (int64_t)b, false, th, pwhy, sizeof(pwhy)))
+				continue;
+			for (double left = b; left >= 1; left /= 16)
+				CHECKF(!late(j, th, plan, left, why, sizeof(why)),
+				       "%.0f of %.0f bytes left at the plan's "
+				       "rate on %d threads: %s", left, b, th, why);
+		}
+		/* 1000x slower, 64 GiB to go: the GPU; the reason says why */
+		CHECKF(late(j, th, plan / 1000, big, why, sizeof(why)),
+		       "1000x slower on %d threads: %s", th, why);
+		CHECK(strstr(why, "the CPU ran at ") != NULL);
+		CHECK(strstr(why, " s left on it against ") != NULL);
+		CHECK(!late(j, th, plan / 1000, 0, why, sizeof(why)));
+		/* measured for too short a time: not yet */
+		CHECK(!auto_plan_late(j, th, 1, 1e-6, (uint64_t)big, why,
+				      sizeof(why)));
+		/* slower never undoes a start; the first start has a margin */
+		bool prev = false, first = true;
+
+		for (double rate = plan; rate > plan / 1e4; rate *= 0.97) {
+			bool gpu = late(j, th, rate, big / 8, why, sizeof(why));
+			double t_cpu = 0, t_gpu = 0;
+
+			CHECKF(gpu || !prev, "%.3g B/s starts the GPU, %.3g does "
+			       "not", rate / 0.97, rate);
+			if (gpu && first) {
+				const char *p = strstr(why, ": ");
+
+				first = false;
+				CHECK(p && sscanf(p, ": %lf s left on it against "
+						  "%lf s", &t_cpu, &t_gpu) == 2);
+				CHECKF(t_cpu >= 1.1 * t_gpu, "%s", why);
+			}
+			prev = gpu;
+		}
+		CHECK(!first);
+	}
+}
+
 int main(void)
 {
 	const struct gs_job jobs[] = {
@@ -90,5 +171,31 @@ int main(void)
 	/* the tests' hook starts the GPU for any input */
 	setenv(AUTO_CPU_CHUNKS_ENV, "1", 1);
 	CHECK(auto_plan_gpu(&jobs[0], 1, false, 16, why, sizeof(why)));
+	unsetenv(AUTO_CPU_CHUNKS_ENV);
+
+	/* the revision */
+	unsetenv(AUTO_CPU_GBS_ENV);
+	for (size_t i = 0; i < sizeof(jobs) / sizeof(jobs[0]); i++) {
+		check_late(&jobs[i]);
+		CHECK(auto_plan_watch(&jobs[i], 1, false));
+		CHECK(auto_plan_watch(&jobs[i], (int64_t)1 << 40, false));
+		CHECK(!auto_plan_watch(&jobs[i], 0, false));
+		CHECK(!auto_plan_watch(&jobs[i], -1, false));
+		CHECK(!auto_plan_watch(&jobs[i], 1 << 20, true));
+	}
+	for (size_t i = 0; i < sizeof(unmeasured) / sizeof(unmeasured[0]); i++) {
+		CHECK(!auto_plan_watch(&unmeasured[i], 1 << 20, false));
+		CHECK(!late(&unmeasured[i], 16, 1, (double)((int64_t)64 << 30),
+			    why, sizeof(why)));
+	}
+	/* its hook: any evidence, the hook's rate */
+	setenv(AUTO_CPU_GBS_ENV, "0.000001", 1);
+	CHECK(auto_plan_late(&jobs[0], 16, 1, 0, 1 << 20, why, sizeof(why)));
+	CHECK(strstr(why, AUTO_CPU_GBS_ENV) != NULL);
+	CHECK(!auto_plan_late(&jobs[0], 16, 1, 0, 0, why, sizeof(why)));
+	setenv(AUTO_CPU_GBS_ENV, "1000", 1);
+	CHECK(!auto_plan_late(&jobs[0], 16, 1, 1e-6, (uint64_t)1 << 36, why,
+			      sizeof(why)));
+	unsetenv(AUTO_CPU_GBS_ENV);
 	UNIT_END();
 }

@@ -672,6 +672,7 @@ int cli_run(struct cli *c, struct input *in, struct input *in2,
 		progress_start(&p, input_bytes, c->progress > 0);
 		c->eo.counter = &p.bytes;
 	}
+	c->eo.input_bytes = input_bytes;
 	int rc = engine_run(&c->job, &c->eo, be, in, in2, sink, acc, st, err);
 
 	timeline_add(TL_BUFFERS, st->alloc);
@@ -691,8 +692,8 @@ int cli_run(struct cli *c, struct input *in, struct input *in2,
 		engine_stats_line(st, line, sizeof(line));
 		fprintf(stderr, "gpustat: stages: %s\n", line);
 	}
-	if (c->verbose && be == &backend_auto) {
-		char what[700];
+	if (c->verbose && (be == &backend_auto || be == &backend_auto_late)) {
+		char what[1000];
 
 		backend_auto_report(what, sizeof(what));
 		fprintf(stderr, "gpustat: backend: %s\n", what);

@@ -15,6 +15,19 @@
  * no faster than AUTO_STREAM_GBS: a CPU that keeps up with that needs no
  * GPU.
  *
+ * The table's c is one kind of data's: the exact sums slow down with the
+ * spread of the values' exponents (f32 over 41 binades summed about 11x
+ * slower than normally distributed ones on the H100 machine: 1.52 s for
+ * 8 GiB on the CPU, planned 0.29 s, against 0.79 s with --backend cuda).
+ * So where the plan picks the CPU, auto_plan_late revises it as the CPU
+ * runs, with the same model: after d bytes in t seconds, with B' to go,
+ *
+ *   the CPU alone    B' / c'                  c' = d / t, measured
+ *   with a GPU       S + (B' - c' S) / g + F  started now
+ *
+ * and the GPU starts once the first passes AUTO_LATE_MARGIN times the
+ * second.
+ *
  * The CPU's cost is per element (the exact sums cost about the same per
  * f32 and per f64: 1.50 and 2.84 GB/s on one core of the 2-core EPYC in
  * bench/RESULTS.md), the GPU's per byte (its pipeline is bound by reading
@@ -28,11 +41,22 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "auto_plan.h"
 
 #define AUTO_GPU_START_S 0.40	/* S: context about 0.35 s, then its open */
 #define AUTO_GPU_FIXED_S 0.15	/* F */
 #define AUTO_STREAM_GBS 4.0	/* `cat FILE | cat` ran at 2-4 GB/s */
+/* The revision starts a GPU only where the CPU's time left is predicted
+ * to pass the GPU's by more than a quarter: S alone spread that much
+ * between runs (auto's GPU ready after 260-380 ms, bench/RESULTS.md), and
+ * a GPU started needlessly costs its start's core and a slower end. */
+#define AUTO_LATE_MARGIN 1.25
+/* ... and trusts the CPU's rate after 20 ms of chunks: 2 chunks of 64 MiB
+ * take 4.6 ms at the plan's 29.4 GB/s for a sum of f32 on 16 threads, and
+ * a stall of 9 ms among them would read as a CPU 3x slower. At a tenth of
+ * the plan's rate one chunk takes 23 ms: a slow CPU is found as soon. */
+#define AUTO_LATE_MIN_S 0.02
 
 struct auto_rate {
 	enum gs_cmd cmd;
@@ -95,13 +119,31 @@ static const struct auto_rate *rate_of(const struct gs_job *job)
 	return &auto_rates[n - 1];	/* none: the slowest */
 }
 
+/* The CPU's rate for job on threads threads, in bytes of input per second. */
+static double cpu_rate(const struct auto_rate *r, const struct gs_job *job,
+		       int threads)
+{
+	double size = (double)type_size(job->dtype.type);
+
+	return r->cpu_me * 1e6 * size * (threads < 1 ? 1 : threads);
+}
+
+/* Seconds for b bytes with a GPU started now, the CPU computing at cpu
+ * bytes/s until it is ready; 0 when the CPU is done before (b <= cpu S). */
+static double gpu_time(const struct auto_rate *r, double b, double cpu)
+{
+	double s = AUTO_GPU_START_S;
+
+	if (b <= cpu * s)
+		return 0;
+	return s + (b - cpu * s) / (r->gpu_gbs * 1e9) + AUTO_GPU_FIXED_S;
+}
+
 bool auto_plan_gpu(const struct gs_job *job, int64_t input_bytes,
 		   bool compressed, int threads, char *why, size_t n)
 {
 	const struct auto_rate *r = rate_of(job);
-	double size = (double)type_size(job->dtype.type);
-	double cpu = r->cpu_me * 1e6 * size * (threads < 1 ? 1 : threads);
-	double gpu = r->gpu_gbs * 1e9, b = (double)input_bytes;
+	double cpu = cpu_rate(r, job, threads), b = (double)input_bytes;
 	double s = AUTO_GPU_START_S, t_cpu, t_gpu;
 
 	const char *hook = getenv(AUTO_CPU_CHUNKS_ENV);
@@ -141,7 +183,8 @@ bool auto_plan_gpu(const struct gs_job *job, int64_t input_bytes,
 		return !keeps_up;
 	}
 	t_cpu = b / cpu;
-	if (b <= cpu * s) {
+	t_gpu = gpu_time(r, b, cpu);
+	if (t_gpu == 0) {
 		snprintf(why, n, "%s of %lld bytes of %s: about %.3f s on %d "
 			 "CPU thread%s (%.1f GB/s), done before a GPU could "
 			 "start (%.2f s): the CPU", r->what,
@@ -149,7 +192,6 @@ bool auto_plan_gpu(const struct gs_job *job, int64_t input_bytes,
 			 t_cpu, threads, threads == 1 ? "" : "s", cpu / 1e9, s);
 		return false;
 	}
-	t_gpu = s + (b - cpu * s) / gpu + AUTO_GPU_FIXED_S;
 	snprintf(why, n, "%s of %lld bytes of %s: about %.3f s on %d CPU "
 		 "thread%s (%.1f GB/s) against %.3f s with a GPU (%.2f s to "
 		 "start, then %.0f GB/s): %s", r->what, (long long)input_bytes,
@@ -158,4 +200,37 @@ bool auto_plan_gpu(const struct gs_job *job, int64_t input_bytes,
 		 s, r->gpu_gbs, t_gpu < t_cpu ? "the CPU starts, the GPU takes "
 		 "over once it is ready" : "the CPU");
 	return t_gpu < t_cpu;
+}
+
+bool auto_plan_watch(const struct gs_job *job, int64_t input_bytes,
+		     bool compressed)
+{
+	return input_bytes > 0 && !compressed && rate_of(job)->gpu_gbs > 0;
+}
+
+bool auto_plan_late(const struct gs_job *job, int threads, uint64_t done,
+		    double secs, uint64_t left, char *why, size_t n)
+{
+	const struct auto_rate *r = rate_of(job);
+	double plan = cpu_rate(r, job, threads), cpu = 0, t_cpu, t_gpu;
+	const char *hook = getenv(AUTO_CPU_GBS_ENV);
+	bool faked = hook && *hook;
+
+	if (faked)
+		cpu = strtod(hook, NULL) * 1e9;
+	else if (secs > 0)
+		cpu = (double)done / secs;
+	snprintf(why, n, "the CPU ran at %.2f GB/s%s, the plan's %.2f",
+		 cpu / 1e9, faked ? " (" AUTO_CPU_GBS_ENV ")" : "", plan / 1e9);
+	if (r->gpu_gbs <= 0 || cpu <= 0 || (!faked && secs < AUTO_LATE_MIN_S))
+		return false;
+	t_gpu = gpu_time(r, (double)left, cpu);
+	t_cpu = (double)left / cpu;
+	if (t_gpu == 0 || t_cpu <= AUTO_LATE_MARGIN * t_gpu)
+		return false;
+	size_t len = strlen(why);
+
+	snprintf(why + len, n - len, ": %.3f s left on it against %.3f s "
+		 "with a GPU", t_cpu, t_gpu);
+	return true;
 }

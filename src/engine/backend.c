@@ -2,15 +2,19 @@
  * backend.c - choosing a backend (the probe chain).
  *
  * --backend cpu: the CPU. --backend cuda: the GPU or an error. auto: the CPU
- * alone when a GPU is not predicted to finish sooner (auto_plan.c), when the
- * command has no CUDA kernels, or in a build without CUDA; otherwise the
- * hybrid of backend_auto.c, which starts on the CPU at once while the GPU
- * starts in the background, and moves to the GPU when it is ready (a scan
- * hands the GPU its carry then). Products (reduce and scan) stay on the CPU.
+ * alone when the command has no CUDA kernels, or in a build without CUDA;
+ * the hybrid of backend_auto.c where a GPU is predicted to finish sooner
+ * (auto_plan.c), which starts on the CPU at once while the GPU starts in
+ * the background, and moves to the GPU when it is ready (a scan hands the
+ * GPU its carry then); otherwise the CPU, watched where the CPU's measured
+ * rate may still call for the GPU (backend_auto_late: it starts the GPU
+ * then, and hands over the same way). Products (reduce and scan) stay on
+ * the CPU.
  * --devices takes the GPUs from the first chunk, whatever --backend says
  * (but cpu). The kernels of a job are its operation's (operation.c).
  */
 #include <stdio.h>
+#include <string.h>
 #include "acc.h"
 #include "operation.h"
 #include "backend.h"
@@ -85,7 +89,16 @@ static const struct backend *select_cuda(enum backend_choice choice,
 				 sizeof(reason));
 
 	*why = reason;
-	return gpu ? &backend_auto : &backend_cpu;
+	if (gpu)
+		return &backend_auto;
+	if (!auto_plan_watch(job, input_bytes, compressed))
+		return &backend_cpu;
+	/* the plan's rate is one kind of data's: the CPU's own revises it */
+	size_t len = strlen(reason);
+
+	snprintf(reason + len, sizeof(reason) - len, ", unless its measured "
+		 "rate calls for a GPU later");
+	return &backend_auto_late;
 }
 #endif
 
@@ -121,6 +134,11 @@ static int algo_backend(enum backend_choice *choice, const struct gs_job *job,
 		return gs_fail(err, GS_EUSAGE, "", "--algorithm %s: %s", a, no);
 #endif
 	return 0;
+}
+
+bool backend_in_place(const struct backend *be)
+{
+	return be == &backend_cpu || be == &backend_auto_late;
 }
 
 const struct backend *backend_select(enum backend_choice choice,

@@ -5,8 +5,10 @@
  *
  * The engine owns the reader; a backend owns the arithmetic. The engine asks
  * the backend for host buffers (pinned memory for CUDA, plain memory for the
- * CPU), fills them, and submits each one as a chunk of whole records. A
- * backend keeps a chunk until it calls env->release(), so an asynchronous
+ * CPU), fills them, and submits each one as a chunk of whole records (a
+ * backend that computes on the CPU, backend_in_place, may get a regular
+ * file's bytes mapped where they are instead: engine.h, views). A backend
+ * keeps a chunk until it calls env->release(), so an asynchronous
  * backend can return from submit() at once and free the buffer when its copy
  * has finished. Scan output goes to env->sink, in stream order.
  *
@@ -25,6 +27,9 @@ struct chunk {
 	void *data2;		/* second stream of dot A B, or NULL */
 	size_t nrec;
 	uint64_t first_rec;	/* index of data's first record in the stream */
+	bool in_place;		/* data is the input mapped in place (read
+				 * only), not buffer id's memory: only for
+				 * backend_in_place's backends */
 };
 
 /* Where scan output goes, in order. Returns 0 or -1 with err filled. */
@@ -43,8 +48,12 @@ struct backend_env {
 	const int *devices;	/* --devices (backend_multi): ndevices GPUs */
 	int ndevices;
 	int streams;		/* --streams */
+	int64_t input_bytes;	/* the input's length, -1 when unknown */
 	struct sink *sink;	/* scan output */
 	void (*release)(void *engine, int id);
+	/* From the next chunk read on, none mapped in place: every chunk in
+	 * the engine's buffers, which a GPU copies from (pinned). */
+	void (*stop_views)(void *engine);
 	void *engine;
 };
 
@@ -84,8 +93,16 @@ extern const struct backend backend_cpu;
 void *host_pages_alloc(size_t n);
 void host_pages_free(void *p);
 extern const struct backend backend_auto;	/* CPU first, then the GPU */
+/* The CPU, that starts the GPU only if it runs slower than auto's plan
+ * (auto_plan_late), and then hands over as backend_auto does. */
+extern const struct backend backend_auto_late;
 /* Chunks spread over env->devices, one CUDA pipeline each (--devices). */
 extern const struct backend backend_multi;
+
+/* Whether be computes on the CPU, where a chunk may be the input mapped in
+ * place: backend_cpu, and backend_auto_late until its GPU starts (it then
+ * calls env->stop_views). */
+bool backend_in_place(const struct backend *be);
 
 /* --backend: which one to use. */
 enum backend_choice { BACKEND_AUTO, BACKEND_CPU, BACKEND_CUDA };
@@ -99,8 +116,9 @@ const struct backend *backend_select(enum backend_choice choice,
 				     int threads, int device, int ndevices,
 				     const char **why, struct gs_err *err);
 
-/* What the last backend_auto run did, for -v: chunks on each side and when
- * the GPU became ready (or why it did not). */
+/* What the last backend_auto or backend_auto_late run did, for -v: chunks
+ * on each side, when the GPU started and became ready (or why it did
+ * not). */
 void backend_auto_report(char *buf, size_t n);
 
 #endif

@@ -17,6 +17,18 @@
  * overlaps the CPU's work instead of holding up the hand-over; a buffer
  * first seen later is pinned the first time the GPU copies from it.
  *
+ * backend_auto_late is the same with the GPU not started: where auto's plan
+ * picked the CPU alone, the CPU computes each chunk (the file mapped in
+ * place, as backend_cpu's are) and the plan is revised from its rate
+ * (auto_plan_late). Should the CPU run so much slower than planned that a
+ * GPU started now is predicted to finish sooner, it starts then, the
+ * reader copies into the engine's buffers from its next chunk, and the
+ * hand-over is backend_auto's. The rate is of the CPU's submits, every
+ * thread computing inside them, against the bytes they took: what a GPU
+ * could take over. The time waiting for the reader is not in it (a GPU
+ * reads no faster), nor is the first chunk, which pays the warm-up (the
+ * threads' first wake, the accumulators' first touch).
+ *
  * GPUSTAT_AUTO_CPU_CHUNKS=N (tests): exactly the first N chunks run on the
  * CPU; chunk N + 1 waits for the GPU and goes there if it started.
  */
@@ -35,17 +47,25 @@
 
 #define MAX_PINNED 32		/* engine buffers, both streams of dot A B */
 
-enum { GPU_STARTING, GPU_READY, GPU_FAILED };
+enum { GPU_IDLE, GPU_STARTING, GPU_READY, GPU_FAILED };
 
 struct hybrid {
 	struct backend_env env;
 	void *cpu, *gpu;
 	pthread_t tid;
 	bool started;			/* a start thread to join or detach */
-	_Atomic int state;
+	_Atomic int state;		/* GPU_IDLE until it starts */
 	long long cpu_chunks;		/* GPUSTAT_AUTO_CPU_CHUNKS, or -1 */
 	char why[sizeof(((struct gs_err *)0)->what)];
-	double t0, t_ready;
+	double t0, t_ready;		/* the GPU's start, ready after it */
+	/* backend_auto_late: the CPU's bytes, and of them the ones timed
+	 * (every chunk's but the first) in timed_s seconds of submit; the
+	 * CPU's chunks when the GPU started (0: it did not), and why */
+	bool late;
+	uint64_t done, timed;
+	double timed_s;
+	uint64_t late_after;
+	char late_why[200];
 	bool device_set;		/* cudaSetDevice on the submitting thread */
 	size_t cap;			/* bytes of one buffer */
 	/* the engine's buffers that the CPU computed on: written by the
@@ -64,7 +84,7 @@ struct hybrid {
 };
 
 /* What the last run did, for -v (one run per process, so a static). */
-static char last_report[sizeof(((struct gs_err *)0)->what) + 100] = "cpu only";
+static char last_report[sizeof(((struct gs_err *)0)->what) + 400] = "cpu only";
 
 void backend_auto_report(char *buf, size_t n)
 {
@@ -133,24 +153,58 @@ static long long cpu_chunks_hook(void)
 	return v && *v ? (long long)strtoull(v, NULL, 10) : -1;
 }
 
-static int hyb_open(void **ctxp, const struct backend_env *env, struct gs_err *err)
+/* The hybrid, its CPU open, its GPU not started. */
+static struct hybrid *hyb_new(void **ctxp, const struct backend_env *env,
+			      struct gs_err *err)
 {
 	struct hybrid *h = calloc(1, sizeof(*h));
 
 	*ctxp = h;
-	if (!h)
-		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
+	if (!h) {
+		gs_fail(err, GS_ERUNTIME, "", "out of memory");
+		return NULL;
+	}
 	h->env = *env;
-	h->t0 = now();
 	h->cap = env->chunk_records * job_record_size(env->job);
 	h->cpu_chunks = cpu_chunks_hook();
-	atomic_store(&h->state, GPU_STARTING);
+	atomic_store(&h->state, GPU_IDLE);
 	pthread_mutex_init(&h->ready_lock, NULL);
 	if (backend_cpu.open(&h->cpu, env, err) < 0)
-		return -1;
+		return NULL;
+	return h;
+}
+
+/* Start the GPU on a thread of its own; the CPU goes on meanwhile. */
+static void gpu_launch(struct hybrid *h)
+{
+	h->t0 = now();
+	atomic_store(&h->state, GPU_STARTING);
 	h->started = pthread_create(&h->tid, NULL, gpu_start, h) == 0;
-	if (!h->started)
+	if (!h->started) {
+		snprintf(h->why, sizeof(h->why), "cannot start a thread for it");
 		atomic_store(&h->state, GPU_FAILED);
+	}
+}
+
+static int hyb_open(void **ctxp, const struct backend_env *env, struct gs_err *err)
+{
+	struct hybrid *h = hyb_new(ctxp, env, err);
+
+	if (!h)
+		return -1;
+	gpu_launch(h);
+	return 0;
+}
+
+/* backend_auto_late: the CPU alone, watched (cpu_watched). */
+static int late_open(void **ctxp, const struct backend_env *env,
+		     struct gs_err *err)
+{
+	struct hybrid *h = hyb_new(ctxp, env, err);
+
+	if (!h)
+		return -1;
+	h->late = true;
 	return 0;
 }
 
@@ -192,11 +246,19 @@ static void seed_scan(struct hybrid *h)
 }
 
 /* Whether this chunk goes to the GPU: once it is ready (the CPU first
- * runs the hook's N chunks), and then every later one. */
-static int to_gpu(struct hybrid *h, struct gs_err *err)
+ * runs the hook's N chunks), and then every later one. (A chunk mapped in
+ * place after that, read as the GPU started, goes too, unpinned: a scan
+ * cannot go back to the CPU.) */
+static int to_gpu(struct hybrid *h, const struct chunk *ch,
+		  struct gs_err *err)
 {
 	if (h->ngpu)
 		return 1;
+	/* a chunk mapped in place (backend_auto_late's, read before the
+	 * GPU started) stays on the CPU: the GPU copies from the engine's
+	 * buffers, pinned */
+	if (ch->in_place)
+		return 0;
 	if (h->cpu_chunks >= 0) {
 		if (h->ncpu < (uint64_t)h->cpu_chunks)
 			return 0;
@@ -216,24 +278,73 @@ static int to_gpu(struct hybrid *h, struct gs_err *err)
 	return atomic_load(&h->state) == GPU_READY;
 }
 
+/* Bytes of input in a chunk, as auto's plan counts them (dot A B: both). */
+static uint64_t chunk_bytes(const struct hybrid *h, const struct chunk *ch)
+{
+	return (uint64_t)ch->nrec * job_record_size(h->env.job) *
+	       (ch->data2 ? 2 : 1);
+}
+
+/* backend_auto_late before its GPU starts: the chunk on the CPU, timed,
+ * then the plan revised from the CPU's rate so far; the GPU starts if the
+ * CPU has fallen behind (auto_plan_late). */
+static int cpu_watched(struct hybrid *h, const struct chunk *ch,
+		       struct gs_err *err)
+{
+	uint64_t bytes = chunk_bytes(h, ch), left = 0;
+	double t0 = now();
+	char why[sizeof(h->late_why)];
+
+	if (backend_cpu.submit(h->cpu, ch, err) < 0)
+		return -1;
+	h->done += bytes;
+	if (h->ncpu == 1)	/* the warm-up */
+		return 0;
+	h->timed += bytes;
+	h->timed_s += now() - t0;
+	if (h->env.input_bytes > 0 && (uint64_t)h->env.input_bytes > h->done)
+		left = (uint64_t)h->env.input_bytes - h->done;
+	if (!auto_plan_late(h->env.job, h->env.threads, h->timed, h->timed_s,
+			    left, why, sizeof(why)))
+		return 0;
+	memcpy(h->late_why, why, sizeof(why));
+	h->late_after = h->ncpu;
+	h->env.stop_views(h->env.engine);
+	gpu_launch(h);
+	/* a rate faked by a test: its next chunk in the engine's buffers
+	 * waits for the GPU, as GPUSTAT_AUTO_CPU_CHUNKS's does, so that the
+	 * hand-over does not depend on how soon the GPU is ready */
+	const char *hook = getenv(AUTO_CPU_GBS_ENV);
+
+	if (hook && *hook)
+		h->cpu_chunks = (long long)h->ncpu;
+	return 0;
+}
+
 static int hyb_submit(void *v, const struct chunk *ch, struct gs_err *err)
 {
 	struct hybrid *h = v;
-	int gpu = to_gpu(h, err);
+	int gpu = to_gpu(h, ch, err);
 
 	if (gpu < 0)
 		return -1;
 	if (!gpu) {
+		int state = atomic_load(&h->state);
+
 		h->ncpu++;
-		if (atomic_load(&h->state) == GPU_STARTING) {
+		if (state == GPU_IDLE)
+			return cpu_watched(h, ch, err);
+		if (state == GPU_STARTING && !ch->in_place) {
 			note(h, ch->data);
 			note(h, ch->data2);
 		}
 		return backend_cpu.submit(h->cpu, ch, err);
 	}
-	pin(h, ch->data);
-	if (ch->data2)
-		pin(h, ch->data2);
+	if (!ch->in_place) {
+		pin(h, ch->data);
+		if (ch->data2)
+			pin(h, ch->data2);
+	}
 	if (h->ngpu++ == 0)
 		h->gpu_rec = ch->first_rec;
 	return backend_cuda.submit(h->gpu, ch, err);
@@ -253,29 +364,61 @@ static int hyb_finish(void *v, void *acc, struct gs_err *err)
 	return 0;
 }
 
+/* backend_auto_late's part of the report: the revision, or the plan that
+ * held (then the whole report but the chunks); "" for backend_auto. */
+static void late_report(const struct hybrid *h, char *buf, size_t n)
+{
+	char rates[200];
+
+	if (!h->late) {
+		buf[0] = '\0';
+		return;
+	}
+	if (h->late_after) {
+		snprintf(buf, n, "the CPU, then the GPU started after %llu "
+			 "chunks: %s; ", (unsigned long long)h->late_after,
+			 h->late_why);
+		return;
+	}
+	if (h->timed_s <= 0) {
+		snprintf(buf, n, "the plan held: no chunk after the first to "
+			 "measure the CPU's rate by");
+		return;
+	}
+	auto_plan_late(h->env.job, h->env.threads, h->timed, h->timed_s, 0,
+		       rates, sizeof(rates));
+	snprintf(buf, n, "the plan held: %s", rates);
+}
+
 /* What the run did, for -v; from close, so that a run that failed says it
  * too. */
 static void report(const struct hybrid *h)
 {
 	int state = atomic_load(&h->state);
-	char moved[80] = "";
+	char moved[80] = "", late[sizeof(h->late_why) + 80];
 
+	late_report(h, late, sizeof(late));
 	if (operation_of(h->env.job)->stream && h->ngpu)
 		snprintf(moved, sizeof(moved), "; the scan moved to the GPU at "
 			 "record %llu", (unsigned long long)h->gpu_rec);
-	if (state == GPU_FAILED)
+	if (state == GPU_IDLE)
 		snprintf(last_report, sizeof(last_report), "cpu: %llu chunks "
-			 "(no GPU: %s)", (unsigned long long)h->ncpu, h->why);
+			 "(%s)", (unsigned long long)h->ncpu, late);
+	else if (state == GPU_FAILED)
+		snprintf(last_report, sizeof(last_report), "cpu: %llu chunks "
+			 "(%sno GPU: %s)", (unsigned long long)h->ncpu, late,
+			 h->why);
 	else if (state == GPU_STARTING)
 		snprintf(last_report, sizeof(last_report), "cpu: %llu chunks "
-			 "(done before the GPU had started)",
-			 (unsigned long long)h->ncpu);
+			 "(%sdone before the GPU had started)",
+			 (unsigned long long)h->ncpu, late);
 	else
 		snprintf(last_report, sizeof(last_report), "cpu: %llu chunks, "
-			 "cuda: %llu chunks (GPU ready after %.0f ms; its "
+			 "cuda: %llu chunks (%sGPU ready after %.0f ms; its "
 			 "%d buffers pinned in %.0f ms of it and the run)%s",
 			 (unsigned long long)h->ncpu, (unsigned long long)h->ngpu,
-			 1e3 * h->t_ready, h->npinned, 1e3 * h->t_pin, moved);
+			 late, 1e3 * h->t_ready, h->npinned, 1e3 * h->t_pin,
+			 moved);
 }
 
 static void hyb_close(void *v)
@@ -335,10 +478,27 @@ const struct backend backend_auto = {
 	.scan_seed = hyb_scan_seed,
 };
 
+/* Its chunks are mapped in place while the CPU computes alone
+ * (backend_in_place): the reader stops that when the GPU starts
+ * (env->stop_views). */
+const struct backend backend_auto_late = {
+	.name = "auto",
+	.host_alloc = host_pages_alloc,
+	.host_free = host_pages_free,
+	.open = late_open,
+	.submit = hyb_submit,
+	.finish = hyb_finish,
+	.close = hyb_close,
+	.scan_seed = hyb_scan_seed,
+};
+
 #else
 
-/* Without CUDA, backend_select never picks it; it is the CPU by name. */
+/* Without CUDA, backend_select never picks them; they are the CPU by name. */
 const struct backend backend_auto = {
+	.name = "auto",
+};
+const struct backend backend_auto_late = {
 	.name = "auto",
 };
 

@@ -58,7 +58,7 @@ struct engine {
 	 * id holds. The reader unmaps it when it takes id again: unmapping
 	 * 64 MiB of page tables takes about 1.5 ms, which the consumer's
 	 * thread would otherwise spend between chunks (0.2 s per 8 GiB). */
-	bool views;
+	_Atomic bool views;		/* off for good by stop_views */
 	const void *view[ENGINE_NBUF];
 	size_t view_len[ENGINE_NBUF];
 	uint64_t viewed;		/* chunks published in place */
@@ -165,6 +165,15 @@ static int timed_write(void *v, const void *buf, size_t n, struct gs_err *err)
 	return rc;
 }
 
+/* The backend's env->stop_views: the reader sees it before its next
+ * chunk; chunks already mapped stay so until released. */
+static void stop_views(void *v)
+{
+	struct engine *e = v;
+
+	atomic_store(&e->views, false);
+}
+
 static void release(void *v, int id)
 {
 	struct engine *e = v;
@@ -215,6 +224,7 @@ static void publish(struct engine *e, int id, size_t nrec)
 
 	c->id = id;
 	c->data = e->view[id] ? (void *)e->view[id] : e->buf[id];
+	c->in_place = e->view[id] != NULL;
 	c->data2 = e->in2 ? e->buf2[id] : NULL;
 	c->nrec = nrec;
 	c->first_rec = e->next_rec;
@@ -320,7 +330,8 @@ static int read_single(struct engine *e, int id)
 		input_unview(e->view[id], e->view_len[id]);
 		e->view[id] = NULL;
 	}
-	if (e->views && e->ntail == 0 && (v = view_single(e, id)) != 0)
+	if (atomic_load_explicit(&e->views, memory_order_relaxed) &&
+	    e->ntail == 0 && (v = view_single(e, id)) != 0)
 		return v;
 
 	memcpy(buf, e->tail, e->ntail);
@@ -712,7 +723,8 @@ static struct engine *engine_new(const struct gs_job *job,
 	const char *nov = getenv(ENGINE_NO_VIEWS_ENV);
 
 	/* the GPU's backends copy from their own (pinned) buffers */
-	ep->views = be == &backend_cpu && !in2 && !(nov && strcmp(nov, "1") == 0);
+	atomic_init(&ep->views, backend_in_place(be) && !in2 &&
+		    !(nov && strcmp(nov, "1") == 0));
 	pthread_mutex_init(&ep->lock, NULL);
 	pthread_cond_init(&ep->cv, NULL);
 	return ep;
@@ -816,8 +828,9 @@ int engine_run(const struct gs_job *job, const struct engine_opts *eo,
 		.job = job, .chunk_records = ep->chunk_records,
 		.threads = threads, .device = eo->device,
 		.devices = eo->devices, .ndevices = eo->ndevices,
-		.streams = eo->streams, .sink = sink ? &ep->timed : NULL,
-		.release = release, .engine = ep,
+		.streams = eo->streams, .input_bytes = eo->input_bytes,
+		.sink = sink ? &ep->timed : NULL,
+		.release = release, .stop_views = stop_views, .engine = ep,
 	};
 
 	if (alloc_buffers(ep, err) < 0 || nz_init(ep, eo->carry_in, err) < 0)

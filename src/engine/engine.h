@@ -44,6 +44,7 @@ struct engine_opts {
 	int ndevices;
 	int streams;
 	int stall_ms;
+	int64_t input_bytes;	/* the input's length, -1 when unknown */
 	_Atomic uint64_t *counter;	/* payload bytes read, for progress; or NULL */
 	/* a scan's start: the reduction of every record before the stream
 	 * (a struct red_col per column, scan --carry-in), or NULL */
@@ -89,7 +90,8 @@ int engine_fit_threads(const struct gs_job *job, int *threads, bool own,
 #define ENGINE_NO_TEARDOWN_ENV "GPUSTAT_NO_TEARDOWN"
 
 /*
- * On the CPU backend, the payload of an uncompressed regular file is
+ * On the CPU backend (and auto's while it computes on the CPU alone:
+ * backend_in_place), the payload of an uncompressed regular file is
  * mapped in place (input_view), a chunk at a time, instead of copied into
  * the engine's buffers: the threads that compute read the page cache
  * themselves. GPUSTAT_NO_VIEWS=1 copies as before, for measuring the

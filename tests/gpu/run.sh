@@ -6,7 +6,8 @@
 #   1. every fixture of tests/cases.txt with --backend cuda, byte for byte
 #   2. large random inputs of every type: --backend cuda against --backend
 #      cpu for every command, several chunk sizes and stream counts; auto
-#      scans handed from the CPU to the GPU after 1 and 3 chunks (hybrid)
+#      scans handed from the CPU to the GPU after 1 and 3 chunks, and the
+#      GPU started late where the CPU runs slower than planned (hybrid)
 #   2c. shards: -f state on the GPU equal to the CPU's, scans from a
 #      --carry-in, --devices 0,0 and all, multi-frame and sharded .zst
 #   2d. timeline: -v's process line adds up with a GPU in it
@@ -244,6 +245,47 @@ if want hybrid; then
 	*"backend: cpu ("*"products stay on the CPU"*) echo "pass hybrid: prod stays on the CPU" ;;
 	*) echo "FAIL hybrid: prod scan in auto: $r" ;;
 	esac >> "$OUT/hybrid.log"
+	# The late start: where the plan keeps a file on the CPU, a CPU
+	# measured far slower (GPUSTAT_AUTO_CPU_GBS, which also makes the
+	# chunk after the start wait for the GPU) starts the GPU after the
+	# second chunk, and the rest moves there; far faster, the plan holds.
+	late_run() {	# name, rate, -v pattern, args...: auto = cpu
+		lname=$1
+		lrate=$2
+		lpat=$3
+		shift 3
+		gs "$@" --backend cpu > "$W/ref" 2> "$W/ref.err"
+		lrc=$?
+		GPUSTAT_AUTO_CPU_GBS=$lrate timeout 120 $G "$@" --backend auto \
+			-v > "$W/got" 2> "$W/got.err"
+		lgot=$?
+		if [ $lgot -eq $lrc ] && cmp -s "$W/ref" "$W/got" &&
+		   grep -q "^gpustat: backend: auto (" "$W/got.err" &&
+		   grep -q "$lpat" "$W/got.err"; then
+			echo "pass late $lname (exit $lgot)"
+		else
+			echo "FAIL late $lname: exit $lgot, cpu $lrc; $(grep backend "$W/got.err" | tr '\n' ' ' | head -c 500)"
+			cmp "$W/ref" "$W/got" | head -2
+		fi
+	}
+	lstart='^gpustat: backend: cpu: [0-9]* chunks, cuda: [1-9][0-9]* chunks (the CPU, then the GPU started after 2 chunks: '
+	{
+		c1="--chunk-size 1M"
+		for t in f32 f64 i16 u8; do
+			late_run "sum $t" 0.000001 "$lstart" sum -t $t $c1 "$D/r.$t.s"
+			late_run "scan $t" 0.000001 "$lstart.*the scan moved to the GPU at record [1-9]" \
+				scan -t $t $c1 "$D/r.$t.s"
+		done
+		late_run "scan max -c3 u16" 0.000001 "$lstart.*the scan moved to the GPU at record [1-9]" \
+			scan --op max -c 3 -t u16 $c1 "$D/r.u16.s"
+		late_run "hist u8" 0.000001 "$lstart" hist -t u8 $c1 "$D/r.u8.s"
+		late_run "stats -c2 f32" 0.000001 "$lstart" stats -c 2 -t f32 $c1 "$D/r.f32.s"
+		late_run "dot A B f32" 0.000001 "$lstart" dot -t f32 $c1 "$D/r.f32.s" "$D/r.f32.s"
+		late_run "plan held, sum f32" 1000 "^gpustat: backend: cpu: 24 chunks (the plan held: " \
+			sum -t f32 $c1 "$D/r.f32.s"
+		late_run "plan held, scan f32" 1000 "^gpustat: backend: cpu: 24 chunks (the plan held: " \
+			scan -t f32 $c1 "$D/r.f32.s"
+	} >> "$OUT/hybrid.log" 2>&1
 	say "auto scans handed from the CPU to the GPU, = cpu: $(grep -c '^pass' "$OUT/hybrid.log") passed, $(grep -c '^FAIL' "$OUT/hybrid.log") failed"
 	grep '^FAIL' "$OUT/hybrid.log" | cut -c1-300 >> "$summary"
 	rm -f "$D/nan.f32" "$D/inf.f64" "$D/r.u8.ss"
