@@ -8,7 +8,9 @@
  * variant's out kernel is launched and those not chosen return at once.
  * A one-limb window of a chunk with no NaN or infinity, into f32 or f64,
  * takes the hardware's conversions (scan_sum_hw: no bit fields per
- * element). The wide carry is the one carry between chunks.
+ * element); the wide window takes scan_wide_out_kernel (agent_wide.cuh)
+ * with the default block scan, scan_out_kernel on the K-limb values with
+ * the classic ones. The wide carry is the one carry between chunks.
  */
 #ifndef AGENT_WINDOW_CUH
 #define AGENT_WINDOW_CUH
