@@ -7,11 +7,14 @@
 # plan holds. Here a start fails at the GPU's probe (no driver) and the CPU
 # goes on; on a GPU the rest may move there. Either way the output is
 # --backend cpu's, byte for byte, and -v says what happened: the start
-# after 2 chunks with both rates, or the plan that held. Inputs the plan is
-# not revised for (a pipe, zstd, --op prod, quantile's passes) never start
-# a GPU. A build without CUDA runs the CPU alone: only the outputs are
-# compared there. No timing is asserted: without the hook, either outcome
-# passes.
+# after 2 chunks with both rates, or the plan that held. An input of
+# unknown length (a pipe) runs on the CPU, watched against the rate the
+# input comes at (auto_plan_stream): the hook's rate far below it starts
+# the GPU after the second chunk, far above it the CPU keeps up; -v says
+# both rates. Inputs never revised (zstd, from a file or a pipe, --op
+# prod, quantile's passes) never start a GPU. A build without CUDA runs
+# the CPU alone: only the outputs are compared there. No timing is
+# asserted: without the hook, either outcome passes.
 #
 # Usage: sh tests/test_auto.sh   (GPUSTAT=path overrides ./gpustat)
 cd "$(dirname "$0")/.." || exit 2
@@ -41,20 +44,25 @@ else
 	cuda=true
 fi
 
+# feed ARGS...: gpustat ARGS, its input the file $PIPE through a pipe
+# where PIPE is set
+PIPE=
+feed() {
+	if [ -n "$PIPE" ]; then cat "$PIPE" | "$G" "$@"; else "$G" "$@"; fi
+}
+
 # run NAME HOOK ARGS...: auto (GPUSTAT_AUTO_CPU_GBS=HOOK, none if -) against
 # --backend cpu: output and status; auto's -v in $T/err
 run() {
 	name=$1
 	hook=$2
 	shift 2
-	"$G" "$@" --backend cpu > "$T/want" 2> /dev/null
+	feed "$@" --backend cpu > "$T/want" 2> /dev/null
 	want=$?
-	if [ "$hook" = - ]; then
-		"$G" "$@" --backend auto -v > "$T/got" 2> "$T/err"
-	else
-		GPUSTAT_AUTO_CPU_GBS=$hook "$G" "$@" --backend auto -v \
-			> "$T/got" 2> "$T/err"
-	fi
+	(
+		[ "$hook" = - ] || export GPUSTAT_AUTO_CPU_GBS="$hook"
+		feed "$@" --backend auto -v
+	) > "$T/got" 2> "$T/err"
 	got=$?
 	if [ $got -ne $want ] || ! cmp -s "$T/want" "$T/got"; then
 		bad "$name" "exit $got (cpu $want), stdout $(wc -c < "$T/got") bytes against $(wc -c < "$T/want"): $(grep -v '^gpustat: \(stages\|process\)' "$T/err" | head -c 400)"
@@ -121,25 +129,51 @@ run "one chunk" $SLOW sum -t f32 "$T/f32" &&
 run "measured" - sum -t f32 $CS "$T/f32" &&
 	has "measured" "^gpustat: backend: cpu: .*\(the plan held: the CPU ran at [0-9.]* GB/s, the plan's\|the GPU started after [0-9]* chunks: the CPU ran at\)"
 
-# ---- 3. not revised: the CPU alone, whatever the rate ------------------------
+# ---- 3. a pipe: the CPU's rate against the input's -------------------------
+# the choice, and the run's line: the GPU started (failed to, had not
+# started by the end, or took chunks) or the CPU kept up, with both rates
+streamed='^gpustat: backend: auto ([0-9]* threads\{0,1\}): input of unknown length: the CPU, watched against the input'"'"'s rate: '
+inrates='computed at [0-9.]* GB/s (GPUSTAT_AUTO_CPU_GBS), the input came at [0-9.]* GB/s'
+pstarted="^gpustat: backend: cpu: [0-9]* chunks\(, cuda: [0-9]* chunks\)\{0,1\} (the CPU, then the GPU started after 2 chunks: the CPU $inrates; \(no GPU: .*\|done before the GPU had started\|GPU ready after .*\))"
+kept="^gpustat: backend: cpu: 16 chunks (the CPU kept up: it $inrates)$"
+# (a ranged histogram of a pipe needs its range)
+for cmd in "sum -t f32" "scan -t f32" "hist -t u8" "hist -t f32 --bins 7 --range -2:2" \
+	   "stats -t f32 -c 2" "dot --pairs -t f32" "scan -t i16 --op max"; do
+	case $cmd in *u8*) PIPE=$T/u8 ;; *i16*) PIPE=$T/a16 ;; *) PIPE=$T/f32 ;; esac
+	# shellcheck disable=SC2086 # the command's words
+	run "pipe, late start: $cmd" $SLOW $cmd $CS || continue
+	has "pipe, late start: $cmd: watched" "$streamed"
+	has "pipe, late start: $cmd: the start" "$pstarted"
+	hasnt "pipe, late start: $cmd: kept up" "kept up"
+done
+for cmd in "sum -t f32" "scan -t f32" "hist -t u8"; do
+	case $cmd in *u8*) PIPE=$T/u8 ;; *) PIPE=$T/f32 ;; esac
+	# shellcheck disable=SC2086
+	run "pipe, kept up: $cmd" $FAST $cmd $CS || continue
+	has "pipe, kept up: $cmd: watched" "$streamed"
+	has "pipe, kept up: $cmd" "$kept"
+	hasnt "pipe, kept up: $cmd: no start" "GPU started after"
+done
+PIPE=$T/f32
+run "pipe, one chunk" $SLOW sum -t f32 &&
+	has "pipe, one chunk" "^gpustat: backend: cpu: 1 chunks (the CPU alone: no chunk after the first"
+run "pipe, measured" - sum -t f32 $CS &&
+	has "pipe, measured" "^gpustat: backend: cpu: .*\(the CPU kept up: it computed at\|the CPU alone, too briefly measured to judge: it computed at\|the GPU started after [0-9]* chunks: the CPU computed at\)[0-9. ]*GB/s, the input came at "
+PIPE=
+
+# ---- 4. not revised: the CPU alone, whatever the rate ------------------------
 # alone NAME PATTERN: the backend line gives the CPU, for the reason PATTERN
 alone() {
 	has "$1: the CPU" "^gpustat: backend: cpu ([0-9]* threads\{0,1\}): $2"
 	hasnt "$1: no late start" "GPU started after"
 }
-cat "$T/f32" | "$G" sum -t f32 $CS --backend cpu > "$T/want" 2>&1
-cat "$T/f32" | GPUSTAT_AUTO_CPU_GBS=$SLOW "$G" sum -t f32 $CS -v \
-	> "$T/got" 2> "$T/err"
-if cmp -s "$T/want" "$T/got"; then
-	ok
-	# the CPU, or the GPU from the start where the CPU is slower than a
-	# pipe (on few threads): never late
-	has "pipe: planned" "^gpustat: backend: [a-z]* ([0-9]* threads\{0,1\}): input of unknown length"
-	hasnt "pipe: no late start" "GPU started after"
-else
-	bad pipe "differs from --backend cpu: $(head -c 300 "$T/err")"
-fi
 run "zstd" $SLOW sum $CS $IN/f32_mod.npy.zst && alone zstd "zstd input"
+PIPE=$IN/f32_mod.npy.zst
+run "zstd, pipe" $SLOW sum $CS && alone "zstd, pipe" "zstd input"
+PIPE=$T/f32
+run "prod, pipe" $SLOW reduce --op prod -t f32 $CS &&
+	alone "prod, pipe" "products stay on the CPU"
+PIPE=
 run "prod" $SLOW reduce --op prod -t f32 $CS "$T/f32" &&
 	alone prod "products stay on the CPU"
 run "quantile" $SLOW quantile -t f32 $CS "$T/f32" &&

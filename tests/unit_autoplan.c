@@ -3,17 +3,26 @@
  * its fitted constants: a tiny input never starts a GPU; a GPU that pays
  * for B bytes pays for more; more CPU threads never make the GPU more
  * worth it; with -j 1 a large input goes to the GPU; the reason names the
- * predicted times (or the pipe's rate for an unknown length); the tests'
- * hook, GPUSTAT_AUTO_CPU_CHUNKS, starts the GPU whatever the size; an
- * operation whose GPU rate is 0 (kernels not yet run on a GPU) never does.
+ * predicted times; an unknown length runs on the CPU, watched against the
+ * input's rate; the tests' hook, GPUSTAT_AUTO_CPU_CHUNKS, starts the GPU
+ * whatever the size; an operation whose GPU rate is 0 (kernels not yet run
+ * on a GPU) never does.
  *
  * The revision (auto_plan_late) where the plan picked the CPU: a CPU at
  * the plan's rate never starts the GPU it did not start; a CPU far slower
  * does, with much to go, and a slower one never less; nothing to go, or
  * too few seconds measured, never; the first start has a margin (the CPU
  * predicted at least 10% slower, so noise does not start GPUs); its hook,
- * GPUSTAT_AUTO_CPU_GBS, decides from any evidence. auto_plan_watch: only
- * known lengths, not zstd, not a job whose GPU rate is 0.
+ * GPUSTAT_AUTO_CPU_GBS, decides from any evidence. auto_plan_watch: known
+ * lengths and unknown ones (not empty), not zstd, not a job whose GPU rate
+ * is 0.
+ *
+ * An unknown length (auto_plan_stream): a CPU that never waits for its
+ * input (wall time = its own) starts the GPU; one that waits half the time
+ * does not; between, the start stops once the CPU computes 1.25 times as
+ * fast as the input comes, and never comes back for a CPU that waits
+ * longer; too few seconds measured never start it; the reason says both
+ * rates and, where the CPU kept up, so; the hook fakes the CPU's rate.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,8 +65,12 @@ static void check_job(const struct gs_job *j)
 			       "on %d", (long long)b, th * 2, th);
 		}
 	}
-	auto_plan_gpu(j, -1, false, 16, why, sizeof(why));
-	CHECK(strstr(why, "unknown length") != NULL);
+	/* unknown length: the CPU, watched against the input */
+	for (int th = 1; th <= 64; th *= 2) {
+		CHECK(!auto_plan_gpu(j, -1, false, th, why, sizeof(why)));
+		CHECK(strstr(why, "input of unknown length: the CPU, watched "
+			      "against the input's rate") != NULL);
+	}
 	/* zstd: the cores decode it, whatever its length */
 	for (int64_t b = -1; b <= big; b = b < 1 ? 1 << 20 : b * 8) {
 		CHECKF(!auto_plan_gpu(j, b, true, 16, why, sizeof(why)),
@@ -138,6 +151,43 @@ static void check_late(const struct gs_job *j)
 	}
 }
 
+/* An unknown length: a second of the CPU's work over wall seconds. */
+static void check_stream(const struct gs_job *j)
+{
+	char why[300];
+	double rate = 4e9;
+	uint64_t d = (uint64_t)rate;
+
+	/* the CPU the bottleneck: it never waited */
+	CHECKF(auto_plan_stream(j, d, 1.0, 1.0, why, sizeof(why)), "%s", why);
+	CHECK(strcmp(why, "computed at 4.00 GB/s, the input came at 4.00 "
+		     "GB/s") == 0);
+	/* idle half the time: it keeps up, and says so */
+	CHECKF(!auto_plan_stream(j, d, 1.0, 2.0, why, sizeof(why)), "%s", why);
+	CHECK(strcmp(why, "kept up: it computed at 4.00 GB/s, the input came "
+		     "at 2.00 GB/s") == 0);
+	/* from never waiting to waiting 3x its work: the start stops once,
+	 * at the margin, and does not come back */
+	bool prev = true;
+	double stop = 0;
+
+	for (double w = 1.0; w <= 4.0; w *= 1.01) {
+		bool gpu = auto_plan_stream(j, d, 1.0, w, why, sizeof(why));
+
+		CHECKF(!gpu || prev, "starts at %.3f s of wall, not at less", w);
+		if (prev && !gpu)
+			stop = w;
+		prev = gpu;
+	}
+	CHECKF(stop >= 1.2 && stop <= 1.3, "the CPU kept up from %.3f s of "
+	       "wall a second of its work", stop);
+	/* too little evidence: not yet, whatever the rates */
+	CHECK(!auto_plan_stream(j, d / 1000, 1e-3, 1e-3, why, sizeof(why)));
+	CHECK(strstr(why, "too briefly measured") != NULL);
+	CHECK(!auto_plan_stream(j, 0, 0, 0, why, sizeof(why)));
+	CHECK(!auto_plan_stream(j, d, 1.0, 0, why, sizeof(why)));
+}
+
 int main(void)
 {
 	const struct gs_job jobs[] = {
@@ -180,13 +230,18 @@ int main(void)
 		CHECK(auto_plan_watch(&jobs[i], 1, false));
 		CHECK(auto_plan_watch(&jobs[i], (int64_t)1 << 40, false));
 		CHECK(!auto_plan_watch(&jobs[i], 0, false));
-		CHECK(!auto_plan_watch(&jobs[i], -1, false));
+		CHECK(auto_plan_watch(&jobs[i], -1, false));
+		CHECK(!auto_plan_watch(&jobs[i], -1, true));
 		CHECK(!auto_plan_watch(&jobs[i], 1 << 20, true));
+		check_stream(&jobs[i]);
 	}
 	for (size_t i = 0; i < sizeof(unmeasured) / sizeof(unmeasured[0]); i++) {
 		CHECK(!auto_plan_watch(&unmeasured[i], 1 << 20, false));
+		CHECK(!auto_plan_watch(&unmeasured[i], -1, false));
 		CHECK(!late(&unmeasured[i], 16, 1, (double)((int64_t)64 << 30),
 			    why, sizeof(why)));
+		CHECK(!auto_plan_stream(&unmeasured[i], 1 << 30, 1.0, 1.0, why,
+					sizeof(why)));
 	}
 	/* its hook: any evidence, the hook's rate */
 	setenv(AUTO_CPU_GBS_ENV, "0.000001", 1);
@@ -196,6 +251,13 @@ int main(void)
 	setenv(AUTO_CPU_GBS_ENV, "1000", 1);
 	CHECK(!auto_plan_late(&jobs[0], 16, 1, 1e-6, (uint64_t)1 << 36, why,
 			      sizeof(why)));
+	/* and against a pipe: far below the input, far above */
+	CHECK(!auto_plan_stream(&jobs[0], 1 << 16, 1e-6, 1e-5, why, sizeof(why)));
+	CHECK(strstr(why, "kept up: it computed at 1000.00 GB/s (" AUTO_CPU_GBS_ENV
+		      "), the input came at 6.55 GB/s") == why);
+	setenv(AUTO_CPU_GBS_ENV, "0.000001", 1);
+	CHECK(auto_plan_stream(&jobs[0], 1 << 16, 1e-6, 1e-5, why, sizeof(why)));
+	CHECK(strstr(why, AUTO_CPU_GBS_ENV) != NULL);
 	unsetenv(AUTO_CPU_GBS_ENV);
 	UNIT_END();
 }

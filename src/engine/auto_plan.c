@@ -11,9 +11,7 @@
  * context, the backend's open), then sends the rest to the GPU, and pays F
  * once (pinning the engine's buffers as the GPU first copies them, the
  * GPU's teardown). When the CPU would be done before the GPU starts (B <=
- * c S), the GPU never helps. An input of unknown length (a pipe) arrives
- * no faster than AUTO_STREAM_GBS: a CPU that keeps up with that needs no
- * GPU.
+ * c S), the GPU never helps.
  *
  * The table's c is one kind of data's: the exact sums slow down with the
  * spread of the values' exponents (f32 over 41 binades summed about 11x
@@ -27,6 +25,22 @@
  *
  * and the GPU starts once the first passes AUTO_LATE_MARGIN times the
  * second.
+ *
+ * An input of unknown length (a pipe) has no B to plan with, and its rate
+ * is the producer's, unknown before it comes: it runs on the CPU, watched
+ * (auto_plan_stream). After d bytes in t seconds of the CPU's work and w
+ * seconds of wall time (both from the end of the first chunk's work),
+ *
+ *   the CPU's rate   c' = d / t
+ *   the input's      r  = d / w
+ *
+ * Where the input is the bottleneck the CPU waits for it between chunks
+ * (w > t): a GPU would compute faster what comes no faster. Where the CPU
+ * is, it never waits, and r = c'. So the CPU keeps up while c' >=
+ * AUTO_LATE_MARGIN r (it waits a fifth of the time or more); otherwise the
+ * GPU starts, the length unknown taken as long enough to pay for its start.
+ * The check runs after every chunk, so a producer that speeds up can still
+ * start the GPU later in the run.
  *
  * The CPU's cost is per element (the exact sums cost about the same per
  * f32 and per f64: 1.50 and 2.84 GB/s on one core of the 2-core EPYC in
@@ -46,16 +60,17 @@
 
 #define AUTO_GPU_START_S 0.40	/* S: context about 0.35 s, then its open */
 #define AUTO_GPU_FIXED_S 0.15	/* F */
-#define AUTO_STREAM_GBS 4.0	/* `cat FILE | cat` ran at 2-4 GB/s */
 /* The revision starts a GPU only where the CPU's time left is predicted
  * to pass the GPU's by more than a quarter: S alone spread that much
  * between runs (auto's GPU ready after 260-380 ms, bench/RESULTS.md), and
- * a GPU started needlessly costs its start's core and a slower end. */
+ * a GPU started needlessly costs its start's core and a slower end. On a
+ * pipe, the CPU must compute a quarter faster than the input comes. */
 #define AUTO_LATE_MARGIN 1.25
-/* ... and trusts the CPU's rate after 20 ms of chunks: 2 chunks of 64 MiB
- * take 4.6 ms at the plan's 29.4 GB/s for a sum of f32 on 16 threads, and
- * a stall of 9 ms among them would read as a CPU 3x slower. At a tenth of
- * the plan's rate one chunk takes 23 ms: a slow CPU is found as soon. */
+/* ... and trusts the CPU's rate (and a pipe's) after 20 ms of its chunks:
+ * 2 chunks of 64 MiB take 4.6 ms at the plan's 29.4 GB/s for a sum of f32
+ * on 16 threads, and a stall of 9 ms among them would read as a CPU 3x
+ * slower. At a tenth of the plan's rate one chunk takes 23 ms: a slow CPU
+ * is found as soon. */
 #define AUTO_LATE_MIN_S 0.02
 
 struct auto_rate {
@@ -172,15 +187,13 @@ bool auto_plan_gpu(const struct gs_job *job, int64_t input_bytes,
 		return false;
 	}
 	if (input_bytes < 0) {
-		bool keeps_up = cpu >= AUTO_STREAM_GBS * 1e9;
-
-		snprintf(why, n, "input of unknown length: %s of %s on %d "
-			 "threads runs at about %.1f GB/s, %s a pipe's %.1f GB/s%s",
-			 r->what, type_name(job->dtype.type), threads, cpu / 1e9,
-			 keeps_up ? "above" : "below", AUTO_STREAM_GBS,
-			 keeps_up ? ": the CPU" : ": the CPU starts, the GPU "
-			 "takes over once it is ready");
-		return !keeps_up;
+		snprintf(why, n, "input of unknown length: the CPU, watched "
+			 "against the input's rate: the GPU starts should %s of "
+			 "%s on %d thread%s not compute %.2f times as fast as "
+			 "the input comes (an unknown length is taken as long)",
+			 r->what, type_name(job->dtype.type), threads,
+			 threads == 1 ? "" : "s", AUTO_LATE_MARGIN);
+		return false;
 	}
 	t_cpu = b / cpu;
 	t_gpu = gpu_time(r, b, cpu);
@@ -205,7 +218,7 @@ bool auto_plan_gpu(const struct gs_job *job, int64_t input_bytes,
 bool auto_plan_watch(const struct gs_job *job, int64_t input_bytes,
 		     bool compressed)
 {
-	return input_bytes > 0 && !compressed && rate_of(job)->gpu_gbs > 0;
+	return input_bytes != 0 && !compressed && rate_of(job)->gpu_gbs > 0;
 }
 
 bool auto_plan_late(const struct gs_job *job, int threads, uint64_t done,
@@ -233,4 +246,28 @@ bool auto_plan_late(const struct gs_job *job, int threads, uint64_t done,
 	snprintf(why + len, n - len, ": %.3f s left on it against %.3f s "
 		 "with a GPU", t_cpu, t_gpu);
 	return true;
+}
+
+bool auto_plan_stream(const struct gs_job *job, uint64_t done, double secs,
+		      double wall, char *why, size_t n)
+{
+	const char *hook = getenv(AUTO_CPU_GBS_ENV);
+	bool faked = hook && *hook, brief;
+	double cpu = 0, in = wall > 0 ? (double)done / wall : 0;
+	const char *verdict;
+
+	if (faked)
+		cpu = strtod(hook, NULL) * 1e9;
+	else if (secs > 0)
+		cpu = (double)done / secs;
+	brief = cpu <= 0 || in <= 0 || (!faked && secs < AUTO_LATE_MIN_S);
+	bool start = !brief && rate_of(job)->gpu_gbs > 0 &&
+		     cpu < AUTO_LATE_MARGIN * in;
+
+	verdict = start ? "" : brief ? "alone, too briefly measured to judge: "
+		  "it " : "kept up: it ";
+	snprintf(why, n, "%scomputed at %.2f GB/s%s, the input came at %.2f "
+		 "GB/s", verdict, cpu / 1e9,
+		 faked ? " (" AUTO_CPU_GBS_ENV ")" : "", in / 1e9);
+	return start;
 }

@@ -3,7 +3,9 @@
  * time on the CPU alone against the time with a GPU that starts in the
  * background (backend_auto.c), from the input's size, the command and its
  * type, the CPU threads and the GPU's start-up cost; and, where that picks
- * the CPU, the same model again as the CPU runs, from its measured rate.
+ * the CPU, the same model again as the CPU runs, from its measured rate
+ * (an input of known length), or the CPU's measured rate against the
+ * input's (an input of unknown length: a pipe).
  * Its constants are one table in auto_plan.c, each with how to fit it from
  * bench/bench_e2e.sh.
  */
@@ -23,8 +25,10 @@
 /* GPUSTAT_AUTO_CPU_GBS=R (tests): auto_plan_late takes R GB/s as the CPU's
  * measured rate, from its first call, whatever the run measured; so a test
  * without a GPU sees the late start attempted (R far below the plan's) or
- * the plan hold (far above). Set, it also makes backend_auto_late's next
- * chunk after the start wait for the GPU (backend_auto.c). */
+ * the plan hold (far above). auto_plan_stream takes it too, against the
+ * input's measured rate (R far below it: the start; far above: the CPU
+ * keeps up). Set, it also makes backend_auto_late's next chunk after the
+ * start wait for the GPU (backend_auto.c). */
 #define AUTO_CPU_GBS_ENV "GPUSTAT_AUTO_CPU_GBS"
 
 /* True when the GPU is predicted to finish the job sooner than the CPU
@@ -35,8 +39,9 @@ bool auto_plan_gpu(const struct gs_job *job, int64_t input_bytes,
 		   bool compressed, int threads, char *why, size_t n);
 
 /* Where auto_plan_gpu picked the CPU: whether the CPU's measured rate may
- * still start the GPU (auto_plan_late). Only an input of known length
- * (and not empty), not zstd (whose decoding is the CPU's limit), and a job with a GPU rate
+ * still start the GPU: auto_plan_late for an input of known length (not
+ * empty), auto_plan_stream for one of unknown length (input_bytes < 0);
+ * not zstd (whose decoding is the CPU's limit), and a job with a GPU rate
  * (not one that auto keeps on the CPU whatever its size). */
 bool auto_plan_watch(const struct gs_job *job, int64_t input_bytes,
 		     bool compressed);
@@ -50,5 +55,18 @@ bool auto_plan_watch(const struct gs_job *job, int64_t input_bytes,
  * it returns true the times predicted from now. */
 bool auto_plan_late(const struct gs_job *job, int threads, uint64_t done,
 		    double secs, uint64_t left, char *why, size_t n);
+
+/* An input of unknown length (a pipe) on the CPU alone, watched: its
+ * chunks after the first, done bytes, took secs seconds of the CPU's
+ * submits and wall seconds since the first chunk's submit returned (the
+ * waits for the input between them included). True when the CPU does not
+ * compute AUTO_LATE_MARGIN times as fast as the input comes (it is the
+ * bottleneck: a GPU started now would take over; the length being
+ * unknown, the input is taken as long enough to pay for the GPU's start);
+ * false as well while the seconds are too few to trust. why[n] says both
+ * rates, after "kept up: it " where the CPU keeps up, or "alone, too
+ * briefly measured to judge: it " while the evidence is short. */
+bool auto_plan_stream(const struct gs_job *job, uint64_t done, double secs,
+		      double wall, char *why, size_t n);
 
 #endif

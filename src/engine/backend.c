@@ -8,8 +8,8 @@
  * the background, and moves to the GPU when it is ready (a scan hands the
  * GPU its carry then); otherwise the CPU, watched where the CPU's measured
  * rate may still call for the GPU (backend_auto_late: it starts the GPU
- * then, and hands over the same way). Products (reduce and scan) stay on
- * the CPU.
+ * then, and hands over the same way), a pipe always (its rate against the
+ * input's). Products (reduce and scan) stay on the CPU.
  * --devices takes the GPUs from the first chunk, whatever --backend says
  * (but cpu). The kernels of a job are its operation's (operation.c).
  */
@@ -93,11 +93,13 @@ static const struct backend *select_cuda(enum backend_choice choice,
 		return &backend_auto;
 	if (!auto_plan_watch(job, input_bytes, compressed))
 		return &backend_cpu;
-	/* the plan's rate is one kind of data's: the CPU's own revises it */
+	/* the plan's rate is one kind of data's: the CPU's own revises it (a
+	 * pipe's reason already says it is watched, against the input) */
 	size_t len = strlen(reason);
 
-	snprintf(reason + len, sizeof(reason) - len, ", unless its measured "
-		 "rate calls for a GPU later");
+	if (input_bytes > 0)
+		snprintf(reason + len, sizeof(reason) - len, ", unless its "
+			 "measured rate calls for a GPU later");
 	return &backend_auto_late;
 }
 #endif

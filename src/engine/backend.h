@@ -94,7 +94,8 @@ void *host_pages_alloc(size_t n);
 void host_pages_free(void *p);
 extern const struct backend backend_auto;	/* CPU first, then the GPU */
 /* The CPU, that starts the GPU only if it runs slower than auto's plan
- * (auto_plan_late), and then hands over as backend_auto does. */
+ * (auto_plan_late) or, on an input of unknown length, than the input comes
+ * (auto_plan_stream), and then hands over as backend_auto does. */
 extern const struct backend backend_auto_late;
 /* Chunks spread over env->devices, one CUDA pipeline each (--devices). */
 extern const struct backend backend_multi;

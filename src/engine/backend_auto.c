@@ -29,6 +29,17 @@
  * reads no faster), nor is the first chunk, which pays the warm-up (the
  * threads' first wake, the accumulators' first touch).
  *
+ * An input of unknown length (a pipe) has no bytes left to plan with: the
+ * CPU's rate is set against the input's (auto_plan_stream), the same
+ * chunks' bytes over the wall time since the first chunk's submit
+ * returned, the waits for the reader included. From the end of the first
+ * chunk, not from open: before it are the producer's start and the filling
+ * of a whole chunk, latency rather than rate, which would make a CPU that
+ * never waits look faster than its input; and the first chunk's own
+ * warm-up is out of the CPU's rate, so it is out of the input's too. The
+ * two then differ only by the waits: the CPU keeps up where it waits a
+ * fifth of the time or more.
+ *
  * GPUSTAT_AUTO_CPU_CHUNKS=N (tests): exactly the first N chunks run on the
  * CPU; chunk N + 1 waits for the GPU and goes there if it started.
  */
@@ -59,11 +70,13 @@ struct hybrid {
 	char why[sizeof(((struct gs_err *)0)->what)];
 	double t0, t_ready;		/* the GPU's start, ready after it */
 	/* backend_auto_late: the CPU's bytes, and of them the ones timed
-	 * (every chunk's but the first) in timed_s seconds of submit; the
-	 * CPU's chunks when the GPU started (0: it did not), and why */
+	 * (every chunk's but the first) in timed_s seconds of submit, and in
+	 * wall_s seconds since the first chunk's submit returned (at t_first:
+	 * an input of unknown length, auto_plan_stream); the CPU's chunks
+	 * when the GPU started (0: it did not), and why */
 	bool late;
 	uint64_t done, timed;
-	double timed_s;
+	double timed_s, t_first, wall_s;
 	uint64_t late_after;
 	char late_why[200];
 	bool device_set;		/* cudaSetDevice on the submitting thread */
@@ -285,27 +298,45 @@ static uint64_t chunk_bytes(const struct hybrid *h, const struct chunk *ch)
 	       (ch->data2 ? 2 : 1);
 }
 
+/* Whether backend_auto_late's GPU starts now, from the CPU's chunks so
+ * far: auto_plan_late for an input of known length (the CPU's time left
+ * against a GPU's), auto_plan_stream for one of unknown length (the CPU's
+ * rate against the input's). */
+static bool late_start(const struct hybrid *h, char *why, size_t n)
+{
+	uint64_t left = 0;
+
+	if (h->env.input_bytes < 0)
+		return auto_plan_stream(h->env.job, h->timed, h->timed_s,
+					h->wall_s, why, n);
+	if ((uint64_t)h->env.input_bytes > h->done)
+		left = (uint64_t)h->env.input_bytes - h->done;
+	return auto_plan_late(h->env.job, h->env.threads, h->timed, h->timed_s,
+			      left, why, n);
+}
+
 /* backend_auto_late before its GPU starts: the chunk on the CPU, timed,
  * then the plan revised from the CPU's rate so far; the GPU starts if the
- * CPU has fallen behind (auto_plan_late). */
+ * CPU has fallen behind the plan, or the input (late_start). */
 static int cpu_watched(struct hybrid *h, const struct chunk *ch,
 		       struct gs_err *err)
 {
-	uint64_t bytes = chunk_bytes(h, ch), left = 0;
-	double t0 = now();
+	uint64_t bytes = chunk_bytes(h, ch);
+	double t0 = now(), t1;
 	char why[sizeof(h->late_why)];
 
 	if (backend_cpu.submit(h->cpu, ch, err) < 0)
 		return -1;
+	t1 = now();
 	h->done += bytes;
-	if (h->ncpu == 1)	/* the warm-up */
+	if (h->ncpu == 1) {	/* the warm-up */
+		h->t_first = t1;
 		return 0;
+	}
 	h->timed += bytes;
-	h->timed_s += now() - t0;
-	if (h->env.input_bytes > 0 && (uint64_t)h->env.input_bytes > h->done)
-		left = (uint64_t)h->env.input_bytes - h->done;
-	if (!auto_plan_late(h->env.job, h->env.threads, h->timed, h->timed_s,
-			    left, why, sizeof(why)))
+	h->timed_s += t1 - t0;
+	h->wall_s = t1 - h->t_first;
+	if (!late_start(h, why, sizeof(why)))
 		return 0;
 	memcpy(h->late_why, why, sizeof(why));
 	h->late_after = h->ncpu;
@@ -365,9 +396,12 @@ static int hyb_finish(void *v, void *acc, struct gs_err *err)
 }
 
 /* backend_auto_late's part of the report: the revision, or the plan that
- * held (then the whole report but the chunks); "" for backend_auto. */
+ * held (then the whole report but the chunks); "" for backend_auto. An
+ * input of unknown length: the GPU's start, or that the CPU kept up with
+ * the input, each with both rates. */
 static void late_report(const struct hybrid *h, char *buf, size_t n)
 {
+	bool stream = h->env.input_bytes < 0;
 	char rates[200];
 
 	if (!h->late) {
@@ -376,13 +410,20 @@ static void late_report(const struct hybrid *h, char *buf, size_t n)
 	}
 	if (h->late_after) {
 		snprintf(buf, n, "the CPU, then the GPU started after %llu "
-			 "chunks: %s; ", (unsigned long long)h->late_after,
-			 h->late_why);
+			 "chunks: %s%s; ", (unsigned long long)h->late_after,
+			 stream ? "the CPU " : "", h->late_why);
 		return;
 	}
 	if (h->timed_s <= 0) {
-		snprintf(buf, n, "the plan held: no chunk after the first to "
-			 "measure the CPU's rate by");
+		snprintf(buf, n, "%s: no chunk after the first to measure the "
+			 "CPU's rate by", stream ? "the CPU alone" :
+			 "the plan held");
+		return;
+	}
+	if (stream) {
+		auto_plan_stream(h->env.job, h->timed, h->timed_s, h->wall_s,
+				 rates, sizeof(rates));
+		snprintf(buf, n, "the CPU %s", rates);
 		return;
 	}
 	auto_plan_late(h->env.job, h->env.threads, h->timed, h->timed_s, 0,

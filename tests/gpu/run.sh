@@ -7,7 +7,8 @@
 #   2. large random inputs of every type: --backend cuda against --backend
 #      cpu for every command, several chunk sizes and stream counts; auto
 #      scans handed from the CPU to the GPU after 1 and 3 chunks, and the
-#      GPU started late where the CPU runs slower than planned (hybrid)
+#      GPU started late where the CPU runs slower than planned, or than a
+#      pipe's input comes (hybrid)
 #   2c. shards: -f state on the GPU equal to the CPU's, scans from a
 #      --carry-in, --devices 0,0 and all, multi-frame and sharded .zst
 #   2d. timeline: -v's process line adds up with a GPU in it
@@ -249,15 +250,27 @@ if want hybrid; then
 	# measured far slower (GPUSTAT_AUTO_CPU_GBS, which also makes the
 	# chunk after the start wait for the GPU) starts the GPU after the
 	# second chunk, and the rest moves there; far faster, the plan holds.
+	# Through a pipe (LPIPE=FILE) the CPU's rate is set against the
+	# input's: far slower, the same start and hand-over.
+	LPIPE=
+	lfeed() {	# args...: gpustat, from $LPIPE through a pipe where set
+		if [ -n "$LPIPE" ]; then
+			cat "$LPIPE" | timeout 120 $G "$@"
+		else
+			timeout 120 $G "$@"
+		fi
+	}
 	late_run() {	# name, rate, -v pattern, args...: auto = cpu
 		lname=$1
 		lrate=$2
 		lpat=$3
 		shift 3
-		gs "$@" --backend cpu > "$W/ref" 2> "$W/ref.err"
+		lfeed "$@" --backend cpu > "$W/ref" 2> "$W/ref.err"
 		lrc=$?
-		GPUSTAT_AUTO_CPU_GBS=$lrate timeout 120 $G "$@" --backend auto \
-			-v > "$W/got" 2> "$W/got.err"
+		(
+			export GPUSTAT_AUTO_CPU_GBS="$lrate"
+			lfeed "$@" --backend auto -v
+		) > "$W/got" 2> "$W/got.err"
 		lgot=$?
 		if [ $lgot -eq $lrc ] && cmp -s "$W/ref" "$W/got" &&
 		   grep -q "^gpustat: backend: auto (" "$W/got.err" &&
@@ -285,6 +298,20 @@ if want hybrid; then
 			sum -t f32 $c1 "$D/r.f32.s"
 		late_run "plan held, scan f32" 1000 "^gpustat: backend: cpu: 24 chunks (the plan held: " \
 			scan -t f32 $c1 "$D/r.f32.s"
+		lpstart="$lstart"'the CPU computed at [0-9.]* GB/s (GPUSTAT_AUTO_CPU_GBS), the input came at '
+		LPIPE=$D/r.f32.s
+		late_run "pipe, sum f32" 0.000001 "$lpstart" sum -t f32 $c1
+		late_run "pipe, scan f32" 0.000001 "$lpstart.*the scan moved to the GPU at record [1-9]" \
+			scan -t f32 $c1
+		LPIPE=$D/r.f64.s
+		late_run "pipe, scan --exclusive f64" 0.000001 "$lpstart.*the scan moved to the GPU at record [1-9]" \
+			scan --exclusive -t f64 $c1
+		LPIPE=$D/r.u8.s
+		late_run "pipe, hist u8" 0.000001 "$lpstart" hist -t u8 $c1
+		LPIPE=$D/r.f32.s
+		late_run "pipe, kept up, sum f32" 1000 "^gpustat: backend: cpu: 24 chunks (the CPU kept up: it computed at " \
+			sum -t f32 $c1
+		LPIPE=
 	} >> "$OUT/hybrid.log" 2>&1
 	say "auto scans handed from the CPU to the GPU, = cpu: $(grep -c '^pass' "$OUT/hybrid.log") passed, $(grep -c '^FAIL' "$OUT/hybrid.log") failed"
 	grep '^FAIL' "$OUT/hybrid.log" | cut -c1-300 >> "$summary"
