@@ -5,9 +5,7 @@
 # and a compressible i16 random walk, as ratios to one core decoding the
 # same bytes to /dev/null (mkzst -d, the loop of `zstd -dc`), measured in the
 # same run, best of 3. -j 1 decodes on one thread, as gpustat did before
-# (and under auto it starts the GPU: a .zst is of unknown length, and one
-# thread computes below the 4 GB/s auto_plan.c expects of such input, so
-# --backend cpu -j 1 is the row to set against --backend cpu);
+# (auto keeps zstd input on the CPU: decoding is the limit there);
 # `cat FILE | gpustat sum` reads the frames from a pipe (the shards: their
 # frames concatenated on the pipe). -j 1 on a pipe is the stream decoder.
 # GPUSTAT_NO_VIEWS=1 copies decoded frames into the engine's chunks, as
