@@ -113,6 +113,16 @@ export GPUSTAT_NO_VIEWS
 run "late start: sum, no views" $SLOW sum -t f32 $CS "$T/f32" &&
 	has "late start: sum, no views" "$started"
 unset GPUSTAT_NO_VIEWS
+# a start that fails (no GPU here) maps the file in place again: of 16
+# chunks, 2 before the start and the reader's lead (at most 4) were mapped,
+# at most 4 copied while the CPU learnt of the failure, the rest mapped
+# again (before that fix, every chunk after the start was copied: 4 to 6)
+if run "failed start: views back" $SLOW sum -t f32 $CS "$T/f32" && $cuda &&
+   grep -q "no GPU: " "$T/err"; then
+	n=$(sed -n 's/.*; \([0-9]*\) of 16 chunks in place.*/\1/p' "$T/err")
+	if [ "${n:-0}" -ge 8 ]; then ok
+	else bad "failed start: views back" "${n:-none} of 16 chunks in place"; fi
+fi
 
 # ---- 2. the CPU far faster: the plan holds -----------------------------------
 for cmd in "sum -t f32" "scan -t f32" "hist -t u8"; do

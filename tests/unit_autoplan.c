@@ -258,6 +258,17 @@ int main(void)
 	setenv(AUTO_CPU_GBS_ENV, "0.000001", 1);
 	CHECK(auto_plan_stream(&jobs[0], 1 << 16, 1e-6, 1e-5, why, sizeof(why)));
 	CHECK(strstr(why, AUTO_CPU_GBS_ENV) != NULL);
+	/* a hook that is no finite rate above 0 is as if unset: the measured
+	 * rate (here too briefly measured to start anything) */
+	static const char *const junk[] = { "nan", "inf", "-1", "0", "x", "1x", "" };
+
+	for (size_t i = 0; i < sizeof(junk) / sizeof(junk[0]); i++) {
+		setenv(AUTO_CPU_GBS_ENV, junk[i], 1);
+		CHECK(!auto_plan_late(&jobs[0], 16, 1, 0, 1 << 20, why, sizeof(why)));
+		CHECK(strstr(why, AUTO_CPU_GBS_ENV) == NULL);
+		CHECK(!auto_plan_stream(&jobs[0], 1 << 16, 0, 1e-5, why, sizeof(why)));
+		CHECK(strstr(why, AUTO_CPU_GBS_ENV) == NULL);
+	}
 	unsetenv(AUTO_CPU_GBS_ENV);
 	UNIT_END();
 }

@@ -53,6 +53,7 @@
  *   S       = backend choice + buffers + backend open (the same line)
  *   F       = teardown, and auto's "pinned in" from -v
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -221,17 +222,28 @@ bool auto_plan_watch(const struct gs_job *job, int64_t input_bytes,
 	return input_bytes != 0 && !compressed && rate_of(job)->gpu_gbs > 0;
 }
 
+/* GPUSTAT_AUTO_CPU_GBS as bytes per second; 0 unless set to a finite
+ * number above 0 (anything else is as if unset). */
+static double hook_rate(void)
+{
+	const char *hook = getenv(AUTO_CPU_GBS_ENV);
+	char *end;
+	double r;
+
+	if (!hook || !*hook)
+		return 0;
+	r = strtod(hook, &end);
+	return *end == '\0' && isfinite(r) && r > 0 ? r * 1e9 : 0;
+}
+
 bool auto_plan_late(const struct gs_job *job, int threads, uint64_t done,
 		    double secs, uint64_t left, char *why, size_t n)
 {
 	const struct auto_rate *r = rate_of(job);
-	double plan = cpu_rate(r, job, threads), cpu = 0, t_cpu, t_gpu;
-	const char *hook = getenv(AUTO_CPU_GBS_ENV);
-	bool faked = hook && *hook;
+	double plan = cpu_rate(r, job, threads), cpu = hook_rate(), t_cpu, t_gpu;
+	bool faked = cpu > 0;
 
-	if (faked)
-		cpu = strtod(hook, NULL) * 1e9;
-	else if (secs > 0)
+	if (!faked && secs > 0)
 		cpu = (double)done / secs;
 	snprintf(why, n, "the CPU ran at %.2f GB/s%s, the plan's %.2f",
 		 cpu / 1e9, faked ? " (" AUTO_CPU_GBS_ENV ")" : "", plan / 1e9);
@@ -251,14 +263,11 @@ bool auto_plan_late(const struct gs_job *job, int threads, uint64_t done,
 bool auto_plan_stream(const struct gs_job *job, uint64_t done, double secs,
 		      double wall, char *why, size_t n)
 {
-	const char *hook = getenv(AUTO_CPU_GBS_ENV);
-	bool faked = hook && *hook, brief;
-	double cpu = 0, in = wall > 0 ? (double)done / wall : 0;
+	double cpu = hook_rate(), in = wall > 0 ? (double)done / wall : 0;
+	bool faked = cpu > 0, brief;
 	const char *verdict;
 
-	if (faked)
-		cpu = strtod(hook, NULL) * 1e9;
-	else if (secs > 0)
+	if (!faked && secs > 0)
 		cpu = (double)done / secs;
 	brief = cpu <= 0 || in <= 0 || (!faked && secs < AUTO_LATE_MIN_S);
 	bool start = !brief && rate_of(job)->gpu_gbs > 0 &&

@@ -28,7 +28,10 @@
  * the plan hold (far above). auto_plan_stream takes it too, against the
  * input's measured rate (R far below it: the start; far above: the CPU
  * keeps up). Set, it also makes backend_auto_late's next chunk after the
- * start wait for the GPU (backend_auto.c). */
+ * start wait for the GPU (backend_auto.c). A value that is not a finite
+ * number above 0 counts as unset. GPUSTAT_AUTO_CPU_CHUNKS wins over it:
+ * with both set, auto starts the GPU from the first chunk (backend_auto)
+ * and no plan is revised. */
 #define AUTO_CPU_GBS_ENV "GPUSTAT_AUTO_CPU_GBS"
 
 /* True when the GPU is predicted to finish the job sooner than the CPU

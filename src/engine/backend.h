@@ -51,9 +51,11 @@ struct backend_env {
 	int64_t input_bytes;	/* the input's length, -1 when unknown */
 	struct sink *sink;	/* scan output */
 	void (*release)(void *engine, int id);
-	/* From the next chunk read on, none mapped in place: every chunk in
-	 * the engine's buffers, which a GPU copies from (pinned). */
-	void (*stop_views)(void *engine);
+	/* From the next chunk read on, none mapped in place (on false): every
+	 * chunk in the engine's buffers, which a GPU copies from (pinned); on
+	 * true, mapped in place again where the engine would have at first
+	 * (a GPU that failed to start). */
+	void (*set_views)(void *engine, bool on);
 	void *engine;
 };
 
@@ -102,7 +104,7 @@ extern const struct backend backend_multi;
 
 /* Whether be computes on the CPU, where a chunk may be the input mapped in
  * place: backend_cpu, and backend_auto_late until its GPU starts (it then
- * calls env->stop_views). */
+ * calls env->set_views). */
 bool backend_in_place(const struct backend *be);
 
 /* --backend: which one to use. */

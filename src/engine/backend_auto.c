@@ -62,6 +62,16 @@ enum { GPU_IDLE, GPU_STARTING, GPU_READY, GPU_FAILED };
 
 struct hybrid {
 	struct backend_env env;
+	/* the job, the hybrid's own: a start thread detached at close still
+	 * reads it while a command's next pass changes the caller's */
+	struct gs_job job;
+	/* the CPU's env: its output through write_sink, timed into write_s
+	 * (a scan writes inside the CPU's submit: a slow reader of the
+	 * output is not a slow CPU) */
+	struct backend_env cpu_env;
+	struct sink wsink;
+	double write_s;
+	bool views_back;		/* set_views(true) after a failed start */
 	void *cpu, *gpu;
 	pthread_t tid;
 	bool started;			/* a start thread to join or detach */
@@ -72,8 +82,11 @@ struct hybrid {
 	/* backend_auto_late: the CPU's bytes, and of them the ones timed
 	 * (every chunk's but the first) in timed_s seconds of submit, and in
 	 * wall_s seconds since the first chunk's submit returned (at t_first:
-	 * an input of unknown length, auto_plan_stream); the CPU's chunks
-	 * when the GPU started (0: it did not), and why */
+	 * an input of unknown length, auto_plan_stream). timed_s leaves out
+	 * the time spent writing output (write_s), wall_s not: where the
+	 * output holds the run up, the input comes slower than the CPU
+	 * computes, and a GPU would write no faster. The CPU's chunks when
+	 * the GPU started (0: it did not), and why */
 	bool late;
 	uint64_t done, timed;
 	double timed_s, t_first, wall_s;
@@ -166,6 +179,18 @@ static long long cpu_chunks_hook(void)
 	return v && *v ? (long long)strtoull(v, NULL, 10) : -1;
 }
 
+/* The CPU's output, timed (write_s): called by the submitting thread
+ * alone, inside backend_cpu.submit. */
+static int write_sink(void *v, const void *buf, size_t n, struct gs_err *err)
+{
+	struct hybrid *h = v;
+	double t0 = now();
+	int rc = h->env.sink->write(h->env.sink->ctx, buf, n, err);
+
+	h->write_s += now() - t0;
+	return rc;
+}
+
 /* The hybrid, its CPU open, its GPU not started. */
 static struct hybrid *hyb_new(void **ctxp, const struct backend_env *env,
 			      struct gs_err *err)
@@ -177,12 +202,19 @@ static struct hybrid *hyb_new(void **ctxp, const struct backend_env *env,
 		gs_fail(err, GS_ERUNTIME, "", "out of memory");
 		return NULL;
 	}
+	h->job = *env->job;
 	h->env = *env;
+	h->env.job = &h->job;
+	h->cpu_env = h->env;
+	if (env->sink) {
+		h->wsink = (struct sink){ write_sink, h };
+		h->cpu_env.sink = &h->wsink;
+	}
 	h->cap = env->chunk_records * job_record_size(env->job);
 	h->cpu_chunks = cpu_chunks_hook();
 	atomic_store(&h->state, GPU_IDLE);
 	pthread_mutex_init(&h->ready_lock, NULL);
-	if (backend_cpu.open(&h->cpu, env, err) < 0)
+	if (backend_cpu.open(&h->cpu, &h->cpu_env, err) < 0)
 		return NULL;
 	return h;
 }
@@ -322,7 +354,7 @@ static int cpu_watched(struct hybrid *h, const struct chunk *ch,
 		       struct gs_err *err)
 {
 	uint64_t bytes = chunk_bytes(h, ch);
-	double t0 = now(), t1;
+	double t0 = now(), w0 = h->write_s, t1;
 	char why[sizeof(h->late_why)];
 
 	if (backend_cpu.submit(h->cpu, ch, err) < 0)
@@ -334,13 +366,13 @@ static int cpu_watched(struct hybrid *h, const struct chunk *ch,
 		return 0;
 	}
 	h->timed += bytes;
-	h->timed_s += t1 - t0;
+	h->timed_s += t1 - t0 - (h->write_s - w0);
 	h->wall_s = t1 - h->t_first;
 	if (!late_start(h, why, sizeof(why)))
 		return 0;
 	memcpy(h->late_why, why, sizeof(why));
 	h->late_after = h->ncpu;
-	h->env.stop_views(h->env.engine);
+	h->env.set_views(h->env.engine, false);
 	gpu_launch(h);
 	/* a rate faked by a test: its next chunk in the engine's buffers
 	 * waits for the GPU, as GPUSTAT_AUTO_CPU_CHUNKS's does, so that the
@@ -365,6 +397,12 @@ static int hyb_submit(void *v, const struct chunk *ch, struct gs_err *err)
 		h->ncpu++;
 		if (state == GPU_IDLE)
 			return cpu_watched(h, ch, err);
+		/* a late start that failed: the CPU goes on, its chunks
+		 * mapped in place again */
+		if (state == GPU_FAILED && h->late_after && !h->views_back) {
+			h->env.set_views(h->env.engine, true);
+			h->views_back = true;
+		}
 		if (state == GPU_STARTING && !ch->in_place) {
 			note(h, ch->data);
 			note(h, ch->data2);
@@ -520,8 +558,8 @@ const struct backend backend_auto = {
 };
 
 /* Its chunks are mapped in place while the CPU computes alone
- * (backend_in_place): the reader stops that when the GPU starts
- * (env->stop_views). */
+ * (backend_in_place): the reader stops that when the GPU starts, and
+ * goes back to it if the start fails (env->set_views). */
 const struct backend backend_auto_late = {
 	.name = "auto",
 	.host_alloc = host_pages_alloc,

@@ -58,7 +58,8 @@ struct engine {
 	 * id holds. The reader unmaps it when it takes id again: unmapping
 	 * 64 MiB of page tables takes about 1.5 ms, which the consumer's
 	 * thread would otherwise spend between chunks (0.2 s per 8 GiB). */
-	_Atomic bool views;		/* off for good by stop_views */
+	_Atomic bool views;		/* off, or back on, by set_views */
+	bool views_ok;			/* whether views were on at first */
 	const void *view[ENGINE_NBUF];
 	size_t view_len[ENGINE_NBUF];
 	uint64_t viewed;		/* chunks published in place */
@@ -165,13 +166,13 @@ static int timed_write(void *v, const void *buf, size_t n, struct gs_err *err)
 	return rc;
 }
 
-/* The backend's env->stop_views: the reader sees it before its next
+/* The backend's env->set_views: the reader sees it before its next
  * chunk; chunks already mapped stay so until released. */
-static void stop_views(void *v)
+static void set_views(void *v, bool on)
 {
 	struct engine *e = v;
 
-	atomic_store(&e->views, false);
+	atomic_store(&e->views, on && e->views_ok);
 }
 
 static void release(void *v, int id)
@@ -723,8 +724,9 @@ static struct engine *engine_new(const struct gs_job *job,
 	const char *nov = getenv(ENGINE_NO_VIEWS_ENV);
 
 	/* the GPU's backends copy from their own (pinned) buffers */
-	atomic_init(&ep->views, backend_in_place(be) && !in2 &&
-		    !(nov && strcmp(nov, "1") == 0));
+	ep->views_ok = backend_in_place(be) && !in2 &&
+		       !(nov && strcmp(nov, "1") == 0);
+	atomic_init(&ep->views, ep->views_ok);
 	pthread_mutex_init(&ep->lock, NULL);
 	pthread_cond_init(&ep->cv, NULL);
 	return ep;
@@ -830,7 +832,7 @@ int engine_run(const struct gs_job *job, const struct engine_opts *eo,
 		.devices = eo->devices, .ndevices = eo->ndevices,
 		.streams = eo->streams, .input_bytes = eo->input_bytes,
 		.sink = sink ? &ep->timed : NULL,
-		.release = release, .stop_views = stop_views, .engine = ep,
+		.release = release, .set_views = set_views, .engine = ep,
 	};
 
 	if (alloc_buffers(ep, err) < 0 || nz_init(ep, eo->carry_in, err) < 0)
