@@ -197,6 +197,18 @@ static __host__ __device__ __forceinline__ bool wide_elem(u64 *a, unsigned S,
 	return true;
 }
 
+/* Limb j of a run's prefix: ex, the exclusive 128-bit sum of limb j of the
+ * runs before it, plus limb j of the part's prefix and *cy, the carry out
+ * of limb j - 1 (then the carry out of limb j). */
+static __host__ __device__ __forceinline__ u64 wide_limb(u128 ex, u64 pre,
+							u64 *cy)
+{
+	u128 v = ex + pre + *cy;
+
+	*cy = (u64)(v >> 64);
+	return (u64)v;
+}
+
 /* The exclusive sum of one u64 a thread across the block, in 128 bits;
  * sh: SCAN_WARPS values. Every thread calls it. */
 static __device__ __forceinline__ u128 wide_block_excl(u64 v, u128 *sh)
@@ -308,10 +320,9 @@ SCAN_UNROLL
 	w.flags = pre->flags | ((u64)f & 0xfffff ? 1 : 0) |
 		  ((u64)f >> 20 & 0xfffff ? 2 : 0) | ((u64)f >> 40 & 0xfffff ? 4 : 0);
 	for (int j = 0; j < K; j++) {
-		u128 v = wide_block_excl(lim[j * S], sh) + pre->l[j] + cy;
+		u128 ex = wide_block_excl(lim[j * S], sh);
 
-		lim[j * S] = (u64)v;
-		cy = (u64)(v >> 64);
+		lim[j * S] = wide_limb(ex, pre->l[j], &cy);
 	}
 	wide_find<K>(lim, S, &w);
 

@@ -394,11 +394,34 @@ static void emu_wide(const scan_cfg &c, unsigned C,
 					run[th].l[j] = lim[j * S + th];
 				run[th].flags = fl;
 			}
-			/* the block's scan of the runs: exact in any grouping */
+			/* the block's scan of the runs as the kernel does it,
+			 * limb by limb: the threads' exclusive 128-bit sum of
+			 * the limb, plus the part's prefix's limb and the
+			 * carry out of the limb below; flags by count */
+			std::vector<sum_val<K>> ex(S);
+			std::vector<u64> cy(S, 0);
+			u128 acc;
+
+			for (int j = 0; j < K; j++) {
+				acc = 0;
+				for (unsigned th = 0; th < S; th++) {
+					ex[th].l[j] = wide_limb(acc, pre.l[j], &cy[th]);
+					acc += run[th].l[j];
+				}
+			}
+			for (unsigned th = 0, fl = pre.flags; th < S; th++) {
+				ex[th].flags = fl;
+				fl |= run[th].flags;
+			}
+			/* ... which must be the exact prefix, any grouping's */
 			for (unsigned th = 0; th < S; th++) {
 				sum_val<K> v = run[th];
 
-				run[th] = pre;
+				EXPECT(!memcmp(ex[th].l, pre.l, sizeof(pre.l)) &&
+				       ex[th].flags == pre.flags,
+				       "scan_wide_out_kernel's limb scan: thread %u's "
+				       "prefix differs from the K-limb sum", th);
+				run[th] = ex[th];
 				pre = Op::add(pre, v, c);
 			}
 			for (unsigned th = 0; th < S; th++) {
