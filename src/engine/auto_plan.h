@@ -34,6 +34,10 @@
  * and no plan is revised. */
 #define AUTO_CPU_GBS_ENV "GPUSTAT_AUTO_CPU_GBS"
 
+/* Whether GPUSTAT_AUTO_CPU_GBS fakes the CPU's rate (set to a finite
+ * number above 0). */
+bool auto_plan_faked(void);
+
 /* True when the GPU is predicted to finish the job sooner than the CPU
  * alone: input_bytes of input (-1 when unknown: a pipe, a .zst of unknown
  * content size), compressed when it is zstd (decoded on the CPU as it is

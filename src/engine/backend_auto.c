@@ -26,19 +26,21 @@
  * hand-over is backend_auto's. The rate is of the CPU's submits, every
  * thread computing inside them, against the bytes they took: what a GPU
  * could take over. The time waiting for the reader is not in it (a GPU
- * reads no faster), nor is the first chunk, which pays the warm-up (the
+ * reads no faster), nor a scan's writing of its output (write_sink: a GPU
+ * writes no faster), nor is the first chunk, which pays the warm-up (the
  * threads' first wake, the accumulators' first touch).
  *
  * An input of unknown length (a pipe) has no bytes left to plan with: the
  * CPU's rate is set against the input's (auto_plan_stream), the same
  * chunks' bytes over the wall time since the first chunk's submit
- * returned, the waits for the reader included. From the end of the first
- * chunk, not from open: before it are the producer's start and the filling
- * of a whole chunk, latency rather than rate, which would make a CPU that
- * never waits look faster than its input; and the first chunk's own
- * warm-up is out of the CPU's rate, so it is out of the input's too. The
- * two then differ only by the waits: the CPU keeps up where it waits a
- * fifth of the time or more.
+ * returned, the waits for the reader and for the output included. From
+ * the end of the first chunk, not from open: before it are the producer's
+ * start and the filling of a whole chunk, latency rather than rate, which
+ * would make a CPU that never waits look faster than its input; and the
+ * first chunk's own warm-up is out of the CPU's rate, so it is out of the
+ * input's too. The two then differ only by the waits: the CPU keeps up
+ * where it waits (for its input or its output) a fifth of the time or
+ * more.
  *
  * GPUSTAT_AUTO_CPU_CHUNKS=N (tests): exactly the first N chunks run on the
  * CPU; chunk N + 1 waits for the GPU and goes there if it started.
@@ -377,9 +379,7 @@ static int cpu_watched(struct hybrid *h, const struct chunk *ch,
 	/* a rate faked by a test: its next chunk in the engine's buffers
 	 * waits for the GPU, as GPUSTAT_AUTO_CPU_CHUNKS's does, so that the
 	 * hand-over does not depend on how soon the GPU is ready */
-	const char *hook = getenv(AUTO_CPU_GBS_ENV);
-
-	if (hook && *hook)
+	if (auto_plan_faked())
 		h->cpu_chunks = (long long)h->ncpu;
 	return 0;
 }
