@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "acc.h"
 #include "cpu_fsum32.h"
 #include "unit.h"
 
@@ -112,7 +113,7 @@ static size_t check(const char *what, const float *v, size_t n)
 	for (size_t i = 0; i < n; i++)
 		xsum_add_f64(&want, v[i]);
 	for (int portable = 0; portable < 2; portable++) {
-		fsum32_portable = portable;
+		cpu_portable = portable;
 		xbins_init(&bins);
 		xsum_init(&got);
 		adds[portable] = fsum32_add(&bins, v, n);
@@ -123,7 +124,7 @@ static size_t check(const char *what, const float *v, size_t n)
 		CHECKF(adds[portable] <= n, "%s: %zu adds for %zu values",
 		       what, adds[portable], n);
 	}
-	fsum32_portable = false;
+	cpu_portable = false;
 	CHECKF(adds[0] == adds[1], "%s, n %zu: %zu adds in AVX2, %zu in C",
 	       what, n, adds[0], adds[1]);
 	return adds[0];

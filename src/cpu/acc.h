@@ -22,6 +22,11 @@
 #include "gs.h"
 #include "xsum.h"
 
+/* Whether the AVX2 loops of the CPU kernels may run (cpu_avx2.c); tests
+ * set cpu_portable to run the portable C loops where AVX2 ones would. */
+bool cpu_avx2(void);
+extern bool cpu_portable;
+
 /* ---- hist ---------------------------------------------------------------
  * Per-value bins (8/16-bit integers, !job->ranged): nbins = 2^bits, bin i
  * counts value (i + min of the type), i.e. i8 bin 0 is -128.

@@ -24,6 +24,7 @@
  */
 #include <stdint.h>
 #include <string.h>
+#include "acc.h"
 #include "cpu_fsum32.h"
 
 #define FSUM32_BLOCK 1024
@@ -42,8 +43,6 @@
 #define EXP_MASK 0x7f800000u
 #define ABS_MASK 0x7fffffffu
 #define BINADE (1u << 23)	/* one step of the exponent field */
-
-bool fsum32_portable;
 
 /* The bins take anything, one value at a time. */
 static void values_to_bins(struct xbins *b, const float *v, size_t n)
@@ -259,27 +258,14 @@ static double tier_sum_avx2(const float *v, uint32_t lo, uint32_t hi)
 
 static const struct fsum32_kernels kernels_avx2 = { range_avx2,
 						    tier_sum_avx2 };
-
-static bool have_avx2(void)
-{
-	static int have = -1;
-
-	if (have < 0)
-		have = __builtin_cpu_supports("avx2") ? 1 : 0;
-	return have;
-}
 #else
-static bool have_avx2(void)
-{
-	return false;
-}
 #define kernels_avx2 kernels_c
 #endif
 
 size_t fsum32_add(struct xbins *b, const float *v, size_t n)
 {
 	size_t nblk = n / FSUM32_BLOCK, tail = n % FSUM32_BLOCK, adds;
-	bool avx2 = have_avx2() && !fsum32_portable;
+	bool avx2 = cpu_avx2();
 
 	adds = blocks(b, v, nblk, avx2 ? &kernels_avx2 : &kernels_c);
 	values_to_bins(b, v + nblk * FSUM32_BLOCK, tail);

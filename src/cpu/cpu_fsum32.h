@@ -13,7 +13,4 @@
  * caller's xbins_flush() count (at most n). */
 size_t fsum32_add(struct xbins *b, const float *v, size_t n);
 
-/* Tests set this to run the C loop where the AVX2 one would run. */
-extern bool fsum32_portable;
-
 #endif

@@ -1,0 +1,24 @@
+/*
+ * cpu_avx2.c - whether the CPU kernels' AVX2 loops may run (cpu_fsum32.c,
+ * the one-column min and max in cpu_reduce.c): the CPU has AVX2 and no test
+ * has set cpu_portable, which runs the portable C loops in their place.
+ */
+#include "acc.h"
+
+bool cpu_portable;
+
+#if defined(__x86_64__) && defined(__GNUC__)
+bool cpu_avx2(void)
+{
+	static int have = -1;
+
+	if (have < 0)
+		have = __builtin_cpu_supports("avx2") ? 1 : 0;
+	return have && !cpu_portable;
+}
+#else
+bool cpu_avx2(void)
+{
+	return false;
+}
+#endif
