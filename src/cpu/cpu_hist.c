@@ -283,6 +283,192 @@ ranged_bin(const struct ranged *r, enum bin_type bt, bool in_bt, double v)
 	return (i & ~keep) | (out & keep);
 }
 
+/* ---- ranged bins with AVX2 --------------------------------------------- */
+
+/* Bin types f32 and f64 (all data but f16) take this path where the CPU has
+ * AVX2: values are converted to double a block at a time, their bin codes
+ * (ranged_bin's) computed four at a time, then counted. The steps are
+ * ranged_bin's, lane by lane, in the same IEEE operations (no FMA, the
+ * same roundings: cvtpd_ps is the cast to float), so the codes are the
+ * same bits; the edges come from the formula, which vectorizes where a
+ * table would need gathers. Codes fit 32 bits: n < 2^30 (ranged_vector;
+ * cmd_hist.c allows 2^24). bench_kernels' f32, 100 bins, one thread: 0.60
+ * GB/s scalar, 0.93 with AVX2; a quarter of that is counting the codes. */
+#define RANGED_BLOCK 512	/* values per block: 4K of doubles, 2K of codes */
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+
+/* x rounded to the bin type where in_bt (op), or always (round_to). */
+__attribute__((target("avx2")))
+static inline __m256d round_v(enum bin_type bt, __m256d x)
+{
+	return bt == BT_F32 ? _mm256_cvtps_pd(_mm256_cvtpd_ps(x)) : x;
+}
+
+__attribute__((target("avx2")))
+static inline __m256d op_v(bool in_bt, enum bin_type bt, __m256d x)
+{
+	return in_bt ? round_v(bt, x) : x;
+}
+
+/* r's numbers in every lane, made once per block: the loop would reload
+ * them from r each time round, as far as the compiler knows. */
+struct ranged_v {
+	__m256d lob, hib, lo, step, denom, rn, n, n1, nm1, one, two;
+	__m128 lobf;
+};
+
+/* edge_formula of four bins i (r->step != 0) */
+__attribute__((target("avx2")))
+static inline __m256d edge_v(const struct ranged_v *k, enum bin_type bt,
+			     bool in_bt, __m256d ri)
+{
+	__m256d y = op_v(in_bt, bt, _mm256_mul_pd(op_v(in_bt, bt, ri),
+						  k->step));
+
+	return round_v(bt, _mm256_add_pd(y, k->lo));
+}
+
+/* ranged_bin of v[0..3] into code[0..3] */
+__attribute__((target("avx2")))
+static inline __attribute__((always_inline)) void
+bins4_avx2(const struct ranged *r, const struct ranged_v *k,
+	   enum bin_type bt, bool in_bt, const double *v, uint32_t *code)
+{
+	__m256d x = _mm256_loadu_pd(v), d;
+	__m256d in = _mm256_and_pd(_mm256_cmp_pd(x, k->lob, _CMP_GE_OQ),
+				   _mm256_cmp_pd(x, k->hib, _CMP_LE_OQ));
+	/* max and min give their second operand for a NaN: lo */
+	__m256d vc = _mm256_min_pd(_mm256_max_pd(x, k->lob), k->hib);
+
+	if (bt == BT_F32)
+		d = _mm256_cvtps_pd(_mm_sub_ps(_mm256_cvtpd_ps(vc), k->lobf));
+	else
+		d = _mm256_sub_pd(vc, k->lob);
+	d = op_v(in_bt, bt, _mm256_div_pd(d, k->denom));
+	__m256d est = op_v(in_bt, bt, _mm256_mul_pd(d, k->rn));
+	__m256d bad = _mm256_andnot_pd(_mm256_cmp_pd(est, k->n1, _CMP_LT_OQ),
+				       in);
+
+	if (__builtin_expect(_mm256_movemask_pd(bad) != 0, 0)) {
+		for (int l = 0; l < 4; l++)
+			code[l] = (uint32_t)ranged_bin(r, bt, in_bt, v[l]);
+		return;
+	}
+	/* the bin as a double: trunc(min(est, n - 1)), corrected */
+	__m256d fi = _mm256_round_pd(_mm256_min_pd(est, k->nm1),
+				     _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+	__m256d lt = _mm256_cmp_pd(vc, edge_v(k, bt, in_bt, fi), _CMP_LT_OQ);
+	__m256d down = _mm256_and_pd(lt, _mm256_cmp_pd(
+		fi, _mm256_setzero_pd(), _CMP_NEQ_OQ));
+	__m256d up = _mm256_andnot_pd(lt, _mm256_and_pd(
+		_mm256_cmp_pd(fi, k->nm1, _CMP_NEQ_OQ),
+		_mm256_cmp_pd(vc, edge_v(k, bt, in_bt,
+					 _mm256_add_pd(fi, k->one)),
+			      _CMP_GE_OQ)));
+
+	fi = _mm256_sub_pd(fi, _mm256_and_pd(down, k->one));
+	fi = _mm256_add_pd(fi, _mm256_and_pd(up, k->one));
+	/* out of range: n + 2 for NaN, n + 1 above, n below */
+	__m256d out = _mm256_add_pd(k->n, _mm256_add_pd(
+		_mm256_and_pd(_mm256_cmp_pd(x, x, _CMP_UNORD_Q), k->two),
+		_mm256_and_pd(_mm256_cmp_pd(x, k->hib, _CMP_GT_OQ), k->one)));
+
+	fi = _mm256_blendv_pd(out, fi, in);
+	_mm_storeu_si128((__m128i *)code, _mm256_cvttpd_epi32(fi));
+}
+
+/* The codes of v[0..m), m a multiple of 4. */
+__attribute__((target("avx2")))
+static inline __attribute__((always_inline)) void
+bins_avx2(const struct ranged *r, enum bin_type bt, bool in_bt,
+	  const double *v, size_t m, uint32_t *code)
+{
+	const struct ranged_v k = {
+		.lob = _mm256_set1_pd(r->lob), .hib = _mm256_set1_pd(r->hib),
+		.lo = _mm256_set1_pd(r->lo), .step = _mm256_set1_pd(r->step),
+		.denom = _mm256_set1_pd(r->denom), .rn = _mm256_set1_pd(r->rn),
+		.n = _mm256_set1_pd(r->nm1 + 1), .n1 = _mm256_set1_pd(r->n1),
+		.nm1 = _mm256_set1_pd(r->nm1), .one = _mm256_set1_pd(1),
+		.two = _mm256_set1_pd(2), .lobf = _mm_set1_ps((float)r->lob),
+	};
+
+	for (size_t j = 0; j < m; j += 4)
+		bins4_avx2(r, &k, bt, in_bt, v + j, code + j);
+}
+
+__attribute__((target("avx2")))
+static void bins_avx2_f32(const struct ranged *r, const double *v, size_t m,
+			  uint32_t *code)
+{
+	if (r->in_bt)
+		bins_avx2(r, BT_F32, true, v, m, code);
+	else
+		bins_avx2(r, BT_F32, false, v, m, code);
+}
+
+__attribute__((target("avx2")))
+static void bins_avx2_f64(const struct ranged *r, const double *v, size_t m,
+			  uint32_t *code)
+{
+	bins_avx2(r, BT_F64, false, v, m, code);	/* in_bt: no rounding */
+}
+
+static bool have_avx2(void)
+{
+	static int have = -1;
+
+	if (have < 0)
+		have = __builtin_cpu_supports("avx2") ? 1 : 0;
+	return have;
+}
+#else
+static bool have_avx2(void)
+{
+	return false;
+}
+#endif
+
+typedef void bins_fn(const struct ranged *, const double *, size_t,
+		     uint32_t *);
+
+/* The vector code for r's bin type, or NULL where the scalar loop runs:
+ * no AVX2, f16 bins, or edges the formula would compute otherwise. */
+static bins_fn *ranged_vector(const struct ranged *r)
+{
+	if (!have_avx2() || r->bt == BT_F16 || r->step == 0 ||
+	    r->n >= (1u << 30))
+		return NULL;
+#if defined(__x86_64__) && defined(__GNUC__)
+	return r->bt == BT_F32 ? bins_avx2_f32 : bins_avx2_f64;
+#else
+	return NULL;
+#endif
+}
+
+/* Count codes of the values p[j0..j0+m) of a C-column stream. */
+static void count_codes(const struct ranged *r, struct hist_acc *h,
+			const uint32_t *code, size_t j0, size_t m)
+{
+	uint64_t C = h->columns, n = r->n, c = j0 % C;
+
+	if (C == 1) {
+		for (size_t j = 0; j < m; j++)
+			h->v[code[j] < n ? 3 + code[j] : code[j] - n]++;
+		return;
+	}
+	for (size_t j = 0; j < m; j++) {
+		uint64_t i = code[j];
+
+		if (i < n)
+			hist_counts(h, c)[i]++;
+		else
+			h->v[(i - n) * C + c]++;
+		c = c + 1 == C ? 0 : c + 1;
+	}
+}
+
 /* Bins at or below this many get a table of their edges in scratch, when
  * the call has at least EDGE_TABLE_PER values per edge to amortize it. */
 #define EDGE_TABLE_MAX 4096
@@ -320,6 +506,25 @@ name##_in(const struct ranged *r, struct hist_acc *h, const T *p,		\
 static void name(const struct ranged *r, struct hist_acc *h,			\
 		 const void *data, size_t nrec)					\
 {										\
+	bins_fn *vec = ranged_vector(r);					\
+	const T *p = data;							\
+	size_t nv = nrec * h->columns, j = 0;					\
+	if (vec) {								\
+		double v[RANGED_BLOCK];						\
+		uint32_t code[RANGED_BLOCK];					\
+		for (; j < nv; j += RANGED_BLOCK) {				\
+			size_t m = nv - j < RANGED_BLOCK ?			\
+				   nv - j : RANGED_BLOCK;			\
+			size_t m4 = (m + 3) & ~(size_t)3;			\
+			for (size_t k = 0; k < m; k++)				\
+				v[k] = CONV(p[j + k]);				\
+			for (size_t k = m; k < m4; k++)	/* tail: codes unused */ \
+				v[k] = 0;					\
+			vec(r, v, m4, code);					\
+			count_codes(r, h, code, j, m);				\
+		}								\
+		return;								\
+	}									\
 	if (r->in_bt)								\
 		name##_in(r, h, data, nrec, true);				\
 	else									\
