@@ -187,14 +187,14 @@ int main(void)
 	static const size_t sizes[] = { 0, 1, 2, 3, 5, 8, 1001 };
 
 	for (int portable = 0; portable < 2; portable++) {
-		hist_portable = portable;	/* the AVX2 loop, then the other */
+		cpu_portable = portable;	/* the AVX2 loop, then the other */
 		for (size_t i = 0; i < nv; i++) {
 			check_edges(&hist_vecs[i]);
 			check_vec(&hist_vecs[i], 1);
 			check_vec(&hist_vecs[i], 3);
 		}
 	}
-	hist_portable = false;
+	cpu_portable = false;
 	check_f16_containment(1000, -60000, 60000);
 	check_f16_containment(2001, -1000, 1000);
 	check_f16_containment(7, -5, 5);

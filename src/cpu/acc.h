@@ -55,9 +55,6 @@ static inline uint64_t *hist_counts(struct hist_acc *h, uint64_t col)
  * entries. */
 void hist_edges(const struct gs_job *job, double *edges);
 
-/* Tests set this to run the ranged histogram's portable loop where the CPU
- * has AVX2 (the results are the same bits). */
-extern bool hist_portable;
 /* x rounded to the nearest f16, ties to even, as its bits (numpy's
  * double-to-half): how --edges writes f16 edges. */
 uint16_t hist_half_bits(double x);

@@ -1,7 +1,8 @@
 /*
  * cpu_avx2.c - whether the CPU kernels' AVX2 loops may run (cpu_fsum32.c,
- * the one-column min and max in cpu_reduce.c): the CPU has AVX2 and no test
- * has set cpu_portable, which runs the portable C loops in their place.
+ * the ranged bins of cpu_hist.c, the one-column min and max of
+ * cpu_reduce.c): the CPU has AVX2 and no test has set cpu_portable, which
+ * runs the portable C loops in their place (the same bits).
  */
 #include "acc.h"
 

@@ -418,31 +418,17 @@ static void bins_avx2_f64(const struct ranged *r, const double *v, size_t m,
 	bins_avx2(r, BT_F64, false, v, m, code);	/* in_bt: no rounding */
 }
 
-static bool have_avx2(void)
-{
-	static int have = -1;
-
-	if (have < 0)
-		have = __builtin_cpu_supports("avx2") ? 1 : 0;
-	return have;
-}
-#else
-static bool have_avx2(void)
-{
-	return false;
-}
 #endif
 
 typedef void bins_fn(const struct ranged *, const double *, size_t,
 		     uint32_t *);
 
 /* The vector code for r's bin type, or NULL where the scalar loop runs:
- * no AVX2, f16 bins, or edges the formula would compute otherwise. */
-bool hist_portable;
-
+ * no AVX2 (or a test asking for the portable loop: cpu_portable), f16
+ * bins, or edges the formula would compute otherwise. */
 static bins_fn *ranged_vector(const struct ranged *r)
 {
-	if (!have_avx2() || hist_portable || r->bt == BT_F16 || r->step == 0 ||
+	if (!cpu_avx2() || r->bt == BT_F16 || r->step == 0 ||
 	    r->n >= (1u << 30))
 		return NULL;
 #if defined(__x86_64__) && defined(__GNUC__)
