@@ -8,9 +8,11 @@
  * f32 (and f16/bf16, widened to f32 exactly): with a = ma * 2^(ea - 150)
  * (24-bit significand, biased exponent, 1 for subnormals), a product is
  * ma*mb (under 2^48) weighing 2^(ea + eb - 300); it is added, signed, to an
- * int64 bin indexed by ea + eb. A bin takes 2^15 such additions, so every
- * F32_BLOCK records the bins move into 128-bit bins, and those into the
- * xsum at the end of the call.
+ * int64 bin indexed by ea + eb. There are F32_LANES sets of bins, record k
+ * going into set k % F32_LANES, and a bin takes 2^15 such additions, so
+ * every F32_RUN records the bins move into 128-bit bins, and those into the
+ * xsum at the end of the call. Pairs go in a stage of F32_STAGE at a time:
+ * taken apart in vectors, then multiplied and added into the bins.
  * f64: xbins_add_prod_f64, flushed every XBINS_FLUSH_EVERY records.
  * Integers: products are exact in 128 bits and summed into 192 bits (a
  * 128-bit low part and a signed carry word).
@@ -26,9 +28,17 @@
 
 #define DOT_GROUP 8
 #define F32_BLOCK (1u << 15)	/* |ma*mb| < 2^48: 2^15 of them fit an int64 */
+#define F32_LANES 4		/* sets of bins, record k in set k % 4 */
+#define F32_RUN (F32_LANES * F32_BLOCK)	/* records between widenings */
+#define F32_STAGE 256		/* pairs taken apart at a time */
 
+_Static_assert(F32_STAGE % F32_LANES == 0, "a stage starts at lane 0");
+
+/* p[e * F32_LANES + l] is exponent sum e of lane l: the lanes of a bin
+ * share a cache line, where lanes 4 KiB apart would alias (see
+ * cpu_stats.c). */
 struct f32_slot {
-	int64_t p[512];
+	int64_t p[512 * F32_LANES];
 	__int128 w[512];
 	bool nan, pinf, ninf;
 };
@@ -73,11 +83,13 @@ static __attribute__((noinline)) void f32_special(struct f32_slot *s,
 		s->pinf = true;
 }
 
-static inline void f32_one(struct f32_slot *s, uint32_t a, uint32_t b)
+/* One pair into lane l, with the check for infinities and NaNs: how a
+ * stage that holds one goes in (F32_STAGE_IN). */
+static void f32_one(struct f32_slot *s, unsigned l, uint32_t a, uint32_t b)
 {
 	uint32_t ea = (a >> 23) & 0xff, eb = (b >> 23) & 0xff;
 
-	if (__builtin_expect(ea == 0xff || eb == 0xff, 0)) {
+	if (ea == 0xff || eb == 0xff) {
 		f32_special(s, a, b);
 		return;
 	}
@@ -86,15 +98,100 @@ static inline void f32_one(struct f32_slot *s, uint32_t a, uint32_t b)
 	int64_t p = (int64_t)(ma * mb);
 	ea += ea == 0;
 	eb += eb == 0;
-	s->p[ea + eb] += (a ^ b) >> 31 ? -p : p;
+	s->p[(ea + eb) * F32_LANES + l] += (a ^ b) >> 31 ? -p : p;
 }
 
 static void f32_widen(struct f32_slot *s)
 {
-	for (unsigned e = 0; e < 512; e++) {
-		s->w[e] += s->p[e];
-		s->p[e] = 0;
+	for (unsigned e = 0; e < 512; e++)
+		for (unsigned l = 0; l < F32_LANES; l++)
+			s->w[e] += s->p[e * F32_LANES + l];
+	memset(s->p, 0, sizeof s->p);
+}
+
+/* A stage: F32_STAGE pairs taken apart with no branch, in vectors
+ * (f32_take_apart), then multiplied and added into the bins one by one
+ * (f32_stage_add). */
+struct f32_stage {
+	uint32_t bin[F32_STAGE];	/* pair i: its bin, in lane i % F32_LANES */
+	int32_t ma[F32_STAGE];		/* significand of a, signed as a * b */
+	int32_t mb[F32_STAGE];		/* significand of b, < 2^24 */
+};
+
+/* The first n pairs of a stage into the slot's bins, pair i into lane
+ * i % F32_LANES: consecutive products mostly fall in a few bins, and with
+ * one set of bins each addition waited on the last one to the same bin,
+ * through memory. */
+static inline void f32_stage_add(struct f32_slot *s, const struct f32_stage *st,
+				 size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		s->p[st->bin[i]] += (int64_t)st->ma[i] * st->mb[i];
+}
+
+/* Take apart the F32_STAGE pairs x, y (f32 bits) into st. Returns nonzero
+ * when one holds an infinity or NaN, and then st is to be thrown away. No
+ * branch: the compiler vectorizes it. */
+static inline __attribute__((always_inline)) uint32_t
+f32_take_apart(struct f32_stage *restrict st, const uint32_t *restrict x,
+	       const uint32_t *restrict y)
+{
+	uint32_t spec = 0;
+
+	for (uint32_t i = 0; i < F32_STAGE; i++) {
+		uint32_t a = x[i], b = y[i];
+		uint32_t ea = (a >> 23) & 0xff, eb = (b >> 23) & 0xff;
+		uint32_t ma = (a & 0x7fffff) | (uint32_t)(ea != 0) << 23;
+		uint32_t mb = (b & 0x7fffff) | (uint32_t)(eb != 0) << 23;
+		uint32_t neg = (uint32_t)((int32_t)(a ^ b) >> 31);
+
+		spec |= (ea == 0xff) | (eb == 0xff);
+		st->bin[i] = (ea + (ea == 0) + eb + (eb == 0)) * F32_LANES +
+			     i % F32_LANES;
+		st->ma[i] = (int32_t)((ma ^ neg) - neg);
+		st->mb[i] = (int32_t)mb;
 	}
+	return spec;
+}
+
+typedef uint32_t take_apart_fn(struct f32_stage *, const uint32_t *,
+			       const uint32_t *);
+
+/* f32_take_apart for the machine: built for AVX2 as well and picked at run
+ * time, as cpu_fsum32.c does. */
+static uint32_t take_apart_c(struct f32_stage *st, const uint32_t *x,
+			     const uint32_t *y)
+{
+	return f32_take_apart(st, x, y);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("avx2")))
+static uint32_t take_apart_avx2(struct f32_stage *st, const uint32_t *x,
+				const uint32_t *y)
+{
+	return f32_take_apart(st, x, y);
+}
+
+static bool have_avx2(void)
+{
+	static int have = -1;
+
+	if (have < 0)
+		have = __builtin_cpu_supports("avx2") ? 1 : 0;
+	return have;
+}
+#else
+#define take_apart_avx2 take_apart_c
+static bool have_avx2(void)
+{
+	return false;
+}
+#endif
+
+static take_apart_fn *take_apart_pick(void)
+{
+	return have_avx2() ? take_apart_avx2 : take_apart_c;
 }
 
 static void f32_finish(struct f32_slot *s, struct xsum *x)
@@ -110,24 +207,64 @@ static void f32_finish(struct f32_slot *s, struct xsum *x)
 		xsum_add_f64(x, -INFINITY);
 }
 
-/* Records [k0, k1) of dot products j0 .. j0+g-1 into the slots; one
- * function per type so that the load is not a switch in the hot loop. */
-#define F32_RANGE(name, BITS)							\
+/* A stage of n <= F32_STAGE pairs of one dot product (elements i0 + i * C
+ * of a and b, plus aoff and boff) into slot s. The pairs are copied into x
+ * and y as f32 bits unless they are f32 already (DIRECT) and contiguous,
+ * and a short stage padded with its first pair. A stage holding an
+ * infinity or NaN goes one pair at a time instead, through f32_one. */
+#define F32_STAGE_IN(name, BITS, DIRECT)					\
+static void name(struct f32_slot *s, struct f32_stage *st, uint32_t *x,	\
+		 uint32_t *y, take_apart_fn *fn, const struct dot_src *d,	\
+		 size_t i0, size_t n)						\
+{										\
+	const uint32_t *u = x, *v = y;						\
+	if (DIRECT && d->C == 1 && n == F32_STAGE) {				\
+		u = (const uint32_t *)d->a + i0 + d->aoff;			\
+		v = (const uint32_t *)d->b + i0 + d->boff;			\
+	} else {								\
+		for (size_t i = 0; i < n; i++) {				\
+			x[i] = BITS(d->a, i0 + i * d->C + d->aoff);		\
+			y[i] = BITS(d->b, i0 + i * d->C + d->boff);		\
+		}								\
+		for (size_t i = n; i < F32_STAGE; i++) {			\
+			x[i] = x[0];						\
+			y[i] = y[0];						\
+		}								\
+	}									\
+	if (fn(st, u, v)) {							\
+		for (size_t i = 0; i < n; i++)					\
+			f32_one(s, i % F32_LANES, u[i], v[i]);			\
+		return;								\
+	}									\
+	f32_stage_add(s, st, n);						\
+}
+
+/* Records [k0, k1) of dot products j0 .. j0+g-1 into the slots, a stage of
+ * each in turn; one function per type so that the load is not a switch in
+ * the hot loop. k1 - k0 is at most F32_RUN and every stage but the last
+ * F32_STAGE records, so record k goes into lane (k - k0) % F32_LANES and a
+ * lane takes at most F32_BLOCK additions. */
+#define F32_RANGE(name, stage)							\
 static void name(const struct dot_src *d, union dot_slot *slots,	\
 		 size_t k0, size_t k1, unsigned j0, unsigned g)			\
 {										\
-	for (size_t k = k0; k < k1; k++) {					\
-		for (unsigned j = 0; j < g; j++) {				\
-			size_t i = k * d->C + (j0 + j) * d->step;		\
-			f32_one(&slots[j].f32, BITS(d->a, i + d->aoff),	\
-				BITS(d->b, i + d->boff));			\
-		}								\
+	struct f32_stage st;							\
+	uint32_t x[F32_STAGE], y[F32_STAGE];					\
+	take_apart_fn *fn = take_apart_pick();					\
+	for (size_t k = k0; k < k1; k += F32_STAGE) {				\
+		size_t n = k1 - k < F32_STAGE ? k1 - k : F32_STAGE;		\
+		for (unsigned j = 0; j < g; j++)				\
+			stage(&slots[j].f32, &st, x, y, fn, d,			\
+			      k * d->C + (j0 + j) * d->step, n);		\
 	}									\
 }
 
-F32_RANGE(range_f32, bits_f32)
-F32_RANGE(range_bf16, bits_bf16)
-F32_RANGE(range_f16, bits_f16)
+F32_STAGE_IN(stage_f32, bits_f32, 1)
+F32_STAGE_IN(stage_bf16, bits_bf16, 0)
+F32_STAGE_IN(stage_f16, bits_f16, 0)
+F32_RANGE(range_f32, stage_f32)
+F32_RANGE(range_bf16, stage_bf16)
+F32_RANGE(range_f16, stage_f16)
 
 static void dot_f32_group(enum gs_type t, const struct dot_src *d,
 			  struct dot_col *acc, union dot_slot *slots,
@@ -139,8 +276,8 @@ static void dot_f32_group(enum gs_type t, const struct dot_src *d,
 
 	for (unsigned j = 0; j < g; j++)
 		memset(&slots[j].f32, 0, sizeof slots[j].f32);
-	for (size_t k0 = 0; k0 < nrec; k0 += F32_BLOCK) {
-		size_t k1 = nrec - k0 < F32_BLOCK ? nrec : k0 + F32_BLOCK;
+	for (size_t k0 = 0; k0 < nrec; k0 += F32_RUN) {
+		size_t k1 = nrec - k0 < F32_RUN ? nrec : k0 + F32_RUN;
 		range(d, slots, k0, k1, j0, g);
 		for (unsigned j = 0; j < g; j++)
 			f32_widen(&slots[j].f32);
