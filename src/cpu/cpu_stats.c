@@ -32,7 +32,7 @@
 
 #define STATS_GROUP 8
 #define F32_BLOCK (1u << 16)	/* m^2 < 2^48: 2^16 of them fit a uint64 */
-#define F32_LANES 4		/* sets of bins, record k in set k % 4 */
+#define F32_LANES 8		/* sets of bins, record k in set k % 8 */
 #define F32_RUN (F32_LANES * F32_BLOCK)	/* records between widenings */
 #define F32_STAGE 256		/* values taken apart at a time */
 
@@ -212,7 +212,8 @@ static void f32_widen(struct f32_slot *s)
 /* A stage: F32_STAGE values of one column taken apart with no branch, in
  * vectors (f32_take_apart), then added into the bins one by one, a load,
  * a multiply and two additions each (f32_stage_add). The two loops ran at
- * 3.4 GB/s on bench_kernels' data where one loop doing both ran at 1.6. */
+ * 3.9 GB/s on bench_kernels' data (one thread of a 2-core Xeon) where one
+ * loop doing both ran at 1.65. */
 struct f32_stage {
 	uint32_t bin[F32_STAGE];	/* value i: its bin, in lane i % F32_LANES */
 	int32_t m[F32_STAGE];		/* signed significand, |m| < 2^24 */
@@ -222,7 +223,8 @@ struct f32_stage {
  * lane i % F32_LANES: consecutive values mostly fall in a few bins, and
  * with one set of bins each addition waited on the last one to the same
  * bin, through memory. Data of one binade ran at 1.8 GB/s with one lane,
- * 3.4 with four. */
+ * 3.3 with four and 3.85 with eight (bench_kernels' data, of a few
+ * binades, at 3.0, 3.95 and 3.85). */
 static inline void f32_stage_add(struct f32_slot *s, const struct f32_stage *st,
 				 size_t n)
 {
