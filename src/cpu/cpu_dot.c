@@ -158,7 +158,7 @@ typedef uint32_t take_apart_fn(struct f32_stage *, const uint32_t *,
 			       const uint32_t *);
 
 /* f32_take_apart for the machine: built for AVX2 as well and picked at run
- * time, as cpu_fsum32.c does. */
+ * time by cpu_avx2(), as cpu_fsum32.c does. */
 static uint32_t take_apart_c(struct f32_stage *st, const uint32_t *x,
 			     const uint32_t *y)
 {
@@ -173,25 +173,13 @@ static uint32_t take_apart_avx2(struct f32_stage *st, const uint32_t *x,
 	return f32_take_apart(st, x, y);
 }
 
-static bool have_avx2(void)
-{
-	static int have = -1;
-
-	if (have < 0)
-		have = __builtin_cpu_supports("avx2") ? 1 : 0;
-	return have;
-}
 #else
 #define take_apart_avx2 take_apart_c
-static bool have_avx2(void)
-{
-	return false;
-}
 #endif
 
 static take_apart_fn *take_apart_pick(void)
 {
-	return have_avx2() ? take_apart_avx2 : take_apart_c;
+	return cpu_avx2() ? take_apart_avx2 : take_apart_c;
 }
 
 static void f32_finish(struct f32_slot *s, struct xsum *x)

@@ -271,7 +271,7 @@ typedef uint32_t take_apart_fn(struct f32_stage *, const uint32_t *,
 
 /* f32_take_apart for the machine: built for AVX2 as well (8 values a step,
  * with min and max of 32-bit ints, which SSE2 lacks) and picked at run
- * time, as cpu_fsum32.c does. */
+ * time by cpu_avx2(), as cpu_fsum32.c does. */
 static uint32_t take_apart_c(struct f32_stage *st, const uint32_t *x,
 			     int32_t *kmin, int32_t *kmax)
 {
@@ -286,25 +286,13 @@ static uint32_t take_apart_avx2(struct f32_stage *st, const uint32_t *x,
 	return f32_take_apart(st, x, kmin, kmax);
 }
 
-static bool have_avx2(void)
-{
-	static int have = -1;
-
-	if (have < 0)
-		have = __builtin_cpu_supports("avx2") ? 1 : 0;
-	return have;
-}
 #else
 #define take_apart_avx2 take_apart_c
-static bool have_avx2(void)
-{
-	return false;
-}
 #endif
 
 static take_apart_fn *take_apart_pick(void)
 {
-	return have_avx2() ? take_apart_avx2 : take_apart_c;
+	return cpu_avx2() ? take_apart_avx2 : take_apart_c;
 }
 
 /* A stage of n <= F32_STAGE values of one column (elements i0 + i * C)
