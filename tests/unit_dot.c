@@ -284,6 +284,7 @@ static void check_refs(void)
 			}
 		}
 		/* a widening of the bins (every 2^17 records) and a short end */
+		check_ref(ts[ti], true, 1, (1u << 17) + 300, 3, false);	/* past 2^15 a lane if runs were longer */
 		check_ref(ts[ti], true, 1, (1u << 17) + 300, 3, true);
 		check_ref(ts[ti], false, 2, (1u << 17) + 1, 3, false);
 		check_ref(ts[ti], true, 3, (1u << 18) + 77, 0, true);

@@ -333,6 +333,7 @@ static void check_refs(void)
 			}
 		}
 		/* a widening of the bins (every 2^19 records) and a short end */
+		check_ref(ts[ti], 1, (1u << 19) + 300, 3, 0);	/* lanes filled past 2^16 if runs were longer */
 		check_ref(ts[ti], 1, (1u << 19) + 300, 3, SP_SOME);
 		check_ref(ts[ti], 3, (1u << 19) + 1, 0, SP_SOME | SP_NANCOL);
 	}
