@@ -2,8 +2,14 @@
  * unit_stats.c - stats_kernels against exact rational results
  * (tests/kernel_vectors.h, made by tests/gen_kernel_vectors.py with
  * fractions.Fraction), against integer arithmetic on long streams of
- * integer-valued floats (crossing the kernels' flush blocks), and merged
- * accumulators of every split against one pass.
+ * integer-valued floats (crossing the kernels' flush blocks), merged
+ * accumulators of every split against one pass, and f32, bf16 and f16
+ * (the stages of 256 values of cpu_stats.c) against a plain value-by-value
+ * reference: stages with and without infinities and NaNs, all-NaN stages
+ * and columns, subnormals and zeros of both signs, several columns, lengths
+ * that end in a short stage and runs that cross a widening of the bins.
+ * Everything runs twice: with cpu_portable false (the AVX2 loops where the
+ * CPU has them) and true (the portable loops); it is false at the end.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -176,14 +182,177 @@ static void check_long(enum gs_type t, size_t n)
 	free(data);
 }
 
+/* ---- f32, bf16, f16 against a value-by-value reference ------------------ */
+
+static uint64_t rng_state = 1;
+
+static uint64_t rng(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+/* The value of element bits h of type t (f32, bf16 or f16) as a double. */
+static double half_val(enum gs_type t, uint32_t h)
+{
+	float f;
+
+	if (t == GS_F16)
+		return f16_to_f32((uint16_t)h);
+	if (t == GS_BF16)
+		h <<= 16;
+	memcpy(&f, &h, sizeof f);
+	return f;
+}
+
+/* A special of type t: NaN (with some payload), +inf or -inf. */
+static uint32_t special_bits(enum gs_type t, unsigned which)
+{
+	uint32_t expo = t == GS_F32 ? 0x7f800000u : t == GS_BF16 ? 0x7f80 : 0x7c00;
+	uint32_t sign = t == GS_F32 ? 0x80000000u : 0x8000;
+	uint32_t mant = t == GS_F32 ? 0x7fffff : t == GS_BF16 ? 0x7f : 0x3ff;
+
+	switch (which % 4) {
+	case 0: return expo | 1;			/* smallest payload */
+	case 1: return expo;				/* +inf */
+	case 2: return sign | expo;			/* -inf */
+	default: return sign | expo | (mant & (uint32_t)rng()) | 1;
+	}
+}
+
+/* A finite value of type t: mode 0 anything finite (subnormals and zeros
+ * included), 1 one binade ([1, 2) and (-2, -1]), 2 subnormals and zeros,
+ * 3 the largest magnitudes, positive (one bin of the squares filled to
+ * near its bound between widenings). */
+static uint32_t finite_bits(enum gs_type t, unsigned mode)
+{
+	unsigned w = t == GS_F32 ? 32 : 16, mb = t == GS_F32 ? 23 : t == GS_BF16 ? 7 : 10;
+	uint32_t emax = (1u << (w - 1 - mb)) - 1, bias = emax >> 1;
+	uint32_t r = (uint32_t)rng(), sign = (r & 1) << (w - 1);
+	uint32_t mant = (uint32_t)(rng() >> 11) & ((1u << mb) - 1), e;
+
+	switch (mode) {
+	case 1: e = bias; break;
+	case 2: e = 0; if (r & 2) mant = 0; break;
+	case 3: e = emax - 1; mant |= (1u << mb) - 2; sign = 0; break;
+	default: e = (uint32_t)(rng() >> 20) % emax; break;
+	}
+	return sign | e << mb | mant;
+}
+
+static uint64_t dkey(double d)
+{
+	uint64_t b = dbits(d);
+
+	return b >> 63 ? ~b : b | 1ull << 63;	/* unsigned order, -0 < +0 */
+}
+
+/* Flags of what a data set holds. */
+enum { SP_SOME = 1, SP_NANSTAGE = 2, SP_NANCOL = 4 };
+
+/* nrec records of C columns of type t: finite values of mode, and with
+ * SP_SOME a few specials in every third stage of 256 records (the others
+ * have none), SP_NANSTAGE records [256, 512) of column 0 all NaN,
+ * SP_NANCOL column 1 all NaN. Checked against xsum_add_f64 and
+ * xsum_add_prod_f64 one value at a time. */
+static void check_ref(enum gs_type t, unsigned C, size_t nrec, unsigned mode,
+		      unsigned flags)
+{
+	struct gs_job job = { .cmd = CMD_STATS, .dtype = { t, false }, .columns = C };
+	size_t sz = type_size(t), n = nrec * C;
+	uint8_t *data = malloc(n * sz + 1);
+	struct stats_col *want = calloc(C, sizeof *want);
+	uint64_t *kmin = malloc(C * sizeof *kmin), *kmax = malloc(C * sizeof *kmax);
+	struct run r = { &job, stats_kernels.acc_size(&job), NULL };
+	struct stats_col *c;
+	bool ok = true;
+
+	for (unsigned j = 0; j < C; j++) {
+		xsum_init(&want[j].s1);
+		xsum_init(&want[j].s2);
+		want[j].count = nrec;
+		kmin[j] = UINT64_MAX;
+		kmax[j] = 0;
+	}
+	for (size_t k = 0; k < nrec; k++) {
+		for (unsigned j = 0; j < C; j++) {
+			uint32_t h = finite_bits(t, mode);
+			if ((flags & SP_SOME) && (k >> 8) % 3 == 1 && rng() % 40 == 0)
+				h = special_bits(t, (unsigned)rng());
+			if ((flags & SP_NANSTAGE) && j == 0 && k >= 256 && k < 512)
+				h = special_bits(t, 0);
+			if ((flags & SP_NANCOL) && j == 1)
+				h = special_bits(t, 3);
+			memcpy(data + (k * C + j) * sz, &h, sz);	/* little-endian */
+			double v = half_val(t, h);
+			if (isnan(v)) {
+				want[j].nan++;
+				continue;
+			}
+			xsum_add_f64(&want[j].s1, v);
+			xsum_add_prod_f64(&want[j].s2, v, v);
+			if (dkey(v) < kmin[j]) {
+				kmin[j] = dkey(v);
+				want[j].min.f = v;
+			}
+			if (dkey(v) > kmax[j]) {
+				kmax[j] = dkey(v);
+				want[j].max.f = v;
+			}
+		}
+	}
+	r.scratch = malloc(stats_kernels.scratch_size(&job));
+	c = run_stats(&r, data, nrec);
+	for (unsigned j = 0; j < C; j++)
+		ok &= col_same(&c[j], &want[j]);
+	CHECKF(ok, "%s ref, %u columns, %zu records, mode %u, flags %u%s",
+	       type_name(t), C, nrec, mode, flags,
+	       cpu_portable ? " (portable)" : "");
+	free(c);
+	free(r.scratch);
+	free(kmin);
+	free(kmax);
+	free(want);
+	free(data);
+}
+
+static void check_refs(void)
+{
+	static const enum gs_type ts[] = { GS_F32, GS_BF16, GS_F16 };
+	static const size_t lens[] = { 1, 7, 255, 256, 257, 511, 512, 777, 1000, 2048 + 9 };
+	static const unsigned cols[] = { 1, 2, 3, 8, 9 };
+
+	rng_state = 0x9e3779b97f4a7c15ull;
+	for (size_t ti = 0; ti < 3; ti++) {
+		for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++) {
+			for (size_t ci = 0; ci < sizeof cols / sizeof cols[0]; ci++) {
+				for (unsigned f = 0; f < 8; f++)
+					check_ref(ts[ti], cols[ci], lens[li], f % 4, f);
+			}
+		}
+		/* a widening of the bins (every 2^19 records) and a short end */
+		check_ref(ts[ti], 1, (1u << 19) + 300, 3, 0);	/* lanes filled past 2^16 if runs were longer */
+		check_ref(ts[ti], 1, (1u << 19) + 300, 3, SP_SOME);
+		check_ref(ts[ti], 3, (1u << 19) + 1, 0, SP_SOME | SP_NANCOL);
+	}
+}
+
 int main(void)
 {
 	size_t nv = sizeof stats_vecs / sizeof stats_vecs[0];
 
-	for (size_t i = 0; i < nv; i++)
-		check_vec(&stats_vecs[i]);
-	check_long(GS_F32, 500000);
-	check_long(GS_F16, 70000);
+	for (int portable = 0; portable < 2; portable++) {
+		cpu_portable = portable;	/* the AVX2 loops, then the others */
+		for (size_t i = 0; i < nv; i++)
+			check_vec(&stats_vecs[i]);
+		check_long(GS_F32, 500000);
+		check_long(GS_F32, (1u << 19) + 1000);	/* past a widening */
+		check_long(GS_F16, 70000);
+		check_refs();
+	}
+	cpu_portable = false;
 	check_long(GS_F64, (1u << 20) + 3);
 	UNIT_END();
 }
