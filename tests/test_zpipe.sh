@@ -167,6 +167,58 @@ alike view_corrupt "corrupt zstd frame at compressed byte" \
 	'$G sum -t f32 -j 1 --chunk-size 1M "$T/bigbad.zst"' \
 	'$G sum -t f32 -j 4 --backend cpu --chunk-size 1M "$T/bigbad.zst"'
 
+# --- shards in place one after another: when a shard's frames are all
+# served, the view goes on to the next operand (its header parsed, as a
+# read would) instead of leaving every shard's chunk to a copy that opens
+# the next one; and the bytes the format's detection peeked go back to
+# their frame, so a stream's first chunk is in place too. Six shards of
+# one 2 MB frame each, 2 MB chunks: all six chunks in place (none were
+# before: each shard was copied). The same with .npy shards (a header in
+# every operand, one frame each), a corrupt shard among them (the message
+# of -j 1, nothing printed: a frame that decodes past the size its header
+# gives is "corrupt" in parallel too, where it was "Destination buffer is
+# too small" on some data), and shards ending inside a record.
+head -c 12000000 "$T/big" > "$T/six"
+split -b 2000000 "$T/six" "$T/six."
+for p in "$T"/six.a?; do "$M" -s 2000000 < "$p" > "$p.zst"; done
+"$G" stats -t f32 --backend cpu "$T/six" > "$T/six.want"
+"$G" scan -t u16 "$T/six" > "$T/sixscan.want"
+same view_shards_each "$T/six.want" \
+	'$G stats -t f32 -j 4 --backend cpu --chunk-size 2000000 "$T"/six.a?.zst'
+same view_shards_each_scan "$T/sixscan.want" \
+	'$G scan -t u16 -j 4 --backend cpu --chunk-size 2000000 "$T"/six.a?.zst'
+n=$("$G" stats -t f32 -j 4 --backend cpu --chunk-size 2000000 -v "$T"/six.a?.zst 2>&1 >/dev/null |
+	sed -n 's/.*; \([0-9]*\) of \([0-9]*\) chunks in place.*/\1 \2/p')
+[ "$n" = "6 6" ] && ok || bad view_shards_counted "-v: '$n' chunks in place, wanted 6 6"
+"$M" -s 2000000 < "$T/six" > "$T/six.zst"
+n=$("$G" stats -t f32 -j 4 --backend cpu --chunk-size 2000000 -v "$T/six.zst" 2>&1 >/dev/null |
+	sed -n 's/.*; \([0-9]*\) of \([0-9]*\) chunks in place.*/\1 \2/p')
+[ "$n" = "6 6" ] && ok || bad view_first_chunk "-v: '$n' chunks in place, wanted 6 6"
+# npy shards: the header of '<f4' with (n,) items, padded to 64 bytes
+npy_f4() {
+	h="{'descr': '<f4', 'fortran_order': False, 'shape': ($(( $(wc -c < "$1") / 4 )),), }"
+	pad=$(( 64 - (10 + ${#h} + 1) % 64 ))
+	{ printf '\223NUMPY\001\000'
+	  printf "\\$(printf %o $(( (${#h} + pad + 1) % 256 )))\\$(printf %o $(( (${#h} + pad + 1) / 256 )))"
+	  printf '%s%*s\n' "$h" $pad ''
+	  cat "$1"; } > "$2"
+}
+for p in "$T"/six.a?; do npy_f4 "$p" "$p.npy"; "$M" -s 4M < "$p.npy" > "$p.npy.zst"; done
+same view_shards_npy "$T/six.want" \
+	'$G stats -j 4 --backend cpu --chunk-size 2000000 "$T"/six.a?.npy.zst'
+n=$("$G" stats -j 4 --backend cpu --chunk-size 2000000 -v "$T"/six.a?.npy.zst 2>&1 >/dev/null |
+	sed -n 's/.*; \([0-9]*\) of \([0-9]*\) chunks in place.*/\1/p')
+[ "${n:-0}" -ge 1 ] && ok || bad view_shards_npy_counted "-v: '$n' chunks in place, wanted some"
+cp "$T"/six.ac.zst "$T/sixbad.zst"
+printf 'corrupted!' | dd of="$T/sixbad.zst" bs=1 seek=$(($(wc -c < "$T/sixbad.zst") / 2)) conv=notrunc 2> /dev/null
+alike view_shards_corrupt "sixbad.zst: corrupt zstd frame at compressed byte" \
+	'$G sum -t f32 -j 1 --chunk-size 2000000 "$T"/six.aa.zst "$T"/six.ab.zst "$T/sixbad.zst" "$T"/six.ad.zst' \
+	'$G sum -t f32 -j 4 --backend cpu --chunk-size 2000000 "$T"/six.aa.zst "$T"/six.ab.zst "$T/sixbad.zst" "$T"/six.ad.zst'
+split -b 1999999 "$T/six" "$T/odd."
+for p in "$T"/odd.a?; do "$M" -s 2000000 < "$p" > "$p.zst"; done
+same view_shards_straddle "$T/six.want" \
+	'$G stats -t f32 -j 4 --backend cpu --chunk-size 1999996 "$T"/odd.a?.zst'
+
 # --- a worker woken to help with a copy that the reader finished before
 # the worker looked again claimed the slot past the queue as its frame;
 # the frame later queued there was never decoded, and the reader waited

@@ -620,14 +620,11 @@ static ssize_t operand_state(struct input *in, void *buf, size_t n,
 
 /* operand_step with operand errors reported and skipped: -1 only when
  * fatal. */
-static ssize_t input_step(struct input *in, void *buf, size_t n, int stall_ms,
-			  struct gs_err *err)
+static ssize_t step_done(struct input *in, ssize_t r, const struct gs_err *e,
+			 struct gs_err *err)
 {
-	struct gs_err e;
-	ssize_t r = operand_step(in, buf, n, stall_ms, &e);
-
 	if (r == OPERAND_FAIL) {
-		operand_fail(in, &e);
+		operand_fail(in, e);
 		/* reported already: an error that says nothing more */
 		return in->opts.stop_on_error ? gs_fail(err, GS_ERUNTIME, "", "%s", "")
 					      : 0;
@@ -635,6 +632,15 @@ static ssize_t input_step(struct input *in, void *buf, size_t n, int stall_ms,
 	if (r == INPUT_FATAL)
 		return gs_fail(err, GS_ERUNTIME, in->name, "out of memory");
 	return r;
+}
+
+static ssize_t input_step(struct input *in, void *buf, size_t n, int stall_ms,
+			  struct gs_err *err)
+{
+	struct gs_err e;
+	ssize_t r = operand_step(in, buf, n, stall_ms, &e);
+
+	return step_done(in, r, &e, err);
 }
 
 int input_open(struct input **inp, char *const *paths, int npaths,
@@ -762,30 +768,76 @@ ssize_t input_read(struct input *in, void *buf, size_t n, int stall_ms,
  * whole (n of them), so that chunks and errors fall where they fall
  * without views; a file's zstd frames a frame at a time (zpipe_view), so
  * chunks are shorter, and an error is the same, after the frames before
- * it were computed on. */
-ssize_t input_view(struct input *in, size_t n, size_t align, const void **p,
-		   struct gs_err *err)
+ * it were computed on. Bytes the format's detection peeked from a frame
+ * are handed back to it first (zsrc_unread), so that an operand's first
+ * chunk is a view too. Once a file's frames have all been served, its end
+ * is read here (operand_payload's way: a peek that finds 0, or bytes the
+ * reads then take) and the next operand opened, up to its payload: so a
+ * run of zstd shards is viewed shard after shard, where each chunk would
+ * otherwise be a copy that opens the next one. */
+static bool view_ok(struct input *in, size_t n)
 {
 	const struct fmt_header *h = &in->hdr;
 	bool sized = in->st == ST_PAYLOAD && in->fmt->parse != NULL;
-	ssize_t r;
 
 	if (in->st != ST_PAYLOAD || in->textin || in->deof ||
-	    in->hpos < in->hlen || in->pend_pos < in->pend_len)
-		return 0;
+	    in->pend_pos < in->pend_len)
+		return false;
 	if (sized ? h->boolean || (h->maxval && h->maxval != 255 &&
 				  h->maxval != 65535)
 		  : in->dtype.boolean)
-		return 0;
+		return false;
 	if (sized && in->left < n)
-		return 0;
-	r = zsrc_view(in->z, n, align, p, err);
-	if (r <= 0)
-		return r;
-	in->doff += (uint64_t)r;
-	if (sized)
-		in->left -= (uint64_t)r;
-	return r;
+		return false;
+	/* payload bytes peeked (the format's detection reads ahead) go back
+	 * to their frame where they still lie in it, so the view starts
+	 * where the reads would */
+	if (in->hpos < in->hlen && !zsrc_unread(in->z, in->hlen - in->hpos))
+		return false;
+	in->hpos = in->hlen = 0;
+	return true;
+}
+
+/* The end of an operand whose frames were all served: what operand_payload
+ * does when its read finds 0 (an unsized payload), or the bytes that come
+ * after the frames, peeked for the reads to take. */
+static ssize_t operand_served(struct input *in, struct gs_err *err)
+{
+	ssize_t r = operand_peek(in, -1, err);
+
+	if (r == 0)
+		operand_done(in);
+	return r < 0 ? r : 0;
+}
+
+ssize_t input_view(struct input *in, size_t n, size_t align, const void **p,
+		   struct gs_err *err)
+{
+	struct gs_err e;
+	ssize_t r;
+
+	for (;;) {
+		bool sized = in->st == ST_PAYLOAD && in->fmt->parse != NULL;
+
+		if (!view_ok(in, n))
+			return 0;
+		r = zsrc_view(in->z, n, align, p, err);
+		if (r < 0)
+			return r;
+		if (r > 0) {
+			in->doff += (uint64_t)r;
+			if (sized)
+				in->left -= (uint64_t)r;
+			return r;
+		}
+		if (sized || !zsrc_served(in->z))
+			return 0;
+		if (step_done(in, operand_served(in, &e), &e, err) < 0)
+			return -1;
+		while (!in_data(in) && in->st != ST_END)
+			if (input_step(in, NULL, 0, -1, err) < 0)
+				return -1;
+	}
 }
 
 void input_unview(const void *p, size_t n)

@@ -278,7 +278,12 @@ static size_t slot_decode(ZSTD_DCtx *d, const struct zslot *s)
 #endif
 	got = ZSTD_decompressDCtx(d, s->dsize ? s->dbuf : none, s->dsize,
 				  s->src, s->csize);
-	/* the header promised dsize: zstd checks it, this is the backstop */
+	/* the header promised dsize: zstd checks it, this is the backstop.
+	 * A frame that would decode to more than that is corrupt, which is
+	 * what the streaming decoder of -j 1 says of it (the same frame gave
+	 * "Destination buffer is too small" here) */
+	if (ZSTD_getErrorCode(got) == ZSTD_error_dstSize_tooSmall)
+		return (size_t)-ZSTD_error_corruption_detected;
 	return ZSTD_isError(got) || got == s->dsize ? got
 	       : (size_t)-ZSTD_error_corruption_detected;
 }
@@ -889,6 +894,31 @@ ssize_t zpipe_view(struct zpipe *p, int id, size_t n, size_t align,
 	}
 	pthread_mutex_unlock(&zp_lock);
 	return r;
+}
+
+bool zpipe_unread(struct zpipe *p, int id, size_t k)
+{
+	struct zslot *s;
+	bool ok;
+
+	pthread_mutex_lock(&zp_lock);
+	s = p->count ? ring(p, 0) : NULL;
+	ok = s && s->file == id && s->state == SLOT_DONE && p->pos >= k;
+	if (ok)
+		p->pos -= k;
+	pthread_mutex_unlock(&zp_lock);
+	return ok;
+}
+
+bool zpipe_served(struct zpipe *p, int id)
+{
+	bool done;
+
+	pthread_mutex_lock(&zp_lock);
+	drop_before(p, id);
+	done = file_done(p, id);
+	pthread_mutex_unlock(&zp_lock);
+	return done;
 }
 
 bool zpipe_unview(const void *view)

@@ -122,6 +122,15 @@ ssize_t zpipe_read(struct zpipe *p, int id, void *buf, size_t n, int stall_ms,
 ssize_t zpipe_view(struct zpipe *p, int id, size_t n, size_t align,
 		   const void **view);
 
+/* Take back the last k bytes read of file id, still in its head frame's
+ * buffer, for a later view or read to serve again: false (and nothing
+ * taken back) where they are not all there. */
+bool zpipe_unread(struct zpipe *p, int id, size_t k);
+
+/* Whether every frame of file id has been served: a read would find its
+ * end (or what zsrc finds after its frames). */
+bool zpipe_served(struct zpipe *p, int id);
+
 /* Give back a view of zpipe_view: true, or false when view is not one. */
 bool zpipe_unview(const void *view);
 

@@ -370,6 +370,16 @@ ssize_t zsrc_view(struct zsrc *z, size_t n, size_t align, const void **p,
 	return (ssize_t)n;
 }
 
+bool zsrc_unread(struct zsrc *z, size_t k)
+{
+	return z->pipe && !z->feed && zpipe_unread(z->pipe, z->pipe_file, k);
+}
+
+bool zsrc_served(struct zsrc *z)
+{
+	return z->pipe && !z->feed && zpipe_served(z->pipe, z->pipe_file);
+}
+
 void zsrc_unview(const void *p, size_t n)
 {
 	long page = sysconf(_SC_PAGESIZE);

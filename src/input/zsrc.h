@@ -81,4 +81,13 @@ ssize_t zsrc_view(struct zsrc *z, size_t n, size_t align, const void **p,
 		  struct gs_err *err);
 void zsrc_unview(const void *p, size_t n);
 
+/* Take back the last k bytes read of a regular file's frames decoded in
+ * parallel, for zsrc_view or zsrc_read to serve again: false where they
+ * are no longer in the head frame (or the file is not decoded so). */
+bool zsrc_unread(struct zsrc *z, size_t k);
+
+/* Whether a regular file's frames, decoded in parallel, have all been
+ * viewed or read: what comes next is the operand's end, found by a read. */
+bool zsrc_served(struct zsrc *z);
+
 #endif
