@@ -214,6 +214,22 @@ printf 'corrupted!' | dd of="$T/sixbad.zst" bs=1 seek=$(($(wc -c < "$T/sixbad.zs
 alike view_shards_corrupt "sixbad.zst: corrupt zstd frame at compressed byte" \
 	'$G sum -t f32 -j 1 --chunk-size 2000000 "$T"/six.aa.zst "$T"/six.ab.zst "$T/sixbad.zst" "$T"/six.ad.zst' \
 	'$G sum -t f32 -j 4 --backend cpu --chunk-size 2000000 "$T"/six.aa.zst "$T"/six.ab.zst "$T/sixbad.zst" "$T"/six.ad.zst'
+# A frame whose header gives 5 bytes fewer than it decodes to: -j 1's
+# stream decoder said "Destination buffer is too small" for it first in
+# the list (one segment, no room to spare) and "Data corruption detected"
+# after a larger frame, and the workers said one or the other; now every
+# path calls it corrupt. mkzst's 1 MiB frames are single-segment with the
+# 4-byte size at byte 5: 1048576 - 5 is fb ff 0f 00.
+yes 'gpustat 0123456789' | head -c 3000000 | "$M" -s 1M > "$T/long.zst"
+cp "$T/long.zst" "$T/short.zst"
+printf '\373\377\017\000' | dd of="$T/short.zst" bs=1 seek=5 conv=notrunc 2> /dev/null
+for first in "" '"$T/long.zst"'; do
+	alike "size_short${first:+_after}" "short.zst: corrupt zstd frame at compressed byte 0: Data corruption detected" \
+		"\$G sum -t u8 --backend cpu -j 1 $first \"\$T/short.zst\"" \
+		"\$G sum -t u8 --backend cpu -j 4 $first \"\$T/short.zst\""
+done
+alike size_short_pipe "stdin: corrupt zstd frame at compressed byte 0: Data corruption detected" \
+	'cat "$T/short.zst" | $G sum -t u8 -j 1' 'cat "$T/short.zst" | $G sum -t u8 -j 4'
 split -b 1999999 "$T/six" "$T/odd."
 for p in "$T"/odd.a?; do "$M" -s 2000000 < "$p" > "$p.zst"; done
 same view_shards_straddle "$T/six.want" \
