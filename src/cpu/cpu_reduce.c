@@ -20,6 +20,7 @@
 #include <math.h>
 #include <string.h>
 #include "cpu_fsum32.h"
+#include "cpu_keys.h"
 #include "cpu_red.h"
 #include "numfmt.h"
 
@@ -544,9 +545,8 @@ static void iother_block(const struct gs_job *job, struct red_col *c,
  * With one column, min and max run on the data itself, MM_BLOCK values at
  * a time, in a loop with no branch and a fixed trip count, which the
  * compiler vectorizes (and builds again for AVX2 where the CPU has it).
- * A float is compared by its key: its bits as a signed integer with the
- * magnitude bits flipped where the sign is set, which orders the values
- * as f64_key does (-0 below +0). A block holding a NaN goes the gathered
+ * A float is compared by its key (cpu_keys.h), which orders the values as
+ * f64_key does (-0 below +0). A block holding a NaN goes the gathered
  * way (fother_block), which leaves the NaN out and flags it; so does the
  * tail of fewer than MM_BLOCK.
  */
@@ -554,10 +554,6 @@ static void iother_block(const struct gs_job *job, struct red_col *c,
 
 #define KEY_ID(x) (x)
 #define NAN_NONE(x) 0
-#define KEY_F(S, U, x) ((S)((x) ^ ((U)((S)(x) >> (8 * sizeof(U) - 1)) >> 1)))
-#define KEY_F16(x) KEY_F(int16_t, uint16_t, x)
-#define KEY_F32(x) KEY_F(int32_t, uint32_t, x)
-#define KEY_F64(x) KEY_F(int64_t, uint64_t, x)
 #define NAN_F16(x) (((x) & 0x7fff) > 0x7c00)
 #define NAN_BF16(x) (((x) & 0x7fff) > 0x7f80)
 #define NAN_F32(x) (((x) & 0x7fffffffu) > 0x7f800000u)
@@ -634,32 +630,12 @@ static void name(const struct gs_job *job, struct red_col *c,             \
 	mm_gathered(job, c, sc, data, r, nrec - r);                       \
 }
 
-/* Key k of a float back to its bits: the magnitude flipped back. */
-#define UNKEY(U, k) ((U)((k) < 0 ? (U)(k) ^ (U)~((U)1 << (8 * sizeof(U) - 1)) \
-			      : (U)(k)))
-
-static double f32_of(uint32_t b)
-{
-	float f;
-
-	memcpy(&f, &b, sizeof f);
-	return f;
-}
-
-static double f64_of(uint64_t b)
-{
-	double f;
-
-	memcpy(&f, &b, sizeof f);
-	return f;
-}
-
 #define SET_U(v, k) ((v).u = (uint64_t)(k))
 #define SET_I(v, k) ((v).i = (int64_t)(k))
-#define SET_F16(v, k) ((v).f = f16_to_f32(UNKEY(uint16_t, k)))
-#define SET_BF16(v, k) ((v).f = bf16_to_f32(UNKEY(uint16_t, k)))
-#define SET_F32(v, k) ((v).f = f32_of(UNKEY(uint32_t, k)))
-#define SET_F64(v, k) ((v).f = f64_of(UNKEY(uint64_t, k)))
+#define SET_F16(v, k) ((v).f = f16_to_f32((uint16_t)key16((uint16_t)(k))))
+#define SET_BF16(v, k) ((v).f = bf16_to_f32((uint16_t)key16((uint16_t)(k))))
+#define SET_F32(v, k) ((v).f = key32_to_f64(k))
+#define SET_F64(v, k) ((v).f = key64_to_f64(k))
 
 MM_FLAT(mm_u8, uint8_t, uint8_t, KEY_ID, NAN_NONE, SET_U)
 MM_FLAT(mm_i8, int8_t, int8_t, KEY_ID, NAN_NONE, SET_I)
@@ -669,10 +645,10 @@ MM_FLAT(mm_u32, uint32_t, uint32_t, KEY_ID, NAN_NONE, SET_U)
 MM_FLAT(mm_i32, int32_t, int32_t, KEY_ID, NAN_NONE, SET_I)
 MM_FLAT(mm_u64, uint64_t, uint64_t, KEY_ID, NAN_NONE, SET_U)
 MM_FLAT(mm_i64, int64_t, int64_t, KEY_ID, NAN_NONE, SET_I)
-MM_FLAT(mm_f16, uint16_t, int16_t, KEY_F16, NAN_F16, SET_F16)
-MM_FLAT(mm_bf16, uint16_t, int16_t, KEY_F16, NAN_BF16, SET_BF16)
-MM_FLAT(mm_f32, uint32_t, int32_t, KEY_F32, NAN_F32, SET_F32)
-MM_FLAT(mm_f64, uint64_t, int64_t, KEY_F64, NAN_F64, SET_F64)
+MM_FLAT(mm_f16, uint16_t, int16_t, key16, NAN_F16, SET_F16)
+MM_FLAT(mm_bf16, uint16_t, int16_t, key16, NAN_BF16, SET_BF16)
+MM_FLAT(mm_f32, uint32_t, int32_t, key32, NAN_F32, SET_F32)
+MM_FLAT(mm_f64, uint64_t, int64_t, key64, NAN_F64, SET_F64)
 
 typedef void mm_fn(const struct gs_job *, struct red_col *,
 		   struct red_scratch *, const void *, size_t);

@@ -29,6 +29,7 @@
 
 #include "acc.h"
 #include "cpu_f32bits.h"
+#include "cpu_keys.h"
 
 #define STATS_GROUP 8
 #define F32_BLOCK (1u << 16)	/* m^2 < 2^48: 2^16 of them fit a uint64 */
@@ -85,36 +86,6 @@ union stats_slot {
 };
 
 /* ---- order keys --------------------------------------------------------- */
-
-/* Flipping the magnitude bits of negatives makes the bits of non-NaN floats
- * order like the values, with -0 < +0. The map is its own inverse. */
-static inline int32_t key32(uint32_t b)
-{
-	return (int32_t)(b ^ ((uint32_t)((int32_t)b >> 31) >> 1));
-}
-
-static inline int64_t key64(uint64_t b)
-{
-	return (int64_t)(b ^ ((uint64_t)((int64_t)b >> 63) >> 1));
-}
-
-static double key32_to_f64(int32_t k)
-{
-	uint32_t b = (uint32_t)key32((uint32_t)k);
-	float f;
-
-	memcpy(&f, &b, sizeof f);
-	return f;
-}
-
-static double key64_to_f64(int64_t k)
-{
-	uint64_t b = (uint64_t)key64((uint64_t)k);
-	double d;
-
-	memcpy(&d, &b, sizeof d);
-	return d;
-}
 
 static int64_t f64_key(double d)
 {
