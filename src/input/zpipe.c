@@ -278,12 +278,9 @@ static size_t slot_decode(ZSTD_DCtx *d, const struct zslot *s)
 #endif
 	got = ZSTD_decompressDCtx(d, s->dsize ? s->dbuf : none, s->dsize,
 				  s->src, s->csize);
-	/* the header promised dsize: zstd checks it, this is the backstop.
-	 * A frame that would decode to more than that is corrupt, which is
-	 * what the streaming decoder of -j 1 says of it (the same frame gave
-	 * "Destination buffer is too small" here) */
-	if (ZSTD_getErrorCode(got) == ZSTD_error_dstSize_tooSmall)
-		return (size_t)-ZSTD_error_corruption_detected;
+	/* the header promised dsize: zstd checks it, this is the backstop
+	 * (more than dsize is "too small a destination" here, which
+	 * zsrc_corrupt reports as corrupt, as for the stream decoder) */
 	return ZSTD_isError(got) || got == s->dsize ? got
 	       : (size_t)-ZSTD_error_corruption_detected;
 }

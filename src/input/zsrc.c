@@ -497,13 +497,13 @@ static int zsrc_corrupt(struct zsrc *z, size_t ret, struct gs_err *err)
 		return gs_fail(err, GS_ERUNTIME, z->name,
 			       "zstd frame at compressed byte %llu needs a window over the %s limit (--long=31 or --memory=SIZE allows up to 2 GiB)",
 			       at, size_str(z->window_max, lim, sizeof(lim)));
-	/* Output is never short here (each call has room, or is not made):
-	 * a frame that decodes past the size its header gives is corrupt,
-	 * as zpipe's slot_decode says of it too. zstd calls that too small a
-	 * destination where the frame is one segment and the decoder's
-	 * buffer, kept from an earlier operand, has no room to spare, and
-	 * corruption otherwise: the message would depend on what came
-	 * before, and on -j. */
+	/* Output is never short (the stream decoder's calls have room; a
+	 * worker decodes into the size the frame's header gives): a frame
+	 * that decodes past that size is corrupt. zstd calls it too small a
+	 * destination where the frame is one segment and the destination no
+	 * larger (a worker's, or the stream decoder's buffer kept from an
+	 * earlier operand), and corruption otherwise: the message would
+	 * depend on -j and on the operands before. */
 	if (ZSTD_getErrorCode(ret) == ZSTD_error_dstSize_tooSmall)
 		ret = (size_t)-ZSTD_error_corruption_detected;
 	return gs_fail(err, GS_ERUNTIME, z->name,
