@@ -2,7 +2,8 @@
  * unit_reduce.c - reduce_kernels and red_result: float sums, products and
  * min/max against exact-rational vectors (tests/gen_scan_vectors.py), also
  * split at many positions and merged; every integer op and type against a
- * plain __int128 reference; empty input; integer product overflow;
+ * plain __int128 reference (one column's blocked integer sums at their
+ * lanes' extremes, in both loops); empty input; integer product overflow;
  * swap_bytes.
  */
 #include <math.h>
@@ -220,6 +221,53 @@ static void test_int_ops(void)
 		}
 }
 
+/* One column's sums of 8- to 32-bit integers run in 1024-value blocks of
+ * narrow lanes (cpu_reduce.c's ISUM_BLOCK): blocks of the type's extremes,
+ * where a lane too narrow wraps, and random values, at lengths around the
+ * block, split anywhere, in the AVX2 and the portable loops. */
+static void test_int_sum_blocks(void)
+{
+	static const size_t lens[] = { 1023, 1024, 1025, 2048, 5 * 1024 + 3 };
+	int fails = 0, runs = 0;
+
+	for (int portable = 0; portable < 2; portable++) {
+		cpu_portable = portable;
+		for (enum gs_type t = GS_U8; t <= GS_I32; t++)
+			for (size_t l = 0; l < sizeof(lens) / sizeof(lens[0]); l++)
+				for (int fill = 0; fill < 3; fill++) {
+					size_t n = lens[l], sz = type_size(t);
+					unsigned bits = 8 * (unsigned)sz;
+					uint64_t hi = type_is_signed(t) ? (1ull << (bits - 1)) - 1
+						      : bits == 64 ? ~0ull : (1ull << bits) - 1;
+					uint64_t lo = type_is_signed(t) ? hi + 1 : 0;
+					struct gs_job job = mkjob(t, OP_SUM, 1);
+					void *in = malloc(n * sz);
+					char want[64];
+					struct red_col c;
+					struct result r;
+					struct gs_err err;
+
+					for (size_t i = 0; i < n; i++)
+						put_bits(in, i, sz, fill == 0 ? hi : fill == 1 ? lo : rnd());
+					dec128(ref_reduce(OP_SUM, t, in, n), want);
+					for (size_t a = 0; a <= n; a += 331) {
+						reduce3(&job, in, n, a, a + (n - a) / 3, &c);
+						runs++;
+						if (red_result(&job, &c, &r, &err) != 0 ||
+						    strcmp(r.dec, want)) {
+							if (fails++ < 5)
+								printf("  %s fill %d n %zu split %zu%s: got %s want %s\n",
+								       type_name(t), fill, n, a,
+								       portable ? " (portable)" : "", r.dec, want);
+						}
+					}
+					free(in);
+				}
+	}
+	cpu_portable = false;
+	CHECKF(fails == 0, "%d of %d blocked integer sums differ", fails, runs);
+}
+
 static void test_int_prod(void)
 {
 	int64_t a[] = { INT64_MIN, INT64_MIN, -2, 3 };
@@ -364,6 +412,7 @@ int main(void)
 {
 	test_vectors();
 	test_int_ops();
+	test_int_sum_blocks();
 	test_int_prod();
 	test_empty();
 	test_columns();

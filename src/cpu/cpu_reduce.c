@@ -5,7 +5,8 @@
  *
  * Every accumulator merges exactly:
  * - sum: an xsum. Integers add up in an __int128 per cpu_add call (|sum| <
- *   2^63 * 2^64 cannot overflow) and then into the xsum; floats go through
+ *   2^63 * 2^64 cannot overflow; one column of 32 bits or fewer in blocks
+ *   of narrower lanes first) and then into the xsum; floats go through
  *   exponent bins (struct xbins, the scratch) flushed into the xsum; f32
  *   (and f16, bf16 widened to it) a block at a time in exact doubles first
  *   (cpu_fsum32.c).
@@ -23,6 +24,13 @@
 #include "cpu_keys.h"
 #include "cpu_red.h"
 #include "numfmt.h"
+
+/* The AVX2 clone of a loop (the other is portable C; cpu_avx2() picks). */
+#if defined(__x86_64__) && defined(__GNUC__)
+#define AVX2_FN __attribute__((target("avx2")))
+#else
+#define AVX2_FN
+#endif
 
 /* f32 sums of one column run on the data in place, this many at a call. */
 #define FSUM_FLAT_STEP (1u << 18)
@@ -428,11 +436,62 @@ static size_t red_scratch_size(const struct gs_job *job)
 		acc += s[r * columns];                                    \
 } while (0)
 
+/* One column of integers of 32 bits or fewer adds ISUM_BLOCK values at a
+ * time in a lane type W that cannot overflow (|sum| < 2^16 * 1024 for 8-
+ * and 16-bit types in 32 bits, < 2^32 * 1024 in 64), a loop the compiler
+ * vectorizes (the __int128 sum of the general loop does not: 1.2 GB/s of
+ * i16 on one thread); each block's sum goes into the __int128. */
+#define ISUM_BLOCK 1024
+
+#define ISUM_BLOCKS(name, ATTR, T, W)                                      \
+ATTR static __int128 name(const void *data, size_t nblocks)              \
+{                                                                         \
+	const T *s = data;                                                \
+	__int128 acc = 0;                                                 \
+                                                                          \
+	for (size_t b = 0; b < nblocks; b++, s += ISUM_BLOCK) {           \
+		W w = 0;                                                  \
+                                                                          \
+		for (size_t i = 0; i < ISUM_BLOCK; i++)                   \
+			w += (W)s[i];                                     \
+		acc += w;                                                 \
+	}                                                                 \
+	return acc;                                                       \
+}
+
+#define ISUM_FLAT(name, T, W)                                              \
+ISUM_BLOCKS(name##_c, , T, W)                                             \
+ISUM_BLOCKS(name##_avx2, AVX2_FN, T, W)                                   \
+static __int128 name(const void *data, size_t nblocks)                    \
+{                                                                         \
+	return cpu_avx2() ? name##_avx2(data, nblocks)                    \
+			  : name##_c(data, nblocks);                      \
+}
+
+ISUM_FLAT(isum_u8, uint8_t, uint32_t)
+ISUM_FLAT(isum_i8, int8_t, int32_t)
+ISUM_FLAT(isum_u16, uint16_t, uint32_t)
+ISUM_FLAT(isum_i16, int16_t, int32_t)
+ISUM_FLAT(isum_u32, uint32_t, uint64_t)
+ISUM_FLAT(isum_i32, int32_t, int64_t)
+
+static __int128 (*const isum_flat[GS_NTYPES])(const void *, size_t) = {
+	[GS_U8] = isum_u8, [GS_I8] = isum_i8, [GS_U16] = isum_u16,
+	[GS_I16] = isum_i16, [GS_U32] = isum_u32, [GS_I32] = isum_i32,
+};
+
 static void isum_add(enum gs_type t, struct xsum *x, const void *data,
 		     unsigned columns, unsigned col, size_t nrec)
 {
 	__int128 acc = 0;
 
+	if (columns == 1 && isum_flat[t]) {
+		size_t whole = nrec / ISUM_BLOCK * ISUM_BLOCK;
+
+		acc = isum_flat[t](data, nrec / ISUM_BLOCK);
+		data = (const char *)data + whole * type_size(t);
+		nrec -= whole;
+	}
 	switch (t) {
 	case GS_U8: ISUM(uint8_t); break;
 	case GS_I8: ISUM(int8_t); break;
@@ -579,12 +638,6 @@ ATTR static int name(const void *data, K *lo, K *hi)                      \
 	return !nan;                                                      \
 }
 
-#if defined(__x86_64__) && defined(__GNUC__)
-#define MM_AVX2 __attribute__((target("avx2")))
-#else
-#define MM_AVX2
-#endif
-
 /* A block with a NaN, and the tail: gathered, the slow way. */
 static void mm_gathered(const struct gs_job *job, struct red_col *c,
 			struct red_scratch *sc, const void *data, size_t r0,
@@ -603,7 +656,7 @@ static void mm_gathered(const struct gs_job *job, struct red_col *c,
  * k into union gs_scalar v. */
 #define MM_FLAT(name, T, K, KEY, ISNAN, SET)                               \
 MM_KEYS(name##_c, , T, K, KEY, ISNAN)                                     \
-MM_KEYS(name##_avx2, MM_AVX2, T, K, KEY, ISNAN)                           \
+MM_KEYS(name##_avx2, AVX2_FN, T, K, KEY, ISNAN)                           \
 static void name(const struct gs_job *job, struct red_col *c,             \
 		 struct red_scratch *sc, const void *data, size_t nrec)   \
 {                                                                         \
