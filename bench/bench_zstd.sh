@@ -4,7 +4,9 @@
 # frames (pzstd -p 16's layout) and as 16 single-frame shards, f32 normals
 # and a compressible i16 random walk, as ratios to one core decoding the
 # same bytes to /dev/null (mkzst -d, the loop of `zstd -dc`), measured in the
-# same run, best of 3. -j 1 decodes on one thread, as gpustat did before
+# same run, best of 3; and, for scale, as many `mkzst -d` processes as
+# shards decoding them at once (the machine's own ceiling for that many
+# independent decoders). -j 1 decodes on one thread, as gpustat did before
 # (auto keeps zstd input on the CPU: decoding is the limit there);
 # `cat FILE | gpustat sum` reads the frames from a pipe (the shards: their
 # frames concatenated on the pipe). -j 1 on a pipe is the stream decoder.
@@ -52,6 +54,14 @@ for f in n.f32 w.i16; do
 				"$s" "$(awk -v b="$base" -v s="$s" 'BEGIN { print b / s }')"
 		done
 		printf '%-54s %8.3f %8.2f\n' "mkzst -d < $f.$k.zst (one core)" "$base" 1
+		if [ $k = shards ]; then
+			# the machine's ceiling: a decoder process per shard, all at once
+			all=
+			for s in $z; do all="$all ${P}build/mkzst -d < $s > /dev/null &"; done
+			s=$(secs "$all wait")
+			printf '%-54s %8.3f %8.2f\n' "16 x mkzst -d at once, a shard each" "$s" \
+				"$(awk -v b="$base" -v s="$s" 'BEGIN { print b / s }')"
+		fi
 		# where the time goes: one frame, auto against one CPU thread;
 		# frames and shards, computed in place and copied
 		[ $k = 1 ] && vs="auto --backend_cpu_-j_1" || vs="--backend_cpu NO_VIEWS"

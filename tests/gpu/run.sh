@@ -14,7 +14,8 @@
 #   2d. timeline: -v's process line adds up with a GPU in it
 #   2e. devscan: scans over several pipelines (--devices 0,0, 0,0,0, all)
 #      against --backend cpu, for every type and op, in many small chunks
-#   2f. devbench: the wide f64 scan on one GPU and on several pipelines
+#   2f. devbench: the wide f64 scan and a global-atomic histogram on one GPU
+#       and on several pipelines (DEVBENCH_MIB of data, default 4096)
 #   3. more than 2^32 elements and 4 GiB (a pipe of zeros)
 #   4. compute-sanitizer memcheck and racecheck on a small subset
 #   4b. algos: every --algorithm against --backend cpu, and gpustat bench
@@ -551,11 +552,13 @@ if want devscan; then
 	lap devscan
 fi
 
-# 2f. where the GPUs are the limit: the f64 scan of f32 bits read as
-# doubles (hundreds of binades, the wide 34-limb sum: its kernels take 22
-# GB/s of input on one H100), page-cached, to /dev/null. Best of 3, as
-# ratios to one GPU (--backend cuda) in the same run; -v's stage times of
-# each after the table.
+# 2f. several GPUs' speed: the f64 scan of f32 bits read as doubles
+# (hundreds of binades, the wide 34-limb sum: its kernels took 22 GB/s of
+# input on one H100 until session 12, 236 GB/s since, so the host is its
+# limit now) to /dev/null, and a histogram that is the GPU's limit (the
+# global-atomic teaching algorithm), page-cached. Best of 3, as ratios to
+# one GPU (--backend cuda) in the same run; -v's stage and process lines
+# of each after its table.
 if want devbench; then
 	B=$D/wide.f64
 	build/bench_kernels --gen f32 "${DEVBENCH_MIB:-4096}" > "$B"
@@ -573,19 +576,23 @@ if want devbench; then
 		done
 		echo "$bb"
 	}
+	# (the global-atomic byte histogram: about 6 GB/s on one GPU, every
+	# value an atomic add on one of 256 counters in global memory)
 	{
-	one=$(bbest scan -t f64 --backend cuda "$B")
-	brow() {	# name, ns
-		awk -v n="$1" -v t="$2" -v b="$(stat -c %s "$B")" -v one="$one" \
-			'BEGIN { printf "%-36s %8.3f %8.2f %8.2f\n", n, t / 1e9, b / t, one / t }'
-	}
-	printf '%-36s %8s %8s %8s\n' "scan -t f64, wide ($ngpu GPUs)" s GB/s "x 1 GPU"
-	brow "--backend cuda" "$one"
-	for dev in $devs; do
-		brow "--devices $dev" "$(bbest scan -t f64 --devices $dev "$B")"
-	done
-	for a in "--backend cuda" $(for dev in $devs; do echo "--devices=$dev"; done); do
-		echo "$a: $($G scan -t f64 $a -v "$B" 2>&1 >/dev/null | grep '^gpustat: stages: ' | cut -c17-)"
+	for w in "scan -t f64" "hist -t u8 --algorithm global-atomic"; do
+		one=$(bbest $w --backend cuda "$B")
+		brow() {	# name, ns
+			awk -v n="$1" -v t="$2" -v b="$(stat -c %s "$B")" -v one="$one" \
+				'BEGIN { printf "%-36s %8.3f %8.2f %8.2f\n", n, t / 1e9, b / t, one / t }'
+		}
+		printf '%-36s %8s %8s %8s\n' "$w ($ngpu GPUs)" s GB/s "x 1 GPU"
+		brow "--backend cuda" "$one"
+		for dev in $devs; do
+			brow "--devices $dev" "$(bbest $w --devices $dev "$B")"
+		done
+		for a in "--backend cuda" $(for dev in $devs; do echo "--devices=$dev"; done); do
+			echo "$a: $($G $w $a -v "$B" 2>&1 >/dev/null | grep -E '^gpustat: (stages|process): ' | cut -c10- | tr '\n' ' ')"
+		done
 	done
 	} > "$OUT/devbench.txt" 2>&1
 	cat "$OUT/devbench.txt" >> "$summary"
