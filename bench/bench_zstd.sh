@@ -14,6 +14,9 @@
 # before they were computed on in place. CORES=N runs everything on the
 # first N cores (taskset), e.g. 16 on a larger host; -v's stage and process
 # lines follow each layout.
+# RUNS=N takes the best of N runs (default 3); TYPES="n.f32 w.i16" and
+# LAYOUTS="1 16 shards" pick rows; FAST=1 leaves out the one-thread rows
+# (-j 1), which take as long as the baseline each.
 #   sh bench/bench_zstd.sh [DIR] [MIB]      (default /dev/shm/gpustat-zstd, 1024)
 cd "$(dirname "$0")/.." || exit 2
 . bench/lib.sh
@@ -31,14 +34,14 @@ PY
 P=
 [ -n "${CORES:-}" ] && P="taskset -c 0-$((CORES - 1)) "
 printf '%-54s %8s %8s\n' "gpustat sum of $MIB MiB, .zst in page cache${CORES:+, $CORES cores}" "s" "x 1 core"
-for f in n.f32 w.i16; do
+for f in ${TYPES:-n.f32 w.i16}; do
 	t=${f#*.}
 	build/mkzst -c 3 0 < "$D/$f" > "$D/$f.1.zst"
 	build/mkzst -c 3 $((MIB / 16)) < "$D/$f" > "$D/$f.16.zst"
 	mkdir -p "$D/shards"
 	split -n 16 -d "$D/$f" "$D/shards/$f."
 	for s in "$D/shards/$f".*; do build/mkzst -c 3 0 < "$s" > "$s.zst"; rm "$s"; done
-	for k in 1 16 shards; do
+	for k in ${LAYOUTS:-1 16 shards}; do
 		z=$D/$f.$k.zst
 		[ $k = shards ] && z="$D/shards/$f.*.zst"
 		cat $z > /dev/null
@@ -49,6 +52,7 @@ for f in n.f32 w.i16; do
 			   "./gpustat sum -t $t --backend cpu -j 1 $z" \
 			   "cat $z | ./gpustat sum -t $t" \
 			   "cat $z | ./gpustat sum -t $t -j 1"; do
+			case $FAST$cmd in 1*"-j 1"*) continue ;; esac
 			s=$(secs "$(echo "$cmd" | sed "s|\./gpustat|$P./gpustat|")")
 			printf '%-54s %8.3f %8.2f\n' "$(echo "$cmd" | sed "s|$D/||g; s|\./gpustat |gpustat |")" \
 				"$s" "$(awk -v b="$base" -v s="$s" 'BEGIN { print b / s }')"

@@ -14,9 +14,9 @@ best() {
 	awk -v n="$_b" 'BEGIN { printf "%.4f\n", n / 1e9 }'
 }
 
-# secs CMD: best CMD of 3 runs.
+# secs CMD: best CMD of $RUNS runs (default 3).
 secs() {
-	best "$1" 3
+	best "$1" "${RUNS:-3}"
 }
 
 # pardd_cmd FILE BYTES [N]: a shell command that reads FILE to /dev/null
