@@ -13,6 +13,8 @@
  *   keep      chunks mapped as in "chunk" but unmapped only at the end
  *   whole     the whole file mapped once (faulted in on the first round)
  *   pread     each thread preads its slice into its own 2 MiB buffer
+ *             (MAPSUM_BUF_KIB=N: N KiB; 256 stays in L2, as dd's copies
+ *             do not quite)
  *   split     as "chunk", every other slice given MADV_RANDOM so that each
  *             thread faults in a mapping (VMA) of its own
  *   own       each thread maps its slice itself (read-only), unmaps it
@@ -39,7 +41,7 @@
 #ifndef MADV_POPULATE_READ
 #define MADV_POPULATE_READ 22
 #endif
-#define BUF (2u << 20)
+static size_t BUF = 2u << 20;	/* pread's buffer: MAPSUM_BUF_KIB */
 
 enum mode { CHUNK, SHARED, POPULATE, MADVISE, KEEP, WHOLE, PREAD, SPLIT, OWN,
 	    NMODES };
@@ -190,6 +192,8 @@ int main(int argc, char **argv)
 
 	if (argc < 2)
 		return fprintf(stderr, "usage: mapsum FILE [THREADS] [CHUNK_MIB]\n"), 2;
+	if (getenv("MAPSUM_BUF_KIB"))
+		BUF = (size_t)atoi(getenv("MAPSUM_BUF_KIB")) << 10;
 	nthreads = argc > 2 ? atoi(argv[2]) : 16;
 	chunk = (size_t)(argc > 3 ? atoi(argv[3]) : 64) << 20;
 	if (nthreads < 1 || nthreads > 64 || (fd = open(argv[1], O_RDONLY)) < 0 ||
