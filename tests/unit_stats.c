@@ -7,7 +7,9 @@
  * (the stages of 256 values of cpu_stats.c) against a plain value-by-value
  * reference: stages with and without infinities and NaNs, all-NaN stages
  * and columns, subnormals and zeros of both signs, several columns, lengths
- * that end in a short stage and runs that cross a widening of the bins.
+ * that end in a short stage and runs that cross a widening of the bins;
+ * integers of every type against one value at a time (the narrow blocks
+ * of 8- and 16-bit ones at their extremes).
  * Everything runs twice: with cpu_portable false (the AVX2 loops where the
  * CPU has them) and true (the portable loops); it is false at the end.
  */
@@ -339,6 +341,88 @@ static void check_refs(void)
 	}
 }
 
+/* Integers against one value at a time into xsums: every type, one column
+ * (8- and 16-bit ones through cpu_stats.c's narrow blocks of 1024) and two,
+ * at lengths around the block, filled with the type's greatest value, its
+ * least, both in turn, and random ones, whole and split in three. */
+static void check_ints(void)
+{
+	static const size_t lens[] = { 1, 1023, 1024, 1025, 3 * 1024 + 5, 20000 };
+
+	for (enum gs_type t = GS_U8; t <= GS_I64; t++)
+		for (unsigned C = 1; C <= 2; C++)
+			for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++)
+				for (unsigned fill = 0; fill < 4; fill++) {
+					struct gs_job job = { .cmd = CMD_STATS, .dtype = { t, false }, .columns = C };
+					size_t sz = type_size(t), nrec = lens[li], n = nrec * C;
+					unsigned bits = 8 * (unsigned)sz;
+					bool sgn = type_is_signed(t);
+					uint64_t hi = sgn ? (1ull << (bits - 1)) - 1 : bits == 64 ? ~0ull : (1ull << bits) - 1;
+					uint64_t lo = sgn ? ~hi : 0;	/* sign-extended */
+					uint64_t *v = malloc(n * sizeof *v);
+					struct stats_col *want = calloc(C, sizeof *want);
+					struct run r = { &job, stats_kernels.acc_size(&job), NULL };
+					struct stats_col *c, *a, *b;
+					uint8_t *data;
+					bool ok = true;
+
+					for (size_t i = 0; i < n; i++) {
+						uint64_t x = fill == 0 ? hi : fill == 1 ? lo
+							     : fill == 2 ? (i & 1 ? lo : hi) : rng();
+						unsigned sh = 64 - bits;
+						v[i] = sgn ? (uint64_t)((int64_t)(x << sh) >> sh)
+							   : x << sh >> sh;
+					}
+					for (unsigned j = 0; j < C; j++) {
+						xsum_init(&want[j].s1);
+						xsum_init(&want[j].s2);
+						want[j].count = nrec;
+					}
+					for (size_t i = 0; i < n; i++) {
+						struct stats_col *w = &want[i % C];
+						int64_t x = (int64_t)v[i];
+						uint64_t m = sgn && x < 0 ? -v[i] : v[i];
+
+						if (sgn)
+							xsum_add_i128(&w->s1, x, 0);
+						else
+							xsum_add_u128(&w->s1, v[i], 0, false);
+						xsum_add_u128(&w->s2, (unsigned __int128)m * m, 0, false);
+						if (i < C || (sgn ? x < w->min.i : v[i] < w->min.u))
+							w->min.u = v[i];
+						if (i < C || (sgn ? x > w->max.i : v[i] > w->max.u))
+							w->max.u = v[i];
+					}
+					data = pack(t, v, n);
+					r.scratch = malloc(stats_kernels.scratch_size(&job));
+					c = run_stats(&r, data, nrec);
+					for (unsigned j = 0; j < C; j++)
+						ok &= col_same(&c[j], &want[j]);
+					for (size_t k = 0; k <= nrec; k += nrec / 3 + 1) {
+						size_t k2 = k + (nrec - k) / 2;
+
+						a = run_stats(&r, data, k);
+						b = run_stats(&r, data + k * sz * C, k2 - k);
+						stats_kernels.acc_merge(&job, a, b);
+						free(b);
+						b = run_stats(&r, data + k2 * sz * C, nrec - k2);
+						stats_kernels.acc_merge(&job, a, b);
+						for (unsigned j = 0; j < C; j++)
+							ok &= col_same(&a[j], &want[j]);
+						free(a);
+						free(b);
+					}
+					CHECKF(ok, "%s ints, %u columns, %zu records, fill %u%s",
+					       type_name(t), C, nrec, fill,
+					       cpu_portable ? " (portable)" : "");
+					free(c);
+					free(r.scratch);
+					free(data);
+					free(want);
+					free(v);
+				}
+}
+
 int main(void)
 {
 	size_t nv = sizeof stats_vecs / sizeof stats_vecs[0];
@@ -351,6 +435,7 @@ int main(void)
 		check_long(GS_F32, (1u << 19) + 1000);	/* past a widening */
 		check_long(GS_F16, 70000);
 		check_refs();
+		check_ints();
 	}
 	cpu_portable = false;
 	check_long(GS_F64, (1u << 20) + 3);

@@ -26,6 +26,12 @@
  * set cpu_portable to run the portable C loops where AVX2 ones would. */
 bool cpu_avx2(void);
 extern bool cpu_portable;
+/* The attribute of a loop's AVX2 clone (none where there is no AVX2). */
+#if defined(__x86_64__) && defined(__GNUC__)
+#define AVX2_FN __attribute__((target("avx2")))
+#else
+#define AVX2_FN
+#endif
 
 /* ---- hist ---------------------------------------------------------------
  * Per-value bins (8/16-bit integers, !job->ranged): nbins = 2^bits, bin i

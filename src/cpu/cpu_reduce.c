@@ -25,13 +25,6 @@
 #include "cpu_red.h"
 #include "numfmt.h"
 
-/* The AVX2 clone of a loop (the other is portable C; cpu_avx2() picks). */
-#if defined(__x86_64__) && defined(__GNUC__)
-#define AVX2_FN __attribute__((target("avx2")))
-#else
-#define AVX2_FN
-#endif
-
 /* f32 sums of one column run on the data in place, this many at a call. */
 #define FSUM_FLAT_STEP (1u << 18)
 

@@ -17,7 +17,8 @@
  * keeps v*v exact), flushed every XBINS_FLUSH_EVERY records.
  *
  * Integers: the sum in a 128-bit integer; squares (up to 2^128 for 64-bit
- * values) into a 192-bit one, a 128-bit low part with a carry word.
+ * values) into a 192-bit one, a 128-bit low part with a carry word. One
+ * column of 8- or 16-bit values adds blocks in narrower lanes first.
  *
  * Columns are handled STATS_GROUP at a time, each group one pass over the
  * records, so the scratch stays bounded whatever the number of columns.
@@ -511,6 +512,61 @@ static int_fn *const int_loops[GS_F16] = {
 	[GS_U64] = int_u64, [GS_I64] = int_i64,
 };
 
+/* One column of 8- or 16-bit integers goes INT_BLOCK values at a time
+ * through lanes that cannot overflow: the sum in 32 bits (|sum| < 2^16 *
+ * 1024), each square in 32 (< 2^32) and their sum in 64 (< 2^42), with
+ * the block's min and max, a loop the compiler vectorizes (the 128- and
+ * 192-bit sums of int_*_one do not: 0.8 GB/s of i16 on one thread); then
+ * the block into the slot. W is the lane: int32_t for signed types,
+ * uint32_t for unsigned ones. */
+#define INT_BLOCK 1024
+
+#define INT_NARROW(name, ATTR, T, W)						\
+ATTR static void name(struct int_slot *s, const void *data, size_t nblocks)	\
+{										\
+	const T *p = data;							\
+										\
+	for (size_t b = 0; b < nblocks; b++, p += INT_BLOCK) {			\
+		W a = 0;							\
+		uint64_t q = 0;							\
+		T lo = p[0], hi = p[0];						\
+										\
+		for (size_t i = 0; i < INT_BLOCK; i++) {			\
+			a += (W)p[i];						\
+			q += (uint32_t)((W)p[i] * (W)p[i]);			\
+			lo = p[i] < lo ? p[i] : lo;				\
+			hi = p[i] > hi ? p[i] : hi;				\
+		}								\
+		u192_add(&s->s2, q);						\
+		if ((T)-1 < 0) {						\
+			s->s1 += (int64_t)a;					\
+			s->imin = lo < s->imin ? lo : s->imin;			\
+			s->imax = hi > s->imax ? hi : s->imax;			\
+		} else {							\
+			s->u1 += (uint64_t)a;					\
+			s->umin = (uint64_t)lo < s->umin ? (uint64_t)lo : s->umin; \
+			s->umax = (uint64_t)hi > s->umax ? (uint64_t)hi : s->umax; \
+		}								\
+	}									\
+}
+
+#define INT_NARROW2(name, T, W)							\
+INT_NARROW(name##_c, , T, W)							\
+INT_NARROW(name##_avx2, AVX2_FN, T, W)
+
+INT_NARROW2(narrow_u8, uint8_t, uint32_t)
+INT_NARROW2(narrow_i8, int8_t, int32_t)
+INT_NARROW2(narrow_u16, uint16_t, uint32_t)
+INT_NARROW2(narrow_i16, int16_t, int32_t)
+
+typedef void narrow_fn(struct int_slot *, const void *, size_t);
+static narrow_fn *const narrow_loops[2][GS_U32] = {
+	{ [GS_U8] = narrow_u8_c, [GS_I8] = narrow_i8_c,
+	  [GS_U16] = narrow_u16_c, [GS_I16] = narrow_i16_c },
+	{ [GS_U8] = narrow_u8_avx2, [GS_I8] = narrow_i8_avx2,
+	  [GS_U16] = narrow_u16_avx2, [GS_I16] = narrow_i16_avx2 },
+};
+
 static void int_finish(const struct gs_job *job, struct int_slot *s,
 		       struct stats_col *c)
 {
@@ -541,7 +597,17 @@ static void stats_int_group(const struct gs_job *job, struct stats_col *acc,
 		s->imax = INT64_MIN;
 		s->umin = UINT64_MAX;
 	}
-	int_loops[job->dtype.type](slots, data, nrec, job->columns, c0, g);
+	if (job->columns == 1 && job->dtype.type < GS_U32) {
+		size_t whole = nrec / INT_BLOCK * INT_BLOCK;
+
+		narrow_loops[cpu_avx2()][job->dtype.type](&slots[0].in, data,
+							  nrec / INT_BLOCK);
+		int_loops[job->dtype.type](slots, (const char *)data +
+					   whole * type_size(job->dtype.type),
+					   nrec - whole, 1, 0, 1);
+	} else {
+		int_loops[job->dtype.type](slots, data, nrec, job->columns, c0, g);
+	}
 	if (nrec == 0)
 		return;
 	for (unsigned j = 0; j < g; j++)
