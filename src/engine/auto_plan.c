@@ -100,12 +100,29 @@ static const struct auto_rate auto_rates[] = {
 	{ CMD_HIST, -1, 1, -1, 46, 30, "a histogram of ranged bins" },
 	{ CMD_MINMAX, -1, -1, -1, 190, 30, "the range of a histogram" },
 	{ CMD_STATS, -1, -1, GS_F32, 255, 30, "stats" },
+	/* session 14's narrow integer blocks (one column of 8- or 16-bit
+	 * values; more columns are slower, and the revision finds it), at
+	 * one thread's ratio to the f32 kernels per byte on this workplace's
+	 * 2-core machine: stats u8 1.0, i16 1.3; sum u8 0.7, i16 1.4, i32
+	 * 1.5, u64 1.0 */
+	{ CMD_STATS, -1, -1, GS_U8, 1000, 30, "stats" },
+	{ CMD_STATS, -1, -1, GS_I8, 1000, 30, "stats" },
+	{ CMD_STATS, -1, -1, GS_U16, 640, 30, "stats" },
+	{ CMD_STATS, -1, -1, GS_I16, 640, 30, "stats" },
 	{ CMD_STATS, -1, -1, -1, 96, 30, "stats" },
 	{ CMD_DOT, -1, -1, GS_F32, 297, 30, "a dot product" },
 	{ CMD_DOT, -1, -1, -1, 100, 30, "a dot product" },
 	/* f32 sums: windowed doubles (cpu_fsum32.c) on the file mapped in
 	 * place; 8 GiB on 16 threads in 0.291 s (session 11) */
 	{ CMD_REDUCE, OP_SUM, -1, GS_F32, 460, 30, "a sum" },
+	{ CMD_REDUCE, OP_SUM, -1, GS_U8, 1290, 30, "a sum" },
+	{ CMD_REDUCE, OP_SUM, -1, GS_I8, 1290, 30, "a sum" },
+	{ CMD_REDUCE, OP_SUM, -1, GS_U16, 920, 30, "a sum" },
+	{ CMD_REDUCE, OP_SUM, -1, GS_I16, 920, 30, "a sum" },
+	{ CMD_REDUCE, OP_SUM, -1, GS_U32, 460, 30, "a sum" },
+	{ CMD_REDUCE, OP_SUM, -1, GS_I32, 460, 30, "a sum" },
+	{ CMD_REDUCE, OP_SUM, -1, GS_U64, 230, 30, "a sum" },
+	{ CMD_REDUCE, OP_SUM, -1, GS_I64, 230, 30, "a sum" },
 	{ CMD_REDUCE, OP_SUM, -1, -1, 92, 30, "a sum" },
 	{ CMD_REDUCE, OP_MIN, -1, -1, 585, 30, "a minimum" },
 	{ CMD_REDUCE, OP_MAX, -1, -1, 585, 30, "a maximum" },
