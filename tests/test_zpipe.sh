@@ -7,8 +7,9 @@
 # stream from it), a corrupt frame in the middle and a truncated last frame
 # (the same message, offset and exit status as -j 1, nothing on stdout),
 # stdin as a pipe and as a file, two .zst operands of dot, shards, and a
-# histogram without --range (two passes), and frames computed on in the
-# buffers they were decoded into.
+# histogram without --range (two passes), frames computed on in the
+# buffers they were decoded into, and a scan's first error in stream order
+# told alone.
 #
 # The .zst files are made here by bench/mkzst.c (libzstd), the data by
 # head and tr: no zstd program is needed. The order-sensitive checks are
@@ -279,5 +280,26 @@ alike truncated_pipe "stdin: truncated zstd frame at compressed byte $((size - 7
 head -c $((size - 100000)) "$T/cut.zst" > "$T/cutmid.zst"
 alike truncated_pipe_mid "stdin: truncated zstd frame" \
 	'cat "$T/cutmid.zst" | $G sum -t u8 -j 1' 'cat "$T/cutmid.zst" | $G sum -t u8 -j 4'
+
+# A scan that overflows early in a .npy.zst whose end is bad (3 bytes past
+# the header's size): one error line, the first in stream order. The
+# reader, ahead of the scan, found the bad end and told it at once, so
+# about one run in three printed both lines.
+printf '\0\0\0\0\0\0\0@' > "$T/u"	# 2^62 as little-endian u64
+for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18; do
+	cat "$T/u" "$T/u" > "$T/u2" && mv "$T/u2" "$T/u"
+done
+{ printf '\223NUMPY\001\000\166\000'
+  printf "%-117s\n" "{'descr': '<u8', 'fortran_order': False, 'shape': (200000,), }"
+  head -c 1600000 "$T/u"; printf xyz; } > "$T/o.npy"
+"$M" -c 3 0 < "$T/o.npy" > "$T/o.npy.zst"
+n=0
+for _ in 1 2 3 4 5 6 7 8 9 10; do
+	$G scan --chunk-size 1M "$T/o.npy.zst" > /dev/null 2> "$T/err"
+	[ "$(wc -l < "$T/err")" -eq 1 ] &&
+		grep -q 'element 3 column 0: .* overflows u64' "$T/err" && n=$((n + 1))
+done
+[ $n -eq 10 ] && ok ||
+	bad scan_first_error "$((10 - n)) of 10 runs: $(tr '\n' '|' < "$T/err")"
 
 summary

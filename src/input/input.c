@@ -113,10 +113,13 @@ static void operand_done(struct input *in)
 	in->st = ST_OPEN;
 }
 
-/* Report an operand error once, then go on with the next operand. */
+/* Report an operand error once, then go on with the next operand. With
+ * stop_on_error the run ends there instead, and the error goes back to it
+ * unreported (step_done): the chunks read before it may fail first (a
+ * scan's overflow), and only the first error in stream order is told. */
 static void operand_fail(struct input *in, const struct gs_err *e)
 {
-	if (!in->reported[in->idx] && in->opts.warn)
+	if (!in->reported[in->idx] && in->opts.warn && !in->opts.stop_on_error)
 		in->opts.warn(in->opts.warn_ctx, e);
 	in->reported[in->idx] = true;
 	in->failed = true;
@@ -625,9 +628,10 @@ static ssize_t step_done(struct input *in, ssize_t r, const struct gs_err *e,
 {
 	if (r == OPERAND_FAIL) {
 		operand_fail(in, e);
-		/* reported already: an error that says nothing more */
-		return in->opts.stop_on_error ? gs_fail(err, GS_ERUNTIME, "", "%s", "")
-					      : 0;
+		if (!in->opts.stop_on_error)
+			return 0;
+		*err = *e;
+		return -1;
 	}
 	if (r == INPUT_FATAL)
 		return gs_fail(err, GS_ERUNTIME, in->name, "out of memory");
