@@ -356,6 +356,103 @@ static void test_int_overflow(void)
 	CHECK(scan_pieces(&job, u, 2, out, &one, 1, &bad, &err) < 0 && bad == 0);
 }
 
+/* Sums of 8- to 32-bit integers into i64 or u64 add a block at a time in
+ * 64 bits when no prefix of it can leave the range (cpu_scan.c's
+ * isum_wide), the checked way otherwise: from starts (a carry) at and near
+ * both ends of the output's range, in one and two columns, inclusive and
+ * exclusive, every output against the reference until the first that
+ * does not fit, which must be the one reported. */
+static void test_int_wide_ends(void)
+{
+	static const enum gs_type ts[] = { GS_U8, GS_I8, GS_U16, GS_I16, GS_U32, GS_I32 };
+	/* from the end: a few, and (the last two) just inside and at the
+	 * reach of one block of the type's extreme */
+	static const int64_t offs[] = { 0, 1, 5000, 3000000, (int64_t)1 << 40,
+					(int64_t)3 << 40, (int64_t)1 << 45, -1, 0 };
+	const size_t n = 3000;
+	int fails = 0, runs = 0;
+
+	for (size_t ti = 0; ti < sizeof ts / sizeof ts[0]; ti++)
+		for (int osg = 0; osg < 2; osg++)
+			for (unsigned C = 1; C <= 2; C++)
+				for (int excl = 0; excl < 2; excl++)
+					for (size_t oi = 0; oi < sizeof offs / sizeof offs[0]; oi++)
+						for (int way = 0; way < 4; way++) {
+		enum gs_type t = ts[ti], ot = osg ? GS_I64 : GS_U64;
+		struct gs_job job = mkjob(t, ot, OP_SUM, excl, C);
+		size_t sz = type_size(t), bad = (size_t)-1, want_bad = (size_t)-1;
+		unsigned bits = 8 * (unsigned)sz;
+		void *in = malloc(n * C * sz);
+		uint64_t *out = malloc(n * C * 8);
+		__int128 hi = osg ? INT64_MAX : (__int128)UINT64_MAX;
+		__int128 lo = osg ? INT64_MIN : 0, start, acc[2], v;
+		struct gs_err err;
+		int rc, f = 0;
+
+		if (type_is_signed(t) && !osg)
+			continue;	/* the checked way only */
+		/* values pushing toward the end the start is near: random
+		 * (mostly of that end's sign), or (top 2, 3) all the type's
+		 * extreme toward it */
+		bool ext = way >= 2;
+		int top = way & 1;
+
+		for (size_t i = 0; i < n * C; i++) {
+			uint64_t r = rnd() >> (64 - bits);
+
+			if (ext)
+				r = !type_is_signed(t) ? ~0ull >> (64 - bits)
+				    : top ? (1ull << (bits - 1)) - 1
+				    : (uint64_t)-(int64_t)(1ull << (bits - 1));
+			else if (type_is_signed(t))	/* mostly one sign, the end's */
+				r = (rnd() % 8 ? top : !top) ? r >> 1
+				    : (uint64_t)-(int64_t)(r >> 1);
+			put_bits(in, i, sz, r);
+		}
+		int64_t off = offs[oi];
+
+		if (oi >= 7) {	/* the extreme toward that end, 1024 times */
+			int64_t m = !type_is_signed(t) ? (int64_t)(~0ull >> (64 - bits))
+				    : top ? (int64_t)(1ull << (bits - 1)) - 1
+				    : (int64_t)(1ull << (bits - 1));
+			off = m * 1024 + (oi == 7 ? -1 : 0);
+		}
+		start = top ? hi - off : lo + off;
+		reduce_kernels.acc_init(&job, state);
+		for (unsigned c = 0; c < C; c++)
+			xsum_add_i128(&state[c].u.sum, start, 0);
+		memset(out, 0xa5, n * C * 8);
+		rc = cpu_scan(&job, state, scratch(&job), in, n, out, &bad, &err);
+		acc[0] = acc[1] = start;
+		for (size_t i = 0; i < n && want_bad == (size_t)-1; i++)
+			for (unsigned c = 0; c < C; c++) {
+				__int128 x = load_int(t, in, i * C + c);
+
+				v = excl ? acc[c] : acc[c] + x;
+				acc[c] += x;
+				if (v < lo || v > hi) {
+					want_bad = i;
+					break;
+				}
+				if (osg ? (int64_t)out[i * C + c] != (int64_t)v
+					: out[i * C + c] != (uint64_t)v)
+					f++;
+			}
+		runs++;
+		if (f || (want_bad == (size_t)-1 ? rc != 0 : rc == 0 || bad != want_bad)) {
+			if (fails++ < 5)
+				printf("  %s into %s, %u columns, excl %d, %s end - %lld: "
+				       "%d outputs differ, bad %zu want %zu (rc %d)\n",
+				       type_name(t), type_name(ot), C, excl,
+				       top ? "top" : "bottom", (long long)off, f,
+				       bad, want_bad, rc);
+		}
+		free(in);
+		free(out);
+	}
+	CHECKF(fails == 0, "%d of %d scans from near the ends differ", fails, runs);
+}
+
 /* Integer input, float output: the exact prefix rounded once. */
 static void test_int_to_float(void)
 {
@@ -535,6 +632,7 @@ int main(void)
 	test_every_split("specials prod -> f32");
 	test_columns();
 	test_int_ops();
+	test_int_wide_ends();
 	test_int_overflow();
 	test_int_to_float();
 	test_refused();
