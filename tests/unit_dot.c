@@ -8,7 +8,9 @@
  * reference: stages with and without infinities and NaNs (inf * 0 too),
  * subnormals and zeros of both signs, dot A B and --pairs over several
  * columns, lengths that end in a short stage and runs that cross a
- * widening of the bins. Everything runs twice: with cpu_portable false (the
+ * widening of the bins; integers of every type against __int128 products
+ * (the narrow blocks of 8- and 16-bit ones at their extremes). Everything
+ * runs twice: with cpu_portable false (the
  * AVX2 loops where the CPU has them) and true (the portable loops); it is
  * false at the end.
  */
@@ -291,6 +293,92 @@ static void check_refs(void)
 	}
 }
 
+/* Integers against __int128 products added one at a time: every type,
+ * dot A B of one and two columns and --pairs of two and four (one dot
+ * product of 8- or 16-bit values goes through cpu_dot.c's narrow blocks of
+ * 1024), at lengths around the block, with both factors at the type's
+ * greatest value, at its least, the two apart, and random, whole and split
+ * in three. */
+static void check_ints(void)
+{
+	static const size_t lens[] = { 1, 1023, 1024, 1025, 3 * 1024 + 5, 9000 };
+	static const struct { bool two; unsigned C; } shapes[] = {
+		{ true, 1 }, { true, 2 }, { false, 2 }, { false, 4 },
+	};
+
+	for (enum gs_type t = GS_U8; t <= GS_I64; t++)
+		for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
+			for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++)
+				for (unsigned fill = 0; fill < 4; fill++) {
+					bool two = shapes[si].two, sgn = type_is_signed(t);
+					unsigned C = shapes[si].C, nd = two ? C : C / 2;
+					struct gs_job job = { .cmd = CMD_DOT, .dtype = { t, false },
+							      .columns = C, .two_inputs = two };
+					size_t sz = type_size(t), nrec = lens[li], n = nrec * C;
+					unsigned bits = 8 * (unsigned)sz, sh = 64 - bits;
+					uint64_t hi = sgn ? (1ull << (bits - 1)) - 1 : ~0ull >> sh;
+					uint64_t lo = sgn ? ~hi : 0;
+					uint64_t *va = malloc(n * 8), *vb = malloc(n * 8);
+					struct run r = { &job, dot_kernels.acc_size(&job), NULL, nd };
+					struct dot_col *c, *x, *y;
+					struct xsum want[4];
+					uint8_t *a, *b;
+					bool ok = true;
+
+					for (size_t i = 0; i < n; i++) {
+						uint64_t u = fill == 0 ? hi : fill == 1 ? lo : rng();
+						uint64_t w = fill == 0 ? hi : fill == 1 ? lo
+							     : fill == 2 ? hi : rng();
+
+						if (fill == 2)
+							u = lo;
+						va[i] = sgn ? (uint64_t)((int64_t)(u << sh) >> sh) : u << sh >> sh;
+						vb[i] = sgn ? (uint64_t)((int64_t)(w << sh) >> sh) : w << sh >> sh;
+					}
+					for (unsigned j = 0; j < nd; j++)
+						xsum_init(&want[j]);
+					for (size_t k = 0; k < nrec; k++)
+						for (unsigned j = 0; j < nd; j++) {
+							uint64_t p = two ? va[k * C + j] : va[k * C + 2 * j];
+							uint64_t q = two ? vb[k * C + j] : va[k * C + 2 * j + 1];
+
+							if (sgn)
+								xsum_add_i128(&want[j], (__int128)(int64_t)p * (int64_t)q, 0);
+							else
+								xsum_add_u128(&want[j], (unsigned __int128)p * q, 0, false);
+						}
+					a = pack(t, va, n);
+					b = pack(t, vb, n);
+					r.scratch = malloc(dot_kernels.scratch_size(&job));
+					c = run_dot(&r, a, b, nrec);
+					for (unsigned j = 0; j < nd; j++)
+						ok &= c[j].count == nrec && xsum_same(&c[j].s, &want[j]);
+					for (size_t k = 0; k <= nrec; k += nrec / 3 + 1) {
+						size_t k2 = k + (nrec - k) / 2, rs = C * sz;
+
+						x = run_dot(&r, a, b, k);
+						y = run_dot(&r, a + k * rs, b + k * rs, k2 - k);
+						dot_kernels.acc_merge(&job, x, y);
+						free(y);
+						y = run_dot(&r, a + k2 * rs, b + k2 * rs, nrec - k2);
+						dot_kernels.acc_merge(&job, x, y);
+						for (unsigned j = 0; j < nd; j++)
+							ok &= xsum_same(&x[j].s, &want[j]);
+						free(x);
+						free(y);
+					}
+					CHECKF(ok, "%s ints, %s, %u columns, %zu records, fill %u%s",
+					       type_name(t), two ? "A B" : "--pairs", C, nrec, fill,
+					       cpu_portable ? " (portable)" : "");
+					free(c);
+					free(r.scratch);
+					free(a);
+					free(b);
+					free(va);
+					free(vb);
+				}
+}
+
 int main(void)
 {
 	size_t nv = sizeof dot_vecs / sizeof dot_vecs[0];
@@ -301,6 +389,7 @@ int main(void)
 			check_vec(&dot_vecs[i]);
 		check_long(GS_F32, 300000);
 		check_refs();
+		check_ints();
 	}
 	cpu_portable = false;
 	check_long(GS_F64, (1u << 20) + 5);
