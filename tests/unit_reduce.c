@@ -2,8 +2,8 @@
  * unit_reduce.c - reduce_kernels and red_result: float sums, products and
  * min/max against exact-rational vectors (tests/gen_scan_vectors.py), also
  * split at many positions and merged; every integer op and type against a
- * plain __int128 reference (one column's blocked integer sums at their
- * lanes' extremes, in both loops); empty input; integer product overflow;
+ * plain __int128 reference (one column's blocked integer sums and several
+ * columns' laned ones at their lanes' extremes, in both loops); empty input; integer product overflow;
  * swap_bytes.
  */
 #include <math.h>
@@ -268,6 +268,64 @@ static void test_int_sum_blocks(void)
 	CHECKF(fails == 0, "%d of %d blocked integer sums differ", fails, runs);
 }
 
+/* Several columns' integer sums go through cpu_reduce.c's 48 lanes in
+ * blocks of 3072 values when the columns divide 48: every such count and
+ * two that do not, at the lanes' extremes and random, around a block,
+ * split anywhere, in both loops; each column against a plain sum. */
+static void test_int_sum_columns(void)
+{
+	static const unsigned cols[] = { 2, 3, 4, 5, 6, 7, 8, 12, 16, 24, 48 };
+	int fails = 0, runs = 0;
+
+	for (int portable = 0; portable < 2; portable++) {
+		cpu_portable = portable;
+		for (enum gs_type t = GS_U8; t <= GS_I64; t++)
+			for (size_t ci = 0; ci < sizeof(cols) / sizeof(cols[0]); ci++)
+				for (int fill = 0; fill < 3; fill++) {
+					unsigned C = cols[ci];
+					size_t per = 3072 / C, sz = type_size(t);
+					size_t nrec = 2 * per + per / 2 + 1, n = nrec * C;
+					unsigned bits = 8 * (unsigned)sz;
+					uint64_t hi = type_is_signed(t) ? (1ull << (bits - 1)) - 1
+						      : bits == 64 ? ~0ull : (1ull << bits) - 1;
+					uint64_t lo = type_is_signed(t) ? hi + 1 : 0;
+					struct gs_job job = mkjob(t, OP_SUM, C);
+					void *in = malloc(n * sz);
+					struct red_col *c = malloc(C * sizeof(*c));
+					char want[48][64];
+					struct result r;
+					struct gs_err err;
+
+					for (size_t i = 0; i < n; i++)
+						put_bits(in, i, sz, fill == 0 ? hi : fill == 1 ? lo : rnd());
+					for (unsigned j = 0; j < C; j++) {
+						__int128 a = 0;
+
+						for (size_t k = 0; k < nrec; k++)
+							a += load_int(t, in, k * C + j);
+						dec128(a, want[j]);
+					}
+					for (size_t a = 0; a <= nrec; a += per / 3 + 1) {
+						reduce3(&job, in, nrec, a, a + (nrec - a) / 2, c);
+						runs++;
+						for (unsigned j = 0; j < C; j++)
+							if (red_result(&job, &c[j], &r, &err) != 0 ||
+							    strcmp(r.dec, want[j]) || c[j].count != nrec) {
+								if (fails++ < 5)
+									printf("  %s -c %u column %u fill %d split %zu%s: got %s want %s\n",
+									       type_name(t), C, j, fill, a,
+									       portable ? " (portable)" : "", r.dec, want[j]);
+								break;
+							}
+					}
+					free(c);
+					free(in);
+				}
+	}
+	cpu_portable = false;
+	CHECKF(fails == 0, "%d of %d integer sums of columns differ", fails, runs);
+}
+
 static void test_int_prod(void)
 {
 	int64_t a[] = { INT64_MIN, INT64_MIN, -2, 3 };
@@ -413,6 +471,7 @@ int main(void)
 	test_vectors();
 	test_int_ops();
 	test_int_sum_blocks();
+	test_int_sum_columns();
 	test_int_prod();
 	test_empty();
 	test_columns();
