@@ -342,17 +342,21 @@ static void check_refs(void)
 }
 
 /* Integers against one value at a time into xsums: every type, one column
- * (8- and 16-bit ones through cpu_stats.c's narrow blocks of 1024) and two,
- * at lengths around the block, filled with the type's greatest value, its
+ * (8- and 16-bit ones through cpu_stats.c's narrow blocks of 1024) and
+ * several (2, 3, 4 and 8 through its 48 lanes, 5 not), at lengths around
+ * the blocks, filled with the type's greatest value, its
  * least, both in turn, and random ones, whole and split in three. */
 static void check_ints(void)
 {
 	static const size_t lens[] = { 1, 1023, 1024, 1025, 3 * 1024 + 5, 20000 };
 
+	static const unsigned cols[] = { 1, 2, 3, 4, 5, 8 };
+
 	for (enum gs_type t = GS_U8; t <= GS_I64; t++)
-		for (unsigned C = 1; C <= 2; C++)
+		for (size_t ci = 0; ci < sizeof cols / sizeof cols[0]; ci++)
 			for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++)
 				for (unsigned fill = 0; fill < 4; fill++) {
+					unsigned C = cols[ci];
 					struct gs_job job = { .cmd = CMD_STATS, .dtype = { t, false }, .columns = C };
 					size_t sz = type_size(t), nrec = lens[li], n = nrec * C;
 					unsigned bits = 8 * (unsigned)sz;

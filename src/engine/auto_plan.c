@@ -101,7 +101,8 @@ static const struct auto_rate auto_rates[] = {
 	{ CMD_MINMAX, -1, -1, -1, 190, 30, "the range of a histogram" },
 	{ CMD_STATS, -1, -1, GS_F32, 255, 30, "stats" },
 	/* session 14's narrow integer blocks (one column of 8- or 16-bit
-	 * values; more columns are slower, and the revision finds it), at
+	 * values, or 2, 3, 4, 6 or 8 of them in lanes; other counts are
+	 * slower, and the revision finds it), at
 	 * one thread's ratio to the f32 kernels per byte on this workplace's
 	 * 2-core machine: stats u8 1.0, i16 1.3; sum u8 0.7, i16 1.4, i32
 	 * 1.5, u64 1.0 */
