@@ -5,8 +5,9 @@
  *
  * Every accumulator merges exactly:
  * - sum: an xsum. Integers add up in an __int128 per cpu_add call (|sum| <
- *   2^63 * 2^64 cannot overflow; one column of 32 bits or fewer in blocks
- *   of narrower lanes first) and then into the xsum; floats go through
+ *   2^63 * 2^64 cannot overflow; values of 32 bits or fewer in blocks of
+ *   narrower lanes first, one column or several in 48 lanes) and then
+ *   into the xsum; floats go through
  *   exponent bins (struct xbins, the scratch) flushed into the xsum; f32
  *   (and f16, bf16 widened to it) a block at a time in exact doubles first
  *   (cpu_fsum32.c).

@@ -443,8 +443,9 @@ static size_t isum_block(enum gs_type ot, __int128 *v, size_t n, bool excl,
  * default): a block whose every prefix stays in the output's range whatever
  * its values (the start at least n times the largest input away from the
  * ends, one test a block) adds in 64 bits and stores as it goes, with no
- * gather, no 128-bit sums and no test per element: 5 to 10 times faster. A
- * block near the ends goes the checked way, which finds the element. */
+ * gather, no 128-bit sums and no test per element (a 256 MiB i16 file
+ * scanned to i64 on one thread: 0.35 s before, 0.14 after). A block near
+ * the ends goes the checked way, which finds the element. */
 #define WIDE_ISUM(T, O) do {                                              \
 	const T *s = (const T *)data + r0 * columns + col;                \
 	O *o = (O *)out + r0 * columns + col, a = (O)*acc;                \
