@@ -382,8 +382,6 @@ static void test_int_wide_ends(void)
 		struct gs_job job = mkjob(t, ot, OP_SUM, excl, C);
 		size_t sz = type_size(t), bad = (size_t)-1, want_bad = (size_t)-1;
 		unsigned bits = 8 * (unsigned)sz;
-		void *in = malloc(n * C * sz);
-		uint64_t *out = malloc(n * C * 8);
 		__int128 hi = osg ? INT64_MAX : (__int128)UINT64_MAX;
 		__int128 lo = osg ? INT64_MIN : 0, start, acc[2], v;
 		struct gs_err err;
@@ -391,6 +389,8 @@ static void test_int_wide_ends(void)
 
 		if (type_is_signed(t) && !osg)
 			continue;	/* the checked way only */
+		void *in = malloc(n * C * sz);
+		uint64_t *out = malloc(n * C * 8);
 		/* values pushing toward the end the start is near: random
 		 * (mostly of that end's sign), or (top 2, 3) all the type's
 		 * extreme toward it */
