@@ -102,10 +102,9 @@ static const struct auto_rate auto_rates[] = {
 	{ CMD_STATS, -1, -1, GS_F32, 255, 30, "stats" },
 	/* session 14's narrow integer blocks (one column of 8- or 16-bit
 	 * values, or 2, 3, 4, 6 or 8 of them in lanes; other counts are
-	 * slower, and the revision finds it), at
-	 * one thread's ratio to the f32 kernels per byte on this workplace's
-	 * 2-core machine: stats u8 1.0, i16 1.3; sum u8 0.7, i16 1.4, i32
-	 * 1.5, u64 1.0 */
+	 * slower, and the revision finds it), at one thread's ratio to the
+	 * f32 kernel per byte on this workplace's 2-core machine: u8 1.0,
+	 * i16 1.3 */
 	{ CMD_STATS, -1, -1, GS_U8, 1000, 30, "stats" },
 	{ CMD_STATS, -1, -1, GS_I8, 1000, 30, "stats" },
 	{ CMD_STATS, -1, -1, GS_U16, 640, 30, "stats" },
@@ -122,6 +121,9 @@ static const struct auto_rate auto_rates[] = {
 	/* f32 sums: windowed doubles (cpu_fsum32.c) on the file mapped in
 	 * place; 8 GiB on 16 threads in 0.291 s (session 11) */
 	{ CMD_REDUCE, OP_SUM, -1, GS_F32, 460, 30, "a sum" },
+	/* integers in narrow lanes (session 14), per byte against the f32
+	 * sum on one thread of the 2-core machine: u8 0.7, i16 1.4, i32
+	 * 1.5, u64 (the __int128 loop) 1.0 */
 	{ CMD_REDUCE, OP_SUM, -1, GS_U8, 1290, 30, "a sum" },
 	{ CMD_REDUCE, OP_SUM, -1, GS_I8, 1290, 30, "a sum" },
 	{ CMD_REDUCE, OP_SUM, -1, GS_U16, 920, 30, "a sum" },
