@@ -455,12 +455,7 @@ ATTR static __int128 name(const void *data, size_t nblocks)              \
 
 #define ISUM_FLAT(name, T, W)                                              \
 ISUM_BLOCKS(name##_c, , T, W)                                             \
-ISUM_BLOCKS(name##_avx2, AVX2_FN, T, W)                                   \
-static __int128 name(const void *data, size_t nblocks)                    \
-{                                                                         \
-	return cpu_avx2() ? name##_avx2(data, nblocks)                    \
-			  : name##_c(data, nblocks);                      \
-}
+ISUM_BLOCKS(name##_avx2, AVX2_FN, T, W)
 
 ISUM_FLAT(isum_u8, uint8_t, uint32_t)
 ISUM_FLAT(isum_i8, int8_t, int32_t)
@@ -514,9 +509,13 @@ static laned_fn *const isum_laned[2][GS_U64] = {	/* [AVX2][type] */
 	  [GS_U32] = laned_u32_avx2, [GS_I32] = laned_i32_avx2 },
 };
 
-static __int128 (*const isum_flat[GS_NTYPES])(const void *, size_t) = {
-	[GS_U8] = isum_u8, [GS_I8] = isum_i8, [GS_U16] = isum_u16,
-	[GS_I16] = isum_i16, [GS_U32] = isum_u32, [GS_I32] = isum_i32,
+typedef __int128 flat_fn(const void *, size_t);
+static flat_fn *const isum_flat[2][GS_U64] = {	/* [AVX2][type] */
+	{ [GS_U8] = isum_u8_c, [GS_I8] = isum_i8_c, [GS_U16] = isum_u16_c,
+	  [GS_I16] = isum_i16_c, [GS_U32] = isum_u32_c, [GS_I32] = isum_i32_c },
+	{ [GS_U8] = isum_u8_avx2, [GS_I8] = isum_i8_avx2,
+	  [GS_U16] = isum_u16_avx2, [GS_I16] = isum_i16_avx2,
+	  [GS_U32] = isum_u32_avx2, [GS_I32] = isum_i32_avx2 },
 };
 
 static void isum_add(enum gs_type t, struct xsum *x, const void *data,
@@ -524,10 +523,10 @@ static void isum_add(enum gs_type t, struct xsum *x, const void *data,
 {
 	__int128 acc = 0;
 
-	if (columns == 1 && isum_flat[t]) {
+	if (columns == 1 && t < GS_U64) {
 		size_t whole = nrec / ISUM_BLOCK * ISUM_BLOCK;
 
-		acc = isum_flat[t](data, nrec / ISUM_BLOCK);
+		acc = isum_flat[cpu_avx2()][t](data, nrec / ISUM_BLOCK);
 		data = (const char *)data + whole * type_size(t);
 		nrec -= whole;
 	}

@@ -513,6 +513,23 @@ static int_fn *const int_loops[GS_F16] = {
 	[GS_U64] = int_u64, [GS_I64] = int_i64,
 };
 
+/* A block's sum a, sum of squares q, least and greatest value into s
+ * (sgn: the slot's signed fields, else the unsigned ones). */
+static inline void int_fold(struct int_slot *s, bool sgn, int64_t a,
+			    uint64_t q, int64_t lo, int64_t hi)
+{
+	u192_add(&s->s2, q);
+	if (sgn) {
+		s->s1 += a;
+		s->imin = lo < s->imin ? lo : s->imin;
+		s->imax = hi > s->imax ? hi : s->imax;
+	} else {
+		s->u1 += (uint64_t)a;
+		s->umin = (uint64_t)lo < s->umin ? (uint64_t)lo : s->umin;
+		s->umax = (uint64_t)hi > s->umax ? (uint64_t)hi : s->umax;
+	}
+}
+
 /* One column of 8- or 16-bit integers goes INT_BLOCK values at a time
  * through lanes that cannot overflow: the sum in 32 bits (|sum| < 2^16 *
  * 1024), each square in 32 (< 2^32) and their sum in 64 (< 2^42), with
@@ -538,16 +555,7 @@ ATTR static void name(struct int_slot *s, const void *data, size_t nblocks)	\
 			lo = p[i] < lo ? p[i] : lo;				\
 			hi = p[i] > hi ? p[i] : hi;				\
 		}								\
-		u192_add(&s->s2, q);						\
-		if ((T)-1 < 0) {						\
-			s->s1 += (int64_t)a;					\
-			s->imin = lo < s->imin ? lo : s->imin;			\
-			s->imax = hi > s->imax ? hi : s->imax;			\
-		} else {							\
-			s->u1 += (uint64_t)a;					\
-			s->umin = (uint64_t)lo < s->umin ? (uint64_t)lo : s->umin; \
-			s->umax = (uint64_t)hi > s->umax ? (uint64_t)hi : s->umax; \
-		}								\
+		int_fold(s, (T)-1 < 0, (int64_t)a, q, lo, hi);		\
 	}									\
 }
 
@@ -617,20 +625,9 @@ ATTR static void name(union stats_slot *slots, const void *data,		\
 				lo[l] = v < lo[l] ? v : lo[l];			\
 				hi[l] = v > hi[l] ? v : hi[l];			\
 			}							\
-		for (size_t l = 0; l < INT_LANES; l++) {			\
-			struct int_slot *s = &slots[l % C].in;			\
-										\
-			u192_add(&s->s2, q[l]);					\
-			if ((T)-1 < 0) {					\
-				s->s1 += (int64_t)a[l];				\
-				s->imin = lo[l] < s->imin ? lo[l] : s->imin;	\
-				s->imax = hi[l] > s->imax ? hi[l] : s->imax;	\
-			} else {						\
-				s->u1 += (uint64_t)a[l];			\
-				s->umin = (uint64_t)lo[l] < s->umin ? (uint64_t)lo[l] : s->umin; \
-				s->umax = (uint64_t)hi[l] > s->umax ? (uint64_t)hi[l] : s->umax; \
-			}							\
-		}								\
+		for (size_t l = 0; l < INT_LANES; l++)				\
+			int_fold(&slots[l % C].in, (T)-1 < 0, (int64_t)a[l],	\
+				 q[l], lo[l], hi[l]);				\
 	}									\
 }
 
