@@ -41,6 +41,9 @@ int type_parse(const char *s, struct gs_dtype *out, bool *explicit_endian);
 /* The spellings type_parse accepts, on one line, into buf (truncated to fit
  * n bytes); returns the length written. */
 size_t type_list(char *buf, size_t n);
+/* The spellings type_parse accepts without a byte order, at most max of
+ * them into names (for a "did you mean"); returns their count. */
+size_t type_spellings(const char **names, size_t max);
 
 /* Exact conversions of the half types to float (every value is exact). */
 float f16_to_f32(uint16_t h);

@@ -19,11 +19,11 @@ IN=fixtures/in
 # three operands of whole 2-column f64 records, one of them empty, and a
 # fourth that is all of them in a row
 mkdir "$T/d"
-dd if=$IN/f64_mod.bin of="$T/d/a.f64" bs=16 count=37 2> /dev/null
-dd if=$IN/f64_mod.bin of="$T/d/b.f64" bs=16 skip=40 count=200 2> /dev/null
-: > "$T/d/e.f64"
-ops="$T/d/a.f64 $T/d/e.f64 $T/d/b.f64"
-cat $ops > "$T/d/all.f64"
+dd if=$IN/f64_mod.bin of="$T/d/a.bin" bs=16 count=37 2> /dev/null
+dd if=$IN/f64_mod.bin of="$T/d/b.bin" bs=16 skip=40 count=200 2> /dev/null
+: > "$T/d/e.bin"
+ops="$T/d/a.bin $T/d/e.bin $T/d/b.bin"
+cat $ops > "$T/d/all.bin"
 
 same() {
 	cmp -s "$2" "$3" && ok || bad "$1" "$(diff "$2" "$3" | head -c 300)"
@@ -50,8 +50,8 @@ want() {
 		first=0
 	done
 	case $f in
-	text|tsv|csv) HEAD=0 $G $cmd -f $f "$T/d/all.f64" | HEAD=0 label $f total ;;
-	binary) $G $cmd -f $f "$T/d/all.f64" ;;
+	text|tsv|csv) HEAD=0 $G $cmd -f $f "$T/d/all.bin" | HEAD=0 label $f total ;;
+	binary) $G $cmd -f $f "$T/d/all.bin" ;;
 	esac
 }
 
@@ -72,7 +72,7 @@ for cmd in $cmds; do
 	# the states' merge is the one run's result
 	[ -z "$states" ] && { IFS='|'; continue; }
 	$G $cmd -f state --per-file $ops | $G merge > "$T/got" 2>&1
-	$G $cmd "$T/d/all.f64" > "$T/want" 2>&1
+	$G $cmd "$T/d/all.bin" > "$T/want" 2>&1
 	same "${name}_merged" "$T/want" "$T/got"
 	IFS='|'
 done
@@ -82,7 +82,7 @@ IFS=' '
 if python3 -c 'import json' 2> /dev/null; then
 	for cmd in "sum -t f64 -c 2" "stats -t f64" "hist -t f64 --bins 4" "count -t f64"; do
 		name=$(echo "$cmd" | tr ' ' '_')
-		for op in $ops "$T/d/all.f64"; do $G $cmd -f json "$op"; done > "$T/sep"
+		for op in $ops "$T/d/all.bin"; do $G $cmd -f json "$op"; done > "$T/sep"
 		$G $cmd --per-file -f json $ops > "$T/got"
 		python3 - "$T/sep" "$T/got" $ops > "$T/py" 2>&1 <<'EOF' && ok || bad "${name}_json" "$(cat "$T/py")"
 import json, sys
@@ -94,9 +94,9 @@ for g, s, n in zip(got, sep, names):
     assert list(g)[0] == "file" and g.pop("file") == n, n
     assert g == s, (n, g, s)
 EOF
-		for op in $ops "$T/d/all.f64"; do $G $cmd -f npy "$op" > "$T/n.$(basename "$op")"; done
+		for op in $ops "$T/d/all.bin"; do $G $cmd -f npy "$op" > "$T/n.$(basename "$op")"; done
 		$G $cmd --per-file -f npy $ops > "$T/got"
-		python3 - "$T/got" "$T"/n.a.f64 "$T"/n.e.f64 "$T"/n.b.f64 "$T"/n.all.f64 > "$T/py" 2>&1 <<'EOF' && ok || bad "${name}_npy" "$(cat "$T/py")"
+		python3 - "$T/got" "$T"/n.a.bin "$T"/n.e.bin "$T"/n.b.bin "$T"/n.all.bin > "$T/py" 2>&1 <<'EOF' && ok || bad "${name}_npy" "$(cat "$T/py")"
 import ast, sys
 def npy(path):
     b = open(path, 'rb').read()
@@ -115,11 +115,11 @@ else
 fi
 
 # one operand: labelled, no total; stdin alone is "-"
-$G sum -t f64 --per-file "$T/d/a.f64" > "$T/got"
-printf '%s\t%s\n' "$($G sum -t f64 "$T/d/a.f64")" "$T/d/a.f64" > "$T/want"
+$G sum -t f64 --per-file "$T/d/a.bin" > "$T/got"
+printf '%s\t%s\n' "$($G sum -t f64 "$T/d/a.bin")" "$T/d/a.bin" > "$T/want"
 same one_operand "$T/want" "$T/got"
-$G sum -t f64 --per-file < "$T/d/a.f64" > "$T/got"
-printf '%s\t-\n' "$($G sum -t f64 "$T/d/a.f64")" > "$T/want"
+$G sum -t f64 --per-file < "$T/d/a.bin" > "$T/got"
+printf '%s\t-\n' "$($G sum -t f64 "$T/d/a.bin")" > "$T/want"
 same stdin_alone "$T/want" "$T/got"
 
 # the sign of a zero sum survives the total's merge: -0 + -0 is -0
@@ -132,17 +132,17 @@ printf '0\ttotal\n' | cmp -s - "$T/got" && ok || bad poszero "$(cat "$T/got")"
 
 # merge --per-file: each state file's merge, then the total
 for op in $ops; do $G sum -t f64 -c 2 -f state -o "$op.state" "$op"; done
-cat "$T/d/a.f64.state" "$T/d/b.f64.state" > "$T/d/ab.state"
-$G merge --per-file "$T/d/a.f64.state" "$T/d/ab.state" > "$T/got"
+cat "$T/d/a.bin.state" "$T/d/b.bin.state" > "$T/d/ab.state"
+$G merge --per-file "$T/d/a.bin.state" "$T/d/ab.state" > "$T/got"
 {
-	printf '%s\t%s\n' "$($G sum -t f64 -c 2 "$T/d/a.f64")" "$T/d/a.f64.state"
-	printf '%s\t%s\n' "$(cat "$T/d/a.f64" "$T/d/b.f64" | $G sum -t f64 -c 2)" "$T/d/ab.state"
-	printf '%s\ttotal\n' "$(cat "$T/d/a.f64" "$T/d/a.f64" "$T/d/b.f64" | $G sum -t f64 -c 2)"
+	printf '%s\t%s\n' "$($G sum -t f64 -c 2 "$T/d/a.bin")" "$T/d/a.bin.state"
+	printf '%s\t%s\n' "$(cat "$T/d/a.bin" "$T/d/b.bin" | $G sum -t f64 -c 2)" "$T/d/ab.state"
+	printf '%s\ttotal\n' "$(cat "$T/d/a.bin" "$T/d/a.bin" "$T/d/b.bin" | $G sum -t f64 -c 2)"
 } > "$T/want"
 same merge "$T/want" "$T/got"
 # a state operand that is a pipe is read once, for its merge and the total
-cat "$T/d/a.f64.state" | $G merge --per-file /dev/stdin "$T/d/ab.state" |
-	sed "s#^\([^\t]*\t[^\t]*\)\t/dev/stdin\$#\1\t$T/d/a.f64.state#" > "$T/got"
+cat "$T/d/a.bin.state" | $G merge --per-file /dev/stdin "$T/d/ab.state" |
+	sed "s#^\([^\t]*\t[^\t]*\)\t/dev/stdin\$#\1\t$T/d/a.bin.state#" > "$T/got"
 same merge_pipe "$T/want" "$T/got"
 
 # scan: each operand from the start, one after another; npy counts them all
@@ -150,7 +150,7 @@ for op in $ops; do $G scan -t f64 -c 2 "$op"; done > "$T/want"
 $G scan -t f64 -c 2 --per-file $ops > "$T/got"
 same scan "$T/want" "$T/got"
 $G scan -t f64 -c 2 --per-file -f npy $ops > "$T/got"
-$G scan -t f64 -c 2 -f npy "$T/d/all.f64" | head -c 128 > "$T/h"
+$G scan -t f64 -c 2 -f npy "$T/d/all.bin" | head -c 128 > "$T/h"
 head -c 128 "$T/got" | cmp -s - "$T/h" && tail -c +129 "$T/got" | cmp -s - "$T/want" &&
 	ok || bad scan_npy "header or payload differs"
 
@@ -163,23 +163,23 @@ refuse() {
 	[ $rc -eq "$want" ] && [ ! -s "$T/out" ] && [ -s "$T/err" ] && ok ||
 		bad "refuse_$name" "exit $rc, out $(head -c 80 "$T/out"), err $(cat "$T/err")"
 }
-refuse stdin_beside 2 $G sum --per-file "$T/d/a.f64" - < "$T/d/b.f64"
-refuse dot_a_b 2 $G dot --per-file "$T/d/a.f64" "$T/d/b.f64"
-refuse plot 2 $G hist -t f64 --plot --per-file "$T/d/a.f64" "$T/d/b.f64"
-refuse edges_no_range 2 $G hist -t f64 --bins 4 -f npy --edges "$T/e.npy" --per-file "$T/d/a.f64" "$T/d/b.f64"
-refuse carry_in 2 $G scan -t f64 --per-file --carry-in "$T/d/a.f64.state" "$T/d/a.f64"
+refuse stdin_beside 2 $G sum --per-file "$T/d/a.bin" - < "$T/d/b.bin"
+refuse dot_a_b 2 $G dot --per-file "$T/d/a.bin" "$T/d/b.bin"
+refuse plot 2 $G hist -t f64 --plot --per-file "$T/d/a.bin" "$T/d/b.bin"
+refuse edges_no_range 2 $G hist -t f64 --bins 4 -f npy --edges "$T/e.npy" --per-file "$T/d/a.bin" "$T/d/b.bin"
+refuse carry_in 2 $G scan -t f64 --per-file --carry-in "$T/d/a.bin.state" "$T/d/a.bin"
 # a total of several passes (quantile of 32/64-bit types) reads the
 # operands again: a pipe among them would be empty by then
 refuse pipe_total 2 sh -c 'cat "$1" | "$2" median -t f64 -c 2 --per-file "$3" /dev/stdin' \
-	sh "$T/d/b.f64" "$G" "$T/d/a.f64"
-refuse missing 1 $G sum -t f64 --per-file "$T/d/a.f64" "$T/d/nope" "$T/d/b.f64"
+	sh "$T/d/b.bin" "$G" "$T/d/a.bin"
+refuse missing 1 $G sum -t f64 --per-file "$T/d/a.bin" "$T/d/nope" "$T/d/b.bin"
 grep -q nope "$T/err" && ok || bad missing_named "$(cat "$T/err")"
 # a missing operand after one read in several passes is still named
-refuse missing_multipass 1 $G median -t f64 --per-file "$T/d/a.f64" "$T/d/nope"
+refuse missing_multipass 1 $G median -t f64 --per-file "$T/d/a.bin" "$T/d/nope"
 grep -q nope "$T/err" && ok || bad missing_multipass_named "$(cat "$T/err")"
-refuse missing_hist_range 1 $G hist -t f64 --bins 3 --per-file "$T/d/a.f64" "$T/d/nope"
+refuse missing_hist_range 1 $G hist -t f64 --bins 3 --per-file "$T/d/a.bin" "$T/d/nope"
 grep -q nope "$T/err" && ok || bad missing_hist_range_named "$(cat "$T/err")"
-refuse product_overflow 1 $G reduce --op prod -t i64 --per-file "$T/d/b.f64" "$T/d/a.f64"
-grep -q "b.f64" "$T/err" && ok || bad product_overflow_named "$(cat "$T/err")"
+refuse product_overflow 1 $G reduce --op prod -t i64 --per-file "$T/d/b.bin" "$T/d/a.bin"
+grep -q "b.bin" "$T/err" && ok || bad product_overflow_named "$(cat "$T/err")"
 
 summary

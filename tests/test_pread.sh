@@ -75,6 +75,7 @@ both "pgm 16-bit scan" "$T/a.pgm" scan -j 2
 # a histogram's two passes (the range, then the counts), which a pipe
 # cannot give: the file read by one thread (-j 1) against several
 head -c $((9 * M)) "$T/rand" > "$T/h.i32"
+ln "$T/h.i32" "$T/h.bin"	# the same bytes under a name of no type
 "$G" hist -t i32 --bins 100 -j 1 -f tsv "$T/h.i32" > "$T/h1" 2>&1
 for j in 3 16; do
 	"$G" hist -t i32 --bins 100 -j $j -f tsv "$T/h.i32" > "$T/h2" 2>&1
@@ -97,7 +98,7 @@ grep -q "differ in length.*9437188 bytes.*9437184 bytes" "$T/d1" && ok ||
 # -v: the process's parts add up to its time from main to exit (each is
 # printed to 3 decimals: 9 roundings), and none is negative
 for cmd in "sum -t f32" "hist -t i32 --bins 10" "scan -t f64"; do
-	$G $cmd -v "$T/h.i32" 2>&1 > /dev/null | awk '/process:/ {
+	$G $cmd -v "$T/h.bin" 2>&1 > /dev/null | awk '/process:/ {
 		total = $3; sum = 0; neg = 0
 		for (i = 1; i <= NF; i++)
 			if ($i ~ /^-?[0-9]+[.][0-9]+;?$/ && i > 3 && $(i - 1) != "about") {
@@ -169,7 +170,7 @@ done
 "$G" scan --backend cpu "$T/be.npy" | cksum > "$T/k2"
 cmp -s "$T/k1" "$T/k2" && ok || bad "views: a swapped file read twice" "another output"
 # leaving the teardown to the exit changes nothing but the time
-"$G" scan -t f64 "$T/h.i32" | cksum > "$T/k1"
-GPUSTAT_NO_TEARDOWN=1 "$G" scan -t f64 "$T/h.i32" | cksum > "$T/k2"
+"$G" scan -t f64 "$T/h.bin" | cksum > "$T/k1"
+GPUSTAT_NO_TEARDOWN=1 "$G" scan -t f64 "$T/h.bin" | cksum > "$T/k2"
 cmp -s "$T/k1" "$T/k2" && ok || bad "GPUSTAT_NO_TEARDOWN=1" "another output"
 summary

@@ -118,6 +118,16 @@ expect suggest_bnis 2 - "unknown option '--bnis'; did you mean '--bins'?" "$G" h
 expect suggest_exclsuive 2 - "did you mean '--exclusive'?" "$G" scan --exclsuive "$T/d"
 expect suggest_chunksize 2 - "did you mean '--chunk-size'?" "$G" sum --chunksize 1M "$T/d"
 expect suggest_far 2 - "unknown option '--zzzzzz' (try" "$G" sum --zzzzzz "$T/d"
+# a type too, the valid names still listed after it
+expect suggest_flaot32 2 - "gpustat: unknown type 'flaot32'; did you mean 'float32'? (valid: u8 " \
+	"$G" sum -t flaot32 "$T/d"
+expect suggest_f33 2 - "unknown type 'f33'; did you mean 'f32'?" "$G" stats -t f33 "$T/d"
+expect suggest_uint61 2 - "did you mean 'uint16'?" "$G" hist --type=uint61 "$T/d"
+expect suggest_out_type 2 - "--out-type: unknown type 'flaot64'; did you mean 'float64'?" \
+	"$G" scan --out-type flaot64 "$T/d"
+expect suggest_type_far 2 - "unknown type 'zzzzzz' (valid:" "$G" sum -t zzzzzz "$T/d"
+# numpy's one-letter codes are near every letter: not suggested
+expect suggest_type_letter 2 - "unknown type 'x' (valid:" "$G" sum -t x "$T/d"
 expect suggest_not_bins 2 - "unknown option '--bins' (try" "$G" sum --bins 3 "$T/d"
 expect ambiguous_p 2 - "option '--p' is ambiguous (--progress, --per-file, --plot)" "$G" hist --p "$T/d"
 

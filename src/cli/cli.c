@@ -13,6 +13,7 @@
 #include "algorithm.h"
 #include "command.h"
 #include "sig.h"
+#include "suffix.h"
 #include "progress.h"
 #include "report.h"
 #include "timeline.h"
@@ -305,14 +306,22 @@ static const char *endian_name(bool big)
 	return big ? "big" : "little";
 }
 
-/* One line that names every spelling -t accepts. */
-static int unknown_type(struct gs_err *err, const char *arg)
+int cli_unknown_type(struct gs_err *err, const char *opt, const char *arg)
 {
-	char names[400];
+	const char *words[128], *near;
+	char names[400], hint[80] = "";
+	size_t n = type_spellings(words, 128), k = 0;
 
+	/* numpy's one-letter codes are one edit from any letter */
+	for (size_t i = 0; i < n; i++)
+		if (strlen(words[i]) > 1)
+			words[k++] = words[i];
+	near = cli_nearest(arg, strlen(arg), words, k);
+	if (near)
+		snprintf(hint, sizeof(hint), "; did you mean '%s'?", near);
 	type_list(names, sizeof(names));
-	return gs_fail(err, GS_EUSAGE, "", "unknown type '%.40s' (valid: %s)",
-		       arg, names);
+	return gs_fail(err, GS_EUSAGE, "", "%sunknown type '%.40s'%s (valid: %s)",
+		       opt, arg, hint, names);
 }
 
 /* -t, --endian, -c, --raw, --long, --memory: how the input is read. */
@@ -326,7 +335,7 @@ static int input_option(struct cli *c, int opt, const char *arg,
 	switch (opt) {
 	case 't':
 		if (type_parse(arg, &d, &explicit) < 0)
-			return unknown_type(err, arg);
+			return cli_unknown_type(err, "", arg);
 		if (explicit && c->endian_set && c->big_endian != d.big_endian)
 			return gs_fail(err, GS_EUSAGE, "", "-t '%s' contradicts "
 				       "--endian %s", arg, endian_name(c->big_endian));
@@ -542,6 +551,13 @@ static int settle_dtype(struct cli *c, const struct input_info *info,
 	char a[40], b[40];
 
 	if (info->has_type) {
+		if (c->type_from_name && c->job.dtype.type != info->dtype.type)
+			return gs_fail(err, GS_EUSAGE, name, "the %s header (%s) "
+				       "contradicts the name %.200s (%s)",
+				       info->format,
+				       dtype_str(info->dtype, b, sizeof(b)),
+				       c->type_from_name,
+				       type_name(c->job.dtype.type));
 		if (c->type_set &&
 		    !same_dtype(c->job.dtype, info->dtype, c->type_endian))
 			return gs_fail(err, GS_EUSAGE, name,
@@ -570,30 +586,39 @@ static int settle_dtype(struct cli *c, const struct input_info *info,
 
 #define CHUNK_FLOOR ((size_t)1 << 20)
 
-int cli_open_input(struct cli *c, char *const *paths, int npaths,
-		   struct input **in, struct input_info *info, struct gs_err *err)
+/* Open paths and settle the job with what they say. continued: they are
+ * operands of the stream that cli_open_input opened before, read as that
+ * stream reads them (cli_open_operand). */
+static int open_input(struct cli *c, char *const *paths, int npaths,
+		      bool continued, struct input **in, struct input_info *info,
+		      struct gs_err *err)
 {
 	struct input_opts io = { .raw = c->raw, .zstd_window = c->zstd_window,
 				 .threads = c->eo.threads,
 				 .warn = warn_operand, .warn_ctx = c,
 				 .stop_on_error = c->stop_on_operand,
-				 .text = c->text, .text_lines = c->columns_given };
+				 .text = c->text, .text_lines = c->columns_given,
+				 .continued = continued && (c->text_found || !c->text) };
 
 	/* before anything is opened for writing (dot opens A and B apart) */
 	if (!c->output_checked &&
-	    out_check_inputs("-o", c->output, c->operands, c->noperands, err) < 0)
+	    (out_check_inputs("-o", c->output, c->operands, c->noperands, err) < 0 ||
+	     suffix_settle(c, err) < 0))
 		return -1;
 	c->output_checked = true;
 	if (input_open(in, paths, npaths, &io, err) < 0)
 		return -1;
+	/* a header is checked against the stream's type as the one run does */
+	if (continued)
+		input_set_dtype(*in, c->job.dtype, c->job.columns);
 	if (input_probe(*in, info, err) < 0)
 		return -1;
 	/* decimal text found without --text: the run reads it as --text
-	 * does (f64 unless -t), every later input of it too */
+	 * does (f64 unless -t or a name says), every later input of it too */
 	if (info->text && !c->text) {
-		c->text = true;
+		c->text = c->text_found = true;
 		c->default_type = GS_F64;
-		if (!c->type_set)
+		if (!c->type_set && !c->type_from_name)
 			c->job.dtype = (struct gs_dtype){ .type = GS_F64 };
 	}
 	if (settle_dtype(c, info, npaths ? paths[0] : "stdin", err) < 0)
@@ -610,11 +635,23 @@ int cli_open_input(struct cli *c, char *const *paths, int npaths,
 		if (want < c->eo.chunk_size)
 			c->eo.chunk_size = (size_t)want;
 	}
-	if (c->verbose)
-		fprintf(stderr, "gpustat: input: %s, %s, %u column%s\n",
-			info->format, type_name(c->job.dtype.type),
+	if (c->verbose) {
+		char from[240] = "";
+
+		if (c->type_from_name && !info->has_type)
+			snprintf(from, sizeof(from), " (from the name %.200s)",
+				 c->type_from_name);
+		fprintf(stderr, "gpustat: input: %s, %s%s, %u column%s\n",
+			info->format, type_name(c->job.dtype.type), from,
 			c->job.columns, c->job.columns == 1 ? "" : "s");
+	}
 	return 0;
+}
+
+int cli_open_input(struct cli *c, char *const *paths, int npaths,
+		   struct input **in, struct input_info *info, struct gs_err *err)
+{
+	return open_input(c, paths, npaths, false, in, info, err);
 }
 
 int cli_open_operand(struct cli *c, int i, struct gs_err *err)
@@ -622,7 +659,7 @@ int cli_open_operand(struct cli *c, int i, struct gs_err *err)
 	struct gs_job job = c->job;
 	struct input_info info;
 
-	if (cli_open_input(c, &c->operands[i], 1, &c->in, &info, err) < 0)
+	if (open_input(c, &c->operands[i], 1, true, &c->in, &info, err) < 0)
 		return -1;
 	c->input_bytes = info.total_bytes;
 	if (c->job.dtype.type != job.dtype.type || c->job.columns != job.columns ||

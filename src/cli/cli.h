@@ -46,8 +46,11 @@ struct cli {
 	bool chunk_set;		/* --chunk-size given: kept as given */
 	bool big_endian;		/* --endian big */
 	bool type_endian;		/* -t named a byte order ('>f4') */
+	const char *type_from_name;	/* no -t: the operand whose name set
+					 * the type (suffix.h), or NULL */
 	bool raw;
-	bool text;			/* --text */
+	bool text;			/* --text, or text found */
+	bool text_found;		/* text found without --text */
 	bool columns_given;		/* -c on the command line (not a header) */
 	uint64_t zstd_window;		/* --long, --memory: 0 for the default */
 	enum gs_format format;
@@ -92,6 +95,11 @@ extern const struct opt_spec common_opts[];
 	  .brief = "the kernel to run (same output)" }
 int cli_algorithm_option(struct cli *c, const char *arg, struct gs_err *err);
 
+/* The usage error of a TYPE that -t (opt "") or another option (opt
+ * "--out-type: ") does not know: the valid names, and the nearest one
+ * where one is near. */
+int cli_unknown_type(struct gs_err *err, const char *opt, const char *arg);
+
 /* "text", "tsv", ... as -f spells them. */
 const char *format_name(enum gs_format f);
 
@@ -111,8 +119,9 @@ int cli_open_input(struct cli *c, char *const *paths, int npaths,
 		   struct input **in, struct input_info *info, struct gs_err *err);
 
 /* Operand i alone as c->in (and its length as c->input_bytes), for
- * --per-file: read as it was in the whole stream (the same type and
- * columns), or an error naming it. */
+ * --per-file: read as the whole stream reads it (text or not as the
+ * stream's first operand decided, the stream's type and columns), so that
+ * it fails where the one run fails on it, or an error naming it. */
 int cli_open_operand(struct cli *c, int i, struct gs_err *err);
 
 /* Pick the backend and run the job; acc may be NULL for scan. */

@@ -80,13 +80,8 @@ static int out_type_option(struct scan_state *s, const char *arg,
 	struct gs_dtype d;
 	bool explicit;
 
-	if (type_parse(arg, &d, &explicit) < 0) {
-		char names[400];
-
-		type_list(names, sizeof(names));
-		return gs_fail(err, GS_EUSAGE, "", "--out-type: unknown "
-			       "type '%.40s' (valid: %s)", arg, names);
-	}
+	if (type_parse(arg, &d, &explicit) < 0)
+		return cli_unknown_type(err, "--out-type: ", arg);
 	if (d.big_endian)
 		return gs_fail(err, GS_EUSAGE, "", "--out-type: scans "
 			       "write little-endian, not '%s'", arg);

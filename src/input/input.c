@@ -662,6 +662,8 @@ int input_open(struct input **inp, char *const *paths, int npaths,
 	if (opts)
 		in->opts = *opts;
 	in->idx = -1;
+	in->seen = in->opts.continued;
+	in->text_found = in->opts.continued && in->opts.text;
 	in->st = ST_OPEN;
 	in->name = operand_name(in, 0);
 	in->fd = -1;

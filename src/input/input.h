@@ -62,6 +62,11 @@ struct input_opts {
 	 * input_read hands out the records it makes; text_lines: one record
 	 * per line (-c N given). An npy or pnm header is an error then. */
 	bool text, text_lines;
+	/* The operands continue a stream whose kind (text or not) its first
+	 * operand set without --text (--per-file reads each operand alone as
+	 * that stream reads it): none is looked at for text, and text is
+	 * text found, not --text's. */
+	bool continued;
 };
 
 /* Open the operand list (npaths == 0 means stdin). Fails only for errors

@@ -182,6 +182,19 @@ size_t type_list(char *buf, size_t n)
 	return used;
 }
 
+size_t type_spellings(const char **names, size_t max)
+{
+	size_t n = 0, i;
+
+	for (i = 0; i < GS_NTYPES && n < max; i++)
+		names[n++] = types[i].name;
+	for (i = 0; i < NELEM(aliases) && n < max; i++)
+		names[n++] = aliases[i].name;
+	for (i = 0; i < NELEM(typestrs) && n < max; i++)
+		names[n++] = typestrs[i].code;
+	return n;
+}
+
 /* The exported names of ieee.h's widening (the hot loops of src/cpu call
  * them through gs.h). */
 float f16_to_f32(uint16_t h)
