@@ -182,4 +182,86 @@ grep -q nope "$T/err" && ok || bad missing_hist_range_named "$(cat "$T/err")"
 refuse product_overflow 1 $G reduce --op prod -t i64 --per-file "$T/d/b.bin" "$T/d/a.bin"
 grep -q "b.bin" "$T/err" && ok || bad product_overflow_named "$(cat "$T/err")"
 
+# ---- the total is one run over the operands, each read as that run reads
+# it: the stream's first operand decides text or raw (and the type), later
+# ones are read so, with or without --per-file; where that fails, both
+# modes fail alike
+mkdir "$T/m"
+printf '1 2.5 3\n' > "$T/m/t1"
+printf '4 -5e-1\n\n' > "$T/m/t2"
+: > "$T/m/t0"
+printf '1 2 3 4\n' > "$T/m/t8"		# text of 8 bytes: one f64 when raw
+printf '1 2 3\n' > "$T/m/t6"		# text of 6 bytes: no whole f64
+dd if=$IN/f64_mod.bin of="$T/m/r" bs=8 count=50 2> /dev/null
+$G scan -t f64 -f npy -o "$T/m/n.npy" - < "$T/m/r"
+
+# total_of TEXT: the total's part of --per-file's output (stdin), in the
+# one run's format (f; text, csv or json)
+total_of() {
+	case $f in
+	text) sed -n 's/\ttotal$//p' ;;
+	csv) sed -n '1s/,file$//p; s/,total$//p' ;;
+	json) got=$(cat); got=${got##*'{"file":null,'}; printf '{%s\n' "${got%]}" ;;
+	esac
+}
+
+# alike NAME CMD OPERANDS...: the one run and --per-file over the operands
+# exit alike, with the same stderr; where they succeed, the total (state:
+# the merge of the operands' states) is the one run's output byte for byte
+alike() {
+	an=$1 ac=$2
+	shift 2
+	for f in text csv json state; do
+		$G $ac -f $f "$@" > "$T/one" 2> "$T/one.err"
+		rc1=$?
+		$G $ac -f $f --per-file "$@" > "$T/pf.out" 2> "$T/pf.err"
+		rc2=$?
+		if [ $f = state ]; then
+			$G merge -f state < "$T/pf.out" > "$T/pf" 2>&1
+		else
+			total_of < "$T/pf.out" > "$T/pf"
+		fi
+		if [ $rc1 -ne $rc2 ] || ! cmp -s "$T/one.err" "$T/pf.err"; then
+			bad "alike_${an}_$f" "one run: exit $rc1 $(cat "$T/one.err"); --per-file: exit $rc2 $(cat "$T/pf.err")"
+		elif [ $rc1 -eq 0 ] && ! cmp -s "$T/one" "$T/pf"; then
+			bad "alike_${an}_$f" "total $(head -c 200 "$T/pf"), one run $(head -c 200 "$T/one")"
+		elif [ $rc1 -ne 0 ] && [ -s "$T/pf.out" ]; then
+			bad "alike_${an}_$f" "--per-file failed, but wrote $(head -c 100 "$T/pf.out")"
+		else
+			ok
+		fi
+	done
+}
+
+for cmd in "sum" "stats" "count" "hist --bins 4 --range -2:6" "sum -t f32" "stats -t i32"; do
+	name=$(echo "$cmd" | tr ' :' '__')
+	# text found in the first operand: every one of them is text
+	alike "text_$name" "$cmd" "$T/m/t1" "$T/m/t0" "$T/m/t2" "$T/m/t8"
+	alike "empty_first_$name" "$cmd" "$T/m/t0" "$T/m/t1" "$T/m/t2"
+done
+for cmd in "sum -t f64" "stats -t f64" "count -t f64" "hist -t f64 --bins 4 --range -50:50" \
+	   "hist -t f64 --bins 3"; do
+	name=$(echo "$cmd" | tr ' :' '__')
+	# raw first: text after it is read as raw bytes (8 of them: one f64)
+	alike "raw_text_$name" "$cmd" "$T/m/r" "$T/m/t8"
+	alike "npy_text_$name" "$cmd" "$T/m/n.npy" "$T/m/t8"
+	# where the operands disagree, both fail alike: text bytes that make
+	# no whole element, raw bytes that are no text, an npy among text
+	alike "raw_text6_$name" "$cmd" "$T/m/r" "$T/m/t6"
+	alike "text_raw_$name" "$cmd" "$T/m/t1" "$T/m/r"
+	alike "text_npy_$name" "$cmd" "$T/m/t1" "$T/m/n.npy"
+done
+# and they did fail: nothing on stdout, exit 1, the operand named
+refuse text_raw 1 $G sum --per-file "$T/m/t1" "$T/m/r"
+grep -q "$T/m/r" "$T/err" && ok || bad text_raw_named "$(cat "$T/err")"
+refuse raw_text6 1 $G sum -t f64 --per-file "$T/m/r" "$T/m/t6"
+grep -q "$T/m/t6" "$T/err" && ok || bad raw_text6_named "$(cat "$T/err")"
+refuse text_npy 1 $G sum --per-file "$T/m/t1" "$T/m/n.npy"
+grep -q "npy data, not text like the operands before it" "$T/err" && ok ||
+	bad text_npy_message "$(cat "$T/err")"
+# the issue's case: a typed raw file, then text
+cp "$T/m/r" "$T/m/b.f64"
+alike issue_b_s "sum -t f64" "$T/m/b.f64" "$T/m/t6"
+alike issue_b_s8 "sum" "$T/m/b.f64" "$T/m/t8"
+
 summary
