@@ -34,7 +34,8 @@ const struct opt_spec common_opts[] = {
 	  .arg = "TYPE",
 	  .help = "element type: u8 i8 u16 i16 u32 i32 u64 i64 f16 bf16\n"
 		  "f32 f64, or as numpy spells it (float32, <f4, >i2,\n"
-		  "|u1, float = f64, int = i64, bool = u8 of 0 and 1)",
+		  "|u1, float = f64, int = i64, bool = u8 of 0 and 1);\n"
+		  "without it, as the files' names end (x.f64, x.i16.zst)",
 	  .values = "@type",
 	  .id = 't',
 	  .section = "Input and type:",
@@ -58,7 +59,8 @@ const struct opt_spec common_opts[] = {
 	  .input = true },
 	{ .name = "raw",
 	  .has_arg = no_argument,
-	  .help = "no detection of zstd, .npy or PGM/PPM input",
+	  .help = "no detection of zstd, .npy or PGM/PPM input; with -t,\n"
+		  "no type from the files' names",
 	  .id = OPT_RAW,
 	  .input = true },
 	{ .name = "text",
@@ -145,8 +147,8 @@ const struct opt_spec common_opts[] = {
 	  .brief = "show the options and exit" },
 	{ .name = "per-file",
 	  .has_arg = no_argument,
-	  .help = "one result per operand, then their total (as wc);\n"
-		  "each is what a run over that operand alone prints",
+	  .help = "one result per operand, then their total (as wc):\n"
+		  "each operand read as one run over them all reads it",
 	  .id = OPT_PER_FILE,
 	  .section = "Output:",
 	  .brief = "one result per operand, and a total" },

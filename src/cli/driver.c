@@ -126,8 +126,9 @@ static int operand_result(struct cli *c, const struct pass *passes, int i,
 }
 
 /*
- * --per-file: every operand alone, each result what a run over it prints,
- * then, with two or more, the total, what a run over them in a row
+ * --per-file: every operand alone, each result what a run over it prints
+ * (read as the run over all of them reads it: cli_open_operand), then,
+ * with two or more, the total, what a run over them in a row
  * prints: with one pass the exact merge of their accumulators, with more
  * (hist's range first) the passes again over the whole stream. -f state
  * writes each operand's state and no total, which gpustat merge makes.
