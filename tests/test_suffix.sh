@@ -98,6 +98,10 @@ fi
 $G sum -v "$T/big.f64" 2>&1 > /dev/null | grep -q "input: raw, f64 (from the name $T/big.f64)" &&
 	ok || bad verbose "$($G sum -v "$T/big.f64" 2>&1 > /dev/null | grep input:)"
 
+# bench's data file too
+$G bench sum "$T/big.f64" 2> /dev/null | grep -q "bytes of f64 ($T/big.f64)" && ok ||
+	bad bench "$($G bench sum "$T/big.f64" 2>&1 | head -n 3)"
+
 # --- names that say no type ----------------------------------------------
 # numpy's one-letter codes and width-less names, upper case, a leading dot,
 # a directory's extension: the default f32 reads the bytes

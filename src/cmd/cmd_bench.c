@@ -27,6 +27,7 @@
 #include "commands.h"
 #include "out.h"
 #include "report.h"
+#include "suffix.h"
 #ifdef GS_HAVE_CUDA
 #include "gpustat_cuda.h"
 #endif
@@ -123,6 +124,10 @@ static int bench_check(struct cli *c, struct gs_err *err)
 
 		if (out_check_inputs("-o", c->output, &in, 1, err) < 0)
 			return -1;
+		/* its name may say its type (suffix.h), as an operand's */
+		if (suffix_settle(c, err) < 0)
+			return -1;
+		c->type_set |= c->type_from_name != NULL;
 	}
 	if (b->ncmds == 0) {
 		static const char *const all[] = { "hist", "sum", "reduce",
