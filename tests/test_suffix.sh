@@ -149,6 +149,12 @@ refuse contradict_second 2 "-t f64 contradicts the name $T/c.f32 (f32)" \
 refuse contradict_scan 2 "-t i16 contradicts the name $T/a.f64 (f64)" \
 	$G scan -t i16 -o "$T/s.out" "$T/a.f64"
 [ ! -e "$T/s.out" ] && ok || bad contradict_scan_output "an output was written"
+# a -t of the name's type is none: numpy's bool reads its bytes (1 2 4
+# are each True), a byte order is the data's, which the name does not say
+put u8 "$T/b.u8"
+is bool_u8 3 $G sum -t bool "$T/b.u8"
+is order_f64 "$($G sum --endian big "$T/a.f64")" $G sum -t '>f8' "$T/a.f64"
+is order_f64_swapped 3.24735e-319 $G sum --endian big "$T/a.f64"
 # the escape the message names: --raw reads the bytes as -t says
 is raw_escape 6.125 $G sum --raw -t f32 "$T/a.f64"
 is raw_escape_mixed 13.125 $G sum --raw -t f32 "$T/a.f64" "$T/c.f32"
