@@ -90,10 +90,10 @@ int suffix_settle(struct cli *c, struct gs_err *err)
 			return contradicts(c, c->operands[i], t, err);
 		if (first && t != ft)
 			return gs_fail(err, GS_EUSAGE, "", "the names %.200s (%s) "
-				       "and %.200s (%s) say different types; "
-				       "one stream has one", first,
-				       type_name(ft), c->operands[i],
-				       type_name(t));
+				       "and %.200s (%s) say different types, "
+				       "and the operands are one stream of one "
+				       "type", first, type_name(ft),
+				       c->operands[i], type_name(t));
 		if (!first) {
 			first = c->operands[i];
 			ft = t;
