@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "algorithm.h"
 #include "command.h"
+#include "fields.h"
 #include "sig.h"
 #include "progress.h"
 #include "report.h"
@@ -21,7 +22,7 @@ enum {
 	OPT_ENDIAN = 1000, OPT_RAW, OPT_BACKEND, OPT_DEVICE, OPT_DEVICES, OPT_CHUNK,
 	OPT_STREAMS, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_LONG, OPT_MEMORY,
 	OPT_PER_FILE, OPT_TEXT,
-	OPT_FORMAT = 'f',
+	OPT_FORMAT = 'f', OPT_HEADER = 'H', OPT_FIELDS = 'F',
 };
 
 /* The options of every command, in the order of their --help. -f's help
@@ -67,6 +68,24 @@ const struct opt_spec common_opts[] = {
 		  "correctly to the type (default f64)",
 	  .id = OPT_TEXT,
 	  .brief = "read decimal numbers as text",
+	  .input = true },
+	{ .name = "header",
+	  .short_name = 'H',
+	  .has_arg = no_argument,
+	  .help = "the first line of each text operand names the\n"
+		  "columns (the same line in each); implies --text",
+	  .id = OPT_HEADER,
+	  .brief = "the first line of text names the columns",
+	  .input = true },
+	{ .name = "fields",
+	  .short_name = 'F',
+	  .has_arg = required_argument,
+	  .arg = "LIST",
+	  .help = "only these columns, in this order: numbers from 1,\n"
+		  "ranges as cut -f has them (2-4, 3-, -2), or --header's\n"
+		  "names; -c N stays the records' width",
+	  .id = OPT_FIELDS,
+	  .brief = "the columns to read, in order",
 	  .input = true },
 	{ .name = "long",
 	  .has_arg = optional_argument,
@@ -358,6 +377,14 @@ static int input_option(struct cli *c, int opt, const char *arg,
 		c->text = true;
 		c->default_type = GS_F64;
 		return 0;
+	case OPT_HEADER:	/* text, read as --text reads it */
+		c->header = true;
+		c->default_type = GS_F64;
+		return 0;
+	case OPT_FIELDS:
+		fields_free(c->fields);
+		c->fields = NULL;
+		return fields_parse(arg, &c->fields, err);
 	case OPT_LONG:	/* as zstd -d --long=N: windows up to 2^N bytes */
 		if (!arg)
 			arg = "31";
@@ -577,13 +604,19 @@ int cli_open_input(struct cli *c, char *const *paths, int npaths,
 				 .threads = c->eo.threads,
 				 .warn = warn_operand, .warn_ctx = c,
 				 .stop_on_error = c->stop_on_operand,
-				 .text = c->text, .text_lines = c->columns_given };
+				 .text = c->text || c->header,
+				 .text_lines = c->columns_given || c->header ||
+					       c->fields,
+				 .header = c->header,
+				 .count_line = c->fields && !c->columns_given };
 
 	/* before anything is opened for writing (dot opens A and B apart) */
 	if (!c->output_checked &&
 	    out_check_inputs("-o", c->output, c->operands, c->noperands, err) < 0)
 		return -1;
 	c->output_checked = true;
+	if (c->width)	/* -F cut the records of an input before */
+		c->job.columns = c->width;
 	if (input_open(in, paths, npaths, &io, err) < 0)
 		return -1;
 	if (input_probe(*in, info, err) < 0)
@@ -596,9 +629,9 @@ int cli_open_input(struct cli *c, char *const *paths, int npaths,
 		if (!c->type_set)
 			c->job.dtype = (struct gs_dtype){ .type = GS_F64 };
 	}
-	if (settle_dtype(c, info, npaths ? paths[0] : "stdin", err) < 0)
+	if (settle_dtype(c, info, npaths ? paths[0] : "stdin", err) < 0 ||
+	    cli_columns(c, *in, info, npaths ? paths[0] : "stdin", err) < 0)
 		return -1;
-	input_set_dtype(*in, c->job.dtype, c->job.columns);
 	/* by default no chunk larger than the input: a small one then pins
 	 * (CUDA) and copies no more than it needs; the floor keeps chunks of
 	 * a file that grows while read from becoming tiny */
@@ -621,12 +654,13 @@ int cli_open_operand(struct cli *c, int i, struct gs_err *err)
 {
 	struct gs_job job = c->job;
 	struct input_info info;
+	unsigned width = c->width;
 
 	if (cli_open_input(c, &c->operands[i], 1, &c->in, &info, err) < 0)
 		return -1;
 	c->input_bytes = info.total_bytes;
 	if (c->job.dtype.type != job.dtype.type || c->job.columns != job.columns ||
-	    c->job.dtype.big_endian != job.dtype.big_endian)
+	    c->job.dtype.big_endian != job.dtype.big_endian || c->width != width)
 		return gs_fail(err, GS_ERUNTIME, c->operands[i], "--per-file: "
 			       "read alone, it is not the stream's %s of %u "
 			       "column%s", type_name(job.dtype.type), job.columns,
