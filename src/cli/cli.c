@@ -654,13 +654,12 @@ int cli_open_operand(struct cli *c, int i, struct gs_err *err)
 {
 	struct gs_job job = c->job;
 	struct input_info info;
-	unsigned width = c->width;
 
 	if (cli_open_input(c, &c->operands[i], 1, &c->in, &info, err) < 0)
 		return -1;
 	c->input_bytes = info.total_bytes;
 	if (c->job.dtype.type != job.dtype.type || c->job.columns != job.columns ||
-	    c->job.dtype.big_endian != job.dtype.big_endian || c->width != width)
+	    c->job.dtype.big_endian != job.dtype.big_endian)
 		return gs_fail(err, GS_ERUNTIME, c->operands[i], "--per-file: "
 			       "read alone, it is not the stream's %s of %u "
 			       "column%s", type_name(job.dtype.type), job.columns,

@@ -78,13 +78,21 @@ int cli_columns(struct cli *c, struct input *in, struct input_info *info,
 	if (same_header(c, info, name, err) < 0 ||
 	    (info->text && text_width(c, info, name, &width, err) < 0))
 		return -1;
+	if (c->per_file && c->width && width != c->width)
+		return gs_fail(err, GS_ERUNTIME, name, "--per-file: read alone, "
+			       "its records are %u values, not the stream's %u",
+			       width, c->width);
 	c->job.columns = width;
 	input_set_dtype(in, c->job.dtype, width);
 	if (!c->fields)
 		return 0;
 	if (fields_resolve(c->fields, width, info->head, name, &cols, &n,
-			   err) < 0)
+			   err) < 0) {
+		/* an operand that failed is the line to read */
+		if (c->operand_failed)
+			*err = (struct gs_err){ .code = GS_ERUNTIME };
 		return -1;
+	}
 	rc = whole(cols, n, width) ? 0 : input_project(in, cols, n, width, err);
 	free(cols);
 	c->width = width;
