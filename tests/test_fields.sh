@@ -125,6 +125,25 @@ fails dash 2 "'-' is not a column number" "$G" sum -F - "$T/four"
 fails dup_name 2 "'a' names columns 1 and 3 of the header" \
 	sh -c "printf 'a,b,a\n1,2,3\n' | \"$G\" sum -H -F a"
 
+# a header line longer than the bytes peeked at once (gathered in pieces);
+# a first line too long to count without -c
+awk 'BEGIN { for (i = 1; i <= 4000; i++) printf "%scolumn%d", (i > 1 ? "," : ""), i
+	print ""; for (r = 0; r < 2; r++) { for (i = 1; i <= 4000; i++)
+	printf "%s%d", (i > 1 ? "," : ""), i; print "" } }' > "$T/wide.csv"
+expect wide_header "8000${tab}4" "$G" sum -H -F column4000,column2 "$T/wide.csv"
+tail -n 2 "$T/wide.csv" > "$T/wide.txt"
+expect wide_with_c "8000${tab}4" "$G" sum -c 4000 -F 4000,2 "$T/wide.txt"
+fails wide_count 1 "the first line is longer than 16384 bytes, too long to count its fields: give -c N" \
+	"$G" sum -F 2 "$T/wide.txt"
+
+# an operand that fails is the error told, not -F's columns then
+fails missing_operand 1 "No such file or directory" "$G" sum -F 2 "$T/none"
+# --per-file: an operand alone of another width is named
+printf '1 2 3
+' > "$T/w3"
+fails perfile_width 1 "w3: --per-file: read alone, its records are 3 values, not the stream's 4" \
+	"$G" sum --per-file -F 2 "$T/four" "$T/w3"
+
 # ---- binary records -------------------------------------------------------------
 if ! command -v python3 > /dev/null; then
 	echo "fields: note: no python3: the binary cases are skipped"

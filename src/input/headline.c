@@ -88,8 +88,8 @@ static bool is_blank(char c)
 
 /* The fields of the first non-empty line of p[0..n), counted as textin.c
  * counts them; full: p is all the bytes there can be room for. */
-static int count_line(struct headline *h, const uint8_t *p, size_t n,
-		      bool end)
+static int count_line(struct headline *h, const char *name, const uint8_t *p,
+		      size_t n, bool end, struct gs_err *err)
 {
 	bool full = n >= FMT_HEADER_MAX;
 	unsigned f = 0;
@@ -104,9 +104,12 @@ static int count_line(struct headline *h, const uint8_t *p, size_t n,
 	}
 	if (i == n && !end && !full)
 		return 0;
-	/* a line longer than the peek is not counted: width 0 says so */
-	h->counted = f > 0 || full;
-	h->width = i < n || end ? f : 0;
+	if (i == n && !end)
+		return gs_fail(err, GS_ERUNTIME, name, "--fields: the first line "
+			       "is longer than %d bytes, too long to count its "
+			       "fields: give -c N", FMT_HEADER_MAX);
+	h->counted = f > 0;	/* else the next operand's first line */
+	h->width = f;
 	return 1;
 }
 
@@ -269,5 +272,5 @@ int headline_take(struct headline *h, const char *name, const uint8_t *p,
 	if (h->names)
 		return take_header(h, name, p, n, end, used, err);
 	*used = 0;
-	return count_line(h, p, n, end);
+	return count_line(h, name, p, n, end, err);
 }

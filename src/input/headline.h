@@ -13,7 +13,7 @@
  * Without names (-F on text without -c), the stream's first non-empty
  * line is only looked at: its field count, as textin.h counts fields, is
  * the record width. It must lie within the bytes the input peeks
- * (FMT_HEADER_MAX); a longer one leaves the count unknown (0).
+ * (FMT_HEADER_MAX); a longer one is an error (-c N gives the width).
  */
 #ifndef HEADLINE_H
 #define HEADLINE_H
@@ -34,13 +34,13 @@ void headline_free(struct headline *h);
  * operand's with names, else until a line was counted. */
 bool headline_due(const struct headline *h);
 
-/* The operand's first bytes p[0..n); end: no more come before these are
- * taken (the operand ended, or the caller's buffer is full). Returns 1
- * when its first line is done with, 0 for more bytes, or -1 with err
- * filled, naming the operand name (names: a line that is empty, not text,
- * too long, or not the first operand's). *used: the bytes taken off the
- * payload (names: the line's, newline included, up to the line's end; a
- * count takes none). */
+/* The operand's first bytes p[0..n); end: the operand ends with them.
+ * Returns 1 when its first line is done with, 0 for more bytes, or -1
+ * with err filled, naming the operand name (a line too long; names: one
+ * that is empty, not text, or not the first operand's). *used: the bytes
+ * taken off the payload (names: the line's, its newline included; a count
+ * takes none). A count is done at FMT_HEADER_MAX bytes without a newline,
+ * the most the input peeks at once. */
 int headline_take(struct headline *h, const char *name, const uint8_t *p,
 		  size_t n, bool end, size_t *used, struct gs_err *err);
 
