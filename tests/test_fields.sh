@@ -80,6 +80,12 @@ expect header_quoted "2${tab}1" sh -c "printf '\"a b\",\"c\"\"d\"\n1,2\n' | \"$G
 expect header_crlf_bom 6 sh -c "printf '\357\273\277x,y\r\n1,2\r\n3,4\r\n' | \"$G\" sum -H -F y"
 expect header_only "0${tab}0" sh -c "printf 'x,y\n' | \"$G\" sum -H"
 expect header_empty_input "0${tab}0" sh -c ": | \"$G\" sum -H -F 2,1"
+# --raw reads text without detection: the header is still taken off
+expect header_raw_text 6 sh -c "printf 'x,y\n1,2\n3,4\n' | \"$G\" sum --raw -H -F y"
+# dot: --pairs of two named columns, and A B each cut alike
+printf 'a,b,c\n1,2,3\n4,5,6\n' > "$T/abc.csv"
+expect dot_pairs_names 27 "$G" dot --pairs -H -F a,c "$T/abc.csv"
+expect dot_ab_names 45 "$G" dot -H -F c "$T/abc.csv" "$T/abc.csv"
 # line numbers count the header line
 fails header_line_no 1 "line 3 field 2: 'a'" sh -c "printf 'x,y\n1,2\n3,a\n' | \"$G\" sum -H"
 fails header_short_line 1 "line 3 has 1 field, not 2" sh -c "printf 'x,y\n1,2\n3\n' | \"$G\" sum -H"

@@ -178,7 +178,8 @@ static int operand_magic(struct input *in, int stall_ms, struct gs_err *err)
 	int r;
 
 	if (in->opts.raw) {
-		in->st = ST_PAYLOAD;
+		in->st = in->textin && headline_due(in->head) ? ST_HEADLINE
+							      : ST_PAYLOAD;
 		return 0;
 	}
 	if (zsrc_named(operand_path(in, in->idx)))
