@@ -38,7 +38,7 @@ struct input_info {
 	bool text;		/* decimal text (--text, or found so) */
 	bool compressed;	/* zstd (the first operand's data) */
 	/* text: its first line (headline.h), the names of --header or, with
-	 * text_lines, the count of its fields; NULL when not asked for */
+	 * count_line, the count of its fields; NULL when not asked for */
 	const struct headline *head;
 };
 
@@ -63,7 +63,8 @@ struct input_opts {
 	bool stop_on_error;
 	/* --text: the payload is decimal text, read as textin.h says, and
 	 * input_read hands out the records it makes; text_lines: one record
-	 * per line (-c N given). An npy or pnm header is an error then. */
+	 * per line (-c N, --header or -F given). An npy or pnm header is an
+	 * error then. */
 	bool text, text_lines;
 	bool header;		/* --header: each text operand's first line names the columns */
 	/* -F on text without -c: the stream's first line is counted, its
