@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "algorithm.h"
 #include "command.h"
+#include "fields.h"
 #include "sig.h"
 #include "suffix.h"
 #include "progress.h"
@@ -22,7 +23,7 @@ enum {
 	OPT_ENDIAN = 1000, OPT_RAW, OPT_BACKEND, OPT_DEVICE, OPT_DEVICES, OPT_CHUNK,
 	OPT_STREAMS, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_LONG, OPT_MEMORY,
 	OPT_PER_FILE, OPT_TEXT,
-	OPT_FORMAT = 'f',
+	OPT_FORMAT = 'f', OPT_HEADER = 'H', OPT_FIELDS = 'F',
 };
 
 /* The options of every command, in the order of their --help. -f's help
@@ -70,6 +71,24 @@ const struct opt_spec common_opts[] = {
 		  "correctly to the type (default f64)",
 	  .id = OPT_TEXT,
 	  .brief = "read decimal numbers as text",
+	  .input = true },
+	{ .name = "header",
+	  .short_name = 'H',
+	  .has_arg = no_argument,
+	  .help = "the first line of each text operand names the\n"
+		  "columns (the same line in each); implies --text",
+	  .id = OPT_HEADER,
+	  .brief = "the first line of text names the columns",
+	  .input = true },
+	{ .name = "fields",
+	  .short_name = 'F',
+	  .has_arg = required_argument,
+	  .arg = "LIST",
+	  .help = "only these columns, in this order: numbers from 1,\n"
+		  "ranges as cut -f has them (2-4, 3-, -2), or --header's\n"
+		  "names; -c N stays the records' width",
+	  .id = OPT_FIELDS,
+	  .brief = "the columns to read, in order",
 	  .input = true },
 	{ .name = "long",
 	  .has_arg = optional_argument,
@@ -369,6 +388,14 @@ static int input_option(struct cli *c, int opt, const char *arg,
 		c->text = true;
 		c->default_type = GS_F64;
 		return 0;
+	case OPT_HEADER:	/* text, read as --text reads it */
+		c->header = true;
+		c->default_type = GS_F64;
+		return 0;
+	case OPT_FIELDS:
+		fields_free(c->fields);
+		c->fields = NULL;
+		return fields_parse(arg, &c->fields, err);
 	case OPT_LONG:	/* as zstd -d --long=N: windows up to 2^N bytes */
 		if (!arg)
 			arg = "31";
@@ -599,8 +626,13 @@ static int open_input(struct cli *c, char *const *paths, int npaths,
 				 .threads = c->eo.threads,
 				 .warn = warn_operand, .warn_ctx = c,
 				 .stop_on_error = c->stop_on_operand,
-				 .text = c->text, .text_lines = c->columns_given,
-				 .continued = continued && (c->text_found || !c->text) };
+				 .text = c->text || c->header,
+				 .text_lines = c->columns_given || c->header ||
+					       c->fields,
+				 .header = c->header,
+				 .count_line = c->fields && !c->columns_given,
+				 .continued = continued &&
+					      (c->text_found || !(c->text || c->header)) };
 
 	/* before anything is opened for writing (dot opens A and B apart) */
 	if (!c->output_checked &&
@@ -608,6 +640,8 @@ static int open_input(struct cli *c, char *const *paths, int npaths,
 	     suffix_settle(c, err) < 0))
 		return -1;
 	c->output_checked = true;
+	if (c->width)	/* -F cut the records of an input before */
+		c->job.columns = c->width;
 	if (input_open(in, paths, npaths, &io, err) < 0)
 		return -1;
 	/* a header is checked against the stream's type as the one run does */
@@ -623,9 +657,9 @@ static int open_input(struct cli *c, char *const *paths, int npaths,
 		if (!c->type_set && !c->type_from_name)
 			c->job.dtype = (struct gs_dtype){ .type = GS_F64 };
 	}
-	if (settle_dtype(c, info, npaths ? paths[0] : "stdin", err) < 0)
+	if (settle_dtype(c, info, npaths ? paths[0] : "stdin", err) < 0 ||
+	    cli_columns(c, *in, info, npaths ? paths[0] : "stdin", err) < 0)
 		return -1;
-	input_set_dtype(*in, c->job.dtype, c->job.columns);
 	/* by default no chunk larger than the input: a small one then pins
 	 * (CUDA) and copies no more than it needs; the floor keeps chunks of
 	 * a file that grows while read from becoming tiny */

@@ -52,6 +52,11 @@ struct cli {
 	bool text;			/* --text, or text found */
 	bool text_found;		/* text found without --text */
 	bool columns_given;		/* -c on the command line (not a header) */
+	bool header;			/* --header */
+	struct fields *fields;		/* -F LIST, or NULL */
+	unsigned width;			/* -F: the records' width (job.columns
+					 * is the columns cut from them) */
+	char *header_line;		/* --header: the stream's first line */
 	uint64_t zstd_window;		/* --long, --memory: 0 for the default */
 	enum gs_format format;
 	const char *output;
@@ -123,6 +128,12 @@ int cli_open_input(struct cli *c, char *const *paths, int npaths,
  * stream's first operand decided, the stream's type and columns), so that
  * it fails where the one run fails on it, or an error naming it. */
 int cli_open_operand(struct cli *c, int i, struct gs_err *err);
+
+/* The records' width (-c, a header, --header's names, -F on text: the
+ * first line's fields) into the job and in, then -F's columns cut from
+ * them (columns.c); name is the operand for errors. */
+int cli_columns(struct cli *c, struct input *in, struct input_info *info,
+		const char *name, struct gs_err *err);
 
 /* Pick the backend and run the job; acc may be NULL for scan. */
 int cli_run(struct cli *c, struct input *in, struct input *in2,

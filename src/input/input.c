@@ -27,6 +27,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "fields.h"
+#include "headline.h"
 #include "informat.h"
 #include "input.h"
 #include "npycols.h"
@@ -43,7 +45,7 @@ _Static_assert(ZSRC_STALL == INPUT_STALL, "zsrc stalls pass through as is");
 
 enum in_state {
 	ST_OPEN, ST_MAGIC, ST_DETECT, ST_HEADER, ST_PAYLOAD, ST_TRAIL,
-	ST_NEXT_IMAGE, ST_PLAIN, ST_COLUMNS, ST_END
+	ST_NEXT_IMAGE, ST_PLAIN, ST_COLUMNS, ST_HEADLINE, ST_END
 };
 
 struct input {
@@ -83,6 +85,8 @@ struct input {
 	struct textin *textin;	/* --text: records made from the payload */
 	bool seen;		/* an operand had bytes: the stream's kind is set */
 	bool text_found;	/* text by detect_text, not by --text */
+	struct headline *head;	/* text's first line (--header, -F) */
+	struct proj *proj;	/* -F: the records cut to its columns */
 };
 
 /* The operands when none is given. */
@@ -174,7 +178,8 @@ static int operand_magic(struct input *in, int stall_ms, struct gs_err *err)
 	int r;
 
 	if (in->opts.raw) {
-		in->st = ST_PAYLOAD;
+		in->st = in->textin && headline_due(in->head) ? ST_HEADLINE
+							      : ST_PAYLOAD;
 		return 0;
 	}
 	if (zsrc_named(operand_path(in, in->idx)))
@@ -247,6 +252,7 @@ static int operand_detect(struct input *in, int stall_ms, struct gs_err *err)
 	if (f && f->parse && in->opts.text)
 		return gs_fail(err, GS_ERUNTIME, in->name,
 			       in->text_found ? "%s data, not text like the operands before it"
+			       : in->opts.header ? "%s data, not text (--header reads text)"
 					      : "%s data, not text (read it without --text)",
 			       f->name);
 	if (f && f->refuse)
@@ -259,6 +265,8 @@ static int operand_detect(struct input *in, int stall_ms, struct gs_err *err)
 		return INPUT_FATAL;
 	in->fmt = f ? f : &informat_raw;
 	in->st = in->fmt->parse ? ST_HEADER : ST_PAYLOAD;
+	if (in->textin && headline_due(in->head))
+		in->st = ST_HEADLINE;
 	return 0;
 }
 
@@ -556,6 +564,24 @@ static int operand_next_image(struct input *in, int stall_ms,
 	return r < 0 ? (int)r : 0;
 }
 
+/* Text's first line, before its payload (headline.h): --header's names
+ * taken off it, or the stream's first line counted. */
+static int operand_headline(struct input *in, int stall_ms, struct gs_err *err)
+{
+	size_t used;
+	int r = headline_take(in->head, in->name, in->hbuf + in->hpos,
+			      in->hlen - in->hpos, in->deof, &used, err);
+
+	in->hpos += used;
+	in->doff += used;
+	if (r > 0)
+		in->st = ST_PAYLOAD;
+	if (r != 0)
+		return r < 0 ? OPERAND_FAIL : 0;
+	r = (int)operand_peek(in, stall_ms, err);
+	return r < 0 ? r : 0;
+}
+
 static ssize_t operand_state(struct input *in, void *buf, size_t n,
 			     int stall_ms, struct gs_err *err);
 
@@ -615,6 +641,8 @@ static ssize_t operand_state(struct input *in, void *buf, size_t n,
 		return operand_plain(in, buf, n, stall_ms, err);
 	case ST_COLUMNS:
 		return operand_columns(in, buf, n, err);
+	case ST_HEADLINE:
+		return operand_headline(in, stall_ms, err);
 	case ST_END:
 		break;
 	}
@@ -680,7 +708,10 @@ int input_open(struct input **inp, char *const *paths, int npaths,
 	in->reported = calloc((size_t)in->npaths, sizeof(bool));
 	if (in->opts.text)
 		in->textin = textin_new(in, in->opts.threads, in->opts.text_lines);
-	if (!in->z || !in->hbuf || !in->reported || (in->opts.text && !in->textin)) {
+	if (in->opts.header || in->opts.count_line)
+		in->head = headline_new(in->opts.header);
+	if (!in->z || !in->hbuf || !in->reported || (in->opts.text && !in->textin) ||
+	    ((in->opts.header || in->opts.count_line) && !in->head)) {
 		input_close(in);
 		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
 	}
@@ -732,6 +763,7 @@ int input_probe(struct input *in, struct input_info *info, struct gs_err *err)
 		info->text = true;
 		info->format = zsrc_compressed(in->z) ? "text (zstd)" : "text";
 		info->total_bytes = -1;
+		info->head = in->head;
 	}
 	return 0;
 }
@@ -743,10 +775,13 @@ void input_set_dtype(struct input *in, struct gs_dtype dtype, unsigned columns)
 	in->columns = columns;
 	if (in->textin)
 		textin_set_type(in->textin, dtype, columns);
+	if (in->textin && in->head)	/* the first line gave the columns */
+		textin_headline(in->textin, in->opts.header);
 }
 
-ssize_t input_read(struct input *in, void *buf, size_t n, int stall_ms,
-		   struct gs_err *err)
+/* The operands' records, whole (input_read cuts them with -F). */
+static ssize_t read_records(struct input *in, void *buf, size_t n,
+			   int stall_ms, struct gs_err *err)
 {
 	size_t got = 0;
 	ssize_t r;
@@ -767,8 +802,24 @@ ssize_t input_read(struct input *in, void *buf, size_t n, int stall_ms,
 	return (ssize_t)got;
 }
 
+ssize_t input_read(struct input *in, void *buf, size_t n, int stall_ms,
+		   struct gs_err *err)
+{
+	if (in->proj)
+		return proj_read(in->proj, buf, n, stall_ms, err);
+	return read_records(in, buf, n, stall_ms, err);
+}
+
+int input_project(struct input *in, const unsigned *cols, unsigned n,
+		  unsigned width, struct gs_err *err)
+{
+	in->proj = proj_new(cols, n, width, in->dtype.type, read_records, in);
+	return in->proj ? 0 : gs_fail(err, GS_ERUNTIME, "", "out of memory");
+}
+
 /* Views are given where operand_payload would copy the file's bytes as
- * they are (no peeked bytes wait, no text, no values to check or change),
+ * they are (no peeked bytes wait, no text, no values to check or change,
+ * no columns to cut),
  * and never across the end of an operand, where reads run on into the next
  * one or find what is wrong with it: a file's mapped bytes are viewed only
  * whole (n of them), so that chunks and errors fall where they fall
@@ -786,7 +837,7 @@ static bool view_ok(struct input *in, size_t n)
 	const struct fmt_header *h = &in->hdr;
 	bool sized = in->st == ST_PAYLOAD && in->fmt->parse != NULL;
 
-	if (in->st != ST_PAYLOAD || in->textin || in->deof ||
+	if (in->st != ST_PAYLOAD || in->textin || in->proj || in->deof ||
 	    in->pend_pos < in->pend_len)
 		return false;
 	if (sized ? h->boolean || (h->maxval && h->maxval != 255 &&
@@ -929,6 +980,7 @@ int input_rewind(struct input *in, struct gs_err *err)
 	in->pend_pos = in->pend_len = 0;
 	in->st = ST_OPEN;
 	textin_reset(in->textin);
+	proj_reset(in->proj);
 	return 0;
 }
 
@@ -938,6 +990,8 @@ void input_close(struct input *in)
 		return;
 	operand_close(in);
 	textin_free(in->textin);
+	proj_free(in->proj);
+	headline_free(in->head);
 	zahead_free(in->ahead);
 	zsrc_free(in->z);
 	free(in->hbuf);

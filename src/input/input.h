@@ -37,6 +37,9 @@ struct input_info {
 	int64_t total_bytes;	/* payload bytes of all operands if known, else -1 */
 	bool text;		/* decimal text (--text, or found so) */
 	bool compressed;	/* zstd (the first operand's data) */
+	/* text: its first line (headline.h), the names of --header or, with
+	 * count_line, the count of its fields; NULL when not asked for */
+	const struct headline *head;
 };
 
 /* The zstd CLI's default limit on a frame's window (--memory). */
@@ -60,8 +63,13 @@ struct input_opts {
 	bool stop_on_error;
 	/* --text: the payload is decimal text, read as textin.h says, and
 	 * input_read hands out the records it makes; text_lines: one record
-	 * per line (-c N given). An npy or pnm header is an error then. */
+	 * per line (-c N, --header or -F given). An npy or pnm header is an
+	 * error then. */
 	bool text, text_lines;
+	bool header;		/* --header: each text operand's first line names the columns */
+	/* -F on text without -c: the stream's first line is counted, its
+	 * fields the records' width (input_info.head); text_lines too */
+	bool count_line;
 	/* The operands continue a stream whose kind (text or not) its first
 	 * operand set without --text (--per-file reads each operand alone as
 	 * that stream reads it): none is looked at for text, and text is
@@ -83,6 +91,12 @@ int input_probe(struct input *in, struct input_info *info, struct gs_err *err);
  * -t against the header); later operands with npy/pnm headers are checked
  * against it. */
 void input_set_dtype(struct input *in, struct gs_dtype dtype, unsigned columns);
+
+/* -F: input_read hands out records of width values (as input_set_dtype
+ * said) cut to columns cols[0..n) (0-based, in that order; fields.h), and
+ * input_view gives none. Call it after input_set_dtype. */
+int input_project(struct input *in, const unsigned *cols, unsigned n,
+		  unsigned width, struct gs_err *err);
 
 #define INPUT_STALL (-2)
 /* Read up to n payload bytes into buf: regular files fill it unless the input

@@ -38,6 +38,8 @@
  * handed on (when the engine does not say). */
 #define TEXT_STALL_MS 10
 
+enum { WIDTH_C, WIDTH_HEADER, WIDTH_LINE1 };
+
 enum { ERR_NONE, ERR_INVALID, ERR_RANGE, ERR_EMPTY, ERR_COUNT, ERR_LONG };
 
 struct piece {
@@ -90,6 +92,8 @@ struct textin {
 	bool cline_start, ccomma;
 	const char *cname;
 	uint64_t line, fields;	/* where the hand-out is in its operand */
+	uint64_t first_line;	/* of each operand's records */
+	int width_from;		/* where columns came from: WIDTH_* */
 	bool eof, failing;
 	bool read_failed;	/* the input failed after the batch's pieces */
 	struct gs_err fail;
@@ -413,9 +417,12 @@ static int piece_fail(struct textin *t, const struct piece *pc, int kind,
 			       "empty field in line %llu field %llu", l, f);
 	case ERR_COUNT:
 		return gs_fail(&t->fail, GS_ERUNTIME, name,
-			       "line %llu has %llu field%s, not %u (-c %u: one record per line)",
+			       "line %llu has %llu field%s, not %u (%s%u%s: one record per line)",
 			       l, (unsigned long long)count, count == 1 ? "" : "s",
-			       t->columns, t->columns);
+			       t->columns, t->width_from == WIDTH_C ? "-c " : "the ",
+			       t->columns, t->width_from == WIDTH_C ? "" :
+			       t->width_from == WIDTH_HEADER ? " names of the header"
+			       : " fields of the first line");
 	}
 	return gs_fail(&t->fail, GS_ERUNTIME, name,
 		       "a field longer than %zu bytes in line %llu: '%s'",
@@ -453,7 +460,7 @@ static void piece_account(struct textin *t)
 		t->fields = (pc->line_start ? 0 : t->fields) + pc->tail;
 	}
 	if (pc->last) {
-		t->line = 1;
+		t->line = t->first_line;
 		t->fields = 0;
 	}
 	t->di++;
@@ -584,6 +591,7 @@ struct textin *textin_new(struct input *in, int threads, bool lines)
 	}
 	/* without a pool the one thread parses alone */
 	t->pool_up = threads > 1 && pool_init(&t->pool, threads) == 0;
+	t->first_line = 1;
 	textin_set_type(t, (struct gs_dtype){ .type = GS_F64 }, 1);
 	textin_reset(t);
 	return t;
@@ -595,6 +603,13 @@ void textin_set_type(struct textin *t, struct gs_dtype dtype, unsigned columns)
 	t->columns = columns;
 	t->tsize = type_size(dtype.type);
 	t->parse = textnum_parser(dtype.type, dtype.boolean);
+}
+
+void textin_headline(struct textin *t, bool header)
+{
+	t->width_from = header ? WIDTH_HEADER : WIDTH_LINE1;
+	t->first_line = header ? 2 : 1;
+	t->line = t->first_line;
 }
 
 void textin_reset(struct textin *t)
@@ -615,7 +630,7 @@ void textin_reset(struct textin *t)
 	t->cline_start = true;
 	t->ccomma = false;
 	t->cname = NULL;
-	t->line = 1;
+	t->line = t->first_line;
 	t->fields = 0;
 	t->eof = t->failing = t->read_failed = false;
 }

@@ -41,6 +41,11 @@ void textin_set_type(struct textin *t, struct gs_dtype dtype, unsigned columns);
 ssize_t textin_read(struct textin *t, void *buf, size_t n, int stall_ms,
 		    struct gs_err *err);
 
+/* The columns are the names of --header's line (header: each operand's
+ * records begin on line 2, as errors count lines), or the fields of the
+ * stream's first line (headline.h); else they are -c's. */
+void textin_headline(struct textin *t, bool header);
+
 /* Back to the start of the first operand (after input_rewind). */
 void textin_reset(struct textin *t);
 

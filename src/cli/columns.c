@@ -1,0 +1,105 @@
+/*
+ * columns.c - the width of a run's records and -F's columns cut from them
+ * (cli_columns in cli.h).
+ *
+ * -c N is the records' width wherever given; an npy header's columns
+ * agree with it (settle_dtype). Text without -c takes its width from its
+ * first line: --header's names, or with -F the fields of the first line
+ * (each line one record, as with -c). The job then runs on -F's columns:
+ * job.columns is their count and c->width keeps the records' width, for
+ * the inputs opened after (dot's B, each operand of --per-file).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "fields.h"
+#include "headline.h"
+
+#define WIDTH_MAX (1u << 20)	/* -c's cap */
+
+/* The width text gives, into *width; left as it is where it gives none
+ * (no --header or -F, -c given, or an empty input). */
+static int text_width(struct cli *c, const struct input_info *info,
+		      const char *name, unsigned *width, struct gs_err *err)
+{
+	unsigned w = headline_width(info->head);
+
+	if (c->columns_given && !c->header)
+		return 0;
+	if (w == 0 && c->fields && !c->columns_given && !headline_named(info->head))
+		*width = fields_max(c->fields);	/* no line: no records */
+	if (w == 0)
+		return 0;
+	if (c->columns_given && w != *width)
+		return gs_fail(err, GS_EUSAGE, name, "--columns %u contradicts "
+			       "the header's %u name%s", *width, w,
+			       w == 1 ? "" : "s");
+	if (w > WIDTH_MAX)
+		return gs_fail(err, GS_EUSAGE, name, "%s %u fields, more than "
+			       "%u columns", c->header ? "the header line has"
+			       : "the first line has", w, WIDTH_MAX);
+	*width = w;
+	return 0;
+}
+
+/* Whether cols[0..n) are all of a record of width, in order. */
+static bool whole(const unsigned *cols, unsigned n, unsigned width)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (cols[i] != i)
+			return false;
+	return n == width;
+}
+
+/* --per-file: each operand's header is the stream's, as in the stream
+ * (an empty operand has none). */
+static int same_header(struct cli *c, const struct input_info *info,
+		       const char *name, struct gs_err *err)
+{
+	const char *line = headline_line(info->head);
+
+	if (!c->per_file || !headline_named(info->head))
+		return 0;
+	if (!c->header_line)
+		return (c->header_line = strdup(line)) ? 0 :
+			gs_fail(err, GS_ERUNTIME, "", "out of memory");
+	if (strcmp(line, c->header_line) != 0)
+		return headline_mismatch(line, c->header_line, name, err);
+	return 0;
+}
+
+int cli_columns(struct cli *c, struct input *in, struct input_info *info,
+		const char *name, struct gs_err *err)
+{
+	size_t t = type_size(c->job.dtype.type);
+	unsigned width = c->job.columns, *cols, n;
+	int rc;
+
+	if (same_header(c, info, name, err) < 0 ||
+	    (info->text && text_width(c, info, name, &width, err) < 0))
+		return -1;
+	if (c->per_file && c->width && width != c->width)
+		return gs_fail(err, GS_ERUNTIME, name, "--per-file: read alone, "
+			       "its records are %u values, not the stream's %u",
+			       width, c->width);
+	c->job.columns = width;
+	input_set_dtype(in, c->job.dtype, width);
+	if (!c->fields)
+		return 0;
+	if (fields_resolve(c->fields, width, info->head, name, &cols, &n,
+			   err) < 0) {
+		/* an operand that failed is the line to read */
+		if (c->operand_failed)
+			*err = (struct gs_err){ .code = GS_ERUNTIME };
+		return -1;
+	}
+	rc = whole(cols, n, width) ? 0 : input_project(in, cols, n, width, err);
+	free(cols);
+	c->width = width;
+	c->job.columns = n;
+	/* what the job reads of it */
+	if (info->total_bytes >= 0)
+		info->total_bytes = info->total_bytes / (int64_t)(width * t) *
+				    (int64_t)(n * t);
+	return rc;
+}
