@@ -275,6 +275,11 @@ static int check_operands(struct cli *c)
 
 static int scan_check(struct cli *c, struct gs_err *err)
 {
+	char *carry = (char *)((struct scan_state *)c->state)->carry_path;
+
+	/* the carry is an input: -o (or stdout) must not be it */
+	if (carry && out_check_inputs("-o", c->output, &carry, 1, err) < 0)
+		return -1;
 	if (c->format != FMT_BINARY && c->format != FMT_NPY &&
 	    c->format != FMT_STATE)
 		return gs_fail(err, GS_EUSAGE, "scan", "writes binary or npy, "
