@@ -183,9 +183,10 @@ fail_keeps o_overflow 1 "$G" scan -t i64 -f npy "$F/i64_ovf.bin" -o keep
 fail_keeps o_truncated_zst 1 "$G" stats -t i16 -f json "$F/i16_trunc.zst" -o keep
 fail_keeps o_usage 2 "$G" scan --op nope data.f32 -o keep
 
-# SIGINT and SIGTERM during a scan -o: keep is left as it was
+# SIGINT, SIGTERM and SIGXFSZ (sent by kill) during a scan -o: keep is
+# left as it was
 mkfifo fifo || exit 2
-for sig in INT TERM; do
+for sig in INT TERM XFSZ; do
 	printf 'old\n' > keep
 	(head -c 4096 data.f32; sleep 30) > fifo 2> /dev/null &
 	pp=$!

@@ -229,8 +229,9 @@ int parse_double(const char *s, double *v)
 
 int cli_report(const struct cli *c, const struct gs_err *err)
 {
-	/* a run stopped by a signal ends quietly, like one the signal killed */
-	if (err->code >= GS_ESIGNAL || !err->what[0])
+	/* a run stopped by a signal ends quietly, like one the signal killed;
+	 * a write past ulimit -f (SIGXFSZ's status) names its file */
+	if ((err->code >= GS_ESIGNAL && !err->where[0]) || !err->what[0])
 		return err->code ? err->code : GS_ERUNTIME;
 	if (err->where[0])
 		fprintf(stderr, "gpustat: %s: %s", err->where, err->what);
