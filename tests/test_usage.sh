@@ -236,6 +236,20 @@ for cmd in $cmds; do
 		fi
 	done < "$T/required"
 done
+# merge reads no data: its --help lists, and its parser takes, none of the
+# options that read or run data (-j, --backend ... were listed, accepted and
+# ignored); scan --help names no total, as scan prints none
+"$G" merge --help > "$T/help"
+for opt in --backend --device --devices --chunk-size --streams --threads \
+	   --progress --no-progress --type --columns; do
+	grep -qE -- "$opt([^a-z0-9-]|\$)" "$T/help" &&
+		bad "merge_help_$opt" "in gpustat merge --help" || ok
+	"$G" merge "$opt" 1 < /dev/null > /dev/null 2> "$T/err"
+	grep -q "unknown option '$opt'" "$T/err" && ok ||
+		bad "merge_takes_$opt" "not refused: $(cat "$T/err")"
+done
+"$G" scan --help | grep -qw total && bad scan_help_total \
+	"$("$G" scan --help | grep -w total)" || ok
 # the same tables against the three completions and the man page: by
 # command, in tests/test_completions.sh and tests/test_man.sh
 

@@ -439,6 +439,8 @@ const struct command scan_command = {
 	.formats = "binary npy state",
 	.formats_help = "binary (default), npy, or state (the carry-in of\n"
 			"the input after this one)",
+	.per_file_help = "scan each operand from the start, as a run over\n"
+			 "it alone, one after another into the output",
 	.state_size = sizeof(struct scan_state),
 	.init = scan_init,
 	.option = scan_option,
