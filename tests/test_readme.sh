@@ -1,5 +1,6 @@
 #!/bin/sh
-# test_readme.sh - the README's recipes run as printed.
+# test_readme.sh - the README's recipes run as printed, and its first
+# paragraph names every command and says that text is read.
 #
 # A line `<!-- test -->` in README.md marks the code block after it (blank
 # lines between are allowed): a block indented by four spaces, or a fenced
@@ -68,6 +69,16 @@ chmod +x "$T/bin/ssh"
 PATH=$T/bin:$PATH
 PARALLEL=--will-cite
 export PATH PARALLEL
+
+# --- the opening paragraph -------------------------------------------------------
+# what a newcomer reads first names every command (src/cmd/commands.def)
+# and says that text is read
+awk 'NR > 1 && /^$/ && seen { exit } NR > 1 && !/^$/ { seen = 1; print }' \
+	"$README" > "$T/opening"
+for c in $(sed -n 's/^COMMAND(\([a-z]*\))$/\1/p' src/cmd/commands.def); do
+	grep -q "\`$c\`" "$T/opening" && ok || bad "opening_$c" "the README's first paragraph does not name \`$c\`"
+done
+grep -qw text "$T/opening" && ok || bad opening_text "the README's first paragraph does not mention text input"
 
 # --- the samples --------------------------------------------------------------
 S=$T/samples

@@ -173,6 +173,11 @@ expect endian_one_byte 0 463 "" "$G" sum --backend cpu -t '>u1' --endian little 
 cmds=$("$G" --help | awk '/^Commands:/ { on = 1; next }
 	on && /^  [a-z]/ { print $1; next } on { exit }')
 [ -n "$cmds" ] && ok || bad help_cmds "no commands in gpustat --help"
+# every command of the table, and text input, are in gpustat --help
+for c in $(sed -n 's/^COMMAND(\([a-z]*\))$/\1/p' src/cmd/commands.def); do
+	printf '%s\n' $cmds | grep -qx "$c" && ok || bad "help_lists_$c" "not in gpustat --help"
+done
+"$G" --help | grep -qw text && ok || bad help_text "gpustat --help does not mention text input"
 # "COMMAND<TAB>--LONG<TAB>-S<TAB>ARG<TAB>VALUES<TAB>HELP" for every option
 # of every command's table, "*" for the common options
 "$G" --options > "$T/tables" 2> "$T/err" && ok || bad options "$(cat "$T/err")"
