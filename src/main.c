@@ -20,19 +20,22 @@
 static void help(void)
 {
 	fputs("Usage: gpustat COMMAND [OPTION]... [FILE]...\n"
-	      "Statistics of large binary streams at the speed they can be read,\n"
-	      "on the GPU when there is one, with exact results everywhere.\n\n"
+	      "Statistics of large binary or text streams at the speed they can be\n"
+	      "read, on the GPU when there is one, with exact results everywhere.\n\n"
 	      "Commands:\n", stdout);
 	for (size_t i = 0; i < ncommands; i++)
 		printf("  %-8s %s\n", commands[i]->name, commands[i]->summary);
 	fputs("\nFILEs are read in order as one stream; none or '-' is stdin.\n"
 	      "Raw, .npy, PGM/PPM (binary or plain) and zstd-compressed input are\n"
-	      "recognized; formats it does not read (gzip, PNG, .npz ...) are refused.\n"
+	      "recognized, and decimal text (as seq, awk or a CSV has it; --text)\n"
+	      "is read as numbers; formats it does not read (gzip, PNG, .npz ...)\n"
+	      "are refused.\n"
 	      "'gpustat COMMAND --help' lists a command's options.\n\n"
 	      "Examples:\n"
 	      "  cat data.bin | gpustat hist\n"
 	      "  gpustat scan < in.f32 > out.f32\n"
-	      "  gpustat sum -t f64 big.f64.zst\n", stdout);
+	      "  gpustat sum -t f64 big.f64.zst\n"
+	      "  seq 1 100 | gpustat stats\n", stdout);
 }
 
 static void version(void)

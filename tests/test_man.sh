@@ -1,5 +1,6 @@
 #!/bin/sh
-# The man page: mandoc -Tlint is clean (when mandoc is installed), the
+# The man page: mandoc -Tlint is clean (when mandoc is installed), groff
+# renders it without warnings at 80 and 60 columns (when installed), the
 # sections come in man-pages(7) order, every command of `gpustat --help' is
 # described, and every option of every command's table (`gpustat --options')
 # is defined (a .TP tag) under OPTIONS, in the common subsections or in the
@@ -15,6 +16,18 @@ if command -v mandoc >/dev/null 2>&1; then
 	else bad "mandoc -Tlint:"; cat "$tmp/lint"; fi
 else
 	echo "test_man: note: skipped mandoc -Tlint (mandoc not installed)"
+fi
+
+# No troff warnings at 80 columns nor at 60 (MANWIDTH=60 man): a line that
+# cannot break or be adjusted runs past a narrow terminal's edge.
+if command -v groff >/dev/null 2>&1; then
+	for width in 80 60; do
+		groff -man -Tutf8 -ww -rLL=${width}n "$man" > /dev/null 2> "$tmp/warn"
+		if [ ! -s "$tmp/warn" ]; then ok
+		else bad "troff warnings at $width columns: $(head -n 3 "$tmp/warn")"; fi
+	done
+else
+	echo "test_man: note: skipped the troff warnings (groff not installed)"
 fi
 
 # Sections, in order.

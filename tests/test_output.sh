@@ -2,7 +2,8 @@
 # test_output.sh - gpustat never destroys a file it is given and never
 # leaves a partial result where a whole one is expected:
 #   - an output that is one of the inputs (-o FILE, or stdout redirected to
-#     it; the same inode through a hard link or a symlink too) is refused
+#     it; the same inode through a hard link or a symlink too; operands and
+#     scan's --carry-in STATE alike) is refused
 #     before anything is written, and the file is left as it was;
 #   - -o FILE is replaced only by a run that succeeds: failed, overflowing
 #     and interrupted runs leave it as it was, with no temporary file left
@@ -89,6 +90,28 @@ check "stdout_is_stdin (intact)" 'cmp -s data.f32 orig' "data.f32 changed"
 "$G" sum data.f32 > other.txt 2> "$T/err"
 rc=$?
 check stdout_other '[ $rc -eq 0 ] && [ -s other.txt ]' "exit $rc: $(cat "$T/err")"
+# scan --carry-in reads its STATE: -o or stdout naming it (or a hard link
+# to it) overwrote or grew the carry before
+"$G" scan -f state -o carry data.f32
+cp carry carry.orig
+ln -f carry carry.hard
+"$G" scan --carry-in carry -o carry data.f32 > "$T/out" 2> "$T/err"
+rc=$?
+status carry_is_o 1 "-o names an input file (carry)"
+check "carry_is_o (intact)" 'cmp -s carry carry.orig' "carry changed"
+"$G" scan -f state --carry-in carry.hard -o carry data.f32 > "$T/out" 2> "$T/err"
+rc=$?
+status carry_is_o_hardlink 1 "carry.hard"
+check "carry_is_o_hardlink (intact)" 'cmp -s carry carry.orig' "carry changed"
+$to "$G" scan --carry-in carry data.f32 >> carry 2> "$T/err"
+rc=$?
+status carry_is_stdout_append 1 "input file is the output (stdout)"
+check "carry_is_stdout_append (intact)" 'cmp -s carry carry.orig' "carry changed"
+$to "$G" scan -f state --carry-in carry data.f32 > carry 2> "$T/err"
+rc=$?
+status carry_is_stdout 1 "input file is the output (stdout)"
+check "carry_is_stdout (nothing written)" '[ ! -s carry ]' "$(wc -c < carry) bytes"
+cp carry.orig carry
 no_tmp o_is_input "$W"
 
 # --- -o FILE only replaced on success ---------------------------------------
@@ -160,9 +183,10 @@ fail_keeps o_overflow 1 "$G" scan -t i64 -f npy "$F/i64_ovf.bin" -o keep
 fail_keeps o_truncated_zst 1 "$G" stats -t i16 -f json "$F/i16_trunc.zst" -o keep
 fail_keeps o_usage 2 "$G" scan --op nope data.f32 -o keep
 
-# SIGINT and SIGTERM during a scan -o: keep is left as it was
+# SIGINT, SIGTERM and SIGXFSZ (sent by kill) during a scan -o: keep is
+# left as it was
 mkfifo fifo || exit 2
-for sig in INT TERM; do
+for sig in INT TERM XFSZ; do
 	printf 'old\n' > keep
 	(head -c 4096 data.f32; sleep 30) > fifo 2> /dev/null &
 	pp=$!

@@ -244,6 +244,25 @@ expect carry_stats 2 "a stats state is no carry" "$G" scan -t f32 --carry-in "$T
 expect carry_missing 1 "nosuch" "$G" scan -t f32 --carry-in "$T/nosuch" $f
 expect merge_type 2 "unknown option '-t'" "$G" merge -t f32 "$T/sum"
 expect merge_state_hist_plot 2 "takes no --format" "$G" hist --plot -f state $IN/u8_rand.bin
+# A scan that overflows after --carry-in names the element within its own
+# shard (docs/STATE.md), not one counted from the first shard: 100 ones,
+# then M zeros and 30 ones, scanned into i8, pass 127 at the second shard's
+# element M + 27; the M + 27 outputs before it are kept. On one thread and
+# on two (the overflow in the second slice).
+head -c 100 /dev/zero | tr '\0' '\1' > "$T/ones"
+M=300000
+{ head -c $M /dev/zero; head -c 30 /dev/zero | tr '\0' '\1'; } > "$T/shard2"
+"$G" scan -t i8 -f state -o "$T/c_ones" "$T/ones"
+for j in 1 2; do
+	"$G" scan -t i8 --out-type i8 -j $j --carry-in "$T/c_ones" "$T/shard2" \
+		> "$T/out" 2> "$T/err"
+	got=$?
+	[ $got -eq 1 ] && [ "$(wc -l < "$T/err")" -eq 1 ] &&
+		grep -qF "element $((M + 27)) column 0: prefix sum 128 overflows i8" \
+			"$T/err" &&
+		[ "$(wc -c < "$T/out")" -eq $((M + 27)) ] && ok ||
+		bad carry_overflow_j$j "exit $got, $(wc -c < "$T/out") bytes, $(cat "$T/err")"
+done
 # every bad operand is named, then no result
 "$G" merge "$T/nosuch1" "$T/sum" "$T/nosuch2" > "$T/out" 2> "$T/err"
 [ $? -eq 1 ] && [ ! -s "$T/out" ] && [ "$(wc -l < "$T/err")" -eq 2 ] && ok ||

@@ -183,6 +183,11 @@ expect endian_one_byte 0 463 "" "$G" sum --backend cpu -t '>u1' --endian little 
 cmds=$("$G" --help | awk '/^Commands:/ { on = 1; next }
 	on && /^  [a-z]/ { print $1; next } on { exit }')
 [ -n "$cmds" ] && ok || bad help_cmds "no commands in gpustat --help"
+# every command of the table, and text input, are in gpustat --help
+for c in $(sed -n 's/^COMMAND(\([a-z]*\))$/\1/p' src/cmd/commands.def); do
+	printf '%s\n' $cmds | grep -qx "$c" && ok || bad "help_lists_$c" "not in gpustat --help"
+done
+"$G" --help | grep -qw text && ok || bad help_text "gpustat --help does not mention text input"
 # "COMMAND<TAB>--LONG<TAB>-S<TAB>ARG<TAB>VALUES<TAB>HELP" for every option
 # of every command's table, "*" for the common options
 "$G" --options > "$T/tables" 2> "$T/err" && ok || bad options "$(cat "$T/err")"
@@ -246,6 +251,20 @@ for cmd in $cmds; do
 		fi
 	done < "$T/required"
 done
+# merge reads no data: its --help lists, and its parser takes, none of the
+# options that read or run data (-j, --backend ... were listed, accepted and
+# ignored); scan --help names no total, as scan prints none
+"$G" merge --help > "$T/help"
+for opt in --backend --device --devices --chunk-size --streams --threads \
+	   --progress --no-progress --type --columns; do
+	grep -qE -- "$opt([^a-z0-9-]|\$)" "$T/help" &&
+		bad "merge_help_$opt" "in gpustat merge --help" || ok
+	"$G" merge "$opt" 1 < /dev/null > /dev/null 2> "$T/err"
+	grep -q "unknown option '$opt'" "$T/err" && ok ||
+		bad "merge_takes_$opt" "not refused: $(cat "$T/err")"
+done
+"$G" scan --help | grep -qw total && bad scan_help_total \
+	"$("$G" scan --help | grep -w total)" || ok
 # the same tables against the three completions and the man page: by
 # command, in tests/test_completions.sh and tests/test_man.sh
 

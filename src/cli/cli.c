@@ -110,12 +110,14 @@ const struct opt_spec common_opts[] = {
 	  .values = "auto cuda cpu",
 	  .id = OPT_BACKEND,
 	  .section = "Execution:",
-	  .brief = "where to run" },
+	  .brief = "where to run",
+	  .input = true },
 	{ .name = "device",
 	  .has_arg = required_argument,
 	  .arg = "N",
 	  .help = "the GPU to use",
-	  .id = OPT_DEVICE },
+	  .id = OPT_DEVICE,
+	  .input = true },
 	{ .name = "devices",
 	  .has_arg = required_argument,
 	  .arg = "LIST",
@@ -123,23 +125,27 @@ const struct opt_spec common_opts[] = {
 		  "(a GPU listed twice runs two pipelines)",
 	  .values = "all",
 	  .id = OPT_DEVICES,
-	  .brief = "the GPUs to spread the chunks over" },
+	  .brief = "the GPUs to spread the chunks over",
+	  .input = true },
 	{ .name = "chunk-size",
 	  .has_arg = required_argument,
 	  .arg = "SIZE",
 	  .help = "bytes per chunk, with K/M/G (default 64M)",
-	  .id = OPT_CHUNK },
+	  .id = OPT_CHUNK,
+	  .input = true },
 	{ .name = "streams",
 	  .has_arg = required_argument,
 	  .arg = "N",
 	  .help = "CUDA streams (default 2)",
-	  .id = OPT_STREAMS },
+	  .id = OPT_STREAMS,
+	  .input = true },
 	{ .name = "threads",
 	  .short_name = 'j',
 	  .has_arg = required_argument,
 	  .arg = "N",
 	  .help = "CPU threads (default: all cores)",
-	  .id = 'j' },
+	  .id = 'j',
+	  .input = true },
 	{ .name = "verbose",
 	  .short_name = 'v',
 	  .has_arg = no_argument,
@@ -153,11 +159,13 @@ const struct opt_spec common_opts[] = {
 	{ .name = "progress",
 	  .has_arg = no_argument,
 	  .help = "show progress on stderr; --no-progress hides it",
-	  .id = OPT_PROGRESS },
+	  .id = OPT_PROGRESS,
+	  .input = true },
 	{ .name = "no-progress",
 	  .has_arg = no_argument,
 	  .id = OPT_NO_PROGRESS,
-	  .brief = "hide progress" },
+	  .brief = "hide progress",
+	  .input = true },
 	{ .name = "help",
 	  .short_name = 'h',
 	  .has_arg = no_argument,
@@ -251,8 +259,9 @@ int parse_double(const char *s, double *v)
 
 int cli_report(const struct cli *c, const struct gs_err *err)
 {
-	/* a run stopped by a signal ends quietly, like one the signal killed */
-	if (err->code >= GS_ESIGNAL || !err->what[0])
+	/* a run stopped by a signal ends quietly, like one the signal killed;
+	 * a write past ulimit -f (SIGXFSZ's status) names its file */
+	if ((err->code >= GS_ESIGNAL && !err->where[0]) || !err->what[0])
 		return err->code ? err->code : GS_ERUNTIME;
 	if (err->where[0])
 		fprintf(stderr, "gpustat: %s: %s", err->where, err->what);

@@ -30,7 +30,9 @@ struct opt_spec {
 	/* a few words for completion menus, where help's first line is not
 	 * one (NULL: that line) */
 	const char *brief;
-	bool input;		/* how data is read: not for commands that read none */
+	/* how data is read and run through the engine (input, type and
+	 * execution options): not for commands that read none (merge) */
+	bool input;
 };
 
 /* One run of a command: the options, the job, the operands and what the

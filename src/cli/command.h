@@ -59,6 +59,7 @@ struct command {
 	enum gs_format default_format;
 	const char *formats;	/* the -f values it writes, as "text tsv ..." */
 	const char *formats_help;	/* -f's --help text */
+	const char *per_file_help;	/* --per-file's, or NULL: the common */
 	bool reads_no_data;	/* takes none of the input options (merge) */
 	size_t state_size;	/* its own state, zeroed, at c->state */
 

@@ -325,6 +325,9 @@ static void help_opts(FILE *f, const struct command *cmd,
 			own.short_name = 0;	/* the command's letter now */
 		if (o->id == 'f' && o == &common_opts[count_opts(common_opts) - 1])
 			help_line(f, &own, cmd->formats_help);
+		else if (common && cmd->per_file_help &&
+			 strcmp(o->name, "per-file") == 0)
+			help_line(f, &own, cmd->per_file_help);
 		else if (o->help)
 			help_line(f, &own, o->help);
 	}

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,8 +13,14 @@
 #include "out.h"
 #include "sig.h"
 
+/* A write past the file size limit (ulimit -f) ends the run as SIGXFSZ
+ * would have, with its status, but one line names the file. */
 static int write_error(struct out *o, struct gs_err *err)
 {
+	if (errno == EFBIG)
+		return gs_fail(err, GS_ESIGNAL + SIGXFSZ, o->name, "write error: "
+			       "%s (the file size limit, ulimit -f)",
+			       strerror(errno));
 	return gs_fail(err, GS_ERUNTIME, o->name, "write error: %s",
 		       strerror(errno));
 }
@@ -279,6 +286,8 @@ static int write_all(struct out *o, const void *buf, size_t n, int64_t off,
 		n -= (size_t)w;
 		if (off >= 0)
 			off += w;
+		else
+			o->written += (uint64_t)w;
 	}
 	return 0;
 }
@@ -321,8 +330,21 @@ int out_close(struct out *o, struct gs_err *err)
 	return 0;
 }
 
+int out_cut(struct out *o, uint64_t keep)
+{
+	if (!o->seekable || o->written <= keep)
+		return 0;
+	if (ftruncate(o->fd, (off_t)(o->start + keep)) < 0)
+		return -1;
+	o->written = keep;
+	return 0;
+}
+
 void out_abort(struct out *o)
 {
+	/* a file written in place keeps nothing of a failed result */
+	if (!o->tmp)
+		(void)out_cut(o, 0);
 	if (o->fd > STDOUT_FILENO)
 		close(o->fd);
 	o->fd = -1;

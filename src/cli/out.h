@@ -25,6 +25,7 @@ struct out {
 	 * start can be patched later */
 	bool seekable;
 	uint64_t start;		/* offset of the first byte we write */
+	uint64_t written;	/* bytes out_write() wrote, a short write's too */
 };
 
 /* Refuse an output that is one of the inputs (the same device and inode:
@@ -48,8 +49,12 @@ int out_pwrite(struct out *o, const void *buf, size_t n, uint64_t off,
 /* Finish: close the file and rename a temporary one over FILE. On an error
  * the temporary file is removed and FILE is left as it was. */
 int out_close(struct out *o, struct gs_err *err);
-/* Give up: remove a temporary file (FILE stays as it was); stdout and
- * files written in place are left with what they hold. */
+/* Cut a seekable output back to the first keep bytes that out_write()
+ * wrote (a partial record after a short write); 0, or -1 with errno. */
+int out_cut(struct out *o, uint64_t keep);
+/* Give up: remove a temporary file (FILE stays as it was); a regular file
+ * written in place (stdout redirected to it) is cut back to where our output
+ * began; pipes, devices and appending files keep what they were sent. */
 void out_abort(struct out *o);
 
 #endif

@@ -29,6 +29,10 @@ static void stop_set(sigset_t *set)
 	sigaddset(set, SIGINT);
 	sigaddset(set, SIGTERM);
 	sigaddset(set, SIGHUP);
+	/* sent by another process, a stop like the others; raised by a write
+	 * past ulimit -f, it stays pending on the writing thread, blocked, and
+	 * the write fails with EFBIG, which out.c ends the run with */
+	sigaddset(set, SIGXFSZ);
 }
 
 /* With the lock held. */
@@ -90,6 +94,7 @@ void sig_init(void)
 		return;
 	if (pthread_create(&t, NULL, sig_main, NULL) != 0) {
 		pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+		signal(SIGXFSZ, SIG_IGN);	/* EFBIG still ends the run */
 		return;
 	}
 	pthread_detach(t);

@@ -1,7 +1,7 @@
 /*
- * sig.h - SIGINT, SIGTERM and SIGHUP as an orderly stop.
+ * sig.h - SIGINT, SIGTERM, SIGHUP and SIGXFSZ as an orderly stop.
  *
- * sig_init() blocks the three signals in every thread and leaves them to one
+ * sig_init() blocks the four signals in every thread and leaves them to one
  * thread that waits for them with sigwait(2). When a signal arrives while a
  * stream is running (between sig_watch and sig_unwatch), the watcher is
  * called from that thread, an ordinary thread, so it may take locks: the
@@ -10,8 +10,11 @@
  * (and a .npy header that matches them). Outside a stream the process exits
  * at once with that status; so does a run that has not ended a second after
  * the signal (a write that cannot complete: a FIFO nobody reads). Another
- * signal within that second changes nothing. Temporary files named by sig_keep_tmp() are removed before
- * any of these exits.
+ * signal within that second changes nothing. Temporary files named by
+ * sig_keep_tmp() are removed before any of these exits. A write past the
+ * file size limit (ulimit -f) raises SIGXFSZ in the writing thread, where
+ * it stays blocked: the write fails with EFBIG instead, and the run ends
+ * through its error path with the status 128 + SIGXFSZ (out.c).
  */
 #ifndef SIG_H
 #define SIG_H

@@ -128,9 +128,12 @@ struct scan_sink {
 static int sink_write(void *ctx, const void *buf, size_t n, struct gs_err *err)
 {
 	struct scan_sink *s = ctx;
+	uint64_t before = s->o.written;
+	int rc = out_write(&s->o, buf, n, err);
 
-	s->bytes += n;
-	return out_write(&s->o, buf, n, err);
+	/* what reached the output, a short write's part too (ulimit -f) */
+	s->bytes += s->o.written - before;
+	return rc;
 }
 
 #define NPY_PATCH_HEADER 128	/* room for any 64-bit count and columns */
@@ -185,8 +188,7 @@ static int patch_npy(const struct cli *c, struct scan_sink *s,
 	scan_npy_header(c, &b, nrec, NPY_PATCH_HEADER);
 	rc = out_pwrite(&s->o, b.p, b.len, 0, err);
 	sb_free(&b);
-	if (rc == 0 && nrec * out_rec != s->bytes &&
-	    ftruncate(s->o.fd, (off_t)(s->o.start + s->header + nrec * out_rec)) < 0)
+	if (rc == 0 && out_cut(&s->o, s->header + nrec * out_rec) < 0)
 		rc = gs_fail(err, GS_ERUNTIME, s->o.name, "%s", strerror(errno));
 	return rc;
 }
@@ -220,6 +222,9 @@ static int failed(const struct cli *c, struct scan_sink *s,
 		out_abort(&s->o);
 	else if (s->header && s->o.seekable)
 		patch_npy(c, s, &e2);
+	else	/* a short write's part of a record (ulimit -f) */
+		(void)out_cut(&s->o, s->bytes - s->bytes %
+			      (c->job.columns * type_size(c->job.out_type)));
 	return cli_report(c, err);
 }
 
@@ -270,6 +275,11 @@ static int check_operands(struct cli *c)
 
 static int scan_check(struct cli *c, struct gs_err *err)
 {
+	char *carry = (char *)((struct scan_state *)c->state)->carry_path;
+
+	/* the carry is an input: -o (or stdout) must not be it */
+	if (carry && out_check_inputs("-o", c->output, &carry, 1, err) < 0)
+		return -1;
 	if (c->format != FMT_BINARY && c->format != FMT_NPY &&
 	    c->format != FMT_STATE)
 		return gs_fail(err, GS_EUSAGE, "scan", "writes binary or npy, "
@@ -424,6 +434,8 @@ const struct command scan_command = {
 	.formats = "binary npy state",
 	.formats_help = "binary (default), npy, or state (the carry-in of\n"
 			"the input after this one)",
+	.per_file_help = "scan each operand from the start, as a run over\n"
+			 "it alone, one after another into the output",
 	.state_size = sizeof(struct scan_state),
 	.init = scan_init,
 	.option = scan_option,

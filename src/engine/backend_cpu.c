@@ -50,6 +50,7 @@ struct cpu {
 	/* scan, and the integer product */
 	struct red_col *state;		/* [columns]: everything so far */
 	struct red_col **carry;		/* [nthreads][columns] */
+	uint64_t before;		/* records a --carry-in counts */
 	unsigned char *out;
 	size_t out_rec;			/* output bytes per record */
 	size_t piece;			/* records per output buffer */
@@ -147,6 +148,17 @@ static void total_task(void *v, int i, int t)
 				       c->d + lo * rec, NULL, cnt);
 }
 
+/* cpu_scan names a failing element by the records its carry counts: this
+ * stream's, not a --carry-in's before it, since a shard's overflow names
+ * the element within the shard (docs/STATE.md). The counts tell cpu_scan
+ * nothing else, so they are moved back by `before` around the call. */
+static void shift_counts(const struct cpu *c, struct red_col *s, bool back)
+{
+	for (unsigned col = 0; col < c->job->columns; col++)
+		s[col].count = back ? s[col].count + c->before
+				    : s[col].count - c->before;
+}
+
 /* scan phase 3: each slice from its carry-in */
 static void scan_task(void *v, int i, int t)
 {
@@ -155,19 +167,21 @@ static void scan_task(void *v, int i, int t)
 
 	slice(c->n, i, t, &lo, &cnt);
 	c->rc[i] = 0;
-	if (cnt)
+	if (cnt) {
+		shift_counts(c, c->carry[i], false);
 		c->rc[i] = cpu_scan(c->job, c->carry[i], c->scratch[i],
 				    c->d + lo * rec, cnt, c->out + lo * c->out_rec,
 				    &c->bad[i], &c->errs[i]);
+		shift_counts(c, c->carry[i], true);
+	}
 	if (c->rc[i] < 0)
 		c->bad[i] += lo;
 }
 
 /* cpu_scan's message already names the record (counted from the start of
- * the stream, through the state it carries). The records before the failing
- * one are right and are written first, as the GPU backend does: slices
- * before slice i are whole, and slice i is stored up to its failing record
- * in every column. */
+ * the stream: scan_task). The records before the failing one are right and
+ * are written first, as the GPU backend does: slices before slice i are
+ * whole, and slice i is stored up to its failing record in every column. */
 static int scan_error(struct cpu *c, int i, struct gs_err *err)
 {
 	struct gs_err werr;
@@ -275,6 +289,7 @@ static int cpu_scan_seed(void *ctx, const struct red_col *state,
 	struct cpu *c = ctx;
 
 	memcpy(c->state, state, c->job->columns * sizeof(struct red_col));
+	c->before = state[0].count;
 	return 0;
 }
 
