@@ -62,6 +62,7 @@ struct input_opts {
 	 * input_read hands out the records it makes; text_lines: one record
 	 * per line (-c N given). An npy or pnm header is an error then. */
 	bool text, text_lines;
+	bool header;		/* --header: each text operand's first line names the columns */
 };
 
 /* Open the operand list (npaths == 0 means stdin). Fails only for errors
