@@ -173,20 +173,23 @@ static void skip_bom(const uint8_t *p, size_t n, bool end,
 		v->kind = TEXT_MORE;
 }
 
-/* The verdict on text whose fields are f. */
-static void judge(const struct fields *f, bool header, struct text_verdict *v)
+/* The verdict on text whose fields are f (whole: the operand's every
+ * byte): the first field that is not a number (past the head, with
+ * header) decides. */
+static void judge(const struct fields *f, bool whole, bool header,
+		  struct text_verdict *v)
 {
-	const struct bad_field *b = f->rest_bad.set && (header || !f->head_bad.set)
-				    ? &f->rest_bad : &f->head_bad;
+	const struct bad_field *b = header || !f->head_bad.set ? &f->rest_bad
+							       : &f->head_bad;
 	char head[QUOTE_MAX + 4];
 
 	/* printable bytes by chance (a few binary values) make no fields, or
-	 * none but numbers, or no line of them */
-	if (!f->head || (b->set && !f->lines)) {
+	 * none but numbers, or (a short operand) no line of them */
+	if (!f->head || (b->set && whole && !f->lines)) {
 		v->kind = TEXT_BINARY;
 		return;
 	}
-	if (!b->set || (header && !f->rest_bad.set))
+	if (!b->set)
 		return;
 	if (!header && !f->rest_bad.set && f->rest) {
 		quote(head, f->head, f->head_len);
@@ -198,8 +201,9 @@ static void judge(const struct fields *f, bool header, struct text_verdict *v)
 	}
 	v->kind = TEXT_WORDS;
 	snprintf(v->msg, sizeof(v->msg),
-		 "looks like text, not numbers ('%s' in line %llu field %llu): gpustat reads numbers split by white space or commas (--raw reads the bytes as binary data)",
-		 b->tok, b->line, b->field);
+		 "looks like text, not numbers ('%s' in line %llu field %llu): gpustat reads numbers split by white space or commas (%s--raw reads the bytes as binary data)",
+		 b->tok, b->line, b->field,
+		 b == &f->head_bad ? "--header (-H) skips a line of column names; " : "");
 }
 
 void textdetect(const uint8_t *p, size_t n, bool end,
@@ -219,12 +223,12 @@ void textdetect(const uint8_t *p, size_t n, bool end,
 		return;
 	}
 	n = n < TEXT_PREFIX ? n : TEXT_PREFIX;
-	if (!first || n == 0 || !all_text(p, n, !whole))
+	if (!first || (n == 0 && end) || !all_text(p, n, !whole))
 		return;
 	v->kind = TEXT_MORE;
 	if (!whole && n < TEXT_PREFIX)
 		return;
 	skip_bom(p, n, true, v);
 	scan_fields(p + v->bom, n - v->bom, whole, &f);
-	judge(&f, o->header, v);
+	judge(&f, whole, o->header, v);
 }

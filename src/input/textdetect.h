@@ -20,9 +20,9 @@
  *    lines after it are (with header set, that line names the columns and
  *    is not looked at);
  *  - words: lines of text, but not numbers.
- * Printable bytes with no field, or with fields that are not numbers but
- * no line of them ended by a newline, are binary: a few binary values (a
- * file of one f32) are printable by chance often enough.
+ * Printable bytes with no field, or a short operand whose fields are not
+ * numbers and make no line ended by a newline, are binary: a few binary
+ * values (a file of one f32) are printable by chance often enough.
  */
 #ifndef TEXTDETECT_H
 #define TEXTDETECT_H
@@ -34,8 +34,9 @@
 
 /* Bytes looked at: a few hundred numbers, far more than binary data ever
  * keeps to text's bytes by chance (f32 values would all lie near 1e-8 or
- * 1e19), and a wide CSV's header line. No more than the header buffer
- * (FMT_HEADER_MAX) input.c peeks into. */
+ * 1e19). No more than the header buffer (FMT_HEADER_MAX) input.c peeks
+ * into. A header line longer than this is words (the message names
+ * --header). */
 #define TEXT_PREFIX 4096
 
 enum text_kind {
@@ -56,10 +57,10 @@ struct text_verdict {
 /* The verdict on an operand whose first bytes are p[0..n); end: it ends
  * there. An operand of text (o->text: --text, or the stream's first
  * operand was text) is TEXT_MORE while p could still begin a BOM, then
- * TEXT_NUMBERS with bom set. Otherwise, where first (the stream's first
- * operand with bytes) and n > 0, what its bytes are, with o->header
- * (--header) saying that the first line names the columns; else
- * TEXT_BINARY: a later operand of a binary stream, or an empty one. */
+ * TEXT_NUMBERS with bom set. The stream's first operand with bytes
+ * (first) is judged by its bytes as above, o->header (--header) saying
+ * that its first line names the columns. Any other is TEXT_BINARY: an
+ * empty one, or a later operand of a binary stream. */
 void textdetect(const uint8_t *p, size_t n, bool end,
 		const struct input_opts *o, bool first, struct text_verdict *v);
 
