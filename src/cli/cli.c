@@ -57,8 +57,10 @@ const struct opt_spec common_opts[] = {
 	  .input = true },
 	{ .name = "raw",
 	  .has_arg = no_argument,
-	  .help = "no detection of zstd, .npy or PGM/PPM input",
+	  .help = "read the bytes as they are: no detection of text,\n"
+		  "zstd, .npy or PGM/PPM",
 	  .id = OPT_RAW,
+	  .brief = "read the bytes as they are",
 	  .input = true },
 	{ .name = "text",
 	  .has_arg = no_argument,
