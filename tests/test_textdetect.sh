@@ -202,6 +202,14 @@ refused header_tsv "header line 'a\\tb\\tc'" "$G" sum "$T/hdr.tsv"
 refused header_per_file "header line 'x,y'" "$G" sum --per-file "$T/hdr.csv"
 refused header_then_numbers "hdr.csv: looks like text with a header line" \
 	"$G" sum "$T/hdr.csv" "$T/nan"
+# in a zstd frame: the decoded bytes are what is judged
+if command -v zstd > /dev/null 2>&1; then
+	zstd -q < "$T/hdr.csv" > "$T/hdr.csv.zst"
+	refused header_zstd "hdr.csv.zst: looks like text with a header line 'x,y'" \
+		"$G" sum "$T/hdr.csv.zst"
+	zstd -q < "$T/nan" > "$T/nan.zst"
+	eq nan_zstd "$(printf '5\t1')" sh -c "\"\$0\" count < \"$T/nan.zst\"" "$G"
+fi
 # --raw reads the bytes (16 of them)
 eq header_raw "$(printf '16\t0')" "$G" count --raw -t u8 "$T/hdr.csv"
 # with --header (where this build has it) the line names the columns
