@@ -50,6 +50,9 @@ static const struct dcase dcases[] = {
 	{ "\n\n  x y \n1 2\n", 0, true, TEXT_NUMBERS, NULL },
 	{ "a\tb\n1\t2\n", 0, false, TEXT_HEADER, "header line 'a\\tb'" },
 	{ "température,x\n1,2\n", 0, false, TEXT_HEADER, "'température,x'" },
+	/* a long line quoted in part, not inside a character */
+	{ "ééééééééééééééééééééééééé\n1\n", 0, false, TEXT_HEADER,
+	  "line 'éééééééééééééééééé...'" },
 	{ "x,y\n1,2\nq,4\n", 0, false, TEXT_WORDS, "('x' in line 1 field 1)" },
 	{ "x,y\n1,2\nq,4\n", 0, true, TEXT_WORDS, "('q' in line 3 field 1)" },
 	{ "hello world\n", 0, false, TEXT_WORDS,

@@ -68,13 +68,14 @@ static bool all_text(const uint8_t *p, size_t n, bool cut_ok)
 	return true;
 }
 
-/* s[0..n) quoted into buf for a message: at most QUOTE_MAX bytes, cut
- * before a character, not inside one; a tab shown as \t. */
+/* s[0..n) quoted into buf (QUOTE_MAX + 4 bytes) for a message: cut with
+ * "..." before a character, never inside one, once QUOTE_MAX - 4 bytes
+ * are written; a tab shown as \t. */
 static void quote(char *buf, const uint8_t *s, size_t n)
 {
 	size_t i, k = 0;
 
-	for (i = 0; i < n && k < QUOTE_MAX; i++) {
+	for (i = 0; i < n; i++) {
 		if (k >= QUOTE_MAX - 4 && (s[i] & 0xc0) != 0x80 && i + 1 < n) {
 			strcpy(buf + k, "...");
 			return;
