@@ -11,7 +11,8 @@
 #include "textdetect.h"
 #include "textnum.h"
 
-_Static_assert(TEXT_PREFIX <= FMT_HEADER_MAX, "input.c peeks the prefix into its header buffer");
+_Static_assert(TEXT_PREFIX <= FMT_HEADER_MAX,
+	       "input.c peeks the prefix into its header buffer");
 
 static const uint8_t bom[3] = { 0xef, 0xbb, 0xbf };
 
