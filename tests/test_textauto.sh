@@ -1,6 +1,6 @@
 #!/bin/sh
-# test_textauto.sh - decimal text recognised without --text (input.c
-# detect_text): `seq 1 100 | gpustat sum` must print 5050, exactly what
+# test_textauto.sh - decimal text recognised without --text (textdetect.c;
+# more in test_textdetect.sh): `seq 1 100 | gpustat sum` must print 5050, exactly what
 # --text prints, on pipes and files, with -c, -t, hist and --per-file;
 # --raw must read the bytes; binary data must never be taken for text; a
 # bad field later on is the --text error.
@@ -76,7 +76,7 @@ printf '0123456789' > "$T/digits"
 eq digits_text 123456789 "$G" sum -t u64 "$T/digits"
 eq digits_raw 525 "$G" sum -t u8 --raw "$T/digits"
 
-# a bad field past the bytes detection looks at (16 KiB): --text's error,
+# a bad field past the bytes detection looks at (4 KiB): --text's error,
 # nothing printed
 { seq 1 5000; echo x; } > "$T/bad.txt"
 out=$("$G" sum "$T/bad.txt" 2> "$T/err")

@@ -28,11 +28,12 @@ if ! ${CC:-cc} -O2 -o "$M" bench/mkzst.c -lzstd 2> "$T/err"; then
 	exit
 fi
 
-# 3 MB: random bytes, then text, then bytes from a few letters (raw,
-# well compressed and Huffman-coded blocks); W is what dot weighs them by
+# 3 MB: random bytes, then lines of bytes (not text: each has a \001, as
+# text would be read as text), then bytes from a few letters (raw, well
+# compressed and Huffman-coded blocks); W is what dot weighs them by
 R=$T/raw
 W=$T/w
-{ head -c 1000000 /dev/urandom; yes 'gpustat 0123456789' | head -c 1000000
+{ head -c 1000000 /dev/urandom; yes "$(printf 'gpustat\001 0123456789')" | head -c 1000000
   head -c 2000000 /dev/urandom | tr -c 'a-f' 'q' | head -c 1000000; } > "$R"
 head -c 3000000 /dev/urandom > "$W"
 
@@ -221,7 +222,7 @@ alike view_shards_corrupt "sixbad.zst: corrupt zstd frame at compressed byte" \
 # after a larger frame, and the workers said one or the other; now every
 # path calls it corrupt. mkzst's 1 MiB frames are single-segment with the
 # 4-byte size at byte 5: 1048576 - 5 is fb ff 0f 00.
-yes 'gpustat 0123456789' | head -c 3000000 | "$M" -s 1M > "$T/long.zst"
+yes "$(printf 'gpustat\001 0123456789')" | head -c 3000000 | "$M" -s 1M > "$T/long.zst"
 cp "$T/long.zst" "$T/short.zst"
 printf '\373\377\017\000' | dd of="$T/short.zst" bs=1 seek=5 conv=notrunc 2> /dev/null
 for first in "" '"$T/long.zst"'; do

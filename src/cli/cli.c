@@ -60,9 +60,11 @@ const struct opt_spec common_opts[] = {
 	  .input = true },
 	{ .name = "raw",
 	  .has_arg = no_argument,
-	  .help = "no detection of zstd, .npy or PGM/PPM input; with -t,\n"
-		  "no type from the files' names",
+	  .help = "read the bytes as they are: no detection of text,\n"
+		  "zstd, .npy or PGM/PPM; with -t, no type from the\n"
+		  "files' names",
 	  .id = OPT_RAW,
+	  .brief = "read the bytes as they are",
 	  .input = true },
 	{ .name = "text",
 	  .has_arg = no_argument,

@@ -160,19 +160,3 @@ int64_t informat_total(char *const *paths, int npaths, bool raw,
 	free(tmp);
 	return tmp && i == npaths ? sum : -1;
 }
-
-/* Binary data is never all such bytes for long (f32 values would all lie
- * near 1e-8 or 1e19); a short sample counts, as a slow producer's first
- * line is all there is to see. */
-bool informat_text(const uint8_t *p, size_t n)
-{
-	bool digit = false;
-
-	for (size_t i = 0; i < n; i++) {
-		if (p[i] >= '0' && p[i] <= '9')
-			digit = true;
-		else if (!strchr("+-.eE,\t\n\r ", p[i]) || !p[i])
-			return false;
-	}
-	return digit;
-}

@@ -46,11 +46,6 @@ extern const struct in_format informat_raw;
  * more bytes could still make one match. */
 const struct in_format *informat_find(const uint8_t *p, size_t n, bool *more);
 
-/* Whether the first bytes of a stream, p[0..n), are decimal numbers as
- * text (what seq, awk and cut write): nothing but digits, signs, points,
- * exponents, commas and white space, and a digit among them. */
-bool informat_text(const uint8_t *p, size_t n);
-
 /* Payload bytes of all the operands from their headers, without reading
  * the streams: -1 unless each is a regular file, not compressed, whose
  * header (if any) tells. raw: no header is looked for (--raw).

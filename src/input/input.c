@@ -3,7 +3,7 @@
  *
  * Each operand walks through a small state machine:
  *
- *   OPEN -> MAGIC (zstd or not) -> DETECT (a row of informat.c, or raw)
+ *   OPEN -> MAGIC (zstd or not) -> DETECT (informat.c's rows, text, raw)
  *        -> HEADER -> PAYLOAD -> TRAIL (no gap: bytes after it are an error)
  *                             -> NEXT_IMAGE (a gap, maybe another header)
  *                  -> PLAIN (pnm P2/P3: decimal text to samples, one image)
@@ -32,6 +32,7 @@
 #include "informat.h"
 #include "input.h"
 #include "npycols.h"
+#include "textdetect.h"
 #include "textin.h"
 #include "zahead.h"
 #include "zsrc.h"
@@ -216,23 +217,32 @@ static ssize_t operand_peek(struct input *in, int stall_ms, struct gs_err *err)
 	return r;
 }
 
-/* Decimal text with no --text: read it as --text would (--raw reads its
- * bytes), for the first operand of a stream; the CLI then reads f64 unless
- * -t says otherwise (input_info.text). */
-static int detect_text(struct input *in, struct gs_err *err)
+/* Text without --text, decided on the stream's first operand with bytes
+ * (textdetect.h): read as --text reads it (then f64 unless -t says:
+ * input_info.text), or refused. Each text operand's BOM is skipped. */
+static int detect_text(struct input *in, int stall_ms, struct gs_err *err)
 {
-	bool seen = in->seen;
+	size_t n = in->hlen - in->hpos;
+	struct text_verdict v;
+	ssize_t r;
 
-	/* empty operands before it say nothing of the stream */
-	in->seen = seen || in->hlen > in->hpos;
-	if (in->opts.text || seen ||
-	    !informat_text(in->hbuf + in->hpos, in->hlen - in->hpos))
-		return 0;
-	in->textin = textin_new(in, in->opts.threads, in->opts.text_lines);
-	if (!in->textin)
-		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
-	in->opts.text = true;
-	in->text_found = true;
+	textdetect(in->hbuf + in->hpos, n, in->deof, &in->opts, !in->seen, &v);
+	if (v.kind == TEXT_MORE)
+		return (r = operand_peek(in, stall_ms, err)) < 0 ? (int)r : 0;
+	if (v.kind == TEXT_HEADER || v.kind == TEXT_WORDS)
+		return gs_fail(err, GS_ERUNTIME, in->name, "%s", v.msg);
+	in->seen |= n > 0;
+	in->st = ST_PAYLOAD;
+	in->hpos += v.bom;
+	in->doff += v.bom;
+	if (v.kind != TEXT_BINARY && !in->textin) {
+		in->text_found = in->opts.text = true;
+		in->textin = textin_new(in, in->opts.threads, in->opts.text_lines);
+		if (!in->textin)
+			return INPUT_FATAL;
+	}
+	if (in->textin && headline_due(in->head))
+		in->st = ST_HEADLINE;
 	return 0;
 }
 
@@ -245,10 +255,8 @@ static int operand_detect(struct input *in, int stall_ms, struct gs_err *err)
 						  in->hlen - in->hpos, &more);
 	ssize_t r;
 
-	if (!f && more && !in->deof) {
-		r = operand_peek(in, stall_ms, err);
-		return r < 0 ? (int)r : 0;
-	}
+	if (!f && more && !in->deof)
+		return (r = operand_peek(in, stall_ms, err)) < 0 ? (int)r : 0;
 	if (f && f->parse && in->opts.text)
 		return gs_fail(err, GS_ERUNTIME, in->name,
 			       in->text_found ? "%s data, not text like the operands before it"
@@ -259,14 +267,11 @@ static int operand_detect(struct input *in, int stall_ms, struct gs_err *err)
 		return gs_fail(err, GS_ERUNTIME, in->name,
 			       "%s, which gpustat does not read (%s, or --raw to read the bytes as they are)",
 			       f->name, f->refuse);
-	if (f)
-		in->seen = true;
-	else if (detect_text(in, err) < 0)
-		return INPUT_FATAL;
-	in->fmt = f ? f : &informat_raw;
-	in->st = in->fmt->parse ? ST_HEADER : ST_PAYLOAD;
-	if (in->textin && headline_due(in->head))
-		in->st = ST_HEADLINE;
+	if (!f)		/* raw data or text */
+		return detect_text(in, stall_ms, err);
+	in->fmt = f;
+	in->seen = true;
+	in->st = ST_HEADER;
 	return 0;
 }
 
@@ -482,10 +487,8 @@ static int operand_header(struct input *in, int stall_ms, struct gs_err *err)
 	if (r == 0 && in->deof)
 		return gs_fail(err, GS_ERUNTIME, in->name,
 			       "truncated %s header at byte %llu", kind, at + k);
-	if (r == 0) {
-		r = operand_peek(in, stall_ms, err);
-		return r < 0 ? (int)r : 0;
-	}
+	if (r == 0)
+		return (r = operand_peek(in, stall_ms, err)) < 0 ? (int)r : 0;
 	return operand_headed(in, err);
 }
 
@@ -732,9 +735,8 @@ static bool in_data(const struct input *in)
 	       in->st == ST_COLUMNS;
 }
 
-/* An empty raw operand with more to come, nothing seen before it: the
- * stream's kind comes from a later one (an empty first file must not make
- * a text second one raw). */
+/* An empty raw operand with more to come and nothing seen before: the
+ * stream's kind comes from a later one (an empty file before text). */
 static bool in_blank(const struct input *in)
 {
 	return in->st == ST_PAYLOAD && !in->fmt->parse && !in->seen &&

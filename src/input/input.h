@@ -8,9 +8,9 @@
  * payload bytes (plain P2/P3 text turned into binary samples, a Fortran-order
  * .npy read column by column). A magic of a format gpustat does not read
  * (gzip, xz, PNG, a PBM bitmap ...) fails the operand: it is never read as
- * raw data. --raw turns every detection off. With --text the payloads are
- * decimal text that textin.h turns into records, and input_read hands out
- * those.
+ * raw data. --raw turns every detection off. With --text (or where the
+ * first bytes are text: textdetect.h) the payloads are decimal text that
+ * textin.h turns into records, and input_read hands out those.
  *
  * The first operand that carries a type (npy/pnm) fixes the stream's type and
  * columns unless the job set them; later operands that disagree are errors.
