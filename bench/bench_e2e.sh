@@ -8,6 +8,7 @@
 # over the faster of cpu and cuda (at most 1.05 is the target).
 #
 #   sh bench/bench_e2e.sh [options] [DIR] [SIZES]
+#   GPUSTAT=path  the binary to time (default ./gpustat)
 #     DIR    where the files go (default /dev/shm/gpustat; page-cached)
 #     SIZES  sizes with M or G, or MiB as a number (default
 #            "1M 64M 256M 1G 8G"; "4096" alone is the old form)
@@ -48,7 +49,7 @@ done
 shift $((OPTIND - 1))
 D=${1:-/dev/shm/gpustat}
 SIZES=${2:-1M 64M 256M 1G 8G}
-G=./gpustat
+G=${GPUSTAT:-./gpustat}
 mkdir -p "$D" || exit 2
 F=$D/e2e.f32
 W=$D/e2e.wide.f32

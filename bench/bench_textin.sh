@@ -5,12 +5,13 @@
 # Three texts: seq's integers, repr()-style 17-digit floats, and the same
 # floats as CSV lines of 4 read with -c 4 and -t f32.
 #   sh bench/bench_textin.sh [DIR] [MIB]     (default /dev/shm/gpustat, 2048)
+#   GPUSTAT=path times another binary (default ./gpustat)
 set -e
 cd "$(dirname "$0")/.."
 . bench/lib.sh
 D=${1:-/dev/shm/gpustat}
 MIB=${2:-2048}
-G=./gpustat
+G=${GPUSTAT:-./gpustat}
 mkdir -p "$D"
 SEQ=$D/text-seq.txt
 FLT=$D/text-float.txt
