@@ -2,8 +2,9 @@
 """quantile_ref.py - checks gpustat quantile, median and mode against an
 independent reference: numpy.quantile's methods written from numpy's
 definitions (virtual index, _get_indexes, fix_gamma, _lerp) in exact
-rationals (fractions.Fraction of q's double value), rounded once to a
-double by float(Fraction); mode against collections.Counter.
+rationals (fractions.Fraction of q's decimal text, as gpustat takes it:
+"0.1" is one tenth), rounded once to a double by float(Fraction); mode
+against collections.Counter.
 
 Usage: quantile_ref.py GPUSTAT TMPDIR. Prints "ok NAME" or "FAIL NAME: WHY"
 per check (tests/test_quantile.sh counts them).
@@ -208,10 +209,17 @@ def run(args, data=None, path=None):
 # ---- checks ---------------------------------------------------------------
 
 QS = [0, 1, 0.5, 0.25, 0.75, 0.1, 0.9, 0.99, 0.01, 1 / 3, 2 / 3, 1e-300,
-      5e-324, 1 - 2 ** -53, 0.125, 0.375, 0.0625]
+      5e-324, 1 - 2 ** -53, 0.125, 0.375, 0.0625, "0.3", "0.07", "1e-1",
+      ".5", "2.5E-1", "0.30000000000000000001", "1e-800", "7e-1000000",
+      "0.123456789012345678901234567890123456789", "0.999999999999999999999"]
+# decimals at the virtual index's integers and halves for n = 10 and 20
+DECIMAL_EDGES = sorted({"%g" % (i / 100) for i in range(101)} |
+                       {"0.%03d" % i for i in range(0, 1000, 25)})
 
 
 def check_quantiles(name, t, vals, cols, qs, methods, extra=()):
+    # each q as the decimal typed: a float by its repr
+    qs = [q if isinstance(q, str) else repr(q) for q in qs]
     path = "%s/%s.bin" % (T, name)
     with open(path, "wb") as f:
         f.write(encode(t, vals))
@@ -219,7 +227,7 @@ def check_quantiles(name, t, vals, cols, qs, methods, extra=()):
                for k in range(cols)]
     for method in methods:
         rc, out, err = run(["quantile", "-t", t, "-c", str(cols), "--method",
-                            method, "-q", ",".join(repr(q) for q in qs)]
+                            method, "-q", ",".join(qs)]
                            + list(extra), path=path)
         lines = out.splitlines()
         tag = "%s %s" % (name, method)
@@ -337,6 +345,9 @@ def main():
         qs = sorted({i / 6 for i in range(7)} | {i / 7 for i in range(8)} |
                     {i / 8 for i in range(9)} | {i / 22 for i in range(23)})
         check_quantiles(t + "-edges", t, small, 1, qs, METHODS)
+        for n in (10, 20) if t in ("u8", "i32", "u64", "f32", "f64") else ():
+            check_quantiles("%s-decimal%d" % (t, n), t, gen(t, n, special=False),
+                            1, DECIMAL_EDGES, METHODS)
         check_mode(t, t, gen(t, 3000, pool=40), 1)
         check_mode(t + "-c2", t, gen(t, 400), 2)
         check_mode(t + "-tie", t, gen(t, 6, special=False, pool=3) * 5, 1)

@@ -148,6 +148,49 @@ for c in quantile median mode; do
 	fi
 done
 
+# P is the decimal typed (0.1 is one tenth): issue 28's examples, where
+# numpy agrees, and one where numpy's own float rounding differs (100 *
+# 0.07 is 7.000000000000001 in doubles); P printed as typed
+qt() { printf '%s' "$(seq "$1" "$2" | "$G" quantile --method "$3" -q "$4" 2>&1 | tr '\n' ' ')"; }
+for c in "1 10 inverted_cdf 0.1,0.9=1 9 " "0 10 lower 0.3=3 " \
+	 "0 100 higher 0.07=7 " "0 100 linear 0.07=7 " "0 100 lower 7e-2=7 " \
+	 "1 10 closest_observation 0.35,0.25=4 2 " "1 10 nearest 0.5=5 " \
+	 "0 10 linear 0.30000000000000000001=3 " "1 4 hazen 1e-800=1 "; do
+	set -- ${c%%=*}
+	got=$(qt "$@")
+	[ "$got" = "${c#*=}" ] && ok || bad "P as typed: $c" "got '$got'"
+done
+if python3 -c 'import numpy' 2> /dev/null; then
+	python3 - "$G" <<'PY' && ok || bad "P as typed: numpy" "see above"
+import subprocess, sys, numpy as np
+bad = []
+for n, q, m in ((10, "0.1", "inverted_cdf"), (10, "0.9", "inverted_cdf"),
+                (11, "0.3", "lower"), (11, "0.7", "higher"), (20, "0.05", "closest_observation"),
+                (101, "0.07", "lower")):
+    got = subprocess.run([sys.argv[1], "quantile", "-t", "i64", "--method", m, "-q", q],
+                         input=np.arange(n, dtype="<i8").tobytes(), capture_output=True).stdout
+    want = np.quantile(np.arange(n), float(q), method=m)
+    if got.decode().strip() != str(want):
+        bad.append("%d %s %s: %r, numpy %r" % (n, q, m, got, want))
+print("\n".join(bad), file=sys.stderr)
+sys.exit(1 if bad else 0)
+PY
+fi
+got=$(seq 0 10 | "$G" quantile -f csv -q 0.10,1e-1,.5,1e-800,0.30000000000000000001 2>&1 | cut -d, -f1 | tr '\n' ' ')
+[ "$got" = "q 0.1 0.1 0.5 1e-800 0.30000000000000000001 " ] && ok || bad "P's text" "$got"
+seq 0 10 | "$G" quantile -f json -q 1e-800,0.25 | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["q"] == [1e-800, 0.25] and d["quantiles"] == [[0], [2.5]], d' &&
+	ok || bad "P in json" "$(seq 0 10 | "$G" quantile -f json -q 1e-800,0.25 2>&1)"
+for q in 1.5 1e1 1.0000000000000000001 0x1p-1 inf nan "0.5 " "" 1e 0.5e+ --1 -0.5 \
+	 0.1234567890123456789012345678901234567890123456789012345678901234; do
+	seq 1 3 | "$G" quantile -q "$q" > "$T/out" 2> "$T/err"
+	rc=$?
+	[ $rc -eq 2 ] && [ ! -s "$T/out" ] && [ "$(wc -l < "$T/err")" -eq 1 ] &&
+		ok || bad "-q '$q'" "rc $rc: $(cat "$T/err")"
+done
+
 # --per-file: each operand's result is a run over it alone
 head -c 80000 "$T/a.f64" > "$T/p1.f64"
 tail -c 160000 "$T/a.f64" > "$T/p2.f64"

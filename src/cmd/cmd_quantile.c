@@ -72,17 +72,19 @@ static int quantile_option(struct cli *c, int id, const char *arg,
 	for (const char *p = arg;; p++) {
 		char buf[64];
 		size_t n = strcspn(p, ",");
-		double q;
 
-		if (n >= sizeof(buf) || s->nq == MAX_Q)
+		if (s->nq == MAX_Q)
 			return gs_fail(err, GS_EUSAGE, "", "--quantiles: at most %d "
 				       "numbers, not '%s'", MAX_Q, arg);
-		memcpy(buf, p, n);
-		buf[n] = '\0';
-		if (parse_double(buf, &q) < 0 || !(q >= 0 && q <= 1))
+		snprintf(buf, sizeof(buf), "%.*s", (int)n, p);
+		if (n >= sizeof(buf))
+			return gs_fail(err, GS_EUSAGE, "", "--quantiles: '%s...' "
+				       "is longer than %d characters", buf,
+				       (int)sizeof(buf) - 1);
+		if (qdec_parse(buf, &s->q[s->nq]) < 0)
 			return gs_fail(err, GS_EUSAGE, "", "--quantiles: expected "
-				       "numbers in [0, 1], not '%s'", buf);
-		s->q[s->nq++] = q;
+				       "decimals in [0, 1], not '%s'", buf);
+		s->nq++;
 		p += n;
 		if (!*p)
 			return 0;
@@ -93,7 +95,7 @@ static void quantile_init(struct cli *c)
 {
 	struct quantile_state *s = c->state;
 
-	s->q[0] = 0.5;
+	qdec_parse("0.5", &s->q[0]);
 	s->nq = 1;
 	s->method = QM_LINEAR;
 }
@@ -178,7 +180,7 @@ static void emit_table(const struct cli *c, struct sbuf *b,
 	}
 	for (unsigned j = 0; j < s->nq; j++) {
 		if (label) {
-			sb_double(b, s->q[j]);
+			sb_add(b, s->q[j].text);
 			sb_addn(b, &sep, 1);
 		}
 		for (unsigned k = 0; k < cols; k++) {
@@ -217,7 +219,7 @@ static void emit_json(const struct cli *c, struct sbuf *b,
 		sb_add(b, ",\"q\":[");
 		for (unsigned j = 0; j < s->nq; j++) {
 			sb_add(b, j ? "," : "");
-			sb_json_double(b, s->q[j]);
+			sb_add(b, s->q[j].text);
 		}
 		sb_add(b, "]");
 	}

@@ -194,7 +194,7 @@ static int set_targets(struct cli *c, void *acc, struct gs_err *err)
 			struct qpick *p = &s->picks[(size_t)k * s->nq + j];
 			struct target *t = &s->t[((size_t)k * s->nq + j) * 2];
 
-			qpick_of(s->method, s->q[j], n, p);
+			qpick_of(s->method, &s->q[j], n, p);
 			t[0] = (struct target){ .rem = p->lo, .expect = n };
 			t[1] = (struct target){ .rem = p->hi, .expect = n };
 		}
