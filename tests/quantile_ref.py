@@ -10,9 +10,10 @@ Usage: quantile_ref.py GPUSTAT TMPDIR. Prints "ok NAME" or "FAIL NAME: WHY"
 per check (tests/test_quantile.sh counts them).
 
 Rules of gpustat that numpy leaves open, as documented there: NaNs are left
-out (numpy.nanquantile); -0 counts as +0; an element method gives the
-element (integers printed exactly); an interpolation with an infinite
-neighbour gives that infinity (-inf with +inf: nan), with g = 0 x_lo.
+out (numpy.nanquantile), but no data at all is an error (exit 1), as numpy
+raises; -0 counts as +0; an element method gives the element (integers
+printed exactly); an interpolation with an infinite neighbour gives that
+infinity (-inf with +inf: nan), with g = 0 x_lo.
 """
 import math
 import random
@@ -231,6 +232,10 @@ def check_quantiles(name, t, vals, cols, qs, methods, extra=()):
                            + list(extra), path=path)
         lines = out.splitlines()
         tag = "%s %s" % (name, method)
+        if not vals:    # no data: numpy raises; one error line, exit 1
+            report(tag, rc == 1 and not out and err.count("\n") == 1 and
+                   ": no data: " in err, "rc %d: %r %r" % (rc, out[:80], err))
+            continue
         if rc != 0 or len(lines) != len(qs):
             report(tag, False, "rc %d, %d lines: %s" % (rc, len(lines), err.strip()[:200]))
             continue
@@ -255,22 +260,32 @@ def check_mode(name, t, vals, cols, extra=()):
         f.write(encode(t, vals))
     rc, out, err = run(["mode", "-t", t, "-c", str(cols)] + list(extra), path=path)
     lines = out.splitlines()
-    if rc != 0 or len(lines) != cols:
+    if not vals:    # no data: numpy raises; one error line, exit 1
+        report("mode " + name, rc == 1 and not out and err.count("\n") == 1
+               and ": no data: " in err, "rc %d: %r %r" % (rc, out[:80], err))
+        return
+    # a line per mode: [column<TAB>]value<TAB>count
+    got = [[] for _ in range(cols)]
+    for line in lines:
+        toks = line.split("\t")
+        k = int(toks.pop(0)) if cols > 1 else 0
+        got[k].append(toks)
+    if rc != 0 or any(len(tk) != 2 for g in got for tk in g):
         report("mode " + name, False, "rc %d: %s" % (rc, err.strip()[:200]))
         return
     bad = []
     for k in range(cols):
         c = Counter(canon(x) for x in vals[k::cols] if not is_nan(x))
-        toks = lines[k].split("\t")
+        rows = got[k]
         if not c:
-            if toks != ["nan", "0"]:
-                bad.append("col %d: %r for no value" % (k, lines[k]))
+            if rows != [["nan", "0"]]:
+                bad.append("col %d: %r for no value" % (k, rows))
             continue
         best = max(c.values())
         modes = sorted(v for v, n in c.items() if n == best)
-        if toks[-1] != str(best) or len(toks) - 1 != len(modes) or not all(
-                same_value(tk, m, True, t in INT_TYPES) for tk, m in zip(toks, modes)):
-            bad.append("col %d: got %r, want %r x %d" % (k, lines[k][:80], modes[:4], best))
+        if len(rows) != len(modes) or any(r[1] != str(best) for r in rows) or not all(
+                same_value(r[0], m, True, t in INT_TYPES) for r, m in zip(rows, modes)):
+            bad.append("col %d: got %r, want %r x %d" % (k, rows[:4], modes[:4], best))
     report("mode " + name, not bad, "; ".join(bad))
 
 

@@ -126,6 +126,19 @@ d = json.load(sys.stdin)
 assert d["command"] == "mode" and d["mode"] == [[0]] and d["count"] == [100000]' &&
 	ok || bad "mode json" "$("$G" mode -t u8 -f json "$T/a.u8")"
 
+# mode of many tied values: a line per mode, never one line of megabytes
+python3 -c "import struct; open('$T/tie.u32', 'wb').write(struct.pack('<200000I', *range(199999, -1, -1)))"
+"$G" mode -t u32 "$T/tie.u32" > "$T/out" 2> "$T/err"
+[ $? -eq 0 ] && [ "$(wc -l < "$T/out")" -eq 200000 ] &&
+	[ "$(head -n 2 "$T/out" | tr '\t\n' ', ')" = "0,1 1,1 " ] &&
+	[ "$(tail -n 1 "$T/out")" = "$(printf '199999\t1')" ] &&
+	[ "$(awk 'length > 20' "$T/out" | wc -l)" -eq 0 ] && ok ||
+	bad "mode ties, text" "$(head -c 200 "$T/out") $(cat "$T/err")"
+"$G" mode -t u32 -c 2 -f csv "$T/tie.u32" > "$T/out" 2> "$T/err"
+[ $? -eq 0 ] && [ "$(wc -l < "$T/out")" -eq 200001 ] &&
+	[ "$(sed -n 1,2p "$T/out" | tr '\n' ' ')" = "column,value,count 0,1,1 " ] && ok ||
+	bad "mode ties, csv" "$(head -c 200 "$T/out") $(cat "$T/err")"
+
 # refusals
 for args in "quantile -f state" "median -f state" "mode -f state" \
 	    "quantile -q 1.5" "quantile -q 0.5,x" "quantile --method linearr" \

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "quantile.h"
+#include "results.h"
 #include "spill.h"
 
 /* the histograms of one pass: 32 MiB per accumulator, so that 16 threads'
@@ -404,6 +405,8 @@ static int select_done(struct cli *c, void *acc, struct sbuf *b,
 	const struct select_plan *pl = &s->plan;
 	unsigned left;
 
+	if (pl->first && c->records == 0)
+		return result_no_data(c, c->command->name, err);
 	if (pl->first) {	/* also --per-file's total of one-pass runs */
 		s->pass = s->known = 0;
 		if (set_targets(c, acc, err) < 0)
