@@ -24,7 +24,8 @@ static const struct opt_spec quantile_opts[] = {
 	  .short_name = 'q',
 	  .has_arg = required_argument,
 	  .arg = "P,...",
-	  .help = "the quantiles, each in [0, 1], comma-separated\n"
+	  .help = "the quantiles, each a decimal in [0, 1] taken\n"
+		  "exactly as typed (0.1 is one tenth), comma-separated\n"
 		  "(default 0.5); one output line each, in this order",
 	  .id = OPT_Q,
 	  .brief = "the quantiles to compute, P,..." },
@@ -302,12 +303,14 @@ static int quantile_finish(struct cli *c, const struct sbuf *b)
 }
 
 #define QUANTILE_ABOUT_TAIL \
-	"Each result is numpy's value computed exactly (the virtual index from\n" \
-	"P's double value, the interpolation between the two elements exact)\n" \
+	"P is the decimal typed (0.1 is one tenth, where numpy takes the double\n" \
+	"nearest it), and each result is numpy's value computed exactly for it\n" \
+	"(the virtual index and the interpolation between the two elements)\n" \
 	"and rounded once to f64; lower, higher, nearest, inverted_cdf and\n" \
 	"closest_observation give the element itself (integers exactly).\n" \
 	"NaNs are counted and left out, as numpy.nanquantile does (a note\n" \
-	"says how many; json has \"nan\"); no other value: nan. Exact in one\n" \
+	"says how many; json has \"nan\"); no other value: nan; no data: an\n" \
+	"error. Columns times quantiles are bounded (1 GiB). Exact in one\n" \
 	"pass for 8/16-bit types, two for 32-bit, two to four for 64-bit\n" \
 	"(radix select, bounded memory); a pipe read more than once is\n" \
 	"first copied to an unlinked temporary file in $TMPDIR. No -f state."
