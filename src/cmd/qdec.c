@@ -143,7 +143,7 @@ static unsigned bn_bits(const struct bn *a)
 	return a->n ? 32 * a->n - (unsigned)__builtin_clz(a->d[a->n - 1]) : 0;
 }
 
-static uint32_t bn_bit_word(const struct bn *a, unsigned i)
+static uint32_t bn_word(const struct bn *a, unsigned i)
 {
 	return i < a->n ? a->d[i] : 0;
 }
@@ -152,9 +152,9 @@ static uint32_t bn_bit_word(const struct bn *a, unsigned i)
 static uint64_t bn_bits64(const struct bn *a, unsigned pos)
 {
 	unsigned w = pos / 32, b = pos % 32;
-	unsigned __int128 v = (unsigned __int128)bn_bit_word(a, w + 2) << 64 |
-			      (uint64_t)bn_bit_word(a, w + 1) << 32 |
-			      bn_bit_word(a, w);
+	unsigned __int128 v = (unsigned __int128)bn_word(a, w + 2) << 64 |
+			      (uint64_t)bn_word(a, w + 1) << 32 |
+			      bn_word(a, w);
 
 	return (uint64_t)(v >> b);
 }
@@ -164,7 +164,7 @@ static bool bn_any_below(const struct bn *a, unsigned pos)
 	for (unsigned i = 0; i < pos / 32 && i < a->n; i++)
 		if (a->d[i])
 			return true;
-	return pos % 32 && (bn_bit_word(a, pos / 32) & ((1u << (pos % 32)) - 1));
+	return pos % 32 && (bn_word(a, pos / 32) & ((1u << (pos % 32)) - 1));
 }
 
 static void bn_pow10(struct bn *a, unsigned k)
@@ -176,16 +176,13 @@ static void bn_pow10(struct bn *a, unsigned k)
 		bn_mul_u32(a, 10);
 }
 
-/* a /= 10^k (floor); whether a remainder was dropped. */
-static bool bn_div_pow10(struct bn *a, unsigned k)
+/* a /= 10^k (floor). */
+static void bn_div_pow10(struct bn *a, unsigned k)
 {
-	bool rest = false;
-
 	for (; k >= 9; k -= 9)
-		rest |= bn_divmod(a, 1000000000u) != 0;
+		bn_divmod(a, 1000000000u);
 	for (; k; k--)
-		rest |= bn_divmod(a, 10) != 0;
-	return rest;
+		bn_divmod(a, 10);
 }
 
 /* ---- P as typed ---------------------------------------------------------- */
@@ -304,9 +301,9 @@ int qdec_parse(const char *s, struct qdec *q)
 		snprintf(q->text, sizeof(q->text), "%s", shortest);
 	else
 		canonical(q->text, dig, nd, k);
-	if (k - nd >= QDEC_TINY)
+	if (k - nd >= QDEC_TINY) {
 		tiny(q);
-	else {
+	} else {
 		set_n(q, dig, nd);
 		q->k = (unsigned)k;
 	}
