@@ -680,6 +680,11 @@ def cases_stats():
             fn = '%s_%s.bin' % (t, k)
             st = [col_stats(t, DATA[t][k])]
             prop = prop_of(t, fn) if k != 'empty' else None
+            if k == 'empty':	# no min or max: numpy raises, so does stats
+                case('stats_%s_empty' % t,
+                     '$G stats -t %s %s%s' % (t, INREL, fn), rc=1,
+                     err='%s%s: no data' % (INREL, fn))
+                continue
             case('stats_%s_%s' % (t, k),
                  '$G stats -t %s %s%s' % (t, INREL, fn),
                  out_stats(t, st, 'text'), prop=prop)
@@ -827,6 +832,16 @@ def cases_reduce():
         case('reduce_%s_default_op' % t, '$G reduce -t %s %s%s' % (
             t, INREL, fn), out_values('reduce', t, 'sum', [col_sum(
                 t, DATA[t]['one'])], 1, 'text', 'sum'))
+        # empty input: numpy's identities, and no min or max (an error)
+        fn = '%s_empty.bin' % t
+        for op in ops:
+            cmd = '$G reduce --op %s -t %s %s%s' % (op, t, INREL, fn)
+            if op in ('min', 'max'):
+                case('reduce_%s_%s_empty' % (t, op), cmd, rc=1,
+                     err='%s%s: no data' % (INREL, fn))
+            else:
+                case('reduce_%s_%s_empty' % (t, op), cmd, out_values(
+                    'reduce', t, op, [col_reduce(t, [], op)], 0, 'text', op))
     for t in FLOAT_TYPES:
         case('reduce_%s_and_usage' % t,
              '$G reduce --op and -t %s %s%s_mod.bin' % (t, INREL, t),

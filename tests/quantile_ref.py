@@ -2,16 +2,18 @@
 """quantile_ref.py - checks gpustat quantile, median and mode against an
 independent reference: numpy.quantile's methods written from numpy's
 definitions (virtual index, _get_indexes, fix_gamma, _lerp) in exact
-rationals (fractions.Fraction of q's double value), rounded once to a
-double by float(Fraction); mode against collections.Counter.
+rationals (fractions.Fraction of q's decimal text, as gpustat takes it:
+"0.1" is one tenth), rounded once to a double by float(Fraction); mode
+against collections.Counter.
 
 Usage: quantile_ref.py GPUSTAT TMPDIR. Prints "ok NAME" or "FAIL NAME: WHY"
 per check (tests/test_quantile.sh counts them).
 
 Rules of gpustat that numpy leaves open, as documented there: NaNs are left
-out (numpy.nanquantile); -0 counts as +0; an element method gives the
-element (integers printed exactly); an interpolation with an infinite
-neighbour gives that infinity (-inf with +inf: nan), with g = 0 x_lo.
+out (numpy.nanquantile), but no data at all is an error (exit 1), as numpy
+raises; -0 counts as +0; an element method gives the element (integers
+printed exactly); an interpolation with an infinite neighbour gives that
+infinity (-inf with +inf: nan), with g = 0 x_lo.
 """
 import math
 import random
@@ -208,10 +210,17 @@ def run(args, data=None, path=None):
 # ---- checks ---------------------------------------------------------------
 
 QS = [0, 1, 0.5, 0.25, 0.75, 0.1, 0.9, 0.99, 0.01, 1 / 3, 2 / 3, 1e-300,
-      5e-324, 1 - 2 ** -53, 0.125, 0.375, 0.0625]
+      5e-324, 1 - 2 ** -53, 0.125, 0.375, 0.0625, "0.3", "0.07", "1e-1",
+      ".5", "2.5E-1", "0.30000000000000000001", "1e-800", "7e-1000000",
+      "0.123456789012345678901234567890123456789", "0.999999999999999999999"]
+# decimals at the virtual index's integers and halves for n = 10 and 20
+DECIMAL_EDGES = sorted({"%g" % (i / 100) for i in range(101)} |
+                       {"0.%03d" % i for i in range(0, 1000, 25)})
 
 
 def check_quantiles(name, t, vals, cols, qs, methods, extra=()):
+    # each q as the decimal typed: a float by its repr
+    qs = [q if isinstance(q, str) else repr(q) for q in qs]
     path = "%s/%s.bin" % (T, name)
     with open(path, "wb") as f:
         f.write(encode(t, vals))
@@ -219,10 +228,14 @@ def check_quantiles(name, t, vals, cols, qs, methods, extra=()):
                for k in range(cols)]
     for method in methods:
         rc, out, err = run(["quantile", "-t", t, "-c", str(cols), "--method",
-                            method, "-q", ",".join(repr(q) for q in qs)]
+                            method, "-q", ",".join(qs)]
                            + list(extra), path=path)
         lines = out.splitlines()
         tag = "%s %s" % (name, method)
+        if not vals:    # no data: numpy raises; one error line, exit 1
+            report(tag, rc == 1 and not out and err.count("\n") == 1 and
+                   ": no data: " in err, "rc %d: %r %r" % (rc, out[:80], err))
+            continue
         if rc != 0 or len(lines) != len(qs):
             report(tag, False, "rc %d, %d lines: %s" % (rc, len(lines), err.strip()[:200]))
             continue
@@ -247,22 +260,32 @@ def check_mode(name, t, vals, cols, extra=()):
         f.write(encode(t, vals))
     rc, out, err = run(["mode", "-t", t, "-c", str(cols)] + list(extra), path=path)
     lines = out.splitlines()
-    if rc != 0 or len(lines) != cols:
+    if not vals:    # no data: numpy raises; one error line, exit 1
+        report("mode " + name, rc == 1 and not out and err.count("\n") == 1
+               and ": no data: " in err, "rc %d: %r %r" % (rc, out[:80], err))
+        return
+    # a line per mode: [column<TAB>]value<TAB>count
+    got = [[] for _ in range(cols)]
+    for line in lines:
+        toks = line.split("\t")
+        k = int(toks.pop(0)) if cols > 1 else 0
+        got[k].append(toks)
+    if rc != 0 or any(len(tk) != 2 for g in got for tk in g):
         report("mode " + name, False, "rc %d: %s" % (rc, err.strip()[:200]))
         return
     bad = []
     for k in range(cols):
         c = Counter(canon(x) for x in vals[k::cols] if not is_nan(x))
-        toks = lines[k].split("\t")
+        rows = got[k]
         if not c:
-            if toks != ["nan", "0"]:
-                bad.append("col %d: %r for no value" % (k, lines[k]))
+            if rows != [["nan", "0"]]:
+                bad.append("col %d: %r for no value" % (k, rows))
             continue
         best = max(c.values())
         modes = sorted(v for v, n in c.items() if n == best)
-        if toks[-1] != str(best) or len(toks) - 1 != len(modes) or not all(
-                same_value(tk, m, True, t in INT_TYPES) for tk, m in zip(toks, modes)):
-            bad.append("col %d: got %r, want %r x %d" % (k, lines[k][:80], modes[:4], best))
+        if len(rows) != len(modes) or any(r[1] != str(best) for r in rows) or not all(
+                same_value(r[0], m, True, t in INT_TYPES) for r, m in zip(rows, modes)):
+            bad.append("col %d: got %r, want %r x %d" % (k, rows[:4], modes[:4], best))
     report("mode " + name, not bad, "; ".join(bad))
 
 
@@ -337,6 +360,9 @@ def main():
         qs = sorted({i / 6 for i in range(7)} | {i / 7 for i in range(8)} |
                     {i / 8 for i in range(9)} | {i / 22 for i in range(23)})
         check_quantiles(t + "-edges", t, small, 1, qs, METHODS)
+        for n in (10, 20) if t in ("u8", "i32", "u64", "f32", "f64") else ():
+            check_quantiles("%s-decimal%d" % (t, n), t, gen(t, n, special=False),
+                            1, DECIMAL_EDGES, METHODS)
         check_mode(t, t, gen(t, 3000, pool=40), 1)
         check_mode(t + "-c2", t, gen(t, 400), 2)
         check_mode(t + "-tie", t, gen(t, 6, special=False, pool=3) * 5, 1)

@@ -64,9 +64,10 @@ fails acc_limit_stats "over the limit of 1 GiB" \
 	'($vlimit 1000000; $G stats -t u8 -c 1048576 -j 2 "$T/b16")'
 fails acc_limit_sum "over the limit of 1 GiB" \
 	'($vlimit 1000000; $G sum -t f64 -c 1048576 -j 1 "$T/b16")'
-# 300000 f32 columns fit one thread, not four (343 MB a copy)
-: > "$T/empty"
-$G stats -t f32 -c 300000 -j 4 -v -f binary "$T/empty" > "$T/out" 2> "$T/err"
+# 300000 f32 columns fit one thread, not four (343 MB a copy); one
+# record (stats of no data is an error)
+head -c 1200000 /dev/zero > "$T/record"
+$G stats -t f32 -c 300000 -j 4 -v -f binary "$T/record" > "$T/out" 2> "$T/err"
 rc=$?
 if [ $rc -ne 0 ]; then
 	bad acc_fewer_threads "exit $rc: $(grep -v backend "$T/err" | head -n 1)"

@@ -126,6 +126,19 @@ d = json.load(sys.stdin)
 assert d["command"] == "mode" and d["mode"] == [[0]] and d["count"] == [100000]' &&
 	ok || bad "mode json" "$("$G" mode -t u8 -f json "$T/a.u8")"
 
+# mode of many tied values: a line per mode, never one line of megabytes
+python3 -c "import struct; open('$T/tie.u32', 'wb').write(struct.pack('<200000I', *range(199999, -1, -1)))"
+"$G" mode -t u32 "$T/tie.u32" > "$T/out" 2> "$T/err"
+[ $? -eq 0 ] && [ "$(wc -l < "$T/out")" -eq 200000 ] &&
+	[ "$(head -n 2 "$T/out" | tr '\t\n' ', ')" = "0,1 1,1 " ] &&
+	[ "$(tail -n 1 "$T/out")" = "$(printf '199999\t1')" ] &&
+	[ "$(awk 'length > 20' "$T/out" | wc -l)" -eq 0 ] && ok ||
+	bad "mode ties, text" "$(head -c 200 "$T/out") $(cat "$T/err")"
+"$G" mode -t u32 -c 2 -f csv "$T/tie.u32" > "$T/out" 2> "$T/err"
+[ $? -eq 0 ] && [ "$(wc -l < "$T/out")" -eq 200001 ] &&
+	[ "$(sed -n 1,2p "$T/out" | tr '\n' ' ')" = "column,value,count 0,1,1 " ] && ok ||
+	bad "mode ties, csv" "$(head -c 200 "$T/out") $(cat "$T/err")"
+
 # refusals
 for args in "quantile -f state" "median -f state" "mode -f state" \
 	    "quantile -q 1.5" "quantile -q 0.5,x" "quantile --method linearr" \
@@ -147,6 +160,66 @@ for c in quantile median mode; do
 			bad "$c --backend cuda" "rc $rc: $(cat "$T/err")"
 	fi
 done
+
+# P is the decimal typed (0.1 is one tenth): issue 28's examples, where
+# numpy agrees, and one where numpy's own float rounding differs (100 *
+# 0.07 is 7.000000000000001 in doubles); P printed as typed
+qt() { printf '%s' "$(seq "$1" "$2" | "$G" quantile --method "$3" -q "$4" 2>&1 | tr '\n' ' ')"; }
+for c in "1 10 inverted_cdf 0.1,0.9=1 9 " "0 10 lower 0.3=3 " \
+	 "0 100 higher 0.07=7 " "0 100 linear 0.07=7 " "0 100 lower 7e-2=7 " \
+	 "1 10 closest_observation 0.35,0.25=4 2 " "1 10 nearest 0.5=5 " \
+	 "0 10 linear 0.30000000000000000001=3 " "1 4 hazen 1e-800=1 "; do
+	set -- ${c%%=*}
+	got=$(qt "$@")
+	[ "$got" = "${c#*=}" ] && ok || bad "P as typed: $c" "got '$got'"
+done
+if python3 -c 'import numpy' 2> /dev/null; then
+	python3 - "$G" <<'PY' && ok || bad "P as typed: numpy" "see above"
+import subprocess, sys, numpy as np
+bad = []
+for n, q, m in ((10, "0.1", "inverted_cdf"), (10, "0.9", "inverted_cdf"),
+                (11, "0.3", "lower"), (11, "0.7", "higher"), (20, "0.05", "closest_observation"),
+                (101, "0.07", "lower")):
+    got = subprocess.run([sys.argv[1], "quantile", "-t", "i64", "--method", m, "-q", q],
+                         input=np.arange(n, dtype="<i8").tobytes(), capture_output=True).stdout
+    want = np.quantile(np.arange(n), float(q), method=m)
+    if got.decode().strip() != str(want):
+        bad.append("%d %s %s: %r, numpy %r" % (n, q, m, got, want))
+print("\n".join(bad), file=sys.stderr)
+sys.exit(1 if bad else 0)
+PY
+fi
+got=$(seq 0 10 | "$G" quantile -f csv -q 0.10,1e-1,.5,1e-800,0.30000000000000000001 2>&1 | cut -d, -f1 | tr '\n' ' ')
+[ "$got" = "q 0.1 0.1 0.5 1e-800 0.30000000000000000001 " ] && ok || bad "P's text" "$got"
+seq 0 10 | "$G" quantile -f json -q 1e-800,0.25 | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["q"] == [1e-800, 0.25] and d["quantiles"] == [[0], [2.5]], d' &&
+	ok || bad "P in json" "$(seq 0 10 | "$G" quantile -f json -q 1e-800,0.25 2>&1)"
+for q in 1.5 1e1 1.0000000000000000001 0x1p-1 inf nan "0.5 " "" 1e 0.5e+ --1 -0.5 \
+	 0.1234567890123456789012345678901234567890123456789012345678901234; do
+	seq 1 3 | "$G" quantile -q "$q" > "$T/out" 2> "$T/err"
+	rc=$?
+	[ $rc -eq 2 ] && [ ! -s "$T/out" ] && [ "$(wc -l < "$T/err")" -eq 1 ] &&
+		ok || bad "-q '$q'" "rc $rc: $(cat "$T/err")"
+done
+
+# memory: columns times quantiles is bounded, and refused before the
+# input is read (issue 28: -c 4096 with 4096 quantiles took 2.5 GB)
+Q4096=$(python3 -c "print(','.join('%g' % ((i + 1) / 4097) for i in range(4096)))")
+head -c 65536 "$T/a.f64" > "$T/m.f64"
+for c in 4096 65536; do
+	( ulimit -v 400000 2> /dev/null
+	  "$G" quantile -t f64 -c $c -q "$Q4096" "$T/m.f64" ) > "$T/out" 2> "$T/err"
+	rc=$?
+	[ $rc -eq 1 ] && [ ! -s "$T/out" ] && [ "$(wc -l < "$T/err")" -eq 1 ] &&
+		grep -q "^gpustat: quantile: $c columns and 4096 quantiles need [0-9.]* GiB, over the limit of 1 GiB (use fewer columns or quantiles)$" "$T/err" &&
+		ok || bad "memory bound -c $c" "rc $rc: $(cat "$T/err")"
+done
+( ulimit -v 400000 2> /dev/null
+  "$G" quantile -t f64 -c 8 -q "$Q4096" "$T/m.f64" ) > "$T/out" 2> "$T/err"
+[ $? -eq 0 ] && [ "$(wc -l < "$T/out")" -eq 4096 ] && ok ||
+	bad "memory bound -c 8" "$(cat "$T/err")"
 
 # --per-file: each operand's result is a run over it alone
 head -c 80000 "$T/a.f64" > "$T/p1.f64"

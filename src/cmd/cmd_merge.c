@@ -7,6 +7,7 @@
  * passed 2^128 depends on the data before it). -f state writes the merged
  * state, for merges of merges. The format is docs/STATE.md.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "commands.h"
@@ -89,9 +90,14 @@ static int merged_per_file(struct cli *c, const struct merge_state *m,
 
 	if (perfile_init(&pf, n + 1) < 0)
 		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
-	for (int i = 0; i < n && rc == 0; i++)
-		rc = merged_result(c, last, &m->each[i], perfile_next(&pf,
-				   c->noperands ? c->operands[i] : "-"), err);
+	for (int i = 0; i < n && rc == 0; i++) {
+		const char *name = c->noperands ? c->operands[i] : "-";
+
+		rc = merged_result(c, last, &m->each[i], perfile_next(&pf, name),
+				   err);
+		if (rc < 0 && !err->where[0])	/* a result's error: whose */
+			snprintf(err->where, sizeof(err->where), "%s", name);
+	}
 	if (rc == 0 && n > 1 && c->format != FMT_STATE)
 		rc = merged_result(c, last, &m->total, perfile_next(&pf, NULL),
 				   err);

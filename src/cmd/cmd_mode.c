@@ -20,6 +20,7 @@
 
 #include "command.h"
 #include "report.h"
+#include "results.h"
 #include "select.h"
 
 #define MODE_SLOTS ((uint64_t)1 << 24)	/* 256 MiB per accumulator */
@@ -137,36 +138,19 @@ static void sb_key(struct sbuf *b, enum gs_type t, uint64_t key, bool json)
 		sb_u64(b, u);
 }
 
-/* text: one line per column, its modes then their count; no value: nan 0 */
-static void emit_text(const struct cli *c, struct sbuf *b,
-		      const struct mode_result *res)
-{
-	for (unsigned k = 0; k < c->job.columns; k++) {
-		const struct mode_result *r = &res[k];
-
-		if (!r->nkeys)
-			sb_add(b, "nan");
-		for (uint64_t i = 0; i < r->nkeys; i++) {
-			if (i)
-				sb_add(b, "\t");
-			sb_key(b, c->job.dtype.type, r->keys[i], false);
-		}
-		sb_add(b, "\t");
-		sb_u64(b, r->best);
-		sb_add(b, "\n");
-	}
-}
-
-/* tsv, csv: a row per mode, "column" first with -c > 1 */
+/* text, tsv, csv: a line per mode, "column" first with -c > 1 (a tie of
+ * a million values is a million short lines, not one of megabytes); a
+ * column of no value: nan 0. tsv and csv have a header line. */
 static void emit_rows(const struct cli *c, struct sbuf *b,
 		      const struct mode_result *res)
 {
 	char sep = report_sep(c->format);
 	bool many = c->job.columns > 1;
 
-	if (many)
+	if (many && report_has_header(c->format))
 		sb_addf(b, "column%c", sep);
-	sb_addf(b, "value%ccount\n", sep);
+	if (report_has_header(c->format))
+		sb_addf(b, "value%ccount\n", sep);
 	for (unsigned k = 0; k < c->job.columns; k++) {
 		const struct mode_result *r = &res[k];
 
@@ -250,6 +234,8 @@ static int mode_done(struct cli *c, void *acc, struct sbuf *b,
 	struct mode_state *s = c->state;
 	unsigned cols = c->job.columns;
 
+	if (c->records == 0)
+		return result_no_data(c, "mode", err);
 	if (!s->res && !(s->res = calloc(cols, sizeof(*s->res))))
 		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
 	s->nan_total = 0;
@@ -262,10 +248,8 @@ static int mode_done(struct cli *c, void *acc, struct sbuf *b,
 		emit_json(c, b, s->res);
 	else if (c->format == FMT_BINARY || c->format == FMT_NPY)
 		emit_binary(c, b, s->res);
-	else if (report_has_header(c->format))
-		emit_rows(c, b, s->res);
 	else
-		emit_text(c, b, s->res);
+		emit_rows(c, b, s->res);
 	return 0;
 }
 
@@ -325,13 +309,14 @@ const struct command mode_command = {
 	.usage = "[OPTION]... [FILE]...",
 	.about = "The most frequent value of all elements (per column with -c) "
 		 "and how often\nit occurs, exactly as collections.Counter "
-		 "counts: one line per column,\nthe values of the highest "
-		 "count in ascending order (every one of a tie),\nthen the "
-		 "count. NaNs are counted and left out (a note says how many);\n"
-		 "-0 and +0 are one value, printed 0; no value: \"nan 0\". 8- "
-		 "and 16-bit\ntypes: one histogram; wider types hold each "
-		 "distinct value in memory, up\nto 12.5 million per run (more "
-		 "is an error). No -f state.",
+		 "counts: one line per mode, the\nvalue then its count (the "
+		 "column first with -c 2 or more), every\nvalue of a tie in "
+		 "ascending order. NaNs are counted and left out (a note says\n"
+		 "how many); "
+		 "-0 and +0 are one value, printed 0; a column of NaNs only: "
+		 "\"nan 0\";\nno data: an error. 8- and 16-bit types: one "
+		 "histogram; wider types hold\neach distinct value in memory, "
+		 "up to 12.5 million per run (more is an\nerror). No -f state.",
 	.examples = "gpustat mode -t u8 photo.raw\n"
 		    "gpustat mode -t i32 -c 2 -f json pairs.i32",
 	.default_type = GS_F32,

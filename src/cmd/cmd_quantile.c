@@ -24,7 +24,8 @@ static const struct opt_spec quantile_opts[] = {
 	  .short_name = 'q',
 	  .has_arg = required_argument,
 	  .arg = "P,...",
-	  .help = "the quantiles, each in [0, 1], comma-separated\n"
+	  .help = "the quantiles, each a decimal in [0, 1] taken\n"
+		  "exactly as typed (0.1 is one tenth), comma-separated\n"
 		  "(default 0.5); one output line each, in this order",
 	  .id = OPT_Q,
 	  .brief = "the quantiles to compute, P,..." },
@@ -72,17 +73,19 @@ static int quantile_option(struct cli *c, int id, const char *arg,
 	for (const char *p = arg;; p++) {
 		char buf[64];
 		size_t n = strcspn(p, ",");
-		double q;
 
-		if (n >= sizeof(buf) || s->nq == MAX_Q)
+		if (s->nq == MAX_Q)
 			return gs_fail(err, GS_EUSAGE, "", "--quantiles: at most %d "
 				       "numbers, not '%s'", MAX_Q, arg);
-		memcpy(buf, p, n);
-		buf[n] = '\0';
-		if (parse_double(buf, &q) < 0 || !(q >= 0 && q <= 1))
+		snprintf(buf, sizeof(buf), "%.*s", (int)n, p);
+		if (n >= sizeof(buf))
+			return gs_fail(err, GS_EUSAGE, "", "--quantiles: '%s...' "
+				       "is longer than %d characters", buf,
+				       (int)sizeof(buf) - 1);
+		if (qdec_parse(buf, &s->q[s->nq]) < 0)
 			return gs_fail(err, GS_EUSAGE, "", "--quantiles: expected "
-				       "numbers in [0, 1], not '%s'", buf);
-		s->q[s->nq++] = q;
+				       "decimals in [0, 1], not '%s'", buf);
+		s->nq++;
 		p += n;
 		if (!*p)
 			return 0;
@@ -93,7 +96,7 @@ static void quantile_init(struct cli *c)
 {
 	struct quantile_state *s = c->state;
 
-	s->q[0] = 0.5;
+	qdec_parse("0.5", &s->q[0]);
 	s->nq = 1;
 	s->method = QM_LINEAR;
 }
@@ -178,7 +181,7 @@ static void emit_table(const struct cli *c, struct sbuf *b,
 	}
 	for (unsigned j = 0; j < s->nq; j++) {
 		if (label) {
-			sb_double(b, s->q[j]);
+			sb_add(b, s->q[j].text);
 			sb_addn(b, &sep, 1);
 		}
 		for (unsigned k = 0; k < cols; k++) {
@@ -217,7 +220,7 @@ static void emit_json(const struct cli *c, struct sbuf *b,
 		sb_add(b, ",\"q\":[");
 		for (unsigned j = 0; j < s->nq; j++) {
 			sb_add(b, j ? "," : "");
-			sb_json_double(b, s->q[j]);
+			sb_add(b, s->q[j].text);
 		}
 		sb_add(b, "]");
 	}
@@ -300,12 +303,14 @@ static int quantile_finish(struct cli *c, const struct sbuf *b)
 }
 
 #define QUANTILE_ABOUT_TAIL \
-	"Each result is numpy's value computed exactly (the virtual index from\n" \
-	"P's double value, the interpolation between the two elements exact)\n" \
+	"P is the decimal typed (0.1 is one tenth, where numpy takes the double\n" \
+	"nearest it), and each result is numpy's value computed exactly for it\n" \
+	"(the virtual index and the interpolation between the two elements)\n" \
 	"and rounded once to f64; lower, higher, nearest, inverted_cdf and\n" \
 	"closest_observation give the element itself (integers exactly).\n" \
 	"NaNs are counted and left out, as numpy.nanquantile does (a note\n" \
-	"says how many; json has \"nan\"); no other value: nan. Exact in one\n" \
+	"says how many; json has \"nan\"); no other value: nan; no data: an\n" \
+	"error. Columns times quantiles are bounded (1 GiB). Exact in one\n" \
 	"pass for 8/16-bit types, two for 32-bit, two to four for 64-bit\n" \
 	"(radix select, bounded memory); a pipe read more than once is\n" \
 	"first copied to an unlinked temporary file in $TMPDIR. No -f state."

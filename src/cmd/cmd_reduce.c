@@ -68,8 +68,11 @@ static int reduce_done(struct cli *c, void *acc, struct sbuf *b,
 
 	if (!r)
 		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
-	for (unsigned i = 0; i < n && rc == 0; i++)
+	for (unsigned i = 0; i < n && rc == 0; i++) {
 		rc = red_result(&c->job, &cols[i], &r[i], err);
+		if (rc == 0 && r[i].kind == RES_NONE)	/* min, max of none */
+			rc = result_no_data(c, op, err);
+	}
 	if (rc == 0 && c->command == &sum_command)
 		rc = results_format(c, "sum", NULL, r, n, b, err);
 	else if (rc == 0)

@@ -9,6 +9,7 @@
 #include <string.h>
 #include "command.h"
 #include "report.h"
+#include "results.h"
 
 enum { NSTATS = 10 };
 static const char *const stat_names[NSTATS] = {
@@ -181,8 +182,12 @@ static int stats_done(struct cli *c, void *acc, struct sbuf *b,
 {
 	const struct stats_col *cols = acc;
 	unsigned n = c->job.columns;
-	struct cell *cells = calloc((size_t)n * NSTATS, sizeof(*cells));
+	struct cell *cells;
 
+	/* no min or max: the table's lines would not all have a value */
+	if (c->records == 0)
+		return result_no_data(c, "min or max (count and sum are 0)", err);
+	cells = calloc((size_t)n * NSTATS, sizeof(*cells));
 	if (!cells)
 		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
 	for (unsigned k = 0; k < n; k++)

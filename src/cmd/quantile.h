@@ -23,7 +23,7 @@ struct target {
 };
 
 struct quantile_state {
-	double q[MAX_Q];
+	struct qdec q[MAX_Q];	/* as typed */
 	unsigned nq;
 	enum qmethod method;
 	bool median;

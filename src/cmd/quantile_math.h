@@ -6,16 +6,18 @@
  * (n - 1) * q), takes the elements at floor(v) and floor(v) + 1 of the
  * sorted data and interpolates by the fractional part g (or picks one
  * element, for the discontinuous methods). Here v is computed exactly
- * from q's double value (numpy rounds it in floating point), with
- * median_unbiased's 1/3 and normal_unbiased's 3/8 as the exact fractions
- * of Hyndman and Fan, and the interpolation x_lo + g * (x_hi - x_lo) is
- * the exact value rounded once to f64.
+ * from q as the decimal typed (qdec.h: 0.1 is one tenth; numpy rounds
+ * q to a double and v in floating point), with median_unbiased's 1/3 and
+ * normal_unbiased's 3/8 as the exact fractions of Hyndman and Fan, and
+ * the interpolation x_lo + g * (x_hi - x_lo) is the exact value rounded
+ * once to f64.
  */
 #ifndef QUANTILE_MATH_H
 #define QUANTILE_MATH_H
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "qdec.h"
 
 enum qmethod {
 	QM_INVERTED_CDF, QM_AVERAGED_INVERTED_CDF, QM_CLOSEST_OBSERVATION,
@@ -34,26 +36,21 @@ int qmethod_parse(const char *s, enum qmethod *m);
 	"normal_unbiased lower higher midpoint nearest"
 
 /* What quantile q of n sorted values (n >= 1) is: the elements of rank lo
- * and hi (0-based) and the weight g = (r + f * 2^-e) / d of hi, exactly.
- * element: the result is element lo itself, in the input's type (numpy's
- * discontinuous methods return the input dtype); otherwise it is an f64. */
+ * and hi (0-based) and, for an interpolation (lo < hi), what its weight
+ * g of hi is: the fraction of the method's virtual index for q and n, or
+ * 1/2 (half). element: the result is element lo itself, in the input's
+ * type (numpy's discontinuous methods return the input dtype); otherwise
+ * it is an f64. q must outlive the pick. */
 struct qpick {
 	uint64_t lo, hi;
-	bool element;
-	uint64_t r;
-	unsigned __int128 f;
-	int e;
-	unsigned d;
+	uint64_t n;
+	const struct qdec *q;
+	enum qmethod m;
+	bool element, half;
 };
 
-void qpick_of(enum qmethod m, double q, uint64_t n, struct qpick *p);
-
-/* An element's exact value: a double (floats), or an integer. */
-struct qvalue {
-	bool is_int, neg;	/* integers: |v| in mag, neg for a negative one */
-	uint64_t mag;
-	double f;		/* floats (and the integer's nearest double) */
-};
+void qpick_of(enum qmethod m, const struct qdec *q, uint64_t n,
+	      struct qpick *p);
 
 /* x_lo + g * (x_hi - x_lo), exact, rounded once to nearest even. An
  * infinite element gives its infinity (-inf and +inf: nan); g = 0 gives

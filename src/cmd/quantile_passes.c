@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "quantile.h"
+#include "results.h"
 #include "spill.h"
 
 /* the histograms of one pass: 32 MiB per accumulator, so that 16 threads'
@@ -39,12 +40,17 @@ static int select_done(struct cli *c, void *acc, struct sbuf *b,
 static int collect_done(struct cli *c, void *acc, struct sbuf *b,
 			struct gs_err *err);
 
+static uint64_t quantile_extra(const struct cli *c);
+
 static const struct pass first_pass = {
-	.op = CMD_SELECT, .start = first_start, .done = select_done };
+	.op = CMD_SELECT, .start = first_start, .extra = quantile_extra,
+	.done = select_done };
 static const struct pass next_pass = {
-	.op = CMD_SELECT, .start = next_start, .done = select_done };
+	.op = CMD_SELECT, .start = next_start, .extra = quantile_extra,
+	.done = select_done };
 static const struct pass collect_pass = {
-	.op = CMD_COLLECT, .start = collect_start, .done = collect_done };
+	.op = CMD_COLLECT, .start = collect_start, .extra = quantile_extra,
+	.done = collect_done };
 static const struct pass end_pass = { .done = NULL };
 
 void quantile_free(struct quantile_state *s)
@@ -85,11 +91,42 @@ static void set_table(struct cli *c)
 	s->passes[2] = end_pass;
 }
 
+/*
+ * What a run keeps for each column and quantile: beside the accumulators
+ * (counted by the engine), the pick, its two targets, their buckets'
+ * prefixes and offsets, and the result (cell and text, 64 bytes); and
+ * where a later pass runs, its histograms of those two buckets at the
+ * narrowest digit (4 bits), the command's copy and one thread's. Many
+ * columns times many quantiles would take gigabytes after reading the
+ * input once: the bound is checked before the first pass.
+ */
+#define QCELL_STATE (sizeof(struct qpick) + 2 * sizeof(struct target) + \
+		     4 * sizeof(uint64_t) + 64)
+#define QCELL_HIST (2 * 2 * 16 * sizeof(uint64_t))
+
+static uint64_t quantile_extra(const struct cli *c)
+{
+	const struct quantile_state *s = c->state;
+
+	return (uint64_t)c->job.columns * s->nq * QCELL_STATE;
+}
+
 int quantile_plan(struct cli *c, const struct pass **passes, struct gs_err *err)
 {
-	(void)err;
+	struct quantile_state *s = c->state;
+	unsigned __int128 need;
+
 	set_table(c);
-	*passes = ((struct quantile_state *)c->state)->passes;
+	need = (unsigned __int128)c->job.columns * s->nq *
+	       (QCELL_STATE + (s->passes[1].done ? QCELL_HIST : 0));
+	if (need > ENGINE_ACC_LIMIT)
+		return gs_fail(err, GS_ERUNTIME, c->command->name, "%u columns "
+			       "and %u quantiles need %.2f GiB, over the limit "
+			       "of %.0f GiB (use fewer columns or quantiles)",
+			       c->job.columns, s->nq,
+			       (double)need / (double)((uint64_t)1 << 30),
+			       (double)ENGINE_ACC_LIMIT / (double)((uint64_t)1 << 30));
+	*passes = s->passes;
 	return 0;
 }
 
@@ -194,7 +231,7 @@ static int set_targets(struct cli *c, void *acc, struct gs_err *err)
 			struct qpick *p = &s->picks[(size_t)k * s->nq + j];
 			struct target *t = &s->t[((size_t)k * s->nq + j) * 2];
 
-			qpick_of(s->method, s->q[j], n, p);
+			qpick_of(s->method, &s->q[j], n, p);
 			t[0] = (struct target){ .rem = p->lo, .expect = n };
 			t[1] = (struct target){ .rem = p->hi, .expect = n };
 		}
@@ -368,6 +405,8 @@ static int select_done(struct cli *c, void *acc, struct sbuf *b,
 	const struct select_plan *pl = &s->plan;
 	unsigned left;
 
+	if (pl->first && c->records == 0)
+		return result_no_data(c, c->command->name, err);
 	if (pl->first) {	/* also --per-file's total of one-pass runs */
 		s->pass = s->known = 0;
 		if (set_targets(c, acc, err) < 0)

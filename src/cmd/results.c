@@ -117,3 +117,17 @@ int results_format(struct cli *c, const char *name, const char *op,
 	sb_add(b, "\n");
 	return 0;
 }
+
+int result_no_data(const struct cli *c, const char *what, struct gs_err *err)
+{
+	const char *where;
+
+	if (c->operand_failed) {	/* no data: an operand reported already */
+		*err = (struct gs_err){ .code = GS_ERUNTIME };
+		return -1;
+	}
+	where = c->noperands > 1 ? "" : !c->noperands ||
+		strcmp(c->operands[0], "-") == 0 ? "stdin" : c->operands[0];
+	return gs_fail(err, GS_ERUNTIME, where, "no data: empty input has no %s",
+		       what);
+}

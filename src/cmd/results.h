@@ -18,4 +18,10 @@ int results_format(struct cli *c, const char *name, const char *op,
 		   const struct result *r, unsigned n, struct sbuf *b,
 		   struct gs_err *err);
 
+/* The error of a result that no data has (min, max, mode, quantile,
+ * median: numpy raises on an empty array): "no data: empty input has no
+ * WHAT", at the one operand (or stdin), else at none: --per-file names the
+ * operand. Returns -1. */
+int result_no_data(const struct cli *c, const char *what, struct gs_err *err);
+
 #endif
