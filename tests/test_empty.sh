@@ -1,9 +1,11 @@
 #!/bin/sh
 # test_empty.sh - empty input follows numpy (issue 28): sum, count, dot
 # and the identities of prod/and/or/xor have a value (numpy's: 0, 1, all
-# ones, 0); min, max, stats (its min and max lines), mode, quantile and
-# median have none: one error line `gpustat: WHERE: no data: ...`, exit 1,
-# nothing on stdout; an integer result never prints nan. For every type
+# ones, 0); min, max, mode, quantile and median have none: one error
+# line `gpustat: WHERE: no data: ...`, exit 1, nothing on stdout; stats
+# prints its table with no min or max (empty fields, json's null) and a
+# nan mean and variances, as numpy's mean and var of no data, with one
+# note on stderr; an integer result never prints nan. For every type
 # class, from /dev/null, an empty file, an empty pipe and an empty .npy;
 # through -f json, -f state and merge, and --per-file.
 #
@@ -84,11 +86,28 @@ for t in u8 i32 u64 f32 f64; do
 	fi
 	want_value ""; each_source $t scan -o "$T/scan.out"
 	want_none
-	for c in "stats" "reduce --op min" "reduce --op max" "mode" "quantile" \
-		 "median" "quantile -q 0.1,0.9 --method nearest" "stats -f json" \
+	for c in "reduce --op min" "reduce --op max" "mode" "quantile" \
+		 "median" "quantile -q 0.1,0.9 --method nearest" \
 		 "reduce --op max -f binary" "mode -f csv" "quantile -f npy"; do
 		each_source $t $c
 	done
+
+	# stats: the table, min and max with no value, mean and variances
+	# nan; one note on stderr (none with -q)
+	want_stats() {
+		check() {
+			if [ "$(cat "$T/rc")" -eq 0 ] && cmp -s "$T/out" "$T/stats.want" &&
+			   [ "$(cat "$T/err")" = "$WANT_ERR" ]; then ok; else
+				bad "$1" "rc $(cat "$T/rc"): '$(cat "$T/out")' $(cat "$T/err")"
+			fi
+		}
+	}
+	printf 'count\t0\nnan\t0\nmin\t\nmax\t\nsum\t0\nmean\tnan\npvar\tnan\nsvar\tnan\npstdev\tnan\nsstdev\tnan\n' > "$T/stats.want"
+	WANT_ERR="gpustat: no data: min and max have no value; mean and variances are nan"
+	want_stats; each_source $t stats
+	WANT_ERR=; each_source $t stats -q
+	printf '{"command":"stats","type":"%s","columns":1,"count":[0],"nan":[0],"min":[null],"max":[null],"sum":[0],"mean":["nan"],"pvar":["nan"],"svar":["nan"],"pstdev":["nan"],"sstdev":["nan"]}\n' $t > "$T/stats.want"
+	each_source $t stats -q -f json
 
 	# the error says where: the operand, or stdin
 	"$G" median -t $t /dev/null 2>&1 | grep -q "^gpustat: /dev/null: no data" &&
@@ -140,8 +159,8 @@ print("".join("%g,%g,%d " % (e[i], e[i + 1], c[i]) for i in range(4)), end="")' 
 fi
 
 # a record width: zero records are no data in every column
-"$G" stats -t i32 -c 3 "$T/e.bin" > "$T/out" 2> "$T/err"
-[ $? -eq 1 ] && [ ! -s "$T/out" ] && ok || bad "stats -c 3" "$(cat "$T/out" "$T/err")"
+out=$("$G" stats -q -t i32 -c 3 "$T/e.bin" | sed -n 3,4p)
+[ "$out" = "$(printf 'min\t\t\t\nmax\t\t\t')" ] && ok || bad "stats -c 3" "$out"
 out=$("$G" sum -t i32 -c 3 "$T/e.bin" 2>&1)
 [ "$out" = "$(printf '0\t0\t0')" ] && ok || bad "sum -c 3" "$out"
 # a float column of NaNs only is not empty: numpy's nanmin gives nan
@@ -155,18 +174,22 @@ printf '\1\0\0\0\2\0\0\0' > "$T/a.i32"
 out=$("$G" sum -t i32 --per-file "$T/a.i32" "$T/e.bin" 2>&1)
 [ "$out" = "$(printf '3\t%s\n0\t%s\n3\ttotal' "$T/a.i32" "$T/e.bin")" ] && ok ||
 	bad "--per-file sum" "$out"
-for c in "reduce --op min" stats mode median; do
+for c in "reduce --op min" "reduce --op max" mode median; do
 	"$G" $c -t i32 --per-file "$T/a.i32" "$T/e.bin" > "$T/out" 2> "$T/err"
 	rc=$?
 	[ $rc -eq 1 ] && [ ! -s "$T/out" ] && [ "$(wc -l < "$T/err")" -eq 1 ] &&
 		grep -q "^gpustat: $T/e.bin: no data" "$T/err" && ok ||
 		bad "--per-file $c" "rc $rc: $(cat "$T/out" "$T/err")"
 done
+# stats --per-file: the empty operand's table beside the others
+out=$("$G" stats -q -t i32 --per-file "$T/a.i32" "$T/e.bin" | awk '$1 == "min"')
+[ "$out" = "$(printf 'min\t1\t%s\nmin\t\t%s\nmin\t1\ttotal' "$T/a.i32" "$T/e.bin")" ] &&
+	ok || bad "--per-file stats" "$out"
 # merge --per-file names the empty shard's state
-"$G" stats -t i32 -f state -o "$T/a.state" "$T/a.i32"
-"$G" stats -t i32 -f state -o "$T/e.state" "$T/e.bin"
+"$G" reduce --op min -t i32 -f state -o "$T/a.state" "$T/a.i32"
+"$G" reduce --op min -t i32 -f state -o "$T/e.state" "$T/e.bin"
 "$G" merge "$T/a.state" "$T/e.state" > "$T/out" 2> /dev/null &&
-	"$G" stats -t i32 "$T/a.i32" | cmp -s - "$T/out" && ok ||
+	"$G" reduce --op min -t i32 "$T/a.i32" | cmp -s - "$T/out" && ok ||
 	bad "merge with an empty shard" "$(cat "$T/out")"
 "$G" merge --per-file "$T/a.state" "$T/e.state" > "$T/out" 2> "$T/err"
 [ $? -eq 1 ] && [ ! -s "$T/out" ] && grep -q "^gpustat: $T/e.state: no data" "$T/err" &&

@@ -66,7 +66,7 @@ for cmd in $cmds; do
 	for f in text tsv csv binary $states; do
 		# no data has no min or max: --per-file fails as the empty
 		# operand's own run does, with its one error line
-		if [ $f != state ] && ! $G $cmd -f $f "$T/d/e.f64" > /dev/null 2> "$T/eerr"; then
+		if [ $f != state ] && ! $G $cmd -f $f "$T/d/e.bin" > /dev/null 2> "$T/eerr"; then
 			$G $cmd --per-file -f $f $ops > "$T/got" 2> "$T/err"
 			[ $? -eq 1 ] && [ ! -s "$T/got" ] && cmp -s "$T/err" "$T/eerr" && ok ||
 				bad "${name}_$f" "$(cat "$T/got" "$T/err")"

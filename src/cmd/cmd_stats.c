@@ -26,6 +26,8 @@ static const char *const stat_names[NSTATS] = {
 struct cell {
 	double f;
 	bool is_int;		/* text holds it exactly (json prints it too) */
+	bool none;		/* no value (the min of no data): an empty
+				 * field, json's null, NaN in binary */
 	char text[CELL_INT_MAX];
 };
 
@@ -74,6 +76,8 @@ static void cell_sum(struct cell *c, enum gs_type t, const struct xsum *s)
 
 static void sb_cell(struct sbuf *b, const struct cell *c)
 {
+	if (c->none)
+		return;
 	if (c->is_int)
 		sb_add(b, c->text);
 	else
@@ -92,6 +96,9 @@ static void column_cells(enum gs_type t, const struct stats_col *s,
 		for (int i = 2; i < NSTATS; i++)
 			if (i != 4)
 				cell_double(&cells[i], NAN);
+		/* numpy: no min of no data (an error); nanmin of NaNs alone is
+		 * nan, as the mean of no data is */
+		cells[2].none = cells[3].none = s->count == 0;
 		return;
 	}
 	cell_scalar(&cells[2], t, s->min);
@@ -148,7 +155,9 @@ static void emit_json(const struct cli *c, struct sbuf *b,
 
 			if (k)
 				sb_add(b, ",");
-			if (x->is_int)
+			if (x->none)
+				sb_add(b, "null");
+			else if (x->is_int)
 				sb_add(b, x->text);
 			else
 				sb_json_double(b, x->f);
@@ -184,9 +193,11 @@ static int stats_done(struct cli *c, void *acc, struct sbuf *b,
 	unsigned n = c->job.columns;
 	struct cell *cells;
 
-	/* no min or max: the table's lines would not all have a value */
-	if (c->records == 0)
-		return result_no_data(c, "min or max (count and sum are 0)", err);
+	/* as numpy: the mean and variances of no data are nan, with a
+	 * warning; min and max have no value (--per-file: the operand's
+	 * empty fields say it, and stderr is the one run's) */
+	if (c->records == 0 && !c->per_file)
+		cli_note(c, "no data: min and max have no value; mean and variances are nan");
 	cells = calloc((size_t)n * NSTATS, sizeof(*cells));
 	if (!cells)
 		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
