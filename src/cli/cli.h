@@ -115,7 +115,8 @@ const char *format_name(enum gs_format f);
 const char *cli_nearest(const char *word, size_t n, const char *const *names,
 			size_t count);
 
-/* Strict parsers: the whole string, no sign surprises, range checked. */
+/* Strict parsers (numbers.c): the whole string, no sign surprises, range
+ * checked. */
 int parse_u64(const char *s, uint64_t *v);
 int parse_size(const char *s, uint64_t *v);	/* 64K, 1M, 2G (powers of 1024) */
 int parse_double(const char *s, double *v);	/* finite only */

@@ -1,6 +1,7 @@
 /*
  * headline.h - the first line of a text operand, read before its records
- * (input.c's HEADLINE state). Private to the input layer and the CLI.
+ * (the input's HEADLINE state, operand.c). Private to the input layer and
+ * the CLI.
  *
  * With --header (names) the first line of every text operand is its
  * column names: taken off the payload, so the records begin on line 2,

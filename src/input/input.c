@@ -15,6 +15,12 @@
  * header's fields (fmthdr.h) how the payload is laid out and what values
  * it may hold.
  *
+ * This file holds the machine itself (operand_step), the states up to
+ * detection (OPEN, MAGIC, DETECT), and the public calls: reads, views,
+ * probe, rewind. The states after detection (HEADER, PAYLOAD, TRAIL,
+ * NEXT_IMAGE, PLAIN, COLUMNS, HEADLINE) are steps in operand.c; struct
+ * input and the calls the two files share are in input_impl.h.
+ *
  * Decoded bytes peeked for a header wait in a fixed buffer (hbuf) until they
  * are used, so every state can give up with INPUT_STALL and resume on the
  * next call, and input_probe can stop just before the payload. Payload bytes
@@ -22,7 +28,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -31,64 +36,11 @@
 #include "headline.h"
 #include "informat.h"
 #include "input.h"
-#include "npycols.h"
+#include "input_impl.h"
 #include "textdetect.h"
 #include "textin.h"
 #include "zahead.h"
 #include "zsrc.h"
-
-_Static_assert(ZSRC_STALL == INPUT_STALL, "zsrc stalls pass through as is");
-
-/* An operand error was put in err: report it and go on (see operand_fail). */
-#define OPERAND_FAIL (-1)
-/* Something stops everything (out of memory). */
-#define INPUT_FATAL (-3)
-
-enum in_state {
-	ST_OPEN, ST_MAGIC, ST_DETECT, ST_HEADER, ST_PAYLOAD, ST_TRAIL,
-	ST_NEXT_IMAGE, ST_PLAIN, ST_COLUMNS, ST_HEADLINE, ST_END
-};
-
-struct input {
-	char *const *paths;	/* stdin_only when none are given */
-	int npaths;
-	struct input_opts opts;
-	int idx;		/* operand being read */
-	const char *name;	/* its name for errors, "stdin" for "-" */
-	enum in_state st;
-	struct zsrc *z;		/* its bytes, decoded when compressed */
-	struct zahead *ahead;	/* the .zst operands after it, decoding */
-	int fd;
-	bool fd_open, is_reg;
-	uint8_t *hbuf;		/* decoded bytes peeked: [hpos, hlen) unused */
-	size_t hpos, hlen;
-	bool deof;		/* the decoded operand has ended */
-	uint64_t doff;		/* decoded bytes of the operand used so far */
-	const struct in_format *fmt;
-	unsigned image;		/* headers parsed in this operand (pnm: > 1) */
-	struct fmt_header hdr;	/* the last one */
-	uint64_t left;		/* payload bytes still to come (headers) */
-	uint64_t extra;		/* bytes found after a payload (TRAIL) */
-	uint8_t hi;		/* pnm: first byte of a split 16-bit sample */
-	struct pnm_text text;	/* pnm P2/P3 */
-	struct npy_cols cols;	/* Fortran-order npy */
-	uint8_t pend[8];	/* a sample made for a read too small for it */
-	size_t pend_pos, pend_len;
-	off_t base;		/* file offset where the operand begins */
-	bool typed;		/* dtype/columns are fixed */
-	struct gs_dtype dtype;
-	unsigned columns;
-	bool failed;
-	bool *reported;		/* per operand, so a rewind does not warn twice */
-	bool uses_stdin;
-	bool stdin_reg;
-	off_t stdin_start;
-	struct textin *textin;	/* --text: records made from the payload */
-	bool seen;		/* an operand had bytes: the stream's kind is set */
-	bool text_found;	/* text by detect_text, not by --text */
-	struct headline *head;	/* text's first line (--header, -F) */
-	struct proj *proj;	/* -F: the records cut to its columns */
-};
 
 /* The operands when none is given. */
 static char *const stdin_only[] = { "-" };
@@ -112,7 +64,7 @@ static void operand_close(struct input *in)
 	in->fd_open = false;
 }
 
-static void operand_done(struct input *in)
+void opnd_done(struct input *in)
 {
 	operand_close(in);
 	in->st = ST_OPEN;
@@ -128,7 +80,7 @@ static void operand_fail(struct input *in, const struct gs_err *e)
 		in->opts.warn(in->opts.warn_ctx, e);
 	in->reported[in->idx] = true;
 	in->failed = true;
-	operand_done(in);
+	opnd_done(in);
 }
 
 static int operand_open(struct input *in, struct gs_err *err)
@@ -197,7 +149,7 @@ static int operand_magic(struct input *in, int stall_ms, struct gs_err *err)
 /* Peek more decoded bytes into hbuf, moving the unused ones to its start.
  * Returns the count, 0 at the end of the operand, INPUT_STALL or
  * OPERAND_FAIL. */
-static ssize_t operand_peek(struct input *in, int stall_ms, struct gs_err *err)
+ssize_t opnd_peek(struct input *in, int stall_ms, struct gs_err *err)
 {
 	ssize_t r;
 
@@ -228,7 +180,7 @@ static int detect_text(struct input *in, int stall_ms, struct gs_err *err)
 
 	textdetect(in->hbuf + in->hpos, n, in->deof, &in->opts, !in->seen, &v);
 	if (v.kind == TEXT_MORE)
-		return (r = operand_peek(in, stall_ms, err)) < 0 ? (int)r : 0;
+		return (r = opnd_peek(in, stall_ms, err)) < 0 ? (int)r : 0;
 	if (v.kind == TEXT_HEADER || v.kind == TEXT_WORDS)
 		return gs_fail(err, GS_ERUNTIME, in->name, "%s", v.msg);
 	in->seen |= n > 0;
@@ -256,7 +208,7 @@ static int operand_detect(struct input *in, int stall_ms, struct gs_err *err)
 	ssize_t r;
 
 	if (!f && more && !in->deof)
-		return (r = operand_peek(in, stall_ms, err)) < 0 ? (int)r : 0;
+		return (r = opnd_peek(in, stall_ms, err)) < 0 ? (int)r : 0;
 	if (f && f->parse && in->opts.text)
 		return gs_fail(err, GS_ERUNTIME, in->name,
 			       in->text_found ? "%s data, not text like the operands before it"
@@ -275,315 +227,6 @@ static int operand_detect(struct input *in, int stall_ms, struct gs_err *err)
 	return 0;
 }
 
-static const char *dtype_str(struct gs_dtype dt, char *buf, size_t size)
-{
-	bool one_byte = dt.type == GS_U8 || dt.type == GS_I8;
-
-	snprintf(buf, size, "%s%s", dt.big_endian && !one_byte ? "big-endian " : "",
-		 type_name(dt.type));
-	return buf;
-}
-
-static bool dtype_equal(struct gs_dtype a, struct gs_dtype b)
-{
-	bool one_byte = a.type == GS_U8 || a.type == GS_I8;
-
-	return a.type == b.type && (one_byte || a.big_endian == b.big_endian);
-}
-
-/* The first header fixes the stream's type unless input_set_dtype did. */
-static int operand_check_type(struct input *in, struct gs_err *err)
-{
-	const struct fmt_header *h = &in->hdr;
-	char a[32], b[32];
-
-	if (!in->typed) {
-		in->typed = true;
-		in->dtype = h->dtype;
-		in->columns = h->columns;
-		return 0;
-	}
-	if (!dtype_equal(h->dtype, in->dtype))
-		return gs_fail(err, GS_ERUNTIME, in->name,
-			       "type %s does not match the stream's %s",
-			       dtype_str(h->dtype, a, sizeof(a)),
-			       dtype_str(in->dtype, b, sizeof(b)));
-	if (h->columns && in->columns && h->columns != in->columns)
-		return gs_fail(err, GS_ERUNTIME, in->name,
-			       "%u column%s not match the stream's %u",
-			       h->columns, h->columns == 1 ? " does" : "s do",
-			       in->columns);
-	return 0;
-}
-
-/* "npy", or "pgm image 3" for the later images of a pnm file. */
-static const char *operand_what(const struct input *in, char *buf, size_t size)
-{
-	if (in->image > 1)
-		snprintf(buf, size, "%s image %u", in->fmt->name, in->image);
-	else
-		snprintf(buf, size, "%s", in->fmt->name);
-	return buf;
-}
-
-static int operand_short(struct input *in, uint64_t has, struct gs_err *err)
-{
-	char what[48];
-
-	return gs_fail(err, GS_ERUNTIME, in->name,
-		       "%s header says %llu data bytes, file has %llu",
-		       operand_what(in, what, sizeof(what)),
-		       (unsigned long long)in->hdr.payload,
-		       (unsigned long long)has);
-}
-
-/* What the payload bytes must hold: samples no larger than the header's
- * maxval (netpbm and numpy users count on it), bools as 0 or 1 (a nonzero
- * byte is True to numpy, and True counts 1 in its sums). Raw data has no
- * header: its bools are those of the type the job gave. */
-static int operand_check_payload(struct input *in, uint8_t *p, size_t n,
-				 struct gs_err *err)
-{
-	const struct fmt_header *h = &in->hdr;
-	bool headed = in->fmt->parse != NULL;
-	uint64_t pos = h->payload - in->left, bad;
-	unsigned v;
-	size_t i;
-
-	if (in->textin)		/* text, not yet values */
-		return 0;
-	if (headed ? h->boolean : in->dtype.boolean)
-		for (i = 0; i < n; i++)
-			p[i] = p[i] != 0;
-	if (!headed || h->maxval == 0 || h->maxval == 255 || h->maxval == 65535)
-		return 0;
-	bad = pnm_over_maxval(h, pos, &in->hi, p, n, &v);
-	if (bad == UINT64_MAX)
-		return 0;
-	return gs_fail(err, GS_ERUNTIME, in->name,
-		       "%s sample %u at byte %llu is above maxval %u",
-		       in->fmt->name, v,
-		       (unsigned long long)(in->doff - pos + bad), h->maxval);
-}
-
-/* A Fortran-order npy is read by pread from the file (npycols.h). */
-static int operand_columns_start(struct input *in, struct gs_err *err)
-{
-	bool zstd = zsrc_compressed(in->z);
-	struct stat sb;
-	off_t at;
-	uint64_t has;
-
-	if (!in->is_reg || zstd)
-		return gs_fail(err, GS_ERUNTIME, in->name,
-			       "fortran-order npy with %d axes can only be read from an uncompressed file, not from %s (save np.ascontiguousarray(a) instead)",
-			       in->hdr.ndim, zstd ? "zstd" : "a pipe");
-	if (fstat(in->fd, &sb) < 0)
-		return gs_fail(err, GS_ERUNTIME, in->name, "%s", strerror(errno));
-	at = in->base + (off_t)in->doff;
-	has = sb.st_size > at ? (uint64_t)(sb.st_size - at) : 0;
-	if (has != in->hdr.payload)
-		return operand_short(in, has, err);
-	in->cols = (struct npy_cols){ .fd = in->fd, .data_at = at,
-				      .h = &in->hdr, .scratch = in->hbuf,
-				      .name = in->name };
-	in->hpos = in->hlen = 0;
-	in->st = ST_COLUMNS;
-	return 0;
-}
-
-static ssize_t operand_columns(struct input *in, uint8_t *buf, size_t n,
-			       struct gs_err *err)
-{
-	ssize_t r;
-
-	if (in->left == 0) {
-		operand_done(in);
-		return 0;
-	}
-	if (n > in->left)
-		n = (size_t)in->left;
-	r = npy_cols_read(&in->cols, buf, n, in->hdr.payload - in->left, err);
-	if (r < 0 || operand_check_payload(in, buf, (size_t)r, err) < 0)
-		return OPERAND_FAIL;
-	in->left -= (uint64_t)r;
-	in->doff += (uint64_t)r;
-	return r;
-}
-
-/* Plain pgm/ppm: the text of one image turned into binary samples. */
-static ssize_t operand_plain(struct input *in, uint8_t *buf, size_t n,
-			     int stall_ms, struct gs_err *err)
-{
-	size_t used, made;
-	ssize_t r;
-	int k;
-
-	for (;;) {
-		if (in->hpos == in->hlen && !in->deof) {
-			r = operand_peek(in, stall_ms, err);
-			if (r < 0)
-				return r;
-		}
-		k = pnm_text_run(&in->text, in->hbuf + in->hpos,
-				 in->hlen - in->hpos, in->deof, buf, n, &used,
-				 &made, &in->hdr);
-		in->hpos += used;
-		in->doff += used;
-		if (k < 0)
-			return gs_fail(err, GS_ERUNTIME, in->name, "plain %s: %s",
-				       in->fmt->name, in->hdr.msg);
-		if (k == 1)
-			operand_done(in);
-		if (made || k == 1)
-			return (ssize_t)made;
-	}
-}
-
-/* A header parsed: the format it names, its type checked, and the state
- * that reads its payload. */
-static int operand_headed(struct input *in, struct gs_err *err)
-{
-	bool more = false;
-
-	/* its own magic names it: the images of a pnm file may be of both
-	 * kinds (a P6 after a P5) */
-	in->fmt = informat_find(in->hbuf + in->hpos, in->hlen - in->hpos, &more);
-	in->image++;
-	if (operand_check_type(in, err) < 0)
-		return OPERAND_FAIL;
-	in->hpos += in->hdr.len;
-	in->doff += in->hdr.len;
-	in->left = in->hdr.payload;
-	in->extra = 0;
-	in->st = ST_PAYLOAD;
-	if (in->hdr.plain) {
-		pnm_text_start(&in->text, &in->hdr, in->doff);
-		in->st = ST_PLAIN;
-	}
-	if (in->hdr.fortran)
-		return operand_columns_start(in, err);
-	return 0;
-}
-
-static int operand_header(struct input *in, int stall_ms, struct gs_err *err)
-{
-	const uint8_t *p = in->hbuf + in->hpos;
-	size_t k = in->hlen - in->hpos;
-	const char *kind = in->fmt->name;
-	unsigned long long at = in->doff;
-	ssize_t r;
-
-	memset(&in->hdr, 0, sizeof(in->hdr));
-	r = in->fmt->parse(p, k, &in->hdr);
-	if (r < 0)
-		return gs_fail(err, GS_ERUNTIME, in->name,
-			       "bad %s header at byte %llu: %s", kind,
-			       at + in->hdr.errpos, in->hdr.msg);
-	if (r == 0 && k == FMT_HEADER_MAX)
-		return gs_fail(err, GS_ERUNTIME, in->name,
-			       "%s header at byte %llu is longer than %d bytes",
-			       kind, at, FMT_HEADER_MAX);
-	if (r == 0 && in->deof)
-		return gs_fail(err, GS_ERUNTIME, in->name,
-			       "truncated %s header at byte %llu", kind, at + k);
-	if (r == 0)
-		return (r = operand_peek(in, stall_ms, err)) < 0 ? (int)r : 0;
-	return operand_headed(in, err);
-}
-
-/* Payload bytes: those of a header's size, or raw data to the end. */
-static ssize_t operand_payload(struct input *in, void *buf, size_t n,
-			       int stall_ms, struct gs_err *err)
-{
-	bool sized = in->fmt->parse != NULL;
-	size_t k = in->hlen - in->hpos;
-	ssize_t r;
-
-	if (sized && in->left < n)
-		n = (size_t)in->left;
-	if (sized && n == 0) {
-		in->st = in->fmt->gap ? ST_NEXT_IMAGE : ST_TRAIL;
-		return 0;
-	}
-	if (k) {
-		r = (ssize_t)(k < n ? k : n);
-		memcpy(buf, in->hbuf + in->hpos, (size_t)r);
-		in->hpos += (size_t)r;
-	} else if (in->deof) {
-		r = 0;
-	} else if ((r = zsrc_read(in->z, buf, n, stall_ms, err)) == 0) {
-		in->deof = true;
-	}
-	if (r < 0)
-		return r;
-	if (r == 0 && sized)
-		return operand_short(in, in->hdr.payload - in->left, err);
-	if (r == 0)
-		operand_done(in);
-	if (operand_check_payload(in, buf, (size_t)r, err) < 0)
-		return OPERAND_FAIL;
-	in->doff += (uint64_t)r;
-	if (sized)
-		in->left -= (uint64_t)r;
-	return r;
-}
-
-/* After a payload that nothing may follow (npy): count what is left,
- * which should be nothing. */
-static int operand_trail(struct input *in, int stall_ms, struct gs_err *err)
-{
-	ssize_t r;
-
-	in->extra += in->hlen - in->hpos;
-	in->hpos = in->hlen;
-	r = operand_peek(in, stall_ms, err);
-	if (r != 0)
-		return r < 0 ? (int)r : 0;
-	if (in->extra)
-		return operand_short(in, in->hdr.payload + in->extra, err);
-	operand_done(in);
-	return 0;
-}
-
-/* After an image (pnm): the end, the format's gap then the end, or the
- * header of the next image. */
-static int operand_next_image(struct input *in, int stall_ms,
-			      struct gs_err *err)
-{
-	ssize_t r;
-
-	while (in->hpos < in->hlen && in->fmt->gap(in->hbuf[in->hpos])) {
-		in->hpos++;
-		in->doff++;
-	}
-	if (in->hpos < in->hlen) {
-		in->st = ST_HEADER;
-		return 0;
-	}
-	r = operand_peek(in, stall_ms, err);
-	if (r == 0)
-		operand_done(in);
-	return r < 0 ? (int)r : 0;
-}
-
-/* Text's first line, before its payload (headline.h): --header's names
- * taken off it, or the stream's first line counted. */
-static int operand_headline(struct input *in, int stall_ms, struct gs_err *err)
-{
-	size_t used;
-	int r = headline_take(in->head, in->name, in->hbuf + in->hpos,
-			      in->hlen - in->hpos, in->deof, &used, err);
-
-	in->hpos += used;
-	in->doff += used;
-	if (r > 0)
-		in->st = ST_PAYLOAD;
-	if (r != 0)
-		return r < 0 ? OPERAND_FAIL : 0;
-	r = (int)operand_peek(in, stall_ms, err);
-	return r < 0 ? r : 0;
-}
 
 static ssize_t operand_state(struct input *in, void *buf, size_t n,
 			     int stall_ms, struct gs_err *err);
@@ -633,19 +276,19 @@ static ssize_t operand_state(struct input *in, void *buf, size_t n,
 	case ST_DETECT:
 		return operand_detect(in, stall_ms, err);
 	case ST_HEADER:
-		return operand_header(in, stall_ms, err);
+		return opnd_header(in, stall_ms, err);
 	case ST_PAYLOAD:
-		return operand_payload(in, buf, n, stall_ms, err);
+		return opnd_payload(in, buf, n, stall_ms, err);
 	case ST_TRAIL:
-		return operand_trail(in, stall_ms, err);
+		return opnd_trail(in, stall_ms, err);
 	case ST_NEXT_IMAGE:
-		return operand_next_image(in, stall_ms, err);
+		return opnd_next_image(in, stall_ms, err);
 	case ST_PLAIN:
-		return operand_plain(in, buf, n, stall_ms, err);
+		return opnd_plain(in, buf, n, stall_ms, err);
 	case ST_COLUMNS:
-		return operand_columns(in, buf, n, err);
+		return opnd_columns(in, buf, n, err);
 	case ST_HEADLINE:
-		return operand_headline(in, stall_ms, err);
+		return opnd_headline(in, stall_ms, err);
 	case ST_END:
 		break;
 	}
@@ -819,7 +462,7 @@ int input_project(struct input *in, const unsigned *cols, unsigned n,
 	return in->proj ? 0 : gs_fail(err, GS_ERUNTIME, "", "out of memory");
 }
 
-/* Views are given where operand_payload would copy the file's bytes as
+/* Views are given where opnd_payload would copy the file's bytes as
  * they are (no peeked bytes wait, no text, no values to check or change,
  * no columns to cut),
  * and never across the end of an operand, where reads run on into the next
@@ -830,7 +473,7 @@ int input_project(struct input *in, const unsigned *cols, unsigned n,
  * it were computed on. Bytes the format's detection peeked from a frame
  * are handed back to it first (zsrc_unread), so that an operand's first
  * chunk is a view too. Once a file's frames have all been served, its end
- * is read here (operand_payload's way: a peek that finds 0, or bytes the
+ * is read here (opnd_payload's way: a peek that finds 0, or bytes the
  * reads then take) and the next operand opened, up to its payload: so a
  * run of zstd shards is viewed shard after shard, where each chunk would
  * otherwise be a copy that opens the next one. */
@@ -857,15 +500,15 @@ static bool view_ok(struct input *in, size_t n)
 	return true;
 }
 
-/* The end of an operand whose frames were all served: what operand_payload
+/* The end of an operand whose frames were all served: what opnd_payload
  * does when its read finds 0 (an unsized payload), or the bytes that come
  * after the frames, peeked for the reads to take. */
 static ssize_t operand_served(struct input *in, struct gs_err *err)
 {
-	ssize_t r = operand_peek(in, -1, err);
+	ssize_t r = opnd_peek(in, -1, err);
 
 	if (r == 0)
-		operand_done(in);
+		opnd_done(in);
 	return r < 0 ? r : 0;
 }
 
