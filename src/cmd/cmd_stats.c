@@ -196,7 +196,7 @@ static int stats_done(struct cli *c, void *acc, struct sbuf *b,
 	/* as numpy: the mean and variances of no data are nan, with a
 	 * warning; min and max have no value (--per-file: the operand's
 	 * empty fields say it, and stderr is the one run's) */
-	if (c->records == 0 && !c->per_file)
+	if (c->records == 0 && !c->per_file && !c->operand_failed)
 		cli_note(c, "no data: min and max have no value; mean and variances are nan");
 	cells = calloc((size_t)n * NSTATS, sizeof(*cells));
 	if (!cells)

@@ -13,7 +13,7 @@ mkdir -p "$OUT"
 SCRIPTS=${SCRIPTS:-textdetect textauto fields suffix perfile empty quantile filesize}
 for s in $SCRIPTS; do
 	[ -f "tests/test_$s.sh" ] || continue
-	GPUSTAT=tests/gpu/gpustat-cuda timeout "${LIMIT:-420}" \
+	GPUSTAT=tests/gpu/gpustat-cuda GPUSTAT_REAL=$(pwd)/gpustat timeout "${LIMIT:-420}" \
 		sh "tests/test_$s.sh" > "$OUT/cuda_$s.log" 2>&1 &
 done
 wait
