@@ -237,6 +237,23 @@ eq words_raw "$(printf '12\t0')" sh -c 'echo hello world | "$0" count --raw -t u
 # a scan stops there too, nothing written
 refused words_scan_stdout "not numbers" sh -c "\"\$0\" scan -t u8 --out-type u16 < \"$T/log\"" "$G"
 
+# ---- text after binary -----------------------------------------------------
+# a later operand of a binary stream that is decimal text is refused, never
+# summed as raw values (8 bytes of text are two f32 or one f64); the same
+# error with --per-file; --raw reads its bytes
+printf '\1\0\0\0\2\0\0\0' > "$T/two.bin"
+printf '1.5\n2.5\n' > "$T/eight.txt"
+for cmd in "sum" "stats" "sum -t f64" "scan -o $T/scan.out" "sum --per-file"; do
+	refused "text_after_binary_$(echo "$cmd" | tr ' /' '__')" \
+		"eight.txt: decimal text, not binary data like the operands before it|--raw" \
+		"$G" $cmd "$T/two.bin" "$T/eight.txt"
+done
+refused text_after_npy "decimal text, not binary data" "$G" sum fixtures/in/f32_empty.npy "$T/eight.txt"
+cat "$T/two.bin" "$T/eight.txt" > "$T/cat"
+"$G" sum --raw "$T/two.bin" "$T/eight.txt" > "$T/out" 2>&1 &&
+	[ "$(cat "$T/out")" = "$("$G" sum --raw "$T/cat")" ] && ok ||
+	bad text_after_binary_raw "$(cat "$T/out")"
+
 # ---- binary stays binary ---------------------------------------------------
 # no fixture is read as text or refused as text
 for f in fixtures/in/* fixtures/hist/*.bin; do

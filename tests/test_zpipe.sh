@@ -30,11 +30,12 @@ fi
 
 # 3 MB: random bytes, then lines of bytes (not text: each has a \001, as
 # text would be read as text), then bytes from a few letters (raw, well
-# compressed and Huffman-coded blocks); W is what dot weighs them by
+# compressed and Huffman-coded blocks; a \001 among them, as letters
+# after a few digits would be text); W is what dot weighs them by
 R=$T/raw
 W=$T/w
 { head -c 1000000 /dev/urandom; yes "$(printf 'gpustat\001 0123456789')" | head -c 1000000
-  head -c 2000000 /dev/urandom | tr -c 'a-f' 'q' | head -c 1000000; } > "$R"
+  head -c 2000000 /dev/urandom | tr -c 'a-f' '\001' | head -c 1000000; } > "$R"
 head -c 3000000 /dev/urandom > "$W"
 
 # same NAME WANT CMD: CMD (eval'd) exits 0, says nothing on stderr and

@@ -86,7 +86,7 @@ static const struct dcase dcases[] = {
 static void verdict(const char *s, size_t n, bool end, const struct input_opts *o,
 		    struct text_verdict *v)
 {
-	textdetect((const uint8_t *)s, n, end, o, true, v);
+	textdetect((const uint8_t *)s, n, end, o, v);
 }
 
 /* Each case whole, and every part of it before its end: "more", or
@@ -188,19 +188,19 @@ static void test_known(void)
 	struct input_opts text = { .text = true };
 	struct text_verdict v;
 
-	textdetect((const uint8_t *)"\xef\xbb\xbf" "1", 4, false, &text, true, &v);
+	textdetect((const uint8_t *)"\xef\xbb\xbf" "1", 4, false, &text, &v);
 	CHECK(v.kind == TEXT_NUMBERS && v.bom == 3);
-	textdetect((const uint8_t *)"\xef\xbb", 2, false, &text, true, &v);
+	textdetect((const uint8_t *)"\xef\xbb", 2, false, &text, &v);
 	CHECK(v.kind == TEXT_MORE);
-	textdetect((const uint8_t *)"\xef\xbb", 2, true, &text, true, &v);
+	textdetect((const uint8_t *)"\xef\xbb", 2, true, &text, &v);
 	CHECK(v.kind == TEXT_NUMBERS && v.bom == 0);
-	textdetect((const uint8_t *)"abc", 3, true, &text, false, &v);
+	textdetect((const uint8_t *)"abc", 3, true, &text, &v);
 	CHECK(v.kind == TEXT_NUMBERS && v.bom == 0);
-	textdetect((const uint8_t *)"1\n", 2, true, &plain, false, &v);
+	textdetect((const uint8_t *)"1\n", 2, true, &plain, &v);
+	CHECK(v.kind == TEXT_NUMBERS);
+	textdetect((const uint8_t *)"", 0, true, &plain, &v);
 	CHECK(v.kind == TEXT_BINARY);
-	textdetect((const uint8_t *)"", 0, true, &plain, true, &v);
-	CHECK(v.kind == TEXT_BINARY);
-	textdetect((const uint8_t *)"\xef\xbb\xbf" "1\n", 5, true, &plain, true, &v);
+	textdetect((const uint8_t *)"\xef\xbb\xbf" "1\n", 5, true, &plain, &v);
 	CHECK(v.kind == TEXT_NUMBERS && v.bom == 3);
 }
 

@@ -178,11 +178,15 @@ static int detect_text(struct input *in, int stall_ms, struct gs_err *err)
 	struct text_verdict v;
 	ssize_t r;
 
-	textdetect(in->hbuf + in->hpos, n, in->deof, &in->opts, !in->seen, &v);
+	textdetect(in->hbuf + in->hpos, n, in->deof, &in->opts, &v);
 	if (v.kind == TEXT_MORE)
 		return (r = opnd_peek(in, stall_ms, err)) < 0 ? (int)r : 0;
 	if (v.kind == TEXT_HEADER || v.kind == TEXT_WORDS)
 		return gs_fail(err, GS_ERUNTIME, in->name, "%s", v.msg);
+	/* the stream is binary: its bytes would be summed as raw values */
+	if (v.kind == TEXT_NUMBERS && in->seen && !in->opts.text)
+		return gs_fail(err, GS_ERUNTIME, in->name,
+			       "decimal text, not binary data like the operands before it (--raw reads every operand's bytes)");
 	in->seen |= n > 0;
 	in->st = ST_PAYLOAD;
 	in->hpos += v.bom;

@@ -212,7 +212,7 @@ static void judge(const struct fields *f, bool whole, bool header,
 }
 
 void textdetect(const uint8_t *p, size_t n, bool end,
-		const struct input_opts *o, bool first, struct text_verdict *v)
+		const struct input_opts *o, struct text_verdict *v)
 {
 	/* at TEXT_PREFIX bytes the rest is not looked at, even where the
 	 * operand ends there: whether a pipe's end came with them or later
@@ -228,7 +228,7 @@ void textdetect(const uint8_t *p, size_t n, bool end,
 		return;
 	}
 	n = n < TEXT_PREFIX ? n : TEXT_PREFIX;
-	if (!first || (n == 0 && end) || !all_text(p, n, !whole))
+	if ((n == 0 && end) || !all_text(p, n, !whole))
 		return;
 	v->kind = TEXT_MORE;
 	if (!whole && n < TEXT_PREFIX)

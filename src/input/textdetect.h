@@ -1,8 +1,8 @@
 /*
  * textdetect.h - whether an operand is decimal text, decided by what text
- * is. Private to the input layer: input.c asks it of a stream's first
- * operand with bytes when neither --text nor --raw is given and no
- * format's magic matched.
+ * is. Private to the input layer: input.c asks it of every operand with
+ * bytes when neither --text nor --raw is given and no format's magic
+ * matched (a later operand of a binary stream that is text is refused).
  *
  * The answer is a function of the operand's first TEXT_PREFIX bytes (of
  * all of them when it is shorter) and of nothing else: not of how a pipe
@@ -57,11 +57,10 @@ struct text_verdict {
 /* The verdict on an operand whose first bytes are p[0..n); end: it ends
  * there. An operand of text (o->text: --text, or the stream's first
  * operand was text) is TEXT_MORE while p could still begin a BOM, then
- * TEXT_NUMBERS with bom set. The stream's first operand with bytes
- * (first) is judged by its bytes as above, o->header (--header) saying
- * that its first line names the columns. Any other is TEXT_BINARY: an
- * empty one, or a later operand of a binary stream. */
+ * TEXT_NUMBERS with bom set. Any other with bytes is judged by its bytes
+ * as above, o->header (--header) saying that its first line names the
+ * columns; an empty one is TEXT_BINARY. */
 void textdetect(const uint8_t *p, size_t n, bool end,
-		const struct input_opts *o, bool first, struct text_verdict *v);
+		const struct input_opts *o, struct text_verdict *v);
 
 #endif
