@@ -282,4 +282,21 @@ run "$T/want" "$G" sum -F 3,1 "$T/four"
 	"$G" sum -F 3,1 > "$T/got" 2> "$T/err"
 cmpout pipe_pieces_count "$T/got" "$T/want"
 
+# operands with no line (empty) among others: the stream's width and
+# names, in the one run and with --per-file alike; an operand that failed
+# is the one error line, and what it left half read is not the next one's
+printf '1 2 3\n4 5 6\n' > "$T/w3.txt"
+: > "$T/none.txt"
+printf 'x,y\n1,2\n' > "$T/xy.csv"
+expect empty_operand_fields "$(printf '5\t7')" "$G" sum -F 1,2 "$T/w3.txt" "$T/none.txt"
+expect empty_operand_fields_perfile "$(printf '5\t7\t%s\n0\t0\t%s\n5\t7\ttotal' "$T/w3.txt" "$T/none.txt")" \
+	"$G" sum -F 1,2 --per-file "$T/w3.txt" "$T/none.txt"
+expect empty_operand_names_perfile "$(printf '2\t%s\n0\t%s\n2\ttotal' "$T/xy.csv" "$T/none.txt")" \
+	"$G" sum -H -F y --per-file "$T/xy.csv" "$T/none.txt"
+fails width_names_its_operand 2 "w3.txt: --fields: column 5 is past" "$G" sum -F 5 "$T/none.txt" "$T/w3.txt"
+fails failed_operand_one_line 1 "nosuch: No such file" "$G" sum -H -c 3 "$T/nosuch" "$T/xy.csv"
+python3 -c "import sys; sys.stdout.buffer.write(b'a' * 200000 + b'\x01,b\n1,2\n')" > "$T/ctl.csv"
+fails half_header_dropped 1 "ctl.csv: --header: the first line is not text" \
+	"$G" sum -H "$T/xy.csv" "$T/ctl.csv" "$T/xy.csv"
+
 summary

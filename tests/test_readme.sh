@@ -93,6 +93,10 @@ cp "$IN/u8_rand.bin" "$S/counts.u8"
 # one-byte content size (128), the block header (last, raw, 128 bytes)
 { printf '\050\265\057\375\040\200\001\004\000'; head -c 128 "$IN/f64_mod.bin"; } \
 	> "$S/big.f64.zst"
+# its sum, from Python's exact fsum (the README's example must read f64)
+python3 -c 'import math, struct, sys
+print(repr(math.fsum(struct.unpack("<16d", open(sys.argv[1], "rb").read(128)))))' \
+	"$IN/f64_mod.bin" > "$S/big.sum"
 awk 'BEGIN { for (i = 1; i <= 200; i++)
 	printf "%d,%d,%.2f,%d,%d\n", i, i % 7, (i * 37 % 1000) / 8, -i, i * i }' \
 	> "$S/data.csv"

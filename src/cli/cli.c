@@ -606,7 +606,7 @@ static int open_input(struct cli *c, char *const *paths, int npaths,
 			c->job.dtype = (struct gs_dtype){ .type = GS_F64 };
 	}
 	if (settle_dtype(c, info, npaths ? paths[0] : "stdin", err) < 0 ||
-	    cli_columns(c, *in, info, npaths ? paths[0] : "stdin", err) < 0)
+	    cli_columns(c, *in, info, input_name(*in), err) < 0)
 		return -1;
 	/* by default no chunk larger than the input: a small one then pins
 	 * (CUDA) and copies no more than it needs; the floor keeps chunks of

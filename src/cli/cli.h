@@ -58,6 +58,7 @@ struct cli {
 	struct fields *fields;		/* -F LIST, or NULL */
 	unsigned width;			/* -F: the records' width (job.columns
 					 * is the columns cut from them) */
+	unsigned cut;			/* -F: how many columns are cut */
 	char *header_line;		/* --header: the stream's first line */
 	uint64_t zstd_window;		/* --long, --memory: 0 for the default */
 	enum gs_format format;

@@ -26,8 +26,11 @@ static int text_width(struct cli *c, const struct input_info *info,
 
 	if (c->columns_given && !c->header)
 		return 0;
-	if (w == 0 && c->fields && !c->columns_given && !headline_named(info->head))
-		*width = fields_max(c->fields);	/* no line: no records */
+	/* no line: no records, of the width an input before set (the
+	 * stream's, for --per-file and dot's B) or that -F reaches */
+	if (w == 0 && c->fields && !c->columns_given &&
+	    !headline_named(info->head) && !c->width)
+		*width = fields_max(c->fields);
 	if (w == 0)
 		return 0;
 	if (c->columns_given && w != *width)
@@ -77,29 +80,38 @@ int cli_columns(struct cli *c, struct input *in, struct input_info *info,
 
 	if (same_header(c, info, name, err) < 0 ||
 	    (info->text && text_width(c, info, name, &width, err) < 0))
-		return -1;
-	if (c->per_file && c->width && width != c->width)
-		return gs_fail(err, GS_ERUNTIME, name, "--per-file: read alone, "
-			       "its records are %u values, not the stream's %u",
-			       width, c->width);
+		goto fail;
+	if (c->per_file && c->width && width != c->width) {
+		gs_fail(err, GS_ERUNTIME, name, "--per-file: read alone, its "
+			"records are %u values, not the stream's %u", width,
+			c->width);
+		goto fail;
+	}
 	c->job.columns = width;
 	input_set_dtype(in, c->job.dtype, width);
 	if (!c->fields)
 		return 0;
-	if (fields_resolve(c->fields, width, info->head, name, &cols, &n,
-			   err) < 0) {
-		/* an operand that failed is the line to read */
-		if (c->operand_failed)
-			*err = (struct gs_err){ .code = GS_ERUNTIME };
-		return -1;
+	/* --per-file: an operand with no header line (an empty one) has no
+	 * names, and no records to cut: it reads as the stream's first did */
+	if (c->width && c->header && !headline_named(info->head)) {
+		c->job.columns = c->cut;
+		return 0;
 	}
+	if (fields_resolve(c->fields, width, info->head, name, &cols, &n,
+			   err) < 0)
+		goto fail;
 	rc = whole(cols, n, width) ? 0 : input_project(in, cols, n, width, err);
 	free(cols);
 	c->width = width;
-	c->job.columns = n;
+	c->cut = c->job.columns = n;
 	/* what the job reads of it */
 	if (info->total_bytes >= 0)
 		info->total_bytes = info->total_bytes / (int64_t)(width * t) *
 				    (int64_t)(n * t);
 	return rc;
+fail:
+	/* an operand that failed is the line to read */
+	if (c->operand_failed)
+		*err = (struct gs_err){ .code = GS_ERUNTIME };
+	return -1;
 }

@@ -52,6 +52,11 @@ bool headline_due(const struct headline *h)
 	return h && (h->names || !h->counted);
 }
 
+void headline_begin(struct headline *h)
+{
+	h->len = 0;
+}
+
 unsigned headline_width(const struct headline *h)
 {
 	return h ? h->width : 0;

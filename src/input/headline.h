@@ -34,6 +34,9 @@ void headline_free(struct headline *h);
 /* Whether the next text operand's first line is for headline_take: every
  * operand's with names, else until a line was counted. */
 bool headline_due(const struct headline *h);
+/* An operand's first line begins: what an operand that failed before its
+ * line was whole left behind is dropped. */
+void headline_begin(struct headline *h);
 
 /* The operand's first bytes p[0..n); end: the operand ends with them.
  * Returns 1 when its first line is done with, 0 for more bytes, or -1

@@ -131,8 +131,9 @@ static int operand_magic(struct input *in, int stall_ms, struct gs_err *err)
 	int r;
 
 	if (in->opts.raw) {
-		in->st = in->textin && headline_due(in->head) ? ST_HEADLINE
-							      : ST_PAYLOAD;
+		in->st = ST_PAYLOAD;
+		if (in->textin && headline_due(in->head))
+			headline_begin(in->head), in->st = ST_HEADLINE;
 		return 0;
 	}
 	if (zsrc_named(operand_path(in, in->idx)))
@@ -198,7 +199,7 @@ static int detect_text(struct input *in, int stall_ms, struct gs_err *err)
 			return INPUT_FATAL;
 	}
 	if (in->textin && headline_due(in->head))
-		in->st = ST_HEADLINE;
+		headline_begin(in->head), in->st = ST_HEADLINE;
 	return 0;
 }
 

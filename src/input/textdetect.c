@@ -2,8 +2,8 @@
  * textdetect.c - is an operand decimal text? (see textdetect.h)
  *
  * Two passes over the prefix: its bytes (ASCII text or valid UTF-8), then
- * its fields, each parsed by the f64 parser of --text. Once per stream, so
- * plain loops.
+ * its fields, each parsed by the f64 parser of --text. Once per operand,
+ * on at most TEXT_PREFIX bytes, so plain loops.
  */
 #include <stdio.h>
 #include <string.h>
@@ -208,7 +208,8 @@ static void judge(const struct fields *f, bool whole, bool header,
 	snprintf(v->msg, sizeof(v->msg),
 		 "looks like text, not numbers ('%s' in line %llu field %llu): gpustat reads numbers split by white space or commas (%s--raw reads the bytes as binary data)",
 		 b->tok, b->line, b->field,
-		 b == &f->head_bad ? "--header (-H) skips a line of column names; " : "");
+		 b == &f->head_bad && !f->rest_bad.set ?
+		 "--header (-H) skips a line of column names; " : "");
 }
 
 void textdetect(const uint8_t *p, size_t n, bool end,

@@ -1,8 +1,8 @@
 /*
  * textdetect.h - whether an operand is decimal text, decided by what text
- * is. Private to the input layer: input.c asks it of every operand with
- * bytes when neither --text nor --raw is given and no format's magic
- * matched (a later operand of a binary stream that is text is refused).
+ * is. Private to the input layer: input.c asks it of every operand that
+ * no format's magic matched, unless --raw (under --text only a BOM is
+ * looked for); a later operand of a binary stream that is text is refused.
  *
  * The answer is a function of the operand's first TEXT_PREFIX bytes (of
  * all of them when it is shorter) and of nothing else: not of how a pipe

@@ -52,3 +52,4 @@ for s in $SCRIPTS; do
 	[ -f "$OUT/cuda_$s.log" ] && echo "cuda $(tail -n 1 "$OUT/cuda_$s.log")"
 done
 echo "examples, cpu = cuda: $pass passed, $fail failed"
+[ "$fail" -eq 0 ] && ! grep -qs '^FAIL' "$OUT"/cuda_*.log
