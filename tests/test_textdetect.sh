@@ -237,6 +237,12 @@ eq words_raw "$(printf '12\t0')" sh -c 'echo hello world | "$0" count --raw -t u
 # a scan stops there too, nothing written
 refused words_scan_stdout "not numbers" sh -c "\"\$0\" scan -t u8 --out-type u16 < \"$T/log\"" "$G"
 
+# names after a blank line: --header takes the first line, so it is not
+# offered (it would say the first line is empty)
+printf '\nx,y\n1,2\n' > "$T/blankhead"
+refused blank_then_names "looks like text, not numbers ('x' in line 2 field 1)" "$G" sum "$T/blankhead"
+grep -q -- '--header' "$T/err" && bad blank_then_names_hint "$(cat "$T/err")" || ok
+
 # ---- text after binary -----------------------------------------------------
 # a later operand of a binary stream that is decimal text is refused, never
 # summed as raw values (8 bytes of text are two f32 or one f64); the same

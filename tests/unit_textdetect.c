@@ -4,7 +4,7 @@
  * answer depends on the first TEXT_PREFIX bytes alone: every shorter part
  * of them says "more" (or binary, where the whole says so too), and bytes
  * past them, or where the operand ends after them, change nothing. Then
- * --header through input.h, which the CLI does not yet pass everywhere.
+ * --header through input.h.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +14,7 @@
 #include "textdetect.h"
 #include "unit.h"
 
-static const struct input_opts plain, headed = { .header = true };
+static const struct input_opts plain;
 
 static const char *kind_name(enum text_kind k)
 {
@@ -27,7 +27,6 @@ static const char *kind_name(enum text_kind k)
 struct dcase {
 	const char *s;
 	size_t n;		/* 0: strlen(s) */
-	bool header;
 	enum text_kind want;
 	const char *msg;	/* a part of the message, or NULL */
 };
@@ -35,52 +34,48 @@ struct dcase {
 #define B(s) s, sizeof(s) - 1
 
 static const struct dcase dcases[] = {
-	{ "1\n2\n3\n", 0, false, TEXT_NUMBERS, NULL },
-	{ "1 2 3", 0, false, TEXT_NUMBERS, NULL },
-	{ "0123456789", 0, false, TEXT_NUMBERS, NULL },
-	{ "1.5,-2e3\r\n+.5,6.\r\n", 0, false, TEXT_NUMBERS, NULL },
-	{ "1\n-inf\n2.5\n3000\n", 0, false, TEXT_NUMBERS, NULL },
-	{ "NaN\n+Inf\n-infinity\nINF\n-nan\nInFiNiTy\n", 0, false, TEXT_NUMBERS, NULL },
-	{ "\xef\xbb\xbf" "1\r\n2\r\n", 0, false, TEXT_NUMBERS, NULL },
-	{ "\xef\xbb\xbf" "x,y\r\n1,2\r\n", 0, false, TEXT_HEADER, "header line 'x,y'" },
-	{ "x,y\n1,2\n3,4\n5,6\n", 0, false, TEXT_HEADER,
+	{ "1\n2\n3\n", 0, TEXT_NUMBERS, NULL },
+	{ "1 2 3", 0, TEXT_NUMBERS, NULL },
+	{ "0123456789", 0, TEXT_NUMBERS, NULL },
+	{ "1.5,-2e3\r\n+.5,6.\r\n", 0, TEXT_NUMBERS, NULL },
+	{ "1\n-inf\n2.5\n3000\n", 0, TEXT_NUMBERS, NULL },
+	{ "NaN\n+Inf\n-infinity\nINF\n-nan\nInFiNiTy\n", 0, TEXT_NUMBERS, NULL },
+	{ "\xef\xbb\xbf" "1\r\n2\r\n", 0, TEXT_NUMBERS, NULL },
+	{ "\xef\xbb\xbf" "x,y\r\n1,2\r\n", 0, TEXT_HEADER, "header line 'x,y'" },
+	{ "x,y\n1,2\n3,4\n5,6\n", 0, TEXT_HEADER,
 	  "looks like text with a header line 'x,y': use --header (-H)" },
-	{ "x,y\n1,2\n3,4\n5,6\n", 0, true, TEXT_NUMBERS, NULL },
-	{ "\n\n  x y \n1 2\n", 0, false, TEXT_HEADER, "header line '  x y '" },
-	{ "\n\n  x y \n1 2\n", 0, true, TEXT_NUMBERS, NULL },
-	{ "a\tb\n1\t2\n", 0, false, TEXT_HEADER, "header line 'a\\tb'" },
-	{ "température,x\n1,2\n", 0, false, TEXT_HEADER, "'température,x'" },
+	/* names after blank lines: --header would take the blank one */
+	{ "\n\n  x y \n1 2\n", 0, TEXT_WORDS, "('x' in line 3 field 1): gpustat reads numbers split by white space or commas (--raw" },
+	{ "a\tb\n1\t2\n", 0, TEXT_HEADER, "header line 'a\\tb'" },
+	{ "température,x\n1,2\n", 0, TEXT_HEADER, "'température,x'" },
 	/* a long line quoted in part, not inside a character */
-	{ "ééééééééééééééééééééééééé\n1\n", 0, false, TEXT_HEADER,
+	{ "ééééééééééééééééééééééééé\n1\n", 0, TEXT_HEADER,
 	  "line 'éééééééééééééééééé...'" },
-	{ "x,y\n1,2\nq,4\n", 0, false, TEXT_WORDS, "('x' in line 1 field 1)" },
-	{ "x,y\n1,2\nq,4\n", 0, true, TEXT_WORDS, "('q' in line 3 field 1)" },
-	{ "hello world\n", 0, false, TEXT_WORDS,
+	{ "x,y\n1,2\nq,4\n", 0, TEXT_WORDS, "('x' in line 1 field 1)" },
+	{ "hello world\n", 0, TEXT_WORDS,
 	  "looks like text, not numbers ('hello' in line 1 field 1)" },
-	{ "hello world\n", 0, false, TEXT_WORDS, "--raw" },
-	{ "1 2\n3 four\n", 0, false, TEXT_WORDS, "('four' in line 2 field 2)" },
-	{ "x\n", 0, false, TEXT_WORDS, "('x' in line 1 field 1)" },
-	{ "x\n", 0, true, TEXT_NUMBERS, NULL },
-	{ "0x10\n", 0, false, TEXT_WORDS, "'0x10'" },
-	{ "1,,2\n", 0, false, TEXT_NUMBERS, NULL },	/* --text's error */
+	{ "hello world\n", 0, TEXT_WORDS, "--raw" },
+	{ "1 2\n3 four\n", 0, TEXT_WORDS, "('four' in line 2 field 2)" },
+	{ "x\n", 0, TEXT_WORDS, "('x' in line 1 field 1)" },
+	{ "0x10\n", 0, TEXT_WORDS, "'0x10'" },
+	{ "1,,2\n", 0, TEXT_NUMBERS, NULL },	/* --text's error */
 	/* binary: a byte that is not text, or printable bytes by chance */
-	{ B("1 2\0003\n"), false, TEXT_BINARY, NULL },
-	{ "1 2\x01\n", 0, false, TEXT_BINARY, NULL },
-	{ "1 2\x7f\n", 0, false, TEXT_BINARY, NULL },
-	{ "1 2\xc0\x80\n", 0, false, TEXT_BINARY, NULL },	/* overlong */
-	{ "1 2\xed\xa0\x80\n", 0, false, TEXT_BINARY, NULL },	/* surrogate */
-	{ "1 2\xf4\x90\x80\x80\n", 0, false, TEXT_BINARY, NULL },
-	{ "1 2\xe2\x82", 0, false, TEXT_BINARY, NULL },	/* cut by the end */
-	{ "1 2\x80\n", 0, false, TEXT_BINARY, NULL },
-	{ "9!v:", 0, false, TEXT_BINARY, NULL },
-	{ "%R%R%R%R", 0, false, TEXT_BINARY, NULL },
-	{ "\n\"", 0, false, TEXT_BINARY, NULL },
-	{ "\t", 0, false, TEXT_BINARY, NULL },
-	{ "  \n\n", 0, false, TEXT_BINARY, NULL },
-	{ "\xef\xbb\xbf", 0, false, TEXT_BINARY, NULL },
-	{ "abcd", 0, false, TEXT_BINARY, NULL },
-	{ "hello world", 0, false, TEXT_BINARY, NULL },
-	{ "x,y", 0, true, TEXT_NUMBERS, NULL },	/* --header: no rows */
+	{ B("1 2\0003\n"), TEXT_BINARY, NULL },
+	{ "1 2\x01\n", 0, TEXT_BINARY, NULL },
+	{ "1 2\x7f\n", 0, TEXT_BINARY, NULL },
+	{ "1 2\xc0\x80\n", 0, TEXT_BINARY, NULL },	/* overlong */
+	{ "1 2\xed\xa0\x80\n", 0, TEXT_BINARY, NULL },	/* surrogate */
+	{ "1 2\xf4\x90\x80\x80\n", 0, TEXT_BINARY, NULL },
+	{ "1 2\xe2\x82", 0, TEXT_BINARY, NULL },	/* cut by the end */
+	{ "1 2\x80\n", 0, TEXT_BINARY, NULL },
+	{ "9!v:", 0, TEXT_BINARY, NULL },
+	{ "%R%R%R%R", 0, TEXT_BINARY, NULL },
+	{ "\n\"", 0, TEXT_BINARY, NULL },
+	{ "\t", 0, TEXT_BINARY, NULL },
+	{ "  \n\n", 0, TEXT_BINARY, NULL },
+	{ "\xef\xbb\xbf", 0, TEXT_BINARY, NULL },
+	{ "abcd", 0, TEXT_BINARY, NULL },
+	{ "hello world", 0, TEXT_BINARY, NULL },
 };
 
 static void verdict(const char *s, size_t n, bool end, const struct input_opts *o,
@@ -98,7 +93,7 @@ static void test_cases(void)
 
 	for (i = 0; i < sizeof(dcases) / sizeof(dcases[0]); i++) {
 		const struct dcase *c = &dcases[i];
-		const struct input_opts *o = c->header ? &headed : &plain;
+		const struct input_opts *o = &plain;
 
 		n = c->n ? c->n : strlen(c->s);
 		verdict(c->s, n, true, o, &v);
@@ -162,16 +157,13 @@ static void test_prefix(void)
 	buf[TEXT_PREFIX - 1] = '\0';
 	verdict(buf, 2 * TEXT_PREFIX, true, &plain, &v);
 	CHECK(v.kind == TEXT_BINARY);
-	/* a header line longer than the prefix: words that name --header,
-	 * and with it, text (nothing past the header seen) */
+	/* a header line longer than the prefix: words that name --header */
 	for (n = 0; n + 8 < sizeof(buf); n += 8)
 		memcpy(buf + n, "column, ", 8);
 	memcpy(buf + 2 * TEXT_PREFIX, "\n1, 2\n", 7);
 	verdict(buf, 2 * TEXT_PREFIX + 7, true, &plain, &v);
 	CHECKF(v.kind == TEXT_WORDS && strstr(v.msg, "--header (-H)") &&
 	       strstr(v.msg, "'column' in line 1 field 1"), "%s", v.msg);
-	verdict(buf, 2 * TEXT_PREFIX + 7, true, &headed, &v);
-	CHECK(v.kind == TEXT_NUMBERS);
 	/* a UTF-8 character cut by the prefix's end is text so far */
 	for (n = 0; n < 2 * TEXT_PREFIX; n += 2)
 		memcpy(buf + n, "7\n", 2);
@@ -210,7 +202,8 @@ static void warn(void *ctx, const struct gs_err *e)
 }
 
 /* input.h: a header line is refused (one warning, the stream then has
- * no operand) unless opts.header says it names the columns. */
+ * no operand) unless opts.header says it names the columns (with text,
+ * as the CLI gives it). */
 static void test_input(void)
 {
 	char path[] = "/tmp/unit_textdetect.XXXXXX", said[800] = "";
@@ -228,7 +221,8 @@ static void test_input(void)
 	}
 	close(fd);
 	for (h = 0; h < 2; h++) {
-		struct input_opts o = { .header = h, .warn = warn, .warn_ctx = said };
+		struct input_opts o = { .header = h, .text = h, .warn = warn,
+					.warn_ctx = said };
 
 		said[0] = '\0';
 		CHECK(input_open(&in, paths, 1, &o, &err) == 0);

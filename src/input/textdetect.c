@@ -179,13 +179,10 @@ static void skip_bom(const uint8_t *p, size_t n, bool end,
 }
 
 /* The verdict on text whose fields are f (whole: the operand's every
- * byte): the first field that is not a number (past the head, with
- * header) decides. */
-static void judge(const struct fields *f, bool whole, bool header,
-		  struct text_verdict *v)
+ * byte): the first field that is not a number decides. */
+static void judge(const struct fields *f, bool whole, struct text_verdict *v)
 {
-	const struct bad_field *b = header || !f->head_bad.set ? &f->rest_bad
-							       : &f->head_bad;
+	const struct bad_field *b = f->head_bad.set ? &f->head_bad : &f->rest_bad;
 	char head[QUOTE_MAX + 4];
 
 	/* printable bytes by chance (a few binary values) make no fields, or
@@ -196,7 +193,9 @@ static void judge(const struct fields *f, bool whole, bool header,
 	}
 	if (!b->set)
 		return;
-	if (!header && !f->rest_bad.set && f->rest) {
+	/* --header takes the operand's first line, so it is offered for a
+	 * line of names that is the first */
+	if (!f->rest_bad.set && f->rest && f->head_bad.line == 1) {
 		quote(head, f->head, f->head_len);
 		v->kind = TEXT_HEADER;
 		snprintf(v->msg, sizeof(v->msg),
@@ -208,7 +207,7 @@ static void judge(const struct fields *f, bool whole, bool header,
 	snprintf(v->msg, sizeof(v->msg),
 		 "looks like text, not numbers ('%s' in line %llu field %llu): gpustat reads numbers split by white space or commas (%s--raw reads the bytes as binary data)",
 		 b->tok, b->line, b->field,
-		 b == &f->head_bad && !f->rest_bad.set ?
+		 b == &f->head_bad && !f->rest_bad.set && b->line == 1 ?
 		 "--header (-H) skips a line of column names; " : "");
 }
 
@@ -236,5 +235,5 @@ void textdetect(const uint8_t *p, size_t n, bool end,
 		return;
 	skip_bom(p, n, true, v);
 	scan_fields(p + v->bom, n - v->bom, whole, &f);
-	judge(&f, whole, o->header, v);
+	judge(&f, whole, v);
 }

@@ -16,9 +16,8 @@
  *    digits, point, exponent, nan/inf/infinity in any case): text. The
  *    last field of a prefix that ends before the operand may be cut, so
  *    it is not looked at;
- *  - a header: the first line that has fields is not numbers and the
- *    lines after it are (with header set, that line names the columns and
- *    is not looked at);
+ *  - a header: the first line is not numbers and the lines after it are
+ *    (under --header, which implies --text, no operand is judged);
  *  - words: lines of text, but not numbers.
  * Printable bytes with no field, or a short operand whose fields are not
  * numbers and make no line ended by a newline, are binary: a few binary
@@ -58,8 +57,7 @@ struct text_verdict {
  * there. An operand of text (o->text: --text, or the stream's first
  * operand was text) is TEXT_MORE while p could still begin a BOM, then
  * TEXT_NUMBERS with bom set. Any other with bytes is judged by its bytes
- * as above, o->header (--header) saying that its first line names the
- * columns; an empty one is TEXT_BINARY. */
+ * as above; an empty one is TEXT_BINARY. */
 void textdetect(const uint8_t *p, size_t n, bool end,
 		const struct input_opts *o, struct text_verdict *v);
 
