@@ -396,13 +396,15 @@ static void check_two_inputs(const uint8_t *d, size_t n)
 }
 
 /* A FIFO after a .zst operand: decoding ahead never opens it (that would
- * block, and take its writer's data); it is read when its turn comes. */
+ * block, and take its writer's data); it is read when its turn comes.
+ * Its bytes are binary (a \001 among the digits: digits alone are text,
+ * which a binary stream refuses). */
 static void *fifo_writer(void *v)
 {
 	int fd = open((const char *)v, O_WRONLY);
 
 	if (fd >= 0) {
-		if (write(fd, "0123456789", 10) != 10)
+		if (write(fd, "01234\00156789", 10) != 10)
 			abort();
 		close(fd);
 	}
@@ -426,7 +428,7 @@ static void check_fifo_after(const uint8_t *d, size_t n)
 	r = read_files(paths, 2, 4, 65536, CAP);
 	pthread_join(t, NULL);
 	CHECKF(r.len == n / 4 + 10 && !memcmp(r.data, d, n / 4) &&
-	       !memcmp(r.data + n / 4, "0123456789", 10) && !r.failed,
+	       !memcmp(r.data + n / 4, "01234\00156789", 10) && !r.failed,
 	       "zst then a FIFO: %zu bytes, '%s'", r.len, r.what);
 	free(r.data);
 	free(a.p);
