@@ -3,9 +3,10 @@
 # many frames, several .zst operands, frames read from a pipe) must give
 # what one thread (-j 1) gives and what the raw data gives, bit for bit,
 # through the CLI: many frames, frames of very different sizes, empty and
-# skippable frames, a frame without its content size (a pipe goes on as a
-# stream from it), a corrupt frame in the middle and a truncated last frame
-# (the same message, offset and exit status as -j 1, nothing on stdout),
+# skippable frames, frames without their content sizes (test_pzstd.sh has
+# pzstd's and the seekable format's), a corrupt frame in the middle and a
+# truncated last frame (the same message, offset and exit status as -j 1,
+# nothing on stdout),
 # stdin as a pipe and as a file, two .zst operands of dot, shards, and a
 # histogram without --range (two passes), frames computed on in the
 # buffers they were decoded into, and a scan's first error in stream order
@@ -21,6 +22,7 @@
 cd "$(dirname "$0")/.." || exit 2
 NAME=zpipe
 . tests/lib.sh
+. tests/zcmp.sh
 M=$T/mkzst
 if ! ${CC:-cc} -O2 -o "$M" bench/mkzst.c -lzstd 2> "$T/err"; then
 	bad mkzst "does not build: $(head -n 1 "$T/err")"
@@ -37,42 +39,6 @@ W=$T/w
 { head -c 1000000 /dev/urandom; yes "$(printf 'gpustat\001 0123456789')" | head -c 1000000
   head -c 2000000 /dev/urandom | tr -c 'a-f' '\001' | head -c 1000000; } > "$R"
 head -c 3000000 /dev/urandom > "$W"
-
-# same NAME WANT CMD: CMD (eval'd) exits 0, says nothing on stderr and
-# prints exactly the file WANT
-same() {
-	eval "$3" > "$T/out" 2> "$T/err"
-	rc=$?
-	if [ $rc -ne 0 ]; then
-		bad "$1" "exit $rc: $(head -n 1 "$T/err")"
-	elif [ -s "$T/err" ]; then
-		bad "$1" "stderr: $(head -n 1 "$T/err")"
-	elif ! cmp -s "$T/out" "$2"; then
-		bad "$1" "stdout $(head -c 60 "$T/out" | od -An -c | head -n 1), wanted $(head -c 60 "$2" | od -An -c | head -n 1)"
-	else
-		ok
-	fi
-}
-
-# alike NAME TEXT CMD1 CMD2: both exit 1 with nothing on stdout and the
-# same one stderr line, which holds TEXT
-alike() {
-	eval "$3" > "$T/o1" 2> "$T/e1"
-	r1=$?
-	eval "$4" > "$T/o2" 2> "$T/e2"
-	r2=$?
-	if [ $r1 -ne 1 ] || [ $r2 -ne 1 ]; then
-		bad "$1" "exit $r1 and $r2, not 1: $(head -n 1 "$T/e1") | $(head -n 1 "$T/e2")"
-	elif [ -s "$T/o1" ] || [ -s "$T/o2" ]; then
-		bad "$1" "printed $(wc -c < "$T/o1") and $(wc -c < "$T/o2") bytes"
-	elif ! cmp -s "$T/e1" "$T/e2"; then
-		bad "$1" "'$(cat "$T/e1")' with -j 1, '$(cat "$T/e2")' in parallel"
-	elif [ "$(wc -l < "$T/e1")" -ne 1 ] || ! grep -qF -- "$2" "$T/e1"; then
-		bad "$1" "'$(cat "$T/e1")', wanted one line with '$2'"
-	else
-		ok
-	fi
-}
 
 "$G" dot -t u8 "$R" "$W" > "$T/dot.want"
 "$G" scan -t u16 "$R" > "$T/scan.want"

@@ -300,8 +300,9 @@ static void check_file(const char *name, const struct buf *b,
 }
 
 /* Several operands, as shards: .zst files decoded ahead on threads of
- * their own while the one before is read, and files that cannot be (no
- * content size, corrupt, missing, not compressed): the same bytes and the
+ * their own while the one before is read (one has a frame of no content
+ * size), and files that cannot be (corrupt, missing, not compressed): the
+ * same bytes and the
  * same warnings, in the same order, as one thread reads. The input stops at
  * the corrupt shard's error, as a stream of operands does. */
 static void check_shards(const uint8_t *d, size_t n)
@@ -568,7 +569,7 @@ static void check_layouts(const uint8_t *d, size_t n)
 	add_frame(&b, d + n - 1000, 1000, true);
 	check_file("uneven.zst", &b, d, n, NULL);
 
-	/* a frame of unknown size among them: read as a stream */
+	/* a frame of unknown size among them (bounded by its blocks) */
 	b.len = 0;
 	add_frame(&b, d, piece, true);
 	add_frame(&b, d + piece, piece, false);
@@ -623,6 +624,53 @@ static void check_layouts(const uint8_t *d, size_t n)
 	free(b.p);
 }
 
+/* Frames of no content size, as pzstd and the seekable format write them,
+ * are listed with a bound from their blocks: at least what they decode to,
+ * and less than one block more (every block but the last decodes to 128
+ * KiB); frames with one keep it exactly. A frame whose blocks could decode
+ * to more than ZPIPE_FRAME_MAX is not listed: the file is a stream. */
+static void check_bounds(const uint8_t *d, size_t n)
+{
+	size_t sizes[] = { 0, 1, 100000, 131072, 131073, 3 << 20, 1 << 20 };
+	struct buf b = { 0 };
+	struct zframe *list;
+	size_t k, at = 0, m = sizeof(sizes) / sizeof(sizes[0]);
+	FILE *t;
+
+	for (k = 0; k < m; at += sizes[k++])
+		add_frame(&b, d + at, sizes[k], k == m - 1);
+	t = tmpfile();
+	if (!t || fwrite(b.p, 1, b.len, t) != b.len || fflush(t) != 0)
+		abort();
+	CHECK(zframes_scan(fileno(t), 0, b.len, (uint64_t)1 << 27, &list, &k));
+	CHECKF(k == m, "%zu frames listed of %zu", k, m);
+	for (size_t i = 0; i < k && k == m; i++)
+		CHECKF(list[i].sized == (i == m - 1) &&
+		       list[i].dsize >= sizes[i] &&
+		       list[i].dsize < sizes[i] + (128 << 10) &&
+		       (list[i].sized ? list[i].dsize == sizes[i] : 1),
+		       "frame %zu of %zu bytes: bound %llu, %s", i, sizes[i],
+		       (unsigned long long)list[i].dsize,
+		       list[i].sized ? "sized" : "unsized");
+	free(list);
+	fclose(t);
+	/* ZPIPE_FRAME_MAX and a byte, without a content size: not listed */
+	uint8_t *big = calloc(1, ZPIPE_FRAME_MAX + 1);
+
+	b.len = 0;
+	add_frame(&b, d, 1000, false);
+	add_frame(&b, big, ZPIPE_FRAME_MAX + 1, false);
+	t = tmpfile();
+	if (!big || !t || fwrite(b.p, 1, b.len, t) != b.len || fflush(t) != 0)
+		abort();
+	CHECK(!zframes_scan(fileno(t), 0, b.len, (uint64_t)1 << 27, &list, &k));
+	free(list);
+	fclose(t);
+	free(big);
+	free(b.p);
+	(void)n;
+}
+
 int main(void)
 {
 	size_t n = 6 << 20;
@@ -634,6 +682,7 @@ int main(void)
 	if (!mkdtemp(tmpdir))
 		abort();
 	check_layouts(d, n);
+	check_bounds(d, n);
 	check_pipe(d, n);
 	check_shards(d, n);
 	check_two_inputs(d, n);

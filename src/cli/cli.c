@@ -712,6 +712,8 @@ int cli_run(struct cli *c, struct input *in, struct input *in2,
 
 		engine_stats_line(st, line, sizeof(line));
 		fprintf(stderr, "gpustat: stages: %s\n", line);
+		if (input_decode_line(in, line, sizeof(line)))
+			fprintf(stderr, "gpustat: %s\n", line);
 	}
 	if (c->verbose && (be == &backend_auto || be == &backend_auto_late)) {
 		char what[1000];

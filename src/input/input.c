@@ -28,6 +28,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -582,6 +583,23 @@ bool input_operand_ended(const struct input *in)
 bool input_ended(const struct input *in)
 {
 	return in->st == ST_END;
+}
+
+bool input_decode_line(const struct input *in, char *buf, size_t n)
+{
+	struct zsrc_decoded d;
+
+	zsrc_decoded(in->z, &d);
+	if (d.parallel + d.stream == 0)
+		return false;
+	if (d.parallel)
+		snprintf(buf, n, "zstd: %.1f MiB of frames decoded in parallel "
+			 "on %d threads, %.1f MiB as one stream",
+			 d.parallel / 1048576.0, d.threads, d.stream / 1048576.0);
+	else
+		snprintf(buf, n, "zstd: %.1f MiB decoded as one stream",
+			 d.stream / 1048576.0);
+	return true;
 }
 
 const char *input_name(const struct input *in)

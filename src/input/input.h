@@ -98,6 +98,11 @@ void input_set_dtype(struct input *in, struct gs_dtype dtype, unsigned columns);
 int input_project(struct input *in, const unsigned *cols, unsigned n,
 		  unsigned width, struct gs_err *err);
 
+/* -v: how the compressed bytes read so far were decoded, as "zstd: N MiB
+ * of frames decoded in parallel on T threads, M MiB as one stream" in
+ * buf: false when nothing compressed was read. */
+bool input_decode_line(const struct input *in, char *buf, size_t n);
+
 #define INPUT_STALL (-2)
 /* Read up to n payload bytes into buf: regular files fill it unless the input
  * ends; pipes wait (as stall_ms says) for the first byte, then take only what

@@ -5,8 +5,8 @@
  * (input.c). Private to the input layer.
  *
  * Only regular files whose every frame checks out before decoding (whole
- * frames with their content sizes, windows within the limit: zframes_scan)
- * are decoded ahead, and only as many as keep ZAHEAD_QUEUE decoded bytes
+ * frames of a bounded size, windows within the limit: zframes_scan) are
+ * decoded ahead, and only as many as keep ZAHEAD_QUEUE decoded bytes
  * queued; the pipe holds at most ZPIPE_BYTES of them decoded. Any other
  * operand is read as it would have been otherwise, when its turn comes. A
  * frame that does not decode is an error named by where it begins, as the

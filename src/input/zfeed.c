@@ -24,6 +24,10 @@
 #define ZFEED_READ ((size_t)1 << 20)	/* read-ahead: the pipe's own size */
 #define ZFEED_DIRECT ((size_t)64 << 10)	/* bodies read straight in from here */
 #define ZFEED_BLOCK_MAX ((size_t)128 << 10)	/* RFC 8878: Block_Maximum_Size */
+/* Decoded bytes a frame of no content size may bound to, unless pzstd's
+ * skippable frame announced it: pzstd's frames are 4 << windowLog, 8 MiB at
+ * its default level, and at most ZPIPE_FRAME_MAX (windowLog 26) are taken. */
+#define ZFEED_UNSIZED_MAX ((uint64_t)32 << 20)
 
 #define ZSTD_MAGIC 0xFD2FB528u
 #define ZSTD_SKIP_MAGIC 0x184D2A50u	/* low 4 bits are free */
@@ -36,6 +40,8 @@ struct zfeed {
 	unsigned char *rb;	/* read-ahead: [rpos, rlen) unread */
 	size_t rpos, rlen;
 	uint64_t roff;		/* bytes of the operand read in all */
+	uint64_t hinted;	/* where the frame that pzstd's skippable frame
+				 * announced begins, plus one (0: none) */
 	bool eof, stopped;
 	int err;
 	struct zfeed_end end;	/* how it ended */
@@ -165,10 +171,14 @@ static bool feed_copy(struct zfeed *f, int slot, size_t *clen, size_t k)
 }
 
 /* The blocks of the frame whose hsize header bytes are unread in the
- * read-ahead, then its checksum, into the slot; queued when whole. */
-static int feed_blocks(struct zfeed *f, int slot, size_t hsize, bool checksum)
+ * read-ahead, then its checksum, into the slot; queued when whole. A frame
+ * reserved ZPIPE_UNSIZED is bounded by its blocks for a window of window
+ * bytes, up to max. */
+static int feed_blocks(struct zfeed *f, int slot, size_t hsize, bool checksum,
+		       bool sized, uint64_t window, uint64_t max)
 {
 	size_t clen = 0;
+	uint64_t bound = 0;
 	bool last = false;
 
 	if (!feed_copy(f, slot, &clen, hsize))
@@ -185,13 +195,15 @@ static int feed_blocks(struct zfeed *f, int slot, size_t hsize, bool checksum)
 		/* reserved, or too large: the stream says how it is corrupt */
 		if (type == 3 || size > ZFEED_BLOCK_MAX)
 			return feed_rest(f, slot, clen);
+		zstd_bound(&bound, bh, window);
+		if (!sized && bound > max)
+			return feed_rest(f, slot, clen);
 		if (!feed_copy(f, slot, &clen, 3 + (type == 1 ? 1 : size)))
 			return feed_rest(f, slot, clen);
 	}
 	if (checksum && !feed_copy(f, slot, &clen, 4))
 		return feed_rest(f, slot, clen);
-	zpipe_commit(f->pipe, slot, clen);
-	return 1;
+	return zpipe_commit(f->pipe, slot, clen, bound) == 0 ? 1 : -1;
 }
 
 /* A zstd frame at the read-ahead's position: queued, or the stream goes on
@@ -202,6 +214,7 @@ static int feed_zstd(struct zfeed *f)
 	unsigned long long dsize;
 	uint64_t win, off;
 	size_t hsize;
+	bool sized;
 	int slot;
 
 	if (!feed_need(f, 5) || !feed_need(f, hsize = zsrc_header_size(f->rb[f->rpos + 4])))
@@ -209,16 +222,19 @@ static int feed_zstd(struct zfeed *f)
 	p = f->rb + f->rpos;
 	off = f->roff - (f->rlen - f->rpos);
 	dsize = ZSTD_getFrameContentSize(p, hsize);
-	if ((p[4] & 0x08) || dsize == ZSTD_CONTENTSIZE_UNKNOWN ||
-	    dsize == ZSTD_CONTENTSIZE_ERROR || dsize > ZPIPE_FRAME_MAX ||
+	sized = dsize != ZSTD_CONTENTSIZE_UNKNOWN;
+	if ((p[4] & 0x08) || dsize == ZSTD_CONTENTSIZE_ERROR ||
+	    (sized && dsize > ZPIPE_FRAME_MAX) ||
 	    zsrc_frame_window(p, hsize, &win) != 1 || win > f->window_max)
 		return feed_rest(f, -1, 0);
-	slot = zpipe_reserve(f->pipe, 0, off, dsize);
+	slot = zpipe_reserve(f->pipe, 0, off, sized ? dsize : ZPIPE_UNSIZED);
 	if (slot == -1)
 		return -1;	/* stopped */
 	if (slot < 0)
 		return feed_rest(f, -1, 0);
-	return feed_blocks(f, slot, hsize, p[4] & 0x04);
+	return feed_blocks(f, slot, hsize, p[4] & 0x04, sized, win,
+			   off + 1 == f->hinted ? ZPIPE_FRAME_MAX
+						: ZFEED_UNSIZED_MAX);
 }
 
 /* The next frame: 1 when it was queued or skipped, 0 at the end of the
@@ -242,6 +258,9 @@ static int feed_frame(struct zfeed *f)
 	/* whole in the read-ahead, so that the stream could still have it */
 	if (skip > ZFEED_READ || !feed_need(f, skip))
 		return feed_rest(f, -1, 0);
+	/* pzstd's: the compressed size of the frame after it */
+	if (magic == ZSTD_SKIP_MAGIC && skip == 12)
+		f->hinted = f->roff - (f->rlen - f->rpos) + skip + 1;
 	f->rpos += skip;
 	return 1;
 }

@@ -4,9 +4,13 @@
  * as its file 0. Private to the input layer.
  *
  * The thread finds each frame's end from its header and block headers,
- * without decoding, and skips skippable frames. It stops at the first frame
- * it cannot take: one without a content size or over ZPIPE_FRAME_MAX, one
- * whose window is over the limit, anything that is not a whole well-formed
+ * without decoding, and skips skippable frames. A frame without a content
+ * size is bounded by its blocks (zstd_bound), as it is read. It stops at
+ * the first frame it cannot take: one over ZPIPE_FRAME_MAX, one of no
+ * content size over ZFEED_UNSIZED_MAX unless pzstd's skippable frame before
+ * it gave its compressed size (one frame of a whole stream, written by zstd
+ * from a pipe, is not read far before the stream takes it), one whose
+ * window is over the limit, anything that is not a whole well-formed
  * frame (a truncated or corrupt one), the end of the stream, a skippable
  * frame over its read-ahead. The stream's own decoder then goes on from
  * exactly there, with the bytes read of that frame handed back, so that

@@ -47,9 +47,12 @@ static bool peek(int fd, uint64_t off, void *buf, size_t n)
 
 /* The compressed size of the frame at off whose header is hsize bytes,
  * from its block headers (RFC 8878, 3.1.1.2) up to end: 0 when it is cut
- * short or a block is reserved (the stream says how it is corrupt). */
+ * short or a block is reserved (the stream says how it is corrupt). With
+ * bound, the bytes its blocks decode to at most, for a window of window
+ * bytes, are added to *bound: 0 once over ZPIPE_FRAME_MAX (a frame of a
+ * whole file, written with no content size, is read as a stream). */
 static uint64_t frame_csize(int fd, uint64_t off, size_t hsize, bool checksum,
-			    uint64_t end)
+			    uint64_t end, uint64_t *bound, uint64_t window)
 {
 	uint64_t at = off + hsize;
 	unsigned char b[3];
@@ -64,6 +67,11 @@ static uint64_t frame_csize(int fd, uint64_t off, size_t hsize, bool checksum,
 		last = bh & 1;
 		if (type == 3)
 			return 0;
+		if (bound) {
+			zstd_bound(bound, bh, window);
+			if (*bound > ZPIPE_FRAME_MAX)
+				return 0;
+		}
 		at += 3;
 		if (end - at < (type == 1 ? 1 : bh >> 3))
 			return 0;
@@ -85,8 +93,9 @@ static bool add_frame(int fd, uint64_t off, uint64_t end, uint64_t window_max,
 	unsigned char h[FRAME_HEADER_MAX];
 	size_t k = end - off < sizeof(h) ? (size_t)(end - off) : sizeof(h);
 	unsigned long long dsize;
-	uint64_t win, csize;
+	uint64_t win, csize, bound = 0;
 	size_t hsize;
+	bool sized;
 
 	if (k < 5 || !peek(fd, off, h, k))
 		return false;
@@ -98,10 +107,11 @@ static bool add_frame(int fd, uint64_t off, uint64_t end, uint64_t window_max,
 	if (zsrc_frame_window(h, k, &win) != 1 || win > window_max || hsize > k)
 		return false;
 	dsize = ZSTD_getFrameContentSize(h, hsize);
-	if (dsize == ZSTD_CONTENTSIZE_UNKNOWN || dsize == ZSTD_CONTENTSIZE_ERROR ||
-	    dsize > ZPIPE_FRAME_MAX)
+	sized = dsize != ZSTD_CONTENTSIZE_UNKNOWN;
+	if (dsize == ZSTD_CONTENTSIZE_ERROR || (sized && dsize > ZPIPE_FRAME_MAX))
 		return false;
-	csize = frame_csize(fd, off, hsize, h[4] & 0x04, end);
+	csize = frame_csize(fd, off, hsize, h[4] & 0x04, end,
+			    sized ? NULL : &bound, win);
 	if (csize == 0)
 		return false;
 	if (*n == *cap) {
@@ -112,7 +122,8 @@ static bool add_frame(int fd, uint64_t off, uint64_t end, uint64_t window_max,
 			return false;
 		*list = l;
 	}
-	(*list)[(*n)++] = (struct zframe){ off, csize, dsize };
+	(*list)[(*n)++] = (struct zframe){ off, csize, sized ? dsize : bound,
+					   sized };
 	*len = csize;
 	return true;
 }

@@ -6,12 +6,13 @@
  * A file of several frames (concatenated .zst files, pzstd's output, the
  * seekable format, with skippable frames anywhere) is decoded a frame per
  * worker; one zstd stream decodes on one core only. Only files whose frames
- * all check out before decoding (whole frames, content sizes in their
- * headers of at most ZPIPE_FRAME_MAX, windows within the limit) take this
- * path; any other file is read as a stream. A frame that does not decode is
- * an error named as the stream names it, by where the frame begins; none of
- * its bytes are served (the stream serves what it decoded before it
- * noticed).
+ * all check out before decoding take this path: whole frames of at most
+ * ZPIPE_FRAME_MAX decoded bytes, by their headers' content sizes or, for
+ * frames written without one (pzstd's, the seekable format's), by their
+ * blocks (zstd_bound), with windows within the limit. Any other file is
+ * read as a stream. A frame that does not decode is an error named as the
+ * stream names it, by where the frame begins; none of its bytes are served
+ * (the stream serves what it decoded before it noticed).
  */
 #ifndef ZFRAMES_H
 #define ZFRAMES_H
@@ -23,9 +24,10 @@
 
 /* The zstd frames of regular file fd's bytes [start, end), skippable
  * frames left out, in *list (malloc'd; *n of them), read by pread: false
- * when one is not whole, has no content size or one over ZPIPE_FRAME_MAX,
- * or asks for a window over window_max (the file is then read as a
- * stream), or when out of memory. */
+ * when one is not whole, decodes to more than ZPIPE_FRAME_MAX (or might,
+ * by its blocks, when its header has no content size) or asks for a window
+ * over window_max (the file is then read as a stream), or when out of
+ * memory. */
 bool zframes_scan(int fd, uint64_t start, uint64_t end, uint64_t window_max,
 		  struct zframe **list, size_t *n);
 

@@ -55,7 +55,11 @@ struct zslot {
 	int state;
 	int file;		/* the id of the file it is part of */
 	bool nomem;		/* no buffer could be had: fails so */
-	uint64_t off, dsize;	/* where the frame begins, decoded bytes */
+	uint64_t off;		/* where the frame begins */
+	uint64_t bound;		/* decoded bytes at most: its buffer's need, as
+				 * counted in pending */
+	uint64_t dsize;		/* decoded bytes: the bound until decoded */
+	bool sized;		/* its header gave dsize: the bound is exact */
 	const unsigned char *src;	/* its compressed bytes */
 	size_t csize;
 	size_t rc;		/* decoded: dsize, or zstd's error */
@@ -186,18 +190,20 @@ static void slot_orphan(struct zpipe *p, struct zslot *s, struct zpipe *owner)
 		}
 }
 
-/* Give the tail slot a decoded buffer for dsize bytes within the budget: a
- * free slot's that fits, else a new one, made room for by unmapping the
- * buffers of free slots. 1, 0 when there is no room now, -1 when there
- * never will be (over the budget) or mmap fails. */
-static int slot_buffer(struct zpipe *p, struct zslot *t, uint64_t dsize)
+/* Give slot t a decoded buffer for dsize bytes within the budget: a free
+ * slot's that fits, else a new one, made room for by unmapping the buffers
+ * of free slots; those are the ring's from the from'th on (t is the tail,
+ * or the slot reserved before it). 1, 0 when there is no room now, -1 when
+ * there never will be (over the budget) or mmap fails. */
+static int slot_buffer(struct zpipe *p, struct zslot *t, uint64_t dsize,
+		       size_t from)
 {
 	size_t want;
 
 	slot_orphan(p, t, p);
 	if (fits(t->dcap, dsize))
 		return 1;
-	for (size_t k = p->count + 1; k < ZP_SLOTS; k++) {
+	for (size_t k = from; k < ZP_SLOTS; k++) {
 		struct zslot *o = ring(p, k);
 
 		if (o->state == SLOT_FREE && fits(o->dcap, dsize)) {
@@ -215,7 +221,7 @@ static int slot_buffer(struct zpipe *p, struct zslot *t, uint64_t dsize)
 	if (want > p->budget)
 		return -1;
 	buf_unmap(&t->dbuf, &t->dcap, &p->dbytes);
-	for (size_t k = p->count + 1; k < ZP_SLOTS && p->dbytes + want > p->budget; k++)
+	for (size_t k = from; k < ZP_SLOTS && p->dbytes + want > p->budget; k++)
 		if (ring(p, k)->state == SLOT_FREE)
 			buf_unmap(&ring(p, k)->dbuf, &ring(p, k)->dcap,
 				  &p->dbytes);
@@ -274,14 +280,15 @@ static size_t slot_decode(ZSTD_DCtx *d, const struct zslot *s)
 		return (size_t)-ZSTD_error_memory_allocation;
 #ifdef MADV_POPULATE_READ
 	populate(s->src, s->csize, MADV_POPULATE_READ);
-	populate(s->dbuf, s->dsize, MADV_POPULATE_WRITE);
+	populate(s->dbuf, s->bound, MADV_POPULATE_WRITE);
 #endif
-	got = ZSTD_decompressDCtx(d, s->dsize ? s->dbuf : none, s->dsize,
+	got = ZSTD_decompressDCtx(d, s->bound ? s->dbuf : none, s->bound,
 				  s->src, s->csize);
 	/* the header promised dsize: zstd checks it, this is the backstop
-	 * (more than dsize is "too small a destination" here, which
-	 * zsrc_corrupt reports as corrupt, as for the stream decoder) */
-	return ZSTD_isError(got) || got == s->dsize ? got
+	 * (more than the bound is "too small a destination" here, which
+	 * zsrc_corrupt reports as corrupt, as for the stream decoder; a
+	 * frame's blocks cannot decode to more) */
+	return ZSTD_isError(got) || got == s->bound || !s->sized ? got
 	       : (size_t)-ZSTD_error_corruption_detected;
 }
 
@@ -315,6 +322,7 @@ static void work(struct zpipe *p, ZSTD_DCtx *d)
 		rc = dropped ? 0 : slot_decode(d, s);
 		pthread_mutex_lock(&zp_lock);
 		s->rc = rc;
+		s->dsize = ZSTD_isError(rc) ? 0 : rc;
 		s->state = SLOT_DONE;
 	}
 	p->busy--;
@@ -476,7 +484,7 @@ static bool top_up(struct zpipe *p)
 		}
 		const struct zframe *fr = &f->list[f->pushed];
 		struct zslot *s = ring(p, p->count);
-		int b = slot_buffer(p, s, fr->dsize);
+		int b = slot_buffer(p, s, fr->dsize, p->count + 1);
 
 		if (b == 0)
 			break;
@@ -484,7 +492,8 @@ static bool top_up(struct zpipe *p)
 		s->file = f->id;
 		s->nomem = b < 0;
 		s->off = fr->off;
-		s->dsize = fr->dsize;
+		s->bound = s->dsize = fr->dsize;
+		s->sized = fr->sized;
 		s->src = (const unsigned char *)f->map + fr->off;
 		s->csize = (size_t)fr->csize;
 		f->pushed++;
@@ -545,6 +554,11 @@ int zpipe_add(struct zpipe *p, int id, void *map, size_t len,
 	return f ? 0 : -1;
 }
 
+int zpipe_threads(const struct zpipe *p)
+{
+	return p->threads;
+}
+
 uint64_t zpipe_pending(struct zpipe *p)
 {
 	uint64_t n;
@@ -563,13 +577,16 @@ int zpipe_reserve(struct zpipe *p, int id, uint64_t off, uint64_t dsize)
 	while (!p->stopped) {
 		struct zslot *s = ring(p, p->count);
 
-		if (p->count < p->depth && (b = slot_buffer(p, s, dsize)) != 0) {
+		if (p->count < p->depth &&
+		    (b = slot_buffer(p, s, dsize == ZPIPE_UNSIZED ? 0 : dsize,
+				     p->count + 1)) != 0) {
 			if (b > 0) {
 				s->state = SLOT_RESERVED;
 				s->file = id;
 				s->nomem = false;
 				s->off = off;
-				s->dsize = dsize;
+				s->sized = dsize != ZPIPE_UNSIZED;
+				s->bound = s->dsize = s->sized ? dsize : 0;
 				p->count++;
 			}
 			r = b > 0 ? (int)(s - p->slot) : -2;
@@ -633,18 +650,33 @@ unsigned char *zpipe_cbuf(struct zpipe *p, int slot, size_t need)
 	return b;
 }
 
-void zpipe_commit(struct zpipe *p, int slot, size_t csize)
+int zpipe_commit(struct zpipe *p, int slot, size_t csize, uint64_t bound)
 {
 	struct zslot *s = &p->slot[slot];
+	int b = 1;
 
 	pthread_mutex_lock(&zp_lock);
+	/* reserved last, it is the ring's tail: free slots follow it */
+	while (!s->sized && !p->stopped &&
+	       (b = slot_buffer(p, s, bound, p->count)) == 0)
+		pthread_cond_wait(&p->cv, &zp_lock);
+	if (p->stopped) {
+		pthread_mutex_unlock(&zp_lock);
+		zpipe_cancel(p, slot);
+		return -1;
+	}
+	if (!s->sized) {
+		s->nomem = b < 0;
+		s->bound = s->dsize = bound;
+	}
 	s->src = s->cbuf;
 	s->csize = csize;
 	s->state = SLOT_QUEUED;
-	p->pending += s->dsize;
+	p->pending += s->bound;
 	pthread_cond_broadcast(&zp_work);
 	pthread_cond_broadcast(&p->cv);
 	pthread_mutex_unlock(&zp_lock);
+	return 0;
 }
 
 void zpipe_cancel(struct zpipe *p, int slot)
@@ -677,7 +709,7 @@ static void release_head(struct zpipe *p)
 	struct zslot *s = ring(p, 0);
 
 	if (s->state == SLOT_QUEUED || s->state == SLOT_DONE)
-		p->pending -= s->dsize;
+		p->pending -= s->bound;
 	s->state = s->lent ? SLOT_LENT : SLOT_FREE;
 	p->head = (p->head + 1) % ZP_SLOTS;
 	p->count--;

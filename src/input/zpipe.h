@@ -47,10 +47,29 @@
 
 struct zpipe;
 
-/* One zstd frame of a mapped file. */
+/* One zstd frame of a mapped file: where it begins, its compressed bytes,
+ * and its decoded bytes, exactly when its header gives them (sized), else
+ * at most (pzstd's frames and the seekable format's carry no content size:
+ * zstd_bound). */
 struct zframe {
-	uint64_t off, csize, dsize;	/* where, compressed and decoded bytes */
+	uint64_t off, csize, dsize;
+	bool sized;
 };
+
+/* Decoded bytes a frame of no content size yields at most, from its blocks
+ * walked so far: a raw or RLE block's size says what it decodes to, a
+ * compressed one decodes to at most min(window, 128 KiB) (RFC 8878,
+ * Block_Maximum_Size). Adds block header bh's share to *bound. */
+static inline void zstd_bound(uint64_t *bound, uint32_t bh, uint64_t window)
+{
+	uint64_t max = window < (128 << 10) ? window : (128 << 10);
+
+	*bound += (bh >> 1 & 3) == 2 ? max : bh >> 3;
+}
+
+/* The decoded size a producer's frame reserves when its header gives none:
+ * zpipe_commit takes its bound instead. */
+#define ZPIPE_UNSIZED UINT64_MAX
 
 /* A pipe whose frames up to threads workers decode at once, holding at most
  * budget bytes of decoded data (frames over budget fail as out of memory),
@@ -76,15 +95,18 @@ void zpipe_stop(struct zpipe *p);
 int zpipe_add(struct zpipe *p, int id, void *map, size_t len,
 	      struct zframe *list, size_t n);
 
+/* The workers that decode its frames at once. */
+int zpipe_threads(const struct zpipe *p);
+
 /* Decoded bytes queued and not yet served. */
 uint64_t zpipe_pending(struct zpipe *p);
 
 /* ---- a producer of single frames (one thread) ------------------------------ */
 
 /* A slot for the next frame of file id (added with no map): off is where
- * it begins, dsize its
- * decoded size. Waits for room. Returns the slot, -1 when stopped or -2
- * when out of memory. */
+ * it begins, dsize its decoded size, or ZPIPE_UNSIZED when its header
+ * gives none (the bound comes with zpipe_commit). Waits for room. Returns
+ * the slot, -1 when stopped or -2 when out of memory. */
 int zpipe_reserve(struct zpipe *p, int id, uint64_t off, uint64_t dsize);
 
 /* The slot's buffer for the frame's compressed bytes, grown to at least
@@ -92,8 +114,11 @@ int zpipe_reserve(struct zpipe *p, int id, uint64_t off, uint64_t dsize);
  * is over the budget or out of memory (then zpipe_cancel). */
 unsigned char *zpipe_cbuf(struct zpipe *p, int slot, size_t need);
 
-/* The frame in the slot is whole: csize bytes of its buffer. Decode it. */
-void zpipe_commit(struct zpipe *p, int slot, size_t csize);
+/* The frame in the slot is whole: csize bytes of its buffer. Decode it.
+ * bound: at most the bytes it decodes to, for a slot reserved
+ * ZPIPE_UNSIZED (ignored otherwise), which waits here for room for them.
+ * 0, or -1 when stopped (the slot is given back). */
+int zpipe_commit(struct zpipe *p, int slot, size_t csize, uint64_t bound);
 
 /* Give back the slot reserved last, unused. */
 void zpipe_cancel(struct zpipe *p, int slot);

@@ -59,6 +59,7 @@ struct zsrc {
 	bool pipe_owned;	/* opened for this operand (else zahead's) */
 	struct zfeed *feed;	/* a pipe's frames, read on a thread */
 	uint64_t base;		/* the fd offset where the operand began */
+	struct zsrc_decoded dec;	/* of every operand so far */
 };
 
 /* Stop serving from a pipe: one opened for the operand is closed, with the
@@ -249,9 +250,12 @@ static int zsrc_dctx(struct zsrc *z)
 /* Whether the frame at p[0..n) is one that no thread could take from a
  * pipe, so that the stream decodes it here as -j 1 does, without a feeding
  * thread and its workers being started for nothing: its header, whole in
- * p, gives no content size (zstd < pipe writes none) or one over
- * ZPIPE_FRAME_MAX (one frame of a whole dataset). The feeding thread stops
- * at the first such frame and never resumes, so nothing after it is lost. */
+ * p, gives a content size over ZPIPE_FRAME_MAX (one frame of a whole
+ * dataset). A frame of no content size (zstd < pipe writes none, nor do
+ * pzstd and the seekable format) goes to the feeding thread, which reads
+ * no more than ZFEED_UNSIZED_MAX of it to find that it is one frame of a
+ * whole stream. The feeding thread stops at the first frame it cannot take
+ * and never resumes, so nothing after it is lost. */
 static bool one_stream(const uint8_t *p, size_t n)
 {
 	unsigned long long dsize;
@@ -261,7 +265,7 @@ static bool one_stream(const uint8_t *p, size_t n)
 		return false;
 	dsize = ZSTD_getFrameContentSize(p, n);
 	return dsize != ZSTD_CONTENTSIZE_ERROR &&
-	       (dsize == ZSTD_CONTENTSIZE_UNKNOWN || dsize > ZPIPE_FRAME_MAX);
+	       dsize != ZSTD_CONTENTSIZE_UNKNOWN && dsize > ZPIPE_FRAME_MAX;
 }
 
 int zsrc_use_zstd(struct zsrc *z)
@@ -281,6 +285,7 @@ int zsrc_use_zstd(struct zsrc *z)
 				     z->raw_off, z->window_max, z->threads);
 		if (z->feed) {
 			z->pipe = zfeed_pipe(z->feed);
+			z->dec.threads = zpipe_threads(z->pipe);
 			z->pipe_file = 0;
 			z->base = 0;
 			z->pos = z->len = 0;
@@ -300,6 +305,8 @@ int zsrc_use_zstd(struct zsrc *z)
 		z->pipe_file = 0;
 		z->pipe_owned = z->pipe != NULL;
 	}
+	if (z->pipe)
+		z->dec.threads = zpipe_threads(z->pipe);
 	return 0;
 }
 
@@ -310,6 +317,12 @@ void zsrc_serve(struct zsrc *z, struct zpipe *p, int file)
 	z->pipe_file = file;
 	z->pipe_owned = false;
 	z->base = 0;
+	z->dec.threads = zpipe_threads(p);
+}
+
+void zsrc_decoded(const struct zsrc *z, struct zsrc_decoded *d)
+{
+	*d = z->dec;
 }
 
 bool zsrc_compressed(const struct zsrc *z)
@@ -342,8 +355,13 @@ ssize_t zsrc_view(struct zsrc *z, size_t n, size_t align, const void **p,
 	void *m;
 
 	/* a regular file's frames: in the buffer they were decoded into */
-	if (z->pipe && !z->feed)
-		return n ? zpipe_view(z->pipe, z->pipe_file, n, align, p) : 0;
+	if (z->pipe && !z->feed) {
+		ssize_t r = n ? zpipe_view(z->pipe, z->pipe_file, n, align, p)
+			      : 0;
+
+		z->dec.parallel += r > 0 ? (uint64_t)r : 0;
+		return r;
+	}
 	if (!z->is_reg || z->zstd || z->pipe || z->len > z->pos || z->eof ||
 	    page <= 0)
 		return 0;
@@ -372,7 +390,10 @@ ssize_t zsrc_view(struct zsrc *z, size_t n, size_t align, const void **p,
 
 bool zsrc_unread(struct zsrc *z, size_t k)
 {
-	return z->pipe && !z->feed && zpipe_unread(z->pipe, z->pipe_file, k);
+	if (!z->pipe || z->feed || !zpipe_unread(z->pipe, z->pipe_file, k))
+		return false;
+	z->dec.parallel -= k;
+	return true;
 }
 
 bool zsrc_served(struct zsrc *z)
@@ -629,9 +650,14 @@ ssize_t zsrc_read(struct zsrc *z, void *buf, size_t n, int stall_ms,
 
 	if (z->pipe && n == 0)
 		return 0;
-	if (z->pipe && (r = zsrc_frames(z, buf, n, stall_ms, err)) != ZSRC_STREAM)
+	if (z->pipe && (r = zsrc_frames(z, buf, n, stall_ms, err)) != ZSRC_STREAM) {
+		z->dec.parallel += r > 0 ? (uint64_t)r : 0;
 		return r;
-	if (z->zstd)
-		return zsrc_decode(z, buf, n, stall_ms, err);
+	}
+	if (z->zstd) {
+		r = zsrc_decode(z, buf, n, stall_ms, err);
+		z->dec.stream += r > 0 ? (uint64_t)r : 0;
+		return r;
+	}
 	return zsrc_plain(z, buf, n, stall_ms, err);
 }

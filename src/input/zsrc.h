@@ -58,6 +58,14 @@ int zsrc_use_zstd(struct zsrc *z);
 struct zpipe;
 void zsrc_serve(struct zsrc *z, struct zpipe *p, int file);
 
+/* Decoded bytes served so far, of every operand: by workers decoding frames
+ * in parallel (threads of them, the last pipe's) and by the one stream. */
+struct zsrc_decoded {
+	uint64_t parallel, stream;
+	int threads;
+};
+void zsrc_decoded(const struct zsrc *z, struct zsrc_decoded *d);
+
 /* Whether the operand is being decoded by zstd. */
 bool zsrc_compressed(const struct zsrc *z);
 
