@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include <zstd.h>
 #include "zfeed.h"
+#include "zframes.h"
 #include "zpipe.h"
 #include "zsrc.h"
 
@@ -42,6 +43,7 @@ struct zfeed {
 	uint64_t roff;		/* bytes of the operand read in all */
 	uint64_t hinted;	/* where the frame that pzstd's skippable frame
 				 * announced begins, plus one (0: none) */
+	uint32_t hint_csize;	/* ...and its compressed size */
 	bool eof, stopped;
 	int err;
 	struct zfeed_end end;	/* how it ended */
@@ -206,6 +208,25 @@ static int feed_blocks(struct zfeed *f, int slot, size_t hsize, bool checksum,
 	return zpipe_commit(f->pipe, slot, clen, bound) == 0 ? 1 : -1;
 }
 
+/* The frame of csize compressed bytes, by pzstd's skippable frame before
+ * it, whose hsize header bytes are unread in the read-ahead: read whole
+ * (straight into the slot: no block at a time), then its blocks walked
+ * there; queued when they end where pzstd said. */
+static int feed_announced(struct zfeed *f, int slot, size_t hsize,
+			  bool checksum, bool sized, uint64_t window,
+			  size_t csize)
+{
+	size_t clen = 0;
+	uint64_t bound;
+
+	if (!feed_copy(f, slot, &clen, csize) ||
+	    zframes_walk(zpipe_cbuf(f->pipe, slot, 0), csize, hsize, checksum,
+			 window, &bound) != csize ||
+	    (!sized && bound > ZPIPE_FRAME_MAX))
+		return feed_rest(f, slot, clen);
+	return zpipe_commit(f->pipe, slot, clen, bound) == 0 ? 1 : -1;
+}
+
 /* A zstd frame at the read-ahead's position: queued, or the stream goes on
  * from it. */
 static int feed_zstd(struct zfeed *f)
@@ -232,9 +253,11 @@ static int feed_zstd(struct zfeed *f)
 		return -1;	/* stopped */
 	if (slot < 0)
 		return feed_rest(f, -1, 0);
+	if (off + 1 == f->hinted && f->hint_csize <= ZPIPE_FRAME_MAX)
+		return feed_announced(f, slot, hsize, p[4] & 0x04, sized, win,
+				      f->hint_csize);
 	return feed_blocks(f, slot, hsize, p[4] & 0x04, sized, win,
-			   off + 1 == f->hinted ? ZPIPE_FRAME_MAX
-						: ZFEED_UNSIZED_MAX);
+			   ZFEED_UNSIZED_MAX);
 }
 
 /* The next frame: 1 when it was queued or skipped, 0 at the end of the
@@ -259,8 +282,10 @@ static int feed_frame(struct zfeed *f)
 	if (skip > ZFEED_READ || !feed_need(f, skip))
 		return feed_rest(f, -1, 0);
 	/* pzstd's: the compressed size of the frame after it */
-	if (magic == ZSTD_SKIP_MAGIC && skip == 12)
+	if (magic == ZSTD_SKIP_MAGIC && skip == 12) {
 		f->hinted = f->roff - (f->rlen - f->rpos) + skip + 1;
+		f->hint_csize = le32(f->rb + f->rpos + 8);
+	}
 	f->rpos += skip;
 	return 1;
 }

@@ -82,6 +82,34 @@ static uint64_t frame_csize(int fd, uint64_t off, size_t hsize, bool checksum,
 	return at + (checksum ? 4 : 0) - off;
 }
 
+uint64_t zframes_walk(const unsigned char *p, size_t n, size_t hsize,
+		      bool checksum, uint64_t window, uint64_t *bound)
+{
+	size_t at = hsize;
+	bool last = false;
+
+	*bound = 0;
+	while (!last) {
+		if (n - at < 3)
+			return 0;
+		uint32_t bh = (uint32_t)p[at] | (uint32_t)p[at + 1] << 8 |
+			      (uint32_t)p[at + 2] << 16, type = bh >> 1 & 3;
+		size_t body = type == 1 ? 1 : bh >> 3;
+
+		last = bh & 1;
+		if (type == 3 || bh >> 3 > (128 << 10))
+			return 0;
+		zstd_bound(bound, bh, window);
+		at += 3;
+		if (n - at < body)
+			return 0;
+		at += body;
+	}
+	if (checksum && n - at < 4)
+		return 0;
+	return at + (checksum ? 4 : 0);
+}
+
 /* Add the frame at off (end: the end of the file) to the list; false when
  * it is not one this path takes. *len: its length. Its header is judged
  * first: a frame too large to take (one stream of a whole file) costs no

@@ -31,6 +31,13 @@
 bool zframes_scan(int fd, uint64_t start, uint64_t end, uint64_t window_max,
 		  struct zframe **list, size_t *n);
 
+/* The length of the zstd frame at p[0..n) whose header is hsize bytes, from
+ * its block headers: 0 when it is not whole in p or a block is reserved or
+ * over 128 KiB. *bound gets what its blocks decode to at most, for a
+ * window of window bytes (zstd_bound). */
+uint64_t zframes_walk(const unsigned char *p, size_t n, size_t hsize,
+		      bool checksum, uint64_t window, uint64_t *bound);
+
 /* The frames of regular file fd from byte start to its end, if there are
  * at least two zstd frames and they check out, queued as file 0 of a new
  * pipe decoding on up to threads workers (their offsets are the fd's): the
