@@ -562,6 +562,7 @@ static int settle_dtype(struct cli *c, const struct input_info *info,
 }
 
 #define CHUNK_FLOOR ((size_t)1 << 20)
+#define CHUNK_ONE_STREAM ((size_t)8 << 20)
 
 /* Open paths and settle the job with what they say. continued: they are
  * operands of the stream that cli_open_input opened before, read as that
@@ -619,6 +620,13 @@ static int open_input(struct cli *c, char *const *paths, int npaths,
 		if (want < c->eo.chunk_size)
 			c->eo.chunk_size = (size_t)want;
 	}
+	/* zstd decoded on one thread fills small chunks: their pages are
+	 * cleared once by the kernel (the 256 MiB of 64 MiB ones took a
+	 * quarter of a run over 1 GiB) and stay in the cache between the
+	 * decoder and the computation */
+	if (info->one_stream && !c->chunk_set &&
+	    c->eo.chunk_size > CHUNK_ONE_STREAM)
+		c->eo.chunk_size = CHUNK_ONE_STREAM;
 	if (c->verbose) {
 		char from[240] = "";
 

@@ -407,6 +407,7 @@ int input_probe(struct input *in, struct input_info *info, struct gs_err *err)
 		info->columns = in->hdr.columns;
 	}
 	info->compressed = in_data(in) && zsrc_compressed(in->z);
+	info->one_stream = info->compressed && !zsrc_parallel(in->z);
 	info->format = info->compressed ? in->fmt->zname : in->fmt->name;
 	info->total_bytes = informat_total(in->paths, in->npaths, in->opts.raw,
 					   in->stdin_reg ? in->stdin_start : -1);

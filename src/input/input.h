@@ -37,6 +37,7 @@ struct input_info {
 	int64_t total_bytes;	/* payload bytes of all operands if known, else -1 */
 	bool text;		/* decimal text (--text, or found so) */
 	bool compressed;	/* zstd (the first operand's data) */
+	bool one_stream;	/* ...decoded as one stream, on one thread */
 	/* text: its first line (headline.h), the names of --header or, with
 	 * count_line, the count of its fields; NULL when not asked for */
 	const struct headline *head;

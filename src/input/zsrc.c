@@ -325,6 +325,11 @@ void zsrc_decoded(const struct zsrc *z, struct zsrc_decoded *d)
 	*d = z->dec;
 }
 
+bool zsrc_parallel(const struct zsrc *z)
+{
+	return z->pipe != NULL;
+}
+
 bool zsrc_compressed(const struct zsrc *z)
 {
 	return z->zstd;

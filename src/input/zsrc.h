@@ -66,6 +66,10 @@ struct zsrc_decoded {
 };
 void zsrc_decoded(const struct zsrc *z, struct zsrc_decoded *d);
 
+/* Whether the operand's frames are decoded in parallel (for now: a pipe
+ * from a frame it cannot take on goes on as one stream). */
+bool zsrc_parallel(const struct zsrc *z);
+
 /* Whether the operand is being decoded by zstd. */
 bool zsrc_compressed(const struct zsrc *z);
 
