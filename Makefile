@@ -166,7 +166,7 @@ bench-gpu: $(BUILD)/bench_gpu $(BUILD)/bench_kernels
 # nvcc and NVCOMP; it opens libnvcomp through gpustat's loader.
 $(BUILD)/nvcomp_probe: bench/nvcomp_probe.cu $(BUILD)/input/nvcomp_lib.o $(BUILD)/nvccflags
 	@test -n '$(HAVE_NVCOMP)' || { echo "nvcomp_probe needs nvcc and nvCOMP (make NVCOMP=DIR)" >&2; exit 1; }
-	$(CUDA) $(NVCCFLAGS) $(INCLUDES) $(filter -I% -D%,$(CPPFLAGS)) -o $@ $< \
+	$(CUDA) $(NVCCFLAGS) $(filter -I% -D%,$(CPPFLAGS)) -o $@ $< \
 		$(BUILD)/input/nvcomp_lib.o -cudart static $(LDLIBS)
 
 # CUDA tells tests/run.sh which configuration was built (empty: CPU only).

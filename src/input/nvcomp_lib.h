@@ -10,7 +10,13 @@
 #ifdef GS_HAVE_NVCOMP
 #include <nvcomp.h>
 #include <nvcomp/zstd.h>
+#endif
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifdef GS_HAVE_NVCOMP
 /* The entry points gpustat uses, as nvcomp/zstd.h declares them. */
 struct gs_nvcomp {
 	unsigned version;		/* nvcompProperties_t.version: 6000 is 6.0.0 */
@@ -32,4 +38,7 @@ const struct gs_nvcomp *gs_nvcomp_load(void);
  * in". Opens the library if it was built in. */
 void gs_nvcomp_describe(char *buf, size_t size);
 
+#ifdef __cplusplus
+}
+#endif
 #endif
