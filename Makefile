@@ -44,12 +44,14 @@ LIBOBJS = $(filter-out $(BUILD)/main.o,$(OBJS))
 # and make CUDA=/path/to/nvcc picks a compiler. Either is remembered in
 # $(BUILD)/config.mk, so a later make, make check or make install builds the
 # same configuration (make clean forgets it).
+# NVCOMP (below) is remembered the same way; a value on the command line wins
+# over the remembered one, and config.mk keeps whatever either was given.
 CONFIG = $(BUILD)/config.mk
-ifeq ($(origin CUDA),command line)
-$(shell mkdir -p $(BUILD) && { echo 'CUDA = $(CUDA)' | cmp -s - $(CONFIG) || \
-	echo 'CUDA = $(CUDA)' > $(CONFIG); })
-else
 -include $(CONFIG)
+ifneq ($(filter command line,$(origin CUDA) $(origin NVCOMP)),)
+config_lines = $(foreach v,CUDA NVCOMP,$(if $(filter command line file,$(origin $(v))),'$(v) = $($(v))'))
+$(shell mkdir -p $(BUILD) && { printf '%s\n' $(config_lines) | cmp -s - $(CONFIG) || \
+	printf '%s\n' $(config_lines) > $(CONFIG); })
 endif
 CUDA ?= $(shell command -v nvcc 2>/dev/null)
 # SASS for sm_80, which runs on every Ampere and Ada GPU (sm_80, 86, 87,
@@ -72,6 +74,33 @@ else
 LINK = $(CC) $(CFLAGS)
 endif
 LIBOBJS += $(CUDA_OBJS)
+
+# nvCOMP, NVIDIA's GPU decoders (its batched zstd decoder), is looked for only
+# with CUDA: NVCOMP=DIR names a folder with include/nvcomp/zstd.h (the pip
+# wheel nvidia-libnvcomp-cu13's nvidia/libnvcomp, or a system prefix), else
+# /usr/include/nvcomp or the wheel that python3 imports is used; NVCOMP=
+# leaves it out. Only its headers are needed to build (GS_HAVE_NVCOMP):
+# libnvcomp.so.6 is opened at run time (src/input/nvcomp_lib.c), first in
+# the folder found here, so gpustat runs, and decodes on the CPU, without it.
+ifneq ($(CUDA),)
+ifeq ($(origin NVCOMP),undefined)
+NVCOMP := $(shell if [ -f /usr/include/nvcomp/zstd.h ]; then echo /usr; else \
+	python3 -c 'import os, nvidia.libnvcomp as m; print(os.path.dirname(m.__file__))' \
+	2>/dev/null; fi)
+endif
+ifneq ($(NVCOMP),)
+ifneq ($(wildcard $(NVCOMP)/include/nvcomp/zstd.h),)
+HAVE_NVCOMP = 1
+NVCOMP_LIBDIR := $(abspath $(dir $(firstword $(wildcard $(NVCOMP)/lib64/libnvcomp.so* \
+	$(NVCOMP)/lib/libnvcomp.so* $(NVCOMP)/lib/*-linux-gnu/libnvcomp.so*))))
+CPPFLAGS += -DGS_HAVE_NVCOMP -DGS_NVCOMP_LIBDIR='"$(NVCOMP_LIBDIR)"'
+CPPFLAGS += $(if $(filter /usr,$(abspath $(NVCOMP))),,-I$(abspath $(NVCOMP))/include)
+LDLIBS += -ldl
+else
+$(warning NVCOMP=$(NVCOMP) has no include/nvcomp/zstd.h: building without nvCOMP)
+endif
+endif
+endif
 
 # Objects depend on the flags they were compiled with, as git's GIT-CFLAGS
 # does: switching CUDA= on or off, or another CFLAGS, recompiles what they
@@ -132,6 +161,13 @@ $(BUILD)/bench_gpu: bench/bench_gpu.cu $(LIBOBJS)
 	$(CUDA) $(NVCCFLAGS) $(INCLUDES) -o $@ $< $(LIBOBJS) -cudart static $(LDLIBS)
 
 bench-gpu: $(BUILD)/bench_gpu $(BUILD)/bench_kernels
+
+# nvCOMP's zstd decoder measured on its own (bench/bench_nvcomp.sh): needs
+# nvcc and NVCOMP; it opens libnvcomp through gpustat's loader.
+$(BUILD)/nvcomp_probe: bench/nvcomp_probe.cu $(BUILD)/input/nvcomp_lib.o $(BUILD)/nvccflags
+	@test -n '$(HAVE_NVCOMP)' || { echo "nvcomp_probe needs nvcc and nvCOMP (make NVCOMP=DIR)" >&2; exit 1; }
+	$(CUDA) $(NVCCFLAGS) $(filter -I% -D%,$(CPPFLAGS)) -o $@ $< \
+		$(BUILD)/input/nvcomp_lib.o -cudart static $(LDLIBS)
 
 # CUDA tells tests/run.sh which configuration was built (empty: CPU only).
 check: gpustat unit
