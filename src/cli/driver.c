@@ -8,6 +8,7 @@
  * right after, and after a backend error the engine's reader may still be
  * using the input (engine.c says why the engine is not freed then either).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "command.h"
@@ -46,13 +47,35 @@ static int pass_done(struct cli *c, const struct pass *p, void *acc,
 	return p->done(c, acc, b, err);
 }
 
-/* One pass over c->in: its accumulator within the limit, the engine, then
- * the pass's handling of the result. keep: the accumulator is kept there
- * (else freed). */
-static int run_pass(struct cli *c, const struct pass *p, struct sbuf *b,
-		    void **keep, struct gs_err *err)
+/* -v: what pass n cost (two-pass commands read their input twice), and
+ * how much of the files it read was not in memory (coldread.h): all0 and
+ * cold0 are input_cold_bytes's counts before it. */
+static void pass_report(const struct cli *c, int n,
+			const struct engine_stats *st, uint64_t all0,
+			uint64_t cold0)
+{
+	uint64_t all, cold, bytes = st->records * job_record_size(&c->job);
+	const char *how = input_cold_bytes(&all, &cold);
+	char from[160] = "";
+
+	if (strcmp(how, "off") != 0 && all > all0)
+		snprintf(from, sizeof(from), "; %.1f of %.1f MiB of its file "
+			 "reads not in memory (cold reads: %s)",
+			 (cold - cold0) / 1048576.0, (all - all0) / 1048576.0,
+			 how);
+	fprintf(stderr, "gpustat: pass %d: %.1f MiB in %.3f s (%.2f GB/s)%s\n",
+		n, bytes / 1048576.0, st->wall,
+		st->wall > 0 ? bytes / st->wall / 1e9 : 0.0, from);
+}
+
+/* One pass over c->in (pass n): its accumulator within the limit, the
+ * engine, then the pass's handling of the result. keep: the accumulator
+ * is kept there (else freed). */
+static int run_pass(struct cli *c, const struct pass *p, int n,
+		    struct sbuf *b, void **keep, struct gs_err *err)
 {
 	struct engine_stats st;
+	uint64_t all0, cold0;
 	void *acc;
 	int rc;
 
@@ -62,8 +85,11 @@ static int run_pass(struct cli *c, const struct pass *p, struct sbuf *b,
 	acc = engine_acc_new(&c->job, &c->eo, p->extra ? p->extra(c) : 0, err);
 	if (!acc)
 		return -1;
+	input_cold_bytes(&all0, &cold0);
 	if (cli_run(c, c->in, c->in2, c->input_bytes, NULL, acc, &st, err) < 0)
 		return -1;
+	if (c->verbose)
+		pass_report(c, n, &st, all0, cold0);
 	c->records = st.records;
 	rc = pass_done(c, p, acc, b, err);
 	if (keep && rc == 0)
@@ -78,7 +104,8 @@ static int run_over(struct cli *c, const struct pass *passes, struct sbuf *b,
 		    void **keep, struct gs_err *err)
 {
 	for (const struct pass *p = passes; p->done; p++)
-		if (run_pass(c, p, b, p[1].done ? NULL : keep, err) < 0)
+		if (run_pass(c, p, (int)(p - passes) + 1, b,
+			     p[1].done ? NULL : keep, err) < 0)
 			return -1;
 	return 0;
 }

@@ -150,4 +150,10 @@ int input_rewind(struct input *in, struct gs_err *err);
 
 void input_close(struct input *in);
 
+/* The payload bytes of regular files read so far in this process: *all
+ * that were asked whether they are in memory (reads of a few MiB and more
+ * on several threads, and views), *cold those that were not (coldread.h);
+ * returns how cold ones are read ("ahead", GPUSTAT_COLD_READ's choice). */
+const char *input_cold_bytes(uint64_t *all, uint64_t *cold);
+
 #endif

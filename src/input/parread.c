@@ -14,9 +14,11 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "coldread.h"
 #include "parread.h"
 #include "pool.h"
 
@@ -27,7 +29,12 @@ struct par_job {
 	unsigned char *buf;
 	off_t base;			/* the fd's offset at the call */
 	size_t n, piece;
+	/* piece k is [k * piece - skew, (k + 1) * piece - skew) of [0, n):
+	 * for O_DIRECT, pieces after the first begin on aligned offsets */
+	size_t skew;
 	unsigned npieces;
+	enum cold_how how;		/* coldread.h: what a cold range needs */
+	int dfd;			/* COLD_DIRECT: the O_DIRECT descriptor */
 	int threads;			/* pool threads that take pieces */
 	_Atomic unsigned next;		/* the next piece to take */
 	_Atomic unsigned stop;		/* the first piece that came back short */
@@ -39,32 +46,80 @@ static pthread_mutex_t par_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct pool par_pool;
 static int par_state;			/* 0 not tried, 1 made, -1 failed */
 
+/* Where piece k begins within [0, n]. */
+static size_t piece_at(const struct par_job *j, unsigned k)
+{
+	size_t at = k ? (size_t)k * j->piece - j->skew : 0;
+
+	return at < j->n ? at : j->n;
+}
+
 static size_t piece_len(const struct par_job *j, unsigned k)
 {
-	size_t off = (size_t)k * j->piece;
+	return piece_at(j, k + 1) - piece_at(j, k);
+}
 
-	return j->n - off < j->piece ? j->n - off : j->piece;
+/* [off, off + want) of the job through fd: the bytes read, up to the end
+ * of the file or an error (*err). O_DIRECT (direct) reads where offset and
+ * length are aligned, and gives way to buffered reads where it refuses. */
+static size_t span_read(struct par_job *j, size_t off, size_t want,
+			bool direct, int *err)
+{
+	size_t got = 0;
+
+	while (got < want) {
+		bool d = direct && want - got >= COLDREAD_ALIGN;
+		size_t len = d ? (want - got) / COLDREAD_ALIGN * COLDREAD_ALIGN
+			       : want - got;
+		ssize_t r = pread(d ? j->dfd : j->fd, j->buf + off + got, len,
+				  j->base + (off_t)(off + got));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (d && (r < 0 || (size_t)r % COLDREAD_ALIGN)) {
+			direct = false;		/* the rest buffered */
+			if (r <= 0)
+				continue;
+		}
+		if (r < 0)
+			*err = errno;
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	return got;
+}
+
+/* Piece k: with O_DIRECT, its aligned middle direct and its ends not. */
+static size_t piece_span(struct par_job *j, unsigned k, int *err)
+{
+	size_t off = piece_at(j, k), want = piece_len(j, k), a, b, got;
+
+	if (j->how != COLD_DIRECT)
+		return span_read(j, off, want, false, err);
+	/* the aligned part: [a, b) within [off, off + want) */
+	a = ((size_t)j->base + off + COLDREAD_ALIGN - 1) / COLDREAD_ALIGN *
+	    COLDREAD_ALIGN - (size_t)j->base;
+	b = ((size_t)j->base + off + want) / COLDREAD_ALIGN * COLDREAD_ALIGN -
+	    (size_t)j->base;
+	if (a >= b)
+		return span_read(j, off, want, false, err);
+	got = span_read(j, off, a - off, false, err);
+	if (got == a - off)
+		got += span_read(j, a, b - a, true, err);
+	if (got == b - off)
+		got += span_read(j, b, off + want - b, false, err);
+	return got;
 }
 
 /* Piece k whole, or up to the end of the file or an error. */
 static void piece_read(struct par_job *j, unsigned k)
 {
-	size_t off = (size_t)k * j->piece, want = piece_len(j, k), got = 0;
+	size_t want = piece_len(j, k), got;
 	unsigned s;
 
 	j->err[k] = 0;
-	while (got < want) {
-		ssize_t r = pread(j->fd, j->buf + off + got, want - got,
-				  j->base + (off_t)(off + got));
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			j->err[k] = errno;
-		if (r <= 0)
-			break;
-		got += (size_t)r;
-	}
+	got = piece_span(j, k, &j->err[k]);
 	j->got[k] = got;
 	if (got == want)
 		return;
@@ -81,6 +136,10 @@ static void par_task(void *v, int i, int nthreads)
 	(void)nthreads;
 	if (i >= j->threads)
 		return;
+	/* the caller's thread queues the range and the next while the
+	 * others read (it may wait for the disk's queue) */
+	if (i == 0 && (j->how == COLD_AHEAD || j->how == COLD_COPY))
+		coldread_ahead(j->fd, j->base, j->n);
 	while ((k = atomic_fetch_add(&j->next, 1)) < j->npieces)
 		if (k <= atomic_load(&j->stop))
 			piece_read(j, k);
@@ -152,12 +211,19 @@ static ssize_t par_run(struct par_job *j)
 {
 	ssize_t r;
 
-	j->piece = (j->n + PARREAD_MAX_PIECES - 1) / PARREAD_MAX_PIECES;
-	if (j->piece < PARREAD_PIECE)
-		j->piece = PARREAD_PIECE;
-	j->npieces = (unsigned)((j->n + j->piece - 1) / j->piece);
 	if (j->threads > par_pool.n)
 		j->threads = par_pool.n;
+	j->piece = (j->n + PARREAD_MAX_PIECES - 1) / PARREAD_MAX_PIECES;
+	if (j->how == COLD_SHARE)	/* one share a thread */
+		j->piece = (j->n + (size_t)j->threads - 1) / (size_t)j->threads;
+	if (j->piece < PARREAD_PIECE)
+		j->piece = PARREAD_PIECE;
+	if (j->how == COLD_DIRECT) {
+		j->piece = (j->piece + COLDREAD_ALIGN - 1) / COLDREAD_ALIGN *
+			   COLDREAD_ALIGN;
+		j->skew = (size_t)j->base % COLDREAD_ALIGN;
+	}
+	j->npieces = (unsigned)((j->n + j->skew + j->piece - 1) / j->piece);
 	if ((unsigned)j->threads > j->npieces)
 		j->threads = (int)j->npieces;
 	atomic_init(&j->next, 0);
@@ -190,6 +256,17 @@ ssize_t parread(int fd, void *buf, size_t n, int threads)
 		pthread_mutex_unlock(&par_lock);
 		return PARREAD_PLAIN;
 	}
+	j.how = coldread_plan(fd, j.base, j.n, false);
+	if (j.how == COLD_SEQ) {	/* the kernel's readahead, as cat's */
+		pthread_mutex_unlock(&par_lock);
+		return PARREAD_PLAIN;
+	}
+	/* O_DIRECT where the buffer lies as the file does (page-aligned
+	 * buffers from a page-aligned offset), else read ahead */
+	if (j.how == COLD_DIRECT &&
+	    ((uintptr_t)buf % COLDREAD_ALIGN != (size_t)j.base % COLDREAD_ALIGN ||
+	     (j.dfd = coldread_direct_fd(fd)) < 0))
+		j.how = COLD_AHEAD;
 	r = par_run(&j);
 	pthread_mutex_unlock(&par_lock);
 	return r;

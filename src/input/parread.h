@@ -9,6 +9,8 @@
  * taking the next piece as it finishes one (no thread waits on a slow
  * neighbour's fixed share). The result is the same bytes a read(2) of n
  * would give, and the fd's offset moves past them as read(2) moves it.
+ * A range not in memory (a cold file) is read as coldread.h says: queued
+ * for the disk ahead of the pieces by default.
  */
 #ifndef PARREAD_H
 #define PARREAD_H
@@ -40,8 +42,9 @@
  * (what comes after a short piece is read again by the next call). 0 at the
  * end of the file, -1 with errno set when the first byte cannot be read,
  * or PARREAD_PLAIN when one read(2) is the better way: a small read, a
- * small rest of the file, threads < 2, no threads to be had, or another
- * thread inside parread already.
+ * small rest of the file, threads < 2, no threads to be had, another
+ * thread inside parread already, or a cold range under
+ * GPUSTAT_COLD_READ=seq.
  */
 ssize_t parread(int fd, void *buf, size_t n, int threads);
 

@@ -22,6 +22,7 @@
 #include <unistd.h>
 #include <zstd.h>
 #include <zstd_errors.h>
+#include "coldread.h"
 #include "parread.h"
 #include "zfeed.h"
 #include "zframes.h"
@@ -357,6 +358,7 @@ ssize_t zsrc_view(struct zsrc *z, size_t n, size_t align, const void **p,
 	long page = sysconf(_SC_PAGESIZE);
 	off_t at, delta;
 	struct stat st;
+	enum cold_how how;
 	void *m;
 
 	/* a regular file's frames: in the buffer they were decoded into */
@@ -376,6 +378,9 @@ ssize_t zsrc_view(struct zsrc *z, size_t n, size_t align, const void **p,
 		return 0;	/* zsrc_read reads the end, or finds the error */
 	if (align > 1 && at % (off_t)align)
 		return 0;	/* the mapping would hold them misaligned */
+	how = coldread_plan(z->fd, at, n, true);
+	if (how == COLD_DIRECT || how == COLD_COPY)
+		return 0;	/* read by parread, not faulted in */
 	delta = at % page;
 	/* Private and writable: a backend that swaps bytes in place writes
 	 * its own copy of a page, never the file. */
@@ -388,6 +393,12 @@ ssize_t zsrc_view(struct zsrc *z, size_t n, size_t align, const void **p,
 		return gs_fail(err, GS_ERUNTIME, z->name, "cannot seek: %s",
 			       strerror(errno));
 	}
+	/* a cold range: queued for the disk now, before the threads fault
+	 * on it a readahead window at a time */
+	if (how == COLD_SEQ)
+		(void)madvise(m, n + (size_t)delta, MADV_SEQUENTIAL);
+	else if (how == COLD_AHEAD)
+		coldread_ahead(z->fd, at, n);
 	z->raw_off += n;
 	*p = (const unsigned char *)m + delta;
 	return (ssize_t)n;
