@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <zstd.h>
 #include "commands.h"
+#include "gzsrc.h"
 #include "sig.h"
 #include "timeline.h"
 #ifdef GS_HAVE_CUDA
@@ -38,10 +39,18 @@ static void help(void)
 	      "  seq 1 100 | gpustat stats\n", stdout);
 }
 
+/* The compressed formats read, and the libraries that read them: one
+ * line. */
+static void decoders(void)
+{
+	printf("decoders: zstd (libzstd %s), gzip (%s)\n", ZSTD_versionString(),
+	       gzsrc_version());
+}
+
 static void version(void)
 {
 	printf("gpustat %s\n", GS_VERSION);
-	printf("zstd %s\n", ZSTD_versionString());
+	decoders();
 #ifdef GS_HAVE_CUDA
 	char buf[2048];
 

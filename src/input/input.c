@@ -3,7 +3,7 @@
  *
  * Each operand walks through a small state machine:
  *
- *   OPEN -> MAGIC (zstd or not) -> DETECT (informat.c's rows, text, raw)
+ *   OPEN -> MAGIC (zstd, gzip or neither) -> DETECT (informat.c's rows, text, raw)
  *        -> HEADER -> PAYLOAD -> TRAIL (no gap: bytes after it are an error)
  *                             -> NEXT_IMAGE (a gap, maybe another header)
  *                  -> PLAIN (pnm P2/P3: decimal text to samples, one image)
@@ -28,6 +28,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -136,12 +137,11 @@ static int operand_magic(struct input *in, int stall_ms, struct gs_err *err)
 			headline_begin(in->head), in->st = ST_HEADLINE;
 		return 0;
 	}
-	if (zsrc_named(operand_path(in, in->idx)))
-		r = 1;
-	else if ((r = zsrc_detect(in->z, stall_ms, err)) < 0)
+	if ((r = zsrc_named(operand_path(in, in->idx))) == 0 &&
+	    (r = zsrc_detect(in->z, stall_ms, err)) < 0)
 		return r;
 	if (r && !zahead_take(in->ahead, in->idx, in->z) &&
-	    zsrc_use_zstd(in->z) < 0)
+	    zsrc_use(in->z, r) < 0)
 		return INPUT_FATAL;
 	in->st = ST_DETECT;
 	return 0;
@@ -406,12 +406,22 @@ int input_probe(struct input *in, struct input_info *info, struct gs_err *err)
 		info->columns = in->hdr.columns;
 	}
 	info->compressed = in_data(in) && zsrc_compressed(in->z);
-	info->format = info->compressed ? in->fmt->zname : in->fmt->name;
+	info->format = in->fmt->name;
+	if (info->compressed) {
+		snprintf(in->fmtname, sizeof(in->fmtname), "%s (%s)",
+			 in->fmt->name, zsrc_codec(in->z));
+		info->format = in->fmtname;
+	}
 	info->total_bytes = informat_total(in->paths, in->npaths, in->opts.raw,
 					   in->stdin_reg ? in->stdin_start : -1);
 	if (in->textin) {	/* its records' size is known once they are made */
 		info->text = true;
-		info->format = zsrc_compressed(in->z) ? "text (zstd)" : "text";
+		info->format = "text";
+		if (zsrc_compressed(in->z)) {
+			snprintf(in->fmtname, sizeof(in->fmtname), "text (%s)",
+				 zsrc_codec(in->z));
+			info->format = in->fmtname;
+		}
 		info->total_bytes = -1;
 		info->head = in->head;
 	}

@@ -112,7 +112,7 @@ static bool add_frame(int fd, uint64_t off, uint64_t end, uint64_t window_max,
 			return false;
 		*list = l;
 	}
-	(*list)[(*n)++] = (struct zframe){ off, csize, dsize };
+	(*list)[(*n)++] = (struct zframe){ off, csize, dsize, ZCODEC_ZSTD };
 	*len = csize;
 	return true;
 }

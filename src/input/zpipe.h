@@ -47,9 +47,13 @@
 
 struct zpipe;
 
-/* One zstd frame of a mapped file. */
+/* What a frame is: a zstd frame, or BGZF blocks (gzframes.h). */
+enum zcodec { ZCODEC_ZSTD, ZCODEC_BGZF };
+
+/* One frame of a mapped file. */
 struct zframe {
 	uint64_t off, csize, dsize;	/* where, compressed and decoded bytes */
+	enum zcodec codec;
 };
 
 /* A pipe whose frames up to threads workers decode at once, holding at most
