@@ -102,7 +102,9 @@ ssize_t gzsrc_read(struct gzsrc *g, struct zsrc *z, void *buf, size_t n,
 				return corrupt(g, z, ret, err);
 			if (got)
 				return (ssize_t)got;
-			if (ret == Z_STREAM_END || g->s.avail_in)
+			/* input left over that zlib took some of: go on */
+			if (ret == Z_STREAM_END ||
+			    (g->s.avail_in && g->s.avail_in < in))
 				continue;
 		}
 		r = zsrc_raw_more(z, stall_ms, err);
