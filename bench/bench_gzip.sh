@@ -18,7 +18,7 @@ MIB=${2:-1024}
 N=$(nproc)
 mkdir -p "$D"
 if [ -n "${DEFLATE_DIR:-}" ]; then
-	make CUDA= DEFLATE="$DEFLATE_DIR/libdeflate.a" CFLAGS="-O2 -g -I$DEFLATE_DIR" > /dev/null || exit 1
+	make DEFLATE="$DEFLATE_DIR/libdeflate.a" CFLAGS="-O2 -g -I$DEFLATE_DIR" > /dev/null || exit 1
 else
 	make > /dev/null || exit 1
 fi
