@@ -15,7 +15,16 @@ CFLAGS ?= -O2 -g
 WARN = -std=c11 -Wall -Wextra -Wshadow -Wpointer-arith -Wstrict-prototypes \
        -Wmissing-prototypes -Wno-unused-parameter
 CPPFLAGS += -D_GNU_SOURCE -MMD -MP
-LDLIBS += -lzstd -lpthread -lm
+LDLIBS += -lzstd -lz -lpthread -lm
+
+# libdeflate inflates BGZF blocks 1.5 to 2.2 times as fast as zlib
+# (gzframes.c): used where its header is found (libdeflate-dev); make
+# DEFLATE= builds without it.
+DEFLATE ?= $(shell printf '\043include <libdeflate.h>\n' | $(CC) -E -x c - >/dev/null 2>&1 && echo -ldeflate)
+ifneq ($(DEFLATE),)
+CPPFLAGS += -DGS_HAVE_LIBDEFLATE
+LDLIBS += $(DEFLATE)
+endif
 
 # make install PREFIX=/usr DESTDIR=/tmp/pkg: DESTDIR is prepended to every
 # path for staged installs; PREFIX is the final location.
@@ -116,18 +125,20 @@ UNIT_BINS = $(UNIT_SRCS:tests/%.c=$(BUILD)/tests/%)
 
 all: gpustat
 
-# The one library we need: install its headers where they are missing (a
+# The libraries we need: install their headers where they are missing (a
 # fresh Debian/Ubuntu machine as root), else say what to install.
 $(BUILD)/.deps: | $(BUILD)
-	@if ! printf '#include <zstd.h>\n' | $(CC) -E -x c - >/dev/null 2>&1; then \
+	@for dep in zstd.h:libzstd-dev:zstd-devel zlib.h:zlib1g-dev:zlib-devel; do \
+		h=$${dep%%:*}; pkg=$${dep#*:}; rpm=$${pkg#*:}; pkg=$${pkg%%:*}; \
+		printf '#include <%s>\n' $$h | $(CC) -E -x c - >/dev/null 2>&1 && continue; \
 		if command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
-			echo "installing libzstd-dev"; \
-			(apt-get install -y -qq libzstd-dev >/dev/null 2>&1 || \
-			 (apt-get update -qq && apt-get install -y -qq libzstd-dev)) >/dev/null; \
+			echo "installing $$pkg"; \
+			(apt-get install -y -qq $$pkg >/dev/null 2>&1 || \
+			 (apt-get update -qq && apt-get install -y -qq $$pkg)) >/dev/null; \
 		else \
-			echo "gpustat needs the zstd headers: install libzstd-dev (or zstd-devel)" >&2; exit 1; \
+			echo "gpustat needs the $$h header: install $$pkg (or $$rpm)" >&2; exit 1; \
 		fi; \
-	fi
+	done
 	@touch $@
 
 gpustat: $(OBJS) $(CUDA_OBJS)

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <zstd.h>
 #include "commands.h"
+#include "gzsrc.h"
 #include "sig.h"
 #include "timeline.h"
 #ifdef GS_HAVE_CUDA
@@ -26,10 +27,10 @@ static void help(void)
 	for (size_t i = 0; i < ncommands; i++)
 		printf("  %-8s %s\n", commands[i]->name, commands[i]->summary);
 	fputs("\nFILEs are read in order as one stream; none or '-' is stdin.\n"
-	      "Raw, .npy, PGM/PPM (binary or plain) and zstd-compressed input are\n"
-	      "recognized, and decimal text (as seq, awk or a CSV has it; --text)\n"
-	      "is read as numbers; formats it does not read (gzip, PNG, .npz ...)\n"
-	      "are refused.\n"
+	      "Raw, .npy, PGM/PPM (binary or plain), zstd- and gzip-compressed input\n"
+	      "are recognized, and decimal text (as seq, awk or a CSV has it;\n"
+	      "--text) is read as numbers; formats it does not read (xz, PNG,\n"
+	      ".npz ...) are refused.\n"
 	      "'gpustat COMMAND --help' lists a command's options.\n\n"
 	      "Examples:\n"
 	      "  cat data.bin | gpustat hist\n"
@@ -38,10 +39,18 @@ static void help(void)
 	      "  seq 1 100 | gpustat stats\n", stdout);
 }
 
+/* The compressed formats read, and the libraries that read them: one
+ * line. */
+static void decoders(void)
+{
+	printf("decoders: zstd (libzstd %s), gzip (%s)\n", ZSTD_versionString(),
+	       gzsrc_version());
+}
+
 static void version(void)
 {
 	printf("gpustat %s\n", GS_VERSION);
-	printf("zstd %s\n", ZSTD_versionString());
+	decoders();
 #ifdef GS_HAVE_CUDA
 	char buf[2048];
 

@@ -1,6 +1,6 @@
 #!/bin/sh
 # test_suffix.sh - the file's name says its type (src/cli/suffix.h): a name
-# ending in a type (x.f64, x.i16.zst, numpy's x.f8) sets -t when it is
+# ending in a type (x.f64, x.i16.zst, x.u8.gz, numpy's x.f8) sets -t when it is
 # absent, for every operand alike (operands of no such name, stdin among
 # them, follow); names that disagree, and a -t that contradicts a name,
 # are usage errors (exit 2) that name both, and --raw (or stdin, for a
@@ -85,6 +85,8 @@ for pair in u8:u8 i8:i8 u16:u16 i16:i16 u32:u32 i32:i32 u64:u64 i64:i64 \
 		zst "$T/x.$ext" "$T/z.$ext.zst"
 		is "zst_$ext" 7 $G sum "$T/z.$ext.zst"
 	fi
+	gzip -c < "$T/x.$ext" > "$T/g.$ext.gz"
+	is "gz_$ext" 7 $G sum "$T/g.$ext.gz"
 done
 
 # the README's example, without -t

@@ -745,7 +745,7 @@ int main(void)
 		"op6.pgm", "f32.npy", "f16.npy", "f32b.npy", "ppm.ppm", "pgm.pgm",
 		"rw.raw", "rw.npy", "f2d.npy.zst", "f2dcut.npy", "p2.pgm",
 		"p2w.pgm", "p3.ppm", "p2short.pgm", "p2long.pgm", "p2max.pgm",
-		"p2bad.pgm", "max8.pgm", "max16.pgm", "max16ok.pgm", "x.gz",
+		"p2bad.pgm", "max8.pgm", "max16.pgm", "max16ok.pgm",
 		"x.bz2", "x.xz", "x.lz4", "x.png", "x.jpg", "x.pbm", "x4.pbm",
 		"x.pam", "x.pfm", "x.short", "nul.npy", "int.npy", "bool.npy",
 		"wide.npy", "f1x3.npy", "boolf.npy",

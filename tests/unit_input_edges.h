@@ -85,8 +85,7 @@ static void test_maxval(void)
 static void test_foreign(void)
 {
 	static const struct { const char *name, *bytes, *what; size_t n; } f[] = {
-		{ "x.gz", "\x1f\x8b\x08\x00\x00\x00", "gzip data, which gpustat does not read (decompress it first, or --raw to read the bytes as they are)", 6 },
-		{ "x.bz2", "BZh91AY&SY", "bzip2 data, which", 10 },
+		{ "x.bz2", "BZh91AY&SY", "bzip2 data, which gpustat does not read (read it through bzip2 -dc, or --raw to read the bytes as they are)", 10 },
 		{ "x.xz", "\xfd" "7zXZ\0\0\x04", "xz data, which", 8 },
 		{ "x.lz4", "\x04\x22\x4d\x18\x64\x40", "lz4 data, which", 6 },
 		{ "x.png", "\x89PNG\r\n\x1a\n\0\0", "a PNG image, which", 10 },
@@ -123,7 +122,6 @@ static void test_format_table(void)
 		{ "\x93NUMPY", 6, "npy", false },
 		{ "P2 ", 3, "pgm", false }, { "P5\n", 3, "pgm", false },
 		{ "P3\t", 3, "ppm", false }, { "P6\r", 3, "ppm", false },
-		{ "\x1f\x8b\x08", 3, "gzip data", true },
 		{ "BZh9", 4, "bzip2 data", true },
 		{ "\xfd" "7zXZ\0", 6, "xz data", true },
 		{ "\x04\x22\x4d\x18", 4, "lz4 data", true },

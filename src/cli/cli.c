@@ -58,8 +58,8 @@ const struct opt_spec common_opts[] = {
 	{ .name = "raw",
 	  .has_arg = no_argument,
 	  .help = "read the bytes as they are: no detection of text,\n"
-		  "zstd, .npy or PGM/PPM; with -t, no type from the\n"
-		  "files' names",
+		  "zstd, gzip, .npy or PGM/PPM; with -t, no type from\n"
+		  "the files' names",
 	  .id = OPT_RAW,
 	  .brief = "read the bytes as they are",
 	  .input = true },

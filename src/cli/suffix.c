@@ -40,9 +40,13 @@ static bool ext_type(const char *base, size_t n, enum gs_type *t)
 	return false;
 }
 
-static bool ends_zst(const char *base, size_t n)
+/* The length of a compressed file's extension ending base[0, n): ".zst"
+ * or ".gz", else 0. */
+static size_t codec_ext(const char *base, size_t n)
 {
-	return n > 4 && !memcmp(base + n - 4, ".zst", 4);
+	if (n > 4 && !memcmp(base + n - 4, ".zst", 4))
+		return 4;
+	return n > 3 && !memcmp(base + n - 3, ".gz", 3) ? 3 : 0;
 }
 
 bool suffix_type(const char *path, bool raw, enum gs_type *t)
@@ -52,13 +56,13 @@ bool suffix_type(const char *path, bool raw, enum gs_type *t)
 
 	base = base ? base + 1 : path;
 	n = strlen(base);
-	if (!raw && ends_zst(base, n))	/* decompressed: the name before */
-		n -= 4;
+	if (!raw)	/* decompressed: the name before */
+		n -= codec_ext(base, n);
 	return ext_type(base, n, t);
 }
 
 /* "-t f32 contradicts the name x.f64 (f64)", with the way to read its
- * bytes as -t says: --raw, or stdin for a .zst that --raw would not
+ * bytes as -t says: --raw, or stdin for a .zst or .gz that --raw would not
  * decompress. */
 static int contradicts(const struct cli *c, const char *name, enum gs_type t,
 		       struct gs_err *err)
@@ -66,7 +70,7 @@ static int contradicts(const struct cli *c, const char *name, enum gs_type t,
 	const char *tt = type_name(c->job.dtype.type), *base = strrchr(name, '/');
 
 	base = base ? base + 1 : name;
-	if (ends_zst(base, strlen(base)))
+	if (codec_ext(base, strlen(base)))
 		return gs_fail(err, GS_EUSAGE, "", "-t %s contradicts the name "
 			       "%.200s (%s): rename it, or give it as stdin "
 			       "(< %.200s) to read it as %s", tt, name,

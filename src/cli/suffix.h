@@ -1,9 +1,10 @@
 /*
- * suffix.h - the type a file's name says: "x.f64", "x.i16.zst".
+ * suffix.h - the type a file's name says: "x.f64", "x.i16.zst", "x.u8.gz".
  *
- * A name whose last extension (or the one before ".zst") is a type sets -t
- * when -t is absent, for every operand alike: the stream is one type, so
- * operands without such a name (stdin among them) follow the ones with.
+ * A name whose last extension (or the one before ".zst" or ".gz") is a type
+ * sets -t when -t is absent, for every operand alike: the stream is one
+ * type, so operands without such a name (stdin among them) follow the ones
+ * with.
  * The suffixes, exactly as written (lowercase):
  *
  *   gpustat's names  u8 i8 u16 i16 u32 i32 u64 i64 f16 bf16 f32 f64

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "gzsrc.h"
 #include "informat.h"
 #include "zsrc.h"
 
@@ -18,25 +19,24 @@
 /* A magic given as a string literal and its length (it may hold NULs). */
 #define SIG(s) .sig = s, .len = sizeof(s) - 1
 
-#define DECOMPRESS "decompress it first"
 #define TO_IMAGE "convert it to pgm, ppm or npy first"
 #define TO_PGM "convert it to pgm first, e.g. with pbmtopgm"
 
-const struct in_format informat_raw = { .name = "raw", .zname = "raw (zstd)" };
+const struct in_format informat_raw = { .name = "raw" };
 
 static const struct in_format formats[] = {
-	{ .name = "npy", .zname = "npy (zstd)", .magic = npy_magic,
+	{ .name = "npy", .magic = npy_magic,
 	  .parse = npy_parse },
-	{ .name = "pgm", .zname = "pgm (zstd)", .magic = pgm_magic,
+	{ .name = "pgm", .magic = pgm_magic,
 	  .parse = pnm_parse, .gap = pnm_space },
-	{ .name = "ppm", .zname = "ppm (zstd)", .magic = ppm_magic,
+	{ .name = "ppm", .magic = ppm_magic,
 	  .parse = pnm_parse, .gap = pnm_space },
 
-	{ "gzip data", SIG("\x1f\x8b\x08"), .refuse = DECOMPRESS },
-	{ "bzip2 data", SIG("BZh"), .next = "123456789", .refuse = DECOMPRESS },
-	{ "xz data", SIG("\xfd" "7zXZ\0"), .refuse = DECOMPRESS },
-	{ "lz4 data", SIG("\x04\x22\x4d\x18"), .refuse = DECOMPRESS },
-	{ "lz4 data", SIG("\x02\x21\x4c\x18"), .refuse = DECOMPRESS },
+	{ "bzip2 data", SIG("BZh"), .next = "123456789",
+	  .refuse = "read it through bzip2 -dc" },
+	{ "xz data", SIG("\xfd" "7zXZ\0"), .refuse = "read it through xz -dc" },
+	{ "lz4 data", SIG("\x04\x22\x4d\x18"), .refuse = "read it through lz4 -dc" },
+	{ "lz4 data", SIG("\x02\x21\x4c\x18"), .refuse = "read it through lz4 -dc" },
 	{ "a zip archive (an .npz?)", SIG("PK\x03\x04"),
 	  .refuse = "np.load it and np.save each array, or unzip it first" },
 	{ "an HDF5 file", SIG("\x89HDF\r\n\x1a\n"),
@@ -133,7 +133,8 @@ static int64_t operand_size(const char *path, bool raw, off_t stdin_start,
 		close(fd);
 	if (size < 0 || raw)
 		return size;
-	if (k < 0 || zsrc_named(path) || (k >= 4 && zsrc_magic(tmp)))
+	if (k < 0 || zsrc_named(path) || (k >= 4 && zsrc_magic(tmp)) ||
+	    gzsrc_magic(tmp, (size_t)k) == 1)
 		return -1;
 	return header_size(tmp, (size_t)k, size);
 }

@@ -4,12 +4,12 @@
  *
  * Each format is a record: how its data begins (a magic), how its header is
  * parsed (fmthdr.h), and what may follow a payload. Formats gpustat does not
- * read (gzip, PNG, a PBM bitmap ...) are records too, with what to do
+ * read (xz, PNG, a PBM bitmap ...) are records too, with what to do
  * instead: read as raw data they would give numbers about their encoding,
  * not about what they hold. Adding a format is one record plus its parser.
  *
- * zstd is not in the table: it is a layer below (zsrc.h), and the formats
- * are recognised in what it decodes.
+ * zstd and gzip are not in the table: they are a layer below (zsrc.h),
+ * and the formats are recognised in what they decode.
  */
 #ifndef INFORMAT_H
 #define INFORMAT_H
@@ -22,7 +22,6 @@
 
 struct in_format {
 	const char *name;	/* "npy", "pgm"; refused: what it is */
-	const char *zname;	/* name when zstd-compressed, "npy (zstd)" */
 	/* How it begins: magic() says 1, 0, or -1 when n is too short to
 	 * tell; or, when magic is NULL, the bytes sig[0..len) then, when next
 	 * is set, one of next's bytes. */

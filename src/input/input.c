@@ -3,7 +3,7 @@
  *
  * Each operand walks through a small state machine:
  *
- *   OPEN -> MAGIC (zstd or not) -> DETECT (informat.c's rows, text, raw)
+ *   OPEN -> MAGIC (zstd, gzip or neither) -> DETECT (informat.c's rows, text, raw)
  *        -> HEADER -> PAYLOAD -> TRAIL (no gap: bytes after it are an error)
  *                             -> NEXT_IMAGE (a gap, maybe another header)
  *                  -> PLAIN (pnm P2/P3: decimal text to samples, one image)
@@ -137,12 +137,11 @@ static int operand_magic(struct input *in, int stall_ms, struct gs_err *err)
 			headline_begin(in->head), in->st = ST_HEADLINE;
 		return 0;
 	}
-	if (zsrc_named(operand_path(in, in->idx)))
-		r = 1;
-	else if ((r = zsrc_detect(in->z, stall_ms, err)) < 0)
+	if ((r = zsrc_named(operand_path(in, in->idx))) == 0 &&
+	    (r = zsrc_detect(in->z, stall_ms, err)) < 0)
 		return r;
 	if (r && !zahead_take(in->ahead, in->idx, in->z) &&
-	    zsrc_use_zstd(in->z) < 0)
+	    zsrc_use(in->z, r) < 0)
 		return INPUT_FATAL;
 	in->st = ST_DETECT;
 	return 0;
@@ -408,12 +407,22 @@ int input_probe(struct input *in, struct input_info *info, struct gs_err *err)
 	}
 	info->compressed = in_data(in) && zsrc_compressed(in->z);
 	info->one_stream = info->compressed && !zsrc_parallel(in->z);
-	info->format = info->compressed ? in->fmt->zname : in->fmt->name;
+	info->format = in->fmt->name;
+	if (info->compressed) {
+		snprintf(in->fmtname, sizeof(in->fmtname), "%s (%s)",
+			 in->fmt->name, zsrc_codec(in->z));
+		info->format = in->fmtname;
+	}
 	info->total_bytes = informat_total(in->paths, in->npaths, in->opts.raw,
 					   in->stdin_reg ? in->stdin_start : -1);
 	if (in->textin) {	/* its records' size is known once they are made */
 		info->text = true;
-		info->format = zsrc_compressed(in->z) ? "text (zstd)" : "text";
+		info->format = "text";
+		if (zsrc_compressed(in->z)) {
+			snprintf(in->fmtname, sizeof(in->fmtname), "text (%s)",
+				 zsrc_codec(in->z));
+			info->format = in->fmtname;
+		}
 		info->total_bytes = -1;
 		info->head = in->head;
 	}
@@ -594,12 +603,13 @@ bool input_decode_line(const struct input *in, char *buf, size_t n)
 	if (d.parallel + d.stream == 0)
 		return false;
 	if (d.parallel)
-		snprintf(buf, n, "zstd: %.1f MiB of frames decoded in parallel "
+		snprintf(buf, n, "%s: %.1f MiB of frames decoded in parallel "
 			 "on %d threads, %.1f MiB as one stream",
-			 d.parallel / 1048576.0, d.threads, d.stream / 1048576.0);
+			 d.codec ? d.codec : "zstd", d.parallel / 1048576.0,
+			 d.threads, d.stream / 1048576.0);
 	else
-		snprintf(buf, n, "zstd: %.1f MiB decoded as one stream",
-			 d.stream / 1048576.0);
+		snprintf(buf, n, "%s: %.1f MiB decoded as one stream",
+			 d.codec ? d.codec : "zstd", d.stream / 1048576.0);
 	return true;
 }
 

@@ -50,6 +50,7 @@ struct input {
 	bool deof;		/* the decoded operand has ended */
 	uint64_t doff;		/* decoded bytes of the operand used so far */
 	const struct in_format *fmt;
+	char fmtname[32];	/* its name with the codec, "npy (gzip)" */
 	unsigned image;		/* headers parsed in this operand (pnm: > 1) */
 	struct fmt_header hdr;	/* the last one */
 	uint64_t left;		/* payload bytes still to come (headers) */

@@ -108,15 +108,15 @@ static int operand_check_payload(struct input *in, uint8_t *p, size_t n,
 /* A Fortran-order npy is read by pread from the file (npycols.h). */
 static int operand_columns_start(struct input *in, struct gs_err *err)
 {
-	bool zstd = zsrc_compressed(in->z);
+	const char *codec = zsrc_codec(in->z);
 	struct stat sb;
 	off_t at;
 	uint64_t has;
 
-	if (!in->is_reg || zstd)
+	if (!in->is_reg || codec)
 		return gs_fail(err, GS_ERUNTIME, in->name,
 			       "fortran-order npy with %d axes can only be read from an uncompressed file, not from %s (save np.ascontiguousarray(a) instead)",
-			       in->hdr.ndim, zstd ? "zstd" : "a pipe");
+			       in->hdr.ndim, codec ? codec : "a pipe");
 	if (fstat(in->fd, &sb) < 0)
 		return gs_fail(err, GS_ERUNTIME, in->name, "%s", strerror(errno));
 	at = in->base + (off_t)in->doff;

@@ -151,7 +151,7 @@ static bool add_frame(int fd, uint64_t off, uint64_t end, uint64_t window_max,
 		*list = l;
 	}
 	(*list)[(*n)++] = (struct zframe){ off, csize, sized ? dsize : bound,
-					   sized };
+					   sized, ZCODEC_ZSTD };
 	*len = csize;
 	return true;
 }

@@ -35,6 +35,7 @@
 #include <unistd.h>
 #include <zstd.h>
 #include <zstd_errors.h>
+#include "gzframes.h"
 #include "zpipe.h"
 
 #define ZP_THREADS_MAX 16		/* one frame per core, as pzstd -p 16 */
@@ -55,6 +56,7 @@ struct zslot {
 	int state;
 	int file;		/* the id of the file it is part of */
 	bool nomem;		/* no buffer could be had: fails so */
+	enum zcodec codec;
 	uint64_t off;		/* where the frame begins */
 	uint64_t bound;		/* decoded bytes at most: its buffer's need, as
 				 * counted in pending */
@@ -282,6 +284,9 @@ static size_t slot_decode(ZSTD_DCtx *d, const struct zslot *s)
 	populate(s->src, s->csize, MADV_POPULATE_READ);
 	populate(s->dbuf, s->bound, MADV_POPULATE_WRITE);
 #endif
+	if (s->codec == ZCODEC_BGZF)
+		return gzframes_decode(s->src, s->csize, s->dbuf, s->dsize)
+		       ? s->dsize : (size_t)-ZSTD_error_corruption_detected;
 	got = ZSTD_decompressDCtx(d, s->bound ? s->dbuf : none, s->bound,
 				  s->src, s->csize);
 	/* the header promised dsize: zstd checks it, this is the backstop
@@ -491,6 +496,7 @@ static bool top_up(struct zpipe *p)
 		s->state = SLOT_QUEUED;
 		s->file = f->id;
 		s->nomem = b < 0;
+		s->codec = fr->codec;
 		s->off = fr->off;
 		s->bound = s->dsize = fr->dsize;
 		s->sized = fr->sized;
@@ -584,6 +590,7 @@ int zpipe_reserve(struct zpipe *p, int id, uint64_t off, uint64_t dsize)
 				s->state = SLOT_RESERVED;
 				s->file = id;
 				s->nomem = false;
+				s->codec = ZCODEC_ZSTD;
 				s->off = off;
 				s->sized = dsize != ZPIPE_UNSIZED;
 				s->bound = s->dsize = s->sized ? dsize : 0;

@@ -47,13 +47,17 @@
 
 struct zpipe;
 
-/* One zstd frame of a mapped file: where it begins, its compressed bytes,
- * and its decoded bytes, exactly when its header gives them (sized), else
- * at most (pzstd's frames and the seekable format's carry no content size:
- * zstd_bound). */
+/* What a frame is: a zstd frame, or BGZF blocks (gzframes.h). */
+enum zcodec { ZCODEC_ZSTD, ZCODEC_BGZF };
+
+/* One frame of a mapped file: where it begins, its compressed bytes, and
+ * its decoded bytes, exactly when its header gives them (sized), else at
+ * most (pzstd's frames and the seekable format's carry no content size:
+ * zstd_bound); and what it is. */
 struct zframe {
 	uint64_t off, csize, dsize;
 	bool sized;
+	enum zcodec codec;
 };
 
 /* Decoded bytes a frame of no content size yields at most, from its blocks

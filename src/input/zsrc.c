@@ -23,6 +23,8 @@
 #include <zstd.h>
 #include <zstd_errors.h>
 #include "coldread.h"
+#include "gzframes.h"
+#include "gzsrc.h"
 #include "parread.h"
 #include "zfeed.h"
 #include "zframes.h"
@@ -45,10 +47,12 @@ struct zsrc {
 	bool is_reg;		/* regular file: reads never stall */
 	bool eof;		/* the fd returned end of file */
 	bool zstd;		/* decode through dctx */
+	bool gzip;		/* decode through gz */
 	bool in_frame;		/* inside a zstd frame: EOF now is truncation */
 	bool dry;		/* zstd took all input and has no output left */
 	const char *name;	/* for errors */
 	ZSTD_DCtx *dctx;	/* made on first use, kept across operands */
+	struct gzsrc *gz;	/* the same for gzip */
 	uint8_t *buf;		/* read-ahead of raw bytes: [pos, len) unread */
 	size_t cap, pos, len;
 	uint64_t raw_off;	/* raw bytes read from fd so far */
@@ -100,6 +104,7 @@ void zsrc_free(struct zsrc *z)
 		return;
 	zsrc_unpipe(z);
 	ZSTD_freeDCtx(z->dctx);
+	gzsrc_free(z->gz);
 	free(z->buf);
 	free(z);
 }
@@ -111,6 +116,7 @@ void zsrc_start(struct zsrc *z, int fd, bool is_reg, const char *name)
 	z->is_reg = is_reg;
 	z->eof = false;
 	z->zstd = false;
+	z->gzip = false;
 	z->in_frame = false;
 	z->name = name;
 	z->pos = z->len = 0;
@@ -186,11 +192,13 @@ static ssize_t zsrc_fill(struct zsrc *z, int stall_ms, struct gs_err *err)
 	return r;
 }
 
-bool zsrc_named(const char *path)
+int zsrc_named(const char *path)
 {
 	size_t n = strlen(path);
 
-	return n >= 4 && strcmp(path + n - 4, ".zst") == 0;
+	if (n >= 4 && strcmp(path + n - 4, ".zst") == 0)
+		return ZSRC_ZSTD;
+	return n >= 3 && strcmp(path + n - 3, ".gz") == 0 ? ZSRC_GZIP : 0;
 }
 
 bool zsrc_magic(const uint8_t *p)
@@ -213,12 +221,13 @@ static bool magic_prefix(const uint8_t *p, size_t k)
 		zs = zs && p[i] == zm[i];
 		sk = sk && (i ? p[i] == sm[i] : (p[0] & 0xF0) == sm[0]);
 	}
-	return zs || sk;
+	return zs || sk || gzsrc_magic(p, k) < 0;
 }
 
 int zsrc_detect(struct zsrc *z, int stall_ms, struct gs_err *err)
 {
 	ssize_t r;
+	size_t k;
 
 	while (z->len - z->pos < 4 && !z->eof &&
 	       magic_prefix(z->buf + z->pos, z->len - z->pos)) {
@@ -226,7 +235,10 @@ int zsrc_detect(struct zsrc *z, int stall_ms, struct gs_err *err)
 		if (r < 0)
 			return (int)r;
 	}
-	return z->len - z->pos >= 4 && zsrc_magic(z->buf + z->pos);
+	k = z->len - z->pos;
+	if (gzsrc_magic(z->buf + z->pos, k) == 1)
+		return ZSRC_GZIP;
+	return k >= 4 && zsrc_magic(z->buf + z->pos) ? ZSRC_ZSTD : 0;
 }
 
 /* The decoder is made on first use; raw streams never pay for it. Each
@@ -274,6 +286,7 @@ int zsrc_use_zstd(struct zsrc *z)
 	if (!z->dctx && zsrc_dctx(z) < 0)
 		return -1;
 	z->zstd = true;
+	z->dec.codec = "zstd";
 	z->in_frame = false;
 	z->dry = false;
 	ZSTD_DCtx_reset(z->dctx, ZSTD_reset_session_only);
@@ -311,9 +324,41 @@ int zsrc_use_zstd(struct zsrc *z)
 	return 0;
 }
 
+/* A regular file's BGZF blocks go to a pipe of workers (gzframes.h); any
+ * other gzip decodes as a stream. */
+static int zsrc_use_gzip(struct zsrc *z)
+{
+	if (!z->gz && !(z->gz = gzsrc_new()))
+		return -1;
+	z->gzip = true;
+	z->dec.codec = "gzip";
+	gzsrc_start(z->gz);
+	if (z->threads < 2 || !z->is_reg)
+		return 0;
+	off_t at = lseek(z->fd, 0, SEEK_CUR);
+
+	if (at >= 0) {
+		uint64_t rel = z->raw_off - z->len + z->pos;
+
+		z->base = (uint64_t)at - z->raw_off;
+		z->pipe = gzframes_open(z->fd, z->base + rel, z->threads);
+		z->pipe_file = 0;
+		z->pipe_owned = z->pipe != NULL;
+	}
+	if (z->pipe)
+		z->dec.threads = zpipe_threads(z->pipe);
+	return 0;
+}
+
+int zsrc_use(struct zsrc *z, int codec)
+{
+	return codec == ZSRC_GZIP ? zsrc_use_gzip(z) : zsrc_use_zstd(z);
+}
+
 void zsrc_serve(struct zsrc *z, struct zpipe *p, int file)
 {
 	z->zstd = true;
+	z->dec.codec = "zstd";
 	z->pipe = p;
 	z->pipe_file = file;
 	z->pipe_owned = false;
@@ -333,7 +378,12 @@ bool zsrc_parallel(const struct zsrc *z)
 
 bool zsrc_compressed(const struct zsrc *z)
 {
-	return z->zstd;
+	return z->zstd || z->gzip;
+}
+
+const char *zsrc_codec(const struct zsrc *z)
+{
+	return z->gzip ? "gzip" : z->zstd ? "zstd" : NULL;
 }
 
 static ssize_t zsrc_plain(struct zsrc *z, void *buf, size_t n, int stall_ms,
@@ -369,7 +419,8 @@ ssize_t zsrc_view(struct zsrc *z, size_t n, size_t align, const void **p,
 		z->dec.parallel += r > 0 ? (uint64_t)r : 0;
 		return r;
 	}
-	if (!z->is_reg || z->zstd || z->pipe || z->len > z->pos || z->eof ||
+	if (!z->is_reg || zsrc_compressed(z) || z->pipe || z->len > z->pos ||
+	    z->eof ||
 	    page <= 0)
 		return 0;
 	at = lseek(z->fd, 0, SEEK_CUR);
@@ -647,7 +698,10 @@ static ssize_t zsrc_frames(struct zsrc *z, void *buf, size_t n, int stall_ms,
 		return zsrc_pipe_end(z, err);
 	zsrc_unpipe(z);
 	z->frame_off = resume - z->base;
-	if (ZSTD_getErrorCode(code) != ZSTD_error_memory_allocation)
+	/* a gzip group failed: the stream decodes it again from where it
+	 * begins, serves its good blocks and says what is wrong with the bad
+	 * one, as -j 1 does */
+	if (!z->gzip && ZSTD_getErrorCode(code) != ZSTD_error_memory_allocation)
 		return zsrc_corrupt(z, code, err);
 	if (lseek(z->fd, (off_t)resume, SEEK_SET) < 0)
 		return gs_fail(err, GS_ERUNTIME, z->name, "cannot seek to "
@@ -670,10 +724,43 @@ ssize_t zsrc_read(struct zsrc *z, void *buf, size_t n, int stall_ms,
 		z->dec.parallel += r > 0 ? (uint64_t)r : 0;
 		return r;
 	}
+	if (z->gzip) {
+		r = gzsrc_read(z->gz, z, buf, n, stall_ms, err);
+		z->dec.stream += r > 0 ? (uint64_t)r : 0;
+		return r;
+	}
 	if (z->zstd) {
 		r = zsrc_decode(z, buf, n, stall_ms, err);
 		z->dec.stream += r > 0 ? (uint64_t)r : 0;
 		return r;
 	}
 	return zsrc_plain(z, buf, n, stall_ms, err);
+}
+
+/* ---- the raw bytes, for gzsrc.c ------------------------------------------ */
+
+size_t zsrc_raw(struct zsrc *z, const uint8_t **p)
+{
+	*p = z->buf + z->pos;
+	return z->len - z->pos;
+}
+
+void zsrc_raw_take(struct zsrc *z, size_t k)
+{
+	z->pos += k;
+}
+
+ssize_t zsrc_raw_more(struct zsrc *z, int stall_ms, struct gs_err *err)
+{
+	return zsrc_fill(z, stall_ms, err);
+}
+
+uint64_t zsrc_raw_off(const struct zsrc *z)
+{
+	return z->raw_off - z->len + z->pos;
+}
+
+const char *zsrc_name(const struct zsrc *z)
+{
+	return z->name;
 }

@@ -1,7 +1,7 @@
 /*
  * zsrc.h - the bytes of the operands, one at a time: read from the fd,
- * decoded by zstd when the operand is compressed. Private to the input
- * layer.
+ * decoded by zstd or gzip (gzsrc.h) when the operand is compressed.
+ * Private to the input layer.
  *
  * Raw (compressed) bytes go through a fixed read-ahead buffer; uncompressed
  * data is read straight into the caller's buffer once the few bytes peeked
@@ -17,6 +17,10 @@
 
 #define ZSRC_STALL (-2)
 
+/* The codecs: what zsrc_named and zsrc_detect find, zsrc_use takes. */
+#define ZSRC_ZSTD 1
+#define ZSRC_GZIP 2
+
 /* Opaque: the fd being read, its read-ahead buffer and the zstd decoder,
  * which lives from the first compressed operand to zsrc_free. */
 struct zsrc;
@@ -31,8 +35,9 @@ void zsrc_free(struct zsrc *z);
 /* Start reading fd (the caller opens and closes it); name is for errors. */
 void zsrc_start(struct zsrc *z, int fd, bool is_reg, const char *name);
 
-/* Whether the name says the operand is compressed (".zst"). */
-bool zsrc_named(const char *path);
+/* The codec the name says the operand is in: ZSRC_ZSTD (".zst"),
+ * ZSRC_GZIP (".gz") or 0. */
+int zsrc_named(const char *path);
 
 /* The window a zstd frame header at p[0..n) asks for: 1 with *win, 0 when
  * more bytes are needed, -1 when p is no zstd frame header. */
@@ -44,14 +49,20 @@ size_t zsrc_header_size(unsigned fhd);
 /* Whether the 4 bytes at p are a zstd frame or skippable frame magic. */
 bool zsrc_magic(const uint8_t *p);
 
-/* Whether the operand begins with a zstd frame or a skippable frame: 1 yes,
- * 0 no, ZSRC_STALL, or -1 (read error in err). Consumes nothing. */
+/* Whether the operand begins with a zstd frame or a skippable frame
+ * (ZSRC_ZSTD) or a gzip member (ZSRC_GZIP): the codec, 0 for none,
+ * ZSRC_STALL, or -1 (read error in err). Consumes nothing. */
 int zsrc_detect(struct zsrc *z, int stall_ms, struct gs_err *err);
 
 /* Decode the operand through zstd from now on. Each frame's header is
  * checked against window_max before zstd allocates its window. -1 when the
  * decoder cannot be made (out of memory). */
 int zsrc_use_zstd(struct zsrc *z);
+
+/* Decode the operand through codec (ZSRC_ZSTD or ZSRC_GZIP) from now on: a
+ * regular file's BGZF blocks decode in parallel (gzframes.h). -1 when the
+ * decoder cannot be made. */
+int zsrc_use(struct zsrc *z, int codec);
 
 /* Serve the operand from file file of pipe p, its frames decoded ahead
  * (zahead.h), instead of decoding it; p stays its owner's. */
@@ -63,6 +74,7 @@ void zsrc_serve(struct zsrc *z, struct zpipe *p, int file);
 struct zsrc_decoded {
 	uint64_t parallel, stream;
 	int threads;
+	const char *codec;	/* the last compressed operand's: "zstd", ... */
 };
 void zsrc_decoded(const struct zsrc *z, struct zsrc_decoded *d);
 
@@ -70,8 +82,10 @@ void zsrc_decoded(const struct zsrc *z, struct zsrc_decoded *d);
  * from a frame it cannot take on goes on as one stream). */
 bool zsrc_parallel(const struct zsrc *z);
 
-/* Whether the operand is being decoded by zstd. */
+/* Whether the operand is being decoded, and by what: "zstd", "gzip" or
+ * NULL. */
 bool zsrc_compressed(const struct zsrc *z);
+const char *zsrc_codec(const struct zsrc *z);
 
 /* Up to n decoded bytes: the count, 0 at the end of the operand,
  * ZSRC_STALL when stall_ms >= 0 and a pipe stayed silent that long, or -1
@@ -101,5 +115,21 @@ bool zsrc_unread(struct zsrc *z, size_t k);
 /* Whether a regular file's frames, decoded in parallel, have all been
  * viewed or read: what comes next is the operand's end, found by a read. */
 bool zsrc_served(struct zsrc *z);
+
+/* ---- the raw bytes, for a codec under zsrc (gzsrc.c) ------------------- */
+
+/* The raw bytes read ahead and not yet used: their count, at *p. */
+size_t zsrc_raw(struct zsrc *z, const uint8_t **p);
+
+/* The first k of them are used. */
+void zsrc_raw_take(struct zsrc *z, size_t k);
+
+/* Read more raw bytes after them: the count, 0 at the end of the operand,
+ * ZSRC_STALL, or -1 (read error in err). */
+ssize_t zsrc_raw_more(struct zsrc *z, int stall_ms, struct gs_err *err);
+
+/* Where the first unused raw byte lies in the operand, and its name. */
+uint64_t zsrc_raw_off(const struct zsrc *z);
+const char *zsrc_name(const struct zsrc *z);
 
 #endif

@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""gzgen.py - gzip files for tests/test_gzip.sh, written by Python's gzip and
+zlib modules (a writer independent of gzip, pigz and bgzip), and what a test
+needs to know about them.
+
+  gzgen.py members RAW OUT     RAW as several members: Python's gzip, an
+                               empty member, one with FNAME, FCOMMENT, FHCRC
+                               and an extra field, a stored (level 0) one
+  gzgen.py bgzf RAW OUT        RAW as BGZF blocks built here: blocks of odd
+                               sizes up to 64 KiB, empty ones, levels 0 to 9,
+                               a subfield before 'BC', the EOF block
+  gzgen.py starts FILE         where each member of FILE begins, one a line
+                               (walked by inflating each member)
+  gzgen.py flip FILE OUT AT    FILE with the byte at AT inverted
+"""
+import gzip
+import random
+import struct
+import sys
+import zlib
+
+
+def deflate(data, level):
+    c = zlib.compressobj(level, zlib.DEFLATED, -15)
+    return c.compress(data) + c.flush()
+
+
+def trailer(data):
+    return struct.pack("<II", zlib.crc32(data), len(data) & 0xFFFFFFFF)
+
+
+def member_flags(data):
+    """A member with every optional header field (RFC 1952, 2.3.1)."""
+    extra = b"ab" + struct.pack("<H", 3) + b"xyz"
+    head = bytes([0x1F, 0x8B, 8, 0x04 | 0x08 | 0x10 | 0x02]) + \
+        struct.pack("<I", 1234567) + bytes([0, 3])
+    head += struct.pack("<H", len(extra)) + extra + b"name.f32\0" + b"a comment\0"
+    head += struct.pack("<H", zlib.crc32(head) & 0xFFFF)
+    return head + deflate(data, 6) + trailer(data)
+
+
+def members(raw):
+    n = len(raw)
+    cut = [0, n // 7, n // 7, n // 2, n // 2 + 12345, n]
+    out = gzip.compress(raw[cut[0]:cut[1]], mtime=0)
+    out += gzip.compress(b"", mtime=0)
+    out += member_flags(raw[cut[2]:cut[3]])
+    out += gzip.compress(raw[cut[3]:cut[4]], compresslevel=0, mtime=0)
+    out += gzip.compress(raw[cut[4]:cut[5]], compresslevel=9, mtime=0)
+    return out
+
+
+def bgzf_block(data, level, pre=b""):
+    """One BGZF block; pre: subfields before 'BC'."""
+    body = deflate(data, level)
+    xlen = len(pre) + 6
+    size = 12 + xlen + len(body) + 8
+    assert size <= 65536
+    head = bytes([0x1F, 0x8B, 8, 4, 0, 0, 0, 0, 0, 0xFF]) + struct.pack("<H", xlen)
+    head += pre + b"BC" + struct.pack("<HH", 2, size - 1)
+    return head + body + trailer(data)
+
+
+def bgzf(raw):
+    rng = random.Random(29)
+    out, at = b"", 0
+    while at < len(raw):
+        k = rng.choice([1, 777, 4096, 30000, 65280, rng.randrange(1, 65281)])
+        level = rng.choice([0, 1, 6, 9])
+        pre = rng.choice([b"", b"XY\x02\x00hi"])
+        piece = raw[at:at + k]
+        if level == 0 and len(piece) > 65000:
+            piece = piece[:65000]	# stored: a few bytes of overhead
+        out += bgzf_block(piece, level, pre)
+        at += len(piece)
+        if rng.random() < 0.05:
+            out += bgzf_block(b"", 6)
+    return out + bgzf_block(b"", 6)	# bgzip's EOF block
+
+
+def starts(data):
+    at, res = 0, []
+    while at < len(data):
+        res.append(at)
+        d = zlib.decompressobj(31)
+        d.decompress(data[at:])
+        at = len(data) - len(d.unused_data)
+    return res
+
+
+def main():
+    cmd = sys.argv[1]
+    if cmd in ("members", "bgzf"):
+        raw = open(sys.argv[2], "rb").read()
+        open(sys.argv[3], "wb").write(members(raw) if cmd == "members" else bgzf(raw))
+    elif cmd == "starts":
+        print("\n".join(str(s) for s in starts(open(sys.argv[2], "rb").read())))
+    elif cmd == "flip":
+        d = bytearray(open(sys.argv[2], "rb").read())
+        d[int(sys.argv[4])] ^= 0xFF
+        open(sys.argv[3], "wb").write(d)
+
+
+main()
