@@ -177,9 +177,9 @@ alone() {
 	has "$1: the CPU" "^gpustat: backend: cpu ([0-9]* threads\{0,1\}): $2"
 	hasnt "$1: no late start" "GPU started after"
 }
-run "zstd" $SLOW sum $CS $IN/f32_mod.npy.zst && alone zstd "zstd input"
+run "zstd" $SLOW sum $CS $IN/f32_mod.npy.zst && alone zstd "compressed input"
 PIPE=$IN/f32_mod.npy.zst
-run "zstd, pipe" $SLOW sum $CS && alone "zstd, pipe" "zstd input"
+run "zstd, pipe" $SLOW sum $CS && alone "zstd, pipe" "compressed input"
 PIPE=$T/f32
 run "prod, pipe" $SLOW reduce --op prod -t f32 $CS &&
 	alone "prod, pipe" "products stay on the CPU"

@@ -437,6 +437,7 @@ static int run_option(struct cli *c, int opt, const char *arg,
 	case 'j':
 		if (parse_positive_int(arg, &c->eo.threads, 64) < 0)
 			return usage(err, "--threads: expected 1 to 64, not '%s'", arg);
+		c->threads_set = true;
 		return 0;
 	}
 	return 1;
@@ -627,6 +628,10 @@ static int open_input(struct cli *c, char *const *paths, int npaths,
 	if (info->one_stream && !c->chunk_set &&
 	    c->eo.chunk_size > CHUNK_ONE_STREAM)
 		c->eo.chunk_size = CHUNK_ONE_STREAM;
+	/* ...and leaves its core to the decoder: a thread computing on every
+	 * core took it from the decoder at each chunk */
+	if (info->one_stream && !c->threads_set && c->eo.threads > 2)
+		c->eo.threads--;
 	if (c->verbose) {
 		char from[240] = "";
 

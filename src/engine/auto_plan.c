@@ -225,9 +225,9 @@ bool auto_plan_gpu(const struct gs_job *job, int64_t input_bytes,
 		 * decode, and a GPU's start would take one of them and 0.4 s:
 		 * 16 frames of i16 summed in 0.318 s on the CPU, 0.370 s with
 		 * the GPU started, one frame 3.04 s against 3.19 */
-		snprintf(why, n, "zstd input: decoding it on the CPU is the "
-			 "limit, not %s of %s, and a GPU's start would take a "
-			 "core from it: the CPU", r->what,
+		snprintf(why, n, "compressed input: decoding it on the CPU is "
+			 "the limit, not %s of %s, and a GPU's start would take "
+			 "a core from it: the CPU", r->what,
 			 type_name(job->dtype.type));
 		return false;
 	}
