@@ -85,12 +85,13 @@ endif
 LIBOBJS += $(CUDA_OBJS)
 
 # nvCOMP, NVIDIA's GPU decoders (its batched zstd decoder), is looked for only
-# with CUDA: NVCOMP=DIR names a folder with include/nvcomp/zstd.h (the pip
-# wheel nvidia-libnvcomp-cu13's nvidia/libnvcomp, or a system prefix), else
-# /usr/include/nvcomp or the wheel that python3 imports is used; NVCOMP=
-# leaves it out. Only its headers are needed to build (GS_HAVE_NVCOMP):
-# libnvcomp.so.6 is opened at run time (src/input/nvcomp_lib.c), first in
-# the folder found here, so gpustat runs, and decodes on the CPU, without it.
+# with CUDA, for bench/nvcomp_probe (gpustat decodes on the CPU: the probe
+# measured why, bench/RESULTS.md): NVCOMP=DIR names a folder with
+# include/nvcomp/zstd.h (the pip wheel nvidia-libnvcomp-cu13's
+# nvidia/libnvcomp, or a system prefix), else /usr/include/nvcomp or the
+# wheel that python3 imports is used; NVCOMP= leaves it out. Only its
+# headers are needed to build (GS_HAVE_NVCOMP): libnvcomp.so.6 is opened at
+# run time (bench/nvcomp_lib.c), first in the folder found here.
 ifneq ($(CUDA),)
 ifeq ($(origin NVCOMP),undefined)
 NVCOMP := $(shell if [ -f /usr/include/nvcomp/zstd.h ]; then echo /usr; else \
@@ -102,9 +103,8 @@ ifneq ($(wildcard $(NVCOMP)/include/nvcomp/zstd.h),)
 HAVE_NVCOMP = 1
 NVCOMP_LIBDIR := $(abspath $(dir $(firstword $(wildcard $(NVCOMP)/lib64/libnvcomp.so* \
 	$(NVCOMP)/lib/libnvcomp.so* $(NVCOMP)/lib/*-linux-gnu/libnvcomp.so*))))
-CPPFLAGS += -DGS_HAVE_NVCOMP -DGS_NVCOMP_LIBDIR='"$(NVCOMP_LIBDIR)"'
-CPPFLAGS += $(if $(filter /usr,$(abspath $(NVCOMP))),,-I$(abspath $(NVCOMP))/include)
-LDLIBS += -ldl
+NVCOMP_FLAGS = -DGS_HAVE_NVCOMP -DGS_NVCOMP_LIBDIR='"$(NVCOMP_LIBDIR)"' \
+	$(if $(filter /usr,$(abspath $(NVCOMP))),,-I$(abspath $(NVCOMP))/include)
 else
 $(warning NVCOMP=$(NVCOMP) has no include/nvcomp/zstd.h: building without nvCOMP)
 endif
@@ -174,11 +174,14 @@ $(BUILD)/bench_gpu: bench/bench_gpu.cu $(LIBOBJS)
 bench-gpu: $(BUILD)/bench_gpu $(BUILD)/bench_kernels
 
 # nvCOMP's zstd decoder measured on its own (bench/bench_nvcomp.sh): needs
-# nvcc and NVCOMP; it opens libnvcomp through gpustat's loader.
-$(BUILD)/nvcomp_probe: bench/nvcomp_probe.cu $(BUILD)/input/nvcomp_lib.o $(BUILD)/nvccflags
+# nvcc and NVCOMP; it opens libnvcomp through its loader, bench/nvcomp_lib.c.
+$(BUILD)/bench/nvcomp_lib.o: bench/nvcomp_lib.c bench/nvcomp_lib.h
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(NVCOMP_FLAGS) $(CFLAGS) $(WARN) -c -o $@ $<
+$(BUILD)/nvcomp_probe: bench/nvcomp_probe.cu $(BUILD)/bench/nvcomp_lib.o $(BUILD)/nvccflags
 	@test -n '$(HAVE_NVCOMP)' || { echo "nvcomp_probe needs nvcc and nvCOMP (make NVCOMP=DIR)" >&2; exit 1; }
-	$(CUDA) $(NVCCFLAGS) $(filter -I% -D%,$(CPPFLAGS)) -o $@ $< \
-		$(BUILD)/input/nvcomp_lib.o -cudart static $(LDLIBS)
+	$(CUDA) $(NVCCFLAGS) $(filter -I% -D%,$(CPPFLAGS)) $(NVCOMP_FLAGS) -Ibench \
+		-o $@ $< $(BUILD)/bench/nvcomp_lib.o -cudart static $(LDLIBS) -ldl
 
 # CUDA tells tests/run.sh which configuration was built (empty: CPU only).
 check: gpustat unit

@@ -22,7 +22,7 @@ make=${MAKE:-make}
 flags() {
 	b=$1
 	shift
-	$make -n BUILD="$b" "$@" "$b/input/nvcomp_lib.o" 2>&1 | grep 'nvcomp_lib.c'
+	$make -n BUILD="$b" "$@" "$b/bench/nvcomp_lib.o" 2>&1 | grep 'nvcomp_lib.c'
 }
 
 f=$(flags "$tmp/b1" CUDA=/bin/true NVCOMP="$nv")
@@ -35,7 +35,7 @@ then ok; else bad remembered "config.mk: $(cat "$tmp/b1/config.mk")"; fi
 case $(flags "$tmp/b1") in *GS_HAVE_NVCOMP*) ok ;; *) bad remembered "a later make forgot NVCOMP" ;; esac
 case $(flags "$tmp/b1" CUDA=) in *NVCOMP*) bad cpu "make CUDA= sees nvCOMP" ;; *) ok ;; esac
 case $(flags "$tmp/b2" CUDA=/bin/true NVCOMP=) in *NVCOMP*) bad off "NVCOMP= sees nvCOMP" ;; *) ok ;; esac
-out=$($make -n BUILD="$tmp/b3" CUDA=/bin/true NVCOMP="$tmp/empty" "$tmp/b3/input/nvcomp_lib.o" 2>&1)
+out=$($make -n BUILD="$tmp/b3" CUDA=/bin/true NVCOMP="$tmp/empty" "$tmp/b3/bench/nvcomp_lib.o" 2>&1)
 case $out in
 *GS_HAVE_NVCOMP*) bad noheader "a folder without zstd.h defines GS_HAVE_NVCOMP" ;;
 *"has no include/nvcomp/zstd.h"*) ok ;;
