@@ -135,6 +135,30 @@ EOF
 	same "lying_file$lie" "$T/sum4.want" '$G sum -t u16 -j 4 "$T/lying.zst"'
 done
 
+# one stream from a regular file is decoded from a mapping of it (over 16
+# MiB of it; zsrcmap.c), not read: the same bytes and messages as a pipe
+# gives, for zstd and gzip, a second operand after a mapped one, stdin a
+# file, a frame cut short and one corrupt in its middle
+cat "$R" "$R" "$R" > "$T/raw3"
+zstd -q -1 -c < "$T/raw3" > "$T/one3.zst"
+gzip -1 -c < "$T/raw3" > "$T/one3.gz"
+"$G" scan -t u16 "$T/raw3" > "$T/scan3.want"
+cat "$T/raw3" "$T/raw3" > "$T/raw6"
+"$G" scan -t u16 "$T/raw6" > "$T/scan6.want"
+for z in one3.zst one3.gz; do
+	same "mapped_$z" "$T/scan3.want" "\$G scan -t u16 -j 1 \$T/$z"
+	same "mapped_stdin_$z" "$T/scan3.want" "\$G scan -t u16 -j 4 - < \$T/$z"
+	same "mapped_twice_$z" "$T/scan6.want" "\$G scan -t u16 -j 1 \$T/$z \$T/$z"
+	size=$(wc -c < "$T/$z")
+	head -c $((size - 7)) "$T/$z" > "$T/cut_$z"
+	alike "mapped_cut_$z" "truncated" \
+		"cat \$T/cut_$z | \$G sum -t u8 -j 1" "\$G sum -t u8 -j 1 < \$T/cut_$z"
+	cp "$T/$z" "$T/bad_$z"
+	printf 'corrupted!' | dd of="$T/bad_$z" bs=1 seek=$((size / 2)) conv=notrunc 2> /dev/null
+	alike "mapped_corrupt_$z" "corrupt" \
+		"cat \$T/bad_$z | \$G sum -t u8 -j 1" "\$G sum -t u8 -j 1 < \$T/bad_$z"
+done
+
 # a corrupt frame in the middle, a truncated last frame: -j 1's message
 z=$T/p1.zst
 cp "$z" "$T/bad.zst"

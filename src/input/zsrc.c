@@ -30,6 +30,7 @@
 #include "zframes.h"
 #include "zpipe.h"
 #include "zsrc.h"
+#include "zsrc_impl.h"
 
 /* Pipes: a larger pipe buffer means fewer, larger reads and wake-ups. */
 #define PIPE_BYTES (1 << 20)
@@ -39,33 +40,6 @@
 
 #define ZSTD_MAGIC 0xFD2FB528u
 #define ZSTD_SKIP_MAGIC 0x184D2A50u	/* low 4 bits are free */
-
-/* ---- one operand ----------------------------------------------------------- */
-
-struct zsrc {
-	int fd;
-	bool is_reg;		/* regular file: reads never stall */
-	bool eof;		/* the fd returned end of file */
-	bool zstd;		/* decode through dctx */
-	bool gzip;		/* decode through gz */
-	bool in_frame;		/* inside a zstd frame: EOF now is truncation */
-	bool dry;		/* zstd took all input and has no output left */
-	const char *name;	/* for errors */
-	ZSTD_DCtx *dctx;	/* made on first use, kept across operands */
-	struct gzsrc *gz;	/* the same for gzip */
-	uint8_t *buf;		/* read-ahead of raw bytes: [pos, len) unread */
-	size_t cap, pos, len;
-	uint64_t raw_off;	/* raw bytes read from fd so far */
-	uint64_t frame_off;	/* where the frame being decoded began */
-	uint64_t window_max;	/* largest window a frame may ask for */
-	int threads;		/* that may decode frames at once */
-	struct zpipe *pipe;	/* the operand's frames, decoded in parallel */
-	int pipe_file;		/* ...as this file of the pipe */
-	bool pipe_owned;	/* opened for this operand (else zahead's) */
-	struct zfeed *feed;	/* a pipe's frames, read on a thread */
-	uint64_t base;		/* the fd offset where the operand began */
-	struct zsrc_decoded dec;	/* of every operand so far */
-};
 
 /* Stop serving from a pipe: one opened for the operand is closed, with the
  * memory it holds. */
@@ -103,6 +77,8 @@ void zsrc_free(struct zsrc *z)
 	if (!z)
 		return;
 	zsrc_unpipe(z);
+	z->len = z->pos;	/* nothing of the mapping to keep */
+	zsrc_unmap_rest(z);
 	ZSTD_freeDCtx(z->dctx);
 	gzsrc_free(z->gz);
 	free(z->buf);
@@ -112,6 +88,8 @@ void zsrc_free(struct zsrc *z)
 void zsrc_start(struct zsrc *z, int fd, bool is_reg, const char *name)
 {
 	zsrc_unpipe(z);
+	z->len = z->pos;	/* the last operand's mapping: nothing kept */
+	zsrc_unmap_rest(z);
 	z->fd = fd;
 	z->is_reg = is_reg;
 	z->eof = false;
@@ -177,6 +155,8 @@ static ssize_t zsrc_fill(struct zsrc *z, int stall_ms, struct gs_err *err)
 {
 	ssize_t r;
 
+	if (z->map && !zsrc_unmap_rest(z))
+		return gs_fail(err, GS_ERUNTIME, z->name, "out of memory");
 	if (z->eof)
 		return 0;
 	if (z->pos == z->len) {
@@ -352,7 +332,11 @@ static int zsrc_use_gzip(struct zsrc *z)
 
 int zsrc_use(struct zsrc *z, int codec)
 {
-	return codec == ZSRC_GZIP ? zsrc_use_gzip(z) : zsrc_use_zstd(z);
+	int r = codec == ZSRC_GZIP ? zsrc_use_gzip(z) : zsrc_use_zstd(z);
+
+	if (r == 0 && !z->pipe)		/* one stream, on this thread */
+		zsrc_map_rest(z);
+	return r;
 }
 
 void zsrc_serve(struct zsrc *z, struct zpipe *p, int file)
