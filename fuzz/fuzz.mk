@@ -36,7 +36,7 @@ $(FUZZ_DIR)/%.o: fuzz/%.c fuzz/fuzz.h
 	$(FUZZ_CC) $(FUZZ_CFLAGS) $(INCLUDES) -MMD -MP -c -o $@ $<
 
 $(FUZZ_DIR)/fuzz_%: $(FUZZ_DIR)/fuzz_%.o $(FUZZ_DIR)/fuzz_io.o $(FUZZ_OBJS)
-	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ -lzstd -lpthread -lm
+	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ -lzstd -lz -lpthread -lm
 
 fuzz-build: $(FUZZ_BINS)
 

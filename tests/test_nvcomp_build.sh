@@ -17,7 +17,9 @@ nv=$tmp/nv
 mkdir -p "$nv/include/nvcomp" "$nv/lib64" "$tmp/empty"
 : > "$nv/include/nvcomp/zstd.h"
 : > "$nv/lib64/libnvcomp.so.6"
-make=${MAKE:-make}
+# a make of its own: not make check's (its MAKEFLAGS would pass down a
+# CUDA= given to it, and tests/run.sh exports CUDA)
+make="env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u CUDA -u NVCOMP ${MAKE:-make}"
 # flags B [VAR=VALUE...]: the compile line of nvcomp_lib.o under BUILD B
 flags() {
 	b=$1
