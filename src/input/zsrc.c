@@ -374,15 +374,21 @@ int zsrc_use(struct zsrc *z, int codec)
 	return codec == ZSRC_GZIP ? zsrc_use_gzip(z) : zsrc_use_zstd(z);
 }
 
-void zsrc_serve(struct zsrc *z, struct zpipe *p, int file)
+bool zsrc_serve(struct zsrc *z, struct zpipe *p, int file, int codec)
 {
-	z->zstd = true;
-	z->dec.codec = "zstd";
+	if (codec == ZSRC_GZIP && !z->gz && !(z->gz = gzsrc_new()))
+		return false;
+	if (codec == ZSRC_GZIP)	/* a group that fails is decoded again */
+		gzsrc_start(z->gz);
+	z->gzip = codec == ZSRC_GZIP;
+	z->zstd = !z->gzip;
+	z->dec.codec = zsrc_codec(z);
 	z->pipe = p;
 	z->pipe_file = file;
 	z->pipe_owned = false;
 	z->base = 0;
 	z->dec.threads = zpipe_threads(p);
+	return true;
 }
 
 void zsrc_decoded(const struct zsrc *z, struct zsrc_decoded *d)
