@@ -12,6 +12,11 @@ needs to know about them.
   gzgen.py starts FILE         where each member of FILE begins, one a line
                                (walked by inflating each member)
   gzgen.py flip FILE OUT AT    FILE with the byte at AT inverted
+  gzgen.py lie FILE OUT K      BGZF FILE with its K'th block (from 0)
+                               claiming in its 'BC' subfield 28 bytes more
+                               than it holds, an empty block after it: gzip
+                               reads two members, a BGZF reader one block
+                               that does not inflate
 """
 import gzip
 import random
@@ -88,6 +93,27 @@ def starts(data):
     return res
 
 
+def bc_field(data, at):
+    """Where the 'BC' subfield of the BGZF block at `at` begins."""
+    xlen = struct.unpack_from("<H", data, at + 10)[0]
+    sub = at + 12
+    while data[sub:sub + 2] != b"BC":
+        sub += 4 + struct.unpack_from("<H", data, sub + 2)[0]
+        assert sub < at + 12 + xlen
+    return sub
+
+
+def lie(data, k):
+    at = 0
+    for _ in range(k):
+        at += struct.unpack_from("<H", data, bc_field(data, at) + 4)[0] + 1
+    sub = bc_field(data, at)
+    size = struct.unpack_from("<H", data, sub + 4)[0] + 1
+    out = bytearray(data[:at + size]) + bgzf_block(b"", 6) + data[at + size:]
+    struct.pack_into("<H", out, sub + 4, size + 28 - 1)
+    return bytes(out)
+
+
 def main():
     cmd = sys.argv[1]
     if cmd in ("members", "bgzf"):
@@ -99,6 +125,9 @@ def main():
         d = bytearray(open(sys.argv[2], "rb").read())
         d[int(sys.argv[4])] ^= 0xFF
         open(sys.argv[3], "wb").write(d)
+    elif cmd == "lie":
+        d = open(sys.argv[2], "rb").read()
+        open(sys.argv[3], "wb").write(lie(d, int(sys.argv[4])))
 
 
 main()

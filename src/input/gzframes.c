@@ -40,10 +40,7 @@ static uint32_t le32(const unsigned char *p)
 	       (uint32_t)p[3] << 24;
 }
 
-/* The BGZF block whose first n bytes are at h (RFC 1952 with FLG.FEXTRA
- * alone, and a 'BC' subfield of 2 bytes): its length with *hlen, the
- * header's; 0 when h begins no such block. */
-static size_t bgzf_block(const unsigned char *h, size_t n, size_t *hlen)
+size_t gzframes_block(const unsigned char *h, size_t n, size_t *hlen)
 {
 	size_t xlen, at;
 
@@ -97,7 +94,7 @@ static bool scan(int fd, uint64_t start, uint64_t end, struct block **list,
 	*n = 0;
 	for (uint64_t off = start; off < end; off += len) {
 		k = end - off < sizeof(h) ? (size_t)(end - off) : sizeof(h);
-		if (!peek(fd, off, h, k) || !(len = bgzf_block(h, k, &hlen)) ||
+		if (!peek(fd, off, h, k) || !(len = gzframes_block(h, k, &hlen)) ||
 		    len > end - off || !peek(fd, off + len - 4, h, 4))
 			return false;
 		if (*n == cap) {
@@ -133,28 +130,38 @@ static struct zframe *group(const struct block *b, size_t n, uint64_t target,
 	return g;
 }
 
-struct zpipe *gzframes_open(int fd, uint64_t start, int threads)
+bool gzframes_list(int fd, uint64_t start, uint64_t end, int threads,
+		   struct zframe **list, size_t *ng)
 {
 	struct block *blocks = NULL;
-	struct zframe *list = NULL;
-	struct zpipe *p = NULL;
 	uint64_t total = 0, target;
-	struct stat st;
-	size_t n = 0, ng = 0;
-	void *map;
+	size_t n = 0;
 
-	if (threads < 2 || fstat(fd, &st) < 0 || (uint64_t)st.st_size <= start ||
-	    !scan(fd, start, (uint64_t)st.st_size, &blocks, &n)) {
+	*list = NULL;
+	if (!scan(fd, start, end, &blocks, &n)) {
 		free(blocks);
-		return NULL;
+		return false;
 	}
 	for (size_t i = 0; i < n; i++)
 		total += blocks[i].isize;
 	target = total / (4 * (uint64_t)threads);
 	target = target < GROUP_MIN ? GROUP_MIN : target > GROUP_MAX ? GROUP_MAX : target;
-	list = group(blocks, n, target, &ng);
+	*list = group(blocks, n, target, ng);
 	free(blocks);
-	if (!list || ng < 2 || (p = zpipe_open(threads, ZPIPE_BYTES)) == NULL) {
+	return *list != NULL;
+}
+
+struct zpipe *gzframes_open(int fd, uint64_t start, int threads)
+{
+	struct zframe *list = NULL;
+	struct zpipe *p = NULL;
+	struct stat st;
+	size_t ng = 0;
+	void *map;
+
+	if (threads < 2 || fstat(fd, &st) < 0 || (uint64_t)st.st_size <= start ||
+	    !gzframes_list(fd, start, (uint64_t)st.st_size, threads, &list, &ng) ||
+	    ng < 2 || (p = zpipe_open(threads, ZPIPE_BYTES)) == NULL) {
 		free(list);
 		return NULL;
 	}
@@ -236,7 +243,7 @@ bool gzframes_decode(const unsigned char *src, size_t csize,
 		size_t k = csize - at < BGZF_PEEK ? csize - at : BGZF_PEEK;
 		uint32_t isize;
 
-		if (!(len = bgzf_block(b, k, &hlen)) || len > csize - at)
+		if (!(len = gzframes_block(b, k, &hlen)) || len > csize - at)
 			return false;
 		isize = le32(b + len - 4);
 		if (isize > dsize - out ||

@@ -20,6 +20,23 @@
 #include <stdint.h>
 
 struct zpipe;
+struct zframe;
+
+/* BGZF: a block's length and the bytes it decodes to are at most this. */
+#define GZFRAMES_BLOCK_MAX ((size_t)64 << 10)
+
+/* The BGZF block whose first n bytes are at h (RFC 1952 with FLG.FEXTRA
+ * alone, and a 'BC' subfield of 2 bytes): its length (at most
+ * GZFRAMES_BLOCK_MAX) with *hlen, the header's; 0 when h begins no such
+ * block, or n bytes do not hold its header. */
+size_t gzframes_block(const unsigned char *h, size_t n, size_t *hlen);
+
+/* The BGZF blocks of regular file fd's bytes [start, end), in groups for
+ * threads workers, as frames in *list (malloc'd; *n of them), read by
+ * pread: false when a member is not a whole BGZF block, or out of memory
+ * (the file is then read otherwise). */
+bool gzframes_list(int fd, uint64_t start, uint64_t end, int threads,
+		   struct zframe **list, size_t *n);
 
 /* The BGZF blocks of regular file fd from byte start to its end, if there
  * are at least two groups of them, queued as file 0 of a new pipe decoding

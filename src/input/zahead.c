@@ -1,6 +1,7 @@
 /*
  * zahead.c - see zahead.h. Each operand queued has its frames listed from
- * its headers (zframes_scan), is mapped once, and the pipe takes the mapping:
+ * its headers (zframes_scan, or gzframes_list: BGZF blocks in groups), is
+ * mapped once, and the pipe takes the mapping:
  * the workers decode the operands' frames in operand order, across operand
  * boundaries, so sixteen single-frame shards decode on sixteen cores.
  */
@@ -10,6 +11,8 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "gzframes.h"
+#include "gzsrc.h"
 #include "zahead.h"
 #include "zframes.h"
 #include "zpipe.h"
@@ -26,7 +29,8 @@ struct zahead {
 	uint64_t window_max;
 	struct zpipe *pipe;	/* opened with the first operand queued */
 	bool refused;		/* no pipe could be had (another input has it) */
-	bool *queued;		/* [n]: its frames are file i of the pipe */
+	int *queued;		/* [n]: its frames are file i of the pipe, in
+				 * this codec (ZSRC_ZSTD, ZSRC_GZIP; 0: not) */
 };
 
 /* A regular file's fd, and its length: -1 when it is no non-empty regular
@@ -49,27 +53,48 @@ static int open_file(const char *path, size_t *len)
 
 /* An operand mapped, its frames listed, not yet given to the pipe. */
 struct mapped {
-	int i;
+	int i, codec;
 	void *map;
 	size_t len;
 	struct zframe *list;
 	size_t n;
 };
 
-/* Map operand i if it is a zstd file whose frames check out (they are
- * listed by pread, and only then is the file mapped): true, with *m
- * filled. */
+/* The frames of operand fd, of len bytes, in *list: its codec, as its
+ * name or else its magic says (as input.c finds it), when it is zstd
+ * whose frames check out or BGZF blocks only; 0 otherwise. */
+static int list_operand(struct zahead *a, int i, int fd, size_t len,
+			struct zframe **list, size_t *n)
+{
+	unsigned char magic[4];
+	int codec = zsrc_named(a->paths[i]);
+
+	if (!codec && len >= 4 && pread(fd, magic, 4, 0) == 4)
+		codec = zsrc_magic(magic) ? ZSRC_ZSTD
+			: gzsrc_magic(magic, 4) == 1 ? ZSRC_GZIP : 0;
+	if (codec == ZSRC_ZSTD &&
+	    zframes_scan(fd, 0, len, a->window_max, list, n))
+		return codec;
+	if (codec == ZSRC_GZIP &&
+	    gzframes_list(fd, 0, len, a->threads, list, n))
+		return codec;
+	free(*list);
+	*list = NULL;
+	return 0;
+}
+
+/* Map operand i if it is a file whose frames check out (list_operand:
+ * they are listed by pread, and only then is the file mapped): true, with
+ * *m filled. */
 static bool map_operand(struct zahead *a, int i, struct mapped *m)
 {
 	struct zframe *list = NULL;
-	unsigned char magic[4];
-	size_t len, n;
+	size_t len, n = 0;
 	int fd = open_file(a->paths[i], &len);
+	int codec = fd < 0 ? 0 : list_operand(a, i, fd, len, &list, &n);
 	void *map = MAP_FAILED;
 
-	if (fd >= 0 && len >= 4 && pread(fd, magic, 4, 0) == 4 &&
-	    zsrc_magic(magic) &&
-	    zframes_scan(fd, 0, len, a->window_max, &list, &n)) {
+	if (codec) {
 		if (!a->pipe && !a->refused &&
 		    !(a->pipe = zpipe_open(a->threads, ZPIPE_BYTES)))
 			a->refused = true;
@@ -83,7 +108,7 @@ static bool map_operand(struct zahead *a, int i, struct mapped *m)
 		return false;
 	}
 	madvise(map, len, MADV_SEQUENTIAL);
-	*m = (struct mapped){ i, map, len, list, n };
+	*m = (struct mapped){ i, codec, map, len, list, n };
 	return true;
 }
 
@@ -140,7 +165,7 @@ void zahead_from(struct zahead *a, int i)
 		for (int j = 0; j < k; j++)
 			a->queued[m[j].i] = zpipe_add(a->pipe, m[j].i, m[j].map,
 						      m[j].len, m[j].list,
-						      m[j].n) == 0;
+						      m[j].n) == 0 ? m[j].codec : 0;
 		pend = a->pipe ? zpipe_pending(a->pipe) : 0;
 	}
 }
@@ -149,9 +174,10 @@ bool zahead_take(struct zahead *a, int i, struct zsrc *z)
 {
 	if (!a || i < 0 || i >= a->n || !a->queued[i])
 		return false;
-	a->queued[i] = false;
-	zsrc_serve(z, a->pipe, i);
-	return true;
+	int codec = a->queued[i];
+
+	a->queued[i] = 0;
+	return zsrc_serve(z, a->pipe, i, codec);
 }
 
 void zahead_reset(struct zahead *a)

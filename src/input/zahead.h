@@ -1,16 +1,20 @@
 /*
- * zahead.h - the .zst operands of a list decoded ahead, frame by frame on
- * the workers of one pipe (zpipe.h), so that a dataset in compressed shards
- * decodes on several cores while the operands are still served in order
- * (input.c). Private to the input layer.
+ * zahead.h - the .zst and BGZF operands of a list decoded ahead, frame by
+ * frame (a BGZF file's blocks in groups) on the workers of one pipe
+ * (zpipe.h), so that a dataset in compressed shards decodes on several
+ * cores while the operands are still served in order (input.c). Private
+ * to the input layer.
  *
  * Only regular files whose every frame checks out before decoding (whole
- * frames of a bounded size, windows within the limit: zframes_scan) are
- * decoded ahead, and only as many as keep ZAHEAD_QUEUE decoded bytes
- * queued; the pipe holds at most ZPIPE_BYTES of them decoded. Any other
- * operand is read as it would have been otherwise, when its turn comes. A
- * frame that does not decode is an error named by where it begins, as the
- * stream names it; none of its bytes are served.
+ * frames of a bounded size, windows within the limit: zframes_scan; whole
+ * BGZF blocks from the first byte to the last: gzframes_list) are decoded
+ * ahead, and only as many as keep ZAHEAD_QUEUE decoded bytes queued; the
+ * pipe holds at most ZPIPE_BYTES of them decoded. Any other operand is
+ * read as it would have been otherwise, when its turn comes. A zstd frame
+ * that does not decode is an error named by where it begins, as the stream
+ * names it, and none of its bytes are served; a BGZF group that does not
+ * decode is decoded again by the stream from where it begins, as -j 1
+ * decodes it.
  */
 #ifndef ZAHEAD_H
 #define ZAHEAD_H

@@ -248,7 +248,8 @@ static int feed_zstd(struct zfeed *f)
 	    (sized && dsize > ZPIPE_FRAME_MAX) ||
 	    zsrc_frame_window(p, hsize, &win) != 1 || win > f->window_max)
 		return feed_rest(f, -1, 0);
-	slot = zpipe_reserve(f->pipe, 0, off, sized ? dsize : ZPIPE_UNSIZED);
+	slot = zpipe_reserve(f->pipe, 0, ZCODEC_ZSTD, off,
+			     sized ? dsize : ZPIPE_UNSIZED);
 	if (slot == -1)
 		return -1;	/* stopped */
 	if (slot < 0)

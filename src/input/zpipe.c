@@ -575,7 +575,8 @@ uint64_t zpipe_pending(struct zpipe *p)
 	return n;
 }
 
-int zpipe_reserve(struct zpipe *p, int id, uint64_t off, uint64_t dsize)
+int zpipe_reserve(struct zpipe *p, int id, enum zcodec codec, uint64_t off,
+		  uint64_t dsize)
 {
 	int r = -1, b;
 
@@ -590,7 +591,7 @@ int zpipe_reserve(struct zpipe *p, int id, uint64_t off, uint64_t dsize)
 				s->state = SLOT_RESERVED;
 				s->file = id;
 				s->nomem = false;
-				s->codec = ZCODEC_ZSTD;
+				s->codec = codec;
 				s->off = off;
 				s->sized = dsize != ZPIPE_UNSIZED;
 				s->bound = s->dsize = s->sized ? dsize : 0;

@@ -107,11 +107,12 @@ uint64_t zpipe_pending(struct zpipe *p);
 
 /* ---- a producer of single frames (one thread) ------------------------------ */
 
-/* A slot for the next frame of file id (added with no map): off is where
- * it begins, dsize its decoded size, or ZPIPE_UNSIZED when its header
- * gives none (the bound comes with zpipe_commit). Waits for room. Returns
- * the slot, -1 when stopped or -2 when out of memory. */
-int zpipe_reserve(struct zpipe *p, int id, uint64_t off, uint64_t dsize);
+/* A slot for the next frame of file id (added with no map), a frame of
+ * codec: off is where it begins, dsize its decoded size, or ZPIPE_UNSIZED
+ * when its header gives none (the bound comes with zpipe_commit). Waits
+ * for room. Returns the slot, -1 when stopped or -2 when out of memory. */
+int zpipe_reserve(struct zpipe *p, int id, enum zcodec codec, uint64_t off,
+		  uint64_t dsize);
 
 /* The slot's buffer for the frame's compressed bytes, grown to at least
  * need bytes with the bytes it held kept: NULL when stopped or when need

@@ -7,8 +7,9 @@
  * never copied; the only buffer is the fixed read-ahead of compressed bytes.
  * Where threads may decode frames at once, a regular file of several frames
  * (zframes.h) and a pipe's frames (zfeed.h) are decoded frame-parallel
- * instead, and served from the pipe of workers (zpipe.h) until the stream
- * must go on from a frame that path cannot take.
+ * instead, and BGZF blocks (gzframes.h, gzfeed.h) in groups of blocks, and
+ * served from the pipe of workers (zpipe.h) until the stream must go on
+ * from a frame that path cannot take.
  * Error positions are compressed byte offsets within the operand.
  */
 #include <errno.h>
@@ -23,6 +24,7 @@
 #include <zstd.h>
 #include <zstd_errors.h>
 #include "coldread.h"
+#include "gzfeed.h"
 #include "gzframes.h"
 #include "gzsrc.h"
 #include "parread.h"
@@ -47,9 +49,12 @@ static void zsrc_unpipe(struct zsrc *z)
 {
 	if (z->feed)
 		zfeed_close(z->feed);
+	else if (z->gzfeed)
+		gzfeed_close(z->gzfeed);
 	else if (z->pipe_owned)
 		zpipe_close(z->pipe);
 	z->feed = NULL;
+	z->gzfeed = NULL;
 	z->pipe = NULL;
 	z->pipe_owned = false;
 }
@@ -261,6 +266,16 @@ static bool one_stream(const uint8_t *p, size_t n)
 	       dsize != ZSTD_CONTENTSIZE_UNKNOWN && dsize > ZPIPE_FRAME_MAX;
 }
 
+/* Serve p's file 0, fed by a thread that took the bytes read ahead. */
+static void zsrc_fed(struct zsrc *z, struct zpipe *p)
+{
+	z->pipe = p;
+	z->dec.threads = zpipe_threads(p);
+	z->pipe_file = 0;
+	z->base = 0;
+	z->pos = z->len = 0;
+}
+
 int zsrc_use_zstd(struct zsrc *z)
 {
 	if (!z->dctx && zsrc_dctx(z) < 0)
@@ -277,13 +292,8 @@ int zsrc_use_zstd(struct zsrc *z)
 			return 0;
 		z->feed = zfeed_open(z->fd, z->buf + z->pos, z->len - z->pos,
 				     z->raw_off, z->window_max, z->threads);
-		if (z->feed) {
-			z->pipe = zfeed_pipe(z->feed);
-			z->dec.threads = zpipe_threads(z->pipe);
-			z->pipe_file = 0;
-			z->base = 0;
-			z->pos = z->len = 0;
-		}
+		if (z->feed)
+			zsrc_fed(z, zfeed_pipe(z->feed));
 		return 0;
 	}
 	/* the frames are found by absolute file offset (stdin may begin
@@ -304,8 +314,9 @@ int zsrc_use_zstd(struct zsrc *z)
 	return 0;
 }
 
-/* A regular file's BGZF blocks go to a pipe of workers (gzframes.h); any
- * other gzip decodes as a stream. */
+/* BGZF blocks go to a pipe of workers, a regular file's listed first
+ * (gzframes.h), a pipe's read on a thread (gzfeed.h); any other gzip
+ * decodes as a stream. */
 static int zsrc_use_gzip(struct zsrc *z)
 {
 	if (!z->gz && !(z->gz = gzsrc_new()))
@@ -313,8 +324,15 @@ static int zsrc_use_gzip(struct zsrc *z)
 	z->gzip = true;
 	z->dec.codec = "gzip";
 	gzsrc_start(z->gz);
-	if (z->threads < 2 || !z->is_reg)
+	if (z->threads < 2)
 		return 0;
+	if (!z->is_reg) {
+		z->gzfeed = gzfeed_open(z->fd, z->buf + z->pos, z->len - z->pos,
+					z->raw_off, z->threads);
+		if (z->gzfeed)
+			zsrc_fed(z, gzfeed_pipe(z->gzfeed));
+		return 0;
+	}
 	off_t at = lseek(z->fd, 0, SEEK_CUR);
 
 	if (at >= 0) {
@@ -339,15 +357,26 @@ int zsrc_use(struct zsrc *z, int codec)
 	return r;
 }
 
-void zsrc_serve(struct zsrc *z, struct zpipe *p, int file)
+bool zsrc_serve(struct zsrc *z, struct zpipe *p, int file, int codec)
 {
-	z->zstd = true;
-	z->dec.codec = "zstd";
+	if (codec == ZSRC_GZIP && !z->gz && !(z->gz = gzsrc_new()))
+		return false;
+	/* a frame or group that fails is decoded again, as a stream */
+	if (codec != ZSRC_GZIP && !z->dctx && zsrc_dctx(z) < 0)
+		return false;
+	if (codec == ZSRC_GZIP)
+		gzsrc_start(z->gz);
+	else
+		ZSTD_DCtx_reset(z->dctx, ZSTD_reset_session_only);
+	z->gzip = codec == ZSRC_GZIP;
+	z->zstd = !z->gzip;
+	z->dec.codec = zsrc_codec(z);
 	z->pipe = p;
 	z->pipe_file = file;
 	z->pipe_owned = false;
 	z->base = 0;
 	z->dec.threads = zpipe_threads(p);
+	return true;
 }
 
 void zsrc_decoded(const struct zsrc *z, struct zsrc_decoded *d)
@@ -396,7 +425,7 @@ ssize_t zsrc_view(struct zsrc *z, size_t n, size_t align, const void **p,
 	void *m;
 
 	/* a regular file's frames: in the buffer they were decoded into */
-	if (z->pipe && !z->feed) {
+	if (z->pipe && !z->feed && !z->gzfeed) {
 		ssize_t r = n ? zpipe_view(z->pipe, z->pipe_file, n, align, p)
 			      : 0;
 
@@ -441,7 +470,8 @@ ssize_t zsrc_view(struct zsrc *z, size_t n, size_t align, const void **p,
 
 bool zsrc_unread(struct zsrc *z, size_t k)
 {
-	if (!z->pipe || z->feed || !zpipe_unread(z->pipe, z->pipe_file, k))
+	if (!z->pipe || z->feed || z->gzfeed ||
+	    !zpipe_unread(z->pipe, z->pipe_file, k))
 		return false;
 	z->dec.parallel -= k;
 	return true;
@@ -449,7 +479,8 @@ bool zsrc_unread(struct zsrc *z, size_t k)
 
 bool zsrc_served(struct zsrc *z)
 {
-	return z->pipe && !z->feed && zpipe_served(z->pipe, z->pipe_file);
+	return z->pipe && !z->feed && !z->gzfeed &&
+	       zpipe_served(z->pipe, z->pipe_file);
 }
 
 void zsrc_unview(const void *p, size_t n)
@@ -632,22 +663,29 @@ fill:
 	}
 }
 
-/* The pipe's frames are done with, after zpipe_read said so (r == 0):
- * the end of the operand, or the stream goes on from where the feeding
- * thread stopped (ZSRC_STREAM). */
-static ssize_t zsrc_pipe_end(struct zsrc *z, struct gs_err *err)
+/* The pipe's frames are done with (zpipe_read said r == 0), or a pipe's
+ * BGZF group at byte at did not decode (r < 0): the operand's end, or the
+ * stream goes on from where the thread stopped or the group began. */
+static ssize_t zsrc_pipe_end(struct zsrc *z, ssize_t r, uint64_t at,
+			     struct gs_err *err)
 {
 	struct zfeed_end e;
 
-	if (!z->feed) {		/* leave a shared stdin where the operand ends */
+	if (!z->feed && !z->gzfeed) {	/* leave a shared stdin at its end */
 		zsrc_unpipe(z);
 		lseek(z->fd, 0, SEEK_END);
 		z->eof = true;
 		z->pos = z->len = 0;
 		return 0;
 	}
-	zfeed_finish(z->feed, &e);
+	if (z->feed)
+		zfeed_finish(z->feed, &e);
+	else if (r == 0)
+		gzfeed_finish(z->gzfeed, &e);
+	else
+		gzfeed_rewind(z->gzfeed, at, &e);
 	z->feed = NULL;
+	z->gzfeed = NULL;
 	z->pipe = NULL;
 	z->raw_off = e.raw_off;
 	z->eof = e.eof;
@@ -671,20 +709,20 @@ static ssize_t zsrc_pipe_end(struct zsrc *z, struct gs_err *err)
 static ssize_t zsrc_frames(struct zsrc *z, void *buf, size_t n, int stall_ms,
 			   struct gs_err *err)
 {
-	uint64_t resume;
+	uint64_t resume = 0;
 	size_t code;
 	ssize_t r = zpipe_read(z->pipe, z->pipe_file, buf, n, stall_ms,
 			       &resume, &code);
 
 	if (r > 0 || r == ZPIPE_STALL)
 		return r;
-	if (r == 0)
-		return zsrc_pipe_end(z, err);
-	zsrc_unpipe(z);
-	z->frame_off = resume - z->base;
 	/* a gzip group failed: the stream decodes it again from where it
 	 * begins, serves its good blocks and says what is wrong with the bad
-	 * one, as -j 1 does */
+	 * one, as -j 1 does (a pipe's bytes from there on are handed back) */
+	if (r == 0 || z->gzfeed)
+		return zsrc_pipe_end(z, r, resume, err);
+	zsrc_unpipe(z);
+	z->frame_off = resume - z->base;
 	if (!z->gzip && ZSTD_getErrorCode(code) != ZSTD_error_memory_allocation)
 		return zsrc_corrupt(z, code, err);
 	if (lseek(z->fd, (off_t)resume, SEEK_SET) < 0)

@@ -64,10 +64,11 @@ int zsrc_use_zstd(struct zsrc *z);
  * decoder cannot be made. */
 int zsrc_use(struct zsrc *z, int codec);
 
-/* Serve the operand from file file of pipe p, its frames decoded ahead
- * (zahead.h), instead of decoding it; p stays its owner's. */
+/* Serve the operand from file file of pipe p, its frames of codec
+ * (ZSRC_ZSTD, or ZSRC_GZIP: BGZF groups) decoded ahead (zahead.h), instead
+ * of decoding it; p stays its owner's. False when out of memory. */
 struct zpipe;
-void zsrc_serve(struct zsrc *z, struct zpipe *p, int file);
+bool zsrc_serve(struct zsrc *z, struct zpipe *p, int file, int codec);
 
 /* Decoded bytes served so far, of every operand: by workers decoding frames
  * in parallel (threads of them, the last pipe's) and by the one stream. */

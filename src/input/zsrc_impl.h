@@ -41,6 +41,7 @@ struct zsrc {
 	int pipe_file;		/* ...as this file of the pipe */
 	bool pipe_owned;	/* opened for this operand (else zahead's) */
 	struct zfeed *feed;	/* a pipe's frames, read on a thread */
+	struct gzfeed *gzfeed;	/* ...or its BGZF blocks */
 	uint64_t base;		/* the fd offset where the operand began */
 	struct zsrc_decoded dec;	/* of every operand so far */
 };
