@@ -1,5 +1,6 @@
 /*
- * zpipe.c - see zpipe.h.
+ * zpipe.c - see zpipe.h; serving and lending the frames is zpipe_serve.c's,
+ * the state both share zpipe_impl.h's.
  *
  * The workers are made once, each with its own decoder, and park on
  * zp_work; the open pipe is zp_active. Its ring holds the frames being
@@ -37,98 +38,18 @@
 #include <zstd_errors.h>
 #include "gzframes.h"
 #include "zpipe.h"
-
-#define ZP_THREADS_MAX 16		/* one frame per core, as pzstd -p 16 */
-#define ZP_SLOTS 64			/* frames in the ring, at most */
-#define ZP_PAGE ((size_t)2 << 20)	/* buffers are whole huge pages */
-#define ZP_PIECE ((size_t)2 << 20)	/* a copy is split in pieces this big */
-#define ZP_PIECES 64			/* ...and this many at most per read */
-
-#define ZP_VIEW_SLOTS 8		/* frames lent to the reader at once */
-#define ZP_VIEW_MIN ((size_t)4 << 20)	/* a view shorter than the read
-					 * asked for: this long at least */
-
-/* SLOT_LENT: served, its buffer still lent to the reader (zpipe_view) */
-enum { SLOT_FREE, SLOT_RESERVED, SLOT_QUEUED, SLOT_DECODING, SLOT_DONE,
-       SLOT_LENT };
-
-struct zslot {
-	int state;
-	int file;		/* the id of the file it is part of */
-	bool nomem;		/* no buffer could be had: fails so */
-	enum zcodec codec;
-	uint64_t off;		/* where the frame begins */
-	uint64_t bound;		/* decoded bytes at most: its buffer's need, as
-				 * counted in pending */
-	uint64_t dsize;		/* decoded bytes: the bound until decoded */
-	bool sized;		/* its header gave dsize: the bound is exact */
-	const unsigned char *src;	/* its compressed bytes */
-	size_t csize;
-	size_t rc;		/* decoded: dsize, or zstd's error */
-	unsigned char *dbuf, *cbuf;	/* decoded and compressed (a producer's) */
-	size_t dcap, ccap;
-	int lent;		/* views of dbuf not given back */
-};
-
-struct zfile {
-	int id;
-	void *map;		/* mapped frames: the mapping, and their list */
-	size_t map_len;
-	struct zframe *list;
-	size_t n, pushed;	/* frames, and those put in the ring */
-	bool ended;		/* no more frames will come */
-	struct zfile *next;
-};
-
-struct zcopy {			/* one read's copy, split */
-	struct zpiece {
-		unsigned char *dst;
-		const unsigned char *src;
-		size_t len;
-	} piece[ZP_PIECES];
-	int n;
-	atomic_int next, done;	/* pieces taken, and copied */
-};
-
-struct zpipe {
-	int threads;		/* workers at once: -j, at most the pool */
-	size_t depth;		/* frames in the ring at most */
-	uint64_t budget;
-	struct zslot slot[ZP_SLOTS];
-	size_t head, count, claimed;
-	size_t pos;		/* bytes of the head frame served */
-	uint64_t dbytes, cbytes;	/* buffers held, decoded and compressed */
-	uint64_t pending;	/* decoded bytes queued, not yet served */
-	int busy;		/* workers in it now (decoding or copying) */
-	int helpers;		/* of them, copying */
-	int drop_below;		/* frames of files before it are not decoded */
-	int lent_slots;		/* slots with views out, and their buffers */
-	uint64_t lent_bytes;
-	struct zfile *files, *last;
-	bool stopped;
-	bool copy_on;
-	struct zcopy copy;
-	pthread_cond_t cv;	/* the reader, a producer and close wait here */
-};
+#include "zpipe_impl.h"
 
 static pthread_once_t zp_once = PTHREAD_ONCE_INIT;
-static pthread_mutex_t zp_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t zp_work = PTHREAD_COND_INITIALIZER;
+pthread_mutex_t zp_lock = PTHREAD_MUTEX_INITIALIZER;
+pthread_cond_t zp_work = PTHREAD_COND_INITIALIZER;
 static int zp_workers;
 static unsigned zp_race_us;	/* ZPIPE_RACE_ENV */
-static struct zpipe *zp_active;
+struct zpipe *zp_active;
 static bool zp_taken;		/* a pipe is open */
 
-/* Buffers of a closed pipe still lent to the reader: unmapped when the
- * last view of each is given back. These and the open pipe's lent slots
- * are ZP_VIEW_SLOTS at most, so a closing pipe finds room for its own. */
-static struct zorphan {
-	unsigned char *buf;
-	size_t cap;
-	int lent;
-	struct zpipe *p;	/* the open pipe whose budget holds it, or NULL */
-} zp_orphan[ZP_VIEW_SLOTS];
-static int zp_orphans;
+struct zorphan zp_orphan[ZP_VIEW_SLOTS];
+int zp_orphans;
 
 /* ---- buffers ----------------------------------------------------------------- */
 
@@ -162,11 +83,6 @@ static void buf_unmap(unsigned char **b, size_t *cap, uint64_t *held)
 static bool fits(size_t cap, uint64_t need)
 {
 	return need == 0 || (cap >= need && cap - need <= need + ZP_PAGE);
-}
-
-static struct zslot *ring(struct zpipe *p, size_t k)
-{
-	return &p->slot[(p->head + k) % ZP_SLOTS];
 }
 
 /* Give a lent slot's buffer to the orphans, counted in owner's budget
@@ -238,7 +154,7 @@ static int slot_buffer(struct zpipe *p, struct zslot *t, uint64_t dsize,
 
 /* ---- the workers ------------------------------------------------------------- */
 
-static void copy_pieces(struct zcopy *c)
+void zp_copy_pieces(struct zcopy *c)
 {
 	int i;
 
@@ -314,7 +230,7 @@ static void work(struct zpipe *p, ZSTD_DCtx *d)
 	if (p->copy_on && atomic_load(&p->copy.next) < p->copy.n) {
 		p->helpers++;
 		pthread_mutex_unlock(&zp_lock);
-		copy_pieces(&p->copy);
+		zp_copy_pieces(&p->copy);
 		pthread_mutex_lock(&zp_lock);
 		p->helpers--;
 	} else if (claimable(p)) {
@@ -421,7 +337,7 @@ static void file_free(struct zfile *f)
 }
 
 /* Unlink the first file, whatever of it is left unserved. */
-static void file_pop(struct zpipe *p)
+void zp_file_pop(struct zpipe *p)
 {
 	struct zfile *f = p->files;
 
@@ -467,7 +383,7 @@ void zpipe_close(struct zpipe *p)
 		buf_unmap(&p->slot[i].cbuf, &p->slot[i].ccap, &p->cbytes);
 	}
 	while (p->files)
-		file_pop(p);
+		zp_file_pop(p);
 	pthread_cond_destroy(&p->cv);
 	free(p);
 }
@@ -476,7 +392,7 @@ void zpipe_close(struct zpipe *p)
 
 /* Put the next frames of mapped files into the ring while it has room:
  * true when it did. */
-static bool top_up(struct zpipe *p)
+bool zp_top_up(struct zpipe *p)
 {
 	bool any = false;
 
@@ -526,7 +442,7 @@ static struct zfile *file_new(struct zpipe *p, int id)
 	return f;
 }
 
-static struct zfile *file_find(struct zpipe *p, int id)
+struct zfile *zp_file_find(struct zpipe *p, int id)
 {
 	struct zfile *f = p->files;
 
@@ -550,7 +466,7 @@ int zpipe_add(struct zpipe *p, int id, void *map, size_t len,
 		f->ended = map != NULL;
 		for (size_t i = 0; i < n; i++)
 			p->pending += list[i].dsize;
-		top_up(p);
+		zp_top_up(p);
 	}
 	pthread_mutex_unlock(&zp_lock);
 	if (!f && map) {	/* its frames are read as a stream then */
@@ -701,307 +617,9 @@ void zpipe_end(struct zpipe *p, int id)
 	struct zfile *f;
 
 	pthread_mutex_lock(&zp_lock);
-	f = file_find(p, id);
+	f = zp_file_find(p, id);
 	if (f)
 		f->ended = true;
 	pthread_cond_broadcast(&p->cv);
 	pthread_mutex_unlock(&zp_lock);
-}
-
-/* ---- serving ------------------------------------------------------------------ */
-
-/* The head slot is served: free it for the next frame (it keeps its
- * buffers). */
-static void release_head(struct zpipe *p)
-{
-	struct zslot *s = ring(p, 0);
-
-	if (s->state == SLOT_QUEUED || s->state == SLOT_DONE)
-		p->pending -= s->bound;
-	s->state = s->lent ? SLOT_LENT : SLOT_FREE;
-	p->head = (p->head + 1) % ZP_SLOTS;
-	p->count--;
-	if (p->claimed)		/* claims go in order: the head's first */
-		p->claimed--;
-	p->pos = 0;
-	pthread_cond_broadcast(&p->cv);
-}
-
-/* Drop what is left of the files before id: frames decoding are waited
- * for (the others are not decoded: drop_below). */
-static void drop_before(struct zpipe *p, int id)
-{
-	if (p->drop_below < id)
-		p->drop_below = id;
-	while (p->count && ring(p, 0)->file < id) {
-		if (ring(p, 0)->state == SLOT_DECODING)
-			pthread_cond_wait(&p->cv, &zp_lock);
-		else
-			release_head(p);
-	}
-	while (p->files && p->files->id < id)
-		file_pop(p);
-}
-
-/* Plan the copy of up to n bytes of file id from the decoded frames at the
- * head into buf: its size. */
-static size_t plan(struct zpipe *p, int id, unsigned char *buf, size_t n)
-{
-	struct zcopy *c = &p->copy;
-	size_t got = 0, pos = p->pos;
-
-	c->n = 0;
-	for (size_t k = 0; k < p->count && got < n && c->n < ZP_PIECES; k++) {
-		const struct zslot *s = ring(p, k);
-
-		if (s->file != id || s->state != SLOT_DONE || ZSTD_isError(s->rc))
-			break;
-		while (pos < s->dsize && got < n && c->n < ZP_PIECES) {
-			size_t len = s->dsize - pos;
-
-			len = len < n - got ? len : n - got;
-			len = len < ZP_PIECE ? len : ZP_PIECE;
-			c->piece[c->n++] = (struct zpiece){ buf + got,
-							    s->dbuf + pos, len };
-			pos += len;
-			got += len;
-		}
-		if (pos < s->dsize)
-			break;
-		pos = 0;
-	}
-	return got;
-}
-
-/* Copy the planned pieces, split with the idle workers when there are
- * several; called and returning with zp_lock held. */
-static void copy_out(struct zpipe *p)
-{
-	struct zcopy *c = &p->copy;
-
-	atomic_store(&c->next, 0);
-	atomic_store(&c->done, 0);
-	p->copy_on = c->n > 1;
-	if (p->copy_on)
-		pthread_cond_broadcast(&zp_work);
-	pthread_mutex_unlock(&zp_lock);
-	copy_pieces(c);
-	pthread_mutex_lock(&zp_lock);
-	while (atomic_load(&c->done) < c->n || p->helpers)
-		pthread_cond_wait(&p->cv, &zp_lock);
-	p->copy_on = false;
-}
-
-/* got bytes of file id were served: move past them, and past the empty
- * frames after them. */
-static void consume(struct zpipe *p, int id, size_t got)
-{
-	while (p->count) {
-		const struct zslot *s = ring(p, 0);
-		size_t k = s->dsize - p->pos;
-
-		if (s->file != id || s->state != SLOT_DONE || ZSTD_isError(s->rc))
-			break;
-		k = k < got ? k : got;
-		p->pos += k;
-		got -= k;
-		if (p->pos < s->dsize)
-			break;
-		release_head(p);
-	}
-}
-
-/* Whether file id has nothing more to serve: its frames are all served and
- * no more will come. */
-static bool file_done(struct zpipe *p, int id)
-{
-	struct zfile *f = p->files;
-
-	if (p->count && ring(p, 0)->file == id)
-		return false;
-	return !f || f->id != id || (f->ended && f->pushed == f->n);
-}
-
-/* Wait for the next frame of the file, at most stall_ms when its producer
- * has not given it yet: false on timeout. */
-static bool wait_frame(struct zpipe *p, int id, int stall_ms,
-		       const struct timespec *until)
-{
-	bool given = p->count && ring(p, 0)->state != SLOT_RESERVED;
-
-	if (given || stall_ms < 0)
-		return pthread_cond_wait(&p->cv, &zp_lock), true;
-	return pthread_cond_timedwait(&p->cv, &zp_lock, until) == 0;
-}
-
-ssize_t zpipe_read(struct zpipe *p, int id, void *buf, size_t n, int stall_ms,
-		   uint64_t *at, size_t *code)
-{
-	struct timespec until = { 0, 0 };
-	ssize_t r = 0;
-
-	if (stall_ms >= 0) {
-		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_sec += stall_ms / 1000;
-		until.tv_nsec += (long)(stall_ms % 1000) * 1000000;
-		if (until.tv_nsec >= 1000000000) {
-			until.tv_sec++;
-			until.tv_nsec -= 1000000000;
-		}
-	}
-	pthread_mutex_lock(&zp_lock);
-	drop_before(p, id);
-	for (;;) {
-		struct zslot *s = p->count ? ring(p, 0) : NULL;
-
-		if (s && s->file == id && s->state == SLOT_DONE) {
-			if (ZSTD_isError(s->rc)) {
-				*at = s->off;
-				*code = s->rc;
-				r = -1;
-				break;
-			}
-			size_t got = plan(p, id, buf, n);
-
-			if (got)
-				copy_out(p);
-			consume(p, id, got);
-			if ((r = (ssize_t)got) > 0)
-				break;
-			continue;	/* empty frames only */
-		}
-		if (file_done(p, id)) {
-			if (p->files && p->files->id == id)
-				file_pop(p);
-			break;
-		}
-		if (!top_up(p) && !wait_frame(p, id, stall_ms, &until)) {
-			r = ZPIPE_STALL;
-			break;
-		}
-	}
-	pthread_mutex_unlock(&zp_lock);
-	return r;
-}
-
-/* ---- lending ------------------------------------------------------------------ */
-
-ssize_t zpipe_view(struct zpipe *p, int id, size_t n, size_t align,
-		   const void **view)
-{
-	struct zfile *f;
-	ssize_t r = 0;
-
-	pthread_mutex_lock(&zp_lock);
-	drop_before(p, id);
-	f = file_find(p, id);
-	for (; f && f->map;) {	/* a producer's frames may stall: read them */
-		struct zslot *s = p->count ? ring(p, 0) : NULL;
-
-		if (s && s->file == id && s->state == SLOT_DONE) {
-			size_t avail = s->dsize - p->pos;
-			bool more = s->lent ||
-				    p->lent_slots + zp_orphans < ZP_VIEW_SLOTS;
-
-			if (ZSTD_isError(s->rc))
-				break;	/* zpipe_read reports it */
-			if (avail == 0) {	/* an empty frame */
-				consume(p, id, 0);
-				continue;
-			}
-			/* a buffer lent stays out of the budget's reach:
-			 * half of it at most, so frames still decode */
-			if (!more || avail < (n < ZP_VIEW_MIN ? n : ZP_VIEW_MIN) ||
-			    (!s->lent && p->lent_bytes + s->dcap > p->budget / 2) ||
-			    (align > 1 && (uintptr_t)(s->dbuf + p->pos) % align))
-				break;
-			r = (ssize_t)(avail < n ? avail : n);
-			*view = s->dbuf + p->pos;
-			if (s->lent++ == 0) {
-				p->lent_slots++;
-				p->lent_bytes += s->dcap;
-			}
-			consume(p, id, (size_t)r);
-			break;
-		}
-		if (file_done(p, id) || p->stopped)
-			break;
-		if (!top_up(p))
-			pthread_cond_wait(&p->cv, &zp_lock);
-	}
-	pthread_mutex_unlock(&zp_lock);
-	return r;
-}
-
-bool zpipe_unread(struct zpipe *p, int id, size_t k)
-{
-	struct zslot *s;
-	bool ok;
-
-	pthread_mutex_lock(&zp_lock);
-	s = p->count ? ring(p, 0) : NULL;
-	ok = s && s->file == id && s->state == SLOT_DONE && p->pos >= k;
-	if (ok)
-		p->pos -= k;
-	pthread_mutex_unlock(&zp_lock);
-	return ok;
-}
-
-bool zpipe_served(struct zpipe *p, int id)
-{
-	bool done;
-
-	pthread_mutex_lock(&zp_lock);
-	drop_before(p, id);
-	done = file_done(p, id);
-	pthread_mutex_unlock(&zp_lock);
-	return done;
-}
-
-bool zpipe_unview(const void *view)
-{
-	const unsigned char *v = view;
-	struct zpipe *p;
-	unsigned char *gone = NULL;
-	size_t gone_cap = 0;
-	bool found = false;
-
-	pthread_mutex_lock(&zp_lock);
-	p = zp_active;
-	for (int i = 0; p && !found && i < ZP_SLOTS; i++) {
-		struct zslot *s = &p->slot[i];
-
-		if (!s->lent || v < s->dbuf || v >= s->dbuf + s->dcap)
-			continue;
-		found = true;
-		if (--s->lent == 0) {
-			p->lent_slots--;
-			p->lent_bytes -= s->dcap;
-			if (s->state == SLOT_LENT)
-				s->state = SLOT_FREE;
-			pthread_cond_broadcast(&p->cv);
-		}
-	}
-	for (int k = 0; !found && k < ZP_VIEW_SLOTS; k++) {
-		struct zorphan *o = &zp_orphan[k];
-
-		if (!o->buf || v < o->buf || v >= o->buf + o->cap)
-			continue;
-		found = true;
-		if (--o->lent == 0) {
-			if (o->p) {	/* still the open pipe's */
-				o->p->dbytes -= o->cap;
-				o->p->lent_bytes -= o->cap;
-				pthread_cond_broadcast(&o->p->cv);
-			}
-			gone = o->buf;
-			gone_cap = o->cap;
-			o->buf = NULL;
-			zp_orphans--;
-		}
-	}
-	pthread_mutex_unlock(&zp_lock);
-	if (gone)
-		munmap(gone, gone_cap);
-	return found;
 }
