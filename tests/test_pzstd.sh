@@ -120,16 +120,18 @@ cat "$T/raw2" "$T/raw2" > "$T/raw4"
 "$G" sum -t u16 "$T/raw4" > "$T/sum4.want"
 same announced_pipe "$T/sum4.want" 'cat "$T/announced.zst" | $G sum -t u16 -j 4'
 decoded announced_parallel parallel 'cat "$T/announced.zst" | $G sum -v -t u8 -j 4'
-# a skippable frame of pzstd's that gives a wrong length: the frame is
-# walked where it lies, and the stream goes on from it
-for lie in -5 3; do
+# a skippable frame of pzstd's that gives a wrong length (shorter, longer,
+# shorter than the frame's header): the frame is walked where it lies, and
+# the stream goes on from it
+for lie in -5 3 tiny; do
 	python3 - "$T" $lie <<'EOF' || bad lying "python could not write it"
 import struct, sys
-t, lie = sys.argv[1], int(sys.argv[2])
+t, lie = sys.argv[1], sys.argv[2]
 frame = open(t + "/one.zst", "rb").read()
+size = 2 if lie == "tiny" else len(frame) + int(lie)
 with open(t + "/lying.zst", "wb") as out:
     for _ in range(2):
-        out.write(struct.pack("<III", 0x184D2A50, 4, len(frame) + lie) + frame)
+        out.write(struct.pack("<III", 0x184D2A50, 4, size) + frame)
 EOF
 	same "lying_pipe$lie" "$T/sum4.want" 'cat "$T/lying.zst" | $G sum -t u16 -j 4'
 	same "lying_file$lie" "$T/sum4.want" '$G sum -t u16 -j 4 "$T/lying.zst"'

@@ -89,6 +89,8 @@ uint64_t zframes_walk(const unsigned char *p, size_t n, size_t hsize,
 	bool last = false;
 
 	*bound = 0;
+	if (n < hsize)		/* a length that lies: not even the header */
+		return 0;
 	while (!last) {
 		if (n - at < 3)
 			return 0;
