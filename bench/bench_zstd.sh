@@ -120,6 +120,11 @@ for f in ${TYPES:-n.f32 w.i16}; do
 			pp=$(t "cat $z | $T$PZSTD -d -p $P -c")
 		fi
 		row "$f $k: $zn (file)" "$zd"
+		# one stream: the libzstd gpustat links, decoding as zstd -dc
+		# does, apart from the zstd program's own (static) build of it
+		[ $k = one ] && [ -n "$ZSTD" ] &&
+			row "$f $k: mkzst -d (gpustat's libzstd)" \
+				"$(t "${T}build/mkzst -d < $z")" "$zn" "$zd"
 		row "$f $k: pzstd -d -p $P -c (file)" "$pd"
 		row "$f $k: gpustat sum (file)" "$(t "$T$G sum -t $ty $z")" \
 			"$zn" "$zd" "pzstd" "$pd"
