@@ -3,7 +3,8 @@
  * zlib, one after another, from zsrc's read-ahead of raw bytes straight
  * into the caller's buffer. Private to the input layer.
  *
- * Each member's header, CRC32 and ISIZE are checked (zlib's gzip wrapper);
+ * Each member's header, CRC32 and ISIZE are checked, with the messages of
+ * zlib's gzip wrapper;
  * concatenated members (cat a.gz b.gz, pigz -i, BGZF) follow one another,
  * and anything after a member that is not another one is corrupt. Errors
  * name a member by where it begins, in compressed bytes within the
