@@ -209,12 +209,10 @@ static int header(struct gzsrc *g, const uint8_t *p, size_t n, size_t *used,
 				*msg = "header crc mismatch";
 				return -1;
 			}
-			if (g->have == 2) {
-				*used = at + k;
+			at += k;
+			if (g->have == 2)
 				next_part(g, P_DATA);
-				return 1;
-			}
-			break;
+			continue;
 		}
 		if (g->flg & F_HCRC)
 			g->hcrc = (uint32_t)crc32(g->hcrc, q, (uInt)k);
