@@ -9,6 +9,13 @@ needs to know about them.
   gzgen.py bgzf RAW OUT        RAW as BGZF blocks built here: blocks of odd
                                sizes up to 64 KiB, empty ones, levels 0 to 9,
                                a subfield before 'BC', the EOF block
+  gzgen.py flags RAW OUT [bad] RAW as one member with every optional header
+                               field, each long: an extra field of 65535
+                               bytes and a name of 300000 (past a read's
+                               128 KiB); bad: a wrong FHCRC. Prints where
+                               its header's parts begin: XLEN, the extra
+                               field, FNAME, FCOMMENT, FHCRC, the data
+  gzgen.py pieces FILE AT...   FILE to stdout, cut at each AT with a pause
   gzgen.py starts FILE         where each member of FILE begins, one a line
                                (walked by inflating each member)
   gzgen.py flip FILE OUT AT    FILE with the byte at AT inverted
@@ -22,6 +29,7 @@ import gzip
 import random
 import struct
 import sys
+import time
 import zlib
 
 
@@ -34,14 +42,22 @@ def trailer(data):
     return struct.pack("<II", zlib.crc32(data), len(data) & 0xFFFFFFFF)
 
 
-def member_flags(data):
-    """A member with every optional header field (RFC 1952, 2.3.1)."""
-    extra = b"ab" + struct.pack("<H", 3) + b"xyz"
+def member_flags(data, extra=b"ab" + struct.pack("<H", 3) + b"xyz",
+                 name=b"name.f32", comment=b"a comment", bad=False):
+    """A member with every optional header field (RFC 1952, 2.3.1), and
+    where each of the header's parts begins."""
     head = bytes([0x1F, 0x8B, 8, 0x04 | 0x08 | 0x10 | 0x02]) + \
         struct.pack("<I", 1234567) + bytes([0, 3])
-    head += struct.pack("<H", len(extra)) + extra + b"name.f32\0" + b"a comment\0"
-    head += struct.pack("<H", zlib.crc32(head) & 0xFFFF)
-    return head + deflate(data, 6) + trailer(data)
+    parts = [len(head), len(head) + 2]
+    head += struct.pack("<H", len(extra)) + extra
+    parts.append(len(head))
+    head += name + b"\0"
+    parts.append(len(head))
+    head += comment + b"\0"
+    parts.append(len(head))
+    head += struct.pack("<H", (zlib.crc32(head) ^ bad) & 0xFFFF)
+    parts.append(len(head))
+    return head + deflate(data, 6) + trailer(data), parts
 
 
 def members(raw):
@@ -49,7 +65,7 @@ def members(raw):
     cut = [0, n // 7, n // 7, n // 2, n // 2 + 12345, n]
     out = gzip.compress(raw[cut[0]:cut[1]], mtime=0)
     out += gzip.compress(b"", mtime=0)
-    out += member_flags(raw[cut[2]:cut[3]])
+    out += member_flags(raw[cut[2]:cut[3]])[0]
     out += gzip.compress(raw[cut[3]:cut[4]], compresslevel=0, mtime=0)
     out += gzip.compress(raw[cut[4]:cut[5]], compresslevel=9, mtime=0)
     return out
@@ -119,6 +135,26 @@ def main():
     if cmd in ("members", "bgzf"):
         raw = open(sys.argv[2], "rb").read()
         open(sys.argv[3], "wb").write(members(raw) if cmd == "members" else bgzf(raw))
+    elif cmd == "flags":
+        raw = open(sys.argv[2], "rb").read()
+        rng = random.Random(29)
+        extra = bytes(rng.randrange(256) for _ in range(65535))
+        name = bytes(rng.randrange(1, 256) for _ in range(300000))
+        out, parts = member_flags(raw, extra, name, b"x" * 1000,
+                                  len(sys.argv) > 4)
+        open(sys.argv[3], "wb").write(out)
+        print(" ".join(str(p) for p in parts))
+    elif cmd == "pieces":
+        d = open(sys.argv[2], "rb").read()
+        at = 0
+        try:
+            for cut in [int(a) for a in sys.argv[3:]] + [len(d)]:
+                sys.stdout.buffer.write(d[at:cut])
+                sys.stdout.buffer.flush()
+                time.sleep(0.05)
+                at = cut
+        except BrokenPipeError:     # the reader stopped at an error
+            sys.stderr.close()
     elif cmd == "starts":
         print("\n".join(str(s) for s in starts(open(sys.argv[2], "rb").read())))
     elif cmd == "flip":

@@ -169,6 +169,39 @@ if have gzip; then
 	same empty_sum "$T/zero" '$G sum -t u8 "$T/empty.gz"'
 fi
 
+# --- a header with every optional field, each long (the name runs past
+# a read's 128 KiB), from a file, a pipe and a pipe that brings it a
+# piece at a time; cut at and just past where each of its parts begins it
+# is truncated where it ends, and a wrong FHCRC is corrupt
+if [ -n "$PY" ]; then
+	parts=$($PY flags "$R" "$T/flags.gz")
+	same flags_file "$T/sum.want" '$G sum -t u8 "$T/flags.gz"'
+	same flags_pipe "$T/scan.want" 'cat "$T/flags.gz" | $G scan -t u16'
+	cuts=2
+	for p in $parts; do
+		cuts="$cuts $((p - 1)) $((p + 1))"
+	done
+	same flags_pieces "$T/sum.want" '$PY pieces "$T/flags.gz" $cuts | $G sum -t u8'
+	for p in $parts; do
+		for at in $p $((p + 1)); do
+			head -c $at "$T/flags.gz" > "$T/cut.gz"
+			alike "flags_trunc_$at" "truncated gzip member at compressed byte $at" \
+				'$G sum -t u8 -j 1 "$T/cut.gz"' \
+				"$W4 \$G sum -t u8 -j 4 \"\$T/cut.gz\""
+			alike "flags_trunc_pipe_$at" "truncated gzip member at compressed byte $at" \
+				'cat "$T/cut.gz" | $G sum -t u8 -j 1' \
+				"\$PY pieces \"\$T/cut.gz\" \$cuts | $W4 \$G sum -t u8 -j 4"
+		done
+	done
+	$PY flags "$R" "$T/badh.gz" bad > /dev/null
+	alike flags_hcrc "corrupt gzip member at compressed byte 0: header crc mismatch" \
+		'$G sum -t u8 -j 1 "$T/badh.gz"' \
+		"$W4 \$G sum -t u8 -j 4 \"\$T/badh.gz\""
+	alike flags_hcrc_pipe "corrupt gzip member at compressed byte 0: header crc mismatch" \
+		'cat "$T/badh.gz" | $G sum -t u8 -j 1' \
+		"\$PY pieces \"\$T/badh.gz\" \$cuts | $W4 \$G sum -t u8 -j 4"
+fi
+
 # --- broken files: the same one line with -j 1 and -j 4, exit 1
 # trunc NAME FILE: FILE cut at offsets inside its members
 trunc() {
@@ -192,7 +225,8 @@ trunc() {
 
 # flips NAME FILE: a byte inverted in a member's deflate data and in its
 # trailer (CRC32, ISIZE), in the first, a middle and the last member with
-# data; the error names the member
+# data; the error names the member, and a flipped trailer says which
+# check failed
 flips() {
 	$PY starts "$2" > "$T/starts"
 	size=$(wc -c < "$2")
@@ -203,9 +237,15 @@ flips() {
 		s=$(sed -n "${m}p" "$T/starts")
 		e=$(sed -n "$((m + 1))p" "$T/starts")
 		[ $((e - s)) -gt 60 ] || continue	# an empty member
-		for at in $((s + 40)) $(((s + e) / 2)) $((e - 8)) $((e - 6)) $((e - 3)) $((e - 1)); do
+		for at in $((s + 40)) $(((s + e) / 2)) $((e - 8)) $((e - 6)) \
+			  $((e - 5)) $((e - 3)) $((e - 1)); do
 			$PY flip "$2" "$T/flip.gz" $at
-			alike "flip_$1_$at" "corrupt gzip member at compressed byte $s:" \
+			case $((e - at)) in
+			[5-8]) why=": incorrect data check" ;;
+			[1-4]) why=": incorrect length check" ;;
+			*) why=: ;;
+			esac
+			alike "flip_$1_$at" "corrupt gzip member at compressed byte $s$why" \
 				'$G sum -t u8 -j 1 "$T/flip.gz"' \
 				"$W4 \$G sum -t u8 -j 4 \"\$T/flip.gz\""
 		done
@@ -227,13 +267,22 @@ if [ -n "$PY" ]; then
 	done
 fi
 
-# garbage after a member, and zeros: the next "member" is corrupt
+# garbage after a member, and zeros: the next "member" is corrupt; so is
+# one of another method or with a reserved flag, and one byte is a member
+# cut short
 for w in gzip bgzip py_bgzf; do
 	[ -f "$T/$w.gz" ] || continue
 	size=$(wc -c < "$T/$w.gz")
-	for tail in 'garbage' '\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0'; do
+	for tail in 'garbage' '\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0' \
+		    '\037\213\007\0\0\0\0\0\0\0' '\037\213\010\040\0\0\0\0\0\0' 'g'; do
+		case $tail in
+		*007*) why="corrupt gzip member at compressed byte $size: unknown compression method" ;;
+		*040*) why="corrupt gzip member at compressed byte $size: unknown header flags set" ;;
+		g) why="truncated gzip member at compressed byte $((size + 1))" ;;
+		*) why="corrupt gzip member at compressed byte $size: incorrect header check" ;;
+		esac
 		{ cat "$T/$w.gz"; printf "$tail"; } > "$T/garbage.gz"
-		alike "garbage_$w" "corrupt gzip member at compressed byte $size: incorrect header check" \
+		alike "garbage_$w" "$why" \
 			'$G sum -t u8 -j 1 "$T/garbage.gz"' \
 			"$W4 \$G sum -t u8 -j 4 \"\$T/garbage.gz\""
 	done

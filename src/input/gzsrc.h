@@ -3,9 +3,10 @@
  * zlib, one after another, from zsrc's read-ahead of raw bytes straight
  * into the caller's buffer. Private to the input layer.
  *
- * Each member's header, CRC32 and ISIZE are checked (zlib's gzip wrapper);
- * concatenated members (cat a.gz b.gz, pigz -i, BGZF) follow one another,
- * and anything after a member that is not another one is corrupt. Errors
+ * Each member's header, CRC32 and ISIZE are checked, with the messages of
+ * zlib's gzip wrapper; concatenated members (cat a.gz b.gz, pigz -i,
+ * BGZF) follow one another, and anything after a member that is not
+ * another one is corrupt. Errors
  * name a member by where it begins, in compressed bytes within the
  * operand, as zstd's name a frame: where zlib notices depends on the
  * caller's buffer sizes, where the member begins does not.
