@@ -199,7 +199,7 @@ static bool inflate_block(const unsigned char *in, size_t len,
 
 const char *gzframes_inflater(void)
 {
-	return ", libdeflate " LIBDEFLATE_VERSION_STRING " for BGZF";
+	return ", libdeflate " LIBDEFLATE_VERSION_STRING " for BGZF and CRC32";
 }
 #else
 static bool inflate_block(const unsigned char *in, size_t len,
