@@ -114,4 +114,12 @@ fi
 GPUSTAT_COLD_READ=off "$G" sum -t f64 -v "$T/d" 2> "$T/e" > /dev/null
 grep -q "pass 1: [0-9.]* MiB in [0-9.]* s ([0-9.]* GB/s)$" "$T/e" && ok ||
 	bad "-v with GPUSTAT_COLD_READ=off: no pages asked about" "$(grep pass "$T/e")"
+# O_DIRECT reads in pieces that start at an aligned offset before the
+# first byte: the pieces of a 512 MiB read 3 bytes past a page (the first
+# read after the 131075 bytes peeked at for a magic) numbered 257, one past
+# the piece table on the stack. A sparse file: holes are never in memory.
+truncate -s $((512 * 1048576 + 131075)) "$T/sparse" 2> /dev/null &&
+if [ "$(GPUSTAT_COLD_READ=direct "$G" sum -t u8 -j 4 "$T/sparse" 2>&1)" = 0 ]; then ok
+else bad "direct: 257 pieces" "$(GPUSTAT_COLD_READ=direct "$G" sum -t u8 -j 4 "$T/sparse" 2>&1 | head -n 2)"; fi
+rm -f "$T/sparse"
 summary

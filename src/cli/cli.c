@@ -630,8 +630,11 @@ static int open_input(struct cli *c, char *const *paths, int npaths,
 		c->eo.chunk_size = CHUNK_ONE_STREAM;
 	/* ...and leaves its core to the decoder: a thread computing on every
 	 * core took it from the decoder at each chunk */
-	if (info->one_stream && !c->threads_set && c->eo.threads > 2)
-		c->eo.threads--;
+	if (info->one_stream && !c->threads_set && !c->core_left &&
+	    c->eo.threads > 2) {
+		c->eo.threads--;	/* once: every operand opens an input */
+		c->core_left = true;
+	}
 	if (c->verbose) {
 		char from[240] = "";
 

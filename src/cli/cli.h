@@ -47,6 +47,7 @@ struct cli {
 	bool type_set, endian_set, columns_set, format_set;
 	bool chunk_set;		/* --chunk-size given: kept as given */
 	bool threads_set;	/* -j given: kept as given */
+	bool core_left;		/* a core left to one zstd stream's decoder */
 	bool big_endian;		/* --endian big */
 	bool type_endian;		/* -t named a byte order ('>f4') */
 	const char *type_from_name;	/* no -t: the operand whose name set

@@ -196,7 +196,7 @@ static int feed_group(struct gzfeed *f, uint64_t target)
 		zpipe_cancel(f->pipe, g.slot);
 		return feed_rest(f);
 	}
-	if (f->stopped || zpipe_commit(f->pipe, g.slot, g.csize, dsize) < 0) {
+	if (f->stopped || zpipe_commit(f->pipe, g.slot, g.csize, dsize, false) < 0) {
 		f->part = g;	/* its bytes stay in the slot's buffer */
 		return -1;
 	}

@@ -218,10 +218,16 @@ static ssize_t par_run(struct par_job *j)
 		j->piece = (j->n + (size_t)j->threads - 1) / (size_t)j->threads;
 	if (j->piece < PARREAD_PIECE)
 		j->piece = PARREAD_PIECE;
-	if (j->how == COLD_DIRECT) {
+	if (j->how == COLD_DIRECT) {	/* pieces cover n + skew bytes */
+		size_t least;
+
+		j->skew = (size_t)j->base % COLDREAD_ALIGN;
+		least = (j->n + j->skew + PARREAD_MAX_PIECES - 1) /
+			PARREAD_MAX_PIECES;
+		if (j->piece < least)
+			j->piece = least;
 		j->piece = (j->piece + COLDREAD_ALIGN - 1) / COLDREAD_ALIGN *
 			   COLDREAD_ALIGN;
-		j->skew = (size_t)j->base % COLDREAD_ALIGN;
 	}
 	j->npieces = (unsigned)((j->n + j->skew + j->piece - 1) / j->piece);
 	if ((unsigned)j->threads > j->npieces)

@@ -172,6 +172,17 @@ static bool feed_copy(struct zfeed *f, int slot, size_t *clen, size_t k)
 	return true;
 }
 
+/* Queue the frame in the slot, clen bytes that decode to at most bound: 1,
+ * or -1 when stopped or when no buffer can be had for it (the stream then
+ * decodes it, from the bytes handed back, as -j 1 does: a pipe's frame
+ * that failed for want of memory could not be read again). */
+static int feed_commit(struct zfeed *f, int slot, size_t clen, uint64_t bound)
+{
+	int r = zpipe_commit(f->pipe, slot, clen, bound, true);
+
+	return r == 0 ? 1 : r == -2 ? feed_rest(f, slot, clen) : -1;
+}
+
 /* The blocks of the frame whose hsize header bytes are unread in the
  * read-ahead, then its checksum, into the slot; queued when whole. A frame
  * reserved ZPIPE_UNSIZED is bounded by its blocks for a window of window
@@ -205,7 +216,7 @@ static int feed_blocks(struct zfeed *f, int slot, size_t hsize, bool checksum,
 	}
 	if (checksum && !feed_copy(f, slot, &clen, 4))
 		return feed_rest(f, slot, clen);
-	return zpipe_commit(f->pipe, slot, clen, bound) == 0 ? 1 : -1;
+	return feed_commit(f, slot, clen, bound);
 }
 
 /* The frame of csize compressed bytes, by pzstd's skippable frame before
@@ -224,7 +235,7 @@ static int feed_announced(struct zfeed *f, int slot, size_t hsize,
 			 window, &bound) != csize ||
 	    (!sized && bound > ZPIPE_FRAME_MAX))
 		return feed_rest(f, slot, clen);
-	return zpipe_commit(f->pipe, slot, clen, bound) == 0 ? 1 : -1;
+	return feed_commit(f, slot, clen, bound);
 }
 
 /* A zstd frame at the read-ahead's position: queued, or the stream goes on

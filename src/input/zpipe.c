@@ -574,7 +574,8 @@ unsigned char *zpipe_cbuf(struct zpipe *p, int slot, size_t need)
 	return b;
 }
 
-int zpipe_commit(struct zpipe *p, int slot, size_t csize, uint64_t bound)
+int zpipe_commit(struct zpipe *p, int slot, size_t csize, uint64_t bound,
+		 bool hand_back)
 {
 	struct zslot *s = &p->slot[slot];
 	int b = 1;
@@ -588,6 +589,10 @@ int zpipe_commit(struct zpipe *p, int slot, size_t csize, uint64_t bound)
 		pthread_mutex_unlock(&zp_lock);
 		zpipe_cancel(p, slot);
 		return -1;
+	}
+	if (b < 0 && hand_back) {
+		pthread_mutex_unlock(&zp_lock);
+		return -2;
 	}
 	if (!s->sized) {
 		s->nomem = b < 0;

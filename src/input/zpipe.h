@@ -122,8 +122,12 @@ unsigned char *zpipe_cbuf(struct zpipe *p, int slot, size_t need);
 /* The frame in the slot is whole: csize bytes of its buffer. Decode it.
  * bound: at most the bytes it decodes to, for a slot reserved
  * ZPIPE_UNSIZED (ignored otherwise), which waits here for room for them.
- * 0, or -1 when stopped (the slot is given back). */
-int zpipe_commit(struct zpipe *p, int slot, size_t csize, uint64_t bound);
+ * Where no buffer can be had for them (mmap failed), the frame is queued
+ * to fail as out of memory, or with hand_back it stays reserved and -2 is
+ * returned (the producer hands its bytes to the stream). 0, or -1 when
+ * stopped (the slot is given back). */
+int zpipe_commit(struct zpipe *p, int slot, size_t csize, uint64_t bound,
+		 bool hand_back);
 
 /* Give back the slot reserved last, unused. */
 void zpipe_cancel(struct zpipe *p, int slot);
