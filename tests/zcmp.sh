@@ -1,6 +1,7 @@
 # zcmp.sh - the checks of the compressed-input tests (test_zpipe.sh,
-# test_pzstd.sh): a decoder in parallel must give what one thread gives,
-# bytes and errors alike. Source it after tests/lib.sh.
+# test_pzstd.sh, test_gzip.sh, test_bgzf.sh): a decoder in parallel must
+# give what one thread gives, bytes and errors alike. Source it after
+# tests/lib.sh.
 
 # same NAME WANT CMD: CMD (eval'd) exits 0, says nothing on stderr and
 # prints exactly the file WANT

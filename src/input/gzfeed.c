@@ -9,24 +9,20 @@
  * The groups queued are remembered, the last SENT_MAX of them (every one
  * not yet served is among them: the pipe's ring holds no more frames), so
  * that where one does not decode, the stream can have its compressed bytes
- * and all those after it, from the pipe's buffers. The thread waits in
- * poll() on the fd and on an eventfd, so that it can be stopped while the
- * writer is silent.
+ * and all those after it, from the pipe's buffers. The reads are
+ * feedio.h's: the thread can be stopped while the writer is silent.
  */
 #include <errno.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
-#include <unistd.h>
 #include <zstd.h>
+#include "feedio.h"
 #include "gzfeed.h"
 #include "gzframes.h"
 #include "zpipe.h"
 
-#define GZFEED_READ ((size_t)1 << 20)	/* read-ahead: the pipe's own size */
 #define GROUP_FIRST ((uint64_t)256 << 10)	/* decoded bytes a group aims at */
 #define GROUP_MAX ((uint64_t)4 << 20)
 #define SENT_MAX 64	/* groups remembered: zpipe.c's ZP_SLOTS */
@@ -40,14 +36,9 @@ struct sent {
 };
 
 struct gzfeed {
-	int fd, stopfd;
+	struct feedio io;	/* the pipe, its read-ahead */
 	struct zpipe *pipe;
 	pthread_t tid;
-	unsigned char *rb;	/* read-ahead: [rpos, rlen) unread */
-	size_t rpos, rlen;
-	uint64_t roff;		/* bytes of the operand read in all */
-	bool eof, stopped;
-	int err;
 	struct sent sent[SENT_MAX];	/* group k in sent[k % SENT_MAX] */
 	uint64_t nsent;
 	struct sent part;	/* a group begun and not queued when stopped
@@ -61,62 +52,6 @@ static uint32_t le32(const unsigned char *p)
 	       (uint32_t)p[3] << 24;
 }
 
-/* Read up to n bytes into buf once the fd is readable: the count, 0 at the
- * end, -1 on a read error (err) or when stopped. */
-static ssize_t feed_sysread(struct gzfeed *f, void *buf, size_t n)
-{
-	for (;;) {
-		struct pollfd pf[2] = { { f->fd, POLLIN, 0 },
-					{ f->stopfd, POLLIN, 0 } };
-		ssize_t r;
-
-		if (poll(pf, 2, -1) < 0 && errno != EINTR) {
-			f->err = errno;
-			return -1;
-		}
-		if (pf[1].revents) {
-			f->stopped = true;
-			return -1;
-		}
-		if (!pf[0].revents)
-			continue;
-		r = read(f->fd, buf, n);
-		if (r > 0) {
-			f->roff += (uint64_t)r;
-			return r;
-		}
-		if (r == 0) {
-			f->eof = true;
-			return 0;
-		}
-		/* stdin may have been left non-blocking by another program */
-		if (errno != EINTR && errno != EAGAIN) {
-			f->err = errno;
-			return -1;
-		}
-	}
-}
-
-/* At least k <= GZFEED_READ unread bytes in the read-ahead: false at the
- * end before them, on a read error or when stopped. */
-static bool feed_need(struct gzfeed *f, size_t k)
-{
-	while (f->rlen - f->rpos < k) {
-		ssize_t r;
-
-		if (f->eof || f->err)
-			return false;
-		memmove(f->rb, f->rb + f->rpos, f->rlen - f->rpos);
-		f->rlen -= f->rpos;
-		f->rpos = 0;
-		r = feed_sysread(f, f->rb + f->rlen, GZFEED_READ - f->rlen);
-		if (r <= 0)
-			return false;
-		f->rlen += (size_t)r;
-	}
-	return true;
-}
-
 /* Whether a whole BGZF block decoding to at most GZFRAMES_BLOCK_MAX bytes
  * is at the read-ahead's position: its length and ISIZE. A member that is
  * not BGZF is known by its first four bytes, before more are waited for. */
@@ -126,16 +61,16 @@ static bool feed_block(struct gzfeed *f, size_t *len, uint32_t *isize)
 	size_t hsize, hlen;
 	const unsigned char *h;
 
-	if (!feed_need(f, 4) || memcmp(f->rb + f->rpos, magic, 4) != 0 ||
-	    !feed_need(f, BGZF_FIXED))
+	if (!feedio_need(&f->io, 4) || memcmp(f->io.rb + f->io.rpos, magic, 4) != 0 ||
+	    !feedio_need(&f->io, BGZF_FIXED))
 		return false;
-	h = f->rb + f->rpos;
+	h = f->io.rb + f->io.rpos;
 	hsize = BGZF_FIXED + ((size_t)h[10] | (size_t)h[11] << 8);
-	if (!feed_need(f, hsize) ||
-	    !(*len = gzframes_block(f->rb + f->rpos, hsize, &hlen)) ||
-	    !feed_need(f, *len))
+	if (!feedio_need(&f->io, hsize) ||
+	    !(*len = gzframes_block(f->io.rb + f->io.rpos, hsize, &hlen)) ||
+	    !feedio_need(&f->io, *len))
 		return false;
-	*isize = le32(f->rb + f->rpos + *len - 4);
+	*isize = le32(f->io.rb + f->io.rpos + *len - 4);
 	return *isize <= GZFRAMES_BLOCK_MAX;
 }
 
@@ -144,20 +79,20 @@ static bool feed_block(struct gzfeed *f, size_t *len, uint32_t *isize)
 static int feed_rest(struct gzfeed *f)
 {
 	struct zfeed_end *e = &f->end;
-	size_t ahead = f->rlen - f->rpos;
+	size_t ahead = f->io.rlen - f->io.rpos;
 
-	*e = (struct zfeed_end){ .how = ZFEED_REST, .raw_off = f->roff,
-				 .eof = f->eof, .err = f->err };
-	if (f->err) {
+	*e = (struct zfeed_end){ .how = ZFEED_REST, .raw_off = f->io.roff,
+				 .eof = f->io.eof, .err = f->io.err };
+	if (f->io.err) {
 		e->how = ZFEED_ERROR;
-	} else if (ahead == 0 && f->eof) {
+	} else if (ahead == 0 && f->io.eof) {
 		e->how = ZFEED_EOF;
 	} else {
 		e->len = ahead;
 		e->cap = ahead + ZSTD_DStreamInSize();
 		e->buf = malloc(e->cap);
 		if (e->buf) {
-			memcpy(e->buf, f->rb + f->rpos, ahead);
+			memcpy(e->buf, f->io.rb + f->io.rpos, ahead);
 		} else {
 			e->how = ZFEED_ERROR;
 			e->err = ENOMEM;
@@ -171,14 +106,14 @@ static int feed_rest(struct gzfeed *f)
  * queued, 0 when feeding ends here (end says how), -1 when stopped. */
 static int feed_group(struct gzfeed *f, uint64_t target)
 {
-	struct sent g = { f->roff - (f->rlen - f->rpos), 0, -1 };
+	struct sent g = { f->io.roff - (f->io.rlen - f->io.rpos), 0, -1 };
 	uint64_t dsize = 0;
 	uint32_t isize;
 	size_t len;
 	unsigned char *c;
 
 	if (!feed_block(f, &len, &isize))
-		return f->stopped ? -1 : feed_rest(f);
+		return f->io.stopped ? -1 : feed_rest(f);
 	g.slot = zpipe_reserve(f->pipe, 0, ZCODEC_BGZF, g.off, ZPIPE_UNSIZED);
 	if (g.slot == -1)
 		return -1;
@@ -187,16 +122,16 @@ static int feed_group(struct gzfeed *f, uint64_t target)
 	do {
 		if (!(c = zpipe_cbuf(f->pipe, g.slot, g.csize + len)))
 			break;
-		memcpy(c + g.csize, f->rb + f->rpos, len);
-		f->rpos += len;
+		memcpy(c + g.csize, f->io.rb + f->io.rpos, len);
+		f->io.rpos += len;
 		g.csize += len;
 		dsize += isize;
 	} while (dsize < target && feed_block(f, &len, &isize));
-	if (!f->stopped && g.csize == 0) {	/* no memory for the first */
+	if (!f->io.stopped && g.csize == 0) {	/* no memory for the first */
 		zpipe_cancel(f->pipe, g.slot);
 		return feed_rest(f);
 	}
-	if (f->stopped || zpipe_commit(f->pipe, g.slot, g.csize, dsize, false) < 0) {
+	if (f->io.stopped || zpipe_commit(f->pipe, g.slot, g.csize, dsize, false) < 0) {
 		f->part = g;	/* its bytes stay in the slot's buffer */
 		return -1;
 	}
@@ -221,25 +156,17 @@ struct gzfeed *gzfeed_open(int fd, const unsigned char *had, size_t n,
 	struct gzfeed *f;
 
 	/* FLG: bgzip writes FEXTRA alone, gzip and pigz FNAME or nothing */
-	if (n > GZFEED_READ || (n >= 4 && had[3] != 4) ||
+	if (n > FEEDIO_READ || (n >= 4 && had[3] != 4) ||
 	    !(f = calloc(1, sizeof(*f))))
 		return NULL;
-	f->fd = fd;
-	f->roff = raw_off;
-	f->rlen = n;
-	f->stopfd = eventfd(0, EFD_CLOEXEC);
-	f->rb = malloc(GZFEED_READ);
-	if (f->stopfd >= 0 && f->rb &&
+	if (feedio_init(&f->io, fd, had, n, raw_off) &&
 	    (f->pipe = zpipe_open(threads, ZPIPE_BYTES)) != NULL) {
-		memcpy(f->rb, had, n);
 		if (zpipe_add(f->pipe, 0, NULL, 0, NULL, 0) == 0 &&
 		    pthread_create(&f->tid, NULL, feed_main, f) == 0)
 			return f;
 		zpipe_close(f->pipe);
 	}
-	if (f->stopfd >= 0)
-		close(f->stopfd);
-	free(f->rb);
+	feedio_free(&f->io);
 	free(f);
 	return NULL;
 }
@@ -253,19 +180,14 @@ struct zpipe *gzfeed_pipe(const struct gzfeed *f)
 static void feed_free(struct gzfeed *f)
 {
 	zpipe_close(f->pipe);
-	close(f->stopfd);
-	free(f->rb);
+	feedio_free(&f->io);
 	free(f);
 }
 
 /* Stop the thread, wherever it waits, and wait for it to end. */
 static void feed_stop(struct gzfeed *f)
 {
-	uint64_t one = 1;
-
-	/* an eventfd takes this write: it is far from overflowing */
-	if (write(f->stopfd, &one, sizeof(one)) < 0)
-		f->stopped = true;
+	feedio_stop(&f->io);
 	zpipe_stop(f->pipe);
 	pthread_join(f->tid, NULL);
 }
@@ -295,14 +217,14 @@ void gzfeed_rewind(struct gzfeed *f, uint64_t at, struct zfeed_end *e)
 	free(f->end.buf);	/* it may have ended on its own since */
 	while (k < f->nsent && f->sent[k % SENT_MAX].off != at)
 		k++;
-	ahead = f->rlen - f->rpos;
+	ahead = f->io.rlen - f->io.rpos;
 	len = f->part.csize + ahead;
 	for (uint64_t i = k; i < f->nsent; i++)
 		len += f->sent[i % SENT_MAX].csize;
 	/* a read error is met again by the stream, after these bytes */
 	*e = (struct zfeed_end){ .how = ZFEED_REST, .len = len,
 				 .cap = len + ZSTD_DStreamInSize(),
-				 .raw_off = f->roff, .eof = f->eof && !f->err };
+				 .raw_off = f->io.roff, .eof = f->io.eof && !f->io.err };
 	e->buf = malloc(e->cap);
 	if (!e->buf) {
 		e->how = ZFEED_ERROR;
@@ -315,7 +237,7 @@ void gzfeed_rewind(struct gzfeed *f, uint64_t at, struct zfeed_end *e)
 	for (; k < f->nsent; k++)
 		take(f, &f->sent[k % SENT_MAX], &to);
 	take(f, &f->part, &to);
-	memcpy(to, f->rb + f->rpos, ahead);
+	memcpy(to, f->io.rb + f->io.rpos, ahead);
 	feed_free(f);
 }
 

@@ -9,16 +9,14 @@
  * build found it (a whole buffer at a time is all a BGZF block needs, and
  * it inflates them 1.5 to 2.2 times as fast as zlib), zlib otherwise.
  */
-#include <errno.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
-#include <unistd.h>
 #include <zlib.h>
 #ifdef GS_HAVE_LIBDEFLATE
 #include <libdeflate.h>
 #endif
 #include "gzframes.h"
+#include "zframes.h"
 #include "zpipe.h"
 
 #define BGZF_PEEK 64		/* header bytes read: bgzip's are 18 */
@@ -64,24 +62,6 @@ size_t gzframes_block(const unsigned char *h, size_t n, size_t *hlen)
 	return 0;
 }
 
-/* Exactly n bytes of the file at off: false when they are not all there. */
-static bool peek(int fd, uint64_t off, void *buf, size_t n)
-{
-	size_t got = 0;
-
-	while (got < n) {
-		ssize_t r = pread(fd, (char *)buf + got, n - got,
-				  (off_t)(off + got));
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return false;
-		got += (size_t)r;
-	}
-	return true;
-}
-
 /* The blocks of [start, end) in *list (malloc'd, *n): false when a member
  * is not a whole BGZF block, or out of memory. */
 static bool scan(int fd, uint64_t start, uint64_t end, struct block **list,
@@ -94,8 +74,9 @@ static bool scan(int fd, uint64_t start, uint64_t end, struct block **list,
 	*n = 0;
 	for (uint64_t off = start; off < end; off += len) {
 		k = end - off < sizeof(h) ? (size_t)(end - off) : sizeof(h);
-		if (!peek(fd, off, h, k) || !(len = gzframes_block(h, k, &hlen)) ||
-		    len > end - off || !peek(fd, off + len - 4, h, 4))
+		if (!zframes_peek(fd, off, h, k) ||
+		    !(len = gzframes_block(h, k, &hlen)) || len > end - off ||
+		    !zframes_peek(fd, off + len - 4, h, 4))
 			return false;
 		if (*n == cap) {
 			struct block *l = realloc(*list, (cap = cap * 2 + 256) *
@@ -154,29 +135,15 @@ bool gzframes_list(int fd, uint64_t start, uint64_t end, int threads,
 struct zpipe *gzframes_open(int fd, uint64_t start, int threads)
 {
 	struct zframe *list = NULL;
-	struct zpipe *p = NULL;
 	struct stat st;
 	size_t ng = 0;
-	void *map;
 
 	if (threads < 2 || fstat(fd, &st) < 0 || (uint64_t)st.st_size <= start ||
-	    !gzframes_list(fd, start, (uint64_t)st.st_size, threads, &list, &ng) ||
-	    ng < 2 || (p = zpipe_open(threads, ZPIPE_BYTES)) == NULL) {
+	    !gzframes_list(fd, start, (uint64_t)st.st_size, threads, &list, &ng)) {
 		free(list);
 		return NULL;
 	}
-	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (map == MAP_FAILED) {
-		free(list);
-		zpipe_close(p);
-		return NULL;
-	}
-	madvise(map, (size_t)st.st_size, MADV_SEQUENTIAL);
-	/* the pipe owns map and list from here, even on failure */
-	if (zpipe_add(p, 0, map, (size_t)st.st_size, list, ng) == 0)
-		return p;
-	zpipe_close(p);
-	return NULL;
+	return zframes_pipe(fd, (uint64_t)st.st_size, list, ng, threads);
 }
 
 /* ---- the workers' inflate ---------------------------------------------------- */

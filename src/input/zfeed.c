@@ -6,23 +6,20 @@
  * checksum. Headers are read through a read-ahead buffer; a block's body
  * of 64 KiB or more is read straight into the frame's buffer in the pipe
  * with reads of exactly its length, so no byte after the frame is read
- * there. The thread waits in poll() on the fd and on an eventfd, so that
- * zfeed_close can stop it while the writer is silent.
+ * there. The reads are feedio.h's: zfeed_close can stop the thread while
+ * the writer is silent.
  */
 #include <errno.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
-#include <unistd.h>
 #include <zstd.h>
+#include "feedio.h"
 #include "zfeed.h"
 #include "zframes.h"
 #include "zpipe.h"
 #include "zsrc.h"
 
-#define ZFEED_READ ((size_t)1 << 20)	/* read-ahead: the pipe's own size */
 #define ZFEED_DIRECT ((size_t)64 << 10)	/* bodies read straight in from here */
 #define ZFEED_BLOCK_MAX ((size_t)128 << 10)	/* RFC 8878: Block_Maximum_Size */
 /* Decoded bytes a frame of no content size may bound to, unless pzstd's
@@ -34,18 +31,13 @@
 #define ZSTD_SKIP_MAGIC 0x184D2A50u	/* low 4 bits are free */
 
 struct zfeed {
-	int fd, stopfd;
+	struct feedio io;	/* the pipe, its read-ahead */
 	struct zpipe *pipe;
 	pthread_t tid;
 	uint64_t window_max;
-	unsigned char *rb;	/* read-ahead: [rpos, rlen) unread */
-	size_t rpos, rlen;
-	uint64_t roff;		/* bytes of the operand read in all */
 	uint64_t hinted;	/* where the frame that pzstd's skippable frame
 				 * announced begins, plus one (0: none) */
 	uint32_t hint_csize;	/* ...and its compressed size */
-	bool eof, stopped;
-	int err;
 	struct zfeed_end end;	/* how it ended */
 };
 
@@ -55,82 +47,26 @@ static uint32_t le32(const unsigned char *p)
 	       (uint32_t)p[3] << 24;
 }
 
-/* Read up to n bytes into buf once the fd is readable: the count, 0 at the
- * end, -1 on a read error (err) or when stopped. */
-static ssize_t feed_sysread(struct zfeed *f, void *buf, size_t n)
-{
-	for (;;) {
-		struct pollfd pf[2] = { { f->fd, POLLIN, 0 },
-					{ f->stopfd, POLLIN, 0 } };
-		ssize_t r;
-
-		if (poll(pf, 2, -1) < 0 && errno != EINTR) {
-			f->err = errno;
-			return -1;
-		}
-		if (pf[1].revents) {
-			f->stopped = true;
-			return -1;
-		}
-		if (!pf[0].revents)
-			continue;
-		r = read(f->fd, buf, n);
-		if (r > 0) {
-			f->roff += (uint64_t)r;
-			return r;
-		}
-		if (r == 0) {
-			f->eof = true;
-			return 0;
-		}
-		/* stdin may have been left non-blocking by another program */
-		if (errno != EINTR && errno != EAGAIN) {
-			f->err = errno;
-			return -1;
-		}
-	}
-}
-
-/* At least k <= ZFEED_READ unread bytes in the read-ahead: false at the end
- * before them, on a read error or when stopped. */
-static bool feed_need(struct zfeed *f, size_t k)
-{
-	while (f->rlen - f->rpos < k) {
-		ssize_t r;
-
-		if (f->eof)
-			return false;
-		memmove(f->rb, f->rb + f->rpos, f->rlen - f->rpos);
-		f->rlen -= f->rpos;
-		f->rpos = 0;
-		r = feed_sysread(f, f->rb + f->rlen, ZFEED_READ - f->rlen);
-		if (r <= 0)
-			return false;
-		f->rlen += (size_t)r;
-	}
-	return true;
-}
-
 /* Stop feeding here: hand back the bytes of the frame begun (clen of them
  * in slot's buffer, none when slot < 0) and the read-ahead after them, for
  * the stream to decode. -1. */
 static int feed_rest(struct zfeed *f, int slot, size_t clen)
 {
 	struct zfeed_end *e = &f->end;
-	size_t ahead = f->rlen - f->rpos;
+	size_t ahead = f->io.rlen - f->io.rpos;
 
-	e->raw_off = f->roff;
-	e->eof = f->eof;
-	e->err = f->err;
-	e->how = f->err ? ZFEED_ERROR : ZFEED_REST;
-	if (!f->err && !f->stopped) {
+	e->raw_off = f->io.roff;
+	e->eof = f->io.eof;
+	e->err = f->io.err;
+	e->how = f->io.err ? ZFEED_ERROR : ZFEED_REST;
+	if (!f->io.err && !f->io.stopped) {
 		e->len = clen + ahead;
 		e->cap = e->len + ZSTD_DStreamInSize();
 		e->buf = malloc(e->cap);
 		if (e->buf) {
 			if (clen)
 				memcpy(e->buf, zpipe_cbuf(f->pipe, slot, 0), clen);
-			memcpy(e->buf + clen, f->rb + f->rpos, ahead);
+			memcpy(e->buf + clen, f->io.rb + f->io.rpos, ahead);
 		} else {
 			e->how = ZFEED_ERROR;
 			e->err = ENOMEM;
@@ -151,20 +87,20 @@ static bool feed_copy(struct zfeed *f, int slot, size_t *clen, size_t k)
 	if (!c)
 		return false;
 	while (k) {
-		size_t have = f->rlen - f->rpos;
+		size_t have = f->io.rlen - f->io.rpos;
 		ssize_t r;
 
 		if (have == 0 && k >= ZFEED_DIRECT) {
-			r = feed_sysread(f, c + *clen, k);
+			r = feedio_read(&f->io, c + *clen, k);
 			if (r <= 0)
 				return false;
 			have = (size_t)r;
 		} else {
-			if (have == 0 && !feed_need(f, 1))
+			if (have == 0 && !feedio_need(&f->io, 1))
 				return false;
-			have = f->rlen - f->rpos < k ? f->rlen - f->rpos : k;
-			memcpy(c + *clen, f->rb + f->rpos, have);
-			f->rpos += have;
+			have = f->io.rlen - f->io.rpos < k ? f->io.rlen - f->io.rpos : k;
+			memcpy(c + *clen, f->io.rb + f->io.rpos, have);
+			f->io.rpos += have;
 		}
 		*clen += have;
 		k -= have;
@@ -199,9 +135,9 @@ static int feed_blocks(struct zfeed *f, int slot, size_t hsize, bool checksum,
 	while (!last) {
 		uint32_t bh, type, size;
 
-		if (!feed_need(f, 3))
+		if (!feedio_need(&f->io, 3))
 			return feed_rest(f, slot, clen);
-		bh = le32(f->rb + f->rpos) & 0xFFFFFFu;
+		bh = le32(f->io.rb + f->io.rpos) & 0xFFFFFFu;
 		last = bh & 1;
 		type = bh >> 1 & 3;
 		size = bh >> 3;
@@ -249,10 +185,10 @@ static int feed_zstd(struct zfeed *f)
 	bool sized;
 	int slot;
 
-	if (!feed_need(f, 5) || !feed_need(f, hsize = zsrc_header_size(f->rb[f->rpos + 4])))
+	if (!feedio_need(&f->io, 5) || !feedio_need(&f->io, hsize = zsrc_header_size(f->io.rb[f->io.rpos + 4])))
 		return feed_rest(f, -1, 0);
-	p = f->rb + f->rpos;
-	off = f->roff - (f->rlen - f->rpos);
+	p = f->io.rb + f->io.rpos;
+	off = f->io.roff - (f->io.rlen - f->io.rpos);
 	dsize = ZSTD_getFrameContentSize(p, hsize);
 	sized = dsize != ZSTD_CONTENTSIZE_UNKNOWN;
 	if ((p[4] & 0x08) || dsize == ZSTD_CONTENTSIZE_ERROR ||
@@ -279,26 +215,26 @@ static int feed_frame(struct zfeed *f)
 	uint32_t magic;
 	size_t skip;
 
-	if (!feed_need(f, 4)) {
-		if (f->rpos == f->rlen && f->eof)
+	if (!feedio_need(&f->io, 4)) {
+		if (f->io.rpos == f->io.rlen && f->io.eof)
 			return 0;
 		return feed_rest(f, -1, 0);
 	}
-	magic = le32(f->rb + f->rpos);
+	magic = le32(f->io.rb + f->io.rpos);
 	if (magic == ZSTD_MAGIC)
 		return feed_zstd(f);
-	if ((magic & ~0xFu) != ZSTD_SKIP_MAGIC || !feed_need(f, 8))
+	if ((magic & ~0xFu) != ZSTD_SKIP_MAGIC || !feedio_need(&f->io, 8))
 		return feed_rest(f, -1, 0);
-	skip = 8 + (size_t)le32(f->rb + f->rpos + 4);
+	skip = 8 + (size_t)le32(f->io.rb + f->io.rpos + 4);
 	/* whole in the read-ahead, so that the stream could still have it */
-	if (skip > ZFEED_READ || !feed_need(f, skip))
+	if (skip > FEEDIO_READ || !feedio_need(&f->io, skip))
 		return feed_rest(f, -1, 0);
 	/* pzstd's: the compressed size of the frame after it */
 	if (magic == ZSTD_SKIP_MAGIC && skip == 12) {
-		f->hinted = f->roff - (f->rlen - f->rpos) + skip + 1;
-		f->hint_csize = le32(f->rb + f->rpos + 8);
+		f->hinted = f->io.roff - (f->io.rlen - f->io.rpos) + skip + 1;
+		f->hint_csize = le32(f->io.rb + f->io.rpos + 8);
 	}
-	f->rpos += skip;
+	f->io.rpos += skip;
 	return 1;
 }
 
@@ -311,7 +247,7 @@ static void *feed_main(void *v)
 		;
 	if (r == 0)
 		f->end = (struct zfeed_end){ .how = ZFEED_EOF,
-					     .raw_off = f->roff, .eof = true };
+					     .raw_off = f->io.roff, .eof = true };
 	zpipe_end(f->pipe, 0);
 	return NULL;
 }
@@ -323,23 +259,15 @@ struct zfeed *zfeed_open(int fd, const unsigned char *had, size_t n,
 
 	if (!f)
 		return NULL;
-	f->fd = fd;
 	f->window_max = window_max;
-	f->roff = raw_off;
-	f->rlen = n;
-	f->stopfd = eventfd(0, EFD_CLOEXEC);
-	f->rb = malloc(ZFEED_READ);
-	if (f->stopfd >= 0 && f->rb && n <= ZFEED_READ &&
+	if (feedio_init(&f->io, fd, had, n, raw_off) &&
 	    (f->pipe = zpipe_open(threads, ZPIPE_BYTES)) != NULL) {
-		memcpy(f->rb, had, n);
 		if (zpipe_add(f->pipe, 0, NULL, 0, NULL, 0) == 0 &&
 		    pthread_create(&f->tid, NULL, feed_main, f) == 0)
 			return f;
 		zpipe_close(f->pipe);
 	}
-	if (f->stopfd >= 0)
-		close(f->stopfd);
-	free(f->rb);
+	feedio_free(&f->io);
 	free(f);
 	return NULL;
 }
@@ -353,8 +281,7 @@ struct zpipe *zfeed_pipe(const struct zfeed *f)
 static void feed_free(struct zfeed *f)
 {
 	zpipe_close(f->pipe);
-	close(f->stopfd);
-	free(f->rb);
+	feedio_free(&f->io);
 	free(f);
 }
 
@@ -367,13 +294,9 @@ void zfeed_finish(struct zfeed *f, struct zfeed_end *e)
 
 void zfeed_close(struct zfeed *f)
 {
-	uint64_t one = 1;
-
 	if (!f)
 		return;
-	/* an eventfd takes this write: it is far from overflowing */
-	if (write(f->stopfd, &one, sizeof(one)) < 0)
-		f->stopped = true;
+	feedio_stop(&f->io);
 	zpipe_stop(f->pipe);
 	pthread_join(f->tid, NULL);
 	free(f->end.buf);

@@ -27,8 +27,7 @@ static uint32_t le32(const unsigned char *p)
 	       (uint32_t)p[3] << 24;
 }
 
-/* Exactly n bytes of the file at off: false when they are not all there. */
-static bool peek(int fd, uint64_t off, void *buf, size_t n)
+bool zframes_peek(int fd, uint64_t off, void *buf, size_t n)
 {
 	size_t got = 0;
 
@@ -59,7 +58,7 @@ static uint64_t frame_csize(int fd, uint64_t off, size_t hsize, bool checksum,
 	bool last = false;
 
 	while (!last) {
-		if (end - at < 3 || !peek(fd, at, b, 3))
+		if (end - at < 3 || !zframes_peek(fd, at, b, 3))
 			return 0;
 		uint32_t bh = (uint32_t)b[0] | (uint32_t)b[1] << 8 |
 			      (uint32_t)b[2] << 16, type = bh >> 1 & 3;
@@ -127,7 +126,7 @@ static bool add_frame(int fd, uint64_t off, uint64_t end, uint64_t window_max,
 	size_t hsize;
 	bool sized;
 
-	if (k < 5 || !peek(fd, off, h, k))
+	if (k < 5 || !zframes_peek(fd, off, h, k))
 		return false;
 	if (k >= 8 && (le32(h) & 0xFFFFFFF0u) == 0x184D2A50u) {
 		*len = 8 + (uint64_t)le32(h + 4);	/* skippable */
@@ -178,27 +177,37 @@ struct zpipe *zframes_open(int fd, uint64_t start, uint64_t window_max,
 			   int threads)
 {
 	struct zframe *list = NULL;
-	struct zpipe *p = NULL;
 	struct stat st;
 	size_t n = 0;
-	void *map;
 
 	if (threads < 2 || fstat(fd, &st) < 0 || (uint64_t)st.st_size <= start)
 		return NULL;
-	if (!zframes_scan(fd, start, (uint64_t)st.st_size, window_max, &list, &n) ||
-	    n < 2 || (p = zpipe_open(threads, ZPIPE_BYTES)) == NULL) {
+	if (!zframes_scan(fd, start, (uint64_t)st.st_size, window_max, &list, &n)) {
 		free(list);
 		return NULL;
 	}
-	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	return zframes_pipe(fd, (uint64_t)st.st_size, list, n, threads);
+}
+
+struct zpipe *zframes_pipe(int fd, uint64_t size, struct zframe *list,
+			   size_t n, int threads)
+{
+	struct zpipe *p = NULL;
+	void *map;
+
+	if (n < 2 || (p = zpipe_open(threads, ZPIPE_BYTES)) == NULL) {
+		free(list);
+		return NULL;
+	}
+	map = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, fd, 0);
 	if (map == MAP_FAILED) {
 		free(list);
 		zpipe_close(p);
 		return NULL;
 	}
-	madvise(map, (size_t)st.st_size, MADV_SEQUENTIAL);
+	madvise(map, (size_t)size, MADV_SEQUENTIAL);
 	/* the pipe owns map and list from here, even on failure */
-	if (zpipe_add(p, 0, map, (size_t)st.st_size, list, n) == 0)
+	if (zpipe_add(p, 0, map, (size_t)size, list, n) == 0)
 		return p;
 	zpipe_close(p);
 	return NULL;

@@ -31,6 +31,10 @@
 bool zframes_scan(int fd, uint64_t start, uint64_t end, uint64_t window_max,
 		  struct zframe **list, size_t *n);
 
+/* Exactly n bytes of file fd at off, by pread: false when they are not
+ * all there. */
+bool zframes_peek(int fd, uint64_t off, void *buf, size_t n);
+
 /* The length of the zstd frame at p[0..n) whose header is hsize bytes, from
  * its block headers: 0 when it is not whole in p or a block is reserved or
  * over 128 KiB. *bound gets what its blocks decode to at most, for a
@@ -44,5 +48,13 @@ uint64_t zframes_walk(const unsigned char *p, size_t n, size_t hsize,
  * pipe, or NULL (read the file as a stream). */
 struct zpipe *zframes_open(int fd, uint64_t start, uint64_t window_max,
 			   int threads);
+
+/* The n frames list[0..n) (malloc'd) of regular file fd of size bytes,
+ * their offsets the fd's, queued as file 0 of a new pipe decoding on up to
+ * threads workers, the file mapped: the pipe, or NULL (fewer than two
+ * frames, no pipe or mapping: list is freed and the file read as a
+ * stream). */
+struct zpipe *zframes_pipe(int fd, uint64_t size, struct zframe *list,
+			   size_t n, int threads);
 
 #endif
