@@ -276,6 +276,30 @@ static void zsrc_fed(struct zsrc *z, struct zpipe *p)
 	z->pos = z->len = 0;
 }
 
+/* Where a regular file's first unread byte lies, by absolute offset (stdin
+ * may begin past 0; frames are found so): false where it cannot be told.
+ * base turns such an offset back into one within the operand. */
+static bool zsrc_file_from(struct zsrc *z, uint64_t *from)
+{
+	off_t at = lseek(z->fd, 0, SEEK_CUR);
+
+	if (at < 0)
+		return false;
+	z->base = (uint64_t)at - z->raw_off;
+	*from = z->base + z->raw_off - z->len + z->pos;
+	return true;
+}
+
+/* Serve the operand from p, a pipe opened for it (NULL: as a stream). */
+static void zsrc_own(struct zsrc *z, struct zpipe *p)
+{
+	z->pipe = p;
+	z->pipe_file = 0;
+	z->pipe_owned = p != NULL;
+	if (p)
+		z->dec.threads = zpipe_threads(p);
+}
+
 int zsrc_use_zstd(struct zsrc *z)
 {
 	if (!z->dctx && zsrc_dctx(z) < 0)
@@ -296,21 +320,10 @@ int zsrc_use_zstd(struct zsrc *z)
 			zsrc_fed(z, zfeed_pipe(z->feed));
 		return 0;
 	}
-	/* the frames are found by absolute file offset (stdin may begin
-	 * past 0); base turns one back into an offset within the operand */
-	off_t at = lseek(z->fd, 0, SEEK_CUR);
+	uint64_t from;
 
-	if (at >= 0) {
-		uint64_t rel = z->raw_off - z->len + z->pos;
-
-		z->base = (uint64_t)at - z->raw_off;
-		z->pipe = zframes_open(z->fd, z->base + rel, z->window_max,
-				       z->threads);
-		z->pipe_file = 0;
-		z->pipe_owned = z->pipe != NULL;
-	}
-	if (z->pipe)
-		z->dec.threads = zpipe_threads(z->pipe);
+	if (zsrc_file_from(z, &from))
+		zsrc_own(z, zframes_open(z->fd, from, z->window_max, z->threads));
 	return 0;
 }
 
@@ -333,18 +346,10 @@ static int zsrc_use_gzip(struct zsrc *z)
 			zsrc_fed(z, gzfeed_pipe(z->gzfeed));
 		return 0;
 	}
-	off_t at = lseek(z->fd, 0, SEEK_CUR);
+	uint64_t from;
 
-	if (at >= 0) {
-		uint64_t rel = z->raw_off - z->len + z->pos;
-
-		z->base = (uint64_t)at - z->raw_off;
-		z->pipe = gzframes_open(z->fd, z->base + rel, z->threads);
-		z->pipe_file = 0;
-		z->pipe_owned = z->pipe != NULL;
-	}
-	if (z->pipe)
-		z->dec.threads = zpipe_threads(z->pipe);
+	if (zsrc_file_from(z, &from))
+		zsrc_own(z, gzframes_open(z->fd, from, z->threads));
 	return 0;
 }
 
