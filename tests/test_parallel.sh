@@ -1,10 +1,11 @@
 #!/bin/sh
-# test_parallel.sh - the scale-out recipes of README and the man page, run
-# with GNU parallel itself: shards summarized as -f state by parallel jobs,
-# locally and through --sshlogin (parallel's --ssh pointed at a stand-in
-# that runs the command here, so no ssh server is needed), then merged; and
-# the two-pass sharded scan. Each result must equal one run over the shards
-# in a row, byte for byte. Skipped, with a note, where parallel is missing.
+# test_parallel.sh - the scale-out recipes of docs/SCALEOUT.md and the man
+# page, run with GNU parallel itself: shards summarized as -f state by
+# parallel jobs, locally and through --sshlogin (parallel's --ssh pointed
+# at a stand-in that runs the command here, so no ssh server is needed),
+# then merged; and the two-pass sharded scan. Each result must equal one
+# run over the shards in a row, byte for byte. Skipped, with a note, where
+# parallel is missing.
 #
 # Usage: sh tests/test_parallel.sh   (GPUSTAT=path overrides ./gpustat)
 cd "$(dirname "$0")/.." || exit 2

@@ -1,8 +1,12 @@
 #!/bin/sh
-# test_readme.sh - the README's recipes run as printed, and its first
-# paragraph names every command and says that text is read.
+# test_readme.sh - the recipes of the README and of the pages in docs/ run
+# as printed; the README's first paragraph names every command and says
+# that text is read, and its quick start comes early; every relative link
+# of the README and docs/ resolves; every file and function that
+# docs/ARCHITECTURE.md names exists.
 #
-# A line `<!-- test -->` in README.md marks the code block after it (blank
+# A line `<!-- test -->` in README.md or docs/*.md marks the code block
+# after it (blank
 # lines between are allowed): a block indented by four spaces, or a fenced
 # ```sh block. Every marked block runs, as one `sh -e` script, in a fresh
 # copy of a directory of samples (below) with this build's gpustat first on
@@ -24,12 +28,13 @@
 # GNU parallel runs with --will-cite (through $PARALLEL), and a stand-in for
 # ssh runs -S host1,host2's jobs here (as tests/test_parallel.sh does).
 #
-# The samples, by the names the README uses: photo.pgm (fixtures/demo),
+# The samples, by the names the pages use: photo.pgm (fixtures/demo),
 # photo.ppm, x.f32, samples.npy, audio.raw and counts.u8 (fixtures/in),
 # big.f64.zst (f64 values in a one-block zstd frame), data.csv (5 numeric
-# fields a line), points.csv (x,y,z a line), jan.f64 and feb.f64 (1000 and
-# 520.25; 1377.5), shards/1..4.f64 and shards/1..3.f32 (pieces of
-# fixtures/in files).
+# fields a line), points.csv (x,y,z a line) and points.f32 (the same as
+# f32), jan.f64 and feb.f64 (1000 and 520.25; 1377.5), shards/1..4.f64 and
+# shards/1..3.f32 (pieces of fixtures/in files), and fixtures/demo/ itself
+# (examples run from the repository).
 #
 # Blocks left unmarked: the opening examples (they need the zstd command and
 # `seq 1 100000000` takes longer than the whole suite should), `make demo`
@@ -42,6 +47,7 @@ cd "$(dirname "$0")/.." || exit 2
 NAME=readme
 . tests/lib.sh
 README=$(pwd)/README.md
+PAGES="README.md $(ls docs/*.md)"
 IN=$(pwd)/fixtures/in
 
 # gpustat as the recipes name it, on PATH
@@ -80,6 +86,54 @@ for c in $(sed -n 's/^COMMAND(\([a-z]*\))$/\1/p' src/cmd/commands.def); do
 done
 grep -qw text "$T/opening" && ok || bad opening_text "the README's first paragraph does not mention text input"
 
+# ...and its quick start comes before a newcomer gives up: within the first
+# 40 lines, and it names the CPU-only build
+qs=$(grep -n '^## .*[Qq]uick start' "$README" | head -n 1 | cut -d: -f1)
+[ -n "$qs" ] && [ "$qs" -le 40 ] && ok ||
+	bad quick_start "the README's quick start heading is at line ${qs:-none}, not within 40"
+sed -n "${qs:-1},\$p" "$README" | awk 'NR > 1 && /^## / { exit } { print }' |
+	grep -q 'make CUDA=' && ok ||
+	bad quick_start_cpu "the README's quick start does not name make CUDA="
+
+# --- links and names ------------------------------------------------------------
+# every relative link [text](path) of the pages resolves from the page's
+# folder (anchors and web addresses are not followed)
+for page in $PAGES; do
+	dir=$(dirname "$page")
+	grep -o '](\([^)#]*\)[^)]*)' "$page" | sed 's/^](//; s/[#)].*$//' |
+	while IFS= read -r target; do
+		case $target in ''|http://*|https://*|mailto:*) continue ;; esac
+		[ -e "$dir/$target" ] && echo ok ||
+			echo "bad link_$page $page links to '$target', which does not exist"
+	done
+done > "$T/links"
+while read -r verdict what why; do
+	[ "$verdict" = ok ] && ok || bad "$what" "$why"
+done < "$T/links"
+grep -q . "$T/links" && ok || bad links "no relative links found"
+
+# docs/ARCHITECTURE.md describes the code as it is: each file it names in
+# backquotes (a path with a / from the top, or a bare name at the top or
+# found in src/, cuda/, tests/ or docs/) exists, and each function name() it gives is defined
+# somewhere in src/ or cuda/
+ARCH=docs/ARCHITECTURE.md
+grep -o '`[^`]*`' "$ARCH" | tr -d '`' | sort -u > "$T/quoted"
+grep -E '^[A-Za-z0-9_./*-]+\.(c|h|cu|cuh|def|md|sh|py|1)$' "$T/quoted" |
+	grep -v '[*]\|NAME\|_OP\.\|OP_' > "$T/files"
+while IFS= read -r f; do
+	case $f in
+	*/*) [ -e "$f" ] || [ -e "docs/$f" ] ;;
+	*) [ -e "$f" ] || [ -n "$(find src cuda tests docs -name "$f" -print -quit)" ] ;;
+	esac && ok || bad "arch_file_$f" "$ARCH names $f, which is not in the repository"
+done < "$T/files"
+grep -E '^[a-z_][a-z0-9_]*\(\)$' "$T/quoted" | sed 's/()$//' > "$T/funcs"
+while IFS= read -r fn; do
+	grep -rqE "^([a-z].*[ *])?$fn\(" src cuda && ok ||
+		bad "arch_func_$fn" "$ARCH names $fn(), which src/ and cuda/ do not define"
+done < "$T/funcs"
+[ "$(wc -l < "$T/files")" -ge 20 ] && [ "$(wc -l < "$T/funcs")" -ge 20 ] && ok ||
+	bad arch_names "$ARCH names too few files or functions to check"
+
 # --- the samples --------------------------------------------------------------
 S=$T/samples
 mkdir -p "$S/shards" || exit 2
@@ -89,6 +143,7 @@ cp "$IN/f32_rand.bin" "$S/x.f32"
 cp "$IN/f32_v1.npy" "$S/samples.npy"
 cp "$IN/i16_rand.bin" "$S/audio.raw"
 cp "$IN/u8_rand.bin" "$S/counts.u8"
+mkdir "$S/fixtures" && cp -R fixtures/demo "$S/fixtures/demo" || exit 2
 # a zstd frame of one raw block: magic, a single-segment header with a
 # one-byte content size (128), the block header (last, raw, 128 bytes)
 { printf '\050\265\057\375\040\200\001\004\000'; head -c 128 "$IN/f64_mod.bin"; } \
@@ -102,6 +157,10 @@ awk 'BEGIN { for (i = 1; i <= 200; i++)
 	> "$S/data.csv"
 awk 'BEGIN { for (i = 1; i <= 100; i++)
 	printf "%.3f,%.3f,%.3f\n", i / 3, -i / 7, i * i / 11 }' > "$S/points.csv"
+python3 -c 'import struct, sys
+v = [float(x) for l in open(sys.argv[1]) for x in l.split(",")]
+open(sys.argv[2], "wb").write(struct.pack("<%df" % len(v), *v))' \
+	"$S/points.csv" "$S/points.f32"
 # little-endian doubles: 1000 and 520.25; 1377.5
 printf '\000\000\000\000\000\100\217\100\000\000\000\000\000\102\200\100' \
 	> "$S/jan.f64"
@@ -121,17 +180,20 @@ done
 
 # --- the marked blocks ----------------------------------------------------------
 # Each block into $T/blocks/N (its lines, unindented), its marker's
-# conditions into $T/blocks/N.cond and its README line into N.line; a marker
-# with no block after it into $T/blocks/N.orphan.
+# conditions into $T/blocks/N.cond and its page and line into N.line; a
+# marker with no block after it into $T/blocks/N.orphan. The README must
+# keep some of its own.
 mkdir "$T/blocks" || exit 2
-awk -v dir="$T/blocks" '
+for page in $PAGES; do
+awk -v dir="$T/blocks" -v page="$page" \
+    -v n="$(ls "$T/blocks" | grep -c '^[0-9]*$')" '
 function close_block() { if (state == "indent" || state == "fence") close(f); state = "" }
 /^<!-- test(:.*)? -->[ \t]*$/ {
 	close_block()
 	n++; f = dir "/" n
 	cond = $0; sub(/^<!-- test:? */, "", cond); sub(/ *-->[ \t]*$/, "", cond)
 	print cond > (f ".cond"); close(f ".cond")
-	print NR > (f ".line"); close(f ".line")
+	print page " line " NR > (f ".line"); close(f ".line")
 	state = "wait"; next
 }
 state == "wait" && /^[ \t]*$/ { next }
@@ -144,13 +206,16 @@ state == "indent" && /^    / { for (; blanks > 0; blanks--) print "" > f
 	print substr($0, 5) > f; next }
 state == "indent" && /^[ \t]*$/ { blanks++; next }
 state == "indent" { close_block(); blanks = 0 }
-END { close_block() }' "$README"
+END { close_block() }' "$page"
+[ "$page" = README.md ] && nreadme=$(ls "$T/blocks" | grep -c '^[0-9]*$')
+done
 
 nblocks=$(ls "$T/blocks" | grep -c '^[0-9]*$')
-[ "$nblocks" -ge 4 ] && ok || bad blocks "$nblocks marked blocks found in README.md"
+[ "$nblocks" -ge 8 ] && ok || bad blocks "$nblocks marked blocks found in README.md and docs/"
+[ "$nreadme" -ge 2 ] && ok || bad blocks_readme "$nreadme marked blocks found in README.md"
 for o in "$T"/blocks/*.orphan; do
 	[ -e "$o" ] && bad "marker_$(basename "$o" .orphan)" \
-		"README.md line $(cat "${o%.orphan}.line"): marker without a block after it"
+		"$(cat "${o%.orphan}.line"): marker without a block after it"
 done
 
 # has CMD: CMD can be run (parallel: GNU parallel)
@@ -182,7 +247,7 @@ want: $(cat "$run/.want$k")"
 
 for b in $(ls "$T/blocks" | grep '^[0-9]*$' | sort -n); do
 	f=$T/blocks/$b
-	name="block_$b (README.md line $(cat "$f.line"))"
+	name="block_$b ($(cat "$f.line"))"
 	skip= then=
 	# the conditions, one per ";"
 	while IFS= read -r c; do

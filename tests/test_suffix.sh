@@ -89,7 +89,7 @@ for pair in u8:u8 i8:i8 u16:u16 i16:i16 u32:u32 i32:i32 u64:u64 i64:i64 \
 	is "gz_$ext" 7 $G sum "$T/g.$ext.gz"
 done
 
-# the README's example, without -t
+# docs/INPUT.md's example, without -t
 put f64 "$T/big.f64"
 if [ -n "$M" ]; then
 	zst "$T/big.f64" "$T/big.f64.zst"
