@@ -751,14 +751,11 @@ ssize_t zsrc_read(struct zsrc *z, void *buf, size_t n, int stall_ms,
 		z->dec.parallel += r > 0 ? (uint64_t)r : 0;
 		return r;
 	}
-	if (z->gzip) {
-		r = gzsrc_read(z->gz, z, buf, n, stall_ms, err);
+	if (z->gzip || z->zstd) {
+		r = z->gzip ? gzsrc_read(z->gz, z, buf, n, stall_ms, err)
+			    : zsrc_decode(z, buf, n, stall_ms, err);
 		z->dec.stream += r > 0 ? (uint64_t)r : 0;
-		return r;
-	}
-	if (z->zstd) {
-		r = zsrc_decode(z, buf, n, stall_ms, err);
-		z->dec.stream += r > 0 ? (uint64_t)r : 0;
+		zsrc_map_progress(z);
 		return r;
 	}
 	return zsrc_plain(z, buf, n, stall_ms, err);

@@ -31,6 +31,7 @@ struct zsrc {
 	 * the read-ahead buffer waits in own until the mapping is used up */
 	void *map;
 	size_t map_len;
+	struct zmap_ahead *ahead;	/* faults its pages in on a thread */
 	uint8_t *own;
 	size_t own_cap;
 	uint64_t raw_off;	/* raw bytes read from fd so far */
@@ -56,5 +57,8 @@ void zsrc_map_rest(struct zsrc *z);
 /* Back to the read-ahead buffer, holding the mapping's unread bytes: false
  * when they do not fit (out of memory). */
 bool zsrc_unmap_rest(struct zsrc *z);
+
+/* Tell the mapping's page thread how far the decoder has come. */
+void zsrc_map_progress(struct zsrc *z);
 
 #endif
