@@ -1,6 +1,6 @@
 /*
  * reduce_kernels.cu - reduce (sum, min, max, and, or, xor) per column on the
- * GPU, into the same struct red_col as src/cpu_reduce.c, bit for bit.
+ * GPU, into the same struct red_col as src/cpu/cpu_reduce.c, bit for bit.
  *
  * Records of `columns` interleaved values are read as one flat array of
  * elements; the grid stride is the thread count rounded down to a multiple

@@ -13,7 +13,7 @@
  * (columns and bins included), made by acc_init and combined by acc_merge.
  * CPU kernels take records already in native byte order.
  *
- * CPU code: src/cpu_hist.c, cpu_stats.c, cpu_dot.c, cpu_reduce.c (sum,
+ * CPU code: src/cpu/cpu_hist.c, cpu_stats.c, cpu_dot.c, cpu_reduce.c (sum,
  * reduce, and the per-op state of scan), cpu_scan.c.
  */
 #ifndef ACC_H
