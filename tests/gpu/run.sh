@@ -553,9 +553,8 @@ if want devscan; then
 fi
 
 # 2f. several GPUs' speed: the f64 scan of f32 bits read as doubles
-# (hundreds of binades, the wide 34-limb sum: its kernels took 22 GB/s of
-# input on one H100 until session 12, 236 GB/s since, so the host is its
-# limit now) to /dev/null, and a histogram that is the GPU's limit (the
+# (hundreds of binades, the wide 34-limb sum: its kernels read 236 GB/s
+# of input on one H100, so the host is its limit) to /dev/null, and a histogram that is the GPU's limit (the
 # global-atomic teaching algorithm), page-cached. Best of 3, as ratios to
 # one GPU (--backend cuda) in the same run; -v's stage and process lines
 # of each after its table.
