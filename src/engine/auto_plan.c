@@ -14,9 +14,10 @@
  * c S), the GPU never helps.
  *
  * The table's c is one kind of data's: the exact sums slow down with the
- * spread of the values' exponents (f32 over 41 binades summed about 11x
- * slower than normally distributed ones on the H100 machine: 1.52 s for
- * 8 GiB on the CPU, planned 0.29 s, against 0.79 s with --backend cuda).
+ * spread of the values' exponents (f32 over 41 binades sum about 11x
+ * slower than normally distributed ones on 16 threads: 1.52 s for 8 GiB
+ * on the CPU, planned 0.29 s, against 0.79 s with --backend cuda on an
+ * H100).
  * So where the plan picks the CPU, auto_plan_late revises it as the CPU
  * runs, with the same model: after d bytes in t seconds, with B' to go,
  *
