@@ -813,8 +813,9 @@ if want algos; then
 	rm -f "$OUT"/algos.*.log
 	say "algos, cuda --algorithm = cpu: $(grep -c '^pass' "$OUT/algos.log") passed, $(grep -c '^FAIL' "$OUT/algos.log") failed"
 	grep '^FAIL' "$OUT/algos.log" | cut -c1-200 >> "$summary"
-	# gpustat bench on the GPU: the seeds' sizes (100 MiB of bytes, a
-	# 512x512 f32 image, a dot product) and 1 GiB of f32, every algorithm
+	# gpustat bench on the GPU: the sizes of the main jobs (100 MiB of
+	# bytes, a 512x512 f32 image, a dot product) and 1 GiB of f32, every
+	# algorithm
 	{ $G bench hist -t u8 --size 100M &&
 	  $G bench sum -t f32 --size 1M &&
 	  $G bench dot -t f32 --size 8K &&
