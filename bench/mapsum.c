@@ -23,7 +23,7 @@
  *   build/mapsum FILE [THREADS] [CHUNK_MIB]
  *
  * A probe for gpustat's CPU path, not a gpustat path: bench/RESULTS.md
- * (session 13) says what it found.
+ * says what it found.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>

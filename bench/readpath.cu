@@ -1,6 +1,6 @@
 /*
  * readpath.cu - where a page-cached file's bytes can go how fast, on the
- * device machine (issue 16: the reader, not the kernels, is the limit).
+ * device machine (the reader, not the kernels, is the limit there).
  * Each way reads the whole FILE with T threads, wall time of that way alone:
  *
  *   small     pread into a private 4 MiB buffer per thread (what 16 dd's do)

@@ -1,6 +1,6 @@
 /*
  * dot_kernels.cu - exact dot products on the GPU, into the same struct
- * dot_col (src/acc.h) as src/cpu_dot.c for every input.
+ * dot_col (acc.h) as src/cpu/cpu_dot.c for every input.
  *
  * dot A B (job->two_inputs): column j of d times column j of d2, C dot
  * products. dot --pairs: column 2j of d times column 2j + 1, C / 2 of them.

@@ -2,7 +2,7 @@
  * exact.cuh - exact sums on the device: terms M * 2^E (M a signed integer
  * with |M| < 2^127, E in [EXACT_EMIN, -EXACT_EMIN)) added with no rounding,
  * after Neal's small superaccumulator, and handed to the host as a struct
- * xsum (src/xsum.h) with the same value.
+ * xsum (src/numerics/xsum.h) with the same value.
  *
  * Three levels, fastest first:
  * - a thread keeps (acc, b), the value acc * 2^b, in registers, and adds a

@@ -7,7 +7,7 @@
  * device memory that the backend zeroes once at open (cudaMemsetAsync), that
  * launch() folds chunks into (kernels on the given stream, no host sync, no
  * allocation), and that merge_host() adds, after a copy to the host, into
- * the command's CPU accumulator (src/acc.h) exactly. Because every merge is
+ * the command's CPU accumulator (src/cpu/acc.h) exactly. Because every merge is
  * exact, the GPU result has the same bits as the CPU backend's. A command
  * whose kernels read a table of the pass (quantile's prefixes) keeps it in
  * its device accumulator, where init_dev puts it instead of the zeroing.
@@ -31,7 +31,7 @@ struct gpu_ops {
 			      const void *d, const void *d2, size_t nrec,
 			      int nsm, cudaStream_t s);
 	/* hacc: a host copy of a device accumulator; acc: made by the
-	 * command's acc_init (src/acc.h). acc += hacc, exactly. */
+	 * command's acc_init (acc.h). acc += hacc, exactly. */
 	void (*merge_host)(const struct gs_job *job, void *acc, const void *hacc);
 	/* Optional (NULL: zeroed): make a device accumulator at open, on s. */
 	cudaError_t (*init_dev)(const struct gs_job *job, void *dacc,

@@ -1,8 +1,8 @@
 /*
  * hist_kernels.cu - histograms on the GPU, with the same counts as
- * src/cpu_hist.c for every input.
+ * src/cpu/cpu_hist.c for every input.
  *
- * The device accumulator is the value array of struct hist_acc (src/acc.h):
+ * The device accumulator is the value array of struct hist_acc (acc.h):
  * below[C], above[C], nan[C], counts[C][nbins], all uint64_t. A value's
  * place in it is its "slot"; merge_host adds the arrays, so the GPU result
  * has the CPU backend's bits whatever the stream or chunk split.
@@ -21,8 +21,7 @@
  *    global atomics, aggregated per warp with __match_any_sync, so a run of
  *    equal values (a dark image, a constant signal) costs one atomic per 32
  *    elements instead of 32 on one address.
- * Estimates for an H100 (not measured here: this machine has no GPU): the
- * shared path is bound by shared atomics, some hundreds of GB/s for random
+ * Estimated from an H100's atomic throughput: the shared path is bound by shared atomics, some hundreds of GB/s for random
  * or constant bytes; the global path by L2 atomics, roughly 10^11 per second
  * for scattered 16-bit values (about 200 GB/s of input) and about a tenth
  * of that for constant data. Both are above what the host-to-device copies

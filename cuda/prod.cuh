@@ -1,12 +1,12 @@
 /*
- * prod.cuh - exact products on the GPU, as cpu_reduce.c keeps them (struct
- * fprod, struct iprod in src/acc.h), for reduce_kernels.cu (through
+ * prod.cuh - exact products on the GPU, as numerics/xprod.c keeps them
+ * (struct fprod, struct iprod in xprod.h), for reduce_kernels.cu (through
  * red_prod.cuh) and the scan (cuda/scan/scan_prod.cuh); __host__
  * __device__, so the host checks replay them.
  *
  * - floats: a bracket [lo, hi] * 2^exp of the exact product with 128-bit
  *   ends, lo rounded down and hi up after every step, as struct red_fprod.
- *   Every step rounds the way cpu_reduce.c's fprod_mul_bracket does, so a
+ *   Every step rounds the way xprod.c's fprod_mul_bracket does, so a
  *   product of the same factors in the same grouping is the CPU's bracket
  *   bit for bit; another grouping gives another (valid) bracket.
  * - integers: the exact magnitude of the nonzero factors while it stays
@@ -26,7 +26,7 @@
 #define RED_PNEG 8ull		/* the sign: XOR of the factors' signs */
 #define RED_POVER 16ull		/* integers: |product| passed 2^128 */
 
-/* A bracketed float product, as struct fprod (src/acc.h) with 64-bit
+/* A bracketed float product, as struct fprod (xprod.h) with 64-bit
  * limbs ([0] low): value in [lo, hi] * 2^exp, hi[1]'s top bit set. All
  * zero (hi == 0) is the empty product, so a zeroed accumulator is one. */
 struct red_fprod {
@@ -105,7 +105,7 @@ static __host__ __device__ inline void red_fp_one(struct red_fprod *p)
  * clear) and cut to 128 bits; hi rounded up when `up` (bits were cut), lo
  * down. Returns 1 when hi rounded up past 2^128 (it is then 2^127, and lo
  * one more bit down), else 0: the exponent's extra step. This is
- * cpu_reduce.c's fprod_mul_bracket rounding, step for step.
+ * xprod.c's fprod_mul_bracket rounding, step for step.
  */
 static __host__ __device__ inline int
 red_fp_set(struct red_fprod *p, unsigned long long h2, unsigned long long h1,

@@ -20,7 +20,7 @@
 #include "prod.cuh"
 
 extern "C" {
-#include "cpu_red.h"	/* fprod_merge, iprod_merge */
+#include "cpu_red.h"	/* fprod_merge, iprod_merge (xprod.h) */
 }
 
 /* 256 threads and 4 blocks per SM: enough resident warps to cover memory
@@ -33,9 +33,9 @@ extern "C" {
 /* Dynamic shared memory beyond this needs the kernel's opt-in. */
 #define RED_SMEM_DEFAULT (48 * 1024)
 /* 1: one-column f32/f64 sums take the vector + window kernel; 0: the
- * generic one (the path before it, kept to compare). On the H100 at 1 GiB
- * the generic f32 kernel ran at 0.26x CUB's plain float sum: about 80
- * instructions and one 4-byte load in flight per element. */
+ * generic one, kept to compare. On an H100 at 1 GiB the generic f32
+ * kernel runs at 0.26x CUB's plain float sum: about 80 instructions and
+ * one 4-byte load in flight per element. */
 #ifndef RED_SUM_WINDOW
 #define RED_SUM_WINDOW 1
 #endif

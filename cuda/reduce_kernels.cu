@@ -1,6 +1,6 @@
 /*
  * reduce_kernels.cu - reduce (sum, min, max, and, or, xor) per column on the
- * GPU, into the same struct red_col as src/cpu_reduce.c, bit for bit.
+ * GPU, into the same struct red_col as src/cpu/cpu_reduce.c, bit for bit.
  *
  * Records of `columns` interleaved values are read as one flat array of
  * elements; the grid stride is the thread count rounded down to a multiple
@@ -22,7 +22,7 @@
  *   "no value seen" (no real key maps there).
  * - and/or/xor: the two's complement bits sign-extended to 64, as the CPU
  *   has them; and stores the OR of the complements (zero is its identity).
- * - prod: floats keep cpu_reduce.c's bracket [lo, hi] * 2^exp of the exact
+ * - prod: floats keep xprod.c's bracket [lo, hi] * 2^exp of the exact
  *   product (128-bit ends, lo rounded down and hi up at every step), as
  *   struct red_fprod; integers the exact magnitude below 2^128, as struct
  *   red_iprod; NaN, zero, inf, overflow and the sign are flags (the

@@ -43,7 +43,7 @@ cudaError_t gpu_scan_open(const struct gs_job *job, size_t max_records,
 
 /* Start from the CPU's state instead of the empty prefix (--backend auto
  * hands a scan to the GPU mid-stream): state is a struct red_col per column,
- * the reduction of every earlier record (cpu_scan's, src/acc.h), converted
+ * the reduction of every earlier record (cpu_scan's, acc.h), converted
  * exactly and copied synchronously into the carry. Call it before the
  * first launch. cudaErrorInvalidValue for prod (not seeded: see
  * cuda/scan/scan_seed.cu) or a state with no exact carry. */

@@ -1,7 +1,7 @@
 /*
  * stats_kernels.cu - count, NaN count, min, max, exact sum and exact sum of
  * squares per column on the GPU (stats, and the min/max pass of hist), with
- * the same struct stats_col (src/acc.h) as src/cpu_stats.c for every input.
+ * the same struct stats_col (acc.h) as src/cpu/cpu_stats.c for every input.
  *
  * Thread t of a grid of T threads takes column j = t % C of records t / C,
  * t / C + T / C, ...: the grid stride is a whole number of records (threads

@@ -3,7 +3,8 @@
  * error value that libraries return instead of printing, and the job that
  * the CLI hands to the engine and the engine to a backend.
  *
- * Nothing here prints or exits: only main.c and cli.c do (see STYLE.md).
+ * Nothing here prints or exits: only main.c and cli.c do, so that a caller
+ * can fall back (the GPU to the CPU), clean up and be tested.
  */
 #ifndef GS_H
 #define GS_H

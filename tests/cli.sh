@@ -4,8 +4,8 @@
 # Runs every case of tests/cases.txt (made with the expected outputs in
 # fixtures/ by tests/gen_fixtures.py, which documents the table) and judges
 # exit status, stdout and stderr. Cases marked with a record/payload size are
-# run again with other chunk sizes, thread counts and --backend cpu: SPEC
-# promises the same bytes whatever the split. A few checks that a table
+# run again with other chunk sizes, thread counts and --backend cpu: the
+# same bytes whatever the split (man gpustat, NUMERICS). A few checks that a table
 # cannot express follow (a terminal, a closed pipe, full u16 histograms).
 #
 # Usage: sh tests/cli.sh [NAME-PATTERN]   (GPUSTAT=path overrides ./gpustat)
@@ -80,7 +80,7 @@ judge() {
 			{ why="stderr lacks \"$pat\": $(head -n 1 "$T/err")"; return 1; } ;;
 	esac
 	[ "$want" = 0 ] && return 0
-	# SPEC: one line "gpustat: WHERE: WHAT" (a usage hint may follow)
+	# one line "gpustat: WHERE: WHAT" (a usage hint may follow)
 	head -n 1 "$T/err" | grep -q '^gpustat: ' ||
 		{ why="error line not 'gpustat: ...': $(head -n 1 "$T/err")"; return 1; }
 	[ "$(wc -l < "$T/err")" -le 2 ] ||

@@ -217,7 +217,7 @@ def exact_terms(vals):
 
 
 def all_negzero(vals):
-    """IEEE addition keeps -0 only when every term is -0 (the issue 13 rule;
+    """IEEE addition keeps -0 only when every term is -0 (gpustat's rule;
     numpy's cumsum agrees, its sum starts from +0)."""
     return bool(vals) and all(v == 0 and math.copysign(1.0, v) < 0
                               for v in vals)
@@ -554,7 +554,7 @@ def case(name, cmd, out=None, rc=0, err='-', prop=None, check=None,
         out = out.encode()
     if check is None:
         check = 'cmp' if out is not None else '-'
-    # SPEC: after a runtime error no result is written (a scan keeps what
+    # after a runtime error no result is written (a scan keeps what
     # it streamed), so stdout is judged too
     if rc == 1 and check == '-' and '$G scan' not in cmd:
         check = 'empty'

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""gen_input_edges.py - fixtures/input/ for tests/test_input_edges.sh (issue 13,
-"trust at the edges": plain Netpbm, formats gpustat refuses, maxval, numpy's
+"""gen_input_edges.py - fixtures/input/ for tests/test_input_edges.sh ("trust
+at the edges": plain Netpbm, formats gpustat refuses, maxval, numpy's
 rules for .npy, zstd window limits).
 
 Inputs are written by numpy, Python's gzip/bz2/lzma and the zstd CLI, or byte

@@ -3,7 +3,7 @@
 
 Every expected value is computed here with fractions.Fraction (exact) and
 rounded by round_frac / round_sqrt below, which work on rationals and share
-no code with src/xsum.c. When numpy is present the rounding is cross-checked
+no code with src/numerics/xsum.c. When numpy is present the rounding is cross-checked
 against float(), math.sqrt and numpy's float32/float16 conversions of
 doubles (each a single correct rounding). The C test needs no Python: the
 generated header is committed.

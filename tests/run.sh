@@ -80,7 +80,7 @@ fi
 
 mkdir -p "$logs"
 rm -f "$logs"/*.log "$logs"/*.failed
-# The slowest groups first (measured on a 2-core machine), so the others
+# The slowest groups first (the slowest on 2 cores), so the others
 # fill the gaps around them; then every other group in name order.
 slow='tests/test_gpu_host.sh tests/test_fuzz.sh tests/cli.sh
 tests/test_output.sh tests/test_limits.sh tests/test_hist.sh

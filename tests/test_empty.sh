@@ -1,5 +1,5 @@
 #!/bin/sh
-# test_empty.sh - empty input follows numpy (issue 28): sum, count, dot
+# test_empty.sh - empty input follows numpy: sum, count, dot
 # and the identities of prod/and/or/xor have a value (numpy's: 0, 1, all
 # ones, 0); min, max, mode, quantile and median have none: one error
 # line `gpustat: WHERE: no data: ...`, exit 1, nothing on stdout; stats

@@ -1,6 +1,6 @@
 #!/bin/sh
-# test_errors.sh - one rule for results after an error (SPEC, Errors and
-# exit status): whenever an operand could not be read whole or a data error
+# test_errors.sh - one rule for results after an error (man gpustat, EXIT
+# STATUS): whenever an operand could not be read whole or a data error
 # occurred, no result is written to stdout, in any format; the one stderr
 # line names what failed and the exit status is 1. The one exception is what
 # a scan has already streamed: whole elements only, and with -o the target

@@ -1,5 +1,5 @@
 #!/bin/sh
-# test_fields.sh - tables as people have them (issue 28 item 2):
+# test_fields.sh - tables as people have them:
 #  - -H/--header: each text operand's first line is column names, skipped,
 #    every line after it one record; the same line in every operand (else
 #    an error naming the operand); a BOM and CRLF around it; quoted names;

@@ -1,8 +1,8 @@
 #!/bin/sh
 # test_filesize.sh - a run that writes past the file size limit (ulimit -f)
 # ends as the other stop signals end it (sig.h): with the status 153
-# (128 + SIGXFSZ) and one line naming the file, where SIGXFSZ used to kill
-# it outright;
+# (128 + SIGXFSZ) and one line naming the file, not killed outright by
+# SIGXFSZ;
 #   - -o FILE: no temporary file is left and FILE keeps its old bytes;
 #   - stdout redirected to a file: a scan keeps whole records only, a prefix
 #     of the full scan; with -f npy the header's shape is the records kept

@@ -1,5 +1,5 @@
 #!/bin/sh
-# test_hist.sh - hist at its edges (issue 13):
+# test_hist.sh - hist at its edges:
 #  - --bins N without --range gives numpy.histogram(a, bins=N)'s counts and
 #    edges, numpy's arithmetic in the data's type included (fixtures/hist,
 #    computed by numpy in fixtures/hist/gen.py), with --backend cpu, a

@@ -1,6 +1,6 @@
 #!/bin/sh
 # test_input_edges.sh - what the input layer must read and what it must
-# refuse (issue 13, "trust at the edges"): plain P2/P3 Netpbm read as their
+# refuse ("trust at the edges"): plain P2/P3 Netpbm read as their
 # binary twins; bzip2, xz, lz4, PNG, JPEG, PBM, PAM and PFM refused
 # (never read as raw data) unless --raw (gzip is read: test_gzip.sh); binary samples above maxval; .npy
 # headers numpy refuses, bool, Fortran order, a column count over -c's cap;

@@ -1,5 +1,5 @@
 #!/bin/sh
-# test_limits.sh - the engine's limits and edges (issue 13): the
+# test_limits.sh - the engine's limits and edges: the
 # accumulators' memory is checked before it is allocated (ENGINE_ACC_LIMIT,
 # 1 GiB) and fewer threads run where that fits; tiny chunks do not wake 64
 # threads each; a sum or scan prefix of -0 terms only is -0; an integer

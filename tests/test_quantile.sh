@@ -161,8 +161,8 @@ for c in quantile median mode; do
 	fi
 done
 
-# P is the decimal typed (0.1 is one tenth): issue 28's examples, where
-# numpy agrees, and one where numpy's own float rounding differs (100 *
+# P is the decimal typed (0.1 is one tenth): examples where numpy
+# agrees, and one where numpy's own float rounding differs (100 *
 # 0.07 is 7.000000000000001 in doubles); P printed as typed
 qt() { printf '%s' "$(seq "$1" "$2" | "$G" quantile --method "$3" -q "$4" 2>&1 | tr '\n' ' ')"; }
 for c in "1 10 inverted_cdf 0.1,0.9=1 9 " "0 10 lower 0.3=3 " \
@@ -206,7 +206,7 @@ for q in 1.5 1e1 1.0000000000000000001 0x1p-1 inf nan "0.5 " "" 1e 0.5e+ --1 -0.
 done
 
 # memory: columns times quantiles is bounded, and refused before the
-# input is read (issue 28: -c 4096 with 4096 quantiles took 2.5 GB).
+# input is read (-c 4096 with 4096 quantiles would take 2.5 GB).
 # ASan reserves terabytes of address space, so under it (make asan) the
 # cap is left out
 vlimit="ulimit -v"

@@ -1,5 +1,5 @@
 #!/bin/sh
-# test_text.sh - --text (issue 18, "numbers as text"):
+# test_text.sh - --text (numbers as text):
 #  - every field is the value Python's exact rounding gives (fractions: the
 #    exact decimal rounded once to f64, f32, f16, bf16), for random fields
 #    and hard ones (halfway cases, long digit strings, subnormals,

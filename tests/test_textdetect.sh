@@ -1,5 +1,5 @@
 #!/bin/sh
-# test_textdetect.sh - text is recognised by what text is (issue 28): nan,
+# test_textdetect.sh - text is recognised by what text is: nan,
 # inf, infinity in any case and sign, a UTF-8 BOM and CRLF are text; the
 # decision is made on the first 4 KiB of the stream (or all of it), so the
 # same bytes give the same result however a pipe delivers them; text that

@@ -1,6 +1,6 @@
 #!/bin/sh
-# test_zpipe.sh - zstd input decoded frame-parallel (issue 15: a file of
-# many frames, several .zst operands, frames read from a pipe) must give
+# test_zpipe.sh - zstd input decoded frame-parallel (a file of many
+# frames, several .zst operands, frames read from a pipe) must give
 # what one thread (-j 1) gives and what the raw data gives, bit for bit,
 # through the CLI: many frames, frames of very different sizes, empty and
 # skippable frames, frames without their content sizes (test_pzstd.sh has

@@ -1,10 +1,10 @@
 /*
  * unit_input_edges.h - unit_input.c's tests of plain pnm, maxval, refused
- * formats and numpy's rules (issue 13), included by it: they use its
+ * formats and numpy's rules, included by it: they use its
  * helpers (put, open_in, expect_stream, warned).
  */
 
-/* ---- issue 13: plain pnm, maxval, refused formats, numpy's rules ---------- */
+/* ---- plain pnm, maxval, refused formats, numpy's rules ------------------- */
 
 /* Every read size, from one byte on, gives the same stream. */
 static void expect_sizes(char **p, const void *want, size_t len)

@@ -22,7 +22,8 @@
  * - and/or/xor: the bits as they are (both sides sign-extend them).
  * prod is not seeded: the GPU's brackets group the factors otherwise, so
  * a split that depends on when the GPU started would decide which
- * near-ties stop (src/backend.c keeps prod scans on the CPU in auto).
+ * near-ties stop (src/engine/backend.c keeps prod scans on the CPU in
+ * auto).
  */
 
 /* Sums: columns values of sum_val<K>, lsb 2^L, into dst. */

@@ -9,7 +9,7 @@
 #include <unistd.h>
 #include "command.h"
 
-#define DEFAULT_CHUNK (64u << 20)	/* SPEC: 64 MiB */
+#define DEFAULT_CHUNK (64u << 20)	/* --chunk-size's default, 64 MiB */
 #define DEFAULT_STREAMS 2
 
 /* getopt's value for the command's option i: above every common id */

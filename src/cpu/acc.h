@@ -13,13 +13,14 @@
  * (columns and bins included), made by acc_init and combined by acc_merge.
  * CPU kernels take records already in native byte order.
  *
- * CPU code: src/cpu_hist.c, cpu_stats.c, cpu_dot.c, cpu_reduce.c (sum,
+ * CPU code: src/cpu/cpu_hist.c, cpu_stats.c, cpu_dot.c, cpu_reduce.c (sum,
  * reduce, and the per-op state of scan), cpu_scan.c.
  */
 #ifndef ACC_H
 #define ACC_H
 
 #include "gs.h"
+#include "xprod.h"
 #include "xsum.h"
 
 /* Whether the AVX2 loops of the CPU kernels may run (cpu_avx2.c); tests
@@ -91,20 +92,8 @@ struct dot_col {
 };
 
 /* ---- reduce (sum is reduce --op sum) and the state of scan ---------------
- * Per column; which member is live depends on job->op and the type. */
-struct fprod {			/* exact product of floats, bracketed */
-	bool nan, zero, inf;	/* a NaN; a zero factor; an infinite factor */
-	bool neg;		/* sign of the product */
-	int64_t exp;		/* value in [lo, hi] * 2^exp, lo/hi 128-bit */
-	unsigned __int128 lo, hi;	/* normalized: top bit set (or both 0) */
-};
-struct iprod {			/* product of integers, magnitude checked */
-	bool zero, overflow, neg;
-	uint64_t at;		/* where |product| passed 2^128, as an element
-				 * index (record x columns + column), or
-				 * UINT64_MAX: not known (the GPU's) */
-	unsigned __int128 mag;	/* |product| while no overflow */
-};
+ * Per column; which member is live depends on job->op and the type (the
+ * products: numerics/xprod.h). */
 struct red_col {
 	uint64_t count;
 	union {

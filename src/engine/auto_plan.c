@@ -14,9 +14,10 @@
  * c S), the GPU never helps.
  *
  * The table's c is one kind of data's: the exact sums slow down with the
- * spread of the values' exponents (f32 over 41 binades summed about 11x
- * slower than normally distributed ones on the H100 machine: 1.52 s for
- * 8 GiB on the CPU, planned 0.29 s, against 0.79 s with --backend cuda).
+ * spread of the values' exponents (f32 over 41 binades sum about 11x
+ * slower than normally distributed ones on 16 threads: 1.52 s for 8 GiB
+ * on the CPU, planned 0.29 s, against 0.79 s with --backend cuda on an
+ * H100).
  * So where the plan picks the CPU, auto_plan_late revises it as the CPU
  * runs, with the same model: after d bytes in t seconds, with B' to go,
  *
@@ -43,11 +44,10 @@
  * start the GPU later in the run.
  *
  * The CPU's cost is per element (the exact sums cost about the same per
- * f32 and per f64: 1.50 and 2.84 GB/s on one core of the 2-core EPYC in
- * bench/RESULTS.md), the GPU's per byte (its pipeline is bound by reading
- * and PCIe). The figures are the H100 machine's (16 threads) from
- * bench/RESULTS.md and issue 16's tables; bench/bench_e2e.sh measures what
- * fits them again:
+ * f32 and per f64: 1.50 and 2.84 GB/s on one core, bench/RESULTS.md), the
+ * GPU's per byte (its pipeline is bound by reading and PCIe). The figures
+ * are those of a 16-thread host with an H100 (bench/RESULTS.md);
+ * bench/bench_e2e.sh measures what fits them again:
  *   cpu_me  = elements / (--backend cpu seconds at 8G) / threads
  *   gpu_gbs = bytes / (run, from -v's process line of --backend cuda)
  *   S       = backend choice + buffers + backend open (the same line)
@@ -84,27 +84,27 @@ struct auto_rate {
 	const char *what;
 };
 
-/* The first row that matches the job. cpu_me from the H100 machine's
- * --backend cpu runs: sum f32 1 GiB in 0.182 s (5.9 GB/s, 16 threads),
- * hist u8 4 GiB 0.507 s, hist f32 100 bins 1 GiB 0.364 s, scan f32 1 GiB
- * 0.356 s; stats, dot and max by their ratio to the sum on one EPYC core
- * (1.04, 1.09, 2.06). gpu_gbs: --backend cuda read 8 GiB in 0.29 s of
- * busy time (30 GB/s); a scan also copies and writes its output back. */
+/* The first row that matches the job. cpu_me from --backend cpu on 16
+ * threads: sum f32 1 GiB in 0.182 s (5.9 GB/s), hist u8 4 GiB 0.507 s,
+ * hist f32 100 bins 1 GiB 0.364 s, scan f32 1 GiB 0.356 s; stats, dot and
+ * max by their ratio to the sum on one core (1.04, 1.09, 2.06). gpu_gbs:
+ * --backend cuda reads 8 GiB in 0.29 s of busy time (30 GB/s); a scan
+ * also copies and writes its output back. A row that is off is corrected
+ * while the run goes (the revision, auto_plan_late). */
 static const struct auto_rate auto_rates[] = {
 	{ CMD_HIST, -1, 0, -1, 530, 30, "a histogram of one bin per value" },
-	/* session 13's vectorized f32 kernels, --backend cpu on 8 GiB of f32
-	 * normals on the H200 machine's 16 cores: hist 100 bins 1.233 s,
-	 * stats 0.527 s, dot --pairs 0.451 s, reduce max 0.229 s (the other
-	 * types by the older figures; the revision corrects either way) */
+	/* the vectorized f32 kernels, --backend cpu on 8 GiB of f32 normals
+	 * on 16 cores: hist 100 bins 1.233 s, stats 0.527 s, dot --pairs
+	 * 0.451 s, reduce max 0.229 s (the rows for other types are the
+	 * figures above) */
 	{ CMD_HIST, -1, 1, GS_F32, 109, 30, "a histogram of ranged bins" },
 	{ CMD_HIST, -1, 1, -1, 46, 30, "a histogram of ranged bins" },
 	{ CMD_MINMAX, -1, -1, -1, 190, 30, "the range of a histogram" },
 	{ CMD_STATS, -1, -1, GS_F32, 255, 30, "stats" },
-	/* session 14's narrow integer blocks (one column of 8- or 16-bit
-	 * values, or 2, 3, 4, 6 or 8 of them in lanes; other counts are
-	 * slower, and the revision finds it), at one thread's ratio to the
-	 * f32 kernel per byte on this workplace's 2-core machine: u8 1.0,
-	 * i16 1.3 */
+	/* the narrow integer blocks (one column of 8- or 16-bit values, or
+	 * 2, 3, 4, 6 or 8 of them in lanes; other counts are slower, and the
+	 * revision finds it), at one thread's ratio to the f32 kernel per
+	 * byte: u8 1.0, i16 1.3 */
 	{ CMD_STATS, -1, -1, GS_U8, 1000, 30, "stats" },
 	{ CMD_STATS, -1, -1, GS_I8, 1000, 30, "stats" },
 	{ CMD_STATS, -1, -1, GS_U16, 640, 30, "stats" },
@@ -112,18 +112,17 @@ static const struct auto_rate auto_rates[] = {
 	{ CMD_STATS, -1, -1, -1, 96, 30, "stats" },
 	{ CMD_DOT, -1, -1, GS_F32, 297, 30, "a dot product" },
 	/* the narrow integer blocks: --pairs per byte 0.87 (i16) and 0.59
-	 * (u8) of the f32 kernel's on one thread of the 2-core machine */
+	 * (u8) of the f32 kernel's on one thread */
 	{ CMD_DOT, -1, -1, GS_U8, 700, 30, "a dot product" },
 	{ CMD_DOT, -1, -1, GS_I8, 700, 30, "a dot product" },
 	{ CMD_DOT, -1, -1, GS_U16, 510, 30, "a dot product" },
 	{ CMD_DOT, -1, -1, GS_I16, 510, 30, "a dot product" },
 	{ CMD_DOT, -1, -1, -1, 100, 30, "a dot product" },
 	/* f32 sums: windowed doubles (cpu_fsum32.c) on the file mapped in
-	 * place; 8 GiB on 16 threads in 0.291 s (session 11) */
+	 * place; 8 GiB on 16 threads in 0.291 s */
 	{ CMD_REDUCE, OP_SUM, -1, GS_F32, 460, 30, "a sum" },
-	/* integers in narrow lanes (session 14), per byte against the f32
-	 * sum on one thread of the 2-core machine: u8 0.7, i16 1.4, i32
-	 * 1.5, u64 (the __int128 loop) 1.0 */
+	/* integers in narrow lanes, per byte against the f32 sum on one
+	 * thread: u8 0.7, i16 1.4, i32 1.5, u64 (the __int128 loop) 1.0 */
 	{ CMD_REDUCE, OP_SUM, -1, GS_U8, 1290, 30, "a sum" },
 	{ CMD_REDUCE, OP_SUM, -1, GS_I8, 1290, 30, "a sum" },
 	{ CMD_REDUCE, OP_SUM, -1, GS_U16, 920, 30, "a sum" },
@@ -136,13 +135,13 @@ static const struct auto_rate auto_rates[] = {
 	{ CMD_REDUCE, OP_MIN, -1, -1, 585, 30, "a minimum" },
 	{ CMD_REDUCE, OP_MAX, -1, -1, 585, 30, "a maximum" },
 	{ CMD_REDUCE, -1, -1, -1, 190, 30, "a reduction" },
-	/* quantile's passes (mode of 8/16-bit types is the first): one core
-	 * of the 2-core EPYC ran a select pass over 64M f32 in 0.11 to 0.17 s
-	 * of submit, the sum in 0.155 s, so about the sum's rate. Mode's hash
-	 * tables: one core inserted 8M u32 of 1000 values at 420 M/s, 64M
-	 * random ones (a table past its limit) at 4 M/s. On the H100 machine
-	 * (bench/RESULTS.md, session 10) the GPU's select passes are exact
-	 * but slower end to end than the CPU's at 1 GiB (quantile f32 0.79 s
+	/* quantile's passes (mode of 8/16-bit types is the first): on one
+	 * core a select pass over 64M f32 takes 0.11 to 0.17 s of submit, the
+	 * sum 0.155 s, so about the sum's rate. Mode's hash tables: one core
+	 * inserts 8M u32 of 1000 values at 420 M/s, 64M random ones (a table
+	 * past its limit) at 4 M/s. With an H100 (bench/RESULTS.md) the GPU's
+	 * select passes are exact but slower end to end than the CPU's at
+	 * 1 GiB (quantile f32 0.79 s
 	 * against 0.42, f64 0.90 against 0.25; mode u8/u16 0.61 against
 	 * 0.17-0.28), and mode's tables are faster on the GPU only on data of
 	 * many distinct values (u32: 0.63 s against 1.00), which auto cannot
@@ -151,9 +150,9 @@ static const struct auto_rate auto_rates[] = {
 	{ CMD_SELECT, -1, -1, -1, 90, 0, "a radix select pass" },
 	{ CMD_COLLECT, -1, -1, -1, 90, 0, "a radix select's collect pass" },
 	{ CMD_MODECOUNT, -1, -1, -1, 20, 0, "mode's hash tables" },
-	/* session 14's 64-bit integer scan (a sum of 8- to 32-bit values into
-	 * i64 or u64): i16 about 1000 M/s on one thread of the 2-core
-	 * machine; sixteen threads write 8 bytes an element, so a quarter */
+	/* the 64-bit integer scan (a sum of 8- to 32-bit values into i64 or
+	 * u64): i16 about 1000 M/s on one thread; sixteen threads write 8
+	 * bytes an element, so a quarter */
 	{ CMD_SCAN, OP_SUM, -1, GS_U8, 250, 15, "a scan" },
 	{ CMD_SCAN, OP_SUM, -1, GS_I8, 250, 15, "a scan" },
 	{ CMD_SCAN, OP_SUM, -1, GS_U16, 250, 15, "a scan" },

@@ -5,6 +5,8 @@
  * as chunks; the caller's thread submits queued chunks to the backend, which
  * gives each buffer back through release() when it no longer needs it. One
  * mutex guards the free list and the queue; both are tiny (ENGINE_NBUF).
+ * The engine sees every chunk before the backend and every scan output
+ * after it: there the sign of zero sums is settled (zero_sign.c).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -14,34 +16,8 @@
 #include <time.h>
 #include "acc.h"
 #include "engine.h"
-#include "operation.h"
 #include "sig.h"
-
-/*
- * The sign of a zero sum. An exact sum has none, but IEEE addition gives -0
- * when every term is -0 (numpy's sum and cumsum do). Backends compute exact
- * sums, the GPU's included, so the sign is settled here, the same for all:
- * the engine sees every chunk in host memory before it is submitted, and
- * notes per column the record where the leading run of -0 ends (the loop
- * stops at the first element that is not -0, so it costs nothing after
- * that). A reduction's zero then becomes -0 (xsum.negzero) after finish();
- * a scan's outputs inside the run become -0 on their way to the sink, where
- * every backend's output passes in order (the CPU's from submit, the GPU's
- * from its writer thread).
- */
-struct negzero {
-	bool on;			/* a float sum or scan sum */
-	bool skip_nan;			/* stats: NaNs are left out of the sum */
-	size_t size;			/* bytes per element */
-	unsigned live;			/* columns still in their run */
-	_Atomic uint64_t *end;		/* [columns]: the run's end, a record */
-	bool *lead0;			/* [columns]: an exclusive scan's first
-					 * output, the carry-in, is -0 */
-	bool out_done;			/* no output record left to fix */
-	uint64_t out_rec;		/* scan output records written */
-	unsigned char *bounce;		/* scan output being fixed */
-	size_t bounce_rec;
-};
+#include "zero_sign.h"
 
 struct engine {
 	const struct gs_job *job;
@@ -84,7 +60,7 @@ struct engine {
 
 	struct sink *sink, timed;	/* scan output, timed on its way */
 	double t_write;
-	struct negzero nz;
+	struct zero_sign nz;		/* the sign of zero sums */
 };
 
 static double now(void)
@@ -95,71 +71,11 @@ static double now(void)
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* Whether scan output record r of column col is a prefix of -0 only. */
-static bool nz_in_run(const struct engine *e, unsigned col, uint64_t r)
-{
-	uint64_t end = atomic_load_explicit(&e->nz.end[col],
-					    memory_order_relaxed);
-
-	/* the empty prefix is +0; a carry-in of -0 terms only is -0 */
-	if (e->job->exclusive)
-		return (r >= 1 || e->nz.lead0[col]) && r <= end;
-	return r < end;
-}
-
-/* Fix n records of scan output at out, the first of them record r; false
- * when no later record can need it (every run has ended before them). */
-static bool nz_fix(struct engine *e, unsigned char *out, size_t n, uint64_t r)
-{
-	const struct gs_job *job = e->job;
-	size_t sz = type_size(job->out_type);
-
-	for (size_t k = 0; k < n; k++, r++) {
-		bool later = false;
-
-		for (unsigned col = 0; col < job->columns; col++) {
-			unsigned char *x = out + (k * job->columns + col) * sz;
-
-			if (nz_in_run(e, col, r)) {
-				memset(x, 0, sz);
-				x[sz - 1] = 0x80;	/* little-endian -0 */
-			}
-			later |= nz_in_run(e, col, r + 1);
-		}
-		if (!later)
-			return false;
-	}
-	return true;
-}
-
-/* Write through a copy while outputs may still need their sign fixed
- * (backends write whole records, in order). */
-static int nz_write(struct engine *e, const unsigned char *buf, size_t n,
-		    struct gs_err *err)
-{
-	size_t rec = type_size(e->job->out_type) * e->job->columns;
-
-	while (n > 0 && !e->nz.out_done) {
-		size_t k = n / rec < e->nz.bounce_rec ? n / rec : e->nz.bounce_rec;
-
-		if (k == 0)
-			break;
-		memcpy(e->nz.bounce, buf, k * rec);
-		e->nz.out_done = !nz_fix(e, e->nz.bounce, k, e->nz.out_rec);
-		e->nz.out_rec += k;
-		if (e->sink->write(e->sink->ctx, e->nz.bounce, k * rec, err) < 0)
-			return -1;
-		buf += k * rec;
-		n -= k * rec;
-	}
-	return n ? e->sink->write(e->sink->ctx, buf, n, err) : 0;
-}
-
 static int timed_write(void *v, const void *buf, size_t n, struct gs_err *err)
 {
 	struct engine *e = v;
 	double t0 = now();
-	int rc = e->nz.on ? nz_write(e, buf, n, err)
+	int rc = e->nz.on ? zero_sign_write(&e->nz, e->sink, buf, n, err)
 			  : e->sink->write(e->sink->ctx, buf, n, err);
 
 	e->t_write += now() - t0;	/* only ever one writer at a time */
@@ -536,114 +452,7 @@ static void free_buffers(struct engine *e)
 			e->be->host_free(e->buf2[i]);
 	}
 	free(e->tail);
-	free(e->nz.end);
-	free(e->nz.lead0);
-	free(e->nz.bounce);
-}
-
-/* The bits of element i at data, in the input's byte order. */
-static uint64_t nz_bits(const struct engine *e, const unsigned char *data,
-			size_t i)
-{
-	const unsigned char *p = data + i * e->nz.size;
-	uint64_t b = 0;
-
-	for (size_t k = 0; k < e->nz.size; k++) {
-		size_t at = e->job->dtype.big_endian ? k : e->nz.size - 1 - k;
-
-		b = b << 8 | p[at];
-	}
-	return b;
-}
-
-static bool nz_is_nan(enum gs_type t, uint64_t b)
-{
-	switch (t) {
-	case GS_F16: return (b & 0x7c00) == 0x7c00 && (b & 0x3ff);
-	case GS_BF16: return (b & 0x7f80) == 0x7f80 && (b & 0x7f);
-	case GS_F32: return (b & 0x7f800000) == 0x7f800000 && (b & 0x7fffff);
-	default: return (b >> 52 & 0x7ff) == 0x7ff && (b << 12);
-	}
-}
-
-/* Where the runs of -0 that are still going end in chunk c, if they do. */
-static void nz_chunk(struct engine *e, const struct chunk *c)
-{
-	const struct gs_job *job = e->job;
-	uint64_t minus0 = (uint64_t)1 << (8 * e->nz.size - 1);
-
-	for (unsigned col = 0; col < job->columns && e->nz.live; col++) {
-		if (atomic_load(&e->nz.end[col]) != UINT64_MAX)
-			continue;
-		for (size_t r = 0; r < c->nrec; r++) {
-			uint64_t b = nz_bits(e, c->data, r * job->columns + col);
-
-			if (b == minus0 ||
-			    (e->nz.skip_nan && nz_is_nan(job->dtype.type, b)))
-				continue;
-			atomic_store(&e->nz.end[col], c->first_rec + r);
-			e->nz.live--;
-			break;
-		}
-	}
-}
-
-/* A scan from a carry-in: a column whose earlier records are not all -0
- * has no run left; one whose are starts the exclusive output with -0. */
-static void nz_carry(struct engine *e, const struct red_col *carry)
-{
-	for (unsigned col = 0; carry && col < e->job->columns; col++) {
-		if (carry[col].count == 0)
-			continue;
-		e->nz.lead0[col] = carry[col].u.sum.negzero;
-		if (!carry[col].u.sum.negzero) {
-			atomic_store(&e->nz.end[col], 0);
-			e->nz.live--;
-		}
-	}
-}
-
-/* Track the sign of zero sums where the operation has float sums. */
-static int nz_init(struct engine *e, const struct red_col *carry,
-		   struct gs_err *err)
-{
-	const struct gs_job *job = e->job;
-	const struct operation *op = operation_of(job);
-
-	if (!op->zero_sign || !op->zero_sign(job))
-		return 0;
-	e->nz.on = true;
-	e->nz.skip_nan = op->zero_sign_skips_nan;
-	e->nz.size = type_size(job->dtype.type);
-	e->nz.live = job->columns;
-	e->nz.end = malloc(job->columns * sizeof(*e->nz.end));
-	if (!e->nz.end)
-		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
-	for (unsigned col = 0; col < job->columns; col++)
-		atomic_init(&e->nz.end[col], UINT64_MAX);
-	if (!op->stream)
-		return 0;
-	size_t rec = type_size(job->out_type) * job->columns;
-
-	e->nz.bounce_rec = rec < 65536 ? 65536 / rec : 1;
-	e->nz.bounce = malloc(e->nz.bounce_rec * rec);
-	e->nz.lead0 = calloc(job->columns, sizeof(*e->nz.lead0));
-	if (!e->nz.bounce || !e->nz.lead0)
-		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
-	nz_carry(e, carry);
-	return 0;
-}
-
-/* After finish(): a zero sum of -0 terms only is -0. */
-static void nz_apply(struct engine *e, void *acc)
-{
-	const struct operation *op = operation_of(e->job);
-
-	if (!e->nz.on || !acc || !op->set_negzero)
-		return;
-	for (unsigned col = 0; col < e->job->columns; col++)
-		op->set_negzero(acc, col,
-				atomic_load(&e->nz.end[col]) == UINT64_MAX);
+	zero_sign_release(&e->nz);
 }
 
 /* From the signal thread (sig.h): stop reading and submitting. */
@@ -681,7 +490,7 @@ static int consume(struct engine *e, void *ctx, struct engine_stats *st,
 		t1 = now();
 		st->submit_wait += t1 - t0;
 		if (e->nz.live)
-			nz_chunk(e, &c);
+			zero_sign_chunk(&e->nz, &c);
 		if (e->be->submit(ctx, &c, err) < 0)
 			return -1;
 		t0 = now();
@@ -766,7 +575,7 @@ static int run_chunks(struct engine *ep, void *ctx, void *acc,
 	if (rc == 0)
 		rc = ep->be->finish(ctx, acc, err);
 	if (rc == 0)
-		nz_apply(ep, acc);
+		zero_sign_apply(&ep->nz, acc);
 	sig_unwatch();
 	if (rc == 0)
 		rc = stopped(ep, err);
@@ -835,7 +644,8 @@ int engine_run(const struct gs_job *job, const struct engine_opts *eo,
 		.release = release, .set_views = set_views, .engine = ep,
 	};
 
-	if (alloc_buffers(ep, err) < 0 || nz_init(ep, eo->carry_in, err) < 0)
+	if (alloc_buffers(ep, err) < 0 ||
+	    zero_sign_init(&ep->nz, job, eo->carry_in, err) < 0)
 		goto out;
 	st->alloc = now() - t_start;
 	if (be->open(&ctx, &env, err) < 0 || seed(be, ctx, eo->carry_in, err) < 0) {

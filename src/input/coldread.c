@@ -72,10 +72,9 @@ static void cold_env(void)
 		if (!*end && mib > 0 && mib <= 65536)
 			cold_window = (off_t)mib << 20;
 	}
-	/* auto queues 256 MiB ahead: on the H100 machine's disk (8 GiB,
-	 * bench/RESULTS.md, session 16) sum read a cold file at 0.92x cat
-	 * (0.95x mapped) queuing a read's length ahead, at 0.96x (1.00x)
-	 * queuing 256 MiB */
+	/* auto queues 256 MiB ahead: sum reads a cold 8 GiB file at 0.96x
+	 * cat (1.00x mapped) so, against 0.92x (0.95x) queuing a read's
+	 * length ahead (bench/RESULTS.md) */
 	if (cold_mode == 0 && cold_window == 0)
 		cold_window = (off_t)256 << 20;
 }

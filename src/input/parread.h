@@ -3,8 +3,8 @@
  * Private to the input layer (zsrc.c reads uncompressed operands with it).
  *
  * One core copies page-cached data at about the speed of cat(1) (7 GB/s
- * on the H100 machine), below what a GPU takes over PCIe; 16 parallel
- * readers of one file reach 38 GB/s there. So a read of n bytes is cut
+ * on a 16-core Xeon host of an H100), below what a GPU takes over PCIe;
+ * 16 parallel readers of one file reach 38 GB/s there. So a read of n bytes is cut
  * into pieces of PARREAD_PIECE that pool threads pread at once, each
  * taking the next piece as it finishes one (no thread waits on a slow
  * neighbour's fixed share). The result is the same bytes a read(2) of n

@@ -135,10 +135,10 @@ struct zahead *zahead_new(char *const *paths, int n, int threads,
  * Operands are mapped ZAHEAD_BATCH at a time before any of them goes to
  * the pipe. An mmap takes the process's mapping lock for writing, which
  * waits for the workers' populates (zpipe.c) to let go of it: mapped one
- * by one as they were queued, the shards after the first waited behind the
- * decoding of those before (session 11: up to 13 ms an mmap; 16 shards
- * spent 0.24 s before the first run against 0.13 s for the same frames in
- * one file, bench/RESULTS.md).
+ * by one as they are queued, the shards after the first wait behind the
+ * decoding of those before (up to 13 ms an mmap; 16 shards spend 0.24 s
+ * before the first run against 0.13 s for the same frames in one file,
+ * bench/RESULTS.md).
  */
 void zahead_from(struct zahead *a, int i)
 {

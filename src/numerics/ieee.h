@@ -5,8 +5,8 @@
  * alike.
  *
  * Every exact accumulator ends here: xsum_round and the statistics
- * (xsum.c), the float products and the scans' outputs (cpu_reduce.c,
- * cpu_scan.c), and the device code that must give the same bits. Written
+ * (xsum.c), the float products (xprod.c), the scans' outputs
+ * (cpu_scan.c), and the device code that must give the same bits. Written
  * once so that the CPU and the GPU cannot round differently: the functions
  * are GS_HD, static inline in C and __host__ __device__ under nvcc. The
  * half formats' exact widening to float is here for the same reason.

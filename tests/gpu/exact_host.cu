@@ -4,8 +4,8 @@
  * stats_fold.cuh), run on the host: each kernel's per-thread function is
  * __host__ __device__, so a loop over the "threads" of a grid, in order,
  * computes what the kernel would, and the result must equal struct xsum's
- * sum of the same values element by element (src/xsum.c, tested against
- * Fraction vectors in unit_xsum). No GPU needed.
+ * sum of the same values element by element (src/numerics/xsum.c, tested
+ * against Fraction vectors in unit_xsum). No GPU needed.
  *
  * Build and run from the repository root, after make: sh
  * tests/gpu/exact_host.sh (nvcc, the kernels' headers red_sum.cuh and

@@ -6,7 +6,7 @@
  *
  *   1. the 128x64 and 128x128-bit multiplies against unsigned __int128;
  *      the device bracket step (red_fp_mul64) and merge (red_p_merge)
- *      against cpu_reduce.c's fprod_mul_f64 and fprod_merge, field for
+ *      against numerics/xprod.c's fprod_mul_f64 and fprod_merge, field for
  *      field (they round the same way); integer merges against
  *      iprod_merge;
  *   2. whole runs: chunks round-robin over streams, each launch's threads
@@ -28,11 +28,7 @@
  *
  * Build and run from the repository root, after make:
  *   sh tests/gpu/prod_host_check.sh
- * that is:
- *   nvcc -std=c++17 -O2 -Isrc -Xcompiler -Wall,-Wextra \
- *     -o build/prod_host_check tests/gpu/prod_host_check.cu \
- *     build/cpu/cpu_reduce.o build/numerics/xsum.o build/numerics/numfmt.o \
- *     build/numerics/types.o -lm && build/prod_host_check
+ * (nvcc on this file with the C objects the script names).
  * The last line reads "prod_host_check: N checks, F failed" (exit 1 if F).
  */
 #include <math.h>

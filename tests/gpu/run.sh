@@ -553,9 +553,8 @@ if want devscan; then
 fi
 
 # 2f. several GPUs' speed: the f64 scan of f32 bits read as doubles
-# (hundreds of binades, the wide 34-limb sum: its kernels took 22 GB/s of
-# input on one H100 until session 12, 236 GB/s since, so the host is its
-# limit now) to /dev/null, and a histogram that is the GPU's limit (the
+# (hundreds of binades, the wide 34-limb sum: its kernels read 236 GB/s
+# of input on one H100, so the host is its limit) to /dev/null, and a histogram that is the GPU's limit (the
 # global-atomic teaching algorithm), page-cached. Best of 3, as ratios to
 # one GPU (--backend cuda) in the same run; -v's stage and process lines
 # of each after its table.
@@ -814,8 +813,9 @@ if want algos; then
 	rm -f "$OUT"/algos.*.log
 	say "algos, cuda --algorithm = cpu: $(grep -c '^pass' "$OUT/algos.log") passed, $(grep -c '^FAIL' "$OUT/algos.log") failed"
 	grep '^FAIL' "$OUT/algos.log" | cut -c1-200 >> "$summary"
-	# gpustat bench on the GPU: the seeds' sizes (100 MiB of bytes, a
-	# 512x512 f32 image, a dot product) and 1 GiB of f32, every algorithm
+	# gpustat bench on the GPU: the sizes of the main jobs (100 MiB of
+	# bytes, a 512x512 f32 image, a dot product) and 1 GiB of f32, every
+	# algorithm
 	{ $G bench hist -t u8 --size 100M &&
 	  $G bench sum -t f32 --size 1M &&
 	  $G bench dot -t f32 --size 8K &&

@@ -3,7 +3,7 @@
  * (one translation unit; its helpers rnd and rnd_bits come first): the
  * scan's rounding (ieee_round, scan_round_fast, scan_round_f64) against a
  * slow reference, the sums' rounding against xsum_round, and the product
- * monoids against cpu_reduce.c.
+ * monoids against numerics/xprod.c.
  */
 
 /* ---- 1. ieee_round vs a slow reference ---------------------------------- */
@@ -286,7 +286,7 @@ static void check_sum_round(void)
 	}
 }
 
-/* ---- 3. the product monoids against cpu_reduce.c ------------------------ */
+/* ---- 3. the product monoids against xprod.c ----------------------------- */
 
 static struct red_fprod fp_of_cpu(const struct fprod *p)
 {
@@ -336,7 +336,7 @@ static double rnd_double(void)
  * either side included; out is fprod_round (bits and whether it rounds).
  * scan_iprod's add against iprod_merge.
  */
-/* An exact product's rounding into every format, against cpu_reduce.c's. */
+/* An exact product's rounding into every format, against xprod.c's. */
 static void check_fprod_out(const struct red_fprod &a, scan_cfg &c)
 {
 	typedef scan_fprod<double> F;
