@@ -42,6 +42,10 @@ struct zsrc {
 	bool pipe_owned;	/* opened for this operand (else zahead's) */
 	struct zfeed *feed;	/* a pipe's frames, read on a thread */
 	struct gzfeed *gzfeed;	/* ...or its BGZF blocks */
+	struct zpipe *gzm;	/* a file's gzip members, spans of them decoded
+				 * on the workers (gzmembers.h) */
+	bool gzm_stream;	/* ...the stream decodes the member at hand */
+	uint64_t gzm_end;	/* ...the file's end, where no span begins */
 	uint64_t base;		/* the fd offset where the operand began */
 	struct zsrc_decoded dec;	/* of every operand so far */
 };

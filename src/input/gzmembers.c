@@ -1,0 +1,278 @@
+/*
+ * gzmembers.c - see gzmembers.h.
+ *
+ * The spans are the frames of a mapped file in the pipe (zframes_pipe);
+ * each worker finds its own span's first member, so nothing reads the
+ * compressed bytes ahead on one thread. A member is inflated raw as
+ * gzframes.c inflates a BGZF block (libdeflate where the build has it,
+ * into the rest of the span's buffer: its decoded size is known only at
+ * its end), its header and trailer read here with the checks the stream
+ * makes (gzsrc.c), so that the members a span decodes from a member
+ * boundary are exactly those the stream would decode.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+#ifdef GS_HAVE_LIBDEFLATE
+#include <libdeflate.h>
+#endif
+#include "gzmembers.h"
+#include "gzsrc.h"
+#include "zframes.h"
+#include "zpipe.h"
+#include "zsrc_impl.h"
+
+/* RFC 1952, 2.3.1 */
+#define GZ_FIXED 10
+#define GZ_TRAILER 8
+#define F_HCRC 0x02
+#define F_EXTRA 0x04
+#define F_NAME 0x08
+#define F_COMMENT 0x10
+#define F_RESERVED 0xe0
+
+/* Compressed bytes a span holds: a few per worker, so that spans that
+ * begin in the same member (none of theirs to decode) leave the ring room
+ * for others; large enough that a span is not per-member work. */
+#define SPAN_MIN ((uint64_t)64 << 10)
+#define SPAN_MAX ((uint64_t)8 << 20)
+
+static uint32_t le32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static uint32_t crc_of(const unsigned char *p, size_t n)
+{
+#ifdef GS_HAVE_LIBDEFLATE
+	return libdeflate_crc32(0, p, n);
+#else
+	uLong crc = crc32(0, NULL, 0);
+
+	for (uInt k; n; p += k, n -= k) {	/* zlib's length is a uInt */
+		k = n > UINT_MAX ? UINT_MAX : (uInt)n;
+		crc = crc32(crc, p, k);
+	}
+	return (uint32_t)crc;
+#endif
+}
+
+/* The length of the member header at p[0..n), 0 where there is none that
+ * the stream would take (gzsrc.c: magic, method, reserved flags, FHCRC). */
+static size_t header_len(const unsigned char *p, size_t n)
+{
+	size_t at = GZ_FIXED;
+	const unsigned char *z;
+
+	if (n < GZ_FIXED || p[0] != 0x1f || p[1] != 0x8b || p[2] != 8 ||
+	    (p[3] & F_RESERVED))
+		return 0;
+	if (p[3] & F_EXTRA) {
+		if (n - at < 2 || n - at - 2 < ((size_t)p[at] | (size_t)p[at + 1] << 8))
+			return 0;
+		at += 2 + ((size_t)p[at] | (size_t)p[at + 1] << 8);
+	}
+	for (unsigned f = F_NAME; f <= F_COMMENT; f <<= 1)
+		if (p[3] & f) {
+			if (!(z = memchr(p + at, 0, n - at)))
+				return 0;
+			at = (size_t)(z - p) + 1;
+		}
+	if (p[3] & F_HCRC) {
+		if (n - at < 2 ||
+		    ((size_t)p[at] | (size_t)p[at + 1] << 8) != (crc32(0, p, (uInt)at) & 0xffff))
+			return 0;
+		at += 2;
+	}
+	return at;
+}
+
+/* Raw deflate data at in[0..n) inflated into out[0..cap): true with the
+ * bytes it took (*used) and gave (*got) where it ends within both. */
+#ifdef GS_HAVE_LIBDEFLATE
+static bool inflate_raw(const unsigned char *in, size_t n, unsigned char *out,
+			size_t cap, size_t *used, size_t *got)
+{
+	static _Thread_local struct libdeflate_decompressor *d;
+
+	if (!d && !(d = libdeflate_alloc_decompressor()))
+		return false;
+	return libdeflate_deflate_decompress_ex(d, in, n, out, cap, used, got) ==
+	       LIBDEFLATE_SUCCESS;
+}
+#else
+static bool inflate_raw(const unsigned char *in, size_t n, unsigned char *out,
+			size_t cap, size_t *used, size_t *got)
+{
+	static _Thread_local z_stream *s;
+	uInt in_n = n > UINT_MAX ? UINT_MAX : (uInt)n;
+	uInt out_n = cap > UINT_MAX ? UINT_MAX : (uInt)cap;
+
+	if (!s) {
+		z_stream *t = calloc(1, sizeof(*t));
+
+		if (!t || inflateInit2(t, -15) != Z_OK) {
+			free(t);
+			return false;
+		}
+		s = t;
+	}
+	if (inflateReset(s) != Z_OK)
+		return false;
+	s->next_in = (Bytef *)in;
+	s->avail_in = in_n;
+	s->next_out = out;
+	s->avail_out = out_n;
+	if (inflate(s, Z_FINISH) != Z_STREAM_END)
+		return false;
+	*used = in_n - s->avail_in;
+	*got = out_n - s->avail_out;
+	return true;
+}
+#endif
+
+/* The member at p[0..n) inflated into out[0..cap): true with its length
+ * (*clen) and decoded size (*dlen) where it decodes whole, its CRC32 and
+ * ISIZE right. */
+static bool member(const unsigned char *p, size_t n, unsigned char *out,
+		   size_t cap, size_t *clen, size_t *dlen)
+{
+	size_t h = header_len(p, n), used;
+	const unsigned char *t;
+
+	if (!h || !inflate_raw(p + h, n - h, out, cap, &used, dlen) ||
+	    n - h - used < GZ_TRAILER)
+		return false;
+	t = p + h + used;
+	if (le32(t) != crc_of(out, *dlen) || le32(t + 4) != (uint32_t)*dlen)
+		return false;
+	*clen = h + used + GZ_TRAILER;
+	return true;
+}
+
+size_t gzmembers_decode(const unsigned char *src, size_t span, size_t cmax,
+			unsigned char *dst, size_t cap, uint64_t *from,
+			uint64_t *to)
+{
+	const unsigned char *q;
+
+	for (size_t c = 0; c < span && (q = memchr(src + c, 0x1f, span - c)); c++) {
+		size_t pos, out = 0, clen, dlen;
+
+		c = (size_t)(q - src);
+		if (cmax - c < GZ_FIXED || q[1] != 0x8b || q[2] != 8 ||
+		    (q[3] & F_RESERVED))
+			continue;
+		for (pos = c; pos < span && member(src + pos, cmax - pos,
+						   dst + out, cap - out,
+						   &clen, &dlen); pos += clen)
+			out += dlen;
+		if (pos == c)	/* no member here, or none that fits */
+			continue;
+		*from = c;
+		*to = pos;
+		return out;
+	}
+	*from = ZPIPE_NOWHERE;
+	*to = 0;
+	return 0;
+}
+
+/* ---- the reader -------------------------------------------------------------- */
+
+bool gzmembers_use(struct zsrc *z, uint64_t start)
+{
+	struct zframe *list;
+	struct stat st;
+	uint64_t rest, span;
+	size_t n = 0;
+
+	if (z->threads < 2 || fstat(z->fd, &st) < 0 ||
+	    (uint64_t)st.st_size <= start + 1)
+		return false;
+	/* the stream decodes the first member: the spans begin after its
+	 * first byte */
+	rest = (uint64_t)st.st_size - start - 1;
+	span = rest / (4 * (uint64_t)z->threads);
+	span = span < SPAN_MIN ? SPAN_MIN : span > SPAN_MAX ? SPAN_MAX : span;
+	if (rest < 2 * span || !(list = malloc((rest / span + 1) * sizeof(*list))))
+		return false;
+	for (uint64_t off = start + 1; off < (uint64_t)st.st_size; off += span)
+		list[n++] = (struct zframe){
+			.off = off,
+			.csize = (uint64_t)st.st_size - off < span ?
+				 (uint64_t)st.st_size - off : span,
+			.dsize = GZMEMBERS_BOUND, .codec = ZCODEC_GZMEMBERS };
+	z->gzm = zframes_pipe(z->fd, (uint64_t)st.st_size, list, n, z->threads);
+	if (!z->gzm)
+		return false;
+	z->gzm_stream = true;
+	z->gzm_end = (uint64_t)st.st_size;
+	z->dec.threads = zpipe_threads(z->gzm);
+	return true;
+}
+
+void gzmembers_close(struct zsrc *z)
+{
+	zpipe_close(z->gzm);
+	z->gzm = NULL;
+}
+
+/* Move the stream's next raw byte on to absolute offset at: within what
+ * is read ahead (or mapped), or by a seek. */
+static int skip_to(struct zsrc *z, uint64_t at, struct gs_err *err)
+{
+	uint64_t cur = z->base + zsrc_raw_off(z);
+
+	if (at >= cur && at - cur <= z->len - z->pos) {
+		z->pos += (size_t)(at - cur);
+		return 0;
+	}
+	if (lseek(z->fd, (off_t)at, SEEK_SET) < 0)
+		return gs_fail(err, GS_ERUNTIME, z->name,
+			       "cannot seek to byte %llu: %s",
+			       (unsigned long long)at, strerror(errno));
+	z->eof = false;
+	z->pos = z->len = 0;
+	z->raw_off = at - z->base;
+	return 0;
+}
+
+ssize_t gzmembers_read(struct zsrc *z, void *buf, size_t n, int stall_ms,
+		       struct gs_err *err)
+{
+	uint64_t at;
+	size_t code;
+	ssize_t r;
+
+	if (!z->gzm_stream) {
+		r = zpipe_read(z->gzm, 0, buf, n, -1, &at, &code);
+		if (r > 0) {
+			z->dec.parallel += (uint64_t)r;
+			return r;
+		}
+		/* the members from the chain on are the stream's: up to the
+		 * next span that begins at a member boundary, or all of them
+		 * once the spans are done with */
+		at = zpipe_chain_at(z->gzm);
+		if (r == 0)
+			gzmembers_close(z);
+		if (skip_to(z, at, err) < 0)
+			return -1;
+		gzsrc_start(z->gz);
+		z->gzm_stream = true;
+	}
+	r = gzsrc_read(z->gz, z, buf, n, stall_ms, err);
+	z->dec.stream += r > 0 ? (uint64_t)r : 0;
+	at = z->base + zsrc_raw_off(z);
+	if (r > 0 && z->gzm && gzsrc_between(z->gz) && at < z->gzm_end) {
+		zpipe_chain(z->gzm, at);
+		z->gzm_stream = false;
+	}
+	return r;
+}
