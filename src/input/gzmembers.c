@@ -92,23 +92,28 @@ static size_t header_len(const unsigned char *p, size_t n)
 	return at;
 }
 
-/* Raw deflate data at in[0..n) inflated into out[0..cap): true with the
- * bytes it took (*used) and gave (*got) where it ends within both. */
+/* Raw deflate data at in[0..n) inflated into out[0..cap): 1 with the
+ * bytes it took (*used) and gave (*got) where it ends within both, -1
+ * where out is too short (or no decoder can be had), 0 where it is no
+ * deflate data. */
 #ifdef GS_HAVE_LIBDEFLATE
-static bool inflate_raw(const unsigned char *in, size_t n, unsigned char *out,
-			size_t cap, size_t *used, size_t *got)
+static int inflate_raw(const unsigned char *in, size_t n, unsigned char *out,
+		       size_t cap, size_t *used, size_t *got)
 {
 	static _Thread_local struct libdeflate_decompressor *d;
+	enum libdeflate_result r;
 
 	if (!d && !(d = libdeflate_alloc_decompressor()))
-		return false;
-	return libdeflate_deflate_decompress_ex(d, in, n, out, cap, used, got) ==
-	       LIBDEFLATE_SUCCESS;
+		return -1;
+	r = libdeflate_deflate_decompress_ex(d, in, n, out, cap, used, got);
+	return r == LIBDEFLATE_SUCCESS ? 1 : r == LIBDEFLATE_INSUFFICIENT_SPACE ? -1 : 0;
 }
 #else
-static bool inflate_raw(const unsigned char *in, size_t n, unsigned char *out,
-			size_t cap, size_t *used, size_t *got)
+static int inflate_raw(const unsigned char *in, size_t n, unsigned char *out,
+		       size_t cap, size_t *used, size_t *got)
 {
+	int r;
+
 	static _Thread_local z_stream *s;
 	uInt in_n = n > UINT_MAX ? UINT_MAX : (uInt)n;
 	uInt out_n = cap > UINT_MAX ? UINT_MAX : (uInt)cap;
@@ -118,41 +123,65 @@ static bool inflate_raw(const unsigned char *in, size_t n, unsigned char *out,
 
 		if (!t || inflateInit2(t, -15) != Z_OK) {
 			free(t);
-			return false;
+			return -1;
 		}
 		s = t;
 	}
 	if (inflateReset(s) != Z_OK)
-		return false;
+		return -1;
 	s->next_in = (Bytef *)in;
 	s->avail_in = in_n;
 	s->next_out = out;
 	s->avail_out = out_n;
-	if (inflate(s, Z_FINISH) != Z_STREAM_END)
-		return false;
+	r = inflate(s, Z_FINISH);
+	if (r != Z_STREAM_END)	/* Z_BUF_ERROR: out, or in, ran short */
+		return r == Z_BUF_ERROR && s->avail_out == 0 ? -1 : 0;
 	*used = in_n - s->avail_in;
 	*got = out_n - s->avail_out;
-	return true;
+	return 1;
 }
 #endif
 
-/* The member at p[0..n) inflated into out[0..cap): true with its length
+/* The member at p[0..n) inflated into out[0..cap): 1 with its length
  * (*clen) and decoded size (*dlen) where it decodes whole, its CRC32 and
- * ISIZE right. */
-static bool member(const unsigned char *p, size_t n, unsigned char *out,
-		   size_t cap, size_t *clen, size_t *dlen)
+ * ISIZE right; -1 where it might but for the room; 0 where it does not. */
+static int member(const unsigned char *p, size_t n, unsigned char *out,
+		  size_t cap, size_t *clen, size_t *dlen)
 {
 	size_t h = header_len(p, n), used;
 	const unsigned char *t;
+	int r;
 
-	if (!h || !inflate_raw(p + h, n - h, out, cap, &used, dlen) ||
-	    n - h - used < GZ_TRAILER)
-		return false;
+	if (!h || (r = inflate_raw(p + h, n - h, out, cap, &used, dlen)) <= 0)
+		return h ? r : 0;
+	if (n - h - used < GZ_TRAILER)
+		return 0;
 	t = p + h + used;
 	if (le32(t) != crc_of(out, *dlen) || le32(t + 4) != (uint32_t)*dlen)
-		return false;
+		return 0;
 	*clen = h + used + GZ_TRAILER;
-	return true;
+	return 1;
+}
+
+/* The members from src[c] on while they begin before span, into
+ * dst[0..cap): their decoded size, and where they end (*end: c where the
+ * first does not decode). *whole: whether they ran to the span's end or
+ * to a member with no room left, as a member boundary's do; members found
+ * at a member header inside another's data seldom do (the bytes after
+ * them are no member). */
+static size_t run(const unsigned char *src, size_t c, size_t span,
+		  size_t cmax, unsigned char *dst, size_t cap, size_t *end,
+		  bool *whole)
+{
+	size_t out = 0, clen, dlen;
+	int r = 1;
+
+	for (*end = c; *end < span; *end += clen, out += dlen)
+		if ((r = member(src + *end, cmax - *end, dst + out, cap - out,
+				&clen, &dlen)) <= 0)
+			break;
+	*whole = r != 0;
+	return out;
 }
 
 size_t gzmembers_decode(const unsigned char *src, size_t span, size_t cmax,
@@ -160,22 +189,29 @@ size_t gzmembers_decode(const unsigned char *src, size_t span, size_t cmax,
 			uint64_t *to)
 {
 	const unsigned char *q;
+	size_t part = SIZE_MAX, end, out;
+	bool whole;
 
 	for (size_t c = 0; c < span && (q = memchr(src + c, 0x1f, span - c)); c++) {
-		size_t pos, out = 0, clen, dlen;
-
 		c = (size_t)(q - src);
 		if (cmax - c < GZ_FIXED || q[1] != 0x8b || q[2] != 8 ||
 		    (q[3] & F_RESERVED))
 			continue;
-		for (pos = c; pos < span && member(src + pos, cmax - pos,
-						   dst + out, cap - out,
-						   &clen, &dlen); pos += clen)
-			out += dlen;
-		if (pos == c)	/* no member here, or none that fits */
-			continue;
-		*from = c;
-		*to = pos;
+		out = run(src, c, span, cmax, dst, cap, &end, &whole);
+		if (end > c && !whole && part == SIZE_MAX)
+			part = c;	/* kept, in case no run is whole */
+		if (end > c && whole) {
+			*from = c;
+			*to = end;
+			return out;
+		}
+	}
+	/* members that stop at bytes that are none: the last before garbage
+	 * or a corrupt member, or inside one (then they are no link) */
+	if (part != SIZE_MAX) {
+		out = run(src, part, span, cmax, dst, cap, &end, &whole);
+		*from = part;
+		*to = end;
 		return out;
 	}
 	*from = ZPIPE_NOWHERE;
