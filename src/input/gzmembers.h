@@ -6,20 +6,23 @@
  *
  * A member's header gives neither its compressed nor its decoded length,
  * so the file is cut into spans of compressed bytes, and each worker
- * decodes its span's members on speculation: from the first place in the
- * span where a member header is (1f 8b 08, flags with no reserved bit, a
- * header that parses, its FHCRC checked) and whose member inflates whole
- * with its CRC32 and ISIZE, member after member until one ends at or past
- * the span's end, in at most GZMEMBERS_BOUND decoded bytes. Those bytes
- * are served only where they begin exactly where the members served
- * before them end (the chain: the stream decodes the first member);
- * a span whose members begin inside a member (its compressed bytes hold
- * 1f 8b 08), or nowhere, is dropped. Where no span begins at the chain (a
- * member over the bound, a corrupt or truncated one, bytes after the
- * last that are no member), the stream (gzsrc.h) decodes from the chain,
- * member by member, as -j 1 does, so every byte served and every message
- * is the stream's; the workers' bytes are taken again at the next member
- * boundary where a span of theirs begins.
+ * decodes its span's members on speculation: from a place in the span
+ * where a member header is (1f 8b 08, flags with no reserved bit, a
+ * header that parses, its FHCRC right), member after member, each whole
+ * with its CRC32 and ISIZE right, until one ends at or past the span's
+ * end, in at most GZMEMBERS_BOUND decoded bytes. The place is the first
+ * whose members run so far (or to one that does not fit); a member header
+ * inside another member's data (a stored member's data may hold whole
+ * gzip files) is seldom followed by another member, so it is passed over.
+ * A span's bytes are served only where they begin exactly where the
+ * members served before them end (the chain; the stream decodes the
+ * first member), so a guess that is wrong costs time, never a byte: a
+ * span that begins before the chain, or nowhere, is dropped. Where no span
+ * begins at the chain (a member over the bound, a corrupt or truncated
+ * one, bytes after the last that are no member), the stream (gzsrc.h)
+ * decodes from the chain, member by member, as -j 1 does, so every message
+ * is the stream's; the spans are taken again at the next member boundary
+ * where one of them begins.
  */
 #ifndef GZMEMBERS_H
 #define GZMEMBERS_H

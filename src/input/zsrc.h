@@ -60,8 +60,8 @@ int zsrc_detect(struct zsrc *z, int stall_ms, struct gs_err *err);
 int zsrc_use_zstd(struct zsrc *z);
 
 /* Decode the operand through codec (ZSRC_ZSTD or ZSRC_GZIP) from now on: a
- * regular file's BGZF blocks decode in parallel (gzframes.h). -1 when the
- * decoder cannot be made. */
+ * regular file's BGZF blocks (gzframes.h) or other gzip members
+ * (gzmembers.h) decode in parallel. -1 when the decoder cannot be made. */
 int zsrc_use(struct zsrc *z, int codec);
 
 /* Serve the operand from file file of pipe p, its frames of codec
