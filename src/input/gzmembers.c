@@ -229,16 +229,14 @@ bool gzmembers_use(struct zsrc *z, uint64_t start)
 	size_t n = 0;
 
 	if (z->threads < 2 || fstat(z->fd, &st) < 0 ||
-	    (uint64_t)st.st_size <= start + 1)
+	    (uint64_t)st.st_size <= start)
 		return false;
-	/* the stream decodes the first member: the spans begin after its
-	 * first byte */
-	rest = (uint64_t)st.st_size - start - 1;
+	rest = (uint64_t)st.st_size - start;
 	span = rest / (4 * (uint64_t)z->threads);
 	span = span < SPAN_MIN ? SPAN_MIN : span > SPAN_MAX ? SPAN_MAX : span;
 	if (rest < 2 * span || !(list = malloc((rest / span + 1) * sizeof(*list))))
 		return false;
-	for (uint64_t off = start + 1; off < (uint64_t)st.st_size; off += span)
+	for (uint64_t off = start; off < (uint64_t)st.st_size; off += span)
 		list[n++] = (struct zframe){
 			.off = off,
 			.csize = (uint64_t)st.st_size - off < span ?
@@ -247,7 +245,12 @@ bool gzmembers_use(struct zsrc *z, uint64_t start)
 	z->gzm = zframes_pipe(z->fd, (uint64_t)st.st_size, list, n, z->threads);
 	if (!z->gzm)
 		return false;
-	z->gzm_stream = true;
+	/* the first member too: a file of one member larger than the bound
+	 * waits for a worker to find that out (32 MiB inflated) before the
+	 * stream begins, where a stream that decoded every first member would
+	 * hold up the workers while zlib inflates it */
+	zpipe_chain(z->gzm, start);
+	z->gzm_stream = false;
 	z->gzm_end = (uint64_t)st.st_size;
 	z->dec.threads = zpipe_threads(z->gzm);
 	return true;

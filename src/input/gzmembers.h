@@ -15,8 +15,8 @@
  * inside another member's data (a stored member's data may hold whole
  * gzip files) is seldom followed by another member, so it is passed over.
  * A span's bytes are served only where they begin exactly where the
- * members served before them end (the chain; the stream decodes the
- * first member), so a guess that is wrong costs time, never a byte: a
+ * members served before them end (the chain, from the first member's
+ * start), so a guess that is wrong costs time, never a byte: a
  * span that begins before the chain, or nowhere, is dropped. Where no span
  * begins at the chain (a member over the bound, a corrupt or truncated
  * one, bytes after the last that are no member), the stream (gzsrc.h)
@@ -53,11 +53,12 @@ ssize_t gzmembers_read(struct zsrc *z, void *buf, size_t n, int stall_ms,
 /* Stop decoding on the workers: the pipe is closed. */
 void gzmembers_close(struct zsrc *z);
 
-/* The members in src[0..span), src[0..cmax) readable, inflated into
- * dst[0..cap): from the first member header in the span whose member
- * inflates whole, until one ends at or past span (or the next one does
- * not decode, or does not fit). Their decoded size; *from and *to where
- * they begin and end (*from ZPIPE_NOWHERE and 0 when none does). Called by
+/* The members that begin in src[0..span), src[0..cmax) readable,
+ * inflated into dst[0..cap): from the first member header in the span
+ * whose members run, one after another, to the span's end or to one that
+ * does not fit; else from the first whose members stop at bytes that are
+ * none. Their decoded size; *from and *to where they begin and end (*from
+ * ZPIPE_NOWHERE and *to 0 when no member begins in the span). Called by
  * the pipe's workers. */
 size_t gzmembers_decode(const unsigned char *src, size_t span, size_t cmax,
 			unsigned char *dst, size_t cap, uint64_t *from,
