@@ -245,13 +245,11 @@ bool gzmembers_use(struct zsrc *z, uint64_t start)
 	z->gzm = zframes_pipe(z->fd, (uint64_t)st.st_size, list, n, z->threads);
 	if (!z->gzm)
 		return false;
-	/* the first member too: a file of one member larger than the bound
-	 * waits for a worker to find that out (32 MiB inflated) before the
-	 * stream begins, where a stream that decoded every first member would
-	 * hold up the workers while zlib inflates it */
+	/* the first member too, beside the stream (gzmembers_read) */
 	zpipe_chain(z->gzm, start);
-	z->gzm_stream = false;
-	z->gzm_end = (uint64_t)st.st_size;
+	z->gzm_stream = true;
+	z->gzm_first = true;
+	z->gzm_served = 0;
 	z->dec.threads = zpipe_threads(z->gzm);
 	return true;
 }
@@ -287,31 +285,43 @@ ssize_t gzmembers_read(struct zsrc *z, void *buf, size_t n, int stall_ms,
 {
 	uint64_t at;
 	size_t code;
-	ssize_t r;
+	ssize_t r = 0;
 
-	if (!z->gzm_stream) {
+	/* The stream begins on the first member at once, and the worker that
+	 * decoded it takes over where it has, the bytes the stream served
+	 * skipped: a file of one member is read as fast as -j 1 reads it. At
+	 * the later boundaries the reader waits for the span that begins
+	 * there, so what is decoded where does not depend on timing. */
+	if (!z->gzm_stream ||
+	    (z->gzm_first && zpipe_link(z->gzm, 0, z->gzm_served) == 1)) {
+		z->gzm_stream = false;
+		z->gzm_first = false;
 		r = zpipe_read(z->gzm, 0, buf, n, -1, &at, &code);
 		if (r > 0) {
 			z->dec.parallel += (uint64_t)r;
 			return r;
 		}
-		/* the members from the chain on are the stream's: up to the
-		 * next span that begins at a member boundary, or all of them
-		 * once the spans are done with */
+	}
+	/* no span begins at the chain: the stream decodes from there on */
+	if (!z->gzm_stream) {
 		at = zpipe_chain_at(z->gzm);
-		if (r == 0)
+		if (r == 0)	/* the spans are done with */
 			gzmembers_close(z);
 		if (skip_to(z, at, err) < 0)
 			return -1;
 		gzsrc_start(z->gz);
 		z->gzm_stream = true;
+		z->gzm_served = 0;
 	}
 	r = gzsrc_read(z->gz, z, buf, n, stall_ms, err);
-	z->dec.stream += r > 0 ? (uint64_t)r : 0;
-	at = z->base + zsrc_raw_off(z);
-	if (r > 0 && z->gzm && gzsrc_between(z->gz) && at < z->gzm_end) {
-		zpipe_chain(z->gzm, at);
+	if (r <= 0)
+		return r;
+	z->dec.stream += (uint64_t)r;
+	z->gzm_served += (uint64_t)r;
+	if (z->gzm && gzsrc_between(z->gz)) {	/* a member boundary */
+		zpipe_chain(z->gzm, z->base + zsrc_raw_off(z));
 		z->gzm_stream = false;
+		z->gzm_first = false;
 	}
 	return r;
 }

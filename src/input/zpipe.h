@@ -160,6 +160,14 @@ void zpipe_end(struct zpipe *p, int id);
 ssize_t zpipe_read(struct zpipe *p, int id, void *buf, size_t n, int stall_ms,
 		   uint64_t *at, size_t *code);
 
+/* Whether the head frame of file id, a ZCODEC_GZMEMBERS one, can be read
+ * now, without waiting: 1 where it is decoded and begins at the chain,
+ * with more than skip bytes (its first skip bytes are then taken as
+ * read: the reader decoded them itself); 0 where it is still decoding;
+ * -1 where none begins at the chain (frames that begin before it, or
+ * nowhere, are dropped on the way). */
+int zpipe_link(struct zpipe *p, int id, uint64_t skip);
+
 /* The next bytes of file id in place instead of copied: up to n of them,
  * all in one decoded frame, at *view; the count, or 0 where zpipe_read
  * must serve the next bytes (the file has ended, a frame failed, or what

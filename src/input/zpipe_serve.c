@@ -226,6 +226,38 @@ ssize_t zpipe_read(struct zpipe *p, int id, void *buf, size_t n, int stall_ms,
 	return r;
 }
 
+int zpipe_link(struct zpipe *p, int id, uint64_t skip)
+{
+	int r = -1;
+
+	pthread_mutex_lock(&zp_lock);
+	drop_before(p, id);
+	for (zp_top_up(p); p->count; zp_top_up(p)) {
+		struct zslot *s = ring(p, 0);
+		uint64_t chain = p->chain;
+		bool link;
+
+		if (s->file != id || s->codec != ZCODEC_GZMEMBERS)
+			break;
+		if (s->state != SLOT_DONE) {
+			r = 0;
+			break;
+		}
+		link = linked(s, &chain);
+		if (!link && (s->from == ZPIPE_NOWHERE || s->from < p->chain)) {
+			release_head(p);
+			continue;
+		}
+		if (link && !ZSTD_isError(s->rc) && (skip == 0 || skip < s->dsize)) {
+			p->pos += skip;
+			r = 1;
+		}
+		break;
+	}
+	pthread_mutex_unlock(&zp_lock);
+	return r;
+}
+
 /* ---- lending ------------------------------------------------------------------ */
 
 ssize_t zpipe_view(struct zpipe *p, int id, size_t n, size_t align,

@@ -396,7 +396,7 @@ void zsrc_decoded(const struct zsrc *z, struct zsrc_decoded *d)
 
 bool zsrc_parallel(const struct zsrc *z)
 {
-	return z->pipe != NULL || z->gzm != NULL;
+	return z->pipe != NULL;
 }
 
 bool zsrc_compressed(const struct zsrc *z)

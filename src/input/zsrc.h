@@ -80,7 +80,10 @@ struct zsrc_decoded {
 void zsrc_decoded(const struct zsrc *z, struct zsrc_decoded *d);
 
 /* Whether the operand's frames are decoded in parallel (for now: a pipe
- * from a frame it cannot take on goes on as one stream). */
+ * from a frame it cannot take on goes on as one stream). A file's gzip
+ * members (gzmembers.h) say no: most gzip files are one member, read as
+ * one stream, and the spans of a file of many serve small chunks as
+ * well. */
 bool zsrc_parallel(const struct zsrc *z);
 
 /* Whether the operand is being decoded, and by what: "zstd", "gzip" or

@@ -44,8 +44,9 @@ struct zsrc {
 	struct gzfeed *gzfeed;	/* ...or its BGZF blocks */
 	struct zpipe *gzm;	/* a file's gzip members, spans of them decoded
 				 * on the workers (gzmembers.h) */
-	bool gzm_stream;	/* ...the stream decodes the member at hand */
-	uint64_t gzm_end;	/* ...the file's end, where no span begins */
+	bool gzm_stream;	/* ...the stream decodes the members at hand */
+	bool gzm_first;		/* ...the first, beside a worker */
+	uint64_t gzm_served;	/* ...and has served this much of them */
 	uint64_t base;		/* the fd offset where the operand began */
 	struct zsrc_decoded dec;	/* of every operand so far */
 };
