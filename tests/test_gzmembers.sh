@@ -82,6 +82,20 @@ for f in $files; do
 	parallel "parallel_$f" "$z" "$(mib "$raw")"
 done
 
+# a first member the stream begins on while a worker decodes it too: the
+# worker takes over wherever the stream is (its workers slowed down by
+# GPUSTAT_ZPIPE_RACE_US, so the stream gets further; small chunks, so
+# it is asked between reads), the same bytes
+head -c 2500000 "$R" | gzip -1 -c > "$T/race.gz" 2> /dev/null ||
+	head -c 2500000 "$R" | python3 -c 'import gzip, sys; sys.stdout.buffer.write(gzip.compress(sys.stdin.buffer.read(), 1))' > "$T/race.gz"
+tail -c +2500001 "$R" | $PY many /dev/stdin "$T/race2.gz"
+cat "$T/race2.gz" >> "$T/race.gz"
+"$G" scan -t u16 "$R" > "$T/scan.want"
+for us in 0 2000 20000; do
+	same "race_$us" "$T/scan.want" \
+		"GPUSTAT_ZPIPE_RACE_US=$us $W4 \$G scan -t u16 -j 4 --chunk-size 64K \$T/race.gz"
+done
+
 # members at a span's bound, over it and under it: the stream decodes
 # those that do not fit, the workers the rest
 $PY bound "$T/bound.gz" "$T/bound.raw"
