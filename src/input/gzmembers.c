@@ -37,9 +37,12 @@
 
 /* Compressed bytes a span holds: a few per worker, so that spans that
  * begin in the same member (none of theirs to decode) leave the ring room
- * for others; large enough that a span is not per-member work. */
+ * for others; large enough that a span is not per-member work; and about
+ * a quarter of the bound decoded (by the ratio of the first bytes), so
+ * that the members that begin in it fit. */
 #define SPAN_MIN ((uint64_t)64 << 10)
 #define SPAN_MAX ((uint64_t)8 << 20)
+#define SAMPLE_OUT ((size_t)8 << 20)	/* a ratio of 64 for 128 KiB read */
 
 static uint32_t le32(const unsigned char *p)
 {
@@ -221,11 +224,40 @@ size_t gzmembers_decode(const unsigned char *src, size_t span, size_t cmax,
 
 /* ---- the reader -------------------------------------------------------------- */
 
+/* The compressed bytes that decode to about a quarter of the bound, by
+ * the first member's bytes at p[0..n) (what zsrc has read ahead of it):
+ * SPAN_MAX where they tell nothing. */
+static uint64_t span_by_ratio(const unsigned char *p, size_t n)
+{
+	size_t h = header_len(p, n), used;
+	uint64_t span = SPAN_MAX;
+	z_stream s = { 0 };
+	unsigned char *out;
+	int r;
+
+	if (!h || n - h > UINT_MAX || !(out = malloc(SAMPLE_OUT)))
+		return span;
+	if (inflateInit2(&s, -15) == Z_OK) {
+		s.next_in = (Bytef *)p + h;
+		s.avail_in = (uInt)(n - h);
+		s.next_out = out;
+		s.avail_out = (uInt)SAMPLE_OUT;
+		r = inflate(&s, Z_NO_FLUSH);
+		used = n - h - s.avail_in;
+		if ((r == Z_OK || r == Z_STREAM_END || r == Z_BUF_ERROR) &&
+		    used >= 1024 && s.avail_out < SAMPLE_OUT)
+			span = GZMEMBERS_BOUND / 4 * used / (SAMPLE_OUT - s.avail_out);
+		inflateEnd(&s);
+	}
+	free(out);
+	return span;
+}
+
 bool gzmembers_use(struct zsrc *z, uint64_t start)
 {
 	struct zframe *list;
 	struct stat st;
-	uint64_t rest, span;
+	uint64_t rest, span, ratio;
 	size_t n = 0;
 
 	if (z->threads < 2 || fstat(z->fd, &st) < 0 ||
@@ -233,6 +265,8 @@ bool gzmembers_use(struct zsrc *z, uint64_t start)
 		return false;
 	rest = (uint64_t)st.st_size - start;
 	span = rest / (4 * (uint64_t)z->threads);
+	ratio = span_by_ratio(z->buf + z->pos, z->len - z->pos);
+	span = span < ratio ? span : ratio;
 	span = span < SPAN_MIN ? SPAN_MIN : span > SPAN_MAX ? SPAN_MAX : span;
 	if (rest < 2 * span || !(list = malloc((rest / span + 1) * sizeof(*list))))
 		return false;
