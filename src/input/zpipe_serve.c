@@ -68,7 +68,6 @@ static size_t plan(struct zpipe *p, int id, unsigned char *buf, size_t n)
 {
 	struct zcopy *c = &p->copy;
 	size_t got = 0, pos = p->pos;
-
 	uint64_t chain = p->chain;
 
 	c->n = 0;
