@@ -13,7 +13,10 @@
 #   gz    one member, `gzip -6`,
 #   pigz  `pigz -6 -p 16` (one member too, its blocks flushed apart),
 #   bgzf  BGZF blocks (`bgzip -@ 16`, or written here by python's zlib),
-# against `gzip -dc` and `pigz -dc`, and BGZF on -j 16 against -j 1. The
+# and GZM_MIB (default 1024) of them
+#   members  cut in pieces of 16 MiB, each `gzip -6`'d, concatenated,
+# against `gzip -dc` and `pigz -dc`, and BGZF and members on -j 16 against
+# -j 1. The
 # -v lines of the file rows come first, the table last. Files are in page
 # cache (DIR defaults to /dev/shm); best of RUNS (default 2) runs.
 #
@@ -35,6 +38,7 @@ MIB=${2:-1024}
 P=${P:-16}
 RUNS=${RUNS:-2}
 GZ_MIB=${GZ_MIB:-256}
+GZM_MIB=${GZM_MIB:-1024}
 TOOLS=${TOOLS:-build/tools}
 [ -d "$TOOLS/lib" ] &&
 	export LD_LIBRARY_PATH="$(cd "$TOOLS/lib" && pwd)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
@@ -90,7 +94,7 @@ t() {
 # vlines CMD: gpustat's -v lines of what it chose and what it cost
 vlines() {
 	echo "  -v $(echo "$1" | sed "s|$D/||g")"
-	sh -c "$1 -v" 2>&1 > /dev/null | grep -E 'backend|stages|pass [0-9]' |
+	sh -c "$1 -v" 2>&1 > /dev/null | grep -E 'backend|stages|pass [0-9]|: (gzip|zstd): ' |
 		grep -v 'plan' | cut -c 10-200 | sed 's/^/    /'
 }
 
@@ -172,9 +176,18 @@ with Pool(int(sys.argv[3])) as p, open(sys.argv[2], 'wb') as out:
     out.write(block(b''))	# BGZF's end-of-file block
 PY
 	fi
-	for k in gz pigz bgzf; do
+	# members: the pieces compressed on P cores at once
+	head -c $((GZM_MIB << 20)) "$D/n.f32" > "$D/m.f32"
+	mkdir -p "$D/pieces"
+	split -b 16M -a 4 "$D/m.f32" "$D/pieces/p."
+	ls "$D"/pieces/p.* | xargs -P $P -n 1 $GZIP_ -6
+	cat "$D"/pieces/p.*.gz > "$src.members.gz"
+	rm -rf "$D/pieces" "$D/m.f32"
+	for k in gz pigz bgzf members; do
 		z=$src.$k.gz
 		[ -s "$z" ] || continue
+		m=$GZ_MIB
+		[ $k = members ] && m=$GZM_MIB
 		cat "$z" > /dev/null
 		gd=$(t "$T$GZIP_ -dc $z") gp=$(t "cat $z | $T$GZIP_ -dc")
 		pd=- pp=-
@@ -182,17 +195,17 @@ PY
 			pd=$(t "$T$PIGZ -dc $z")
 			pp=$(t "cat $z | $T$PIGZ -dc")
 		fi
-		row "gzip $GZ_MIB MiB $k: gzip -dc (file)" "$gd"
-		row "gzip $GZ_MIB MiB $k: pigz -dc (file)" "$pd"
+		row "gzip $m MiB $k: gzip -dc (file)" "$gd"
+		row "gzip $m MiB $k: pigz -dc (file)" "$pd"
 		g16=$(t "$T$G sum -t f32 $z")
-		row "gzip $GZ_MIB MiB $k: gpustat sum (file)" "$g16" \
+		row "gzip $m MiB $k: gpustat sum (file)" "$g16" \
 			"gzip" "$gd" "pigz" "$pd"
-		row "gzip $GZ_MIB MiB $k: gpustat sum (pipe)" "$(t "cat $z | $T$G sum -t f32")" \
+		row "gzip $m MiB $k: gpustat sum (pipe)" "$(t "cat $z | $T$G sum -t f32")" \
 			"gzip" "$gp" "pigz" "$pp"
-		if [ $k = bgzf ]; then
+		if [ $k = bgzf ] || [ $k = members ]; then
 			g1=$(t "$T$G sum -t f32 -j 1 $z")
-			row "gzip $GZ_MIB MiB bgzf: gpustat sum -j 1 (file)" "$g1"
-			row "gzip $GZ_MIB MiB bgzf: gpustat sum -j $P (file)" \
+			row "gzip $m MiB $k: gpustat sum -j 1 (file)" "$g1"
+			row "gzip $m MiB $k: gpustat sum -j $P (file)" \
 				"$(t "$T$G sum -t f32 -j $P $z")" "-j 1" "$g1"
 		fi
 		vlines "$T$G sum -t f32 $z"

@@ -15,6 +15,18 @@ needs to know about them.
                                128 KiB); bad: a wrong FHCRC. Prints where
                                its header's parts begin: XLEN, the extra
                                field, FNAME, FCOMMENT, FHCRC, the data
+  gzgen.py fakes N OUT         N bytes holding whole gzip members (of a
+                               few bytes each) between random bytes: as
+                               a stored member's data they put member
+                               headers, and members that decode, in the
+                               compressed bytes of another
+  gzgen.py many RAW OUT        RAW as many members of odd sizes (empty ones,
+                               a byte, KiB, MiB), levels 0 (stored) to 9,
+                               with and without FNAME, FCOMMENT, FEXTRA and
+                               FHCRC
+  gzgen.py bound OUT RAW       members of zeros of 32 MiB - 1, 32 MiB and
+                               32 MiB + 1 (a span's bound: gzmembers.h),
+                               random ones between them; RAW gets the data
   gzgen.py pieces FILE AT...   FILE to stdout, cut at each AT with a pause
   gzgen.py starts FILE         where each member of FILE begins, one a line
                                (walked by inflating each member)
@@ -99,6 +111,57 @@ def bgzf(raw):
     return out + bgzf_block(b"", 6)	# bgzip's EOF block
 
 
+def fakes(n):
+    rng = random.Random(8)
+    out = bytearray()
+    while len(out) < n:
+        out += rng.randbytes(rng.randrange(0, 3000))
+        out += gzip.compress(rng.randbytes(rng.randrange(0, 9)), mtime=0)
+    return bytes(out[:n])
+
+
+def member(data, rng):
+    """data as one member, with a random level and header."""
+    level = rng.choice([0, 0, 1, 6, 9])
+    if rng.random() < 0.5:
+        return gzip.compress(data, compresslevel=level, mtime=rng.randrange(2**32))
+    extra = b"zz" + struct.pack("<H", 2) + b"ok" if rng.random() < 0.5 else b""
+    flg = (0x04 if extra else 0) | rng.choice([0, 0x08]) | rng.choice([0, 0x10])
+    flg |= rng.choice([0, 0x02])
+    head = bytes([0x1F, 0x8B, 8, flg, 1, 2, 3, 4, 0, 255])
+    if extra:
+        head += struct.pack("<H", len(extra)) + extra
+    if flg & 0x08:
+        head += b"piece.bin\0"
+    if flg & 0x10:
+        head += b"a comment\0"
+    if flg & 0x02:
+        head += struct.pack("<H", zlib.crc32(head) & 0xFFFF)
+    return head + deflate(data, level) + trailer(data)
+
+
+def many(raw):
+    rng = random.Random(30)
+    out, at = bytearray(), 0
+    while at < len(raw):
+        k = rng.choice([0, 1, 100, 4096, 65536, 300000, rng.randrange(1, 900000)])
+        out += member(raw[at:at + k], rng)
+        at += k
+    return bytes(out)
+
+
+def bound(raw_out):
+    rng = random.Random(31)
+    out, raw = bytearray(), open(raw_out, "wb")
+    for zeros in [(32 << 20) - 1, 32 << 20, (32 << 20) + 1]:
+        for data in [rng.randbytes(rng.randrange(1, 700000)), bytes(zeros)]:
+            out += gzip.compress(data, compresslevel=1, mtime=0)
+            raw.write(data)
+    data = rng.randbytes(500000)
+    raw.write(data)
+    return bytes(out + gzip.compress(data, mtime=0))
+
+
 def starts(data):
     at, res = 0, []
     while at < len(data):
@@ -135,6 +198,13 @@ def main():
     if cmd in ("members", "bgzf"):
         raw = open(sys.argv[2], "rb").read()
         open(sys.argv[3], "wb").write(members(raw) if cmd == "members" else bgzf(raw))
+    elif cmd == "fakes":
+        open(sys.argv[3], "wb").write(fakes(int(sys.argv[2])))
+    elif cmd == "many":
+        raw = open(sys.argv[2], "rb").read()
+        open(sys.argv[3], "wb").write(many(raw))
+    elif cmd == "bound":
+        open(sys.argv[2], "wb").write(bound(sys.argv[3]))
     elif cmd == "flags":
         raw = open(sys.argv[2], "rb").read()
         rng = random.Random(29)

@@ -340,6 +340,11 @@ ssize_t gzsrc_read(struct gzsrc *g, struct zsrc *z, void *buf, size_t n,
 	}
 }
 
+bool gzsrc_between(const struct gzsrc *g)
+{
+	return !g->in_member;
+}
+
 const char *gzsrc_version(void)
 {
 	static char v[64];

@@ -40,6 +40,10 @@ void gzsrc_start(struct gzsrc *g);
 ssize_t gzsrc_read(struct gzsrc *g, struct zsrc *z, void *buf, size_t n,
 		   int stall_ms, struct gs_err *err);
 
+/* Whether the last read ended a member: the next byte of the operand
+ * begins another, or is its end. */
+bool gzsrc_between(const struct gzsrc *g);
+
 /* "zlib 1.2.13" (and the inflate BGZF blocks use, where it is another):
  * for gpustat --version. */
 const char *gzsrc_version(void);

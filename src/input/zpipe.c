@@ -37,6 +37,7 @@
 #include <zstd.h>
 #include <zstd_errors.h>
 #include "gzframes.h"
+#include "gzmembers.h"
 #include "zpipe.h"
 #include "zpipe_impl.h"
 
@@ -189,15 +190,26 @@ static void populate(const void *p, size_t n, int advice)
 #endif
 
 /* The slot's frame, decoded: its size, or zstd's error. */
-static size_t slot_decode(ZSTD_DCtx *d, const struct zslot *s)
+static size_t slot_decode(ZSTD_DCtx *d, struct zslot *s)
 {
 	static unsigned char none[1];
 	size_t got;
 
+	s->from = ZPIPE_NOWHERE;
 	if (s->nomem)
 		return (size_t)-ZSTD_error_memory_allocation;
 #ifdef MADV_POPULATE_READ
 	populate(s->src, s->csize, MADV_POPULATE_READ);
+#endif
+	/* members decode to a bound they seldom fill: faulted in as written */
+	if (s->codec == ZCODEC_GZMEMBERS) {
+		got = gzmembers_decode(s->src, s->csize, s->cmax, s->dbuf,
+				       s->bound, &s->from, &s->to);
+		s->from += s->from == ZPIPE_NOWHERE ? 0 : s->off;
+		s->to += s->off;
+		return got;
+	}
+#ifdef MADV_POPULATE_READ
 	populate(s->dbuf, s->bound, MADV_POPULATE_WRITE);
 #endif
 	if (s->codec == ZCODEC_BGZF)
@@ -418,6 +430,8 @@ bool zp_top_up(struct zpipe *p)
 		s->sized = fr->sized;
 		s->src = (const unsigned char *)f->map + fr->off;
 		s->csize = (size_t)fr->csize;
+		s->cmax = f->map_len - (size_t)fr->off;
+		s->from = ZPIPE_NOWHERE;
 		f->pushed++;
 		p->count++;
 		any = true;
@@ -474,6 +488,23 @@ int zpipe_add(struct zpipe *p, int id, void *map, size_t len,
 		free(list);
 	}
 	return f ? 0 : -1;
+}
+
+void zpipe_chain(struct zpipe *p, uint64_t off)
+{
+	pthread_mutex_lock(&zp_lock);
+	p->chain = off;
+	pthread_mutex_unlock(&zp_lock);
+}
+
+uint64_t zpipe_chain_at(struct zpipe *p)
+{
+	uint64_t off;
+
+	pthread_mutex_lock(&zp_lock);
+	off = p->chain;
+	pthread_mutex_unlock(&zp_lock);
+	return off;
 }
 
 int zpipe_threads(const struct zpipe *p)
@@ -599,7 +630,7 @@ int zpipe_commit(struct zpipe *p, int slot, size_t csize, uint64_t bound,
 		s->bound = s->dsize = bound;
 	}
 	s->src = s->cbuf;
-	s->csize = csize;
+	s->csize = s->cmax = csize;
 	s->state = SLOT_QUEUED;
 	p->pending += s->bound;
 	pthread_cond_broadcast(&zp_work);

@@ -37,6 +37,9 @@
 
 #define ZPIPE_STALL (-2)	/* as ZSRC_STALL */
 
+/* A GZMEMBERS frame's from where no member begins in its span. */
+#define ZPIPE_NOWHERE UINT64_MAX
+
 /* Workers to make, instead of one per online core (at most 16): the tests
  * run as many as the device machine has on a machine of two cores. */
 #define ZPIPE_WORKERS_ENV "GPUSTAT_ZPIPE_WORKERS"
@@ -47,8 +50,10 @@
 
 struct zpipe;
 
-/* What a frame is: a zstd frame, or BGZF blocks (gzframes.h). */
-enum zcodec { ZCODEC_ZSTD, ZCODEC_BGZF };
+/* What a frame is: a zstd frame, BGZF blocks (gzframes.h), or a span of
+ * a file of plain gzip members, decoded from the first member that begins
+ * in it (gzmembers.h). */
+enum zcodec { ZCODEC_ZSTD, ZCODEC_BGZF, ZCODEC_GZMEMBERS };
 
 /* One frame of a mapped file: where it begins, its compressed bytes, and
  * its decoded bytes, exactly when its header gives them (sized), else at
@@ -99,6 +104,13 @@ void zpipe_stop(struct zpipe *p);
 int zpipe_add(struct zpipe *p, int id, void *map, size_t len,
 	      struct zframe *list, size_t n);
 
+/* Where the next ZCODEC_GZMEMBERS frame served must begin: a frame that
+ * begins elsewhere is no link of the chain of members (gzmembers.h). The
+ * pipe moves it to each served frame's end; the reader sets it where it
+ * decoded members itself. */
+void zpipe_chain(struct zpipe *p, uint64_t off);
+uint64_t zpipe_chain_at(struct zpipe *p);
+
 /* The workers that decode its frames at once. */
 int zpipe_threads(const struct zpipe *p);
 
@@ -141,9 +153,20 @@ void zpipe_end(struct zpipe *p, int id);
  * of the file; ZPIPE_STALL when stall_ms >= 0 and no frame of the file came
  * from its producer for that long; -1 when a frame did not decode: *at is
  * where it begins and *code zstd's error (ZSTD_error_memory_allocation when
- * it had no buffer). Files before id are dropped, whatever is left of them. */
+ * it had no buffer). Files before id are dropped, whatever is left of them.
+ * ZCODEC_GZMEMBERS frames that begin before the chain, or nowhere, are
+ * dropped; one that begins past it is -1 with *at the chain (the members
+ * from there are the reader's to decode). */
 ssize_t zpipe_read(struct zpipe *p, int id, void *buf, size_t n, int stall_ms,
 		   uint64_t *at, size_t *code);
+
+/* Whether the head frame of file id, a ZCODEC_GZMEMBERS one, can be read
+ * now, without waiting: 1 where it is decoded and begins at the chain,
+ * with more than skip bytes (its first skip bytes are then taken as
+ * read: the reader decoded them itself); 0 where it is still decoding;
+ * -1 where none begins at the chain (frames that begin before it, or
+ * nowhere, are dropped on the way). */
+int zpipe_link(struct zpipe *p, int id, uint64_t skip);
 
 /* The next bytes of file id in place instead of copied: up to n of them,
  * all in one decoded frame, at *view; the count, or 0 where zpipe_read

@@ -40,6 +40,10 @@ struct zslot {
 	bool sized;		/* its header gave dsize: the bound is exact */
 	const unsigned char *src;	/* its compressed bytes */
 	size_t csize;
+	size_t cmax;		/* bytes readable from src: a mapped file's
+				 * to its end (members run past a span) */
+	uint64_t from, to;	/* GZMEMBERS: the members decoded, where they
+				 * begin and end (from ZPIPE_NOWHERE: none) */
 	size_t rc;		/* decoded: dsize, or zstd's error */
 	unsigned char *dbuf, *cbuf;	/* decoded and compressed (a producer's) */
 	size_t dcap, ccap;
@@ -75,6 +79,7 @@ struct zpipe {
 	size_t pos;		/* bytes of the head frame served */
 	uint64_t dbytes, cbytes;	/* buffers held, decoded and compressed */
 	uint64_t pending;	/* decoded bytes queued, not yet served */
+	uint64_t chain;		/* where the next GZMEMBERS frame must begin */
 	int busy;		/* workers in it now (decoding or copying) */
 	int helpers;		/* of them, copying */
 	int drop_below;		/* frames of files before it are not decoded */

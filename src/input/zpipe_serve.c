@@ -50,18 +50,32 @@ static void drop_before(struct zpipe *p, int id)
 		zp_file_pop(p);
 }
 
+/* Whether slot s comes next: any frame but members, which must begin
+ * where the chain is (then it moves on to their end). */
+static bool linked(const struct zslot *s, uint64_t *chain)
+{
+	if (s->codec != ZCODEC_GZMEMBERS)
+		return true;
+	if (s->from != *chain)
+		return false;
+	*chain = s->to;
+	return true;
+}
+
 /* Plan the copy of up to n bytes of file id from the decoded frames at the
  * head into buf: its size. */
 static size_t plan(struct zpipe *p, int id, unsigned char *buf, size_t n)
 {
 	struct zcopy *c = &p->copy;
 	size_t got = 0, pos = p->pos;
+	uint64_t chain = p->chain;
 
 	c->n = 0;
 	for (size_t k = 0; k < p->count && got < n && c->n < ZP_PIECES; k++) {
 		const struct zslot *s = ring(p, k);
 
-		if (s->file != id || s->state != SLOT_DONE || ZSTD_isError(s->rc))
+		if (s->file != id || s->state != SLOT_DONE || ZSTD_isError(s->rc) ||
+		    !linked(s, &chain))
 			break;
 		while (pos < s->dsize && got < n && c->n < ZP_PIECES) {
 			size_t len = s->dsize - pos;
@@ -106,14 +120,17 @@ static void consume(struct zpipe *p, int id, size_t got)
 	while (p->count) {
 		const struct zslot *s = ring(p, 0);
 		size_t k = s->dsize - p->pos;
+		uint64_t chain = p->chain;
 
-		if (s->file != id || s->state != SLOT_DONE || ZSTD_isError(s->rc))
+		if (s->file != id || s->state != SLOT_DONE || ZSTD_isError(s->rc) ||
+		    !linked(s, &chain))
 			break;
 		k = k < got ? k : got;
 		p->pos += k;
 		got -= k;
 		if (p->pos < s->dsize)
 			break;
+		p->chain = chain;
 		release_head(p);
 	}
 }
@@ -162,6 +179,23 @@ ssize_t zpipe_read(struct zpipe *p, int id, void *buf, size_t n, int stall_ms,
 		struct zslot *s = p->count ? ring(p, 0) : NULL;
 
 		if (s && s->file == id && s->state == SLOT_DONE) {
+			uint64_t chain = p->chain;
+			bool link = linked(s, &chain);
+
+			/* members that are no link: dropped where they begin
+			 * before the chain (in members decoded already) or
+			 * nowhere; where they begin past it, the reader
+			 * decodes the members from the chain on */
+			if (!link && (s->from == ZPIPE_NOWHERE || s->from < p->chain)) {
+				release_head(p);
+				continue;
+			}
+			if (!link) {
+				*at = p->chain;
+				*code = (size_t)-ZSTD_error_corruption_detected;
+				r = -1;
+				break;
+			}
 			if (ZSTD_isError(s->rc)) {
 				*at = s->off;
 				*code = s->rc;
@@ -191,6 +225,38 @@ ssize_t zpipe_read(struct zpipe *p, int id, void *buf, size_t n, int stall_ms,
 	return r;
 }
 
+int zpipe_link(struct zpipe *p, int id, uint64_t skip)
+{
+	int r = -1;
+
+	pthread_mutex_lock(&zp_lock);
+	drop_before(p, id);
+	for (zp_top_up(p); p->count; zp_top_up(p)) {
+		struct zslot *s = ring(p, 0);
+		uint64_t chain = p->chain;
+		bool link;
+
+		if (s->file != id || s->codec != ZCODEC_GZMEMBERS)
+			break;
+		if (s->state != SLOT_DONE) {
+			r = 0;
+			break;
+		}
+		link = linked(s, &chain);
+		if (!link && (s->from == ZPIPE_NOWHERE || s->from < p->chain)) {
+			release_head(p);
+			continue;
+		}
+		if (link && !ZSTD_isError(s->rc) && (skip == 0 || skip < s->dsize)) {
+			p->pos += skip;
+			r = 1;
+		}
+		break;
+	}
+	pthread_mutex_unlock(&zp_lock);
+	return r;
+}
+
 /* ---- lending ------------------------------------------------------------------ */
 
 ssize_t zpipe_view(struct zpipe *p, int id, size_t n, size_t align,
@@ -210,8 +276,8 @@ ssize_t zpipe_view(struct zpipe *p, int id, size_t n, size_t align,
 			bool more = s->lent ||
 				    p->lent_slots + zp_orphans < ZP_VIEW_SLOTS;
 
-			if (ZSTD_isError(s->rc))
-				break;	/* zpipe_read reports it */
+			if (ZSTD_isError(s->rc) || s->codec == ZCODEC_GZMEMBERS)
+				break;	/* zpipe_read reports it, or links it */
 			if (avail == 0) {	/* an empty frame */
 				consume(p, id, 0);
 				continue;

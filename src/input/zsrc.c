@@ -26,6 +26,7 @@
 #include "coldread.h"
 #include "gzfeed.h"
 #include "gzframes.h"
+#include "gzmembers.h"
 #include "gzsrc.h"
 #include "parread.h"
 #include "zfeed.h"
@@ -53,6 +54,7 @@ static void zsrc_unpipe(struct zsrc *z)
 		gzfeed_close(z->gzfeed);
 	else if (z->pipe_owned)
 		zpipe_close(z->pipe);
+	gzmembers_close(z);
 	z->feed = NULL;
 	z->gzfeed = NULL;
 	z->pipe = NULL;
@@ -328,8 +330,9 @@ int zsrc_use_zstd(struct zsrc *z)
 }
 
 /* BGZF blocks go to a pipe of workers, a regular file's listed first
- * (gzframes.h), a pipe's read on a thread (gzfeed.h); any other gzip
- * decodes as a stream. */
+ * (gzframes.h), a pipe's read on a thread (gzfeed.h); a regular file's
+ * other members are decoded on the workers in spans (gzmembers.h), a
+ * pipe's as a stream. */
 static int zsrc_use_gzip(struct zsrc *z)
 {
 	if (!z->gz && !(z->gz = gzsrc_new()))
@@ -350,6 +353,8 @@ static int zsrc_use_gzip(struct zsrc *z)
 
 	if (zsrc_file_from(z, &from))
 		zsrc_own(z, gzframes_open(z->fd, from, z->threads));
+	if (!z->pipe && zsrc_file_from(z, &from))
+		gzmembers_use(z, from);
 	return 0;
 }
 
@@ -749,6 +754,11 @@ ssize_t zsrc_read(struct zsrc *z, void *buf, size_t n, int stall_ms,
 		return 0;
 	if (z->pipe && (r = zsrc_frames(z, buf, n, stall_ms, err)) != ZSRC_STREAM) {
 		z->dec.parallel += r > 0 ? (uint64_t)r : 0;
+		return r;
+	}
+	if (z->gzm) {
+		r = gzmembers_read(z, buf, n, stall_ms, err);
+		zsrc_map_progress(z);
 		return r;
 	}
 	if (z->gzip || z->zstd) {

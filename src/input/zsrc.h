@@ -60,8 +60,8 @@ int zsrc_detect(struct zsrc *z, int stall_ms, struct gs_err *err);
 int zsrc_use_zstd(struct zsrc *z);
 
 /* Decode the operand through codec (ZSRC_ZSTD or ZSRC_GZIP) from now on: a
- * regular file's BGZF blocks decode in parallel (gzframes.h). -1 when the
- * decoder cannot be made. */
+ * regular file's BGZF blocks (gzframes.h) or other gzip members
+ * (gzmembers.h) decode in parallel. -1 when the decoder cannot be made. */
 int zsrc_use(struct zsrc *z, int codec);
 
 /* Serve the operand from file file of pipe p, its frames of codec
@@ -80,7 +80,10 @@ struct zsrc_decoded {
 void zsrc_decoded(const struct zsrc *z, struct zsrc_decoded *d);
 
 /* Whether the operand's frames are decoded in parallel (for now: a pipe
- * from a frame it cannot take on goes on as one stream). */
+ * from a frame it cannot take on goes on as one stream). A file's gzip
+ * members (gzmembers.h) say no: most gzip files are one member, read as
+ * one stream, and the spans of a file of many serve small chunks as
+ * well. */
 bool zsrc_parallel(const struct zsrc *z);
 
 /* Whether the operand is being decoded, and by what: "zstd", "gzip" or

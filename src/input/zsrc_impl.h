@@ -43,6 +43,11 @@ struct zsrc {
 	bool pipe_owned;	/* opened for this operand (else zahead's) */
 	struct zfeed *feed;	/* a pipe's frames, read on a thread */
 	struct gzfeed *gzfeed;	/* ...or its BGZF blocks */
+	struct zpipe *gzm;	/* a file's gzip members, spans of them decoded
+				 * on the workers (gzmembers.h) */
+	bool gzm_stream;	/* ...the stream decodes the members at hand */
+	bool gzm_first;		/* ...the first, beside a worker */
+	uint64_t gzm_served;	/* ...and has served this much of them */
 	uint64_t base;		/* the fd offset where the operand began */
 	struct zsrc_decoded dec;	/* of every operand so far */
 };
