@@ -105,6 +105,15 @@ struct iprod {			/* product of integers, magnitude checked */
 				 * UINT64_MAX: not known (the GPU's) */
 	unsigned __int128 mag;	/* |product| while no overflow */
 };
+/* The empty products (exactly 1) and their merge, which the GPU's partial
+ * products go through too; the rest of their arithmetic is cpu_red.h's. */
+void fprod_init(struct fprod *p);
+void fprod_merge(struct fprod *p, const struct fprod *q);
+void iprod_init(struct iprod *p);
+void iprod_merge(struct iprod *p, const struct iprod *q);
+/* The IEEE format of a float element type. */
+enum xfmt type_xfmt(enum gs_type t);
+
 struct red_col {
 	uint64_t count;
 	union {
@@ -135,7 +144,7 @@ struct acc_kernels {
 extern const struct acc_kernels hist_kernels, stats_kernels, dot_kernels,
 	reduce_kernels;
 
-/* The kernels of job->cmd's operation (engine/operation.c: a scan's are
+/* The kernels of job->cmd's operation (ops/operation.c: a scan's are
  * reduce_kernels, its state being the reduction of everything before it;
  * a ranged hist's range pass, CMD_MINMAX, uses stats_kernels). */
 const struct acc_kernels *acc_kernels_for(const struct gs_job *job);

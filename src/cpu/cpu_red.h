@@ -4,9 +4,9 @@
  * format, the bracketed float product and the checked integer product, and
  * gathering one column of a block of records into a flat buffer.
  *
- * Private to src/cpu_*.c and to the CUDA kernels that merge into the same
- * accumulators (cuda/reduce_kernels.cu's products); the rest of the
- * program sees acc.h only.
+ * Private to src/cpu/ (tests/test_layers.sh checks it); the rest of the
+ * program, the CUDA kernels that merge into the same products included,
+ * sees acc.h only.
  */
 #ifndef CPU_RED_H
 #define CPU_RED_H
@@ -16,9 +16,6 @@
 /* Records are processed in blocks of this many: gather buffers stay in L1
  * (1024 doubles are 8 KiB) and a failed fast scan block costs little. */
 #define RED_BLOCK 1024
-
-/* The IEEE format of a float element type. */
-enum xfmt type_xfmt(enum gs_type t);
 
 /* Round (neg ? -m : m) * 2^e once, to nearest even, into format f; returns
  * the bit pattern. m == 0 gives a zero of the given sign. (ieee_round with
@@ -32,16 +29,12 @@ double xfmt_to_f64(uint64_t bits, enum xfmt f);
 
 /* Float products: every factor narrows the bracket by at most one unit of
  * 2^-127 at each end, so a product of a few exact factors stays exact. */
-void fprod_init(struct fprod *p);
 void fprod_mul_f64(struct fprod *p, double v);
-void fprod_merge(struct fprod *p, const struct fprod *q);
 /* The product rounded into f: false if the bracket's ends round apart. */
 bool fprod_round(const struct fprod *p, enum xfmt f, uint64_t *bits);
 
 /* Integer products: the exact magnitude while it fits 128 bits. */
-void iprod_init(struct iprod *p);
 void iprod_mul(struct iprod *p, __int128 v);
-void iprod_merge(struct iprod *p, const struct iprod *q);
 
 /* Identity of an integer AND: all ones in the type's width, sign-extended. */
 uint64_t and_identity(enum gs_type t);
