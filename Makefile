@@ -198,9 +198,10 @@ $(BUILD)/nvcomp_probe: bench/nvcomp_probe.cu $(BUILD)/bench/nvcomp_lib.o $(BUILD
 	$(CUDA) $(NVCCFLAGS) $(filter -I% -D%,$(CPPFLAGS)) $(NVCOMP_FLAGS) -Ibench \
 		-o $@ $< $(BUILD)/bench/nvcomp_lib.o -cudart static $(LDLIBS) -ldl
 
-# CUDA tells tests/run.sh which configuration was built (empty: CPU only).
-check: gpustat unit
-	@CUDA='$(CUDA)' sh tests/run.sh
+# CUDA tells tests/run.sh which configuration was built (empty: CPU only);
+# it builds the unit binaries (UNIT_MAKE) while the first groups run.
+check: gpustat
+	@CUDA='$(CUDA)' UNIT_MAKE='$(MAKE) --no-print-directory unit' sh tests/run.sh
 
 # The main job on the bundled samples: a histogram of a PGM image, and the
 # statistics and sum of 100000 zstd-compressed float32 samples.
