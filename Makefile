@@ -75,7 +75,12 @@ CUDA ?= $(shell command -v nvcc 2>/dev/null)
 CUDA_ARCH ?= -gencode arch=compute_80,code=sm_80 \
 	     -gencode arch=compute_90,code=sm_90 \
 	     -gencode arch=compute_90,code=compute_90 -t 3
-NVCCFLAGS ?= -O3 -std=c++17 $(CUDA_ARCH) -Xcompiler -Wall,-Wextra
+# -compress-all: fatbinary compresses every image with zstd, the SASS too,
+# not the PTX only (measured on hist_kernels.o's 2.3 MB fatbin: 0.31 MB, in
+# 0.05 s; --compress-mode=size makes it 0.23 MB but takes 2.6 s a file).
+# Compressed fatbins from CUDA 13 need driver 580 or later (rapids-cmake's
+# notes), which CUDA 13 code needs anyway.
+NVCCFLAGS ?= -O3 -std=c++17 $(CUDA_ARCH) -Xfatbin=-compress-all -Xcompiler -Wall,-Wextra
 ifneq ($(CUDA),)
 CUDA_SRCS := $(sort $(shell find cuda -name '*.cu'))
 CUDA_OBJS = $(CUDA_SRCS:cuda/%.cu=$(BUILD)/cuda/%.o)
