@@ -36,7 +36,7 @@ check() {
 	shift
 	find src cuda -type f \( -name '*.h' -o -name '*.cuh' -o -name '*.def' \
 		-o -name '*.c' -o -name '*.cu' \) > "$T/names"
-	awk -v strip="$strip" -v layers="$LAYERS" -v private="$PRIVATE" '
+	LAYERS=$LAYERS PRIVATE=$PRIVATE awk -v strip="$strip" '
 	function folder(p,   f) {
 		sub("^" strip, "", p)
 		f = p
@@ -52,10 +52,10 @@ check() {
 		return l
 	}
 	BEGIN {
-		n = split(layers, row, "\n")
+		n = split(ENVIRON["LAYERS"], row, "\n")
 		for (i = 1; i <= n; i++)
 			if (split(row[i], w, " ") > 0) rank[w[1]] = ++nl
-		split(private, pv, " ")
+		split(ENVIRON["PRIVATE"], pv, " ")
 		for (i in pv) priv[pv[i]] = 1
 	}
 	FNR == NR {			# the names file: where each file is
