@@ -204,9 +204,11 @@ $(BUILD)/nvcomp_probe: bench/nvcomp_probe.cu $(BUILD)/bench/nvcomp_lib.o $(BUILD
 		-o $@ $< $(BUILD)/bench/nvcomp_lib.o -cudart static $(LDLIBS) -ldl
 
 # CUDA tells tests/run.sh which configuration was built (empty: CPU only);
-# it builds the unit binaries (UNIT_MAKE) while the first groups run.
+# it builds the unit binaries (UNIT_MAKE) while the first groups run. (Named
+# through a variable: a recipe line naming $$(MAKE) runs even under make -n.)
+unit_make = $(MAKE) --no-print-directory unit
 check: gpustat
-	@CUDA='$(CUDA)' UNIT_MAKE='$(MAKE) --no-print-directory unit' sh tests/run.sh
+	@CUDA='$(CUDA)' UNIT_MAKE='$(unit_make)' sh tests/run.sh
 
 # The main job on the bundled samples: a histogram of a PGM image, and the
 # statistics and sum of 100000 zstd-compressed float32 samples.
