@@ -76,8 +76,9 @@ CUDA_ARCH ?= -gencode arch=compute_80,code=sm_80 \
 	     -gencode arch=compute_90,code=sm_90 \
 	     -gencode arch=compute_90,code=compute_90 -t 3
 # -compress-all: fatbinary compresses every image with zstd, the SASS too,
-# not the PTX only (measured on hist_kernels.o's 2.3 MB fatbin: 0.31 MB, in
-# 0.05 s; --compress-mode=size makes it 0.23 MB but takes 2.6 s a file).
+# not the PTX only: the 18 objects' fatbins, 66 MB, become 15 MB (gpustat
+# 71 MB to about 20), for 0.4 s of CPU at most a file. --compress-mode=size
+# makes scan/dispatch_scan_half.o's 3.1 MB 1.7 MB, for 21 s of CPU.
 # Compressed fatbins from CUDA 13 need driver 580 or later (rapids-cmake's
 # notes), which CUDA 13 code needs anyway.
 NVCCFLAGS ?= -O3 -std=c++17 $(CUDA_ARCH) -Xfatbin=-compress-all -Xcompiler -Wall,-Wextra
@@ -153,8 +154,9 @@ gpustat $(BUILD)/gpustat: $(OBJS) $(CUDA_OBJS)
 
 # nvcc writes the headers each object includes to its .d, as cc does. The
 # CUDA files are the long part of a build: the first one compiled says so
-# (CUDA_CPU_MINUTES: one core's minutes for all of them, measured).
-CUDA_CPU_MINUTES = 16
+# (CUDA_CPU_MINUTES: one core's minutes for all of them, measured: 26 on a
+# busy 2-core machine, the five scan/dispatch_scan_* files most of them).
+CUDA_CPU_MINUTES = 26
 NCORES := $(shell nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
 $(shell rm -rf $(BUILD)/.said-nvcc)
 $(BUILD)/cuda/%.o: cuda/%.cu $(BUILD)/nvccflags | $(BUILD)/.deps
