@@ -38,16 +38,18 @@ zshcompdir = $(PREFIX)/share/zsh/site-functions
 fishcompdir = $(PREFIX)/share/fish/vendor_completions.d
 
 BUILD = build
-# src/ is one folder per layer (cli, cmd, engine, input, numerics, cpu), and
-# cuda/ may have folders too; headers are included by name, so every folder
-# is on the include path.
+# src/ is one folder per layer and cuda/ is one more (tests/test_layers.sh
+# lists them, bottom first, and fails on an include that goes up); headers
+# are included by name, so every folder is on the include path.
 SRCDIRS = $(sort $(dir $(wildcard src/*/*.c src/*/*.h)))
 CUDA_DIRS := $(sort $(shell find cuda -type d))
 INCLUDES = -Isrc $(patsubst %/,-I%,$(SRCDIRS)) $(addprefix -I,$(CUDA_DIRS))
 CPPFLAGS += $(INCLUDES)
 SRCS = $(wildcard src/*.c src/*/*.c)
 OBJS = $(SRCS:src/%.c=$(BUILD)/%.o)
-LIBOBJS = $(filter-out $(BUILD)/main.o,$(OBJS))
+# The C objects but main's, as an archive: a program linked with it gets
+# only the objects it calls (a unit test, its part of the C code).
+LIBGS = $(BUILD)/libgs.a
 
 # The CUDA backend is built wherever nvcc is found; make CUDA= leaves it out
 # and make CUDA=/path/to/nvcc picks a compiler. Either is remembered in
@@ -73,7 +75,13 @@ CUDA ?= $(shell command -v nvcc 2>/dev/null)
 CUDA_ARCH ?= -gencode arch=compute_80,code=sm_80 \
 	     -gencode arch=compute_90,code=sm_90 \
 	     -gencode arch=compute_90,code=compute_90 -t 3
-NVCCFLAGS ?= -O3 -std=c++17 $(CUDA_ARCH) -Xcompiler -Wall,-Wextra
+# -compress-all: fatbinary compresses every image with zstd, the SASS too,
+# not the PTX only: the 18 objects' fatbins, 66 MB, become 15 MB (gpustat
+# 71 MB to about 20), for 0.4 s of CPU at most a file. --compress-mode=size
+# makes scan/dispatch_scan_half.o's 3.1 MB 1.7 MB, for 21 s of CPU.
+# Compressed fatbins from CUDA 13 need driver 580 or later (rapids-cmake's
+# notes), which CUDA 13 code needs anyway.
+NVCCFLAGS ?= -O3 -std=c++17 $(CUDA_ARCH) -Xfatbin=-compress-all -Xcompiler -Wall,-Wextra
 ifneq ($(CUDA),)
 CUDA_SRCS := $(sort $(shell find cuda -name '*.cu'))
 CUDA_OBJS = $(CUDA_SRCS:cuda/%.cu=$(BUILD)/cuda/%.o)
@@ -82,7 +90,6 @@ LINK = $(CUDA) -cudart static $(addprefix -Xcompiler ,$(CFLAGS))
 else
 LINK = $(CC) $(CFLAGS)
 endif
-LIBOBJS += $(CUDA_OBJS)
 
 # nvCOMP, NVIDIA's GPU decoders (its batched zstd decoder), is looked for only
 # with CUDA, for bench/nvcomp_probe (gpustat decodes on the CPU: the probe
@@ -141,35 +148,50 @@ $(BUILD)/.deps: | $(BUILD)
 	done
 	@touch $@
 
-gpustat: $(OBJS) $(CUDA_OBJS)
+# ./gpustat, and $(BUILD)/gpustat for a build elsewhere (make asan).
+gpustat $(BUILD)/gpustat: $(OBJS) $(CUDA_OBJS)
 	$(LINK) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-# nvcc writes the headers each object includes to its .d, as cc does.
+# nvcc writes the headers each object includes to its .d, as cc does. The
+# CUDA files are the long part of a build: the first one compiled says so
+# (CUDA_CPU_MINUTES: one core's minutes for all of them, measured: 26 on a
+# busy 2-core machine, the five scan/dispatch_scan_* files most of them).
+CUDA_CPU_MINUTES = 26
+NCORES := $(shell nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
+$(shell rm -rf $(BUILD)/.said-nvcc)
 $(BUILD)/cuda/%.o: cuda/%.cu $(BUILD)/nvccflags | $(BUILD)/.deps
 	@mkdir -p $(dir $@)
+	@! mkdir $(BUILD)/.said-nvcc 2>/dev/null || \
+		echo "nvcc: compiling the CUDA kernels: $(words $(CUDA_SRCS)) files, about" \
+		"$$(( ($(CUDA_CPU_MINUTES) + $(NCORES) - 1) / $(NCORES) )) minutes for all on $(NCORES) cores (make CUDA= builds without them)"
 	$(CUDA) $(NVCCFLAGS) -MMD -MP $(INCLUDES) -c -o $@ $<
 
 $(BUILD)/%.o: src/%.c $(BUILD)/cflags | $(BUILD)/.deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/tests/%: tests/%.c $(LIBOBJS) | $(BUILD)
-	@mkdir -p $(BUILD)/tests
-	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -c -o $@.o $<
-	$(LINK) $(LDFLAGS) -o $@ $@.o $(LIBOBJS) $(LDLIBS)
+$(LIBGS): $(filter-out $(BUILD)/main.o,$(OBJS))
+	@rm -f $@
+	$(AR) rcs $@ $^
 
 $(BUILD):
 	@mkdir -p $(BUILD)
 
+# The unit tests and the CPU kernel bench: C programs over the C objects.
+# None calls the CUDA backend, so they link with cc and no CUDA object
+# (with them, each was 70 MB); one that does would add $(CUDA_OBJS) and
+# link with $(LINK).
+$(BUILD)/tests/%: tests/%.c $(LIBGS)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBGS) $(LDLIBS)
+$(BUILD)/bench_kernels: bench/bench_kernels.c $(LIBGS)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBGS) $(LDLIBS)
+
 unit: $(UNIT_BINS)
 
-# Benchmarks (bench/): the CPU kernel bench and the GPU one (needs nvcc).
-$(BUILD)/bench_kernels: bench/bench_kernels.c $(LIBOBJS)
-	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -c -o $@.o $<
-	$(LINK) $(LDFLAGS) -o $@ $@.o $(LIBOBJS) $(LDLIBS)
-
-$(BUILD)/bench_gpu: bench/bench_gpu.cu $(LIBOBJS)
-	$(CUDA) $(NVCCFLAGS) $(INCLUDES) -o $@ $< $(LIBOBJS) -cudart static $(LDLIBS)
+# The GPU kernel bench (needs nvcc).
+$(BUILD)/bench_gpu: bench/bench_gpu.cu $(CUDA_OBJS) $(LIBGS)
+	$(CUDA) $(NVCCFLAGS) $(INCLUDES) -o $@ $< $(CUDA_OBJS) $(LIBGS) -cudart static $(LDLIBS)
 
 bench-gpu: $(BUILD)/bench_gpu $(BUILD)/bench_kernels
 
@@ -183,9 +205,12 @@ $(BUILD)/nvcomp_probe: bench/nvcomp_probe.cu $(BUILD)/bench/nvcomp_lib.o $(BUILD
 	$(CUDA) $(NVCCFLAGS) $(filter -I% -D%,$(CPPFLAGS)) $(NVCOMP_FLAGS) -Ibench \
 		-o $@ $< $(BUILD)/bench/nvcomp_lib.o -cudart static $(LDLIBS) -ldl
 
-# CUDA tells tests/run.sh which configuration was built (empty: CPU only).
-check: gpustat unit
-	@CUDA='$(CUDA)' sh tests/run.sh
+# CUDA tells tests/run.sh which configuration was built (empty: CPU only);
+# it builds the unit binaries (UNIT_MAKE) while the first groups run. (Named
+# through a variable: a recipe line naming $$(MAKE) runs even under make -n.)
+unit_make = $(MAKE) --no-print-directory unit
+check: gpustat
+	@CUDA='$(CUDA)' UNIT_MAKE='$(unit_make)' sh tests/run.sh
 
 # The main job on the bundled samples: a histogram of a PGM image, and the
 # statistics and sum of 100000 zstd-compressed float32 samples.
@@ -224,18 +249,14 @@ asan:
 		ASAN_OPTIONS=exitcode=86:allocator_may_return_null=1 \
 		UBSAN_OPTIONS=exitcode=86:print_stacktrace=1 sh tests/run.sh
 
-$(BUILD)/gpustat: $(OBJS) $(CUDA_OBJS)
-	$(LINK) $(LDFLAGS) -o $@ $^ $(LDLIBS)
-
-clean: clean-asan
 clean-asan:
 	rm -rf build-asan
 
-.PHONY: asan clean-asan
-
-clean:
+clean: clean-asan
 	rm -rf $(BUILD) gpustat
+
+.PHONY: asan clean-asan
 
 .PHONY: all unit check demo clean bench-gpu
 include fuzz/fuzz.mk
--include $(OBJS:.o=.d) $(CUDA_OBJS:.o=.d)
+-include $(OBJS:.o=.d) $(CUDA_OBJS:.o=.d) $(UNIT_BINS:=.d)

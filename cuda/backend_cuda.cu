@@ -36,7 +36,7 @@ int cuda_fail(struct gs_err *err, cudaError_t e, const char *call,
 		       cudaGetErrorString(e), call, file, line);
 }
 
-/* The GPU entry points of each operation (src/engine/operation.c), in the
+/* The GPU entry points of each operation (src/ops/operation.c), in the
  * order of enum gs_cmd. A scan has its own API (scan.h). */
 static const struct gpu_ops *const gpu_ops_table[] = {
 	&gpu_hist_ops,		/* CMD_HIST */

@@ -20,7 +20,7 @@
 #include "prod.cuh"
 
 extern "C" {
-#include "cpu_red.h"	/* fprod_merge, iprod_merge (xprod.h) */
+#include "xprod.h"	/* fprod_merge, iprod_merge */
 }
 
 /* 256 threads and 4 blocks per SM: enough resident warps to cover memory

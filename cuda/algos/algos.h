@@ -1,5 +1,5 @@
 /*
- * algos.h - --algorithm's GPU kernels (src/engine/algorithm.h has the
+ * algos.h - --algorithm's GPU kernels (src/ops/algorithm.h has the
  * names): one struct gpu_ops per command, with the default's accumulator
  * layout first (so merge_host is the default's and the bits are its), and
  * the table that backend_cuda.cu consults (algo_table.cu). C++/CUDA only.

@@ -8,7 +8,7 @@
 #include "scan_handle.cuh"
 
 extern "C" {
-#include "cpu_red.h"	/* type_xfmt (xprod.h) */
+#include "xprod.h"	/* type_xfmt */
 }
 
 /* After phase 3: the failing record, column and why, for the host. One

@@ -124,7 +124,7 @@ struct acc_kernels {
 extern const struct acc_kernels hist_kernels, stats_kernels, dot_kernels,
 	reduce_kernels;
 
-/* The kernels of job->cmd's operation (engine/operation.c: a scan's are
+/* The kernels of job->cmd's operation (ops/operation.c: a scan's are
  * reduce_kernels, its state being the reduction of everything before it;
  * a ranged hist's range pass, CMD_MINMAX, uses stats_kernels). */
 const struct acc_kernels *acc_kernels_for(const struct gs_job *job);

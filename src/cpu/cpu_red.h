@@ -5,9 +5,9 @@
  * products and the rounding into a format named by enum xfmt, which both
  * use, are numerics/xprod.h's (through acc.h).
  *
- * Private to src/cpu_*.c and to the CUDA kernels that merge into the same
- * accumulators (cuda/reduce_kernels.cu's products); the rest of the
- * program sees acc.h only.
+ * Private to src/cpu/ (tests/test_layers.sh checks it); the rest of the
+ * program, the CUDA kernels that merge into the same products included,
+ * sees acc.h only.
  */
 #ifndef CPU_RED_H
 #define CPU_RED_H

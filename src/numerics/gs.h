@@ -69,7 +69,7 @@ int gs_fail(struct gs_err *err, int code, const char *where, const char *fmt, ..
 
 /* ---- the job ----------------------------------------------------------- */
 
-/* The accumulating operation of a pass (engine/operation.c has one record
+/* The accumulating operation of a pass (ops/operation.c has one record
  * per value). Commands (cmd/) choose them: stats and count run CMD_STATS, a
  * ranged hist without --range CMD_MINMAX and then CMD_HIST, quantile and
  * median CMD_SELECT passes (and one CMD_COLLECT), mode CMD_SELECT or
@@ -91,7 +91,7 @@ enum gs_format { FMT_TEXT, FMT_TSV, FMT_CSV, FMT_JSON, FMT_BINARY, FMT_NPY,
 
 struct select_plan;	/* cpu/select.h */
 
-/* --algorithm: which kernel computes a pass (engine/algorithm.c has the
+/* --algorithm: which kernel computes a pass (ops/algorithm.c has the
  * names and which command and backend has which). Every one gives the
  * default's bits: the accumulators are exact in any grouping. */
 enum gs_algo {
