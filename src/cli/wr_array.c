@@ -43,8 +43,8 @@ static int value_bits(const struct cli *c, const char *descr,
 	return 0;
 }
 
-int wr_array_put(const struct cli *c, const struct wresult *r, struct sbuf *b,
-		 struct gs_err *err)
+static int put(const struct cli *c, const struct wresult *r, struct sbuf *b,
+	       struct gs_err *err)
 {
 	struct wval *v = writer_cells(r, err);
 	int rc = 0;
@@ -112,9 +112,9 @@ static bool npy_parse(const struct sbuf *r, char *descr, size_t dn,
 }
 
 /* The results as one array with a first axis of one row per result. */
-int wr_npy_join(const struct cli *c, const struct sbuf *body,
-		const char *const *names, int n, struct sbuf *b,
-		struct gs_err *err)
+static int npy_join(const struct cli *c, const struct sbuf *body,
+		    const char *const *names, int n, struct sbuf *b,
+		    struct gs_err *err)
 {
 	char descr[16], d[16];
 	uint64_t dims[NPY_DIMS_MAX + 1], e[NPY_DIMS_MAX];
@@ -140,3 +140,6 @@ int wr_npy_join(const struct cli *c, const struct sbuf *body,
 	}
 	return 0;
 }
+
+const struct wformat wr_binary = { put, writer_concat };
+const struct wformat wr_npy = { put, npy_join };

@@ -76,8 +76,8 @@ static void add_list(struct sbuf *b, void *ctx, const struct wfield *f,
 	sb_add(b, "]");
 }
 
-int wr_json_put(const struct cli *c, const struct wresult *r, struct sbuf *b,
-		struct gs_err *err)
+static int put(const struct cli *c, const struct wresult *r, struct sbuf *b,
+	       struct gs_err *err)
 {
 	sb_addf(b, "{\"command\":\"%s\",", c->cmd);
 	if (r->op)
@@ -111,9 +111,9 @@ int wr_json_put(const struct cli *c, const struct wresult *r, struct sbuf *b,
 }
 
 /* --per-file: a list of the results, each object with "file" first. */
-int wr_json_join(const struct cli *c, const struct sbuf *body,
-		 const char *const *names, int n, struct sbuf *b,
-		 struct gs_err *err)
+static int join(const struct cli *c, const struct sbuf *body,
+		const char *const *names, int n, struct sbuf *b,
+		struct gs_err *err)
 {
 	sb_add(b, "[");
 	for (int i = 0; i < n; i++) {
@@ -134,3 +134,5 @@ int wr_json_join(const struct cli *c, const struct sbuf *body,
 	sb_add(b, "]\n");
 	return 0;
 }
+
+const struct wformat wr_json = { put, join };

@@ -35,8 +35,29 @@ static void add_cell(struct sbuf *b, const struct wval *v)
 	}
 }
 
-int wr_table_put(const struct cli *c, const struct wresult *r, struct sbuf *b,
-		 struct gs_err *err)
+static void add_header(struct sbuf *b, const struct wresult *r,
+		       unsigned from, char sep)
+{
+	unsigned per = r->nnames - r->labels;
+	bool many = r->cells - r->labels > per;
+
+	for (unsigned j = from; j < r->cells; j++) {
+		unsigned v = j - r->labels;
+
+		if (j > from)
+			sb_addn(b, &sep, 1);
+		if (j < r->labels)
+			sb_add(b, r->names[j]);
+		else if (!many)
+			sb_add(b, r->names[r->labels + v]);
+		else
+			sb_addf(b, "%s_%u", r->names[r->labels + v % per], v / per);
+	}
+	sb_add(b, "\n");
+}
+
+static int put(const struct cli *c, const struct wresult *r, struct sbuf *b,
+	       struct gs_err *err)
 {
 	char sep = c->format == FMT_CSV ? ',' : '\t';
 	unsigned from = has_header(c->format) ? r->table_from : r->text_from;
@@ -44,21 +65,8 @@ int wr_table_put(const struct cli *c, const struct wresult *r, struct sbuf *b,
 
 	if (!v)
 		return -1;
-	if (has_header(c->format)) {
-		for (unsigned j = from; j < r->cells; j++) {
-			const char *name;
-			int index;
-
-			r->head(r->ctx, j, &name, &index);
-			if (j > from)
-				sb_addn(b, &sep, 1);
-			if (index < 0)
-				sb_add(b, name);
-			else
-				sb_addf(b, "%s_%d", name, index);
-		}
-		sb_add(b, "\n");
-	}
+	if (has_header(c->format))
+		add_header(b, r, from, sep);
 	for (uint64_t i = 0; i < r->rows; i++) {
 		if (!r->row(r->ctx, i, v))
 			continue;
@@ -123,11 +131,13 @@ static void join_one(const struct cli *c, const struct sbuf *body,
 	}
 }
 
-int wr_table_join(const struct cli *c, const struct sbuf *body,
-		  const char *const *names, int n, struct sbuf *b,
-		  struct gs_err *err)
+static int join(const struct cli *c, const struct sbuf *body,
+		const char *const *names, int n, struct sbuf *b,
+		struct gs_err *err)
 {
 	for (int i = 0; i < n; i++)
 		join_one(c, &body[i], names[i] ? names[i] : "total", i == 0, b);
 	return 0;
 }
+
+const struct wformat wr_table = { put, join };

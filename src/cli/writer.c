@@ -4,23 +4,22 @@
 #include <stdlib.h>
 #include "writer.h"
 
-static const struct wformat formats[] = {
-	{ FMT_TEXT, wr_table_put, wr_table_join },
-	{ FMT_TSV, wr_table_put, wr_table_join },
-	{ FMT_CSV, wr_table_put, wr_table_join },
-	{ FMT_JSON, wr_json_put, wr_json_join },
-	{ FMT_BINARY, wr_array_put, wr_concat_join },
-	{ FMT_NPY, wr_array_put, wr_npy_join },
-	/* states are written by state.c; each operand's, one after another */
-	{ FMT_STATE, NULL, wr_concat_join },
+static const struct wformat *const formats[] = {
+	[FMT_TEXT] = &wr_table,
+	[FMT_TSV] = &wr_table,
+	[FMT_CSV] = &wr_table,
+	[FMT_JSON] = &wr_json,
+	[FMT_BINARY] = &wr_binary,
+	[FMT_NPY] = &wr_npy,
+	[FMT_STATE] = &wr_state,
 };
+
+/* states are written by state.c; --per-file's, one after another */
+const struct wformat wr_state = { NULL, writer_concat };
 
 const struct wformat *writer_format(enum gs_format f)
 {
-	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
-		if (formats[i].format == f)
-			return &formats[i];
-	return NULL;
+	return formats[f];
 }
 
 int writer_put(const struct cli *c, const struct wresult *r, struct sbuf *b,
@@ -48,9 +47,9 @@ struct wval *writer_cells(const struct wresult *r, struct gs_err *err)
 	return v;
 }
 
-int wr_concat_join(const struct cli *c, const struct sbuf *body,
-		   const char *const *names, int n, struct sbuf *b,
-		   struct gs_err *err)
+int writer_concat(const struct cli *c, const struct sbuf *body,
+		  const char *const *names, int n, struct sbuf *b,
+		  struct gs_err *err)
 {
 	for (int i = 0; i < n; i++)
 		sb_addn(b, body[i].p, body[i].len);

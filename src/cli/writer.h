@@ -74,14 +74,17 @@ struct wresult {
 
 	/* The table: rows of `cells` values each. row() fills row r's
 	 * (asked in order, each once per format written); false leaves the
-	 * row out. head() names cell j in the header: NAME, or NAME_INDEX
-	 * where index >= 0. text prints cells [text_from, cells) of each
-	 * row, tsv and csv [table_from, cells) (labels a header explains),
-	 * binary and npy [array_from, cells). */
+	 * row out. text prints cells [text_from, cells) of each row, tsv and
+	 * csv [table_from, cells) (labels a header explains), binary and npy
+	 * [array_from, cells). */
 	uint64_t rows;
 	unsigned cells, text_from, table_from, array_from;
 	bool (*row)(void *ctx, uint64_t r, struct wval *cells);
-	void (*head)(void *ctx, unsigned j, const char **name, int *index);
+	/* The header (tsv, csv): the first `labels` cells are named by
+	 * names[0..labels), the rest, each column's values in turn, by the
+	 * other names with "_COLUMN" after them where there are columns. */
+	const char *const *names;
+	unsigned nnames, labels;
 
 	/* binary, npy: the dtype ("<f8", "<u8" or "<i8") and the shape of
 	 * the rows kept */
@@ -105,9 +108,8 @@ int writer_put(const struct cli *c, const struct wresult *r, struct sbuf *b,
 const char *writer_descr(enum gs_type t);
 
 /* A format: how it writes a result, and how --per-file joins each
- * operand's result, as formatted, into one (names[i] NULL: the total). */
+ * operand's result as formatted into one (names[i] NULL: the total). */
 struct wformat {
-	enum gs_format format;
 	int (*put)(const struct cli *c, const struct wresult *r,
 		   struct sbuf *b, struct gs_err *err);
 	int (*join)(const struct cli *c, const struct sbuf *body,
@@ -115,29 +117,16 @@ struct wformat {
 		    struct gs_err *err);
 };
 
-int wr_table_put(const struct cli *c, const struct wresult *r, struct sbuf *b,
-		 struct gs_err *err);
-int wr_table_join(const struct cli *c, const struct sbuf *body,
-		  const char *const *names, int n, struct sbuf *b,
-		  struct gs_err *err);
-int wr_json_put(const struct cli *c, const struct wresult *r, struct sbuf *b,
-		struct gs_err *err);
-int wr_json_join(const struct cli *c, const struct sbuf *body,
-		 const char *const *names, int n, struct sbuf *b,
-		 struct gs_err *err);
-int wr_array_put(const struct cli *c, const struct wresult *r, struct sbuf *b,
-		 struct gs_err *err);
-int wr_npy_join(const struct cli *c, const struct sbuf *body,
-		const char *const *names, int n, struct sbuf *b,
-		struct gs_err *err);
-int wr_concat_join(const struct cli *c, const struct sbuf *body,
-		   const char *const *names, int n, struct sbuf *b,
-		   struct gs_err *err);
+/* wr_table.c, wr_json.c, wr_array.c (binary and npy), writer.c (state) */
+extern const struct wformat wr_table, wr_json, wr_binary, wr_npy, wr_state;
 
-/* The format's row of the table. */
 const struct wformat *writer_format(enum gs_format f);
 
-/* The cells of a row, as many as r->cells, for the writers. */
+/* Helpers of the formats: room for a row's cells; each result's bytes
+ * one after another (binary, state). */
 struct wval *writer_cells(const struct wresult *r, struct gs_err *err);
+int writer_concat(const struct cli *c, const struct sbuf *body,
+		  const char *const *names, int n, struct sbuf *b,
+		  struct gs_err *err);
 
 #endif

@@ -26,12 +26,6 @@ static bool row(void *ctx, uint64_t r, struct wval *cells)
 	return true;
 }
 
-static void head(void *ctx, unsigned j, const char **name, int *index)
-{
-	*name = j % 2 ? "nan" : "count";
-	*index = ((struct counts *)ctx)->n == 1 ? -1 : (int)(j / 2);
-}
-
 /* The row; json's "count" and "nan" lists; binary, npy: u64, shape (2,)
  * for one column, (columns, 2) for several. */
 static int count_done(struct cli *c, void *acc, struct sbuf *b,
@@ -47,8 +41,9 @@ static int count_done(struct cli *c, void *acc, struct sbuf *b,
 		  .stride = sizeof(*cols) },
 	};
 	struct wresult r = {
-		.ctx = &x, .rows = 1, .cells = 2 * n, .row = row, .head = head,
+		.ctx = &x, .rows = 1, .cells = 2 * n, .row = row,
 		.descr = "<u8", .ndim = n == 1 ? 1 : 2, .dims = { n, 2 },
+		.names = (const char *const[]){ "count", "nan" }, .nnames = 2,
 		.fields = fields, .nfields = 2,
 	};
 

@@ -320,16 +320,6 @@ static bool row(void *ctx, uint64_t r, struct wval *cells)
 	return true;
 }
 
-static void head(void *ctx, unsigned j, const char **name, int *index)
-{
-	const struct table *t = ctx;
-	static const char *const ranged[] = { "lo", "hi" };
-
-	*name = j >= t->labels ? "count" : t->job->ranged ? ranged[j] : "value";
-	*index = j < t->labels || t->job->columns == 1 ? -1
-						       : (int)(j - t->labels);
-}
-
 enum { J_VALUES, J_COUNTS, J_RANGE, J_EDGES };
 
 /* json: the values and [column][bin] counts; ranged bins: "range" is
@@ -387,8 +377,11 @@ static int put(const struct cli *c, struct sbuf *b, struct hist_acc *h,
 	};
 	const struct wresult r = {
 		.ctx = &t, .rows = nb, .cells = t.labels + (unsigned)cols,
-		.array_from = t.labels, .row = row, .head = head,
+		.array_from = t.labels, .row = row,
 		.descr = "<u8", .ndim = cols == 1 ? 1 : 2, .dims = { nb, cols },
+		.names = job->ranged ? (const char *const[]){ "lo", "hi", "count" }
+				     : (const char *const[]){ "value", "count" },
+		.nnames = t.labels + 1, .labels = t.labels,
 		.fields = job->ranged ? ranged : values,
 		.nfields = job->ranged ? 7 : 2,
 	};

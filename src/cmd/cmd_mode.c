@@ -162,14 +162,6 @@ static bool row(void *ctx, uint64_t r, struct wval *cells)
 	return true;
 }
 
-static void head(void *ctx, unsigned j, const char **name, int *index)
-{
-	static const char *const names[] = { "column", "value", "count" };
-
-	*name = names[j];
-	*index = -1;
-}
-
 /* json's "mode": each column's list of modes */
 static bool get(void *ctx, int id, uint64_t i, uint64_t j, struct wval *v)
 {
@@ -207,8 +199,10 @@ static int put(struct cli *c, const struct mode_result *res, struct sbuf *b,
 	};
 	const struct wresult r = {
 		.ctx = &t, .rows = rows, .cells = 3, .text_from = from,
-		.table_from = from, .row = row, .head = head, .descr = "<f8",
+		.table_from = from, .row = row, .descr = "<f8",
 		.ndim = 2, .dims = { rows, 3 }, .fields = fields, .nfields = 4,
+		.names = (const char *const[]){ "column", "value", "count" },
+		.nnames = 3, .labels = 3,
 	};
 
 	return writer_put(c, &r, b, err);

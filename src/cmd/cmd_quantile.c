@@ -179,14 +179,6 @@ static bool row(void *ctx, uint64_t r, struct wval *cells)
 	return true;
 }
 
-static void head(void *ctx, unsigned j, const char **name, int *index)
-{
-	const struct table *t = ctx;
-
-	*name = j < t->label ? "q" : t->s->median ? "median" : "quantile";
-	*index = j < t->label || t->cols == 1 ? -1 : (int)(j - t->label);
-}
-
 /* json: "q", then "quantiles" as [q][column] (numpy.quantile(a, q,
  * axis=0)) or "median" as [column] */
 static bool get(void *ctx, int id, uint64_t i, uint64_t j, struct wval *v)
@@ -224,7 +216,9 @@ static int put(struct cli *c, const struct qcell *cells, struct sbuf *b,
 	struct wresult r = {
 		.ctx = &t, .rows = s->nq, .cells = label + cols,
 		.text_from = label, .array_from = label, .row = row,
-		.head = head, .descr = "<f8", .ndim = cols == 1 ? 1 : 2,
+		.names = s->median ? (const char *const[]){ "median" }
+				   : (const char *const[]){ "q", "quantile" },
+		.nnames = 1 + label, .labels = label, .descr = "<f8", .ndim = cols == 1 ? 1 : 2,
 		.dims = { s->nq, cols }, .fields = fields, .nfields = 5,
 	};
 

@@ -137,14 +137,6 @@ static bool row(void *ctx, uint64_t r, struct wval *cells)
 	return true;
 }
 
-static void head(void *ctx, unsigned j, const char **name, int *index)
-{
-	const struct table *t = ctx;
-
-	*name = j ? "value" : "stat";
-	*index = j && t->cols > 1 ? (int)j - 1 : -1;
-}
-
 /* json: a list per statistic, its value in each column */
 static bool get(void *ctx, int id, uint64_t i, uint64_t j, struct wval *v)
 {
@@ -179,9 +171,10 @@ static int stats_done(struct cli *c, void *acc, struct sbuf *b,
 	struct wfield fields[NSTATS];
 	const struct wresult r = {
 		.ctx = &t, .rows = NSTATS, .cells = 1 + n, .text_from = 0,
-		.array_from = 1, .row = row, .head = head, .descr = "<f8",
+		.array_from = 1, .row = row, .descr = "<f8",
 		.ndim = n == 1 ? 1 : 2, .dims = { NSTATS, n },
-		.fields = fields, .nfields = NSTATS,
+		.names = (const char *const[]){ "stat", "value" }, .nnames = 2,
+		.labels = 1, .fields = fields, .nfields = NSTATS,
 	};
 
 	for (int s = 0; s < NSTATS; s++)

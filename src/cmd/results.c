@@ -36,14 +36,6 @@ static bool get(void *ctx, int id, uint64_t i, uint64_t j, struct wval *v)
 	return true;
 }
 
-static void head(void *ctx, unsigned j, const char **name, int *index)
-{
-	const struct row *x = ctx;
-
-	*name = x->name;
-	*index = x->n == 1 ? -1 : (int)j;
-}
-
 int results_format(struct cli *c, const char *name, const char *op,
 		   const struct result *r, unsigned n, struct sbuf *b,
 		   struct gs_err *err)
@@ -54,7 +46,8 @@ int results_format(struct cli *c, const char *name, const char *op,
 		{ .name = "result", .depth = 1, .m = n, .get = get },
 	};
 	const struct wresult res = {
-		.ctx = &x, .rows = 1, .cells = n, .row = row, .head = head,
+		.ctx = &x, .rows = 1, .cells = n, .row = row, .names = &x.name,
+		.nnames = 1,
 		.descr = writer_descr(c->job.dtype.type), .ndim = 1,
 		.dims = { n }, .op = op, .fields = fields, .nfields = 2,
 	};
