@@ -23,28 +23,14 @@ static void add_string(struct sbuf *b, const char *s)
 
 static void add_value(struct sbuf *b, const struct wval *v)
 {
-	switch (v->kind) {
-	case W_NONE:
+	if (v->kind == W_NONE)
 		sb_add(b, "null");
-		break;
-	case W_F64:
+	else if (v->kind == W_F64)
 		sb_json_double(b, v->f);
-		break;
-	case W_U64:
-		sb_u64(b, v->u);
-		break;
-	case W_I64:
-		if (v->i < 0)
-			sb_add(b, "-");
-		sb_u64(b, v->i < 0 ? 0 - (uint64_t)v->i : (uint64_t)v->i);
-		break;
-	case W_DEC:
-		sb_add(b, v->s);
-		break;
-	case W_STR:
+	else if (v->kind == W_STR)
 		add_string(b, v->s);
-		break;
-	}
+	else
+		writer_add_text(b, v);	/* a number as text writes it */
 }
 
 /* Value j of list i of field f, or false to leave it out. */

@@ -12,7 +12,7 @@ static bool has_header(enum gs_format f)
 	return f == FMT_TSV || f == FMT_CSV;
 }
 
-static void add_cell(struct sbuf *b, const struct wval *v)
+void writer_add_text(struct sbuf *b, const struct wval *v)
 {
 	switch (v->kind) {
 	case W_NONE:
@@ -73,7 +73,7 @@ static int put(const struct cli *c, const struct wresult *r, struct sbuf *b,
 		for (unsigned j = from; j < r->cells; j++) {
 			if (j > from)
 				sb_addn(b, &sep, 1);
-			add_cell(b, &v[j]);
+			writer_add_text(b, &v[j]);
 		}
 		sb_addn(b, "\n", 1);
 	}

@@ -122,9 +122,10 @@ extern const struct wformat wr_table, wr_json, wr_binary, wr_npy, wr_state;
 
 const struct wformat *writer_format(enum gs_format f);
 
-/* Helpers of the formats: room for a row's cells; each result's bytes
- * one after another (binary, state). */
+/* Helpers of the formats: room for a row's cells; a value as text
+ * writes it; each result's bytes one after another (binary, state). */
 struct wval *writer_cells(const struct wresult *r, struct gs_err *err);
+void writer_add_text(struct sbuf *b, const struct wval *v);
 int writer_concat(const struct cli *c, const struct sbuf *body,
 		  const char *const *names, int n, struct sbuf *b,
 		  struct gs_err *err);
