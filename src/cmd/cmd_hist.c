@@ -347,7 +347,9 @@ static bool get(void *ctx, int id, uint64_t i, uint64_t j, struct wval *v)
 	}
 }
 
-/* binary, npy: u64 [bin][column], shape (bins,) or (bins, columns). */
+/* The table; json's values and counts, or for ranged bins bins, range,
+ * edges, counts and what no bin holds; binary, npy: u64 [bin][column],
+ * shape (bins,) or (bins, columns). */
 static int put(const struct cli *c, struct sbuf *b, struct hist_acc *h,
 	       const double *edges, struct gs_err *err)
 {
