@@ -15,17 +15,18 @@ static int value_bits(const struct cli *c, const char *descr,
 		      const struct wval *v, uint64_t *bits, struct gs_err *err)
 {
 	bool sgn = descr[1] == 'i';
-	double f = v->kind == W_F64 || v->kind == W_DEC ? v->f
-		 : v->kind == W_U64 ? (double)v->u
-		 : v->kind == W_I64 ? (double)v->i : (double)NAN;
+	double f;
 	char *end;
 
-	if (descr[1] == 'f') {
-		memcpy(bits, &f, 8);
+	if (descr[1] != 'f' && (v->kind == W_U64 || v->kind == W_I64)) {
+		*bits = v->kind == W_U64 ? v->u : (uint64_t)v->i;
 		return 0;
 	}
-	if (v->kind == W_U64 || v->kind == W_I64) {
-		*bits = v->kind == W_U64 ? v->u : (uint64_t)v->i;
+	if (descr[1] == 'f') {
+		f = v->kind == W_F64 || v->kind == W_DEC ? v->f
+		  : v->kind == W_U64 ? (double)v->u
+		  : v->kind == W_I64 ? (double)v->i : (double)NAN;
+		memcpy(bits, &f, 8);
 		return 0;
 	}
 	if (v->kind != W_DEC)
