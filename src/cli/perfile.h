@@ -2,9 +2,9 @@
  * perfile.h - --per-file: one result per operand, then their total, as
  * wc(1) prints one line per file and a total line.
  *
- * Each result is formatted by its command exactly as a run over that
- * operand alone would print it (driver.c, cmd_merge.c, cmd_scan.c run
- * them); this file only labels and joins them:
+ * Each result is written exactly as a run over that operand alone would
+ * print it (driver.c, cmd_merge.c, cmd_scan.c run them); this file keeps
+ * them, and the writer of the format (writer.h) labels and joins them:
  *
  *   text       every line of a result ends with a tab and the operand's
  *              name ("total" for the total), so a one-line result reads as

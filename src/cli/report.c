@@ -106,29 +106,6 @@ void sb_json_double(struct sbuf *b, double v)
 	}
 }
 
-char report_sep(enum gs_format f)
-{
-	return f == FMT_CSV ? ',' : '\t';
-}
-
-bool report_has_header(enum gs_format f)
-{
-	return f == FMT_TSV || f == FMT_CSV;
-}
-
-void report_value_names(struct sbuf *b, enum gs_format f, const char *name,
-			unsigned columns)
-{
-	char sep = report_sep(f);
-
-	if (columns == 1) {
-		sb_add(b, name);
-		return;
-	}
-	for (unsigned c = 0; c < columns; c++)
-		sb_addf(b, "%s%s_%u", c ? (sep == ',' ? "," : "\t") : "", name, c);
-}
-
 const char *npy_descr(enum gs_type t)
 {
 	static const char *const d[GS_NTYPES] = {

@@ -1,7 +1,7 @@
 /*
- * report.h - building result text: a growable string, table rows in the
- * text/tsv/csv formats, JSON values, and .npy headers. docs/OUTPUT.md says
- * what each command prints; the cmd_*.c files use these to print it.
+ * report.h - building output: a growable string, numbers as text and
+ * JSON, and .npy headers, for the result writer (writer.h) and for the
+ * outputs that are not results (scan's stream, hist's --edges, bench).
  */
 #ifndef REPORT_H
 #define REPORT_H
@@ -23,13 +23,6 @@ void sb_double(struct sbuf *b, double v);	/* shortest round trip */
 void sb_u64(struct sbuf *b, uint64_t v);
 /* A double as JSON: a number, or "nan"/"inf"/"-inf" as strings. */
 void sb_json_double(struct sbuf *b, double v);
-
-/* Field separator of a table format: '\t' for text/tsv, ',' for csv. */
-char report_sep(enum gs_format f);
-bool report_has_header(enum gs_format f);	/* tsv, csv */
-/* Header names of value columns: "NAME" or "NAME_0".."NAME_{C-1}". */
-void report_value_names(struct sbuf *b, enum gs_format f, const char *name,
-			unsigned columns);
 
 /* A version 1.0 .npy header for shape (dims[0], ..., dims[ndim-1]) whose
  * length is padded to `pad_to` bytes when pad_to is larger than needed

@@ -6,96 +6,50 @@
  * each column in turn.
  */
 #include "command.h"
-#include "report.h"
+#include "writer.h"
 
-/* "count<SEP>nan" for one column, "count_0<SEP>nan_0<SEP>count_1..." for
- * several, as report_value_names names one value per column. */
-static void header(const struct cli *c, struct sbuf *b)
+struct counts {
+	const struct stats_col *cols;
+	unsigned n;
+};
+
+/* One row: count and nan of each column in turn, headed "count<SEP>nan",
+ * or "count_0<SEP>nan_0<SEP>count_1..." for several columns. */
+static bool row(void *ctx, uint64_t r, struct wval *cells)
 {
-	char sep = report_sep(c->format);
-	unsigned n = c->job.columns;
+	const struct stats_col *cols = ((struct counts *)ctx)->cols;
 
-	for (unsigned k = 0; k < n; k++) {
-		if (k)
-			sb_addn(b, &sep, 1);
-		if (n == 1)
-			sb_addf(b, "count%cnan", sep);
-		else
-			sb_addf(b, "count_%u%cnan_%u", k, sep, k);
+	for (unsigned k = 0; k < ((struct counts *)ctx)->n; k++) {
+		cells[2 * k] = wv_u64(cols[k].count);
+		cells[2 * k + 1] = wv_u64(cols[k].nan);
 	}
-	sb_add(b, "\n");
+	return true;
 }
 
-static void emit_json(const struct cli *c, struct sbuf *b,
-		      const struct stats_col *cols)
-{
-	unsigned n = c->job.columns;
-
-	sb_addf(b, "{\"command\":\"count\",\"type\":\"%s\",\"columns\":%u,"
-		"\"count\":[", type_name(c->job.dtype.type), n);
-	for (unsigned k = 0; k < n; k++) {
-		sb_add(b, k ? "," : "");
-		sb_u64(b, cols[k].count);
-	}
-	sb_add(b, "],\"nan\":[");
-	for (unsigned k = 0; k < n; k++) {
-		sb_add(b, k ? "," : "");
-		sb_u64(b, cols[k].nan);
-	}
-	sb_add(b, "]}\n");
-}
-
-/* u64 little-endian, count then nan for each column: shape (2,) for one
- * column, (columns, 2) for several. */
-static void emit_binary(const struct cli *c, struct sbuf *b,
-			const struct stats_col *cols)
-{
-	unsigned n = c->job.columns;
-
-	if (c->format == FMT_NPY) {
-		uint64_t dims[2] = { n, 2 };
-
-		if (n == 1)
-			npy_header(b, "<u8", dims + 1, 1, 0);
-		else
-			npy_header(b, "<u8", dims, 2, 0);
-	}
-	for (unsigned k = 0; k < n; k++) {
-		unsigned char v[16];
-
-		for (int i = 0; i < 8; i++) {
-			v[i] = (unsigned char)(cols[k].count >> (8 * i));
-			v[8 + i] = (unsigned char)(cols[k].nan >> (8 * i));
-		}
-		sb_addn(b, v, sizeof(v));
-	}
-}
-
+/* The row; json's "count" and "nan" lists; binary, npy: u64, shape (2,)
+ * for one column, (columns, 2) for several. */
 static int count_done(struct cli *c, void *acc, struct sbuf *b,
 		      struct gs_err *err)
 {
 	const struct stats_col *cols = acc;
-	char sep = report_sep(c->format);
+	unsigned n = c->job.columns;
+	struct counts x = { cols, n };
+	const struct wfield fields[] = {
+		{ .name = "count", .depth = 1, .m = n, .base = &cols[0].count,
+		  .stride = sizeof(*cols) },
+		{ .name = "nan", .depth = 1, .m = n, .base = &cols[0].nan,
+		  .stride = sizeof(*cols) },
+	};
+	struct wresult r = {
+		.ctx = &x, .rows = 1, .cells = 2 * n, .row = row,
+		.descr = "<u8", .ndim = n == 1 ? 1 : 2, .dims = { n, 2 },
+		.names = (const char *const[]){ "count", "nan" }, .nnames = 2,
+		.fields = fields, .nfields = 2,
+	};
 
-	if (c->format == FMT_JSON) {
-		emit_json(c, b, cols);
-		return 0;
-	}
-	if (c->format == FMT_BINARY || c->format == FMT_NPY) {
-		emit_binary(c, b, cols);
-		return 0;
-	}
-	if (report_has_header(c->format))
-		header(c, b);
-	for (unsigned k = 0; k < c->job.columns; k++) {
-		if (k)
-			sb_addn(b, &sep, 1);
-		sb_u64(b, cols[k].count);
-		sb_addn(b, &sep, 1);
-		sb_u64(b, cols[k].nan);
-	}
-	sb_add(b, "\n");
-	return 0;
+	if (n == 1)
+		r.dims[0] = 2;
+	return writer_put(c, &r, b, err);
 }
 
 static const struct pass count_passes[] = {

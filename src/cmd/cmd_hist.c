@@ -12,6 +12,7 @@
 #include "out.h"
 #include "plot.h"
 #include "report.h"
+#include "writer.h"
 #include "algorithm.h"
 
 enum { OPT_BINS = 1, OPT_RANGE, OPT_NONZERO, OPT_EDGES, OPT_PLOT, OPT_LOG };
@@ -286,141 +287,108 @@ static bool row_empty(struct hist_acc *h, uint64_t bin)
 	return true;
 }
 
-/* A per-value bin's value without printf: millions of numbers are printed
- * as fast as the counts beside them. */
-static void sb_value(struct sbuf *b, const struct gs_job *job, uint64_t bin)
-{
-	int64_t v = hist_bin_value(job, bin);
+struct table {
+	const struct gs_job *job;
+	struct hist_acc *h;
+	const double *edges;	/* ranged bins' nbins + 1 */
+	bool nonzero;		/* leave out the bins that no column counts */
+	unsigned labels;	/* value, or lo and hi */
+};
 
-	if (v < 0)
-		sb_add(b, "-");
-	sb_u64(b, v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
+static bool kept(const struct table *t, uint64_t bin)
+{
+	return !t->nonzero || !row_empty(t->h, bin);
 }
 
-static void emit_table(const struct cli *c, struct sbuf *b,
-		       struct hist_acc *h, const double *edges)
+/* A row per bin: its value, or its lo and hi edges, then each column's
+ * count. */
+static bool row(void *ctx, uint64_t r, struct wval *cells)
 {
-	bool nonzero = ((const struct hist_state *)c->state)->nonzero;
-	char sep = report_sep(c->format);
+	const struct table *t = ctx;
 
-	if (report_has_header(c->format)) {
-		if (c->job.ranged)
-			sb_addf(b, "lo%chi%c", sep, sep);
-		else
-			sb_addf(b, "value%c", sep);
-		report_value_names(b, c->format, "count", c->job.columns);
-		sb_add(b, "\n");
+	if (!kept(t, r))
+		return false;
+	if (t->job->ranged) {
+		cells[0] = wv_f64(t->edges[r]);
+		cells[1] = wv_f64(t->edges[r + 1]);
+	} else {
+		cells[0] = (struct wval){ .kind = W_I64,
+					  .i = hist_bin_value(t->job, r) };
 	}
-	for (uint64_t i = 0; i < h->nbins; i++) {
-		if (nonzero && row_empty(h, i))
-			continue;
-		if (c->job.ranged) {
-			sb_double(b, edges[i]);
-			sb_addn(b, &sep, 1);
-			sb_double(b, edges[i + 1]);
-		} else {
-			sb_value(b, &c->job, i);
-		}
-		for (uint64_t k = 0; k < h->columns; k++) {
-			sb_addn(b, &sep, 1);
-			sb_u64(b, hist_counts(h, k)[i]);
-		}
-		sb_addn(b, "\n", 1);
+	for (uint64_t k = 0; k < t->h->columns; k++)
+		cells[t->labels + k] = wv_u64(hist_counts(t->h, k)[r]);
+	return true;
+}
+
+enum { J_VALUES, J_COUNTS, J_RANGE, J_EDGES };
+
+/* json: the values and [column][bin] counts; ranged bins: "range" is
+ * numpy's (first_edge, last_edge): --range widened where LO == HI, or the
+ * data's range as numpy computes it in the bin type, the outer edges. */
+static bool get(void *ctx, int id, uint64_t i, uint64_t j, struct wval *v)
+{
+	const struct table *t = ctx;
+	const struct gs_job *job = t->job;
+
+	switch (id) {
+	case J_VALUES:
+		*v = (struct wval){ .kind = W_I64, .i = hist_bin_value(job, j) };
+		return kept(t, j);
+	case J_COUNTS:
+		*v = wv_u64(hist_counts(t->h, i)[j]);
+		return kept(t, j);
+	case J_RANGE:
+		*v = wv_f64(job->data_range ? t->edges[j ? t->h->nbins : 0]
+					    : j ? job->hi : job->lo);
+		return true;
+	default:
+		*v = wv_f64(t->edges[j]);
+		return true;
 	}
 }
 
-static void json_u64_array(struct sbuf *b, const uint64_t *v, uint64_t n)
-{
-	sb_add(b, "[");
-	for (uint64_t i = 0; i < n; i++) {
-		if (i)
-			sb_addn(b, ",", 1);
-		sb_u64(b, v[i]);
-	}
-	sb_add(b, "]");
-}
-
-/* json of ranged bins. "range" is numpy's (first_edge, last_edge): --range
- * widened where LO == HI, or the data's range as numpy computes it in the
- * bin type, which is the outer edges. */
-static void emit_json_ranged(struct sbuf *b, const struct gs_job *job,
-			     struct hist_acc *h, const double *edges)
-{
-	sb_addf(b, "\"bins\":%llu,\"range\":[", (unsigned long long)h->nbins);
-	sb_json_double(b, job->data_range ? edges[0] : job->lo);
-	sb_add(b, ",");
-	sb_json_double(b, job->data_range ? edges[h->nbins] : job->hi);
-	sb_add(b, "],\"edges\":[");
-	for (uint64_t i = 0; i <= h->nbins; i++) {
-		if (i)
-			sb_addn(b, ",", 1);
-		sb_json_double(b, edges[i]);
-	}
-	sb_add(b, "],\"counts\":[");
-	for (uint64_t k = 0; k < h->columns; k++) {
-		if (k)
-			sb_add(b, ",");
-		json_u64_array(b, hist_counts(h, k), h->nbins);
-	}
-	sb_add(b, "],\"below\":");
-	json_u64_array(b, hist_below(h), h->columns);
-	sb_add(b, ",\"above\":");
-	json_u64_array(b, hist_above(h), h->columns);
-	sb_add(b, ",\"nan\":");
-	json_u64_array(b, hist_nan(h), h->columns);
-	sb_add(b, "}\n");
-}
-
-static void emit_json(const struct cli *c, struct sbuf *b,
-		      struct hist_acc *h, const double *edges)
+/* The table; json's values and counts, or for ranged bins bins, range,
+ * edges, counts and what no bin holds; binary, npy: u64 [bin][column],
+ * shape (bins,) or (bins, columns). */
+static int put(const struct cli *c, struct sbuf *b, struct hist_acc *h,
+	       const double *edges, struct gs_err *err)
 {
 	const struct gs_job *job = &c->job;
-	bool nonzero = ((const struct hist_state *)c->state)->nonzero;
-	bool first = true;
+	uint64_t cols = h->columns, nb = h->nbins;
+	struct table t = { job, h, edges,
+			   ((const struct hist_state *)c->state)->nonzero,
+			   job->ranged ? 2 : 1 };
+	const struct wfield values[] = {
+		{ .name = "values", .depth = 1, .m = nb, .get = get,
+		  .id = J_VALUES },
+		{ .name = "counts", .depth = 2, .n = cols, .m = nb, .get = get,
+		  .id = J_COUNTS },
+	};
+	const struct wfield ranged[] = {
+		{ .name = "bins", .base = &h->nbins },
+		{ .name = "range", .depth = 1, .m = 2, .get = get, .id = J_RANGE },
+		{ .name = "edges", .depth = 1, .m = nb + 1, .get = get,
+		  .id = J_EDGES },
+		values[1],
+		{ .name = "below", .depth = 1, .m = cols, .base = hist_below(h),
+		  .stride = 8 },
+		{ .name = "above", .depth = 1, .m = cols, .base = hist_above(h),
+		  .stride = 8 },
+		{ .name = "nan", .depth = 1, .m = cols, .base = hist_nan(h),
+		  .stride = 8 },
+	};
+	const struct wresult r = {
+		.ctx = &t, .rows = nb, .cells = t.labels + (unsigned)cols,
+		.array_from = t.labels, .row = row,
+		.descr = "<u8", .ndim = cols == 1 ? 1 : 2, .dims = { nb, cols },
+		.names = job->ranged ? (const char *const[]){ "lo", "hi", "count" }
+				     : (const char *const[]){ "value", "count" },
+		.nnames = t.labels + 1, .labels = t.labels,
+		.fields = job->ranged ? ranged : values,
+		.nfields = job->ranged ? 7 : 2,
+	};
 
-	sb_addf(b, "{\"command\":\"hist\",\"type\":\"%s\",\"columns\":%u,",
-		type_name(job->dtype.type), job->columns);
-	if (job->ranged) {
-		emit_json_ranged(b, job, h, edges);
-		return;
-	}
-	sb_add(b, "\"values\":[");
-	for (uint64_t i = 0; i < h->nbins; i++) {
-		if (nonzero && row_empty(h, i))
-			continue;
-		if (!first)
-			sb_addn(b, ",", 1);
-		sb_value(b, job, i);
-		first = false;
-	}
-	sb_add(b, "],\"counts\":[");
-	for (uint64_t k = 0; k < h->columns; k++) {
-		sb_add(b, k ? ",[" : "[");
-		first = true;
-		for (uint64_t i = 0; i < h->nbins; i++) {
-			if (nonzero && row_empty(h, i))
-				continue;
-			if (!first)
-				sb_addn(b, ",", 1);
-			sb_u64(b, hist_counts(h, k)[i]);
-			first = false;
-		}
-		sb_add(b, "]");
-	}
-	sb_add(b, "]}\n");
-}
-
-static void emit_binary(const struct cli *c, struct sbuf *b,
-			struct hist_acc *h)
-{
-	if (c->format == FMT_NPY) {
-		uint64_t dims[2] = { h->nbins, h->columns };
-
-		npy_header(b, "<u8", dims, h->columns == 1 ? 1 : 2, 0);
-	}
-	for (uint64_t i = 0; i < h->nbins; i++)
-		for (uint64_t k = 0; k < h->columns; k++)
-			sb_addn(b, &hist_counts(h, k)[i], 8);
+	return writer_put(c, &r, b, err);
 }
 
 /* The values in no bin, for the note that goes with a ranged result. */
@@ -540,13 +508,9 @@ static int hist_done(struct cli *c, void *acc, struct sbuf *b,
 
 		plot_opts_detect(&po, c->output ? -1 : 1, hs->log);
 		plot_hist(b, &c->job, h, hs->edges, &po);
-	} else if (c->format == FMT_JSON)
-		emit_json(c, b, h, hs->edges);
-	else if (c->format == FMT_BINARY || c->format == FMT_NPY)
-		emit_binary(c, b, h);
-	else
-		emit_table(c, b, h, hs->edges);
-	return 0;
+		return 0;
+	}
+	return put(c, b, h, hs->edges, err);
 }
 
 /* The edges file first, then the result; the edges file is renamed into

@@ -19,8 +19,8 @@
 #include <string.h>
 
 #include "command.h"
-#include "report.h"
 #include "results.h"
+#include "writer.h"
 #include "select.h"
 
 #define MODE_SLOTS ((uint64_t)1 << 24)	/* 256 MiB per accumulator */
@@ -124,108 +124,88 @@ static int column_result(struct cli *c, void *acc, unsigned k,
 
 /* ---- output --------------------------------------------------------------- */
 
-static void sb_key(struct sbuf *b, enum gs_type t, uint64_t key, bool json)
+static struct wval key_value(enum gs_type t, uint64_t key)
 {
 	int64_t i;
 	uint64_t u;
 	double f = select_key_value(t, key, &i, &u);
 
 	if (type_is_float(t))
-		json ? sb_json_double(b, f) : sb_double(b, f);
-	else if (type_is_signed(t))
-		sb_addf(b, "%lld", (long long)i);
-	else
-		sb_u64(b, u);
+		return wv_f64(f);
+	if (type_is_signed(t))
+		return (struct wval){ .kind = W_I64, .i = i };
+	return wv_u64(u);
+}
+
+/* The rows, asked for in order: where the next one is. */
+struct table {
+	const struct mode_result *res;
+	enum gs_type type;
+	unsigned k;		/* its column */
+	uint64_t i;		/* and its mode in that column */
+};
+
+/* A row per mode: column, value, count; a column of no value: nan 0. */
+static bool row(void *ctx, uint64_t r, struct wval *cells)
+{
+	struct table *t = ctx;
+	const struct mode_result *m;
+
+	if (r == 0)
+		t->k = 0, t->i = 0;
+	m = &t->res[t->k];
+	cells[0] = wv_u64(t->k);
+	cells[1] = m->nkeys ? key_value(t->type, m->keys[t->i]) : wv_f64(NAN);
+	cells[2] = wv_u64(m->best);
+	if (++t->i >= m->nkeys)
+		t->k++, t->i = 0;
+	return true;
+}
+
+/* json's "mode": each column's list of modes */
+static bool get(void *ctx, int id, uint64_t i, uint64_t j, struct wval *v)
+{
+	const struct table *t = ctx;
+
+	*v = key_value(t->type, t->res[i].keys[j]);
+	return true;
+}
+
+static uint64_t len(void *ctx, uint64_t i)
+{
+	return ((const struct table *)ctx)->res[i].nkeys;
 }
 
 /* text, tsv, csv: a line per mode, "column" first with -c > 1 (a tie of
- * a million values is a million short lines, not one of megabytes); a
- * column of no value: nan 0. tsv and csv have a header line. */
-static void emit_rows(const struct cli *c, struct sbuf *b,
-		      const struct mode_result *res)
+ * a million values is a million short lines, not one of megabytes);
+ * binary, npy: f64 rows (column, value, count), shape (rows, 3). */
+static int put(struct cli *c, const struct mode_result *res, struct sbuf *b,
+	       struct gs_err *err)
 {
-	char sep = report_sep(c->format);
-	bool many = c->job.columns > 1;
-
-	if (many && report_has_header(c->format))
-		sb_addf(b, "column%c", sep);
-	if (report_has_header(c->format))
-		sb_addf(b, "value%ccount\n", sep);
-	for (unsigned k = 0; k < c->job.columns; k++) {
-		const struct mode_result *r = &res[k];
-
-		for (uint64_t i = 0; i < (r->nkeys ? r->nkeys : 1); i++) {
-			if (many)
-				sb_addf(b, "%u%c", k, sep);
-			if (r->nkeys)
-				sb_key(b, c->job.dtype.type, r->keys[i], false);
-			else
-				sb_add(b, "nan");
-			sb_addf(b, "%c", sep);
-			sb_u64(b, r->best);
-			sb_add(b, "\n");
-		}
-	}
-}
-
-static void emit_json(const struct cli *c, struct sbuf *b,
-		      const struct mode_result *res)
-{
-	unsigned cols = c->job.columns;
-
-	sb_addf(b, "{\"command\":\"mode\",\"type\":\"%s\",\"columns\":%u,"
-		"\"mode\":[", type_name(c->job.dtype.type), cols);
-	for (unsigned k = 0; k < cols; k++) {
-		sb_add(b, k ? ",[" : "[");
-		for (uint64_t i = 0; i < res[k].nkeys; i++) {
-			sb_add(b, i ? "," : "");
-			sb_key(b, c->job.dtype.type, res[k].keys[i], true);
-		}
-		sb_add(b, "]");
-	}
-	sb_add(b, "],\"mode_count\":[");
-	for (unsigned k = 0; k < cols; k++) {
-		sb_add(b, k ? "," : "");
-		sb_u64(b, res[k].best);
-	}
-	sb_add(b, "],\"count\":[");
-	for (unsigned k = 0; k < cols; k++) {
-		sb_add(b, k ? "," : "");
-		sb_u64(b, res[k].n);
-	}
-	sb_add(b, "],\"nan\":[");
-	for (unsigned k = 0; k < cols; k++) {
-		sb_add(b, k ? "," : "");
-		sb_u64(b, res[k].nan);
-	}
-	sb_add(b, "]}\n");
-}
-
-/* binary, npy: f64 rows (column, value, count), one per mode: shape
- * (rows, 3); a column of no value has the row (column, nan, 0). */
-static void emit_binary(const struct cli *c, struct sbuf *b,
-			const struct mode_result *res)
-{
+	unsigned cols = c->job.columns, from = cols == 1;
+	struct table t = { res, c->job.dtype.type, 0, 0 };
 	uint64_t rows = 0;
 
-	for (unsigned k = 0; k < c->job.columns; k++)
+	for (unsigned k = 0; k < cols; k++)
 		rows += res[k].nkeys ? res[k].nkeys : 1;
-	if (c->format == FMT_NPY) {
-		uint64_t dims[2] = { rows, 3 };
+	const struct wfield fields[] = {
+		{ .name = "mode", .depth = 2, .n = cols, .get = get, .len = len },
+		{ .name = "mode_count", .depth = 1, .m = cols,
+		  .base = &res[0].best, .stride = sizeof(*res) },
+		{ .name = "count", .depth = 1, .m = cols, .base = &res[0].n,
+		  .stride = sizeof(*res) },
+		{ .name = "nan", .depth = 1, .m = cols, .base = &res[0].nan,
+		  .stride = sizeof(*res) },
+	};
+	const struct wresult r = {
+		.ctx = &t, .rows = rows, .cells = 3, .text_from = from,
+		.table_from = from, .row = row, .descr = "<f8",
+		.ndim = 2, .dims = { rows, 3 }, .fields = fields, .nfields = 4,
+		.names = (const char *const[]){ "column", "value", "count" },
+		.nnames = 3, .labels = 3,
+	};
 
-		npy_header(b, "<f8", dims, 2, 0);
-	}
-	for (unsigned k = 0; k < c->job.columns; k++)
-		for (uint64_t i = 0; i < (res[k].nkeys ? res[k].nkeys : 1); i++) {
-			int64_t si;
-			uint64_t su;
-			double row[3] = { k, NAN, (double)res[k].best };
-
-			if (res[k].nkeys)
-				row[1] = select_key_value(c->job.dtype.type,
-							  res[k].keys[i], &si, &su);
-			sb_addn(b, row, sizeof(row));
-		}
+	return writer_put(c, &r, b, err);
 }
 
 static int mode_done(struct cli *c, void *acc, struct sbuf *b,
@@ -244,13 +224,7 @@ static int mode_done(struct cli *c, void *acc, struct sbuf *b,
 			return -1;
 		s->nan_total += s->res[k].nan;
 	}
-	if (c->format == FMT_JSON)
-		emit_json(c, b, s->res);
-	else if (c->format == FMT_BINARY || c->format == FMT_NPY)
-		emit_binary(c, b, s->res);
-	else
-		emit_rows(c, b, s->res);
-	return 0;
+	return put(c, s->res, b, err);
 }
 
 static int mode_finish(struct cli *c, const struct sbuf *b)

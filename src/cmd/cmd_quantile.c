@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "quantile.h"
-#include "report.h"
+#include "writer.h"
 
 enum { OPT_Q = 1, OPT_METHOD };
 
@@ -154,111 +154,81 @@ static void result_cell(const struct cli *c, const struct qpick *p,
 	cell->f = p->element ? lo.f : qlerp(p, &lo, &hi);
 }
 
-static void sb_cell(struct sbuf *b, const struct qcell *x, bool json)
+static struct wval cell_value(const struct qcell *x)
 {
 	if (x->is_int)
-		sb_add(b, x->text);
-	else if (json)
-		sb_json_double(b, x->f);
+		return (struct wval){ .kind = W_DEC, .s = x->text, .f = x->f };
+	return wv_f64(x->f);
+}
+
+struct table {
+	const struct quantile_state *s;
+	const struct qcell *cells;	/* [column][q] */
+	unsigned cols, label;		/* label: 1 for the q column */
+};
+
+/* A row per quantile: q (quantile only), then its value in each column. */
+static bool row(void *ctx, uint64_t r, struct wval *cells)
+{
+	const struct table *t = ctx;
+
+	if (t->label)
+		cells[0] = (struct wval){ .kind = W_DEC, .s = t->s->q[r].text };
+	for (unsigned k = 0; k < t->cols; k++)
+		cells[t->label + k] = cell_value(&t->cells[(size_t)k * t->s->nq + r]);
+	return true;
+}
+
+/* json: "q", then "quantiles" as [q][column] (numpy.quantile(a, q,
+ * axis=0)) or "median" as [column] */
+static bool get(void *ctx, int id, uint64_t i, uint64_t j, struct wval *v)
+{
+	const struct table *t = ctx;
+
+	if (id == 0)
+		*v = (struct wval){ .kind = W_DEC, .s = t->s->q[j].text };
 	else
-		sb_double(b, x->f);
+		*v = cell_value(&t->cells[(size_t)j * t->s->nq + i]);
+	return true;
 }
 
-static void emit_table(const struct cli *c, struct sbuf *b,
-		       const struct qcell *cells)
+/* The table; binary, npy: f64 [q][column], shape (len(q), columns),
+ * (len(q),) for one column; median: (columns,). */
+static int put(struct cli *c, const struct qcell *cells, struct sbuf *b,
+	       struct gs_err *err)
 {
 	const struct quantile_state *s = c->state;
-	unsigned cols = c->job.columns;
-	char sep = report_sep(c->format);
-	bool label = !s->median && report_has_header(c->format);
+	unsigned cols = c->job.columns, label = !s->median;
+	struct table t = { s, cells, cols, label };
+	const struct wfield fields[] = {
+		{ .name = "method", .str = qmethod_names[s->method] },
+		{ .name = "q", .depth = 1, .m = s->nq, .get = get, .id = 0 },
+		{ .name = s->median ? "median" : "quantiles",
+		  .depth = s->median ? 1 : 2, .n = s->nq, .m = cols, .get = get,
+		  .id = 1 },
+		{ .name = "count", .depth = 1, .m = cols, .base = s->count,
+		  .stride = 8 },
+		{ .name = "nan", .depth = 1, .m = cols, .base = s->nan,
+		  .stride = 8 },
+	};
+	const struct wfield median[] = { fields[0], fields[2], fields[3],
+					 fields[4] };	/* no "q" */
+	struct wresult r = {
+		.ctx = &t, .rows = s->nq, .cells = label + cols,
+		.text_from = label, .array_from = label, .row = row,
+		.names = s->median ? (const char *const[]){ "median" }
+				   : (const char *const[]){ "q", "quantile" },
+		.nnames = 1 + label, .labels = label, .descr = "<f8", .ndim = cols == 1 ? 1 : 2,
+		.dims = { s->nq, cols }, .fields = fields, .nfields = 5,
+	};
 
-	if (report_has_header(c->format)) {
-		if (label)
-			sb_addf(b, "q%c", sep);
-		report_value_names(b, c->format, s->median ? "median" : "quantile",
-				   cols);
-		sb_add(b, "\n");
+	if (s->median) {
+		r.ndim = 1;
+		r.dims[0] = cols;
+		r.fields = median;
+		r.nfields = 4;
 	}
-	for (unsigned j = 0; j < s->nq; j++) {
-		if (label) {
-			sb_add(b, s->q[j].text);
-			sb_addn(b, &sep, 1);
-		}
-		for (unsigned k = 0; k < cols; k++) {
-			if (k)
-				sb_addn(b, &sep, 1);
-			sb_cell(b, &cells[(size_t)k * s->nq + j], false);
-		}
-		sb_add(b, "\n");
-	}
-}
-
-static void json_u64s(struct sbuf *b, const char *name, const uint64_t *v,
-		      unsigned n)
-{
-	sb_addf(b, ",\"%s\":[", name);
-	for (unsigned k = 0; k < n; k++) {
-		if (k)
-			sb_add(b, ",");
-		sb_u64(b, v[k]);
-	}
-	sb_add(b, "]");
-}
-
-/* quantile: "quantiles" is [q][column], as numpy.quantile(a, q, axis=0);
- * median: "median" is [column]. */
-static void emit_json(const struct cli *c, struct sbuf *b,
-		      const struct qcell *cells)
-{
-	const struct quantile_state *s = c->state;
-	unsigned cols = c->job.columns;
-
-	sb_addf(b, "{\"command\":\"%s\",\"type\":\"%s\",\"columns\":%u,"
-		"\"method\":\"%s\"", c->command->name, type_name(c->job.dtype.type),
-		cols, qmethod_names[s->method]);
-	if (!s->median) {
-		sb_add(b, ",\"q\":[");
-		for (unsigned j = 0; j < s->nq; j++) {
-			sb_add(b, j ? "," : "");
-			sb_add(b, s->q[j].text);
-		}
-		sb_add(b, "]");
-	}
-	sb_add(b, s->median ? ",\"median\":[" : ",\"quantiles\":[");
-	for (unsigned j = 0; j < s->nq; j++) {
-		sb_add(b, j ? "," : "");
-		sb_add(b, s->median ? "" : "[");
-		for (unsigned k = 0; k < cols; k++) {
-			sb_add(b, k ? "," : "");
-			sb_cell(b, &cells[(size_t)k * s->nq + j], true);
-		}
-		sb_add(b, s->median ? "" : "]");
-	}
-	sb_add(b, "]");
-	json_u64s(b, "count", s->count, cols);
-	json_u64s(b, "nan", s->nan, cols);
-	sb_add(b, "}\n");
-}
-
-/* f64 little-endian, [q][column]: shape (len(q), columns), (len(q),) for
- * one column; median: (columns,). */
-static void emit_binary(const struct cli *c, struct sbuf *b,
-			const struct qcell *cells)
-{
-	const struct quantile_state *s = c->state;
-	unsigned cols = c->job.columns;
-
-	if (c->format == FMT_NPY) {
-		uint64_t dims[2] = { s->nq, cols };
-
-		if (s->median)
-			npy_header(b, "<f8", dims + 1, 1, 0);
-		else
-			npy_header(b, "<f8", dims, cols == 1 ? 1 : 2, 0);
-	}
-	for (unsigned j = 0; j < s->nq; j++)
-		for (unsigned k = 0; k < cols; k++)
-			sb_addn(b, &cells[(size_t)k * s->nq + j].f, 8);
+	return writer_put(c, &r, b, err);
 }
 
 /* The targets, all found: each quantile from its elements, formatted. */
@@ -279,14 +249,10 @@ int quantile_emit(struct cli *c, struct sbuf *b, struct gs_err *err)
 			else
 				result_cell(c, &s->picks[i], &s->t[2 * i], &cells[i]);
 		}
-	if (c->format == FMT_JSON)
-		emit_json(c, b, cells);
-	else if (c->format == FMT_BINARY || c->format == FMT_NPY)
-		emit_binary(c, b, cells);
-	else
-		emit_table(c, b, cells);
+	int rc = put(c, cells, b, err);
+
 	free(cells);
-	return 0;
+	return rc;
 }
 
 /* The result, then the note of NaNs left out (json has them as fields). */

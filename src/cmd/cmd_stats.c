@@ -8,8 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "command.h"
-#include "report.h"
-#include "results.h"
+#include "writer.h"
 
 enum { NSTATS = 10 };
 static const char *const stat_names[NSTATS] = {
@@ -74,14 +73,13 @@ static void cell_sum(struct cell *c, enum gs_type t, const struct xsum *s)
 	}
 }
 
-static void sb_cell(struct sbuf *b, const struct cell *c)
+static struct wval cell_value(const struct cell *c)
 {
 	if (c->none)
-		return;
+		return (struct wval){ .kind = W_NONE };
 	if (c->is_int)
-		sb_add(b, c->text);
-	else
-		sb_double(b, c->f);
+		return (struct wval){ .kind = W_DEC, .s = c->text, .f = c->f };
+	return wv_f64(c->f);
 }
 
 static void column_cells(enum gs_type t, const struct stats_col *s,
@@ -123,61 +121,27 @@ static void column_cells(enum gs_type t, const struct stats_col *s,
 	cell_double(&cells[9], ssd);
 }
 
-static void emit_table(const struct cli *c, struct sbuf *b,
-		       const struct cell *cells, unsigned cols)
-{
-	char sep = report_sep(c->format);
+struct table {
+	const struct cell *cells;	/* [column][stat] */
+	unsigned cols;
+};
 
-	if (report_has_header(c->format)) {
-		sb_addf(b, "stat%c", sep);
-		report_value_names(b, c->format, "value", cols);
-		sb_add(b, "\n");
-	}
-	for (int s = 0; s < NSTATS; s++) {
-		sb_add(b, stat_names[s]);
-		for (unsigned k = 0; k < cols; k++) {
-			sb_addn(b, &sep, 1);
-			sb_cell(b, &cells[k * NSTATS + s]);
-		}
-		sb_add(b, "\n");
-	}
+/* A row per statistic, its name then its value in each column. */
+static bool row(void *ctx, uint64_t r, struct wval *cells)
+{
+	const struct table *t = ctx;
+
+	cells[0] = (struct wval){ .kind = W_STR, .s = stat_names[r] };
+	for (unsigned k = 0; k < t->cols; k++)
+		cells[1 + k] = cell_value(&t->cells[k * NSTATS + r]);
+	return true;
 }
 
-static void emit_json(const struct cli *c, struct sbuf *b,
-		      const struct cell *cells, unsigned cols)
+/* json: a list per statistic, its value in each column */
+static bool get(void *ctx, int id, uint64_t i, uint64_t j, struct wval *v)
 {
-	sb_addf(b, "{\"command\":\"stats\",\"type\":\"%s\",\"columns\":%u",
-		type_name(c->job.dtype.type), cols);
-	for (int s = 0; s < NSTATS; s++) {
-		sb_addf(b, ",\"%s\":[", stat_names[s]);
-		for (unsigned k = 0; k < cols; k++) {
-			const struct cell *x = &cells[k * NSTATS + s];
-
-			if (k)
-				sb_add(b, ",");
-			if (x->none)
-				sb_add(b, "null");
-			else if (x->is_int)
-				sb_add(b, x->text);
-			else
-				sb_json_double(b, x->f);
-		}
-		sb_add(b, "]");
-	}
-	sb_add(b, "}\n");
-}
-
-static void emit_binary(const struct cli *c, struct sbuf *b,
-			const struct cell *cells, unsigned cols)
-{
-	if (c->format == FMT_NPY) {
-		uint64_t dims[2] = { NSTATS, cols };
-
-		npy_header(b, "<f8", dims, cols == 1 ? 1 : 2, 0);
-	}
-	for (int s = 0; s < NSTATS; s++)
-		for (unsigned k = 0; k < cols; k++)
-			sb_addn(b, &cells[k * NSTATS + s].f, 8);
+	*v = cell_value(&((const struct table *)ctx)->cells[j * NSTATS + id]);
+	return true;
 }
 
 /* The cells printed from the accumulators count in their limit. */
@@ -203,14 +167,23 @@ static int stats_done(struct cli *c, void *acc, struct sbuf *b,
 		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
 	for (unsigned k = 0; k < n; k++)
 		column_cells(c->job.dtype.type, &cols[k], &cells[k * NSTATS]);
-	if (c->format == FMT_JSON)
-		emit_json(c, b, cells, n);
-	else if (c->format == FMT_BINARY || c->format == FMT_NPY)
-		emit_binary(c, b, cells, n);
-	else
-		emit_table(c, b, cells, n);
+	struct table t = { cells, n };
+	struct wfield fields[NSTATS];
+	const struct wresult r = {
+		.ctx = &t, .rows = NSTATS, .cells = 1 + n, .text_from = 0,
+		.array_from = 1, .row = row, .descr = "<f8",
+		.ndim = n == 1 ? 1 : 2, .dims = { NSTATS, n },
+		.names = (const char *const[]){ "stat", "value" }, .nnames = 2,
+		.labels = 1, .fields = fields, .nfields = NSTATS,
+	};
+
+	for (int s = 0; s < NSTATS; s++)
+		fields[s] = (struct wfield){ .name = stat_names[s], .depth = 1,
+					     .m = n, .get = get, .id = s };
+	int rc = writer_put(c, &r, b, err);
+
 	free(cells);
-	return 0;
+	return rc;
 }
 
 static const struct pass stats_passes[] = {

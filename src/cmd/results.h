@@ -1,8 +1,8 @@
 /*
  * results.h - one row of results, one value per column, as sum, reduce and
- * dot print it: a line of values (with a header line for tsv and csv), one
- * json object, or 8 bytes a value (f64, or i64/u64 for integer types) for
- * binary and npy. docs/OUTPUT.md has the formats.
+ * dot print it, described for the writer (writer.h): a line of values, one
+ * json object with "result", or 8 bytes a value (f64, or i64/u64 for
+ * integer types) for binary and npy. docs/OUTPUT.md has the formats.
  */
 #ifndef RESULTS_H
 #define RESULTS_H

@@ -1,0 +1,146 @@
+/*
+ * wr_array.c - binary and npy (writer.h): the values of the table's rows,
+ * each 8 bytes little-endian in the result's dtype, row after row; npy
+ * puts its header first. --per-file stacks the npy results along a new
+ * first axis.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "writer.h"
+
+/* v as the 8 bytes of dtype descr. */
+static int value_bits(const struct cli *c, const char *descr,
+		      const struct wval *v, uint64_t *bits, struct gs_err *err)
+{
+	bool sgn = descr[1] == 'i';
+	double f;
+	char *end;
+
+	if (descr[1] != 'f' && (v->kind == W_U64 || v->kind == W_I64)) {
+		*bits = v->kind == W_U64 ? v->u : (uint64_t)v->i;
+		return 0;
+	}
+	if (descr[1] == 'f') {
+		f = v->kind == W_F64 || v->kind == W_DEC ? v->f
+		  : v->kind == W_U64 ? (double)v->u
+		  : v->kind == W_I64 ? (double)v->i : (double)NAN;
+		memcpy(bits, &f, 8);
+		return 0;
+	}
+	if (v->kind != W_DEC)
+		return gs_fail(err, GS_ERUNTIME, c->cmd, "no result for empty input");
+	errno = 0;
+	if (sgn)
+		*bits = (uint64_t)strtoll(v->s, &end, 10);
+	else
+		*bits = v->s[0] == '-' ? (errno = ERANGE, 0)
+				       : strtoull(v->s, &end, 10);
+	if (errno)
+		return gs_fail(err, GS_ERUNTIME, c->cmd,
+			       "result %s does not fit %s for binary output",
+			       v->s, sgn ? "i64" : "u64");
+	return 0;
+}
+
+static int put(const struct cli *c, const struct wresult *r, struct sbuf *b,
+	       struct gs_err *err)
+{
+	struct wval *v = writer_cells(r, err);
+	int rc = 0;
+
+	if (!v)
+		return -1;
+	if (c->format == FMT_NPY)
+		npy_header(b, r->descr, r->dims, r->ndim, 0);
+	for (uint64_t i = 0; i < r->rows && rc == 0; i++) {
+		if (!r->row(r->ctx, i, v))
+			continue;
+		for (unsigned j = r->array_from; j < r->cells && rc == 0; j++) {
+			unsigned char out[8];
+			uint64_t bits = 0;
+
+			rc = value_bits(c, r->descr, &v[j], &bits, err);
+			for (int k = 0; k < 8; k++)
+				out[k] = (unsigned char)(bits >> (8 * k));
+			if (rc == 0)
+				sb_addn(b, out, 8);
+		}
+	}
+	free(v);
+	return rc;
+}
+
+/* ---- --per-file: npy ---------------------------------------------------- */
+
+#define NPY_DIMS_MAX 4
+
+/* The descr, shape and data of an npy this program wrote (report.c's
+ * npy_header: version 1.0, C order); false if it is not one. */
+static bool npy_parse(const struct sbuf *r, char *descr, size_t dn,
+		      uint64_t *dims, int *ndim, size_t *data)
+{
+	const unsigned char *u = (const unsigned char *)r->p;
+	const char *h, *p, *q;
+	size_t hlen;
+
+	if (r->len < 10 || memcmp(r->p, "\x93NUMPY\x01\x00", 8))
+		return false;
+	hlen = (size_t)u[8] | (size_t)u[9] << 8;
+	if (10 + hlen > r->len)
+		return false;
+	h = r->p + 10;
+	if (!(p = strstr(h, "'descr': '")) || !(q = strchr(p += 10, '\'')) ||
+	    (size_t)(q - p) >= dn || p > h + hlen)
+		return false;
+	memcpy(descr, p, (size_t)(q - p));
+	descr[q - p] = '\0';
+	if (!(p = strstr(h, "'shape': (")) || p > h + hlen)
+		return false;
+	for (p += 10, *ndim = 0; *p != ')'; ) {
+		char *e;
+
+		if (*ndim == NPY_DIMS_MAX)
+			return false;
+		dims[(*ndim)++] = strtoull(p, &e, 10);
+		if (e == p)
+			return false;
+		p = e + strspn(e, ", ");
+	}
+	*data = 10 + hlen;
+	return true;
+}
+
+/* The results as one array with a first axis of one row per result. */
+static int npy_join(const struct cli *c, const struct sbuf *body,
+		    const char *const *names, int n, struct sbuf *b,
+		    struct gs_err *err)
+{
+	char descr[16], d[16];
+	uint64_t dims[NPY_DIMS_MAX + 1], e[NPY_DIMS_MAX];
+	int ndim, nd;
+	size_t at;
+
+	if (n == 0)
+		return 0;
+	if (!npy_parse(&body[0], descr, sizeof(descr), dims + 1, &ndim, &at))
+		return gs_fail(err, GS_ERUNTIME, "", "internal: not an npy result");
+	for (int i = 1; i < n; i++)
+		if (!npy_parse(&body[i], d, sizeof(d), e, &nd, &at) ||
+		    strcmp(d, descr) || nd != ndim ||
+		    memcmp(e, dims + 1, (size_t)nd * sizeof(*e)))
+			return gs_fail(err, GS_ERUNTIME, names[i] ? names[i]
+				       : "total", "--per-file: its result's shape "
+				       "differs from the first operand's");
+	dims[0] = (uint64_t)n;
+	npy_header(b, descr, dims, ndim + 1, 0);
+	for (int i = 0; i < n; i++) {
+		npy_parse(&body[i], d, sizeof(d), e, &nd, &at);
+		sb_addn(b, body[i].p + at, body[i].len - at);
+	}
+	return 0;
+}
+
+const struct wformat wr_binary = { put, writer_concat };
+const struct wformat wr_npy = { put, npy_join };

@@ -1,0 +1,143 @@
+/*
+ * wr_table.c - text, tsv and csv (writer.h): a line per row, its cells
+ * between tabs or commas; tsv and csv begin with a header line. text
+ * leaves out the labels that only a header explains.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "writer.h"
+
+static bool has_header(enum gs_format f)
+{
+	return f == FMT_TSV || f == FMT_CSV;
+}
+
+void writer_add_text(struct sbuf *b, const struct wval *v)
+{
+	switch (v->kind) {
+	case W_NONE:
+		break;
+	case W_F64:
+		sb_double(b, v->f);
+		break;
+	case W_U64:
+		sb_u64(b, v->u);
+		break;
+	case W_I64:	/* without printf: hist's values are millions */
+		if (v->i < 0)
+			sb_add(b, "-");
+		sb_u64(b, v->i < 0 ? 0 - (uint64_t)v->i : (uint64_t)v->i);
+		break;
+	case W_DEC:
+	case W_STR:
+		sb_add(b, v->s);
+		break;
+	}
+}
+
+static void add_header(struct sbuf *b, const struct wresult *r,
+		       unsigned from, char sep)
+{
+	unsigned per = r->nnames - r->labels;
+	bool many = r->cells - r->labels > per;
+
+	for (unsigned j = from; j < r->cells; j++) {
+		unsigned v = j - r->labels;
+
+		if (j > from)
+			sb_addn(b, &sep, 1);
+		if (j < r->labels)
+			sb_add(b, r->names[j]);
+		else if (!many)
+			sb_add(b, r->names[r->labels + v]);
+		else
+			sb_addf(b, "%s_%u", r->names[r->labels + v % per], v / per);
+	}
+	sb_add(b, "\n");
+}
+
+static int put(const struct cli *c, const struct wresult *r, struct sbuf *b,
+	       struct gs_err *err)
+{
+	char sep = c->format == FMT_CSV ? ',' : '\t';
+	unsigned from = has_header(c->format) ? r->table_from : r->text_from;
+	struct wval *v = writer_cells(r, err);
+
+	if (!v)
+		return -1;
+	if (has_header(c->format))
+		add_header(b, r, from, sep);
+	for (uint64_t i = 0; i < r->rows; i++) {
+		if (!r->row(r->ctx, i, v))
+			continue;
+		for (unsigned j = from; j < r->cells; j++) {
+			if (j > from)
+				sb_addn(b, &sep, 1);
+			writer_add_text(b, &v[j]);
+		}
+		sb_addn(b, "\n", 1);
+	}
+	free(v);
+	return 0;
+}
+
+/* ---- --per-file ------------------------------------------------------------ */
+
+/* A csv field, quoted as RFC 4180 asks where it holds a separator, a quote
+ * or a line end. */
+static void add_csv_field(struct sbuf *b, const char *s)
+{
+	if (!s[strcspn(s, ",\"\r\n")]) {
+		sb_add(b, s);
+		return;
+	}
+	sb_add(b, "\"");
+	for (; *s; s++)
+		if (*s == '"')
+			sb_add(b, "\"\"");
+		else
+			sb_addn(b, s, 1);
+	sb_add(b, "\"");
+}
+
+static void add_label(struct sbuf *b, enum gs_format f, const char *name)
+{
+	sb_addn(b, f == FMT_CSV ? "," : "\t", 1);
+	if (f == FMT_CSV)
+		add_csv_field(b, name);
+	else
+		sb_add(b, name);
+}
+
+/* Every line of body with name after it; the header line (tsv, csv) kept
+ * only for the first result, with "file" after it. */
+static void join_one(const struct cli *c, const struct sbuf *body,
+		     const char *name, bool first, struct sbuf *b)
+{
+	const char *p = body->p, *end = body->p + body->len;
+	bool header = has_header(c->format);
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+		if (!header || first) {
+			sb_addn(b, p, n);
+			add_label(b, c->format, header ? "file" : name);
+			sb_add(b, "\n");
+		}
+		header = false;
+		p += n + 1;
+	}
+}
+
+static int join(const struct cli *c, const struct sbuf *body,
+		const char *const *names, int n, struct sbuf *b,
+		struct gs_err *err)
+{
+	for (int i = 0; i < n; i++)
+		join_one(c, &body[i], names[i] ? names[i] : "total", i == 0, b);
+	return 0;
+}
+
+const struct wformat wr_table = { put, join };

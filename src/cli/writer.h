@@ -1,0 +1,133 @@
+/*
+ * writer.h - the one result writer. A command describes its result (a
+ * table of values with its header, the dtype and shape of its array, and
+ * the fields of its json object) and writer_put() writes it in the -f
+ * format, each format in one file:
+ *
+ *   text, tsv, csv   wr_table.c   a line per row, the cells between tabs
+ *                                 (csv: commas); tsv and csv put a header
+ *                                 line first
+ *   json             wr_json.c    one object: "command", "type",
+ *                                 "columns", then the result's fields
+ *   binary, npy      wr_array.c   the table's values as 8-byte numbers,
+ *                                 row after row; npy with its header
+ *
+ * --per-file's joining of one result per operand goes by format as well
+ * (perfile.h). A new format is one more file and a row of writer.c's
+ * table. docs/OUTPUT.md has what each command prints.
+ */
+#ifndef WRITER_H
+#define WRITER_H
+
+#include "cli.h"
+#include "report.h"
+
+/* One value, and how each format writes it:
+ *
+ *   kind     text   json        f8 array     u8, i8 array
+ *   W_NONE   ""     null        NaN          an error
+ *   W_F64    f      f ("nan")   f            an error: no result
+ *   W_U64    u      u           (double)u    u
+ *   W_I64    i      i           (double)i    i
+ *   W_DEC    s      s           f            s, where it fits
+ *   W_STR    s      "s"         (a label: never in an array)
+ */
+enum wkind { W_NONE, W_F64, W_U64, W_I64, W_DEC, W_STR };
+
+struct wval {
+	enum wkind kind;
+	double f;		/* W_F64; W_DEC's value rounded */
+	uint64_t u;		/* W_U64 */
+	int64_t i;		/* W_I64 */
+	const char *s;		/* W_DEC's exact digits, W_STR's text */
+};
+
+static inline struct wval wv_u64(uint64_t u)
+{
+	return (struct wval){ .kind = W_U64, .u = u };
+}
+
+static inline struct wval wv_f64(double f)
+{
+	return (struct wval){ .kind = W_F64, .f = f };
+}
+
+/* A json field: one value (depth 0), a list of m values (depth 1) or n
+ * lists of m values each (depth 2). Value j of list i is get(ctx, id, i,
+ * j) (false: leave it out), or, without get, the u64 at base + j * stride.
+ * With len, list i holds len(ctx, i) values. With str, the value is that
+ * string. */
+struct wfield {
+	const char *name;
+	int depth;
+	uint64_t n, m;
+	bool (*get)(void *ctx, int id, uint64_t i, uint64_t j, struct wval *v);
+	int id;
+	uint64_t (*len)(void *ctx, uint64_t i);
+	const void *base;
+	size_t stride;
+	const char *str;
+};
+
+struct wresult {
+	void *ctx;		/* the command's, for the callbacks */
+
+	/* The table: rows of `cells` values each. row() fills row r's
+	 * (asked in order, each once per format written); false leaves the
+	 * row out. text prints cells [text_from, cells) of each row, tsv and
+	 * csv [table_from, cells) (labels a header explains), binary and npy
+	 * [array_from, cells). */
+	uint64_t rows;
+	unsigned cells, text_from, table_from, array_from;
+	bool (*row)(void *ctx, uint64_t r, struct wval *cells);
+	/* The header (tsv, csv): the first `labels` cells are named by
+	 * names[0..labels), the rest, each column's values in turn, by the
+	 * other names with "_COLUMN" after them where there are columns. */
+	const char *const *names;
+	unsigned nnames, labels;
+
+	/* binary, npy: the dtype ("<f8", "<u8" or "<i8") and the shape of
+	 * the rows kept */
+	const char *descr;
+	int ndim;
+	uint64_t dims[2];
+
+	/* json: "op" after "command" where set, then "type", "columns" and
+	 * the fields */
+	const char *op;
+	const struct wfield *fields;
+	unsigned nfields;
+};
+
+/* r in c->format into b; 0, or -1 with err (a value that the binary
+ * dtype cannot hold). c->cmd names the command. */
+int writer_put(const struct cli *c, const struct wresult *r, struct sbuf *b,
+	       struct gs_err *err);
+
+/* The dtype of one 8-byte value of type t's results: "<f8", "<i8", "<u8". */
+const char *writer_descr(enum gs_type t);
+
+/* A format: how it writes a result, and how --per-file joins each
+ * operand's result as formatted into one (names[i] NULL: the total). */
+struct wformat {
+	int (*put)(const struct cli *c, const struct wresult *r,
+		   struct sbuf *b, struct gs_err *err);
+	int (*join)(const struct cli *c, const struct sbuf *body,
+		    const char *const *names, int n, struct sbuf *b,
+		    struct gs_err *err);
+};
+
+/* wr_table.c, wr_json.c, wr_array.c (binary and npy), writer.c (state) */
+extern const struct wformat wr_table, wr_json, wr_binary, wr_npy, wr_state;
+
+const struct wformat *writer_format(enum gs_format f);
+
+/* Helpers of the formats: room for a row's cells; a value as text
+ * writes it; each result's bytes one after another (binary, state). */
+struct wval *writer_cells(const struct wresult *r, struct gs_err *err);
+void writer_add_text(struct sbuf *b, const struct wval *v);
+int writer_concat(const struct cli *c, const struct sbuf *body,
+		  const char *const *names, int n, struct sbuf *b,
+		  struct gs_err *err);
+
+#endif
