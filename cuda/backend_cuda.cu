@@ -47,8 +47,6 @@ static const struct gpu_ops *const gpu_ops_table[] = {
 #undef GPU
 #undef NO_GPU
 };
-static_assert(sizeof(gpu_ops_table) / sizeof(gpu_ops_table[0]) == GS_NCMDS,
-	      "one row per operation");
 
 static const struct gpu_ops *ops_for(const struct gs_job *job)
 {
