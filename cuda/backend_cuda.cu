@@ -36,21 +36,17 @@ int cuda_fail(struct gs_err *err, cudaError_t e, const char *call,
 		       cudaGetErrorString(e), call, file, line);
 }
 
-/* The GPU entry points of each operation (src/ops/operation.c), in the
- * order of enum gs_cmd. A scan has its own API (scan.h). */
+/* The GPU entry points of each operation: the gpu column of ops.def, in
+ * the order of enum gs_cmd. A scan has its own API (scan.h). */
 static const struct gpu_ops *const gpu_ops_table[] = {
-	&gpu_hist_ops,		/* CMD_HIST */
-	&gpu_stats_ops,		/* CMD_STATS */
-	&gpu_dot_ops,		/* CMD_DOT */
-	&gpu_reduce_ops,	/* CMD_REDUCE */
-	NULL,			/* CMD_SCAN */
-	&gpu_stats_ops,		/* CMD_MINMAX: the stats' min and max */
-	&gpu_select_ops,	/* CMD_SELECT: radix select's histograms */
-	&gpu_select_ops,	/* CMD_COLLECT: the last buckets' keys */
-	&gpu_select_ops,	/* CMD_MODECOUNT: mode's hash tables */
+#define OPERATION(id, name, cpu, gpu, ...) gpu,
+#define GPU(x) &x
+#define NO_GPU NULL
+#include "ops.def"
+#undef OPERATION
+#undef GPU
+#undef NO_GPU
 };
-static_assert(sizeof(gpu_ops_table) / sizeof(gpu_ops_table[0]) == GS_NCMDS,
-	      "one row per operation");
 
 static const struct gpu_ops *ops_for(const struct gs_job *job)
 {

@@ -38,11 +38,15 @@ struct gpu_ops {
 				cudaStream_t s);
 };
 
-extern const struct gpu_ops gpu_reduce_ops;	/* reduce_kernels.cu */
-extern const struct gpu_ops gpu_stats_ops;	/* stats_kernels.cu */
-extern const struct gpu_ops gpu_dot_ops;	/* dot_kernels.cu */
-extern const struct gpu_ops gpu_hist_ops;	/* hist_kernels.cu */
-extern const struct gpu_ops gpu_select_ops;	/* select_kernels.cu */
+/* Each operation's entry points: the GPU(x) of its row of ops.def, defined
+ * by its *_kernels.cu. */
+#define OPERATION(id, name, cpu, gpu, ...) gpu
+#define GPU(x) extern const struct gpu_ops x;
+#define NO_GPU
+#include "ops.def"
+#undef OPERATION
+#undef GPU
+#undef NO_GPU
 
 /* Check a CUDA call: on failure, return its error (the caller turns it into
  * a struct gs_err with the call's text and file:line, see CUDA_TRY). */

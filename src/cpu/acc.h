@@ -121,10 +121,13 @@ struct acc_kernels {
 			const void *data, const void *data2, size_t nrec);
 };
 
-extern const struct acc_kernels hist_kernels, stats_kernels, dot_kernels,
-	reduce_kernels;
+/* Each operation's kernels: the cpu column of ops.def, defined by its
+ * cpu_*.c. */
+#define OPERATION(id, name, cpu, ...) extern const struct acc_kernels cpu;
+#include "ops.def"
+#undef OPERATION
 
-/* The kernels of job->cmd's operation (ops/operation.c: a scan's are
+/* The kernels of job->cmd's operation (ops.def's cpu column: a scan's are
  * reduce_kernels, its state being the reduction of everything before it;
  * a ranged hist's range pass, CMD_MINMAX, uses stats_kernels). */
 const struct acc_kernels *acc_kernels_for(const struct gs_job *job);

@@ -84,13 +84,14 @@ struct auto_rate {
 	const char *what;
 };
 
-/* The first row that matches the job. cpu_me from --backend cpu on 16
- * threads: sum f32 1 GiB in 0.182 s (5.9 GB/s), hist u8 4 GiB 0.507 s,
- * hist f32 100 bins 1 GiB 0.364 s, scan f32 1 GiB 0.356 s; stats, dot and
- * max by their ratio to the sum on one core (1.04, 1.09, 2.06). gpu_gbs:
- * --backend cuda reads 8 GiB in 0.29 s of busy time (30 GB/s); a scan
- * also copies and writes its output back. A row that is off is corrected
- * while the run goes (the revision, auto_plan_late). */
+/* The first row that matches the job, else its operation's own (the RATE
+ * of its row of ops.def, measured as these are). cpu_me from --backend cpu
+ * on 16 threads: sum f32 1 GiB in 0.182 s (5.9 GB/s), hist u8 4 GiB
+ * 0.507 s, hist f32 100 bins 1 GiB 0.364 s, scan f32 1 GiB 0.356 s; stats,
+ * dot and max by their ratio to the sum on one core (1.04, 1.09, 2.06).
+ * gpu_gbs: --backend cuda reads 8 GiB in 0.29 s of busy time (30 GB/s);
+ * a scan also copies and writes its output back. A row that is off is
+ * corrected while the run goes (the revision, auto_plan_late). */
 static const struct auto_rate auto_rates[] = {
 	{ CMD_HIST, -1, 0, -1, 530, 30, "a histogram of one bin per value" },
 	/* the vectorized f32 kernels, --backend cpu on 8 GiB of f32 normals
@@ -98,8 +99,6 @@ static const struct auto_rate auto_rates[] = {
 	 * 0.451 s, reduce max 0.229 s (the rows for other types are the
 	 * figures above) */
 	{ CMD_HIST, -1, 1, GS_F32, 109, 30, "a histogram of ranged bins" },
-	{ CMD_HIST, -1, 1, -1, 46, 30, "a histogram of ranged bins" },
-	{ CMD_MINMAX, -1, -1, -1, 190, 30, "the range of a histogram" },
 	{ CMD_STATS, -1, -1, GS_F32, 255, 30, "stats" },
 	/* the narrow integer blocks (one column of 8- or 16-bit values, or
 	 * 2, 3, 4, 6 or 8 of them in lanes; other counts are slower, and the
@@ -109,7 +108,6 @@ static const struct auto_rate auto_rates[] = {
 	{ CMD_STATS, -1, -1, GS_I8, 1000, 30, "stats" },
 	{ CMD_STATS, -1, -1, GS_U16, 640, 30, "stats" },
 	{ CMD_STATS, -1, -1, GS_I16, 640, 30, "stats" },
-	{ CMD_STATS, -1, -1, -1, 96, 30, "stats" },
 	{ CMD_DOT, -1, -1, GS_F32, 297, 30, "a dot product" },
 	/* the narrow integer blocks: --pairs per byte 0.87 (i16) and 0.59
 	 * (u8) of the f32 kernel's on one thread */
@@ -117,7 +115,6 @@ static const struct auto_rate auto_rates[] = {
 	{ CMD_DOT, -1, -1, GS_I8, 700, 30, "a dot product" },
 	{ CMD_DOT, -1, -1, GS_U16, 510, 30, "a dot product" },
 	{ CMD_DOT, -1, -1, GS_I16, 510, 30, "a dot product" },
-	{ CMD_DOT, -1, -1, -1, 100, 30, "a dot product" },
 	/* f32 sums: windowed doubles (cpu_fsum32.c) on the file mapped in
 	 * place; 8 GiB on 16 threads in 0.291 s */
 	{ CMD_REDUCE, OP_SUM, -1, GS_F32, 460, 30, "a sum" },
@@ -134,22 +131,18 @@ static const struct auto_rate auto_rates[] = {
 	{ CMD_REDUCE, OP_SUM, -1, -1, 92, 30, "a sum" },
 	{ CMD_REDUCE, OP_MIN, -1, -1, 585, 30, "a minimum" },
 	{ CMD_REDUCE, OP_MAX, -1, -1, 585, 30, "a maximum" },
-	{ CMD_REDUCE, -1, -1, -1, 190, 30, "a reduction" },
-	/* quantile's passes (mode of 8/16-bit types is the first): on one
-	 * core a select pass over 64M f32 takes 0.11 to 0.17 s of submit, the
-	 * sum 0.155 s, so about the sum's rate. Mode's hash tables: one core
-	 * inserts 8M u32 of 1000 values at 420 M/s, 64M random ones (a table
-	 * past its limit) at 4 M/s. With an H100 (bench/RESULTS.md) the GPU's
-	 * select passes are exact but slower end to end than the CPU's at
-	 * 1 GiB (quantile f32 0.79 s
-	 * against 0.42, f64 0.90 against 0.25; mode u8/u16 0.61 against
+	/* ops.def's rates of quantile's passes (mode of 8/16-bit types is
+	 * the first) and mode's hash tables: on one core a select pass over
+	 * 64M f32 takes 0.11 to 0.17 s of submit, the sum 0.155 s, so about
+	 * the sum's rate. Mode's hash tables: one core inserts 8M u32 of 1000
+	 * values at 420 M/s, 64M random ones (a table past its limit) at
+	 * 4 M/s. With an H100 (bench/RESULTS.md) the GPU's select passes are
+	 * exact but slower end to end than the CPU's at 1 GiB (quantile f32
+	 * 0.79 s against 0.42, f64 0.90 against 0.25; mode u8/u16 0.61 against
 	 * 0.17-0.28), and mode's tables are faster on the GPU only on data of
 	 * many distinct values (u32: 0.63 s against 1.00), which auto cannot
 	 * know beforehand: a GPU rate of 0 keeps auto on the CPU for them;
 	 * --backend cuda runs them. */
-	{ CMD_SELECT, -1, -1, -1, 90, 0, "a radix select pass" },
-	{ CMD_COLLECT, -1, -1, -1, 90, 0, "a radix select's collect pass" },
-	{ CMD_MODECOUNT, -1, -1, -1, 20, 0, "mode's hash tables" },
 	/* the 64-bit integer scan (a sum of 8- to 32-bit values into i64 or
 	 * u64): i16 about 1000 M/s on one thread; sixteen threads write 8
 	 * bytes an element, so a quarter */
@@ -159,7 +152,17 @@ static const struct auto_rate auto_rates[] = {
 	{ CMD_SCAN, OP_SUM, -1, GS_I16, 250, 15, "a scan" },
 	{ CMD_SCAN, OP_SUM, -1, GS_U32, 250, 15, "a scan" },
 	{ CMD_SCAN, OP_SUM, -1, GS_I32, 250, 15, "a scan" },
-	{ CMD_SCAN, -1, -1, -1, 47, 15, "a scan" },
+};
+
+/* Each operation's own rate, for any job of it: the RATE column of
+ * ops.def, in the order of enum gs_cmd. */
+static const struct auto_rate op_rates[] = {
+#define OPERATION(id, name, cpu, gpu, state, rate, ...) \
+	{ CMD_##id, -1, -1, -1, rate },
+#define RATE(cpu_me, gpu_gbs, what) cpu_me, gpu_gbs, what
+#include "ops.def"
+#undef OPERATION
+#undef RATE
 };
 
 static const struct auto_rate *rate_of(const struct gs_job *job)
@@ -175,7 +178,7 @@ static const struct auto_rate *rate_of(const struct gs_job *job)
 		    (r->type < 0 || r->type == (int)job->dtype.type))
 			return r;
 	}
-	return &auto_rates[n - 1];	/* none: the slowest */
+	return &op_rates[job->cmd];
 }
 
 /* The CPU's rate for job on threads threads, in bytes of input per second. */

@@ -11,7 +11,7 @@
  * then, and hands over the same way), a pipe always (its rate against the
  * input's). Products (reduce and scan) stay on the CPU.
  * --devices takes the GPUs from the first chunk, whatever --backend says
- * (but cpu). The kernels of a job are its operation's (operation.c).
+ * (but cpu). The kernels of a job are its operation's (ops.def).
  */
 #include <stdio.h>
 #include <string.h>

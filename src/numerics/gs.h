@@ -69,14 +69,15 @@ int gs_fail(struct gs_err *err, int code, const char *where, const char *fmt, ..
 
 /* ---- the job ----------------------------------------------------------- */
 
-/* The accumulating operation of a pass (ops/operation.c has one record
- * per value). Commands (cmd/) choose them: stats and count run CMD_STATS, a
- * ranged hist without --range CMD_MINMAX and then CMD_HIST, quantile and
- * median CMD_SELECT passes (and one CMD_COLLECT), mode CMD_SELECT or
- * CMD_MODECOUNT. */
+/* The accumulating operation of a pass, one per row of ops.def (which
+ * registers each everywhere it is needed). Commands (cmd/) choose them:
+ * stats and count run CMD_STATS, a ranged hist without --range CMD_MINMAX
+ * and then CMD_HIST, quantile and median CMD_SELECT passes (and one
+ * CMD_COLLECT), mode CMD_SELECT or CMD_MODECOUNT. */
 enum gs_cmd {
-	CMD_HIST, CMD_STATS, CMD_DOT, CMD_REDUCE, CMD_SCAN, CMD_MINMAX,
-	CMD_SELECT, CMD_COLLECT, CMD_MODECOUNT,	/* cpu/select.h */
+#define OPERATION(id, ...) CMD_##id,
+#include "ops.def"
+#undef OPERATION
 	GS_NCMDS
 };
 

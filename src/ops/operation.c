@@ -1,10 +1,10 @@
 /*
- * operation.c - the registry of operations (see operation.h), in the order
- * of enum gs_cmd.
+ * operation.c - the registry of operations (see operation.h): a record per
+ * row of ops.def, in the order of enum gs_cmd.
  */
 #include "operation.h"
-#include "select.h"
 
+/* What the ZERO_SIGN columns of ops.def name. */
 static bool float_input(const struct gs_job *job)
 {
 	return type_is_float(job->dtype.type);
@@ -35,25 +35,23 @@ static void reduce_negzero(void *acc, unsigned col, bool negzero)
 }
 
 static const struct operation operations[] = {
-	[CMD_HIST] = { .name = "hist", .cpu = &hist_kernels,
-		       .state = &hist_state },
-	[CMD_STATS] = { .name = "stats", .cpu = &stats_kernels,
-			.state = &stats_state,
-			.zero_sign = float_input, .zero_sign_skips_nan = true,
-			.set_negzero = stats_negzero },
-	[CMD_DOT] = { .name = "dot", .cpu = &dot_kernels,
-		      .state = &dot_state },
-	[CMD_REDUCE] = { .name = "reduce", .cpu = &reduce_kernels,
-			 .state = &reduce_state,
-			 .zero_sign = float_sum, .set_negzero = reduce_negzero },
-	[CMD_SCAN] = { .name = "scan", .cpu = &reduce_kernels, .stream = true,
-		       .zero_sign = float_scan_sum },
-	/* a ranged hist's first pass: the stats' min and max */
-	[CMD_MINMAX] = { .name = "minmax", .cpu = &stats_kernels },
-	/* quantile's radix select and mode's counts (cuda/select_kernels.cu) */
-	[CMD_SELECT] = { .name = "select", .cpu = &select_kernels },
-	[CMD_COLLECT] = { .name = "collect", .cpu = &collect_kernels },
-	[CMD_MODECOUNT] = { .name = "modecount", .cpu = &mode_kernels },
+#define OPERATION(id, nm, kernels, gpu, codec, rate, flow, zero) \
+	{ .name = nm, .cpu = &kernels, .state = codec, .stream = flow, zero },
+#define STATE(x) &x
+#define NO_STATE NULL
+#define FOLD false
+#define STREAM true
+#define ZERO_SIGN(has, skips_nan, set) \
+	.zero_sign = has, .zero_sign_skips_nan = skips_nan, .set_negzero = set
+#define NO_ZERO_SIGN .zero_sign = NULL
+#include "ops.def"
+#undef OPERATION
+#undef STATE
+#undef NO_STATE
+#undef FOLD
+#undef STREAM
+#undef ZERO_SIGN
+#undef NO_ZERO_SIGN
 };
 
 const struct operation *operation_of(const struct gs_job *job)

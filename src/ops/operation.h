@@ -1,15 +1,15 @@
 /*
  * operation.h - the registry of accumulating operations: one record per
  * thing a pass over the stream can compute (a histogram, the statistics,
- * a dot product, a reduction, a scan, the min and max of a range pass).
+ * a dot product, a reduction, a scan, the min and max of a range pass),
+ * made from the rows of ops.def.
  *
  * A command (src/cmd/) plans passes; each pass names its operation in
  * job->cmd, and everything below the command reads this record instead of
  * switching on it: the engine (accumulator sizes, the sign of zero sums),
  * the CPU backend (the exact state and its kernel, from acc.h), and the
- * CUDA backend (its own table of GPU entry points per operation,
- * cuda/backend_cuda.cu). A new operation is one row here, its CPU kernels,
- * and, to run on the GPU, one row there.
+ * CUDA backend (its table of GPU entry points, cuda/backend_cuda.cu, from
+ * the same rows). A new operation is its kernels and one row of ops.def.
  */
 #ifndef OPERATION_H
 #define OPERATION_H
@@ -27,8 +27,14 @@ struct state_codec {
 	 * merges rely on it: a product's bounds normalized); NULL: any is. */
 	bool (*valid)(const struct gs_job *job, const void *acc);
 };
-extern const struct state_codec hist_state, stats_state, dot_state,
-	reduce_state;
+/* Each operation's codec: the STATE(x) of its row of ops.def. */
+#define OPERATION(id, name, cpu, gpu, state, ...) state
+#define STATE(x) extern const struct state_codec x;
+#define NO_STATE
+#include "ops.def"
+#undef OPERATION
+#undef STATE
+#undef NO_STATE
 
 struct operation {
 	const char *name;

@@ -2,9 +2,9 @@
  * state_codec.c - each operation's accumulator as bytes, for `-f state`
  * and `gpustat merge` (docs/STATE.md has the layout): every field a
  * little-endian u64 in a fixed order, whatever the host, so a state written
- * on one machine merges on any other. The codecs are the registry's
- * (operation.c); they never allocate: the caller sizes the buffer with
- * state_bytes and makes the accumulator with acc_init.
+ * on one machine merges on any other. Each is named by the STATE column
+ * of its operation's row of ops.def; they never allocate: the caller sizes
+ * the buffer with state_bytes and makes the accumulator with acc_init.
  */
 #include <string.h>
 #include "operation.h"
