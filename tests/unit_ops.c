@@ -1,7 +1,7 @@
 /*
  * unit_ops.c - what is made from the rows of src/numerics/ops.def agrees with them:
  * enum gs_cmd has one value per row, in their order; each operation's
- * record (engine/operation.c) has its row's name (unique: a state file
+ * record (ops/operation.c) has its row's name (unique: a state file
  * names its operation by it), CPU kernels, state codec and flow; and
  * --backend auto (engine/auto_plan.c) plans a job of it that none of its
  * finer rows matches by the row's RATE: what the reason calls it, the
