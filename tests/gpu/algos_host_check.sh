@@ -3,7 +3,8 @@
 # block-tree replayed on the host against struct xsum). Needs nvcc and the
 # C objects (make). Links algorithm.o too: the check names the algorithms.
 cd "$(dirname "$0")/../.." || exit 2
+. tests/gpu/includes.sh
 objs="build/numerics/xsum.o build/numerics/xprod.o build/numerics/numfmt.o build/numerics/types.o build/cpu/cpu_stats.o build/cpu/cpu_hist.o build/cpu/cpu_dot.o build/cpu/cpu_reduce.o build/cpu/cpu_fsum32.o build/cpu/cpu_avx2.o build/cpu/cpu_scan.o build/ops/algorithm.o"
-${NVCC:-nvcc} -std=c++17 -O2 -Isrc -Isrc/cli -Isrc/cmd -Isrc/cpu -Isrc/engine -Isrc/input -Isrc/numerics -Icuda -Icuda/algos -Xcompiler -Wall,-Wextra -o build/algos_host_check \
+${NVCC:-nvcc} -std=c++17 -O2 $GS_INC -Xcompiler -Wall,-Wextra -o build/algos_host_check \
 	tests/gpu/algos_host_check.cu $objs -lzstd -lpthread -lm || exit 1
 exec build/algos_host_check
