@@ -34,7 +34,7 @@ struct xsum {
 	bool nan, pinf, ninf;
 	/* An exact zero rounds to -0: every term was -0, as IEEE addition
 	 * gives. The adders cannot see it (an exact sum has no sign of zero);
-	 * the engine sets it from the terms it saw (engine.c). */
+	 * the engine sets it from the terms it saw (zero_sign.c). */
 	bool negzero;
 };
 
