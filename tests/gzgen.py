@@ -27,6 +27,13 @@ needs to know about them.
   gzgen.py bound OUT RAW       members of zeros of 32 MiB - 1, 32 MiB and
                                32 MiB + 1 (a span's bound: gzmembers.h),
                                random ones between them; RAW gets the data
+  gzgen.py straddle OUT RAW    stored members of random bytes laid so that
+                               at each multiple of 64 KiB (a span's least
+                               size: gzmembers.c) a member header, one with
+                               every optional field or an empty member
+                               begins a few bytes before, at or after it,
+                               or a trailer ends 3 bytes past it; RAW gets
+                               the data
   gzgen.py pieces FILE AT...   FILE to stdout, cut at each AT with a pause
   gzgen.py starts FILE         where each member of FILE begins, one a line
                                (walked by inflating each member)
@@ -162,6 +169,48 @@ def bound(raw_out):
     return bytes(out + gzip.compress(data, mtime=0))
 
 
+def straddle(raw_out):
+    rng = random.Random(32)
+    out, raw = bytearray(), open(raw_out, "wb")
+
+    def put(data, flg=0, level=0):
+        head = bytes([0x1F, 0x8B, 8, flg, 0, 0, 0, 0, 0, 255])
+        if flg & 0x04:
+            head += struct.pack("<H", 4) + b"ab\0\0"
+        if flg & 0x08:
+            head += b"nm\0"
+        if flg & 0x10:
+            head += b"cm\0"
+        if flg & 0x02:
+            head += struct.pack("<H", zlib.crc32(head) & 0xFFFF)
+        out.extend(head + deflate(data, level) + trailer(data))
+        raw.write(data)
+
+    def pad_to(pos):	# stored members of random bytes, 23 bytes more
+        while len(out) < pos:
+            need = pos - len(out)
+            k = min(need - 23, 30000)
+            if need - 23 - k < 100 and need - 23 != k:
+                k -= 200
+            put(rng.randbytes(k))
+        assert len(out) == pos
+
+    for i, (delta, flg) in enumerate([(-3, 0x0E), (-1, 0), (0, 0), (1, 0x1E),
+                                      (-9, 0x02), (-10, 0x0C), (3, None),
+                                      (-2, 0x1E)]):
+        at = (64 << 10) * (i + 1) + delta
+        if flg is None:	# a member whose trailer ends at
+            pad_to(at - 500)
+            put(rng.randbytes(500 - 23))
+            continue
+        pad_to(at)
+        if i % 2:
+            put(b"", flg)
+        put(rng.randbytes(rng.randrange(1, 5000)), flg, rng.choice([0, 6]))
+    pad_to((64 << 10) * 10 + 1000)
+    return bytes(out)
+
+
 def starts(data):
     at, res = 0, []
     while at < len(data):
@@ -203,6 +252,8 @@ def main():
     elif cmd == "many":
         raw = open(sys.argv[2], "rb").read()
         open(sys.argv[3], "wb").write(many(raw))
+    elif cmd == "straddle":
+        open(sys.argv[2], "wb").write(straddle(sys.argv[3]))
     elif cmd == "bound":
         open(sys.argv[2], "wb").write(bound(sys.argv[3]))
     elif cmd == "flags":

@@ -6,7 +6,8 @@
 # concatenated, of stored members whose data holds whole gzip members (a
 # span's first member header is then one inside another member, and it
 # decodes, CRC32 and all), of members of 32 MiB - 1, 32 MiB and 32 MiB + 1
-# (a span's bound) give the raw bytes, bit for bit, for sum, scan and hist
+# (a span's bound), of members whose header or trailer straddles a span's
+# end give the raw bytes, bit for bit, for sum, scan and hist
 # with -j 1 and -j 4, from a file and stdin as a file; -v says most of
 # them were decoded in parallel (before, all of them as one stream). A
 # byte inverted in a member's data, CRC32 or ISIZE, a cut in the last
@@ -112,6 +113,22 @@ case $line in
 *"in parallel on 4 threads"*) ok ;;
 *) bad bound_parallel "-v: '$line'" ;;
 esac
+
+# members whose header (every optional field, or an empty member before
+# it) begins a few bytes before, at or after a span's end, or whose trailer
+# ends past it (spans of 64 KiB here): the same bytes, decoded in
+# parallel; a byte changed near each span's end gives -j 1's one line
+$PY straddle "$T/st.gz" "$T/st.raw"
+"$G" scan -t u8 "$T/st.raw" > "$T/scan.want"
+same straddle "$T/scan.want" "$W4 \$G scan -t u8 -j 4 \$T/st.gz"
+parallel straddle_parallel "$T/st.gz" "$(mib "$T/st.raw")"
+for at in 65533 131071 196610 262146 327680 327683 393216 458754 524290; do
+	python3 -c 'import sys; d = bytearray(open(sys.argv[1], "rb").read()); d[int(sys.argv[3])] ^= 0x5a; open(sys.argv[2], "wb").write(d)' \
+		"$T/st.gz" "$T/stx.gz" $at
+	want=$("$G" scan -t u8 -j 1 "$T/stx.gz" 2>&1 | cksum)
+	got=$(env $W4 "$G" scan -t u8 -j 4 "$T/stx.gz" 2>&1 | cksum)
+	[ "$got" = "$want" ] && ok || bad "straddle_flip_$at" "-j 4 differs from -j 1"
+done
 
 # --- broken files: the same one line with -j 1 and -j 4, exit 1
 z=$T/many.gz
