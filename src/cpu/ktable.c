@@ -1,0 +1,253 @@
+/*
+ * ktable.c - order keys and the group-by table (ktable.h).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cpu_keys.h"
+#include "ktable.h"
+#include "xprod.h"
+
+#define SIGN64 (1ull << 63)
+#define KEY_NAN UINT64_MAX
+
+static uint64_t float_key(double d)
+{
+	uint64_t b;
+
+	if (isnan(d))
+		return KEY_NAN;
+	if (d == 0)
+		d = 0;			/* -0 groups with +0 */
+	memcpy(&b, &d, sizeof(b));
+	return (uint64_t)key64(b) ^ SIGN64;
+}
+
+uint64_t gkey_of(enum gs_type t, const void *p)
+{
+	union { uint8_t u8; int8_t i8; uint16_t u16; int16_t i16;
+		uint32_t u32; int32_t i32; uint64_t u64; int64_t i64;
+		float f; double d; } v;
+
+	memcpy(&v, p, type_size(t));
+	switch (t) {
+	case GS_U8: return v.u8;
+	case GS_I8: return (uint64_t)(int64_t)v.i8 ^ SIGN64;
+	case GS_U16: return v.u16;
+	case GS_I16: return (uint64_t)(int64_t)v.i16 ^ SIGN64;
+	case GS_U32: return v.u32;
+	case GS_I32: return (uint64_t)(int64_t)v.i32 ^ SIGN64;
+	case GS_U64: return v.u64;
+	case GS_I64: return (uint64_t)v.i64 ^ SIGN64;
+	case GS_F16: return float_key(f16_to_f32(v.u16));
+	case GS_BF16: return float_key(bf16_to_f32(v.u16));
+	case GS_F32: return float_key(v.f);
+	default: return float_key(v.d);
+	}
+}
+
+void gkey_value(enum gs_type t, uint64_t k, void *p)
+{
+	uint64_t i = k ^ SIGN64, b;
+	double d;
+	float f;
+	uint16_t h;
+
+	switch (t) {
+	case GS_U8: case GS_U16: case GS_U32: case GS_U64:
+		i = k;
+		/* fall through */
+	case GS_I8: case GS_I16: case GS_I32: case GS_I64:
+		memcpy(p, &i, type_size(t));	/* the low bytes: little-endian */
+		return;
+	default:
+		break;
+	}
+	if (k == KEY_NAN) {
+		d = NAN;
+	} else {
+		b = (uint64_t)key64(k ^ SIGN64);
+		memcpy(&d, &b, sizeof(d));
+	}
+	switch (t) {
+	case GS_F16:
+		h = (uint16_t)round_f64(d, XF_F16);
+		memcpy(p, &h, sizeof(h));
+		break;
+	case GS_BF16:
+		h = (uint16_t)round_f64(d, XF_BF16);
+		memcpy(p, &h, sizeof(h));
+		break;
+	case GS_F32:
+		f = (float)d;			/* exact: it came from a float */
+		memcpy(p, &f, sizeof(f));
+		break;
+	default:
+		memcpy(p, &d, sizeof(d));
+	}
+}
+
+/* ---- the table ----------------------------------------------------------- */
+
+static uint64_t hash(const uint64_t *key, size_t kw)
+{
+	uint64_t h = 0x243f6a8885a308d3ull;
+
+	for (size_t i = 0; i < kw; i++) {	/* splitmix64's finaliser per word */
+		h ^= key[i] + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+		h ^= h >> 30;
+		h *= 0xbf58476d1ce4e5b9ull;
+		h ^= h >> 27;
+		h *= 0x94d049bb133111ebull;
+		h ^= h >> 31;
+	}
+	return h;
+}
+
+int ktable_init(struct ktable *t, size_t kw, size_t psize)
+{
+	memset(t, 0, sizeof(*t));
+	t->kw = kw;
+	t->psize = psize;
+	t->mask = 63;
+	t->slot = calloc(t->mask + 1, sizeof(*t->slot));
+	return t->slot ? 0 : -1;
+}
+
+void ktable_free(struct ktable *t)
+{
+	free(t->slot);
+	free(t->keys);
+	free(t->pay);
+	memset(t, 0, sizeof(*t));
+}
+
+static void place(uint32_t *slot, size_t mask, uint64_t h, uint32_t e)
+{
+	size_t i = h & mask;
+
+	while (slot[i])
+		i = (i + 1) & mask;
+	slot[i] = e;
+}
+
+static int grow_slots(struct ktable *t)
+{
+	size_t mask = t->mask * 2 + 1;
+	uint32_t *s = calloc(mask + 1, sizeof(*s));
+
+	if (!s)
+		return -1;
+	for (size_t e = 0; e < t->n; e++)
+		place(s, mask, hash(ktable_key(t, e), t->kw), (uint32_t)e + 1);
+	free(t->slot);
+	t->slot = s;
+	t->mask = mask;
+	return 0;
+}
+
+static int grow_entries(struct ktable *t)
+{
+	size_t cap = t->cap ? t->cap * 2 : 64;
+	uint64_t *k;
+	unsigned char *p;
+
+	if (cap > UINT32_MAX - 1)
+		cap = UINT32_MAX - 1;
+	if (cap <= t->n)
+		return -1;
+	k = realloc(t->keys, cap * t->kw * sizeof(*k));
+	if (!k)
+		return -1;
+	t->keys = k;
+	p = realloc(t->pay, cap * t->psize + !t->psize);
+	if (!p)
+		return -1;
+	t->pay = p;
+	t->cap = cap;
+	return 0;
+}
+
+void *ktable_get(struct ktable *t, const uint64_t *key, bool *fresh)
+{
+	uint64_t h = hash(key, t->kw);
+	size_t i = h & t->mask, kb = t->kw * sizeof(*key);
+	uint32_t e;
+
+	while ((e = t->slot[i])) {
+		if (!memcmp(ktable_key(t, e - 1), key, kb)) {
+			if (fresh)
+				*fresh = false;
+			return ktable_pay(t, e - 1);
+		}
+		i = (i + 1) & t->mask;
+	}
+	if (t->n == t->cap && grow_entries(t))
+		return NULL;
+	if ((t->n + 1) * 2 > t->mask + 1) {
+		if (grow_slots(t))
+			return NULL;
+		place(t->slot, t->mask, h, (uint32_t)t->n + 1);
+	} else {
+		t->slot[i] = (uint32_t)t->n + 1;
+	}
+	memcpy(t->keys + t->n * t->kw, key, kb);
+	memset(ktable_pay(t, t->n), 0, t->psize);
+	if (fresh)
+		*fresh = true;
+	return ktable_pay(t, t->n++);
+}
+
+size_t ktable_bytes(const struct ktable *t)
+{
+	return (t->mask + 1) * sizeof(*t->slot) +
+	       t->cap * (t->kw * sizeof(*t->keys) + t->psize);
+}
+
+/* ---- sorted order: a merge sort of entry indices ------------------------- */
+
+static int keycmp(const struct ktable *t, size_t a, size_t b)
+{
+	const uint64_t *x = ktable_key(t, a), *y = ktable_key(t, b);
+
+	for (size_t i = 0; i < t->kw; i++)
+		if (x[i] != y[i])
+			return x[i] < y[i] ? -1 : 1;
+	return 0;
+}
+
+size_t *ktable_sorted(const struct ktable *t)
+{
+	size_t n = t->n, *a, *b, *s;
+
+	if (!n)
+		return NULL;
+	a = malloc(n * sizeof(*a));
+	b = malloc(n * sizeof(*b));
+	if (!a || !b) {
+		free(a);
+		free(b);
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++)
+		a[i] = i;
+	for (size_t w = 1; w < n; w *= 2) {	/* bottom-up, runs of w */
+		for (size_t lo = 0; lo < n; lo += 2 * w) {
+			size_t mid = lo + w < n ? lo + w : n;
+			size_t hi = lo + 2 * w < n ? lo + 2 * w : n;
+			size_t i = lo, j = mid, o = lo;
+
+			while (i < mid && j < hi)
+				b[o++] = keycmp(t, a[j], a[i]) < 0 ? a[j++] : a[i++];
+			while (i < mid)
+				b[o++] = a[i++];
+			while (j < hi)
+				b[o++] = a[j++];
+		}
+		s = a;
+		a = b;
+		b = s;
+	}
+	free(b);
+	return a;
+}

@@ -1,0 +1,63 @@
+/*
+ * ktable.h - the table a group-by accumulates into: keys of one or more
+ * columns, each an order key (below), to a fixed-size payload per key.
+ *
+ * An order key is a u64 whose unsigned order is the order of the values
+ * and whose equality is the grouping: integers of every type by value,
+ * floats by value with -0 and +0 one key and every NaN one key, after
+ * +inf (pandas' groups, numpy's sort order). Keys of several columns
+ * compare column by column.
+ *
+ * The table is open addressing over entry indices, entries stored in
+ * insertion order (keys and payloads in two arrays), so a thread's table
+ * merges into another by walking its entries, and the sorted order is an
+ * index sort over the keys. Payloads start zeroed.
+ */
+#ifndef KTABLE_H
+#define KTABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "gs.h"
+
+/* The order key of an element of type t at p (native byte order). */
+uint64_t gkey_of(enum gs_type t, const void *p);
+/* The element of type t whose order key is k, written at p (NaN as the
+ * type's quiet NaN; -0 never comes back). */
+void gkey_value(enum gs_type t, uint64_t k, void *p);
+
+struct ktable {
+	size_t kw;		/* key words (columns) per key */
+	size_t psize;		/* payload bytes per key */
+	size_t n;		/* keys */
+	size_t cap;		/* entries allocated */
+	size_t mask;		/* slots - 1; slots a power of two, load <= 1/2 */
+	uint32_t *slot;		/* entry index + 1; 0 empty */
+	uint64_t *keys;		/* n * kw */
+	unsigned char *pay;	/* n * psize */
+};
+
+int ktable_init(struct ktable *t, size_t kw, size_t psize);
+void ktable_free(struct ktable *t);
+/* The payload of key, inserted zeroed if new (*fresh tells, when not
+ * NULL); NULL when memory or the 2^32 - 1 entries run out. */
+void *ktable_get(struct ktable *t, const uint64_t *key, bool *fresh);
+/* Key and payload of entry i (i < n). */
+static inline const uint64_t *ktable_key(const struct ktable *t, size_t i)
+{
+	return t->keys + i * t->kw;
+}
+
+static inline void *ktable_pay(const struct ktable *t, size_t i)
+{
+	return t->pay + i * t->psize;
+}
+
+/* Entry indices in ascending key order (malloc'd, n of them; NULL when
+ * out of memory, or for an empty table). */
+size_t *ktable_sorted(const struct ktable *t);
+/* Bytes the table holds now. */
+size_t ktable_bytes(const struct ktable *t);
+
+#endif
