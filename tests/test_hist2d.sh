@@ -105,6 +105,17 @@ printf 'xbin,ybin,count\n0,0,3\n1,2,1\n' | cmp -s - "$T/out" && ok || bad nonzer
 	"$G" count > "$T/out" && [ "$(cut -f1 "$T/out")" = 8 ] && ok ||
 	bad pgm_reads "$(cat "$T/out")"
 
+# --per-file: each operand, then the total, which is the run over both
+printf '0 0\n1 1\n' > "$T/p1.txt"
+printf '2 2\n0.5 0.5\n' > "$T/p2.txt"
+for r in "" "--range 0:2"; do
+	# shellcheck disable=SC2086
+	"$G" hist2d --per-file --bins 2 $r "$T/p1.txt" "$T/p2.txt" > "$T/out" &&
+		"$G" hist2d --bins 2 $r "$T/p1.txt" "$T/p2.txt" | sed 's/$/\ttotal/' > "$T/want" &&
+		grep 'total$' "$T/out" | cmp -s - "$T/want" && ok ||
+		bad "per_file $r" "the total is not the run over both"
+done
+
 # ---- usage errors: one line, exit 2, nothing on stdout ---------------------------------
 
 refused() {	# NAME STATUS ARGS...: refused with STATUS in one line

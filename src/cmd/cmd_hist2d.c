@@ -68,7 +68,8 @@ static const struct opt_spec hist2d_opts[] = {
 	{ .name = NULL },
 };
 
-#define MAX_BINS2 (1u << 26)	/* NX * NY: 512 MiB of counts per copy */
+#define MAX_BINS2 (1u << 25)	/* NX * NY: 256 MiB of counts per copy, the
+				 * command's and one thread's within 1 GiB */
 
 /* "N" or "NX,NY" into nx and ny; 0 or -1. */
 static int parse_pair(const char *arg, uint64_t *nx, uint64_t *ny)
@@ -348,6 +349,11 @@ static int hist2d_check(struct cli *c, struct gs_err *err)
 {
 	const struct hist2d_state *h = c->state;
 
+	/* a state's header has no place for the y axis's bins and range */
+	if (c->format == FMT_STATE)
+		return gs_fail(err, GS_EUSAGE, "hist2d", "no -f state yet: "
+			       "run it over the shards together, or over each "
+			       "with -f npy and add the counts");
 	if (h->nonzero && c->format != FMT_TEXT && c->format != FMT_TSV &&
 	    c->format != FMT_CSV)
 		return gs_fail(err, GS_EUSAGE, "hist2d", "--nonzero leaves rows "
