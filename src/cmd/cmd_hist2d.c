@@ -240,8 +240,9 @@ static void widen(double *lo, double *hi)
 /* ---- the count pass ------------------------------------------------------ */
 
 /* Both axes' edges into h->edges; numpy's searchsorted needs them sorted:
- * edges that fall (f16 arithmetic over many bins) are refused. Repeated
- * ones are numpy's too, and give empty bins. */
+ * edges that fall or are NaN (f16 arithmetic over a range whose width
+ * overflows f16: numpy then fails) are refused. Repeated ones are numpy's
+ * too, and give empty bins. */
 static int make_edges(struct cli *c, struct gs_err *err)
 {
 	struct hist2d_state *h = c->state;
@@ -256,12 +257,15 @@ static int make_edges(struct cli *c, struct gs_err *err)
 		hist2d_edges(&c->job, k, h->edges[k]);
 		for (uint64_t i = 0; i < n[k]; i++)
 			if (!(h->edges[k][i] <= h->edges[k][i + 1]))
-				return gs_fail(err, GS_EUSAGE, "hist2d", "too many "
-					       "bins for the range of %c in %s: "
-					       "edge %llu falls below edge %llu",
-					       "xy"[k], type_name(c->job.dtype.type),
-					       (unsigned long long)i + 1,
-					       (unsigned long long)i);
+				return gs_fail(err, c->job.data_range ?
+					       GS_ERUNTIME : GS_EUSAGE, "hist2d",
+					       "numpy's edges of %c do not increase "
+					       "after edge %llu (linspace in %s "
+					       "overflows or rounds them back); "
+					       "give --range or fewer bins",
+					       "xy"[k], (unsigned long long)i,
+					       c->job.data_range ?
+					       type_name(c->job.dtype.type) : "f64");
 	}
 	return 0;
 }
