@@ -51,12 +51,13 @@ static void png_chunk(struct sbuf *b, const char *type, const void *data,
 	unsigned char w[4];
 	uLong crc = crc32(0L, (const Bytef *)type, 4);
 
-	if (n)
-		crc = crc32(crc, data, n);
 	be32(w, n);
 	sb_addn(b, w, 4);
 	sb_addn(b, type, 4);
-	sb_addn(b, data, n);
+	if (n) {	/* IEND has no data, and no pointer to it */
+		crc = crc32(crc, data, n);
+		sb_addn(b, data, n);
+	}
 	be32(w, (uint32_t)crc);
 	sb_addn(b, w, 4);
 }
