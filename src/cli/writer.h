@@ -93,6 +93,11 @@ struct wresult {
 	const char *descr;
 	int ndim;
 	uint64_t dims[2];
+	/* where set (descr "<u8", every row kept), the array itself, its
+	 * dims[0] * dims[1] values in C order: written without row(), which
+	 * for the 16M bins of a 4096 x 4096 hist2d took longer than the
+	 * counting */
+	const uint64_t *u64;
 
 	/* json: "op" after "command" where set, then "type", "columns" and
 	 * the fields */

@@ -30,6 +30,9 @@ struct h2ctx {
 	 * and for eq the non-zero counts, sorted */
 	double f0, f1;
 	uint64_t *sorted, nsorted;
+	/* the table's next row and its bins: rows come in order, and two
+	 * divisions a row were half the time of an npy of 4096 x 4096 */
+	uint64_t next, ix, iy;
 };
 
 /* ---- table, json, npy ---------------------------------------------------- */
@@ -37,15 +40,22 @@ struct h2ctx {
 /* Row r is bin (r / NY, r % NY): x bin, y bin, count. */
 static bool row(void *ctx, uint64_t r, struct wval *cells)
 {
-	const struct h2ctx *t = ctx;
+	struct h2ctx *t = ctx;
 	uint64_t ny = t->a->ny, n = t->a->counts[r];
 
-	if (t->h->nonzero && n == 0)
-		return false;
-	cells[0] = wv_u64(r / ny);
-	cells[1] = wv_u64(r % ny);
+	if (r != t->next) {
+		t->ix = r / ny;
+		t->iy = r % ny;
+	}
+	cells[0] = wv_u64(t->ix);
+	cells[1] = wv_u64(t->iy);
 	cells[2] = wv_u64(n);
-	return true;
+	t->next = r + 1;
+	if (++t->iy == ny) {
+		t->iy = 0;
+		t->ix++;
+	}
+	return !t->h->nonzero || n != 0;
 }
 
 enum { J_BINS, J_RANGE, J_XEDGES, J_YEDGES, J_COUNTS };
@@ -182,7 +192,7 @@ int hist2d_put(const struct cli *c, struct sbuf *b, struct hist2d_acc *a,
 		.row = row, .names = (const char *const[]){ "xbin", "ybin",
 							   "count" },
 		.nnames = 3, .labels = 2,
-		.descr = "<u8", .ndim = 2, .dims = { nx, ny },
+		.descr = "<u8", .ndim = 2, .dims = { nx, ny }, .u64 = a->counts,
 		.fields = fields, .nfields = 7,
 		.width = nx, .height = ny, .pixel = image ? pixel : NULL,
 	};
