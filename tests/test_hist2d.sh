@@ -87,6 +87,27 @@ PY
 	"$G" hist2d --bins 61,97 -f npy "$T/p.f32" > "$T/o2.npy" &&
 	! cmp -s "$T/o.npy" "$T/o2.npy" && ok || bad fields_swap "-F 2,1 did not swap x and y"
 
+# the same points as .npy of shape (N, 2), as big-endian f32, and as bf16
+# of values bf16 holds exactly (their f32's histogram: numpy has no bf16)
+python3 - "$T" <<'PY'
+import struct, sys
+t = sys.argv[1]
+a = open(t + "/p.f32", "rb").read()
+n = len(a) // 4
+v = struct.unpack("<%df" % n, a)
+hdr = "{'descr': '<f4', 'fortran_order': False, 'shape': (%d, 2), }" % (n // 2)
+hdr += " " * (118 - len(hdr)) + "\n"
+open(t + "/p.npy", "wb").write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(hdr)) + hdr.encode() + a)
+open(t + "/p.be", "wb").write(struct.pack(">%df" % n, *v))
+bits = [x & 0xffff0000 for x in struct.unpack("<%dI" % n, a)]
+open(t + "/q.f32", "wb").write(struct.pack("<%dI" % n, *bits))
+open(t + "/q.bf16", "wb").write(struct.pack("<%dH" % n, *[x >> 16 for x in bits]))
+PY
+"$G" hist2d --bins 97,61 "$T/p.npy" -f npy | cmp -s - "$T/ref.npy" && ok || bad npy_input "differs from raw"
+"$G" hist2d --bins 97,61 -t '>f4' "$T/p.be" -f npy | cmp -s - "$T/ref.npy" && ok || bad big_endian "differs from little"
+"$G" hist2d --bins 33,17 -t f32 "$T/q.f32" -f json | sed 's/"type":"f32"/"type":"bf16"/' > "$T/want"
+"$G" hist2d --bins 33,17 -t bf16 "$T/q.bf16" -f json | cmp -s - "$T/want" && ok || bad bf16 "not its f32's histogram"
+
 # ---- the table ------------------------------------------------------------------
 
 # (x, y): (0, 0) twice, (1, 0), (3, 2); bins 2 x 3 over 0:3 each; one NaN, one out
