@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """hist2d_ref.py - gpustat hist2d against independent references.
 
-Usage: hist2d_ref.py GPUSTAT TMPDIR numpy|image
+Usage: hist2d_ref.py GPUSTAT TMPDIR numpy|fixtures|image|gen
 
 numpy: counts and edges of every case against numpy.histogram2d (the
   reference), from json (edges as doubles, shortest round trip), -f npy
@@ -9,6 +9,9 @@ numpy: counts and edges of every case against numpy.histogram2d (the
   and bytes): values on edges, at the range's ends, outside it, NaN and
   inf with a given range; f16, f32, f64, bf16-free integer types; lo == hi;
   1 bin; non-square bins; empty input; f16 ranges whose edges repeat.
+fixtures: the cases of up to 1000 points against numpy's answers kept in
+  fixtures/hist2d (cases.json, NAME.bin), for machines without numpy (CI);
+  "gen" writes them (with numpy; GPUSTAT and TMPDIR unused).
 image: -f png and -f pgm read back with zlib alone (chunks, CRCs, IHDR,
   the IDAT rows, the P5 header and samples) and compared with the counts
   (from -f json) under each --norm, as cmd/hist2d_out.c defines the grey
@@ -81,10 +84,10 @@ def numpy_cases(np):
     for dt in (np.uint8, np.int8, np.int16, np.uint16, np.int32, np.uint32,
                np.int64, np.uint64):
         info = np.iinfo(dt)
-        v = rng.integers(info.min, info.max, size=(2, 3000), dtype=dt,
+        v = rng.integers(info.min, info.max, size=(2, 800), dtype=dt,
                          endpoint=True)
         cases.append((f"int_{np.dtype(dt).name}", v[0], v[1], (9, 6), None))
-        w = rng.integers(0, 100, size=(2, 3000)).astype(dt)
+        w = rng.integers(0, 100, size=(2, 800)).astype(dt)
         cases.append((f"int_range_{np.dtype(dt).name}", w[0], w[1], (10, 7),
                       ((0, 50), (10, 90))))
     # lo == hi: a constant column, a given range of equal ends
@@ -324,9 +327,75 @@ def check_images():
            got[2] == [[0] * 4] * 3 else f"{got}")
 
 
+# ---- fixtures: numpy's answers, kept for machines without numpy -------------
+
+FIX = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                   "fixtures", "hist2d")
+PACK = {"float16": "e", "float32": "f", "float64": "d"}
+
+
+def case_args(dtname, bins, rng_, path):
+    args = ["-t", dtname, "--bins", f"{bins[0]},{bins[1]}", path]
+    if rng_:
+        args += ["--range", "%r:%r,%r:%r" % tuple(float(v) for r in rng_
+                                                  for v in r)]
+    return args
+
+
+def gen_fixtures(np):
+    """fixtures/hist2d: each small case's input and numpy's answer."""
+    cases = []
+    for name, x, y, bins, rng_ in numpy_cases(np):
+        if len(x) > 1000:
+            continue
+        H, xe, ye = np.histogram2d(x, y, bins=bins, range=rng_)
+        np.stack([x, y], axis=1).astype(x.dtype).tofile(
+            os.path.join(FIX, name + ".bin"))
+        cases.append({"name": name, "type": x.dtype.name, "bins": bins,
+                      "range": rng_ and [list(map(float, r)) for r in rng_],
+                      "counts": H.astype(np.int64).tolist(),
+                      "xedges": xe.astype(float).tolist(),
+                      "yedges": ye.astype(float).tolist(),
+                      "edges_dtype": xe.dtype.name})
+    with open(os.path.join(FIX, "cases.json"), "w") as f:
+        json.dump(cases, f, indent=0)
+        f.write("\n")
+    global checks
+    checks = len(cases)
+
+
+def check_fixtures():
+    with open(os.path.join(FIX, "cases.json")) as f:
+        cases = json.load(f)
+    for c in cases:
+        path = os.path.join(FIX, c["name"] + ".bin")
+        ex, ey = os.path.join(T, "x.edges"), os.path.join(T, "y.edges")
+        rc, out, err = run(case_args(c["type"], c["bins"], c["range"], path)
+                           + ["-f", "json", "--xedges", ex, "--yedges", ey])
+        why = None
+        if rc != 0:
+            why = f"exit {rc}: {err.strip()}"
+        else:
+            j = json.loads(out)
+            p = PACK[c["edges_dtype"]]
+            for k in ("counts", "xedges", "yedges"):
+                if why is None and j[k] != c[k]:
+                    why = f"{k} differ from numpy's"
+            for e, k in ((ex, "xedges"), (ey, "yedges")):
+                want = struct.pack(f"<{len(c[k])}{p}", *c[k])
+                if why is None and open(e, "rb").read() != want:
+                    why = f"the {k} file is not numpy's {c['edges_dtype']}"
+        report("fixture_" + c["name"], why)
+
+
 if MODE == "numpy":
     import numpy
     check_numpy(numpy)
+elif MODE == "gen":
+    import numpy
+    gen_fixtures(numpy)
+elif MODE == "fixtures":
+    check_fixtures()
 else:
     check_images()
 print(f"checks {checks}")
