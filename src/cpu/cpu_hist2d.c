@@ -100,15 +100,58 @@ static inline uint64_t axis_bin(const struct axis *a, double v)
 	return axis_search(a, v);
 }
 
-static inline void add_point(struct hist2d_acc *h, const struct axis *ax,
-			     const struct axis *ay, double x, double y)
+/* A point's code: its bin, ix * NY + iy (below 2^25: cmd_hist2d.c's
+ * MAX_BINS2), or one of these. */
+#define CODE_NAN 0xfffffffeu
+#define CODE_OUT 0xffffffffu
+
+static inline uint32_t point_code(uint64_t ny, const struct axis *ax,
+				  const struct axis *ay, double x, double y)
 {
 	if (x != x || y != y)
-		h->nan++;
-	else if (x < ax->lo || x > ax->hi || y < ay->lo || y > ay->hi)
-		h->outside++;
+		return CODE_NAN;
+	if (x < ax->lo || x > ax->hi || y < ay->lo || y > ay->hi)
+		return CODE_OUT;
+	return (uint32_t)(axis_bin(ax, x) * ny + axis_bin(ay, y));
+}
+
+/* Points are binned a block at a time into codes, then counted: the
+ * counting loop, free of the binning's work, keeps many increments of a
+ * large table (1024 x 1024 bins: 8 MiB) in flight at once, and fetches
+ * the counts a few points ahead where the table is larger than CODE_NEAR
+ * bins. One thread, 20M f32 normals over -4:4 (an EPYC VM, 512 KiB of L2):
+ * 1024 x 1024 bins 1.75 s of CPU counted point by point, 0.47 s so; 16
+ * bins 0.26 s either way. */
+#define CODE_BLOCK 1024
+#define CODE_AHEAD 16
+
+#define CODE_NEAR 65536	/* bins whose counts stay in cache: no prefetch */
+
+static inline __attribute__((always_inline)) void
+count_block(struct hist2d_acc *h, const uint32_t *code, size_t m, bool ahead)
+{
+	uint64_t nb = h->nx * h->ny;
+
+	for (size_t j = 0; j < m; j++) {
+		uint32_t c = code[j];
+
+		if (ahead && j + CODE_AHEAD < m && code[j + CODE_AHEAD] < nb)
+			__builtin_prefetch(&h->counts[code[j + CODE_AHEAD]], 1);
+		if (c < nb)
+			h->counts[c]++;
+		else if (c == CODE_NAN)
+			h->nan++;
+		else
+			h->outside++;
+	}
+}
+
+static void count_codes(struct hist2d_acc *h, const uint32_t *code, size_t m)
+{
+	if (h->nx * h->ny <= CODE_NEAR)
+		count_block(h, code, m, false);
 	else
-		h->counts[axis_bin(ax, x) * h->ny + axis_bin(ay, y)]++;
+		count_block(h, code, m, true);
 }
 
 /* The points of nrec records of C values of type T (each converted to
@@ -116,11 +159,16 @@ static inline void add_point(struct hist2d_acc *h, const struct axis *ax,
 #define HIST2D_LOOP(name, T, CONV)						\
 static void name(struct hist2d_acc *h, const struct axis *ax,			\
 		 const struct axis *ay, const void *data, size_t nrec,		\
-		 unsigned C)							\
+		 unsigned C, uint32_t *code)					\
 {										\
 	const T *p = data;							\
-	for (size_t k = 0; k < nrec; k++, p += C)				\
-		add_point(h, ax, ay, CONV(p[0]), CONV(p[1]));			\
+	for (size_t k = 0; k < nrec; k += CODE_BLOCK) {				\
+		size_t m = nrec - k < CODE_BLOCK ? nrec - k : CODE_BLOCK;	\
+		for (size_t j = 0; j < m; j++, p += C)				\
+			code[j] = point_code(h->ny, ax, ay, CONV(p[0]),		\
+					     CONV(p[1]));			\
+		count_codes(h, code, m);					\
+	}									\
 }
 
 static inline double conv_f16(uint16_t x) { return f16_to_f32(x); }
@@ -141,7 +189,8 @@ HIST2D_LOOP(points_f32, float, CONV_D)
 HIST2D_LOOP(points_f64, double, CONV_D)
 
 typedef void points_fn(struct hist2d_acc *, const struct axis *,
-		       const struct axis *, const void *, size_t, unsigned);
+		       const struct axis *, const void *, size_t, unsigned,
+		       uint32_t *);
 static points_fn *const points_loops[GS_NTYPES] = {
 	[GS_U8] = points_u8, [GS_I8] = points_i8, [GS_U16] = points_u16,
 	[GS_I16] = points_i16, [GS_U32] = points_u32, [GS_I32] = points_i32,
@@ -180,10 +229,11 @@ static void hist2d_acc_merge(const struct gs_job *job, void *acc,
 }
 
 /* Both axes' edges, made again by each call (a few thousand at most,
- * against a chunk's records). */
+ * against a chunk's records), and a block's codes. */
 static size_t hist2d_scratch_size(const struct gs_job *job)
 {
-	return (job->bins + 1 + job->ybins + 1) * sizeof(double);
+	return (job->bins + 1 + job->ybins + 1) * sizeof(double) +
+	       CODE_BLOCK * sizeof(uint32_t);
 }
 
 static void hist2d_cpu_add(const struct gs_job *job, void *acc, void *scratch,
@@ -197,7 +247,8 @@ static void hist2d_cpu_add(const struct gs_job *job, void *acc, void *scratch,
 	hist2d_edges(job, 1, ey);
 	axis_init(&ax, ex, job->bins);
 	axis_init(&ay, ey, job->ybins);
-	points_loops[job->dtype.type](acc, &ax, &ay, data, nrec, job->columns);
+	points_loops[job->dtype.type](acc, &ax, &ay, data, nrec, job->columns,
+				      (uint32_t *)(ey + job->ybins + 1));
 }
 
 const struct acc_kernels hist2d_kernels = {
