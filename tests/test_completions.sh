@@ -33,7 +33,7 @@ case_() {
 	printf '%s\n' "$1" >> "$tmp/lines"
 	printf '%s\t%s\t%s\n' "$n" "$2" "$3" >> "$tmp/checks"
 }
-case_ 'gpustat h' only 'hist'
+case_ 'gpustat h' only 'hist hist2d'
 case_ 'gpustat ' only "$cmds"
 case_ 'gpustat sum --type ' has "$types uint8 float32"
 case_ 'gpustat sum -t ' has "$types"

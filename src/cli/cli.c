@@ -243,7 +243,8 @@ static int usage(struct gs_err *err, const char *fmt, const char *arg)
 }
 
 static const char *const format_names[] = { "text", "tsv", "csv", "json",
-					    "binary", "npy", "state" };
+					    "binary", "npy", "state", "pgm",
+					    "png" };
 
 const char *format_name(enum gs_format f)
 {
@@ -252,7 +253,7 @@ const char *format_name(enum gs_format f)
 
 static int parse_format(const char *s, enum gs_format *f)
 {
-	for (int i = 0; i <= FMT_STATE; i++)
+	for (int i = 0; i < GS_NFORMATS; i++)
 		if (strcmp(s, format_names[i]) == 0) {
 			*f = (enum gs_format)i;
 			return 0;
@@ -451,7 +452,7 @@ static int output_option(struct cli *c, int opt, const char *arg,
 	switch (opt) {
 	case OPT_FORMAT:
 		if (parse_format(arg, &c->format) < 0)
-			return usage(err, "unknown format '%s' (text, tsv, csv, json, binary, npy, state)", arg);
+			return usage(err, "unknown format '%s' (text, tsv, csv, json, binary, npy, state, pgm, png)", arg);
 		c->format_set = true;
 		return 0;
 	case 'o':

@@ -123,6 +123,8 @@ const char *cli_nearest(const char *word, size_t n, const char *const *names,
 int parse_u64(const char *s, uint64_t *v);
 int parse_size(const char *s, uint64_t *v);	/* 64K, 1M, 2G (powers of 1024) */
 int parse_double(const char *s, double *v);	/* finite only */
+/* "LO:HI" into lo and hi, both finite (hist's and hist2d's --range). */
+int parse_range(const char *s, double *lo, double *hi);
 
 /* Open the operands (or the given list) and settle the job's type and
  * columns from the options and any npy/pnm header. */

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include "cli.h"
 
 int parse_u64(const char *s, uint64_t *v)
@@ -66,4 +67,16 @@ int parse_double(const char *s, double *v)
 		return -1;
 	*v = x;
 	return 0;
+}
+
+int parse_range(const char *arg, double *lo, double *hi)
+{
+	char buf[128];
+	const char *colon = strchr(arg + (arg[0] == '-'), ':');
+
+	if (!colon || (size_t)(colon - arg) >= sizeof(buf))
+		return -1;
+	memcpy(buf, arg, (size_t)(colon - arg));
+	buf[colon - arg] = '\0';
+	return parse_double(buf, lo) < 0 || parse_double(colon + 1, hi) < 0 ? -1 : 0;
 }

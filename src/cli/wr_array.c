@@ -44,6 +44,23 @@ static int value_bits(const struct cli *c, const char *descr,
 	return 0;
 }
 
+/* n u64 values, little-endian. */
+static int put_u64(struct sbuf *b, const uint64_t *v, uint64_t n,
+		   struct gs_err *err)
+{
+	unsigned char out[4096];
+
+	for (uint64_t i = 0; i < n; i += sizeof(out) / 8) {
+		uint64_t m = n - i < sizeof(out) / 8 ? n - i : sizeof(out) / 8;
+
+		for (uint64_t j = 0; j < m; j++)
+			for (int k = 0; k < 8; k++)
+				out[8 * j + k] = (unsigned char)(v[i + j] >> (8 * k));
+		sb_addn(b, out, (size_t)(8 * m));
+	}
+	return b->oom ? gs_fail(err, GS_ERUNTIME, "", "out of memory") : 0;
+}
+
 static int put(const struct cli *c, const struct wresult *r, struct sbuf *b,
 	       struct gs_err *err)
 {
@@ -54,7 +71,10 @@ static int put(const struct cli *c, const struct wresult *r, struct sbuf *b,
 		return -1;
 	if (c->format == FMT_NPY)
 		npy_header(b, r->descr, r->dims, r->ndim, 0);
-	for (uint64_t i = 0; i < r->rows && rc == 0; i++) {
+	if (r->u64)
+		rc = put_u64(b, r->u64, r->dims[0] * (r->ndim > 1 ? r->dims[1] : 1),
+			     err);
+	for (uint64_t i = 0; r->u64 == NULL && i < r->rows && rc == 0; i++) {
 		if (!r->row(r->ctx, i, v))
 			continue;
 		for (unsigned j = r->array_from; j < r->cells && rc == 0; j++) {

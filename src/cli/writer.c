@@ -12,6 +12,8 @@ static const struct wformat *const formats[] = {
 	[FMT_BINARY] = &wr_binary,
 	[FMT_NPY] = &wr_npy,
 	[FMT_STATE] = &wr_state,
+	[FMT_PGM] = &wr_pgm,
+	[FMT_PNG] = &wr_png,
 };
 
 /* states are written by state.c; --per-file's, one after another */

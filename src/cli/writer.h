@@ -11,6 +11,8 @@
  *                                 "columns", then the result's fields
  *   binary, npy      wr_array.c   the table's values as 8-byte numbers,
  *                                 row after row; npy with its header
+ *   pgm, png         wr_image.c   the result's image: grey levels, 16-bit
+ *                                 P5 or 8-bit PNG
  *
  * --per-file's joining of one result per operand goes by format as well
  * (perfile.h). A new format is one more file and a row of writer.c's
@@ -91,12 +93,24 @@ struct wresult {
 	const char *descr;
 	int ndim;
 	uint64_t dims[2];
+	/* where set (descr "<u8", every row kept), the array itself, its
+	 * dims[0] * dims[1] values in C order: written without row(), which
+	 * for the 16M bins of a 4096 x 4096 hist2d took longer than the
+	 * counting */
+	const uint64_t *u64;
 
 	/* json: "op" after "command" where set, then "type", "columns" and
 	 * the fields */
 	const char *op;
 	const struct wfield *fields;
 	unsigned nfields;
+
+	/* pgm, png: an image of width x height grey pixels, row 0 at the
+	 * top; pixel() gives the level of one in 0..maxval (65535 for pgm,
+	 * 255 for png). NULL: the result is no image. */
+	uint64_t width, height;
+	unsigned (*pixel)(void *ctx, uint64_t row, uint64_t col,
+			  unsigned maxval);
 };
 
 /* r in c->format into b; 0, or -1 with err (a value that the binary
@@ -117,8 +131,10 @@ struct wformat {
 		    struct gs_err *err);
 };
 
-/* wr_table.c, wr_json.c, wr_array.c (binary and npy), writer.c (state) */
-extern const struct wformat wr_table, wr_json, wr_binary, wr_npy, wr_state;
+/* wr_table.c, wr_json.c, wr_array.c (binary and npy), writer.c (state),
+ * wr_image.c (pgm and png) */
+extern const struct wformat wr_table, wr_json, wr_binary, wr_npy, wr_state,
+	wr_pgm, wr_png;
 
 const struct wformat *writer_format(enum gs_format f);
 

@@ -76,18 +76,6 @@ struct hist_state {
 	uint64_t nbins, below, above, nan;
 };
 
-static int parse_range(const char *arg, double *lo, double *hi)
-{
-	char buf[128];
-	const char *colon = strchr(arg + (arg[0] == '-'), ':');
-
-	if (!colon || (size_t)(colon - arg) >= sizeof(buf))
-		return -1;
-	memcpy(buf, arg, (size_t)(colon - arg));
-	buf[colon - arg] = '\0';
-	return parse_double(buf, lo) < 0 || parse_double(colon + 1, hi) < 0 ? -1 : 0;
-}
-
 static int hist_option(struct cli *c, int id, const char *arg,
 		       struct gs_err *err)
 {

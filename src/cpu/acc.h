@@ -66,6 +66,21 @@ void hist_edges(const struct gs_job *job, double *edges);
  * double-to-half): how --edges writes f16 edges. */
 uint16_t hist_half_bits(double x);
 
+/* ---- hist2d --------------------------------------------------------------
+ * numpy.histogram2d of the first two columns (x, y): job->bins x job->ybins
+ * counts laid out [x bin][y bin] as numpy's H, and the records in no bin:
+ * those with a NaN in x or y, and the others outside the range. */
+struct hist2d_acc {
+	uint64_t nx, ny;
+	uint64_t nan, outside;
+	uint64_t counts[];	/* counts[ix * ny + iy] */
+};
+
+/* The edges of axis (0: x, 1: y) as np.histogram2d makes them (np.linspace
+ * of the range: in double for a given range, in the data's type for its
+ * own; cpu_hist2d.c), as doubles; edges has that axis's bins + 1. */
+void hist2d_edges(const struct gs_job *job, int axis, double *edges);
+
 /* ---- stats --------------------------------------------------------------
  * Per column. Integers: min/max as exact int64/uint64 (in .i/.u by
  * signedness); floats: min/max as double, NaNs counted and skipped; -0.0

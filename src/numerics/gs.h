@@ -87,8 +87,9 @@ enum gs_op { OP_SUM, OP_PROD, OP_MIN, OP_MAX, OP_AND, OP_OR, OP_XOR };
 const char *op_name(enum gs_op op);
 int parse_op(const char *s, enum gs_op *op);
 
+/* FMT_PGM, FMT_PNG: images (hist2d) */
 enum gs_format { FMT_TEXT, FMT_TSV, FMT_CSV, FMT_JSON, FMT_BINARY, FMT_NPY,
-		 FMT_STATE };
+		 FMT_STATE, FMT_PGM, FMT_PNG, GS_NFORMATS };
 
 struct select_plan;	/* cpu/select.h */
 
@@ -126,6 +127,10 @@ struct gs_job {
 	 * before its one rounding to double (0 for floats or max == min) */
 	bool data_range;
 	double span;
+	/* hist2d: the y axis's bins and range (x's are bins, lo and hi; both
+	 * axes take data_range) */
+	uint64_t ybins;
+	double ylo, yhi;
 	bool two_inputs;	/* dot A B: records come as two parallel streams */
 	const struct select_plan *select;	/* CMD_SELECT, _COLLECT, _MODECOUNT */
 	enum gs_algo algo;	/* --algorithm (hist, sum, reduce, dot, scan) */

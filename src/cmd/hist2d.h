@@ -1,0 +1,44 @@
+/*
+ * hist2d.h - what cmd_hist2d.c (options and passes) and hist2d_out.c (the
+ * result in each format, and the edges files) share.
+ */
+#ifndef HIST2D_H
+#define HIST2D_H
+
+#include "acc.h"
+#include "cli.h"
+#include "out.h"
+#include "report.h"
+
+/* --norm: how a non-zero count becomes a grey level */
+enum hist2d_norm { NORM_LINEAR, NORM_LOG, NORM_EQ };
+
+/* The options and what the passes hand on (the driver's c->state). */
+struct hist2d_state {
+	bool range_set, nonzero, norm_set;
+	enum hist2d_norm norm;
+	const char *edges_path[2];	/* --xedges, --yedges */
+	/* pass 1 of a run without --range: what pass 2 must find again */
+	bool two_pass;
+	uint64_t pass1_records;
+	/* the count pass's edges of x and y (n[k] + 1 each), and the records
+	 * in no bin, for the note */
+	double *edges[2];
+	uint64_t n[2];
+	uint64_t nan, outside;
+};
+
+/* The counts of a in c->format into b: 0, or -1 with err. */
+int hist2d_put(const struct cli *c, struct sbuf *b, struct hist2d_acc *a,
+	       struct gs_err *err);
+
+/* --xedges/--yedges FILE (path, or NULL): refused where it is the output
+ * or an operand. 0, or -1 with err. */
+int hist2d_edges_check(const struct cli *c, const char *path,
+		       struct gs_err *err);
+
+/* Write axis k's edges to a temporary file of its --?edges FILE, in o
+ * (out_close renames it into place). 0, or an exit status. */
+int hist2d_edges_open(struct cli *c, int k, struct out *o);
+
+#endif

@@ -1,0 +1,260 @@
+/*
+ * cpu_hist2d.c - numpy.histogram2d(x, y, bins, range) on the CPU.
+ *
+ * numpy 2.x's histogram2d is histogramdd (lib/_histograms_impl.py), whose
+ * rules differ from np.histogram's in two ways that change counts:
+ *  - the edges are np.linspace(lo, hi, n + 1) with no dtype: a given range
+ *    (python floats) makes float64 edges whatever the data's type, and the
+ *    data's own range (a.min(), a.max(), scalars of its type) makes them in
+ *    that type (f16 and f32; float64 for integers). The arithmetic is
+ *    np.histogram's linspace in both cases, so hist_edges (cpu_hist.c)
+ *    computes them: for a given range with the bin type f64, for the data's
+ *    range in its own type;
+ *  - a value's bin is np.searchsorted(edges, v, side='right') - 1, compared
+ *    in double (every type converts exactly but 64-bit integers, which numpy
+ *    too rounds to double), with a value equal to the last edge moved into
+ *    the last bin. No estimate-and-correct as np.histogram does: repeated
+ *    edges (f16 ranges of many bins) give empty bins, as in numpy.
+ * Here the bin is estimated from the value and then moved to the last edge
+ * at or below it: exactly searchsorted's answer for non-decreasing edges
+ * (cmd_hist2d.c refuses others): the estimate or a neighbour, or else a
+ * bisection.
+ * A record is counted where both values are in [edge 0, edge n]; one with
+ * a NaN (numpy's searchsorted puts it past the end) goes to nan, any other
+ * outside the range to outside.
+ */
+#include <string.h>
+
+#include "acc.h"
+
+void hist2d_edges(const struct gs_job *job, int axis, double *edges)
+{
+	struct gs_job j = *job;
+
+	if (axis) {
+		j.bins = job->ybins;
+		j.lo = job->ylo;
+		j.hi = job->yhi;
+	}
+	/* linspace of python floats: float64, then no rounding to a bin type */
+	if (!j.data_range)
+		j.dtype.type = GS_F64;
+	j.span = 0;
+	j.ranged = true;
+	hist_edges(&j, edges);
+}
+
+/* One axis: its edges and what the estimate needs. */
+struct axis {
+	const double *e;	/* n + 1 edges, non-decreasing */
+	uint64_t n;
+	double lo, hi, scale;	/* e[0], e[n], n / (e[n] - e[0]) */
+};
+
+static void axis_init(struct axis *a, const double *e, uint64_t n)
+{
+	a->e = e;
+	a->n = n;
+	a->lo = e[0];
+	a->hi = e[n];
+	a->scale = a->hi > a->lo ? (double)n / (a->hi - a->lo) : 0;
+}
+
+/* Whether bin i holds v: e[i] <= v, and e[i + 1] > v unless i is last. */
+static inline bool axis_holds(const struct axis *a, uint64_t i, double v)
+{
+	return a->e[i] <= v && (i + 1 == a->n || a->e[i + 1] > v);
+}
+
+/* Bisection for the last i < n with e[i] <= v (e[0] <= v). */
+static __attribute__((noinline)) uint64_t axis_search(const struct axis *a,
+						      double v)
+{
+	uint64_t lo = 0, hi = a->n - 1;
+
+	while (lo < hi) {
+		uint64_t m = lo + (hi - lo + 1) / 2;
+
+		if (a->e[m] <= v)
+			lo = m;
+		else
+			hi = m - 1;
+	}
+	return lo;
+}
+
+/* The bin of v, lo <= v <= hi: the last i < n with e[i] <= v. The
+ * estimate or a neighbour holds it but where the edges are far from
+ * evenly spaced (repeated f16 edges, a range whose width overflows). */
+static inline uint64_t axis_bin(const struct axis *a, double v)
+{
+	double est = (v - a->lo) * a->scale;
+	uint64_t i = est < (double)(a->n - 1) ? (uint64_t)est : a->n - 1;
+
+	if (axis_holds(a, i, v))
+		return i;
+	if (i + 1 < a->n && axis_holds(a, i + 1, v))
+		return i + 1;
+	if (i > 0 && axis_holds(a, i - 1, v))
+		return i - 1;
+	return axis_search(a, v);
+}
+
+/* A point's code: its bin, ix * NY + iy (below 2^25: cmd_hist2d.c's
+ * MAX_BINS2), or one of these. */
+#define CODE_NAN 0xfffffffeu
+#define CODE_OUT 0xffffffffu
+
+static inline uint32_t point_code(uint64_t ny, const struct axis *ax,
+				  const struct axis *ay, double x, double y)
+{
+	if (x != x || y != y)
+		return CODE_NAN;
+	if (x < ax->lo || x > ax->hi || y < ay->lo || y > ay->hi)
+		return CODE_OUT;
+	return (uint32_t)(axis_bin(ax, x) * ny + axis_bin(ay, y));
+}
+
+/* Points are binned a block at a time into codes, then counted: the
+ * counting loop, free of the binning's work, keeps many increments of a
+ * large table (1024 x 1024 bins: 8 MiB) in flight at once, and fetches
+ * the counts a few points ahead where the table is larger than CODE_NEAR
+ * bins. One thread, 20M f32 normals over -4:4 (an EPYC VM, 512 KiB of L2):
+ * 1024 x 1024 bins 1.75 s of CPU counted point by point, 0.47 s so; 16
+ * bins 0.26 s either way. */
+#define CODE_BLOCK 1024
+#define CODE_AHEAD 16
+
+#define CODE_NEAR 65536	/* bins whose counts stay in cache: no prefetch */
+
+static inline __attribute__((always_inline)) void
+count_block(struct hist2d_acc *h, const uint32_t *code, size_t m, bool ahead)
+{
+	uint64_t nb = h->nx * h->ny;
+
+	for (size_t j = 0; j < m; j++) {
+		uint32_t c = code[j];
+
+		if (ahead && j + CODE_AHEAD < m && code[j + CODE_AHEAD] < nb)
+			__builtin_prefetch(&h->counts[code[j + CODE_AHEAD]], 1);
+		if (c < nb)
+			h->counts[c]++;
+		else if (c == CODE_NAN)
+			h->nan++;
+		else
+			h->outside++;
+	}
+}
+
+static void count_codes(struct hist2d_acc *h, const uint32_t *code, size_t m)
+{
+	if (h->nx * h->ny <= CODE_NEAR)
+		count_block(h, code, m, false);
+	else
+		count_block(h, code, m, true);
+}
+
+/* The points of nrec records of C values of type T (each converted to
+ * double exactly by CONV): x and y are the record's first two values. */
+#define HIST2D_LOOP(name, T, CONV)						\
+static void name(struct hist2d_acc *h, const struct axis *ax,			\
+		 const struct axis *ay, const void *data, size_t nrec,		\
+		 unsigned C, uint32_t *code)					\
+{										\
+	const T *p = data;							\
+	for (size_t k = 0; k < nrec; k += CODE_BLOCK) {				\
+		size_t m = nrec - k < CODE_BLOCK ? nrec - k : CODE_BLOCK;	\
+		for (size_t j = 0; j < m; j++, p += C)				\
+			code[j] = point_code(h->ny, ax, ay, CONV(p[0]),		\
+					     CONV(p[1]));			\
+		count_codes(h, code, m);					\
+	}									\
+}
+
+static inline double conv_f16(uint16_t x) { return f16_to_f32(x); }
+static inline double conv_bf16(uint16_t x) { return bf16_to_f32(x); }
+#define CONV_D(x) ((double)(x))
+
+HIST2D_LOOP(points_u8, uint8_t, CONV_D)
+HIST2D_LOOP(points_i8, int8_t, CONV_D)
+HIST2D_LOOP(points_u16, uint16_t, CONV_D)
+HIST2D_LOOP(points_i16, int16_t, CONV_D)
+HIST2D_LOOP(points_u32, uint32_t, CONV_D)
+HIST2D_LOOP(points_i32, int32_t, CONV_D)
+HIST2D_LOOP(points_u64, uint64_t, CONV_D)
+HIST2D_LOOP(points_i64, int64_t, CONV_D)
+HIST2D_LOOP(points_f16, uint16_t, conv_f16)
+HIST2D_LOOP(points_bf16, uint16_t, conv_bf16)
+HIST2D_LOOP(points_f32, float, CONV_D)
+HIST2D_LOOP(points_f64, double, CONV_D)
+
+typedef void points_fn(struct hist2d_acc *, const struct axis *,
+		       const struct axis *, const void *, size_t, unsigned,
+		       uint32_t *);
+static points_fn *const points_loops[GS_NTYPES] = {
+	[GS_U8] = points_u8, [GS_I8] = points_i8, [GS_U16] = points_u16,
+	[GS_I16] = points_i16, [GS_U32] = points_u32, [GS_I32] = points_i32,
+	[GS_U64] = points_u64, [GS_I64] = points_i64, [GS_F16] = points_f16,
+	[GS_BF16] = points_bf16, [GS_F32] = points_f32, [GS_F64] = points_f64,
+};
+
+/* ---- the kernel table ------------------------------------------------- */
+
+static size_t hist2d_acc_size(const struct gs_job *job)
+{
+	return sizeof(struct hist2d_acc) +
+	       job->bins * job->ybins * sizeof(uint64_t);
+}
+
+static void hist2d_acc_init(const struct gs_job *job, void *acc)
+{
+	struct hist2d_acc *h = acc;
+
+	memset(h, 0, hist2d_acc_size(job));
+	h->nx = job->bins;
+	h->ny = job->ybins;
+}
+
+static void hist2d_acc_merge(const struct gs_job *job, void *acc,
+			     const void *src)
+{
+	struct hist2d_acc *h = acc;
+	const struct hist2d_acc *s = src;
+	uint64_t n = h->nx * h->ny;
+
+	h->nan += s->nan;
+	h->outside += s->outside;
+	for (uint64_t i = 0; i < n; i++)
+		h->counts[i] += s->counts[i];
+}
+
+/* Both axes' edges, made again by each call (a few thousand at most,
+ * against a chunk's records), and a block's codes. */
+static size_t hist2d_scratch_size(const struct gs_job *job)
+{
+	return (job->bins + 1 + job->ybins + 1) * sizeof(double) +
+	       CODE_BLOCK * sizeof(uint32_t);
+}
+
+static void hist2d_cpu_add(const struct gs_job *job, void *acc, void *scratch,
+			   const void *data, const void *data2, size_t nrec)
+{
+	double *ex = scratch, *ey = ex + job->bins + 1;
+	struct axis ax, ay;
+
+	(void)data2;
+	hist2d_edges(job, 0, ex);
+	hist2d_edges(job, 1, ey);
+	axis_init(&ax, ex, job->bins);
+	axis_init(&ay, ey, job->ybins);
+	points_loops[job->dtype.type](acc, &ax, &ay, data, nrec, job->columns,
+				      (uint32_t *)(ey + job->ybins + 1));
+}
+
+const struct acc_kernels hist2d_kernels = {
+	.acc_size = hist2d_acc_size,
+	.acc_init = hist2d_acc_init,
+	.acc_merge = hist2d_acc_merge,
+	.scratch_size = hist2d_scratch_size,
+	.cpu_add = hist2d_cpu_add,
+};
