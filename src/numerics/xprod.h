@@ -46,8 +46,8 @@ double xfmt_to_f64(uint64_t bits, enum xfmt f);
 void fprod_mul_f64(struct fprod *p, double v);
 bool fprod_round(const struct fprod *p, enum xfmt f, uint64_t *bits);
 
-/* Integer products from 1: elements one at a time; the merge that keeps
- * where the product passed 2^128. */
+/* Integer products from 1: elements (of 64 bits at most: |v| < 2^64) one
+ * at a time; the merge that keeps where the product passed 2^128. */
 void iprod_at_init(struct iprod_at *p);
 void iprod_mul(struct iprod *p, __int128 v);
 void iprod_at_merge(struct iprod_at *p, const struct iprod_at *q);
