@@ -8,7 +8,7 @@
  *
  * The device accumulator: struct red_dev_head (the record count), then per
  * column a struct exact_acc (sum), a struct red_dev_word, or (prod) a
- * struct red_fprod / red_iprod followed by RED_PROD_BLOCKS per column of
+ * struct fprod / iprod followed by RED_PROD_BLOCKS per column of
  * block scratch.
  */
 #ifndef RED_DEV_CUH
@@ -20,7 +20,7 @@
 #include "prod.cuh"
 
 extern "C" {
-#include "xprod.h"	/* fprod_merge, iprod_merge */
+#include "xprod.h"	/* iprod_at_merge */
 }
 
 /* 256 threads and 4 blocks per SM: enough resident warps to cover memory
@@ -90,7 +90,7 @@ static __host__ __device__ inline bool red_key(T x, unsigned long long *k)
 
 /* Blocks of one prod kernel at most: the accumulator keeps a partial per
  * block and column. H100/H200 grids are 132 SMs * RED_BLOCKS_PER_SM = 528
- * blocks; 1024 leaves room for larger GPUs (64 columns of red_fprod: 3 MiB
+ * blocks; 1024 leaves room for larger GPUs (64 columns of struct fprod: 3 MiB
  * per stream). */
 #define RED_PROD_BLOCKS 1024
 
@@ -125,8 +125,8 @@ static inline size_t red_dev_acc_bytes(const struct gs_job *job)
 		col = sizeof(struct exact_acc);
 	else if (job->op == OP_PROD)	/* the column, then its scratch */
 		col = (1 + RED_PROD_BLOCKS) *
-		      (type_is_float(job->dtype.type) ? sizeof(struct red_fprod)
-						      : sizeof(struct red_iprod));
+		      (type_is_float(job->dtype.type) ? sizeof(struct fprod)
+						      : sizeof(struct iprod));
 	return sizeof(struct red_dev_head) + col * job->columns;
 }
 
@@ -191,37 +191,13 @@ static inline void red_merge_word(const struct gs_job *job, struct red_col *c,
 	}
 }
 
-/* Multiply a device column's product into c with the CPU's own merge, so
- * that NaN, inf * 0, a zero, the sign and overflow mean what they do
- * there. */
-static inline void red_merge_fprod(struct fprod *c, const struct red_fprod *d)
+/* A device column's integer product into c, where it passed 2^128 not
+ * known. (A float product merges as it is: the struct is the CPU's.) */
+static inline void red_merge_iprod(struct iprod_at *c, const struct iprod *d)
 {
-	struct fprod q;
+	struct iprod_at q = { *d, UINT64_MAX };
 
-	fprod_init(&q);		/* the empty product: exactly 1 */
-	if (d->hi[1]) {
-		q.lo = (unsigned __int128)d->lo[1] << 64 | d->lo[0];
-		q.hi = (unsigned __int128)d->hi[1] << 64 | d->hi[0];
-		q.exp = d->exp;
-	}
-	q.nan = d->flags & RED_PNAN;
-	q.zero = d->flags & RED_PZERO;
-	q.inf = d->flags & RED_PINF;
-	q.neg = d->flags & RED_PNEG;
-	fprod_merge(c, &q);
-}
-
-static inline void red_merge_iprod(struct iprod *c, const struct red_iprod *d)
-{
-	struct iprod q;
-
-	iprod_init(&q);
-	if (d->mag[0] | d->mag[1])
-		q.mag = (unsigned __int128)d->mag[1] << 64 | d->mag[0];
-	q.zero = d->flags & RED_PZERO;
-	q.neg = d->flags & RED_PNEG;
-	q.overflow = d->flags & RED_POVER;
-	iprod_merge(c, &q);
+	iprod_at_merge(c, &q);
 }
 
 static inline void red_merge_host(const struct gs_job *job, void *acc,
@@ -236,11 +212,11 @@ static inline void red_merge_host(const struct gs_job *job, void *acc,
 			exact_to_xsum((const struct exact_acc *)(h + 1) + i,
 				      &c[i].u.sum);
 		else if (job->op == OP_PROD && flt)
-			red_merge_fprod(&c[i].u.fp,
-					(const struct red_fprod *)(h + 1) + i);
+			fprod_merge(&c[i].u.fp,
+				    (const struct fprod *)(h + 1) + i);
 		else if (job->op == OP_PROD)
 			red_merge_iprod(&c[i].u.ip,
-					(const struct red_iprod *)(h + 1) + i);
+					(const struct iprod *)(h + 1) + i);
 		else
 			red_merge_word(job, &c[i],
 				       (const struct red_dev_word *)(h + 1) + i);

@@ -1,8 +1,9 @@
 /*
  * red_prod.cuh - reduce --op prod's grouping on the GPU: a thread's product
  * of its factors, the block's tree over the threads' partials, the scratch
- * slot of a block's partial and the one-block gather (prod.cuh has the
- * arithmetic). __host__ __device__, so that tests/gpu/prod_host_check.cu
+ * slot of a block's partial and the one-block gather (the arithmetic is
+ * numerics/xprod_core.h's, the elements' folds prod.cuh's). __host__
+ * __device__, so that tests/gpu/prod_host_check.cu
  * replays the kernels of reduce_kernels.cu in their grouping.
  */
 #ifndef RED_PROD_CUH
@@ -20,14 +21,15 @@ red_prod_thread(red_prod_t<T> *p, const T *d, size_t n, size_t g,
 {
 	constexpr int K = red_prod_group<T>();
 	constexpr bool flt = dtype_is_float<T>::value;
-	unsigned long long flags = 0, m;
+	unsigned long long m;
+	uint64_t flags = 0;
 	size_t i = g;
 	int e;
 
 	if constexpr (flt)
-		red_fp_one(p);
+		fprod_one(p);
 	else
-		*p = red_iprod{ { 1, 0 }, 0 };
+		*p = iprod{ { 1, 0 }, 0 };
 	for (; i + (K - 1) * stride < n; i += K * stride) {
 		m = 1;
 		e = 0;
@@ -41,9 +43,9 @@ red_prod_thread(red_prod_t<T> *p, const T *d, size_t n, size_t g,
 				red_ifold(d[i + k * stride], &m, &flags);
 		}
 		if constexpr (flt)
-			red_fp_mul64(p, m, e);
+			fprod_mul64(p, m, e);
 		else
-			red_ip_mul64(p, m);
+			iprod_mul64(p, m);
 	}
 	if (i < n) {		/* the tail: under K factors */
 		m = 1;
@@ -55,9 +57,9 @@ red_prod_thread(red_prod_t<T> *p, const T *d, size_t n, size_t g,
 				red_ifold(d[i], &m, &flags);
 		}
 		if constexpr (flt)
-			red_fp_mul64(p, m, e);
+			fprod_mul64(p, m, e);
 		else
-			red_ip_mul64(p, m);
+			iprod_mul64(p, m);
 	}
 	p->flags = flags;
 }

@@ -22,14 +22,14 @@
  *   "no value seen" (no real key maps there).
  * - and/or/xor: the two's complement bits sign-extended to 64, as the CPU
  *   has them; and stores the OR of the complements (zero is its identity).
- * - prod: floats keep xprod.c's bracket [lo, hi] * 2^exp of the exact
+ * - prod: floats keep the CPU's bracket [lo, hi] * 2^exp of the exact
  *   product (128-bit ends, lo rounded down and hi up at every step), as
- *   struct red_fprod; integers the exact magnitude below 2^128, as struct
- *   red_iprod; NaN, zero, inf, overflow and the sign are flags (the
- *   arithmetic is prod.cuh's, shared with the scan). A thread
- *   multiplies K factors exactly in 64 bits (K = 64 / significand or
- *   integer bits: f64 1, f32 2, f16 5, bf16 8, u8 8 ...), then the product
- *   into its bracket with one 128x64-bit step. Blocks combine per column in
+ *   struct fprod; integers the exact magnitude below 2^128, as struct
+ *   iprod; NaN, zero, inf, overflow and the sign are flags (the
+ *   arithmetic is numerics/xprod_core.h's, shared with the CPU and the
+ *   scan). A thread multiplies K factors exactly in 64 bits (K = 64 /
+ *   significand or integer bits: f64 1, f32 2, f16 5, bf16 8, u8 8 ...),
+ *   then the product into its bracket with one 128x64-bit step. Blocks combine per column in
  *   a shared tree; each block leaves its partials in the accumulator's
  *   scratch, and a one-block kernel multiplies them into the column. A
  *   float result is given only when the bracket's ends round alike, and is

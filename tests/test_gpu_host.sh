@@ -6,7 +6,8 @@
 # blocks, tiles, chunks, streams) with their __host__ __device__ code and
 # compares the result with the CPU backend's, bit for bit:
 #   exact_host       the exact sums' window paths against struct xsum
-#   prod_host_check  reduce --op prod against cpu_reduce.c
+#   prod_host_check  numerics/xprod_core.h against __int128 arithmetic and
+#                    the exact product; reduce --op prod against cpu_reduce.c
 #   scan_host_check  every scan (ops, types, output types, windows; the
 #                    default's block scan and --algorithm's) against
 #                    cpu_scan.c

@@ -447,6 +447,59 @@ static void test_fprod(void)
 	CHECK(red_result(&job, &c, &r, &err) < 0 && err.code == GS_EUSAGE);
 }
 
+/* xprod_core.h as C: the CPU's products start from 1 as a bracket (or a
+ * magnitude of 1) and the GPU's from all zeros, and both must mean 1; an
+ * element's step is the merge of its one-limb bracket; an integer product
+ * past 2^128 keeps __builtin_mul_overflow's low bits, then stays. */
+static void test_prod_core(void)
+{
+	struct fprod p, q, z = { { 0, 0 }, { 0, 0 }, 0, 0 }, f;
+	struct iprod a = { { 1, 0 }, 0 }, b, c, zi = { { 0, 0 }, 0 };
+	unsigned __int128 m = 1, w;
+	uint64_t bits, x = 0x9e3779b97f4a7c15ull;
+	bool over = false;
+
+	CHECK(fprod_round(&z, XF_F64, &bits) && bits == 0x3ff0000000000000ull);
+	fprod_one(&p);
+	for (int i = 0; i < 1000; i++) {
+		double v;
+		uint64_t u;
+
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		u = (x >> 12) | 0x3fe0000000000000ull;	/* [0.5, 1) */
+		memcpy(&v, &u, sizeof(v));
+		q = p;
+		fprod_mul_f64(&p, v);
+		f = z;		/* v as a bracket of one limb */
+		f.hi[1] = f.lo[1] = ((u & ((1ull << 52) - 1)) | 1ull << 52) << 11;
+		f.exp = (int)(u >> 52) - 1075 - 75;	/* v = hi * 2^exp */
+		fprod_merge(&q, &f);
+		CHECKF(!memcmp(&p, &q, sizeof(p)), "step %d", i);
+	}
+	q = p;
+	fprod_merge(&q, &z);
+	CHECK(!memcmp(&p, &q, sizeof(p)));
+	q = z;
+	fprod_merge(&q, &p);
+	CHECK(!memcmp(&p, &q, sizeof(p)));
+	for (int i = 0; i < 40; i++) {
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		b = a;
+		iprod_mul(&a, (__int128)(x >> (i % 60)) * (i % 3 ? 1 : -1));
+		if (!over) {
+			over = __builtin_mul_overflow(m, (unsigned __int128)(x >> (i % 60)), &w);
+			m = w;
+		}
+		CHECK(!!(a.flags & PROD_OVER) == over &&
+		      ((unsigned __int128)a.mag[1] << 64 | a.mag[0]) == m &&
+		      !!(a.flags & PROD_NEG) == ((i / 3 + 1) % 2 == 1));
+		c = b;
+		iprod_merge(&c, &zi);
+		CHECK(!memcmp(&b, &c, sizeof(b)));
+	}
+	CHECK(over);
+}
+
 static void test_swap(void)
 {
 	uint8_t b[24], w[24];
@@ -476,6 +529,7 @@ int main(void)
 	test_empty();
 	test_columns();
 	test_fprod();
+	test_prod_core();
 	test_swap();
 	UNIT_END();
 }

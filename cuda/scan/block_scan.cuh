@@ -37,10 +37,10 @@ static __device__ __forceinline__ word_val scan_shfl_up(const word_val &v,
 	return r;
 }
 
-static __device__ __forceinline__ red_fprod scan_shfl_up(const red_fprod &v,
-							 unsigned d)
+static __device__ __forceinline__ fprod scan_shfl_up(const fprod &v,
+						     unsigned d)
 {
-	red_fprod r;
+	fprod r;
 
 SCAN_UNROLL
 	for (int j = 0; j < 2; j++) {
@@ -52,10 +52,10 @@ SCAN_UNROLL
 	return r;
 }
 
-static __device__ __forceinline__ red_iprod scan_shfl_up(const red_iprod &v,
-							 unsigned d)
+static __device__ __forceinline__ iprod scan_shfl_up(const iprod &v,
+						     unsigned d)
 {
-	red_iprod r;
+	iprod r;
 
 	r.mag[0] = __shfl_up_sync(0xffffffffu, v.mag[0], d);
 	r.mag[1] = __shfl_up_sync(0xffffffffu, v.mag[1], d);

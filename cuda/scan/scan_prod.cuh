@@ -1,6 +1,7 @@
 /*
- * scan_prod.cuh - the product monoids, on prod.cuh's values: a float
- * bracket of the exact product, an exact integer magnitude below 2^128.
+ * scan_prod.cuh - the product monoids, on numerics/xprod_core.h's values:
+ * a float bracket of the exact product, an exact integer magnitude below
+ * 2^128.
  */
 #ifndef SCAN_PROD_CUH
 #define SCAN_PROD_CUH
@@ -8,8 +9,8 @@
 #include "scan_round.cuh"
 
 /*
- * A prefix product is prod.cuh's value: a float bracket (struct
- * red_fprod) or an integer magnitude below 2^128 (struct red_iprod), with
+ * A prefix product is xprod_core.h's value: a float bracket (struct
+ * fprod) or an integer magnitude below 2^128 (struct iprod), with
  * flags for NaN, zero, inf, the sign and overflow; the all-zero value is
  * the empty product, 1. The kernels group the factors otherwise than
  * cpu_scan's one pass, so a bracket differs from the CPU's, but it holds
@@ -33,7 +34,7 @@ static __host__ __device__ __forceinline__ bool scan_signbit(T x)
 
 /* Whether a bracket is one exact factor with a single nonzero limb, as
  * scan_fprod::of makes them. */
-static __host__ __device__ __forceinline__ bool scan_fp_single(const red_fprod &b)
+static __host__ __device__ __forceinline__ bool scan_fp_single(const fprod &b)
 {
 	return b.hi[0] == 0 && b.lo[0] == 0 && b.lo[1] == b.hi[1] && b.hi[1];
 }
@@ -41,7 +42,7 @@ static __host__ __device__ __forceinline__ bool scan_fp_single(const red_fprod &
 /* Products of float type T. */
 template <typename T> struct scan_fprod {
 	typedef T elem;
-	typedef red_fprod V;
+	typedef fprod V;
 	enum { WINDOW = 0 };
 
 	static __host__ __device__ __forceinline__ V ident(const scan_cfg &)
@@ -58,8 +59,8 @@ template <typename T> struct scan_fprod {
 		V r = a;
 
 		if (r.hi[1] && scan_fp_single(b)) {
-			r.flags = red_pflags(r.flags, b.flags);
-			red_fp_mul64(&r, b.hi[1], b.exp + 64);
+			r.flags = prod_flags(r.flags, b.flags);
+			fprod_mul64(&r, b.hi[1], b.exp + 64);
 		} else {
 			red_p_merge(&r, &b);
 		}
@@ -67,17 +68,17 @@ template <typename T> struct scan_fprod {
 	}
 
 	/* x as a bracket of one exact limb (hi[1], top bit set), or as a
-	 * flag; every sign flips RED_PNEG, as fprod_mul_f64 does. */
+	 * flag; every sign flips PROD_NEG, as fprod_mul_f64 does. */
 	static __host__ __device__ __forceinline__ V of(T x, const scan_cfg &)
 	{
 		struct exact_term t = scan_term(x);
 		V v = {};
 
-		v.flags = scan_signbit(x) ? RED_PNEG : 0;
+		v.flags = scan_signbit(x) ? PROD_NEG : 0;
 		if (t.flags) {
-			v.flags |= t.flags & EXACT_NAN ? RED_PNAN : RED_PINF;
+			v.flags |= t.flags & EXACT_NAN ? PROD_NAN : PROD_INF;
 		} else if (t.m == 0) {
-			v.flags |= RED_PZERO;
+			v.flags |= PROD_ZERO;
 		} else {
 			u64 m = (u64)(t.m < 0 ? -t.m : t.m);
 			int z = exact_clz64(m);
@@ -93,7 +94,7 @@ template <typename T> struct scan_fprod {
 	static __host__ __device__ __forceinline__ bool
 	out(const V &v, const scan_cfg &c, u64 *bits, struct scan_bad *why)
 	{
-		bool neg = v.flags & RED_PNEG;
+		bool neg = v.flags & PROD_NEG;
 		u128 lo = (u128)1 << 127, hi = lo;	/* the empty product */
 		long e = -127;
 		u64 a, b;
@@ -101,14 +102,14 @@ template <typename T> struct scan_fprod {
 		why->lo = why->hi = 0;
 		why->neg = 0;
 		why->kind = SCAN_BAD_ROUND;
-		if ((v.flags & RED_PNAN) ||
-		    (v.flags & (RED_PZERO | RED_PINF)) == (RED_PZERO | RED_PINF)) {
+		if ((v.flags & PROD_NAN) ||
+		    (v.flags & (PROD_ZERO | PROD_INF)) == (PROD_ZERO | PROD_INF)) {
 			*bits = c.fmt.nan;
 			return true;
 		}
-		if (v.flags & (RED_PZERO | RED_PINF)) {
+		if (v.flags & (PROD_ZERO | PROD_INF)) {
 			*bits = (u64)neg << (c.fmt.width - 1) |
-				(v.flags & RED_PINF ? c.fmt.inf : 0);
+				(v.flags & PROD_INF ? c.fmt.inf : 0);
 			return true;
 		}
 		if (v.hi[1]) {
@@ -126,7 +127,7 @@ template <typename T> struct scan_fprod {
 /* Products of integer type T. */
 template <typename T> struct scan_iprod {
 	typedef T elem;
-	typedef red_iprod V;
+	typedef iprod V;
 	enum { WINDOW = 0 };
 
 	static __host__ __device__ __forceinline__ V ident(const scan_cfg &)
@@ -142,8 +143,8 @@ template <typename T> struct scan_iprod {
 		V r = a;
 
 		if ((r.mag[0] | r.mag[1]) && b.mag[0] && !b.mag[1]) {
-			r.flags = red_pflags(r.flags, b.flags);
-			red_ip_mul64(&r, b.mag[0]);
+			r.flags = prod_flags(r.flags, b.flags);
+			iprod_mul64(&r, b.mag[0]);
 		} else {
 			red_p_merge(&r, &b);
 		}
@@ -160,7 +161,7 @@ template <typename T> struct scan_iprod {
 			neg = x < 0;
 			m = neg ? 0 - (u64)(long long)x : (u64)(long long)x;
 		}
-		V v = { { m, 0 }, (neg ? RED_PNEG : 0) | (m ? 0 : RED_PZERO) };
+		V v = { { m, 0 }, (neg ? PROD_NEG : 0) | (m ? 0 : PROD_ZERO) };
 
 		return v;
 	}
@@ -170,8 +171,8 @@ template <typename T> struct scan_iprod {
 	static __host__ __device__ __forceinline__ bool
 	out(const V &v, const scan_cfg &c, u64 *bits, struct scan_bad *why)
 	{
-		bool zero = v.flags & RED_PZERO;
-		bool neg = (v.flags & RED_PNEG) && !zero;
+		bool zero = v.flags & PROD_ZERO;
+		bool neg = (v.flags & PROD_NEG) && !zero;
 		u128 mag = (u128)v.mag[1] << 64 | v.mag[0];
 		unsigned nb = 8 * c.osize;
 
@@ -184,7 +185,7 @@ template <typename T> struct scan_iprod {
 		why->neg = neg;
 		why->kind = SCAN_BAD_MAG;
 		*bits = (u64)(neg ? -mag : mag);
-		if (!zero && (v.flags & RED_POVER)) {
+		if (!zero && (v.flags & PROD_OVER)) {
 			why->kind = SCAN_BAD_WIDE;
 			return false;
 		}

@@ -114,7 +114,7 @@ struct red_col {
 	union {
 		struct xsum sum;	/* OP_SUM, every type */
 		struct fprod fp;	/* OP_PROD, floats */
-		struct iprod ip;	/* OP_PROD, integers */
+		struct iprod_at ip;	/* OP_PROD, integers */
 		struct {		/* OP_MIN/OP_MAX (none while count == 0) */
 			bool nan;	/* floats: NaN propagates, like numpy */
 			union gs_scalar v;
@@ -151,7 +151,7 @@ const struct acc_kernels *acc_kernels_for(const struct gs_job *job);
  * product of nrec records at data whose first is record first, into acc,
  * the product of every record before them. Where a column's |product|
  * first passes 2^128 there, the records are folded again one by one to
- * find the one that did it, for iprod.at. */
+ * find the one that did it, for iprod_at.at. */
 void iprod_merge_at(const struct gs_job *job, struct red_col *acc,
 		    const struct red_col *src, const void *data,
 		    uint64_t first, size_t nrec);

@@ -13,7 +13,7 @@
  *   (cpu_fsum32.c).
  * - prod: floats keep a bracket [lo, hi] * 2^exp of the exact product
  *   (struct fprod), integers the exact magnitude until it passes 2^128
- *   (struct iprod): both are numerics/xprod.c's; here they are folded per
+ *   (struct iprod): both are numerics/xprod_core.h's; here they are folded per
  *   column, and an integer product's overflow is traced to its element.
  * - min/max: exact values; float NaN propagates, -0.0 < +0.0.
  * - and/or/xor: the 64-bit two's complement bits (sign-extended).
@@ -35,18 +35,19 @@ void iprod_merge_at(const struct gs_job *job, struct red_col *acc,
 		    uint64_t first, size_t nrec)
 {
 	for (unsigned col = 0; col < job->columns; col++) {
-		struct iprod *p = &acc[col].u.ip, q = *p;
+		struct iprod_at *p = &acc[col].u.ip;
+		struct iprod q = p->p;
 
-		iprod_merge(p, &src[col].u.ip);
+		iprod_at_merge(p, &src[col].u.ip);
 		acc[col].count += src[col].count;
-		if (q.overflow || !p->overflow)
+		if ((q.flags & PROD_OVER) || !(p->p.flags & PROD_OVER))
 			continue;
-		for (size_t r = 0; r < nrec && !q.overflow; r++) {
+		for (size_t r = 0; r < nrec && !(q.flags & PROD_OVER); r++) {
 			__int128 v;
 
 			gather_int(job->dtype.type, data, job->columns, col, r, 1, &v);
 			iprod_mul(&q, v);
-			if (q.overflow)
+			if (q.flags & PROD_OVER)
 				p->at = (first + r) * job->columns + col;
 		}
 	}
@@ -114,9 +115,9 @@ static void red_col_init(const struct gs_job *job, struct red_col *c)
 		break;
 	case OP_PROD:
 		if (flt)
-			fprod_init(&c->u.fp);
+			fprod_one(&c->u.fp);
 		else
-			iprod_init(&c->u.ip);
+			iprod_at_init(&c->u.ip);
 		break;
 	case OP_MIN:	/* the identity: the largest value of the type */
 		if (flt)
@@ -183,7 +184,7 @@ static void red_col_merge(const struct gs_job *job, struct red_col *c,
 		if (flt)
 			fprod_merge(&c->u.fp, &s->u.fp);
 		else
-			iprod_merge(&c->u.ip, &s->u.ip);
+			iprod_at_merge(&c->u.ip, &s->u.ip);
 		break;
 	case OP_MIN:
 	case OP_MAX: mm_fold(job, c, s); break;
@@ -415,7 +416,7 @@ static void iother_block(const struct gs_job *job, struct red_col *c,
 
 	for (size_t i = 0; i < n; i++) {
 		switch (job->op) {
-		case OP_PROD: iprod_mul(&c->u.ip, v[i]); break;
+		case OP_PROD: iprod_mul(&c->u.ip.p, v[i]); break;
 		case OP_MIN: m = v[i] < m ? v[i] : m; break;
 		case OP_MAX: m = v[i] > m ? v[i] : m; break;
 		case OP_AND: c->u.bits &= (uint64_t)v[i]; break;
@@ -562,7 +563,7 @@ static void other_add(const struct gs_job *job, struct red_col *c,
 	for (size_t r0 = 0; r0 < nrec; r0 += RED_BLOCK) {
 		size_t n = nrec - r0 < RED_BLOCK ? nrec - r0 : RED_BLOCK;
 
-		if (!flt && job->op == OP_PROD && c->u.ip.zero)
+		if (!flt && job->op == OP_PROD && (c->u.ip.p.flags & PROD_ZERO))
 			return;	/* zero wins over anything after it */
 		if (flt) {
 			gather_f64(t, data, job->columns, col, r0, n, sc->buf.f);
@@ -658,6 +659,7 @@ static int iresult(const struct gs_job *job, const struct red_col *c,
 		   struct result *r, struct gs_err *err)
 {
 	bool sgn = type_is_signed(job->dtype.type);
+	const struct iprod *ip = &c->u.ip.p;
 	uint64_t v;
 
 	r->kind = RES_INT_DEC;
@@ -667,20 +669,21 @@ static int iresult(const struct gs_job *job, const struct red_col *c,
 			return gs_fail(err, GS_ERUNTIME, "", "integer sum is not exact");
 		return 0;
 	case OP_PROD:
-		if (c->u.ip.zero) {
+		if (ip->flags & PROD_ZERO) {
 			strcpy(r->dec, "0");
 			return 0;
 		}
-		if (c->u.ip.overflow && c->u.ip.at != UINT64_MAX)
+		if ((ip->flags & PROD_OVER) && c->u.ip.at != UINT64_MAX)
 			return gs_fail(err, GS_ERUNTIME, "",
 				       "record %llu column %llu: integer product "
 				       "overflows 128 bits",
 				       (unsigned long long)(c->u.ip.at / job->columns),
 				       (unsigned long long)(c->u.ip.at % job->columns));
-		if (c->u.ip.overflow)	/* the GPU does not say where */
+		if (ip->flags & PROD_OVER)	/* the GPU does not say where */
 			return gs_fail(err, GS_ERUNTIME, "",
 				       "integer product overflows 128 bits");
-		u128_to_dec(c->u.ip.mag, c->u.ip.neg, r->dec);
+		u128_to_dec((unsigned __int128)ip->mag[1] << 64 | ip->mag[0],
+			    ip->flags & PROD_NEG, r->dec);
 		return 0;
 	case OP_MIN:
 	case OP_MAX:

@@ -325,7 +325,7 @@ static void iscan_load(const struct gs_job *job, const struct red_col *c,
 	memset(s, 0, sizeof(*s));
 	switch (job->op) {
 	case OP_SUM: xsum_to_i128(&c->u.sum, &s->v); break;
-	case OP_PROD: s->ip = c->u.ip; break;
+	case OP_PROD: s->ip = c->u.ip.p; break;
 	case OP_MIN:
 	case OP_MAX: s->v = sgn ? c->u.mm.v.i : (__int128)c->u.mm.v.u; break;
 	default: s->bits = c->u.bits; break;
@@ -337,7 +337,7 @@ static void iscan_save(const struct gs_job *job, struct red_col *c,
 {
 	switch (job->op) {
 	case OP_SUM: xsum_add_i128(&c->u.sum, s->v - start, 0); break;
-	case OP_PROD: c->u.ip = s->ip; break;
+	case OP_PROD: c->u.ip.p = s->ip; break;
 	case OP_MIN:
 	case OP_MAX: c->u.mm.v.u = (uint64_t)s->v; break;
 	default: c->u.bits = s->bits; break;
@@ -364,9 +364,11 @@ static bool icur(enum gs_op op, bool sgn, const struct iscan *s, bool *neg,
 	__int128 v = s->v;
 
 	if (op == OP_PROD) {
-		*neg = s->ip.neg && !s->ip.zero;
-		*mag = s->ip.zero ? 0 : s->ip.mag;
-		return s->ip.zero || !s->ip.overflow;
+		bool zero = s->ip.flags & PROD_ZERO;
+
+		*neg = (s->ip.flags & PROD_NEG) && !zero;
+		*mag = zero ? 0 : (unsigned __int128)s->ip.mag[1] << 64 | s->ip.mag[0];
+		return zero || !(s->ip.flags & PROD_OVER);
 	}
 	if (op >= OP_AND)
 		v = sgn ? (__int128)(int64_t)s->bits : (__int128)s->bits;

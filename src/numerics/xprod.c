@@ -54,83 +54,23 @@ double xfmt_to_f64(uint64_t bits, enum xfmt f)
 
 /* ---- float products ----------------------------------------------------- */
 
-void fprod_init(struct fprod *p)
-{
-	memset(p, 0, sizeof(*p));
-	p->lo = p->hi = (unsigned __int128)1 << 127;
-	p->exp = -127;
-}
-
-/* a * b as 256 bits: *h the high 128, *l the low 128. */
-static void mul_u128(unsigned __int128 a, unsigned __int128 b,
-		     unsigned __int128 *h, unsigned __int128 *l)
-{
-	const unsigned __int128 M = ~(uint64_t)0;
-	unsigned __int128 ll = (a & M) * (b & M), lh = (a & M) * (b >> 64);
-	unsigned __int128 hl = (a >> 64) * (b & M), hh = (a >> 64) * (b >> 64);
-	unsigned __int128 mid = (ll >> 64) + (lh & M) + (hl & M);
-
-	*l = (mid << 64) | (ll & M);
-	*h = hh + (lh >> 64) + (hl >> 64) + (mid >> 64);
-}
-
-/* 256-bit (h, l) >> s for 1 <= s <= 128, and whether bits were dropped. */
-static unsigned __int128 shr256(unsigned __int128 h, unsigned __int128 l,
-				int s, bool *inexact)
-{
-	if (s == 128) {
-		*inexact = l != 0;
-		return h;
-	}
-	*inexact = (l << (128 - s)) != 0;
-	return (h << (128 - s)) | (l >> s);
-}
-
-/*
- * Multiply the bracket by [lo2, hi2] * 2^exp2 (hi2 with its top bit set):
- * the low end rounds down, the high end up, and the shift that brings the
- * high end back to 128 bits is applied to both so they share the exponent.
- * The low end may then sit a bit below the top, which only widens nothing.
- */
-static void fprod_mul_bracket(struct fprod *p, unsigned __int128 lo2,
-			      unsigned __int128 hi2, int64_t exp2)
-{
-	unsigned __int128 h, l, hi, lo;
-	bool inexact;
-	int s;
-
-	mul_u128(p->hi, hi2, &h, &l);
-	s = 128 - ieee_clz128(h);
-	hi = shr256(h, l, s, &inexact);
-	if (inexact && ++hi == 0) {	/* rounded up past 2^128 */
-		hi = (unsigned __int128)1 << 127;
-		s++;
-	}
-	mul_u128(p->lo, lo2, &h, &l);
-	lo = s > 128 ? h >> 1 : shr256(h, l, s, &inexact);
-	p->hi = hi;
-	p->lo = lo;
-	p->exp += exp2 + s;
-}
-
 void fprod_mul_f64(struct fprod *p, double v)
 {
-	unsigned __int128 w;
 	uint64_t u, m;
-	int e, z;
+	int e;
 
 	memcpy(&u, &v, sizeof(u));
-	p->neg ^= u >> 63;
+	p->flags ^= (u >> 63) * PROD_NEG;
 	if (isnan(v)) {
-		p->nan = true;
+		p->flags |= PROD_NAN;
 		return;
 	}
 	if (isinf(v)) {
-		p->inf = true;
+		p->flags |= PROD_INF;
 		return;
 	}
 	if (v == 0) {
-		p->zero = true;
+		p->flags |= PROD_ZERO;
 		return;
 	}
 	e = (int)((u >> 52) & 0x7ff);
@@ -139,75 +79,61 @@ void fprod_mul_f64(struct fprod *p, double v)
 		m |= 1ull << 52;
 	else
 		e = 1;
-	/* v = m * 2^(e - 1075); as a 128-bit mantissa with the top bit set */
-	z = __builtin_clzll(m) + 64;
-	w = (unsigned __int128)m << z;
-
-	fprod_mul_bracket(p, w, w, (int64_t)e - 1075 - z);
-}
-
-void fprod_merge(struct fprod *p, const struct fprod *q)
-{
-	p->nan |= q->nan;
-	p->zero |= q->zero;
-	p->inf |= q->inf;
-	p->neg ^= q->neg;
-	fprod_mul_bracket(p, q->lo, q->hi, q->exp);
+	fprod_mul64(p, m, (int64_t)e - 1075);	/* v = m * 2^(e - 1075) */
 }
 
 bool fprod_round(const struct fprod *p, enum xfmt f, uint64_t *bits)
 {
 	struct ieee_fmt d = ieee_fmt_of(f);
-	uint64_t sign = (uint64_t)p->neg << (d.width - 1);
+	bool neg = p->flags & PROD_NEG;
+	unsigned __int128 lo = (unsigned __int128)1 << 127, hi = lo;
+	int64_t e = -127;	/* the empty product */
 	uint64_t a, b;
 
-	if (p->nan || (p->zero && p->inf)) {
+	if ((p->flags & PROD_NAN) ||
+	    (p->flags & (PROD_ZERO | PROD_INF)) == (PROD_ZERO | PROD_INF)) {
 		*bits = d.nan;
 		return true;
 	}
-	if (p->inf || p->zero) {
-		*bits = sign | (p->inf ? d.inf : 0);
+	if (p->flags & (PROD_ZERO | PROD_INF)) {
+		*bits = (uint64_t)neg << (d.width - 1) |
+			(p->flags & PROD_INF ? d.inf : 0);
 		return true;
 	}
-	a = round_u128(p->lo, p->exp, p->neg, f);
-	b = round_u128(p->hi, p->exp, p->neg, f);
+	if (p->hi[1]) {
+		lo = (unsigned __int128)p->lo[1] << 64 | p->lo[0];
+		hi = (unsigned __int128)p->hi[1] << 64 | p->hi[0];
+		e = p->exp;
+	}
+	a = round_u128(lo, e, neg, f);
+	b = round_u128(hi, e, neg, f);
 	*bits = a;
 	return a == b;
 }
 
 /* ---- integer products --------------------------------------------------- */
 
-void iprod_init(struct iprod *p)
+void iprod_at_init(struct iprod_at *p)
 {
-	memset(p, 0, sizeof(*p));
+	p->p.mag[0] = 1;
+	p->p.mag[1] = 0;
+	p->p.flags = 0;
 	p->at = UINT64_MAX;
-	p->mag = 1;
-}
-
-static void iprod_mul_mag(struct iprod *p, unsigned __int128 m)
-{
-	if (__builtin_mul_overflow(p->mag, m, &p->mag))
-		p->overflow = true;
 }
 
 void iprod_mul(struct iprod *p, __int128 v)
 {
 	if (v == 0) {
-		p->zero = true;
+		p->flags |= PROD_ZERO;
 		return;
 	}
-	p->neg ^= v < 0;
-	if (!p->overflow)
-		iprod_mul_mag(p, v < 0 ? -(unsigned __int128)v : (unsigned __int128)v);
+	p->flags ^= v < 0 ? PROD_NEG : 0;
+	iprod_mul64(p, (uint64_t)(v < 0 ? -(unsigned __int128)v : (unsigned __int128)v));
 }
 
-void iprod_merge(struct iprod *p, const struct iprod *q)
+void iprod_at_merge(struct iprod_at *p, const struct iprod_at *q)
 {
-	p->zero |= q->zero;
-	p->neg ^= q->neg;
-	if (!p->overflow && q->overflow)
+	if (!(p->p.flags & PROD_OVER) && (q->p.flags & PROD_OVER))
 		p->at = q->at;
-	p->overflow |= q->overflow;
-	if (!p->overflow)
-		iprod_mul_mag(p, q->mag);
+	iprod_merge(&p->p, &q->p);
 }

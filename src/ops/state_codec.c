@@ -59,21 +59,6 @@ static union gs_scalar bits_scalar(enum gs_type t, uint64_t u)
 	return v;
 }
 
-static unsigned char *put_u128(unsigned char *p, unsigned __int128 v)
-{
-	return put(put(p, (uint64_t)v), (uint64_t)(v >> 64));
-}
-
-static const unsigned char *get_u128(const unsigned char *p,
-				     unsigned __int128 *v)
-{
-	uint64_t lo, hi;
-
-	p = get(get(p, &lo), &hi);
-	*v = (unsigned __int128)hi << 64 | lo;
-	return p;
-}
-
 /* Flags as the low bits of one word, first argument in bit 0. */
 static uint64_t flags4(bool a, bool b, bool c, bool d)
 {
@@ -221,20 +206,24 @@ static unsigned char *put_red(const struct gs_job *job, unsigned char *p,
 			      const struct red_col *r)
 {
 	bool flt = type_is_float(job->dtype.type);
+	const struct iprod *ip;
 
 	switch (job->op) {
 	case OP_SUM:
 		return put_xsum(p, &r->u.sum);
 	case OP_PROD:
-		if (flt) {
+		if (flt) {	/* the PROD_ flags are the state's bits */
 			const struct fprod *f = &r->u.fp;
 
-			p = put(p, flags4(f->nan, f->zero, f->inf, f->neg));
-			p = put(p, (uint64_t)f->exp);
-			return put_u128(put_u128(p, f->lo), f->hi);
+			p = put(put(p, f->flags), (uint64_t)f->exp);
+			p = put(put(p, f->lo[0]), f->lo[1]);
+			return put(put(p, f->hi[0]), f->hi[1]);
 		}
-		p = put(p, flags4(r->u.ip.zero, r->u.ip.overflow, r->u.ip.neg, 0));
-		return put_u128(put(p, r->u.ip.at), r->u.ip.mag);
+		ip = &r->u.ip.p;
+		p = put(p, flags4(ip->flags & PROD_ZERO, ip->flags & PROD_OVER,
+				  ip->flags & PROD_NEG, 0));
+		p = put(p, r->u.ip.at);
+		return put(put(p, ip->mag[0]), ip->mag[1]);
 	case OP_MIN:
 	case OP_MAX:
 		p = put(p, flags4(r->u.mm.nan, 0, 0, 0));
@@ -256,16 +245,18 @@ static const unsigned char *get_red(const struct gs_job *job,
 	case OP_PROD:
 		p = get(p, &f);
 		if (flt) {
-			r->u.fp = (struct fprod){ .nan = flag(f, 0),
-				.zero = flag(f, 1), .inf = flag(f, 2),
-				.neg = flag(f, 3) };
+			r->u.fp.flags = f & (PROD_NAN | PROD_ZERO | PROD_INF |
+					     PROD_NEG);
 			p = get(p, &w);
 			r->u.fp.exp = (int64_t)w;
-			return get_u128(get_u128(p, &r->u.fp.lo), &r->u.fp.hi);
+			p = get(get(p, &r->u.fp.lo[0]), &r->u.fp.lo[1]);
+			return get(get(p, &r->u.fp.hi[0]), &r->u.fp.hi[1]);
 		}
-		r->u.ip = (struct iprod){ .zero = flag(f, 0),
-			.overflow = flag(f, 1), .neg = flag(f, 2) };
-		return get_u128(get(p, &r->u.ip.at), &r->u.ip.mag);
+		r->u.ip.p.flags = (flag(f, 0) ? PROD_ZERO : 0) |
+				  (flag(f, 1) ? PROD_OVER : 0) |
+				  (flag(f, 2) ? PROD_NEG : 0);
+		p = get(p, &r->u.ip.at);
+		return get(get(p, &r->u.ip.p.mag[0]), &r->u.ip.p.mag[1]);
 	case OP_MIN:
 	case OP_MAX:
 		p = get(get(p, &f), &w);
@@ -300,21 +291,22 @@ static void reduce_state_get(const struct gs_job *job, void *acc,
 		get_red(job, get(p, &r[k].count), &r[k]);
 }
 
-/* A float product's bounds have their top bits set (fprod_init starts
+/* A float product's bounds have their top bits set (fprod_one starts
  * from 2^127 and every step renormalizes), lo <= hi, and an exponent far
  * from overflowing when two are added. */
 static bool reduce_state_valid(const struct gs_job *job, const void *acc)
 {
 	const struct red_col *r = acc;
-	const unsigned __int128 top = (unsigned __int128)1 << 127;
 	const int64_t far = (int64_t)1 << 62;
 
 	if (job->op != OP_PROD || !type_is_float(job->dtype.type))
 		return true;
 	for (unsigned k = 0; k < job->columns; k++) {
 		const struct fprod *f = &r[k].u.fp;
+		bool le = f->lo[1] != f->hi[1] ? f->lo[1] < f->hi[1]
+					       : f->lo[0] <= f->hi[0];
 
-		if (!(f->lo & top) || !(f->hi & top) || f->lo > f->hi ||
+		if (!(f->lo[1] >> 63) || !(f->hi[1] >> 63) || !le ||
 		    f->exp < -far || f->exp > far)
 			return false;
 	}

@@ -4,11 +4,14 @@
  * loops over blocks and threads, in the kernels' order and grouping, give
  * what the GPU would. No GPU needed.
  *
- *   1. the 128x64 and 128x128-bit multiplies against unsigned __int128;
- *      the device bracket step (red_fp_mul64) and merge (red_p_merge)
- *      against numerics/xprod.c's fprod_mul_f64 and fprod_merge, field for
- *      field (they round the same way); integer merges against
- *      iprod_merge;
+ *   1. numerics/xprod_core.h, the arithmetic both sides run: the 128x64
+ *      and 128x128-bit multiplies against unsigned __int128; the one-limb
+ *      bracket step (fprod_mul64) and the full merge (fprod_merge) against
+ *      a reference step written in unsigned __int128 over 256-bit
+ *      products, field for field, the carry past 2^128 included; brackets
+ *      of many factors, and merges of them, against the exact product (a
+ *      bignum): they must hold it, with ends a few units apart; integer
+ *      steps and merges against unsigned __int128 and its overflow;
  *   2. whole runs: chunks round-robin over streams, each launch's threads
  *      -> block tree -> scratch -> gather into the stream's accumulator,
  *      then red_merge_host into a struct red_col, against one pass of the
@@ -90,7 +93,7 @@ static u64 rnd_edge(void)
 
 /* ---- 1. arithmetic ------------------------------------------------------- */
 
-static void ref_mul(u64 a1, u64 a0, u64 b1, u64 b0, u64 r[4])
+static void ref_mul(u64 a1, u64 a0, u64 b1, u64 b0, uint64_t r[4])
 {
 	u128 ll = (u128)a0 * b0, lh = (u128)a0 * b1, hl = (u128)a1 * b0;
 	u128 hh = (u128)a1 * b1;
@@ -106,39 +109,30 @@ static void ref_mul(u64 a1, u64 a0, u64 b1, u64 b0, u64 r[4])
 static void check_mul(void)
 {
 	for (int i = 0; i < 300000; i++) {
-		u64 a[2] = { rnd_edge(), rnd_edge() }, b[2] = { rnd_edge(), rnd_edge() };
-		u64 r[4], w[4], x[3];
+		uint64_t a[2] = { rnd_edge(), rnd_edge() }, b[2] = { rnd_edge(), rnd_edge() };
+		uint64_t r[4], w[4], x[3];
 
-		red_mul_128x128(a, b, r);
+		prod_mul_128x128(a, b, r);
 		ref_mul(a[1], a[0], b[1], b[0], w);
 		EXPECT(!memcmp(r, w, sizeof r), "128x128 %llx:%llx * %llx:%llx",
-		       a[1], a[0], b[1], b[0]);
-		red_mul_128x64(a, b[0], x);
+		       (u64)a[1], (u64)a[0], (u64)b[1], (u64)b[0]);
+		prod_mul_128x64(a, b[0], x);
 		ref_mul(a[1], a[0], 0, b[0], w);
 		EXPECT(!memcmp(x, w, sizeof x) && w[3] == 0, "128x64 %llx:%llx * %llx",
-		       a[1], a[0], b[0]);
+		       (u64)a[1], (u64)a[0], (u64)b[0]);
 	}
 }
 
-static struct red_fprod fp_dev(const struct fprod *c)
+static u128 u128_of(const uint64_t l[2])
 {
-	struct red_fprod d;
-
-	d.lo[0] = (u64)c->lo;
-	d.lo[1] = (u64)(c->lo >> 64);
-	d.hi[0] = (u64)c->hi;
-	d.hi[1] = (u64)(c->hi >> 64);
-	d.exp = c->exp;
-	d.flags = 0;
-	return d;
+	return (u128)l[1] << 64 | l[0];
 }
 
-static bool fp_same(const struct red_fprod *d, const struct fprod *c)
+static bool fp_same(const struct fprod *a, const struct fprod *b)
 {
-	struct red_fprod e = fp_dev(c);
-
-	return !memcmp(d->lo, e.lo, sizeof e.lo) &&
-	       !memcmp(d->hi, e.hi, sizeof e.hi) && d->exp == e.exp;
+	return !memcmp(a->lo, b->lo, sizeof a->lo) &&
+	       !memcmp(a->hi, b->hi, sizeof a->hi) && a->exp == b->exp &&
+	       a->flags == b->flags;
 }
 
 /* A finite nonzero double: any exponent, subnormals, or near 1. */
@@ -160,42 +154,104 @@ static double rnd_finite(void)
 	return v;
 }
 
-/* fp *= v through the device step, the way a thread takes one f64. */
-static void dev_mul_f64(struct red_fprod *d, double v)
+/* |v| = *m * 2^*e, the way a thread takes one f64. */
+static void f64_parts(double v, u64 *m, long long *e)
 {
 	struct exact_term t = exact_f64(v);
-	u128 m = t.m < 0 ? -(u128)t.m : (u128)t.m;
 
-	red_fp_mul64(d, (u64)m, t.e);
+	*m = (u64)(t.m < 0 ? -(u128)t.m : (u128)t.m);
+	*e = t.e;
 }
 
-/* A random bracket on both sides: n factors folded by the CPU and by the
- * device step, which must agree exactly. */
-static void rnd_bracket(struct fprod *c, struct red_fprod *d, int n)
+/* m * 2^e as a bracket of one limb, as scan_fprod::of makes it. */
+static struct fprod fp_factor(u64 m, long long e)
 {
-	fprod_init(c);
-	red_fp_one(d);
-	for (int i = 0; i < n; i++) {
-		double v = rnd_finite();
+	struct fprod q = {};
+	int z = __builtin_clzll(m);
 
-		fprod_mul_f64(c, v);
-		dev_mul_f64(d, v);
+	q.lo[1] = q.hi[1] = m << z;
+	q.exp = e - z - 64;
+	return q;
+}
+
+/*
+ * The reference step, written apart from xprod_core.h's limbs, in
+ * unsigned __int128 over a 256-bit product: the bracket times [lo2, hi2]
+ * * 2^exp2 (hi2's top bit set), hi rounded up and lo down to 128 bits
+ * with the shift that brings hi back to 128 bits, one more where hi
+ * rounded up past 2^128.
+ */
+struct ref_fp {
+	u128 lo, hi;
+	long long exp;
+};
+
+static void mul_256(u128 a, u128 b, u128 *h, u128 *l)
+{
+	const u128 M = ~(u64)0;
+	u128 ll = (a & M) * (b & M), lh = (a & M) * (b >> 64);
+	u128 hl = (a >> 64) * (b & M), hh = (a >> 64) * (b >> 64);
+	u128 mid = (ll >> 64) + (lh & M) + (hl & M);
+
+	*l = (mid << 64) | (ll & M);
+	*h = hh + (lh >> 64) + (hl >> 64) + (mid >> 64);
+}
+
+/* (h, l) >> s for 1 <= s <= 128, and whether bits were dropped. */
+static u128 shr_256(u128 h, u128 l, int s, bool *inexact)
+{
+	if (s == 128) {
+		*inexact = l != 0;
+		return h;
 	}
+	*inexact = (l << (128 - s)) != 0;
+	return (h << (128 - s)) | (l >> s);
+}
+
+static struct ref_fp ref_step(struct ref_fp p, u128 lo2, u128 hi2, long long exp2)
+{
+	u128 h, l;
+	bool inexact;
+	int s;
+
+	mul_256(p.hi, hi2, &h, &l);
+	s = 128 - (h >> 64 ? __builtin_clzll((u64)(h >> 64)) : 64 + __builtin_clzll((u64)h));
+	p.hi = shr_256(h, l, s, &inexact);
+	if (inexact && ++p.hi == 0) {
+		p.hi = (u128)1 << 127;
+		s++;
+	}
+	mul_256(p.lo, lo2, &h, &l);
+	p.lo = s > 128 ? h >> 1 : shr_256(h, l, s, &inexact);
+	p.exp += exp2 + s;
+	return p;
+}
+
+static struct ref_fp ref_of(const struct fprod *p)
+{
+	return ref_fp{ u128_of(p->lo), u128_of(p->hi), (long long)p->exp };
+}
+
+static bool ref_same(const struct fprod *p, struct ref_fp r)
+{
+	return u128_of(p->lo) == r.lo && u128_of(p->hi) == r.hi &&
+	       (long long)p->exp == r.exp;
 }
 
 /* hi rounding up past 2^128: a * m just under 2^191 with bits cut, for a
  * in [2^127, 2^128) and m in [2^63, 2^64): a = floor((2^191 - 1) / m)
- * lands there about half the time. The step (red_fp_mul64), the merge of
- * m as a bracket (red_p_merge) and the CPU's fprod_merge must agree. */
+ * lands there about half the time. The step (fprod_mul64) and the merge
+ * of m as a bracket (fprod_merge) must give the same bracket, 2^127 with
+ * one exponent step more. */
 static void check_carry(void)
 {
 	u64 hits = 0;
 
 	for (int i = 0; i < 20000; i++) {
 		u64 m = 1ull << 63 | rnd(), top[3] = { ~0ull, ~0ull, ~0ull >> 1 };
-		u128 rem = 0, a = 0;
-		struct fprod c, q;
-		struct red_fprod d, e, dq;
+		u128 rem = 0, a = 0, lo;
+		struct fprod d, e, q;
+		struct ref_fp r;
 		long long ex = (long long)(rnd() % 200) - 100;
 
 		for (int j = 2; j >= 0; j--) {	/* (2^191 - 1) / m */
@@ -204,49 +260,100 @@ static void check_carry(void)
 			a = a << 64 | (u64)(cur / m);
 			rem = cur % m;
 		}
-		fprod_init(&c);
-		c.hi = a;
-		c.lo = a - rnd() % 3;
-		fprod_init(&q);
-		q.hi = q.lo = (u128)m << 64;
-		q.exp = ex - 64;
-		d = fp_dev(&c);
+		lo = a - rnd() % 3;
+		fprod_one(&d);
+		d.hi[0] = (u64)a;
+		d.hi[1] = (u64)(a >> 64);
+		d.lo[0] = (u64)lo;
+		d.lo[1] = (u64)(lo >> 64);
 		e = d;
-		dq = fp_dev(&q);
-		fprod_merge(&c, &q);
-		red_fp_mul64(&d, m, ex);
-		red_p_merge(&e, &dq);
+		q = fp_factor(m, ex);
+		r = ref_step(ref_of(&d), u128_of(q.lo), u128_of(q.hi), q.exp);
+		fprod_mul64(&d, m, ex);
+		fprod_merge(&e, &q);
 		hits += d.hi[1] == 1ull << 63 && d.hi[0] == 0;
-		EXPECT(fp_same(&d, &c) && fp_same(&e, &c),
-		       "carry past 2^128: a %llx:%llx m %llx", (u64)(a >> 64),
-		       (u64)a, m);
+		EXPECT(fp_same(&d, &e) && ref_same(&d, r),
+		       "carry past 2^128: a %llx:%llx m %llx",
+		       (u64)(a >> 64), (u64)a, m);
 	}
 	EXPECT(hits > 1000, "only %llu carries past 2^128", hits);
 }
 
-static void check_bracket(void)
+/* The one-factor step against the full merge, the empty product on either
+ * side of a merge, and the flags of a merge. */
+static void check_step(void)
 {
 	for (int i = 0; i < 20000; i++) {
-		struct fprod c, c2;
-		struct red_fprod d, d2, e;
+		struct fprod d, e, z = {};
 		int n = 1 + (int)(rnd() % (i % 10 ? 40 : 400));
 
-		rnd_bracket(&c, &d, n);
-		EXPECT(fp_same(&d, &c), "red_fp_mul64 x%d: lo %llx:%llx hi %llx:%llx exp %lld",
-		       n, d.lo[1], d.lo[0], d.hi[1], d.hi[0], d.exp);
-		rnd_bracket(&c2, &d2, 1 + (int)(rnd() % 40));
-		fprod_merge(&c, &c2);
+		struct ref_fp r;
+
+		fprod_one(&d);
 		e = d;
-		red_p_merge(&e, &d2);
-		EXPECT(fp_same(&e, &c), "red_p_merge of brackets");
-		/* the empty product on either side changes nothing */
+		r = ref_of(&d);
+		for (int j = 0; j < n; j++) {
+			u64 m;
+			long long ex;
+			struct fprod q;
+
+			if (i % 2) {
+				f64_parts(rnd_finite(), &m, &ex);
+			} else {	/* exact products, cut bits on the edge */
+				m = 1ull << (rnd() % 64) | 1ull << (rnd() % 64);
+				m |= rnd() % 2 ? 1ull << (rnd() % 64) : 0;
+				ex = (long long)(rnd() % 100) - 50;
+			}
+			q = fp_factor(m, ex);
+			r = ref_step(r, u128_of(q.lo), u128_of(q.hi), q.exp);
+			fprod_mul64(&d, m, ex);
+			fprod_merge(&e, &q);
+		}
+		EXPECT(fp_same(&d, &e) && ref_same(&d, r),
+		       "fprod_mul64 x%d: lo %llx:%llx hi %llx:%llx exp %lld", n,
+		       (u64)d.lo[1], (u64)d.lo[0], (u64)d.hi[1], (u64)d.hi[0],
+		       (long long)d.exp);
+		/* a merge of two brackets */
 		e = d;
-		d2 = red_fprod{};
-		red_p_merge(&e, &d2);
-		EXPECT(!memcmp(&e, &d, sizeof e), "merge with the empty product");
-		red_p_merge(&d2, &d);
-		EXPECT(!memcmp(&d2, &d, sizeof e), "merge into the empty product");
+		r = ref_step(ref_of(&e), u128_of(d.lo), u128_of(d.hi), d.exp);
+		fprod_merge(&e, &d);
+		EXPECT(ref_same(&e, r), "fprod_merge of brackets");
+		e = d;
+		z.flags = rnd() % 32;
+		fprod_merge(&e, &z);
+		d.flags = prod_flags(d.flags, z.flags);
+		EXPECT(fp_same(&e, &d), "merge with the empty product");
+		fprod_merge(&z, &d);
+		EXPECT(!memcmp(z.lo, d.lo, sizeof z.lo) && !memcmp(z.hi, d.hi, sizeof z.hi) &&
+		       z.exp == d.exp, "merge into the empty product");
 	}
+	for (int i = 0; i < 20000; i++) {	/* sparse ends: cut bits on the edge */
+		struct fprod p[2];
+		struct ref_fp r;
+
+		for (int k = 0; k < 2; k++) {
+			u128 hi = (u128)1 << 127 | (u128)1 << (rnd() % 127), lo;
+
+			hi |= rnd() % 2 ? (u128)1 << (rnd() % 127) : 0;
+			lo = hi - rnd() % 3;
+			fprod_one(&p[k]);
+			p[k].hi[0] = (u64)hi;
+			p[k].hi[1] = (u64)(hi >> 64);
+			p[k].lo[0] = (u64)lo;
+			p[k].lo[1] = (u64)(lo >> 64);
+			p[k].exp = (long long)(rnd() % 400) - 200;
+		}
+		r = ref_step(ref_of(&p[0]), u128_of(p[1].lo), u128_of(p[1].hi), p[1].exp);
+		fprod_merge(&p[0], &p[1]);
+		EXPECT(ref_same(&p[0], r), "fprod_merge of sparse brackets");
+	}
+	for (u64 a = 0; a < 32; a++)
+		for (u64 b = 0; b < 32; b++)
+			EXPECT(prod_flags(a, b) == (((a | b) & ~(u64)PROD_NEG) |
+						    ((a ^ b) & PROD_NEG)) &&
+			       (prod_flags(a, b) & PROD_NEG) ==
+			       ((a & PROD_NEG) != (b & PROD_NEG) ? PROD_NEG : 0),
+			       "prod_flags(%llu, %llu)", a, b);
 	check_carry();
 }
 
@@ -259,32 +366,45 @@ static u128 rnd_mag(void)
 	return m | (u128)1 << (nb - 1);
 }
 
+/* Integer products against unsigned __int128 arithmetic: the magnitude
+ * while under 2^128, the low 128 bits and PROD_OVER past it (then frozen),
+ * the flags, the empty product. */
 static void check_imerge(void)
 {
 	for (int i = 0; i < 200000; i++) {
-		struct iprod c, q;
-		struct red_iprod d, e;
-		u128 got;
+		u128 a = rnd_mag(), b = rnd_mag(), w;
+		u64 fa = rnd() % 10 == 0 ? PROD_ZERO : 0, fb = rnd() & PROD_NEG;
+		struct iprod p = { { (u64)a, (u64)(a >> 64) }, fa | (rnd() & PROD_NEG) };
+		struct iprod q = { { (u64)b, (u64)(b >> 64) }, fb }, z = {}, s;
+		bool over = __builtin_mul_overflow(a, b, &w);
 
-		iprod_init(&c);
-		iprod_init(&q);
-		c.mag = rnd_mag();
-		q.mag = rnd_mag();
-		c.neg = rnd() & 1;
-		q.neg = rnd() & 1;
-		c.zero = rnd() % 10 == 0;
-		q.overflow = rnd() % 10 == 0;
-		d = red_iprod{ { (u64)c.mag, (u64)(c.mag >> 64) },
-			       (c.neg ? RED_PNEG : 0) | (c.zero ? RED_PZERO : 0) };
-		e = red_iprod{ { (u64)q.mag, (u64)(q.mag >> 64) },
-			       (q.neg ? RED_PNEG : 0) | (q.overflow ? RED_POVER : 0) };
-		iprod_merge(&c, &q);
-		red_p_merge(&d, &e);
-		got = (u128)d.mag[1] << 64 | d.mag[0];
-		EXPECT(c.overflow == !!(d.flags & RED_POVER) &&
-		       c.zero == !!(d.flags & RED_PZERO) &&
-		       c.neg == !!(d.flags & RED_PNEG) &&
-		       (c.overflow || got == c.mag), "red_p_merge of integers");
+		if (rnd() % 10 == 0)
+			q.flags |= PROD_OVER;
+		s = p;
+		iprod_merge(&p, &q);
+		EXPECT(p.flags == (prod_flags(s.flags, q.flags) | (over ? PROD_OVER : 0)) &&
+		       u128_of(p.mag) == ((q.flags & PROD_OVER) ? a : w),
+		       "iprod_merge %llx:%llx * %llx:%llx", (u64)(a >> 64),
+		       (u64)a, (u64)(b >> 64), (u64)b);
+		s = p;
+		iprod_merge(&p, &q);	/* frozen once over */
+		EXPECT(!(s.flags & PROD_OVER) ||
+		       (u128_of(p.mag) == u128_of(s.mag) && (p.flags & PROD_OVER)),
+		       "iprod_merge after overflow");
+		p = s;
+		iprod_merge(&p, &z);
+		EXPECT(!memcmp(&p, &s, sizeof p), "merge with the empty product");
+		z.flags = 0;
+		iprod_merge(&z, &q);
+		EXPECT(z.flags == q.flags && ((q.flags & PROD_OVER) ||
+					      u128_of(z.mag) == u128_of(q.mag)),
+		       "merge into the empty product");
+		z = iprod{};
+		p = iprod{ { (u64)a, (u64)(a >> 64) }, 0 };
+		iprod_mul64(&p, (u64)b);
+		over = __builtin_mul_overflow(a, (u128)(u64)b, &w);
+		EXPECT(u128_of(p.mag) == w && !!(p.flags & PROD_OVER) == over,
+		       "iprod_mul64 %llx:%llx * %llx", (u64)(a >> 64), (u64)a, (u64)b);
 	}
 }
 
@@ -458,6 +578,90 @@ static bool oracle_round(const struct oracle *o, u64 *bits)
 	/* a sticky bit far below the double's rounding point */
 	*bits = round_u128(m | sticky, o->e + (long long)sh, o->neg, XF_F64);
 	return true;
+}
+
+/* Bignums of 64-bit limbs, low first: w << s, and the sign of a - b. */
+static std::vector<u64> big_shl(const std::vector<u64> &w, size_t s)
+{
+	std::vector<u64> r(s / 64, 0);
+	u64 c = 0;
+
+	for (u64 x : w) {
+		r.push_back(x << (s % 64) | c);
+		c = s % 64 ? x >> (64 - s % 64) : 0;
+	}
+	r.push_back(c);
+	return r;
+}
+
+static int big_cmp(std::vector<u64> a, std::vector<u64> b)
+{
+	while (!a.empty() && !a.back())
+		a.pop_back();
+	while (!b.empty() && !b.back())
+		b.pop_back();
+	if (a.size() != b.size())
+		return a.size() < b.size() ? -1 : 1;
+	for (size_t i = a.size(); i-- > 0;)
+		if (a[i] != b[i])
+			return a[i] < b[i] ? -1 : 1;
+	return 0;
+}
+
+/* The sign of m * 2^e - |the oracle's product|. */
+static int cmp_exact(u128 m, long long e, const struct oracle *o)
+{
+	std::vector<u64> a = { (u64)m, (u64)(m >> 64) };
+
+	if (e >= o->e)
+		return big_cmp(big_shl(a, (size_t)(e - o->e)), o->w);
+	return big_cmp(a, big_shl(o->w, (size_t)(o->e - e)));
+}
+
+/* Brackets against the exact product (the oracle's bignum): n finite
+ * factors stepped in one at a time, and two such brackets merged, must
+ * hold it, lo * 2^exp <= |product| <= hi * 2^exp, with hi's top bit set.
+ * A step rounds each end by under a unit and scales the earlier gap by
+ * hi'/hi, so what step k left is under 2 * hi_n / hi_k < 4 units at the
+ * end: a chain of n steps is checked against 6n units. */
+static void check_bracket_exact(void)
+{
+	for (int i = 0; i < 6000; i++) {
+		struct fprod p[2];
+		struct oracle o;
+		int n[2];
+
+		oracle_init(&o);
+		for (int k = 0; k < 2; k++) {
+			n[k] = 1 + (int)(rnd() % (i % 10 ? 30 : 300));
+			fprod_one(&p[k]);
+			for (int j = 0; j < n[k]; j++) {
+				double v = rnd_finite();
+				u64 m;
+				long long e;
+
+				f64_parts(v, &m, &e);
+				fprod_mul64(&p[k], m, e);
+				oracle_mul(&o, v);
+			}
+			if (k == 0 && !o.too_big) {
+				u128 lo = u128_of(p[0].lo), hi = u128_of(p[0].hi);
+
+				EXPECT(cmp_exact(lo, p[0].exp, &o) <= 0 &&
+				       cmp_exact(hi, p[0].exp, &o) >= 0 &&
+				       hi >> 127 && hi - lo <= (u128)6 * n[0],
+				       "bracket of %d factors: lo %llx:%llx hi %llx:%llx",
+				       n[0], (u64)(lo >> 64), (u64)lo,
+				       (u64)(hi >> 64), (u64)hi);
+			}
+		}
+		fprod_merge(&p[0], &p[1]);
+		if (o.too_big)
+			continue;
+		EXPECT(cmp_exact(u128_of(p[0].lo), p[0].exp, &o) <= 0 &&
+		       cmp_exact(u128_of(p[0].hi), p[0].exp, &o) >= 0 &&
+		       p[0].hi[1] >> 63, "merge of %d and %d factors", n[0], n[1]);
+	}
 }
 
 #include "prod_check_data.cuh"
@@ -663,9 +867,10 @@ static void int_runs(const char *tname)
 int main(void)
 {
 	check_mul();
-	check_bracket();
+	check_step();
 	check_imerge();
 	check_recipes();
+	check_bracket_exact();
 	printf("arithmetic: %llu checks, %llu failed\n", checks, fails);
 	float_runs<double>("f64");
 	float_runs<float>("f32");

@@ -107,8 +107,8 @@ static typename Op::V rnd_value(const scan_cfg &c)
 {
 	typename Op::V v;
 
-	if constexpr (std::is_same<typename Op::V, red_fprod>::value ||
-		      std::is_same<typename Op::V, red_iprod>::value ||
+	if constexpr (std::is_same<typename Op::V, fprod>::value ||
+		      std::is_same<typename Op::V, iprod>::value ||
 		      std::is_same<typename Op::V, word_val>::value) {
 		v = Op::ident(c);
 		for (int j = 1 + (int)(rnd() % SCAN_ITEMS); j > 0; j--) {
@@ -143,10 +143,10 @@ static bool same(const word_val &a, const word_val &b, const scan_cfg &)
 
 /* An integer product's magnitude counts where it is below 2^128 and no
  * factor is zero (a zero's output is 0, an overflow's a failure). */
-static bool same(const red_iprod &a, const red_iprod &b, const scan_cfg &)
+static bool same(const iprod &a, const iprod &b, const scan_cfg &)
 {
 	return a.flags == b.flags &&
-	       ((a.flags & (RED_POVER | RED_PZERO)) ||
+	       ((a.flags & (PROD_OVER | PROD_ZERO)) ||
 		(a.mag[0] == b.mag[0] && a.mag[1] == b.mag[1]));
 }
 
@@ -157,7 +157,7 @@ template <class Op>
 static bool same_v(const typename Op::V &a, const typename Op::V &b,
 		   const scan_cfg &c)
 {
-	if constexpr (std::is_same<typename Op::V, red_fprod>::value) {
+	if constexpr (std::is_same<typename Op::V, fprod>::value) {
 		struct scan_bad why;
 		u64 x = 0, y = 0;
 		bool ra = Op::out(a, c, &x, &why), rb = Op::out(b, c, &y, &why);

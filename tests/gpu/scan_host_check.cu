@@ -11,8 +11,9 @@
  *      the same value built in a struct xsum; scan_sum_hw's element and
  *      output conversions against scan_sum_window<T, 1>'s at random window lsbs
  *      of its range (chunks in 4 that take scan_sum_hw replay both);
- *   3. the prod monoids: a factor's bracket, the one-factor step and the
- *      full merge, the rounding, against xprod.c's fprod and iprod;
+ *   3. the prod monoids: a factor's bracket and a chain of them against
+ *      xprod.c's element steps (fprod_mul_f64, iprod_mul), the one-factor
+ *      step against the full merge, the rounding against fprod_round;
  *   4. whole scans: the kernels' three phases replayed on the host with the
  *      same monoids in the device's grouping (thread runs, warp shuffles,
  *      warp totals, tiles, the carry per column, chunk splits, the status
