@@ -14,10 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
-#ifdef GS_HAVE_LIBDEFLATE
-#include <libdeflate.h>
-#endif
-#include "gzframes.h"
+#include "gzinflate.h"
 #include "gzsrc.h"
 #include "zsrc.h"
 
@@ -46,28 +43,6 @@ struct gzsrc {
 	uint32_t crc;		/* of the data decoded so far */
 	uint32_t isize;		/* its length, mod 2^32 */
 };
-
-static uint32_t crc32_of(uint32_t crc, const uint8_t *p, size_t n)
-{
-#ifdef GS_HAVE_LIBDEFLATE
-	return libdeflate_crc32(crc, p, n);
-#else
-	while (n) {	/* zlib's length is a uInt */
-		uInt k = n > UINT_MAX ? UINT_MAX : (uInt)n;
-
-		crc = (uint32_t)crc32(crc, p, k);
-		p += k;
-		n -= k;
-	}
-	return crc;
-#endif
-}
-
-static uint32_t le32(const uint8_t *p)
-{
-	return p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
 
 int gzsrc_magic(const uint8_t *p, size_t n)
 {
@@ -228,11 +203,11 @@ static int trailer(struct gzsrc *g, const uint8_t *p, size_t n, size_t *used,
 		   const char **msg)
 {
 	*used = gather(g, 8, p, n);
-	if (g->have >= 4 && le32(g->fix) != g->crc) {
+	if (g->have >= 4 && gzinflate_le32(g->fix) != g->crc) {
 		*msg = "incorrect data check";
 		return -1;
 	}
-	if (g->have == 8 && le32(g->fix + 4) != g->isize) {
+	if (g->have == 8 && gzinflate_le32(g->fix + 4) != g->isize) {
 		*msg = "incorrect length check";
 		return -1;
 	}
@@ -272,7 +247,7 @@ static int inflate_some(struct gzsrc *g, struct zsrc *z, const uint8_t *p,
 	ret = inflate(&g->s, Z_NO_FLUSH);
 	zsrc_raw_take(z, in - g->s.avail_in);
 	*got -= g->s.avail_out;
-	g->crc = crc32_of(g->crc, buf, *got);
+	g->crc = gzinflate_crc32(g->crc, buf, *got);
 	g->isize += (uint32_t)*got;
 	if (ret != Z_OK && ret != Z_BUF_ERROR && ret != Z_STREAM_END)
 		return corrupt(g, z, ret, g->s.msg, err);
@@ -351,6 +326,6 @@ const char *gzsrc_version(void)
 
 	if (!v[0])
 		snprintf(v, sizeof(v), "zlib %s%s", zlibVersion(),
-			 gzframes_inflater());
+			 gzinflate_name());
 	return v;
 }
