@@ -99,55 +99,66 @@ static int member(const unsigned char *p, size_t n, unsigned char *out,
  * first does not decode). *whole: whether they ran to the span's end or
  * to a member with no room left, as a member boundary's do; members found
  * at a member header inside another's data seldom do (the bytes after
- * them are no member). */
+ * them are no member). Where marks is given, the places after c where a
+ * member was tried are marked in it, a bit a byte of the span. */
 static size_t run(const unsigned char *src, size_t c, size_t span,
 		  size_t cmax, unsigned char *dst, size_t cap, size_t *end,
-		  bool *whole)
+		  bool *whole, uint64_t *marks)
 {
 	size_t out = 0, clen, dlen;
 	int r = 1;
 
-	for (*end = c; *end < span; *end += clen, out += dlen)
+	for (*end = c; *end < span; *end += clen, out += dlen) {
+		if (marks && *end > c)
+			marks[*end / 64] |= (uint64_t)1 << *end % 64;
 		if ((r = member(src + *end, cmax - *end, dst + out, cap - out,
 				&clen, &dlen)) <= 0)
 			break;
+	}
 	*whole = r != 0;
 	return out;
 }
 
+/* A run that is not whole marks the places it tried a member: a run from
+ * one of them is the same run from there on, with no less room, so it is
+ * not whole either and is passed over. Without the marks, N small members
+ * before bytes that are none (garbage, a corrupt member) were run from
+ * each of their N headers, N^2/2 members inflated. */
 size_t gzmembers_decode(const unsigned char *src, size_t span, size_t cmax,
 			unsigned char *dst, size_t cap, uint64_t *from,
 			uint64_t *to)
 {
 	const unsigned char *q;
-	size_t part = SIZE_MAX, end, out;
-	bool whole;
+	size_t c, part = SIZE_MAX, end = 0, out = 0;
+	uint64_t *marks = NULL;
+	bool whole, found = false;
 
-	for (size_t c = 0; c < span && (q = memchr(src + c, 0x1f, span - c)); c++) {
+	for (c = 0; c < span && (q = memchr(src + c, 0x1f, span - c)); c++) {
 		c = (size_t)(q - src);
 		if (cmax - c < GZ_FIXED || q[1] != 0x8b || q[2] != 8 ||
-		    (q[3] & F_RESERVED))
+		    (q[3] & F_RESERVED) || (marks && marks[c / 64] >> c % 64 & 1))
 			continue;
-		out = run(src, c, span, cmax, dst, cap, &end, &whole);
-		if (end > c && !whole && part == SIZE_MAX)
+		out = run(src, c, span, cmax, dst, cap, &end, &whole, marks);
+		if ((found = end > c && whole))
+			break;
+		if (end > c && part == SIZE_MAX) {
 			part = c;	/* kept, in case no run is whole */
-		if (end > c && whole) {
-			*from = c;
-			*to = end;
-			return out;
+			if ((marks = calloc(span / 64 + 1, sizeof(*marks))))
+				run(src, c, span, cmax, dst, cap, &end, &whole,
+				    marks);
 		}
 	}
 	/* members that stop at bytes that are none: the last before garbage
 	 * or a corrupt member, or inside one (then they are no link) */
-	if (part != SIZE_MAX) {
-		out = run(src, part, span, cmax, dst, cap, &end, &whole);
-		*from = part;
-		*to = end;
-		return out;
+	if (!found && part != SIZE_MAX) {
+		c = part;
+		out = run(src, c, span, cmax, dst, cap, &end, &whole, NULL);
+		found = true;
 	}
-	*from = ZPIPE_NOWHERE;
-	*to = 0;
-	return 0;
+	free(marks);
+	*from = found ? c : ZPIPE_NOWHERE;
+	*to = found ? end : 0;
+	return found ? out : 0;
 }
 
 /* ---- the reader -------------------------------------------------------------- */
