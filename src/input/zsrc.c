@@ -335,7 +335,7 @@ int zsrc_use_zstd(struct zsrc *z)
  * pipe's as a stream. */
 static int zsrc_use_gzip(struct zsrc *z)
 {
-	if (!z->gz && !(z->gz = gzsrc_new()))
+	if (!z->gz && !(z->gz = gzsrc_new(z->threads)))
 		return -1;
 	z->gzip = true;
 	z->dec.codec = "gzip";
@@ -369,7 +369,7 @@ int zsrc_use(struct zsrc *z, int codec)
 
 bool zsrc_serve(struct zsrc *z, struct zpipe *p, int file, int codec)
 {
-	if (codec == ZSRC_GZIP && !z->gz && !(z->gz = gzsrc_new()))
+	if (codec == ZSRC_GZIP && !z->gz && !(z->gz = gzsrc_new(z->threads)))
 		return false;
 	/* a frame or group that fails is decoded again, as a stream */
 	if (codec != ZSRC_GZIP && !z->dctx && zsrc_dctx(z) < 0)
