@@ -750,9 +750,7 @@ ssize_t zsrc_read(struct zsrc *z, void *buf, size_t n, int stall_ms,
 {
 	ssize_t r;
 
-	/* nothing to read: the pipe would wait for a frame to serve none
-	 * of, and gzmembers_read for a span, then spin on it */
-	if (n == 0)
+	if (n == 0)	/* gzmembers_read would spin on a span */
 		return 0;
 	if (z->pipe && (r = zsrc_frames(z, buf, n, stall_ms, err)) != ZSRC_STREAM) {
 		z->dec.parallel += r > 0 ? (uint64_t)r : 0;
