@@ -16,6 +16,7 @@
 #
 #   sh bench/bench_gz1.sh [DIR] [MIB]   (default /dev/shm/gpustat-gz1, 1024)
 cd "$(dirname "$0")/.." || exit 2
+. bench/lib.sh
 
 D=${1:-/dev/shm/gpustat-gz1}
 MIB=${2:-1024}
@@ -26,13 +27,6 @@ if [ -d "$TOOLS/lib" ]; then
 	LD_LIBRARY_PATH="$(cd "$TOOLS/lib" && pwd)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 	export LD_LIBRARY_PATH
 fi
-# tool NAME: TOOLS/NAME, else the PATH's, one that runs
-tool() {
-	for _c in "$TOOLS/$1" "$(command -v "$1" 2> /dev/null)"; do
-		[ -n "$_c" ] && [ -x "$_c" ] && echo | "$_c" -c > /dev/null 2>&1 &&
-			{ echo "$_c"; return; }
-	done
-}
 PIGZ=${PIGZ:-$(tool pigz)}
 GZIP_=${GZIP:-$(tool gzip)}
 unset GZIP	# gzip reads options from $GZIP
@@ -57,9 +51,9 @@ wait
 rm -f "$D/n.f32" "$D/w.i16"
 echo "gzip -6 of both: $(($(date +%s) - t0)) s; bytes: n.f32.gz $(wc -c < "$D/n.f32.gz"), w.i16.gz $(wc -c < "$D/w.i16.gz")"
 
-# secs CMD: the wall seconds of one run of CMD (its output dropped), "-"
+# once CMD: the wall seconds of one run of CMD (its output dropped), "-"
 # where it failed
-secs() {
+once() {
 	_t0=$(date +%s%N)
 	sh -c "$1" > /dev/null 2>&1 || { echo -; return; }
 	awk -v n="$(( $(date +%s%N) - _t0 ))" 'BEGIN { printf "%.4f\n", n / 1e9 }'
@@ -75,12 +69,12 @@ for f in n.f32 w.i16; do
 	"$G" sum -t "$ty" -v "$z" 2>&1 > /dev/null |
 		grep -E 'backend|stages|: gzip: ' | cut -c 10-200 | sed 's/^/    /'
 	for _ in $(seq "$RUNS"); do
-		echo "$f	gpustat sum	$(secs "$G sum -t $ty $z")" >> "$TIMES"
+		echo "$f	gpustat sum	$(once "$G sum -t $ty $z")" >> "$TIMES"
 		[ -n "${BASE:-}" ] &&
-			echo "$f	base gpustat sum	$(secs "$BASE sum -t $ty $z")" >> "$TIMES"
+			echo "$f	base gpustat sum	$(once "$BASE sum -t $ty $z")" >> "$TIMES"
 		[ -n "$PIGZ" ] &&
-			echo "$f	pigz -dc | cat	$(secs "$PIGZ -dc $z | cat > /dev/null")" >> "$TIMES"
-		echo "$f	gzip -dc	$(secs "$GZIP_ -dc $z")" >> "$TIMES"
+			echo "$f	pigz -dc | cat	$(once "$PIGZ -dc $z | cat > /dev/null")" >> "$TIMES"
+		echo "$f	gzip -dc	$(once "$GZIP_ -dc $z")" >> "$TIMES"
 	done
 done
 
