@@ -6,9 +6,10 @@
  * computed apart on each piece just decoded, while it is still in the
  * cache: libdeflate's CRC32 (where the build has it) is several times as
  * fast as the one zlib's gzip wrapper would run. Where a read asks for
- * several pieces, and more than one thread may decode, a thread of its own
- * computes it (gzcrc.h) while the next piece is inflated, and the read
- * waits for it before it returns: the caller may write its buffer then.
+ * several pieces of a mapped file, and more than one thread may decode, a
+ * thread of its own computes it (gzcrc.h) while the next piece is
+ * inflated, and the read waits for it before it returns: the caller may
+ * write its buffer then.
  * Every check and message is the wrapper's: what zlib would call an
  * error, where it would, is called so here (tests/test_gzip.sh holds them
  * to it).
@@ -53,7 +54,7 @@ struct gzsrc {
 	uint32_t crc;		/* of the data decoded so far */
 	uint32_t isize;		/* its length, mod 2^32 */
 	int threads;		/* that may decode: above 1, a CRC32 thread */
-	struct gzcrc *cc;	/* ...made at the first read of two pieces */
+	struct gzcrc *cc;	/* ...made at the first read that lends */
 	bool lend;		/* the read lends its pieces to it */
 };
 
@@ -363,15 +364,19 @@ static ssize_t read_pieces(struct gzsrc *g, struct zsrc *z, uint8_t *buf,
 ssize_t gzsrc_read(struct gzsrc *g, struct zsrc *z, void *buf, size_t n,
 		   int stall_ms, struct gs_err *err)
 {
+	const uint8_t *p;
+	bool pieces;
 	ssize_t r;
 
 	if (n == 0)
 		return 0;
-	if (!g->cc && g->threads > 1 && n >= 2 * PIECE) {
-		g->cc = gzcrc_new();
-		g->threads = g->cc ? g->threads : 1;	/* not again */
-	}
-	g->lend = g->cc && n >= 2 * PIECE;
+	/* two pieces at least, from raw bytes at hand that come to one (a
+	 * mapped file's): a pipe's read-ahead of 128 KiB would have each
+	 * read wait for the thread to check what it inflated */
+	pieces = g->threads > 1 && n >= 2 * PIECE && zsrc_raw(z, &p) >= PIECE;
+	if (pieces && !g->cc && !(g->cc = gzcrc_new()))
+		g->threads = 1;		/* not again */
+	g->lend = pieces && g->cc;
 	r = read_pieces(g, z, buf, n, g->lend ? PIECE : n, stall_ms, err);
 	crc_sync(g);	/* buf is the caller's again */
 	g->lend = false;
