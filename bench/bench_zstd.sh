@@ -32,6 +32,7 @@
 # BGZIP= (empty) writes BGZF with python; CORES=N runs everything on the
 # first N cores.
 cd "$(dirname "$0")/.." || exit 2
+. bench/lib.sh
 
 D=${1:-/dev/shm/gpustat-zstd}
 MIB=${2:-1024}
@@ -42,14 +43,6 @@ GZM_MIB=${GZM_MIB:-1024}
 TOOLS=${TOOLS:-build/tools}
 [ -d "$TOOLS/lib" ] &&
 	export LD_LIBRARY_PATH="$(cd "$TOOLS/lib" && pwd)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-# tool NAME: the program to run for NAME (TOOLS/NAME, else the PATH's),
-# one that runs (its libraries found), or nothing
-tool() {
-	for _c in "$TOOLS/$1" "$(command -v "$1" 2> /dev/null)"; do
-		[ -n "$_c" ] && [ -x "$_c" ] && echo | "$_c" -c > /dev/null 2>&1 &&
-			{ echo "$_c"; return; }
-	done
-}
 PZSTD=${PZSTD:-$(tool pzstd)}
 ZSTD=${ZSTD:-$(tool zstd)}
 PIGZ=${PIGZ:-$(tool pigz)}

@@ -14,6 +14,16 @@ best() {
 	awk -v n="$_b" 'BEGIN { printf "%.4f\n", n / 1e9 }'
 }
 
+# tool NAME: the program to run for NAME, TOOLS/NAME (TOOLS default
+# build/tools: programs carried to the device machine) or else the PATH's,
+# one that runs (its libraries found), or nothing.
+tool() {
+	for _c in "${TOOLS:-build/tools}/$1" "$(command -v "$1" 2> /dev/null)"; do
+		[ -n "$_c" ] && [ -x "$_c" ] && echo | "$_c" -c > /dev/null 2>&1 &&
+			{ echo "$_c"; return; }
+	done
+}
+
 # secs CMD: best CMD of $RUNS runs (default 3).
 secs() {
 	best "$1" "${RUNS:-3}"

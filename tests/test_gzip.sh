@@ -8,7 +8,8 @@
 # file's BGZF blocks are decoded on the workers (-v counts the chunks
 # computed in the buffers they were decoded into: the stream has none).
 # Broken files (truncated at many offsets, a byte inverted in a member's
-# deflate data, CRC32 or ISIZE, garbage after a member) fail with exit 1,
+# deflate data, CRC32 or ISIZE, of small members and of one of 42 MB,
+# garbage after a member) fail with exit 1,
 # nothing on stdout and one line naming the member by where it begins, the
 # same with -j 1 and -j 4.
 #
@@ -229,6 +230,34 @@ if [ -n "$PY" ]; then
 		[ -f "$T/$w.gz" ] || continue
 		trunc $w "$T/$w.gz"
 		flips $w "$T/$w.gz"
+	done
+fi
+
+# one member of 42 MB, read in chunks of 8 MiB that are inflated 1 MiB
+# at a time (the CRC32 computed on a thread beside the inflate where -j
+# allows, gzsrc.c): its CRC32 or ISIZE changed fails at the trailer with
+# the line of -j 1, from a file and a pipe, and prints nothing
+if have gzip && [ -n "$PY" ]; then
+	for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14; do cat "$R"; done | gzip -1 -c > "$T/big.gz"
+	echo $(($(cat "$T/sum.want") * 14)) > "$T/big.want"
+	same big_sum-j1 "$T/big.want" '$G sum -t u8 -j 1 "$T/big.gz"'
+	same big_sum-j4 "$T/big.want" '$G sum -t u8 -j 4 "$T/big.gz"'
+	same big_sum_pipe "$T/big.want" 'cat "$T/big.gz" | $G sum -t u8 -j 4'
+	size=$(wc -c < "$T/big.gz")
+	for at in $((size - 8)) $((size - 5)) $((size - 4)) $((size - 1)); do
+		$PY flip "$T/big.gz" "$T/bigflip.gz" $at
+		case $((size - at)) in
+		[5-8]) why="corrupt gzip member at compressed byte 0: incorrect data check" ;;
+		*) why="corrupt gzip member at compressed byte 0: incorrect length check" ;;
+		esac
+		for cmd in sum stats; do
+			alike "big_$cmd-$at" "gpustat: $T/bigflip.gz: $why" \
+				"\$G $cmd -t u8 -j 1 \"\$T/bigflip.gz\"" \
+				"\$G $cmd -t u8 -j 4 \"\$T/bigflip.gz\""
+		done
+		alike "big_pipe-$at" "gpustat: stdin: $why" \
+			'cat "$T/bigflip.gz" | $G sum -t u8 -j 1' \
+			'cat "$T/bigflip.gz" | $G sum -t u8 -j 4'
 	done
 fi
 

@@ -7,15 +7,22 @@
  * the first that does not fit is no start; a wrong FHCRC makes no member
  * (the run before it is kept where no other runs to the end); a span with
  * no member header begins nowhere. The served bytes are what was
- * compressed.
+ * compressed. Many small members before garbage are found in time linear
+ * in their number (each was run from again; the alarm ends a run that
+ * takes minutes). A file of members read through zsrc, decoded on the
+ * workers: a read of 0 bytes gives 0 (it spun in the pipe) and the file
+ * reads whole after it.
  */
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 #include "gzmembers.h"
 #include "unit.h"
 #include "zpipe.h"
+#include "zsrc_impl.h"
 
 struct buf {
 	unsigned char *p;
@@ -71,6 +78,81 @@ static size_t member(struct buf *b, const unsigned char *data, size_t n,
 	return at;
 }
 
+/* N members of 8 bytes each, then bytes that are no member: the span's
+ * members are those before them, found in one run (the N runs from each
+ * header inflated N^2/2 members: minutes for these, a few ms now). */
+static void small_members(void)
+{
+	enum { N = 80000, V = 251 };
+	struct buf file = { 0 }, one[V] = { { 0 } };
+	unsigned char d[8], *dst = malloc((size_t)N * 8);
+	uint64_t from = 1, to = 0;
+	size_t got;
+	bool same = true;
+
+	for (size_t v = 0; v < V; v++) {
+		memset(d, (int)v, 8);
+		member(&one[v], d, 8, 6, false, false);
+	}
+	for (size_t i = 0; i < N; i++)
+		add(&file, one[i % V].p, one[i % V].len);
+	add(&file, "garbage!", 8);
+	got = gzmembers_decode(file.p, file.len, file.len, dst, (size_t)N * 8,
+			       &from, &to);
+	CHECKF(from == 0 && to == file.len - 8 && got == (size_t)N * 8,
+	       "from %llu to %llu got %zu", (unsigned long long)from,
+	       (unsigned long long)to, got);
+	for (size_t i = 0; i < got; i++)
+		same &= dst[i] == (unsigned char)(i / 8 % V);
+	CHECK(same);
+	for (size_t v = 0; v < V; v++)
+		free(one[v].p);
+	free(dst);
+	free(file.p);
+}
+
+/* A file of members read through zsrc on 4 workers, by the stream and by
+ * the workers: reads of 7000 until the end give the data, each after a
+ * read of 0 bytes that gives 0. */
+static void zero_read(void)
+{
+	enum { M = 12, K = 40000 };
+	char path[] = "/tmp/unit_gzmembers.XXXXXX";
+	unsigned char *data = malloc((size_t)M * K), *back = malloc((size_t)M * K + 7000);
+	struct buf file = { 0 };
+	struct gs_err err = { 0 };
+	struct zsrc *z = zsrc_new((uint64_t)1 << 27, 4);
+	size_t have = 0, zeros = 0, reads = 0;
+	ssize_t r;
+	int fd = mkstemp(path);
+
+	for (size_t i = 0; i < (size_t)M * K; i++)
+		data[i] = (unsigned char)rand();
+	for (size_t m = 0; m < M; m++)
+		member(&file, data + m * K, K, 6, false, false);
+	CHECK(fd >= 0 && write(fd, file.p, file.len) == (ssize_t)file.len);
+	unlink(path);
+	lseek(fd, 0, SEEK_SET);
+	zsrc_start(z, fd, true, "members.gz");
+	CHECK(zsrc_detect(z, -1, &err) == ZSRC_GZIP);
+	CHECK(zsrc_use(z, ZSRC_GZIP) == 0 && z->gzm != NULL);
+	do {
+		zeros += zsrc_read(z, back + have, 0, -1, &err) == 0;
+		reads++;
+		r = zsrc_read(z, back + have, 7000, -1, &err);
+		have += r > 0 ? (size_t)r : 0;
+	} while (r > 0);
+	CHECKF(r == 0 && have == (size_t)M * K, "r %zd have %zu: %s",
+	       r, have, err.what);
+	CHECK(zeros == reads && z->dec.parallel > 0);
+	CHECK(memcmp(back, data, (size_t)M * K) == 0);
+	zsrc_free(z);
+	close(fd);
+	free(data);
+	free(back);
+	free(file.p);
+}
+
 int main(void)
 {
 	enum { NA = 100000, NB = 50000, NC = 10000, NF = 8 };
@@ -80,6 +162,8 @@ int main(void)
 	uint64_t from, to;
 	size_t sa, sb, sc, got;
 
+	alarm(60);	/* a quadratic search, or a read that spins */
+	setenv(ZPIPE_WORKERS_ENV, "4", 1);
 	srand(29);
 	for (size_t i = 0; i < NA; i++)
 		a[i] = (unsigned char)rand();
@@ -133,6 +217,9 @@ int main(void)
 	memset(dst, 0x20, 4096);
 	got = gzmembers_decode(dst, 4096, 4096, dst + 4096, 4096, &from, &to);
 	CHECK(from == ZPIPE_NOWHERE && got == 0);
+
+	small_members();
+	zero_read();
 
 	free(a);
 	free(dst);

@@ -5,18 +5,25 @@
  * has AVX2 and no test has set cpu_portable, which runs the portable C
  * loops in their place (the same bits).
  */
+#include <pthread.h>
 #include "acc.h"
 
 bool cpu_portable;
 
 #if defined(__x86_64__) && defined(__GNUC__)
+/* asked once, whichever thread asks first: the workers ask at once */
+static pthread_once_t avx2_once = PTHREAD_ONCE_INIT;
+static bool avx2_have;
+
+static void avx2_probe(void)
+{
+	avx2_have = __builtin_cpu_supports("avx2");
+}
+
 bool cpu_avx2(void)
 {
-	static int have = -1;
-
-	if (have < 0)
-		have = __builtin_cpu_supports("avx2") ? 1 : 0;
-	return have && !cpu_portable;
+	pthread_once(&avx2_once, avx2_probe);
+	return avx2_have && !cpu_portable;
 }
 #else
 bool cpu_avx2(void)

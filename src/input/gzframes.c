@@ -5,17 +5,12 @@
  * as zframes.c lists zstd frames, then grouped: a block decodes to 64 KiB
  * at most, and the pipe's ring holds 64 frames, so a frame per block would
  * keep the workers waiting on the ring. Each worker inflates a group's
- * blocks one by one with a raw inflate of its own: libdeflate where the
- * build found it (a whole buffer at a time is all a BGZF block needs, and
- * it inflates them 1.5 to 2.2 times as fast as zlib), zlib otherwise.
+ * blocks one by one, each a whole buffer at a time (gzinflate.h).
  */
 #include <stdlib.h>
 #include <sys/stat.h>
-#include <zlib.h>
-#ifdef GS_HAVE_LIBDEFLATE
-#include <libdeflate.h>
-#endif
 #include "gzframes.h"
+#include "gzinflate.h"
 #include "zframes.h"
 #include "zpipe.h"
 
@@ -31,12 +26,6 @@ struct block {
 	uint64_t off;
 	uint32_t len, isize;	/* compressed and decoded bytes */
 };
-
-static uint32_t le32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
 
 size_t gzframes_block(const unsigned char *h, size_t n, size_t *hlen)
 {
@@ -86,7 +75,7 @@ static bool scan(int fd, uint64_t start, uint64_t end, struct block **list,
 				return false;
 			*list = l;
 		}
-		(*list)[(*n)++] = (struct block){ off, (uint32_t)len, le32(h) };
+		(*list)[(*n)++] = (struct block){ off, (uint32_t)len, gzinflate_le32(h) };
 	}
 	return true;
 }
@@ -148,56 +137,16 @@ struct zpipe *gzframes_open(int fd, uint64_t start, int threads)
 
 /* ---- the workers' inflate ---------------------------------------------------- */
 
-#ifdef GS_HAVE_LIBDEFLATE
 /* One block's deflate data in[0..len) to exactly out[0..n): true when it
- * decodes so, every input byte used. Each worker keeps its decoder. */
+ * decodes so, every input byte used, its CRC32 crc. */
 static bool inflate_block(const unsigned char *in, size_t len,
 			  unsigned char *out, size_t n, uint32_t crc)
 {
-	static _Thread_local struct libdeflate_decompressor *d;
 	size_t used, got;
 
-	if (!d && !(d = libdeflate_alloc_decompressor()))
-		return false;
-	return libdeflate_deflate_decompress_ex(d, in, len, out, n, &used,
-						&got) == LIBDEFLATE_SUCCESS &&
-	       used == len && got == n && libdeflate_crc32(0, out, n) == crc;
+	return gzinflate_raw(in, len, out, n, &used, &got) == 1 &&
+	       used == len && got == n && gzinflate_crc32(0, out, n) == crc;
 }
-
-const char *gzframes_inflater(void)
-{
-	return ", libdeflate " LIBDEFLATE_VERSION_STRING " for BGZF and CRC32";
-}
-#else
-static bool inflate_block(const unsigned char *in, size_t len,
-			  unsigned char *out, size_t n, uint32_t crc)
-{
-	static _Thread_local z_stream *s;
-
-	if (!s) {
-		z_stream *t = calloc(1, sizeof(*t));
-
-		if (!t || inflateInit2(t, -15) != Z_OK) {
-			free(t);
-			return false;
-		}
-		s = t;
-	}
-	if (n > UINT32_MAX || len > UINT32_MAX || inflateReset(s) != Z_OK)
-		return false;
-	s->next_in = (Bytef *)in;
-	s->avail_in = (uInt)len;
-	s->next_out = out;
-	s->avail_out = (uInt)n;
-	return inflate(s, Z_FINISH) == Z_STREAM_END && s->avail_in == 0 &&
-	       s->avail_out == 0 && crc32(0, out, (uInt)n) == crc;
-}
-
-const char *gzframes_inflater(void)
-{
-	return "";
-}
-#endif
 
 bool gzframes_decode(const unsigned char *src, size_t csize,
 		     unsigned char *dst, size_t dsize)
@@ -212,11 +161,11 @@ bool gzframes_decode(const unsigned char *src, size_t csize,
 
 		if (!(len = gzframes_block(b, k, &hlen)) || len > csize - at)
 			return false;
-		isize = le32(b + len - 4);
+		isize = gzinflate_le32(b + len - 4);
 		if (isize > dsize - out ||
 		    !inflate_block(b + hlen, len - hlen - BGZF_TRAILER,
 				   isize ? dst + out : none, isize,
-				   le32(b + len - 8)))
+				   gzinflate_le32(b + len - 8)))
 			return false;
 		out += isize;
 		at += len;

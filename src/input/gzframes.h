@@ -51,8 +51,4 @@ struct zpipe *gzframes_open(int fd, uint64_t start, int threads);
 bool gzframes_decode(const unsigned char *src, size_t csize,
 		     unsigned char *dst, size_t dsize);
 
-/* ", libdeflate 1.14 for BGZF" where libdeflate inflates the blocks, else
- * "": for gpustat --version. */
-const char *gzframes_inflater(void);
-
 #endif

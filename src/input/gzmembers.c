@@ -4,7 +4,7 @@
  * The spans are the frames of a mapped file in the pipe (zframes_pipe);
  * each worker finds its own span's first member, so nothing reads the
  * compressed bytes ahead on one thread. A member is inflated raw as
- * gzframes.c inflates a BGZF block (libdeflate where the build has it,
+ * gzframes.c inflates a BGZF block (gzinflate.h, a whole buffer at once,
  * into the rest of the span's buffer: its decoded size is known only at
  * its end), its header and trailer read here with the checks the stream
  * makes (gzsrc.c), so that the members a span decodes from a member
@@ -17,9 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
-#ifdef GS_HAVE_LIBDEFLATE
-#include <libdeflate.h>
-#endif
+#include "gzinflate.h"
 #include "gzmembers.h"
 #include "gzsrc.h"
 #include "zframes.h"
@@ -43,27 +41,6 @@
 #define SPAN_MIN ((uint64_t)64 << 10)
 #define SPAN_MAX ((uint64_t)8 << 20)
 #define SAMPLE_OUT ((size_t)8 << 20)	/* a ratio of 64 for 128 KiB read */
-
-static uint32_t le32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
-
-static uint32_t crc_of(const unsigned char *p, size_t n)
-{
-#ifdef GS_HAVE_LIBDEFLATE
-	return libdeflate_crc32(0, p, n);
-#else
-	uLong crc = crc32(0, NULL, 0);
-
-	for (uInt k; n; p += k, n -= k) {	/* zlib's length is a uInt */
-		k = n > UINT_MAX ? UINT_MAX : (uInt)n;
-		crc = crc32(crc, p, k);
-	}
-	return (uint32_t)crc;
-#endif
-}
 
 /* The length of the member header at p[0..n), 0 where there is none that
  * the stream would take (gzsrc.c: magic, method, reserved flags, FHCRC). */
@@ -95,56 +72,6 @@ static size_t header_len(const unsigned char *p, size_t n)
 	return at;
 }
 
-/* Raw deflate data at in[0..n) inflated into out[0..cap): 1 with the
- * bytes it took (*used) and gave (*got) where it ends within both, -1
- * where out is too short (or no decoder can be had), 0 where it is no
- * deflate data. */
-#ifdef GS_HAVE_LIBDEFLATE
-static int inflate_raw(const unsigned char *in, size_t n, unsigned char *out,
-		       size_t cap, size_t *used, size_t *got)
-{
-	static _Thread_local struct libdeflate_decompressor *d;
-	enum libdeflate_result r;
-
-	if (!d && !(d = libdeflate_alloc_decompressor()))
-		return -1;
-	r = libdeflate_deflate_decompress_ex(d, in, n, out, cap, used, got);
-	return r == LIBDEFLATE_SUCCESS ? 1 : r == LIBDEFLATE_INSUFFICIENT_SPACE ? -1 : 0;
-}
-#else
-static int inflate_raw(const unsigned char *in, size_t n, unsigned char *out,
-		       size_t cap, size_t *used, size_t *got)
-{
-	int r;
-
-	static _Thread_local z_stream *s;
-	uInt in_n = n > UINT_MAX ? UINT_MAX : (uInt)n;
-	uInt out_n = cap > UINT_MAX ? UINT_MAX : (uInt)cap;
-
-	if (!s) {
-		z_stream *t = calloc(1, sizeof(*t));
-
-		if (!t || inflateInit2(t, -15) != Z_OK) {
-			free(t);
-			return -1;
-		}
-		s = t;
-	}
-	if (inflateReset(s) != Z_OK)
-		return -1;
-	s->next_in = (Bytef *)in;
-	s->avail_in = in_n;
-	s->next_out = out;
-	s->avail_out = out_n;
-	r = inflate(s, Z_FINISH);
-	if (r != Z_STREAM_END)	/* Z_BUF_ERROR: out, or in, ran short */
-		return r == Z_BUF_ERROR && s->avail_out == 0 ? -1 : 0;
-	*used = in_n - s->avail_in;
-	*got = out_n - s->avail_out;
-	return 1;
-}
-#endif
-
 /* The member at p[0..n) inflated into out[0..cap): 1 with its length
  * (*clen) and decoded size (*dlen) where it decodes whole, its CRC32 and
  * ISIZE right; -1 where it might but for the room; 0 where it does not. */
@@ -155,12 +82,13 @@ static int member(const unsigned char *p, size_t n, unsigned char *out,
 	const unsigned char *t;
 	int r;
 
-	if (!h || (r = inflate_raw(p + h, n - h, out, cap, &used, dlen)) <= 0)
+	if (!h || (r = gzinflate_raw(p + h, n - h, out, cap, &used, dlen)) <= 0)
 		return h ? r : 0;
 	if (n - h - used < GZ_TRAILER)
 		return 0;
 	t = p + h + used;
-	if (le32(t) != crc_of(out, *dlen) || le32(t + 4) != (uint32_t)*dlen)
+	if (gzinflate_le32(t) != gzinflate_crc32(0, out, *dlen) ||
+	    gzinflate_le32(t + 4) != (uint32_t)*dlen)
 		return 0;
 	*clen = h + used + GZ_TRAILER;
 	return 1;
@@ -171,55 +99,66 @@ static int member(const unsigned char *p, size_t n, unsigned char *out,
  * first does not decode). *whole: whether they ran to the span's end or
  * to a member with no room left, as a member boundary's do; members found
  * at a member header inside another's data seldom do (the bytes after
- * them are no member). */
+ * them are no member). Where marks is given, the places after c where a
+ * member was tried are marked in it, a bit a byte of the span. */
 static size_t run(const unsigned char *src, size_t c, size_t span,
 		  size_t cmax, unsigned char *dst, size_t cap, size_t *end,
-		  bool *whole)
+		  bool *whole, uint64_t *marks)
 {
 	size_t out = 0, clen, dlen;
 	int r = 1;
 
-	for (*end = c; *end < span; *end += clen, out += dlen)
+	for (*end = c; *end < span; *end += clen, out += dlen) {
+		if (marks && *end > c)
+			marks[*end / 64] |= (uint64_t)1 << *end % 64;
 		if ((r = member(src + *end, cmax - *end, dst + out, cap - out,
 				&clen, &dlen)) <= 0)
 			break;
+	}
 	*whole = r != 0;
 	return out;
 }
 
+/* A run that is not whole marks the places it tried a member: a run from
+ * one of them is the same run from there on, with no less room, so it is
+ * not whole either and is passed over. Without the marks, N small members
+ * before bytes that are none (garbage, a corrupt member) were run from
+ * each of their N headers, N^2/2 members inflated. */
 size_t gzmembers_decode(const unsigned char *src, size_t span, size_t cmax,
 			unsigned char *dst, size_t cap, uint64_t *from,
 			uint64_t *to)
 {
 	const unsigned char *q;
-	size_t part = SIZE_MAX, end, out;
-	bool whole;
+	size_t c, part = SIZE_MAX, end = 0, out = 0;
+	uint64_t *marks = NULL;
+	bool whole, found = false;
 
-	for (size_t c = 0; c < span && (q = memchr(src + c, 0x1f, span - c)); c++) {
+	for (c = 0; c < span && (q = memchr(src + c, 0x1f, span - c)); c++) {
 		c = (size_t)(q - src);
 		if (cmax - c < GZ_FIXED || q[1] != 0x8b || q[2] != 8 ||
-		    (q[3] & F_RESERVED))
+		    (q[3] & F_RESERVED) || (marks && marks[c / 64] >> c % 64 & 1))
 			continue;
-		out = run(src, c, span, cmax, dst, cap, &end, &whole);
-		if (end > c && !whole && part == SIZE_MAX)
+		out = run(src, c, span, cmax, dst, cap, &end, &whole, marks);
+		if ((found = end > c && whole))
+			break;
+		if (end > c && part == SIZE_MAX) {
 			part = c;	/* kept, in case no run is whole */
-		if (end > c && whole) {
-			*from = c;
-			*to = end;
-			return out;
+			if ((marks = calloc(span / 64 + 1, sizeof(*marks))))
+				run(src, c, span, cmax, dst, cap, &end, &whole,
+				    marks);
 		}
 	}
 	/* members that stop at bytes that are none: the last before garbage
 	 * or a corrupt member, or inside one (then they are no link) */
-	if (part != SIZE_MAX) {
-		out = run(src, part, span, cmax, dst, cap, &end, &whole);
-		*from = part;
-		*to = end;
-		return out;
+	if (!found && part != SIZE_MAX) {
+		c = part;
+		out = run(src, c, span, cmax, dst, cap, &end, &whole, NULL);
+		found = true;
 	}
-	*from = ZPIPE_NOWHERE;
-	*to = 0;
-	return 0;
+	free(marks);
+	*from = found ? c : ZPIPE_NOWHERE;
+	*to = found ? end : 0;
+	return found ? out : 0;
 }
 
 /* ---- the reader -------------------------------------------------------------- */

@@ -5,19 +5,22 @@
  * header (RFC 1952, 2.3) and the trailer are read here, and the CRC32 is
  * computed apart on each piece just decoded, while it is still in the
  * cache: libdeflate's CRC32 (where the build has it) is several times as
- * fast as the one zlib's gzip wrapper would run. Every check and message
- * is the wrapper's: what zlib would call an error, where it would, is
- * called so here (tests/test_gzip.sh holds them to it).
+ * fast as the one zlib's gzip wrapper would run. Where a read asks for
+ * several pieces of a mapped file, and more than one thread may decode, a
+ * thread of its own computes it (gzcrc.h) while the next piece is
+ * inflated, and the read waits for it before it returns: the caller may
+ * write its buffer then.
+ * Every check and message is the wrapper's: what zlib would call an
+ * error, where it would, is called so here (tests/test_gzip.sh holds them
+ * to it).
  */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
-#ifdef GS_HAVE_LIBDEFLATE
-#include <libdeflate.h>
-#endif
-#include "gzframes.h"
+#include "gzcrc.h"
+#include "gzinflate.h"
 #include "gzsrc.h"
 #include "zsrc.h"
 
@@ -27,6 +30,11 @@
 #define F_NAME 0x08
 #define F_COMMENT 0x10
 #define F_RESERVED 0xe0
+
+/* Decoded bytes a piece, where the CRC32 is computed on its thread: the
+ * last piece of a read is checked after it is inflated, the others while
+ * the next is; zlib copies 32 KiB of each into its window. */
+#define PIECE ((size_t)1 << 20)
 
 /* the parts of a member, in order; the header's optional ones are
  * skipped where its flags leave them out */
@@ -45,29 +53,10 @@ struct gzsrc {
 	uint32_t hcrc;		/* CRC32 of the header so far */
 	uint32_t crc;		/* of the data decoded so far */
 	uint32_t isize;		/* its length, mod 2^32 */
+	int threads;		/* that may decode: above 1, a CRC32 thread */
+	struct gzcrc *cc;	/* ...made at the first read that lends */
+	bool lend;		/* the read lends its pieces to it */
 };
-
-static uint32_t crc32_of(uint32_t crc, const uint8_t *p, size_t n)
-{
-#ifdef GS_HAVE_LIBDEFLATE
-	return libdeflate_crc32(crc, p, n);
-#else
-	while (n) {	/* zlib's length is a uInt */
-		uInt k = n > UINT_MAX ? UINT_MAX : (uInt)n;
-
-		crc = (uint32_t)crc32(crc, p, k);
-		p += k;
-		n -= k;
-	}
-	return crc;
-#endif
-}
-
-static uint32_t le32(const uint8_t *p)
-{
-	return p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
 
 int gzsrc_magic(const uint8_t *p, size_t n)
 {
@@ -78,7 +67,7 @@ int gzsrc_magic(const uint8_t *p, size_t n)
 	return n < 3 ? -1 : 1;
 }
 
-struct gzsrc *gzsrc_new(void)
+struct gzsrc *gzsrc_new(int threads)
 {
 	struct gzsrc *g = calloc(1, sizeof(*g));
 
@@ -86,6 +75,8 @@ struct gzsrc *gzsrc_new(void)
 		free(g);
 		g = NULL;
 	}
+	if (g)
+		g->threads = threads;
 	return g;
 }
 
@@ -93,6 +84,7 @@ void gzsrc_free(struct gzsrc *g)
 {
 	if (!g)
 		return;
+	gzcrc_free(g->cc);
 	inflateEnd(&g->s);
 	free(g);
 }
@@ -228,11 +220,11 @@ static int trailer(struct gzsrc *g, const uint8_t *p, size_t n, size_t *used,
 		   const char **msg)
 {
 	*used = gather(g, 8, p, n);
-	if (g->have >= 4 && le32(g->fix) != g->crc) {
+	if (g->have >= 4 && gzinflate_le32(g->fix) != g->crc) {
 		*msg = "incorrect data check";
 		return -1;
 	}
-	if (g->have == 8 && le32(g->fix + 4) != g->isize) {
+	if (g->have == 8 && gzinflate_le32(g->fix + 4) != g->isize) {
 		*msg = "incorrect length check";
 		return -1;
 	}
@@ -251,12 +243,30 @@ static void member(struct gzsrc *g, uint64_t off)
 	g->isize = 0;
 }
 
+/* The CRC32 goes on over p[0..n): on its thread where the read lends
+ * its pieces, else here. */
+static void crc_over(struct gzsrc *g, const uint8_t *p, size_t n)
+{
+	if (g->lend)
+		gzcrc_add(g->cc, p, n);
+	else
+		g->crc = gzinflate_crc32(g->crc, p, n);
+}
+
+/* The CRC32 of every byte decoded so far: the pieces lent are read. */
+static void crc_sync(struct gzsrc *g)
+{
+	if (g->lend)
+		g->crc = gzcrc_wait(g->cc, g->crc);
+}
+
 /* Inflate what the read-ahead holds into buf[0..n): the bytes decoded
- * (*got), or -1 (err). A trailer in the same input is checked before
- * the bytes are served, as zlib's wrapper would. */
+ * (*got), whether they filled it (*full), or -1 (err). A trailer in the
+ * same input is checked before the bytes are served, as zlib's wrapper
+ * would. */
 static int inflate_some(struct gzsrc *g, struct zsrc *z, const uint8_t *p,
-			size_t avail, void *buf, size_t n, size_t *got,
-			bool *again, struct gs_err *err)
+			size_t avail, uint8_t *buf, size_t n, size_t *got,
+			bool *again, bool *full, struct gs_err *err)
 {
 	uInt in = avail > UINT_MAX ? UINT_MAX : (uInt)avail;
 	const char *msg = NULL;
@@ -272,7 +282,8 @@ static int inflate_some(struct gzsrc *g, struct zsrc *z, const uint8_t *p,
 	ret = inflate(&g->s, Z_NO_FLUSH);
 	zsrc_raw_take(z, in - g->s.avail_in);
 	*got -= g->s.avail_out;
-	g->crc = crc32_of(g->crc, buf, *got);
+	*full = g->s.avail_out == 0;
+	crc_over(g, buf, *got);
 	g->isize += (uint32_t)*got;
 	if (ret != Z_OK && ret != Z_BUF_ERROR && ret != Z_STREAM_END)
 		return corrupt(g, z, ret, g->s.msg, err);
@@ -282,6 +293,7 @@ static int inflate_some(struct gzsrc *g, struct zsrc *z, const uint8_t *p,
 		return 0;
 	next_part(g, P_TRAILER);
 	*again = true;
+	crc_sync(g);
 	r = trailer(g, p + (in - g->s.avail_in), g->s.avail_in, &used, &msg);
 	zsrc_raw_take(z, used);
 	if (r < 0)
@@ -290,28 +302,37 @@ static int inflate_some(struct gzsrc *g, struct zsrc *z, const uint8_t *p,
 	return 0;
 }
 
-ssize_t gzsrc_read(struct gzsrc *g, struct zsrc *z, void *buf, size_t n,
-		   int stall_ms, struct gs_err *err)
+/* gzsrc_read, in pieces of piece bytes: a piece that fills while the
+ * member goes on is followed by the next, where the read-ahead has more;
+ * so the bytes read are those of one inflate into all n. */
+static ssize_t read_pieces(struct gzsrc *g, struct zsrc *z, uint8_t *buf,
+			   size_t n, size_t piece, int stall_ms,
+			   struct gs_err *err)
 {
 	const char *msg = NULL;
 	const uint8_t *p;
-	size_t avail, got, used;
-	bool again;
+	size_t avail, got, used, done = 0;
+	bool again, full;
 	ssize_t r;
 	int k;
 
-	if (n == 0)
-		return 0;
 	for (;;) {
 		avail = zsrc_raw(z, &p);
+		if (done && !avail)
+			return (ssize_t)done;
 		if (!g->in_member && avail)	/* another member, or garbage */
 			member(g, zsrc_raw_off(z));
 		if (avail && g->part == P_DATA) {
-			if (inflate_some(g, z, p, avail, buf, n, &got, &again,
-					 err) < 0)
+			k = inflate_some(g, z, p, avail, buf + done,
+					 n - done < piece ? n - done : piece,
+					 &got, &again, &full, err);
+			if (k < 0)
 				return -1;
-			if (got)
-				return (ssize_t)got;
+			done += got;
+			if (full && done < n && g->part == P_DATA)
+				continue;
+			if (done)
+				return (ssize_t)done;
 			if (again)
 				continue;
 		} else if (avail) {
@@ -340,6 +361,28 @@ ssize_t gzsrc_read(struct gzsrc *g, struct zsrc *z, void *buf, size_t n,
 	}
 }
 
+ssize_t gzsrc_read(struct gzsrc *g, struct zsrc *z, void *buf, size_t n,
+		   int stall_ms, struct gs_err *err)
+{
+	const uint8_t *p;
+	bool pieces;
+	ssize_t r;
+
+	if (n == 0)
+		return 0;
+	/* two pieces at least, from raw bytes at hand that come to one (a
+	 * mapped file's): a pipe's read-ahead of 128 KiB would have each
+	 * read wait for the thread to check what it inflated */
+	pieces = g->threads > 1 && n >= 2 * PIECE && zsrc_raw(z, &p) >= PIECE;
+	if (pieces && !g->cc && !(g->cc = gzcrc_new()))
+		g->threads = 1;		/* not again */
+	g->lend = pieces && g->cc;
+	r = read_pieces(g, z, buf, n, g->lend ? PIECE : n, stall_ms, err);
+	crc_sync(g);	/* buf is the caller's again */
+	g->lend = false;
+	return r;
+}
+
 bool gzsrc_between(const struct gzsrc *g)
 {
 	return !g->in_member;
@@ -351,6 +394,6 @@ const char *gzsrc_version(void)
 
 	if (!v[0])
 		snprintf(v, sizeof(v), "zlib %s%s", zlibVersion(),
-			 gzframes_inflater());
+			 gzinflate_name());
 	return v;
 }

@@ -27,8 +27,10 @@ struct gzsrc;		/* zlib's inflate state, kept across operands */
  * when n < 3 is too short to tell. */
 int gzsrc_magic(const uint8_t *p, size_t n);
 
-/* A decoder, NULL when out of memory; freed with gzsrc_free. */
-struct gzsrc *gzsrc_new(void);
+/* A decoder, NULL when out of memory; freed with gzsrc_free. Where more
+ * than one of threads may decode, a thread of its own computes the CRC32
+ * of a large read's pieces (gzcrc.h) while the next is inflated. */
+struct gzsrc *gzsrc_new(int threads);
 void gzsrc_free(struct gzsrc *g);
 
 /* Start decoding an operand at a member boundary. */

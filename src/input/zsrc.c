@@ -335,7 +335,7 @@ int zsrc_use_zstd(struct zsrc *z)
  * pipe's as a stream. */
 static int zsrc_use_gzip(struct zsrc *z)
 {
-	if (!z->gz && !(z->gz = gzsrc_new()))
+	if (!z->gz && !(z->gz = gzsrc_new(z->threads)))
 		return -1;
 	z->gzip = true;
 	z->dec.codec = "gzip";
@@ -369,7 +369,7 @@ int zsrc_use(struct zsrc *z, int codec)
 
 bool zsrc_serve(struct zsrc *z, struct zpipe *p, int file, int codec)
 {
-	if (codec == ZSRC_GZIP && !z->gz && !(z->gz = gzsrc_new()))
+	if (codec == ZSRC_GZIP && !z->gz && !(z->gz = gzsrc_new(z->threads)))
 		return false;
 	/* a frame or group that fails is decoded again, as a stream */
 	if (codec != ZSRC_GZIP && !z->dctx && zsrc_dctx(z) < 0)
@@ -750,7 +750,7 @@ ssize_t zsrc_read(struct zsrc *z, void *buf, size_t n, int stall_ms,
 {
 	ssize_t r;
 
-	if (z->pipe && n == 0)
+	if (n == 0)	/* gzmembers_read would spin on a span */
 		return 0;
 	if (z->pipe && (r = zsrc_frames(z, buf, n, stall_ms, err)) != ZSRC_STREAM) {
 		z->dec.parallel += r > 0 ? (uint64_t)r : 0;

@@ -91,9 +91,10 @@ bool zsrc_parallel(const struct zsrc *z);
 bool zsrc_compressed(const struct zsrc *z);
 const char *zsrc_codec(const struct zsrc *z);
 
-/* Up to n decoded bytes: the count, 0 at the end of the operand,
- * ZSRC_STALL when stall_ms >= 0 and a pipe stayed silent that long, or -1
- * (read error, truncated or corrupt frame; err says which and where). */
+/* Up to n decoded bytes: the count, 0 at the end of the operand (and
+ * where n is 0: nothing is read), ZSRC_STALL when stall_ms >= 0 and a
+ * pipe stayed silent that long, or -1 (read error, truncated or corrupt
+ * frame; err says which and where). */
 ssize_t zsrc_read(struct zsrc *z, void *buf, size_t n, int stall_ms,
 		  struct gs_err *err);
 
