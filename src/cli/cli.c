@@ -293,6 +293,28 @@ int cli_unknown_type(struct gs_err *err, const char *opt, const char *arg)
 		       opt, arg, hint, names);
 }
 
+/* -t T1,T2,...: records of mixed types (gs.h); cli_parse settles the
+ * columns and byte orders once every option is in. */
+static int type_list_option(struct cli *c, const char *arg, struct gs_err *err)
+{
+	size_t at, len;
+	char name[64];
+
+	if (record_parse(arg, &c->record, &at, &len) < 0) {
+		if (c->record.n == GS_RECORD_MAX)
+			return gs_fail(err, GS_EUSAGE, "", "-t: more than %d "
+				       "types in the list", GS_RECORD_MAX);
+		if (len == 0 || len >= sizeof(name))
+			return usage(err, "-t '%.60s': expected a list of "
+				     "types between commas (i32,f32)", arg);
+		snprintf(name, sizeof(name), "%.*s", (int)len, arg + at);
+		return cli_unknown_type(err, "", name);
+	}
+	c->type_set = true;
+	c->type_endian = false;
+	return 0;
+}
+
 /* -t, --endian, -c, --raw, --long, --memory: how the input is read. */
 static int input_option(struct cli *c, int opt, const char *arg,
 			struct gs_err *err)
@@ -303,6 +325,9 @@ static int input_option(struct cli *c, int opt, const char *arg,
 
 	switch (opt) {
 	case 't':
+		c->record.n = 0;
+		if (strchr(arg, ','))
+			return type_list_option(c, arg, err);
 		if (type_parse(arg, &d, &explicit) < 0)
 			return cli_unknown_type(err, "", arg);
 		if (explicit && c->endian_set && c->big_endian != d.big_endian)
@@ -522,12 +547,68 @@ static const char *dtype_str(struct gs_dtype d, char *buf, size_t n)
 	return buf;
 }
 
+/* Whether -t's list agrees with a structured header's fields: the types,
+ * and the byte orders that -t named. */
+static bool same_record(const struct gs_record *t, const struct gs_record *h)
+{
+	if (t->n != h->n)
+		return false;
+	for (unsigned k = 0; k < t->n; k++)
+		if (!same_dtype(t->type[k], h->type[k], t->endian[k]))
+			return false;
+	return true;
+}
+
+/* A header of records of mixed types (a structured .npy) against the
+ * options: the run reads its records, offsets and padding included. */
+static int settle_record(struct cli *c, const struct input_info *info,
+			 const char *name, struct gs_err *err)
+{
+	char a[200], b[200];
+
+	record_name(info->rec, b, sizeof(b));
+	if (c->type_from_name)
+		return gs_fail(err, GS_EUSAGE, name, "the %s header (%s) "
+			       "contradicts the name %.200s (%s)", info->format,
+			       b, c->type_from_name,
+			       type_name(c->job.dtype.type));
+	if (c->type_set && !(c->job.rec && same_record(c->job.rec, info->rec)))
+		return gs_fail(err, GS_EUSAGE, name, "-t %s contradicts the %s "
+			       "header (%s)", c->job.rec ?
+			       record_name(c->job.rec, a, sizeof(a)) :
+			       dtype_str(c->job.dtype, a, sizeof(a)),
+			       info->format, b);
+	for (unsigned k = 0; c->endian_set && k < info->rec->n; k++)
+		if (type_size(info->rec->type[k].type) > 1 &&
+		    info->rec->type[k].big_endian != c->big_endian)
+			return gs_fail(err, GS_EUSAGE, name, "--endian %s "
+				       "contradicts the %s header (%s)",
+				       c->big_endian ? "big" : "little",
+				       info->format, b);
+	if (c->columns_given && c->job.columns != info->rec->n)
+		return gs_fail(err, GS_EUSAGE, name, "--columns %u contradicts "
+			       "the %s header (%u fields)", c->job.columns,
+			       info->format, info->rec->n);
+	c->record = *info->rec;
+	c->job.rec = &c->record;
+	c->job.dtype = info->dtype;
+	c->job.columns = info->rec->n;
+	return 0;
+}
+
 /* Settle type and columns between the options and a header. */
 static int settle_dtype(struct cli *c, const struct input_info *info,
 			const char *name, struct gs_err *err)
 {
-	char a[40], b[40];
+	char a[200], b[40];
 
+	if (info->has_type && info->rec)
+		return settle_record(c, info, name, err);
+	if (info->has_type && c->job.rec)
+		return gs_fail(err, GS_EUSAGE, name, "-t %s contradicts the %s "
+			       "header (%s)", record_name(c->job.rec, a,
+			       sizeof(a)), info->format,
+			       dtype_str(info->dtype, b, sizeof(b)));
 	if (info->has_type) {
 		if (c->type_from_name && c->job.dtype.type != info->dtype.type)
 			return gs_fail(err, GS_EUSAGE, name, "the %s header (%s) "
@@ -595,12 +676,18 @@ static int open_input(struct cli *c, char *const *paths, int npaths,
 	if (input_open(in, paths, npaths, &io, err) < 0)
 		return -1;
 	/* a header is checked against the stream's type as the one run does */
-	if (continued)
+	if (continued) {
 		input_set_dtype(*in, c->job.dtype, c->job.columns);
+		input_set_record(*in, c->job.rec);
+	}
 	if (input_probe(*in, info, err) < 0)
 		return -1;
 	/* decimal text found without --text: the run reads it as --text
 	 * does (f64 unless -t or a name says), every later input of it too */
+	if ((info->text || c->text || c->header) && c->job.rec)
+		return gs_fail(err, GS_EUSAGE, npaths ? paths[0] : "stdin",
+			       "records of mixed types (-t list) are read from "
+			       "binary data; text is read into one type");
 	if (info->text && !c->text) {
 		c->text = c->text_found = true;
 		c->default_type = GS_F64;

@@ -89,6 +89,7 @@ int cli_columns(struct cli *c, struct input *in, struct input_info *info,
 	}
 	c->job.columns = width;
 	input_set_dtype(in, c->job.dtype, width);
+	input_set_record(in, c->job.rec);
 	if (!c->fields)
 		return 0;
 	/* --per-file: an operand with no header line (an empty one) has no

@@ -340,7 +340,7 @@ void state_merge_acc(const struct gs_job *job, void *total, void *acc)
 {
 	forget_overflow_index(job, total);
 	forget_overflow_index(job, acc);
-	operation_of(job)->cpu->acc_merge(job, total, acc);
+	acc_kernels_for(job)->acc_merge(job, total, acc);
 }
 
 /* Fold s (from name) into *total, or make it the total (its first,

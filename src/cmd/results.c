@@ -36,10 +36,32 @@ static bool get(void *ctx, int id, uint64_t i, uint64_t j, struct wval *v)
 	return true;
 }
 
+/* binary, npy: the dtype of every column's result, or NULL where mixed
+ * records' columns have results of different dtypes. */
+static const char *results_descr(const struct gs_job *job)
+{
+	const char *d = writer_descr(job_col_dtype(job, 0).type);
+
+	for (unsigned k = 1; job->rec && k < job->columns; k++)
+		if (strcmp(writer_descr(job_col_dtype(job, k).type), d) != 0)
+			return NULL;
+	return d;
+}
+
 int results_format(struct cli *c, const char *name, const char *op,
 		   const struct result *r, unsigned n, struct sbuf *b,
 		   struct gs_err *err)
 {
+	const char *descr = results_descr(&c->job);
+	char t[200];
+
+	if (!descr && (c->format == FMT_BINARY || c->format == FMT_NPY))
+		return gs_fail(err, GS_EUSAGE, c->cmd, "-f %s: the columns of "
+			       "%s have results of different dtypes (integers "
+			       "exact, floats f8); use -f json, csv or text, "
+			       "or one type per run",
+			       format_name(c->format),
+			       record_name(c->job.rec, t, sizeof(t)));
 	struct row x = { name, r, n };
 	const struct wfield fields[] = {
 		{ .name = "count", .base = &c->records },
@@ -48,7 +70,7 @@ int results_format(struct cli *c, const char *name, const char *op,
 	const struct wresult res = {
 		.ctx = &x, .rows = 1, .cells = n, .row = row, .names = &x.name,
 		.nnames = 1,
-		.descr = writer_descr(c->job.dtype.type), .ndim = 1,
+		.descr = descr, .ndim = 1,
 		.dims = { n }, .op = op, .fields = fields, .nfields = 2,
 	};
 

@@ -40,7 +40,19 @@ static int operand_check_type(struct input *in, struct gs_err *err)
 		in->typed = true;
 		in->dtype = h->dtype;
 		in->columns = h->columns;
+		in->rec = h->rec;
 		return 0;
+	}
+	if ((h->rec.n || in->rec.n) &&
+	    (!h->rec.n || !in->rec.n || !record_same(&h->rec, &in->rec))) {
+		char ra[96], rb[96];
+
+		return gs_fail(err, GS_ERUNTIME, in->name,
+			       "records %s do not match the stream's %s",
+			       h->rec.n ? record_name(&h->rec, ra, sizeof(ra))
+					: dtype_str(h->dtype, ra, sizeof(ra)),
+			       in->rec.n ? record_name(&in->rec, rb, sizeof(rb))
+					 : dtype_str(in->dtype, rb, sizeof(rb)));
 	}
 	if (!dtype_equal(h->dtype, in->dtype))
 		return gs_fail(err, GS_ERUNTIME, in->name,
