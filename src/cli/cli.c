@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli.h"
+#include "mixedopt.h"
 #include "algorithm.h"
 #include "command.h"
 #include "fields.h"
@@ -293,28 +294,6 @@ int cli_unknown_type(struct gs_err *err, const char *opt, const char *arg)
 		       opt, arg, hint, names);
 }
 
-/* -t T1,T2,...: records of mixed types (gs.h); cli_parse settles the
- * columns and byte orders once every option is in. */
-static int type_list_option(struct cli *c, const char *arg, struct gs_err *err)
-{
-	size_t at, len;
-	char name[64];
-
-	if (record_parse(arg, &c->record, &at, &len) < 0) {
-		if (c->record.n == GS_RECORD_MAX)
-			return gs_fail(err, GS_EUSAGE, "", "-t: more than %d "
-				       "types in the list", GS_RECORD_MAX);
-		if (len == 0 || len >= sizeof(name))
-			return usage(err, "-t '%.60s': expected a list of "
-				     "types between commas (i32,f32)", arg);
-		snprintf(name, sizeof(name), "%.*s", (int)len, arg + at);
-		return cli_unknown_type(err, "", name);
-	}
-	c->type_set = true;
-	c->type_endian = false;
-	return 0;
-}
-
 /* -t, --endian, -c, --raw, --long, --memory: how the input is read. */
 static int input_option(struct cli *c, int opt, const char *arg,
 			struct gs_err *err)
@@ -327,7 +306,7 @@ static int input_option(struct cli *c, int opt, const char *arg,
 	case 't':
 		c->record.n = 0;
 		if (strchr(arg, ','))
-			return type_list_option(c, arg, err);
+			return cli_type_list(c, arg, err);
 		if (type_parse(arg, &d, &explicit) < 0)
 			return cli_unknown_type(err, "", arg);
 		if (explicit && c->endian_set && c->big_endian != d.big_endian)
@@ -547,55 +526,6 @@ static const char *dtype_str(struct gs_dtype d, char *buf, size_t n)
 	return buf;
 }
 
-/* Whether -t's list agrees with a structured header's fields: the types,
- * and the byte orders that -t named. */
-static bool same_record(const struct gs_record *t, const struct gs_record *h)
-{
-	if (t->n != h->n)
-		return false;
-	for (unsigned k = 0; k < t->n; k++)
-		if (!same_dtype(t->type[k], h->type[k], t->endian[k]))
-			return false;
-	return true;
-}
-
-/* A header of records of mixed types (a structured .npy) against the
- * options: the run reads its records, offsets and padding included. */
-static int settle_record(struct cli *c, const struct input_info *info,
-			 const char *name, struct gs_err *err)
-{
-	char a[200], b[200];
-
-	record_name(info->rec, b, sizeof(b));
-	if (c->type_from_name)
-		return gs_fail(err, GS_EUSAGE, name, "the %s header (%s) "
-			       "contradicts the name %.200s (%s)", info->format,
-			       b, c->type_from_name,
-			       type_name(c->job.dtype.type));
-	if (c->type_set && !(c->job.rec && same_record(c->job.rec, info->rec)))
-		return gs_fail(err, GS_EUSAGE, name, "-t %s contradicts the %s "
-			       "header (%s)", c->job.rec ?
-			       record_name(c->job.rec, a, sizeof(a)) :
-			       dtype_str(c->job.dtype, a, sizeof(a)),
-			       info->format, b);
-	for (unsigned k = 0; c->endian_set && k < info->rec->n; k++)
-		if (type_size(info->rec->type[k].type) > 1 &&
-		    info->rec->type[k].big_endian != c->big_endian)
-			return gs_fail(err, GS_EUSAGE, name, "--endian %s "
-				       "contradicts the %s header (%s)",
-				       c->big_endian ? "big" : "little",
-				       info->format, b);
-	if (c->columns_given && c->job.columns != info->rec->n)
-		return gs_fail(err, GS_EUSAGE, name, "--columns %u contradicts "
-			       "the %s header (%u fields)", c->job.columns,
-			       info->format, info->rec->n);
-	c->record = *info->rec;
-	c->job.rec = &c->record;
-	c->job.dtype = info->dtype;
-	c->job.columns = info->rec->n;
-	return 0;
-}
-
 /* Settle type and columns between the options and a header. */
 static int settle_dtype(struct cli *c, const struct input_info *info,
 			const char *name, struct gs_err *err)
@@ -603,7 +533,7 @@ static int settle_dtype(struct cli *c, const struct input_info *info,
 	char a[200], b[40];
 
 	if (info->has_type && info->rec)
-		return settle_record(c, info, name, err);
+		return cli_settle_record(c, info, name, err);
 	if (info->has_type && c->job.rec)
 		return gs_fail(err, GS_EUSAGE, name, "-t %s contradicts the %s "
 			       "header (%s)", record_name(c->job.rec, a,
@@ -728,8 +658,11 @@ static int open_input(struct cli *c, char *const *paths, int npaths,
 		if (c->type_from_name && !info->has_type)
 			snprintf(from, sizeof(from), " (from the name %.200s)",
 				 c->type_from_name);
+		char rec[200];
+
 		fprintf(stderr, "gpustat: input: %s, %s%s, %u column%s\n",
-			info->format, type_name(c->job.dtype.type), from,
+			info->format, c->job.rec ? record_name(c->job.rec, rec,
+			sizeof(rec)) : type_name(c->job.dtype.type), from,
 			c->job.columns, c->job.columns == 1 ? "" : "s");
 	}
 	return 0;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "command.h"
+#include "mixedopt.h"
 
 #define DEFAULT_CHUNK (64u << 20)	/* --chunk-size's default, 64 MiB */
 #define DEFAULT_STREAMS 2
@@ -235,33 +236,6 @@ static const struct opt_spec *command_opt(const struct command *cmd, int opt)
 	return NULL;
 }
 
-/* A -t list: --endian for the columns whose spelling named no byte
- * order (one that did must agree), its length as the columns. */
-static int settle_record(struct cli *c, struct gs_err *err)
-{
-	struct gs_record *r = &c->record;
-
-	for (unsigned k = 0; k < r->n; k++) {
-		bool wide = type_size(r->type[k].type) > 1;
-
-		if (c->endian_set && r->endian[k] &&
-		    r->type[k].big_endian != c->big_endian)
-			return gs_fail(err, GS_EUSAGE, "", "-t: column %u's type "
-				       "contradicts --endian %s", k + 1,
-				       c->big_endian ? "big" : "little");
-		if (c->endian_set && !r->endian[k])
-			r->type[k].big_endian = c->big_endian && wide;
-	}
-	if (c->columns_given && c->job.columns != r->n)
-		return gs_fail(err, GS_EUSAGE, "", "--columns %u contradicts "
-			       "-t's list of %u types", c->job.columns, r->n);
-	c->job.columns = r->n;
-	c->columns_set = true;
-	c->job.dtype = (struct gs_dtype){ .type = GS_U8 };
-	c->job.rec = r;
-	return 0;
-}
-
 int cli_parse(struct cli *c, int argc, char **argv, const struct command *cmd,
 	      struct gs_err *err)
 {
@@ -302,7 +276,7 @@ int cli_parse(struct cli *c, int argc, char **argv, const struct command *cmd,
 		c->job.dtype.type = c->default_type;
 	if (c->endian_set)
 		c->job.dtype.big_endian = c->big_endian;
-	if (c->record.n && settle_record(c, err) < 0)
+	if (c->record.n && cli_record_options(c, err) < 0)
 		return -1;
 	c->operands = argv + optind;
 	c->noperands = argc - optind;

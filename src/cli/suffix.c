@@ -67,7 +67,9 @@ bool suffix_type(const char *path, bool raw, enum gs_type *t)
 static int contradicts(const struct cli *c, const char *name, enum gs_type t,
 		       struct gs_err *err)
 {
-	const char *tt = type_name(c->job.dtype.type), *base = strrchr(name, '/');
+	char rec[200];
+	const char *tt = c->job.rec ? record_name(c->job.rec, rec, sizeof(rec))
+		       : type_name(c->job.dtype.type), *base = strrchr(name, '/');
 
 	base = base ? base + 1 : name;
 	if (codec_ext(base, strlen(base)))
@@ -90,7 +92,7 @@ int suffix_settle(struct cli *c, struct gs_err *err)
 	for (int i = 0; i < c->noperands; i++) {
 		if (!suffix_type(c->operands[i], c->raw, &t))
 			continue;
-		if (c->type_set && t != c->job.dtype.type)
+		if (c->type_set && (t != c->job.dtype.type || c->job.rec))
 			return contradicts(c, c->operands[i], t, err);
 		if (first && t != ft)
 			return gs_fail(err, GS_EUSAGE, "", "the names %.200s (%s) "

@@ -1,0 +1,24 @@
+/*
+ * mixedopt.h - records of mixed types on the command line (mixedopt.c):
+ * a -t list (gs.h's struct gs_record, at c->record) and a structured
+ * .npy header against the options. Private to the CLI.
+ */
+#ifndef MIXEDOPT_H
+#define MIXEDOPT_H
+
+#include "cli.h"
+
+/* -t T1,T2,...: the list into c->record (a usage error names a type that
+ * is none). 0 or -1 with err. */
+int cli_type_list(struct cli *c, const char *arg, struct gs_err *err);
+/* After every option: --endian for the list's columns that named no byte
+ * order, and the list's length as the columns (-c must agree); the job
+ * then reads records of mixed types. 0 or -1 with err. */
+int cli_record_options(struct cli *c, struct gs_err *err);
+/* A header of records of mixed types (a structured .npy, info->rec)
+ * against -t, --endian, -c and a type in the name; the job then reads
+ * its records, offsets and padding included. name is the operand. */
+int cli_settle_record(struct cli *c, const struct input_info *info,
+		      const char *name, struct gs_err *err);
+
+#endif
