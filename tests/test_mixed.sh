@@ -1,0 +1,240 @@
+#!/bin/sh
+# test_mixed.sh - records of mixed types (-t i32,f32, a structured .npy):
+#  - each column's result is the bytes of the same command with -t T on
+#    that column extracted alone (python3's struct cuts the columns), for
+#    sum, reduce, stats and count, with -j 1, small chunks on 2 threads,
+#    stdin and --per-file;
+#  - a .npy of a structured dtype (packed, big-endian fields, numpy's
+#    padding of an aligned dtype, bool fields) reads as the raw records with
+#    the -t list;
+#  - refusals, each one line: a list of another length than -c, a name in
+#    the list that is no type, a -t that contradicts the header, string,
+#    sub-array and nested fields, text, commands that do not read mixed
+#    records yet, --backend cuda, -f npy of results of different dtypes.
+#
+# Usage: sh tests/test_mixed.sh   (GPUSTAT=path overrides ./gpustat)
+# Prints "FAIL name: reason" lines and last "mixed: P passed, F failed".
+cd "$(dirname "$0")/.." || exit 2
+NAME=mixed
+. tests/lib.sh
+
+if ! command -v python3 > /dev/null; then
+	bad "python3" "needed to cut the columns"
+	summary
+	exit
+fi
+
+# The records: i32, f32 (a leading run of -0, a NaN), >f64 (large values),
+# u16, i8; the columns alone as col0.bin ... col4.bin; the same records
+# as a structured .npy, and an aligned one (numpy's padding) with its
+# columns apart.
+python3 - "$T" <<'EOF' || bad "generate" "python3 failed"
+import random, struct, sys
+t = sys.argv[1]
+rnd = random.Random(31)
+fmts = ['<i', '<f', '>d', '<H', '<b']
+n = 70001
+cols = [[], [], [], [], []]
+for r in range(n):
+    cols[0].append(rnd.randint(-2**31, 2**31 - 1))
+    cols[1].append(-0.0 if r < 50 else float('nan') if r == 777
+                   else rnd.uniform(-1e6, 1e6))
+    cols[2].append(rnd.uniform(-1, 1) * 2.0 ** rnd.randint(-60, 60))
+    cols[3].append(rnd.randint(0, 65535))
+    cols[4].append(rnd.randint(-128, 127))
+with open(t + '/mix.bin', 'wb') as f:
+    for r in range(n):
+        f.write(b''.join(struct.pack(fm, c[r]) for fm, c in zip(fmts, cols)))
+for k, (fm, c) in enumerate(zip(fmts, cols)):
+    with open('%s/col%d.bin' % (t, k), 'wb') as f:
+        f.write(b''.join(struct.pack(fm, v) for v in c))
+
+def npy(path, descr, n, body):
+    d = "{'descr': %s, 'fortran_order': False, 'shape': (%d,), }" % (descr, n)
+    pad = 64 - (10 + len(d) + 1) % 64
+    with open(path, 'wb') as f:
+        f.write(b'\x93NUMPY\x01\x00' + struct.pack('<H', len(d) + pad + 1))
+        f.write(d.encode() + b' ' * pad + b'\n' + body)
+
+with open(t + '/mix.bin', 'rb') as f:
+    npy(t + '/mix.npy', "[('k', '<i4'), ('v', '<f4'), ('w', '>f8'), "
+        "('u', '<u2'), ('s', '|i1')]", n, f.read())
+# numpy's np.dtype([('k','i1'),('v','<f8'),('z','<f4')], align=True)
+body = b''.join(struct.pack('<b7xdf4x', cols[4][r], cols[2][r], cols[1][r])
+                for r in range(n))
+npy(t + '/al.npy', "[('k', '|i1'), ('', '|V7'), ('v', '<f8'), ('z', '<f4'), "
+    "('', '|V4')]", n, body)
+for k, fm in ((0, '<b'), (1, '<d'), (2, '<f')):
+    with open('%s/al%d.bin' % (t, k), 'wb') as f:
+        f.write(b''.join(struct.pack(fm, v) for v in
+                         (cols[4], cols[2], cols[1])[k]))
+# bools (any nonzero byte is True) beside f16
+vals = [0, 1, 7, 0, 255]
+npy(t + '/b.npy', "[('a', '|b1'), ('h', '<f2')]", 5,
+    b''.join(struct.pack('<Be', v, 0.5 * i) for i, v in enumerate(vals)))
+with open(t + '/b0.bin', 'wb') as f:
+    f.write(bytes(1 if v else 0 for v in vals))
+with open(t + '/b1.bin', 'wb') as f:
+    f.write(b''.join(struct.pack('<e', 0.5 * i) for i in range(5)))
+npy(t + '/str.npy', "[('k', '<i4'), ('s', '|S3')]", 0, b'')
+npy(t + '/sub.npy', "[('k', '<i4', (2,))]", 0, b'')
+npy(t + '/nest.npy', "[('k', [('a', '<i4')])]", 0, b'')
+EOF
+TYPES='i32,f32,>f8,u16,i8'
+set -- i32 f32 '>f8' u16 i8
+
+# expect CMD OPTS...: the mixed run's text output is what the single-type
+# runs of CMD on each column give, side by side: one line of values (sum,
+# reduce), count and nan in turn (count), a row per statistic (stats).
+expect() {
+	cmd=$1
+	shift
+	k=0
+	for t in i32 f32 '>f8' u16 i8; do
+		"$G" $cmd "$@" -t "$t" "$T/col$k.bin" > "$T/one$k" 2> "$T/err" ||
+			{ bad "$cmd $* col$k" "$(head -n 1 "$T/err")"; return; }
+		[ "$cmd" = stats ] && cut -f 2 "$T/one$k" > "$T/v$k" ||
+			cp "$T/one$k" "$T/v$k"
+		k=$((k + 1))
+	done
+	if [ "$cmd" = stats ]; then
+		cut -f 1 "$T/one0" | paste - "$T/v0" "$T/v1" "$T/v2" "$T/v3" "$T/v4"
+	else
+		paste "$T/v0" "$T/v1" "$T/v2" "$T/v3" "$T/v4"
+	fi > "$T/want"
+}
+
+# same NAME: $T/got is $T/want, byte for byte.
+same() {
+	cmp -s "$T/got" "$T/want" && ok ||
+		bad "$1" "got '$(head -c 300 "$T/got")', want '$(head -c 300 "$T/want")'"
+}
+
+for c in sum "reduce --op min" "reduce --op max" stats count; do
+	expect $c
+	"$G" $c -t "$TYPES" "$T/mix.bin" > "$T/got" 2> "$T/err"
+	same "$c -t $TYPES"
+	"$G" $c -t "$TYPES" -j 1 "$T/mix.bin" > "$T/got" 2> "$T/err"
+	same "$c -j 1"
+	"$G" $c -t "$TYPES" -j 2 --chunk-size 4K "$T/mix.bin" > "$T/got" 2> "$T/err"
+	same "$c -j 2 --chunk-size 4K"
+	"$G" $c -t "$TYPES" < "$T/mix.bin" > "$T/got" 2> "$T/err"
+	same "$c stdin"
+	"$G" $c "$T/mix.npy" > "$T/got" 2> "$T/err"
+	same "$c structured npy"
+	cat "$T/mix.npy" | "$G" $c > "$T/got" 2> "$T/err"
+	same "$c structured npy on stdin"
+done
+# bitwise reductions of the integer columns
+python3 - "$T" <<'EOF'
+import sys
+t = sys.argv[1]
+rec, cols = 19, [(0, 4), (16, 2), (18, 1)]
+with open(t + '/mix.bin', 'rb') as f:
+    d = f.read()
+with open(t + '/ints.bin', 'wb') as f:
+    f.write(b''.join(d[r * rec + o: r * rec + o + s] for r in range(len(d) // rec)
+                     for o, s in cols))
+EOF
+for op in and or xor sum; do
+	want=$(for k in 0 3 4; do t=$(echo "i32 f32 f64 u16 i8" | cut -d ' ' -f $((k + 1)))
+		"$G" reduce --op $op -t $t "$T/col$k.bin"; done | paste - - -)
+	got=$("$G" reduce --op $op -t i32,u16,i8 "$T/ints.bin" 2>&1)
+	[ "$got" = "$want" ] && ok || bad "reduce --op $op i32,u16,i8" "$got, want $want"
+done
+
+# --per-file: each operand's line and the total, the columns of each
+"$G" sum -t "$TYPES" "$T/mix.bin" > "$T/s1"
+cat "$T/mix.bin" "$T/mix.bin" > "$T/mix2.bin"
+"$G" sum -t "$TYPES" "$T/mix2.bin" > "$T/s2"
+{ printf '%s\t%s\n' "$(cat "$T/s1")" "$T/mix.bin"
+  printf '%s\t%s\n' "$(cat "$T/s1")" "$T/mix.npy"
+  printf '%s\ttotal\n' "$(cat "$T/s2")"; } > "$T/want"
+"$G" sum --per-file "$T/mix.bin" "$T/mix.npy" -t "$TYPES" > "$T/got" 2> "$T/err"
+same "sum --per-file raw and npy"
+
+# json names each column's type
+out=$("$G" sum -f json -t "$TYPES" "$T/mix.bin")
+case $out in *'"type":"i32,f32,f64,u16,i8","columns":5,'*) ok ;;
+	*) bad "json type" "$out" ;; esac
+# --endian big: every column that names no byte order
+python3 -c "
+import struct,sys
+open(sys.argv[1],'wb').write(struct.pack('>ifh', -5, 1.5, 300) * 3)" "$T/be.bin"
+out=$("$G" sum -t i32,f32,i16 --endian big "$T/be.bin" 2>&1)
+[ "$out" = "$(printf -- '-15\t4.5\t900')" ] && ok || bad "--endian big" "$out"
+out=$("$G" sum -t '>i4,f32,<i2' --endian big "$T/be.bin" 2>&1)
+[ $? -eq 2 ] && ok || bad "-t <i2 with --endian big" "$out"
+
+# the aligned dtype: padding skipped, each field as its column alone
+for c in sum stats; do
+	k=0
+	for t in i8 f64 f32; do
+		"$G" $c -t $t "$T/al$k.bin" | { [ $c = stats ] && cut -f 2 || cat; } > "$T/v$k"
+		k=$((k + 1))
+	done
+	if [ $c = stats ]; then
+		"$G" stats -t i8 "$T/al0.bin" | cut -f 1 | paste - "$T/v0" "$T/v1" "$T/v2"
+	else
+		paste "$T/v0" "$T/v1" "$T/v2"
+	fi > "$T/want"
+	"$G" $c "$T/al.npy" > "$T/got" 2> "$T/err"
+	same "$c aligned npy"
+done
+# bools count 1 for any nonzero byte, as numpy reads them
+printf '%s\t%s\n' "$("$G" sum -t u8 "$T/b0.bin")" "$("$G" sum -t f16 "$T/b1.bin")" > "$T/want"
+"$G" sum "$T/b.npy" > "$T/got" 2> "$T/err"
+same "bool field"
+
+# refusals: one line, exit 2 for usage and 1 for a bad file
+refuse() {
+	want=$1 what=$2
+	shift 2
+	"$G" "$@" > "$T/out" 2> "$T/err"
+	rc=$?
+	if [ $rc -ne "$want" ] || [ -s "$T/out" ] || [ "$(wc -l < "$T/err")" -ne 1 ] ||
+	   ! grep -q "^gpustat: .*$what" "$T/err"; then
+		bad "refuse $*" "exit $rc: $(cat "$T/err")"
+	else
+		ok
+	fi
+}
+refuse 2 "contradicts -t's list of 2 types" sum -t i32,f32 -c 3 "$T/mix.bin"
+refuse 2 "contradicts -t's list of 2 types" sum -c 3 -t i32,f32 "$T/mix.bin"
+refuse 2 "unknown type 'f33'; did you mean 'f32'" sum -t i32,f33 "$T/mix.bin"
+refuse 2 "expected a list of types" sum -t i32,,f32 "$T/mix.bin"
+refuse 2 "contradicts the npy header" sum -t i32,f32 "$T/mix.npy"
+refuse 2 "contradicts the npy header" sum -t f32 "$T/mix.npy"
+refuse 1 "do not match the stream's i32,f32" sum -t i32,f32 "$T/col1.bin" "$T/al.npy"
+refuse 1 "field 's': unsupported dtype '|S3'" sum "$T/str.npy"
+refuse 1 "sub-array fields are not supported" sum "$T/sub.npy"
+refuse 1 "nested structured dtypes are not supported" sum "$T/nest.npy"
+refuse 1 "do not match the stream's" sum "$T/mix.npy" "$T/al.npy"
+printf '1,2\n3,4\n' > "$T/t.csv"
+refuse 2 "text is read into one type" sum -t i32,f32 "$T/t.csv"
+refuse 2 "text is read into one type" sum --text -t i32,f32 "$T/mix.bin"
+for c in median quantile mode hist scan; do
+	refuse 2 "mixed types" $c -t i32,f32 "$T/mix.bin"
+done
+refuse 2 "mixed types" median "$T/mix.npy"
+refuse 2 "CPU only" sum --backend cuda -t "$TYPES" "$T/mix.bin"
+refuse 2 "different dtypes" sum -f npy -t "$TYPES" "$T/mix.bin"
+refuse 2 "not supported yet" reduce --op prod -t i32,f32 "$T/mix.bin"
+refuse 2 "do not go with -f state" stats -f state -t "$TYPES" "$T/mix.bin"
+# a record cut short names the record
+refuse 1 "(i32,f32 is 8 bytes)" sum -t i32,f32 "$T/mix.bin"
+
+# -f npy where every column's result has one dtype
+python3 - "$T" <<'EOF'
+import struct, sys
+t = sys.argv[1]
+d = open(t + '/col0.bin', 'rb').read()
+h = [struct.unpack_from('<h', d, i)[0] for i in range(0, len(d), 2)]
+open(t + '/want', 'wb').write(struct.pack('<qq', sum(h[0::2]), sum(h[1::2])))
+EOF
+"$G" sum -f binary -t i16,i16 "$T/col0.bin" > "$T/got" 2> "$T/err"
+same "-f binary i16,i16"
+"$G" sum -f npy -t i16,i16 "$T/col0.bin" | tail -c 16 > "$T/got"
+same "-f npy i16,i16"
+
+summary
