@@ -34,7 +34,8 @@ const struct opt_spec common_opts[] = {
 	  .help = "element type: u8 i8 u16 i16 u32 i32 u64 i64 f16 bf16\n"
 		  "f32 f64, or as numpy spells it (float32, <f4, >i2,\n"
 		  "|u1, float = f64, int = i64, bool = u8 of 0 and 1);\n"
-		  "without it, as the files' names end (x.f64, x.i16.zst)",
+		  "without it, as the files' names end (x.f64, x.i16.zst);\n"
+		  "a list (i32,f32) types each column of a record",
 	  .values = "@type",
 	  .id = 't',
 	  .section = "Input and type:",
