@@ -3,7 +3,7 @@
 #  - each column's result is the bytes of the same command with -t T on
 #    that column extracted alone (python3's struct cuts the columns), for
 #    sum, reduce, stats and count, with -j 1, small chunks on 2 threads,
-#    stdin and --per-file;
+#    stdin and --per-file; -f state of shards merged;
 #  - a .npy of a structured dtype (packed, big-endian fields, numpy's
 #    padding of an aligned dtype, bool fields) reads as the raw records with
 #    the -t list;
@@ -153,6 +153,25 @@ cat "$T/mix.bin" "$T/mix.bin" > "$T/mix2.bin"
 "$G" sum --per-file "$T/mix.bin" "$T/mix.npy" -t "$TYPES" > "$T/got" 2> "$T/err"
 same "sum --per-file raw and npy"
 
+# -f state of shards, merged in any order, is the one run's result; a
+# state of other types does not merge
+head -c $((19 * 30001)) "$T/mix.bin" > "$T/a.bin"
+tail -c +$((19 * 30001 + 1)) "$T/mix.bin" > "$T/b.bin"
+for c in sum "reduce --op max" stats count; do
+	"$G" $c -t "$TYPES" "$T/mix.bin" > "$T/want"
+	"$G" $c -t "$TYPES" -f state "$T/a.bin" > "$T/a.st" &&
+	"$G" $c -f state "$T/mix.npy" > "$T/m.st" &&
+	"$G" $c -t "$TYPES" -f state "$T/b.bin" > "$T/b.st" ||
+		bad "$c -f state" "no state"
+	"$G" merge "$T/b.st" "$T/a.st" > "$T/got" 2> "$T/err"
+	same "$c -f state, merge"
+	"$G" $c -t "$TYPES" --per-file -f state "$T/a.bin" "$T/b.bin" |
+		"$G" merge > "$T/got" 2> "$T/err"
+	same "$c --per-file -f state | merge"
+	"$G" merge "$T/m.st" > "$T/got" 2> "$T/err"
+	same "$c -f state of the structured npy"
+done
+
 # json names each column's type
 out=$("$G" sum -f json -t "$TYPES" "$T/mix.bin")
 case $out in *'"type":"i32,f32,f64,u16,i8","columns":5,'*) ok ;;
@@ -220,7 +239,10 @@ refuse 2 "mixed types" median "$T/mix.npy"
 refuse 2 "CPU only" sum --backend cuda -t "$TYPES" "$T/mix.bin"
 refuse 2 "different dtypes" sum -f npy -t "$TYPES" "$T/mix.bin"
 refuse 2 "not supported yet" reduce --op prod -t i32,f32 "$T/mix.bin"
-refuse 2 "do not go with -f state" stats -f state -t "$TYPES" "$T/mix.bin"
+refuse 2 "do not go with -F" stats -F 1 -t "$TYPES" "$T/mix.bin"
+head -c 800 "$T/col0.bin" | "$G" count -t i32,f32 -f state > "$T/c.st"
+refuse 1 "cannot merge with .*: type i32,f32, not i32,f32,f64,u16,i8" merge "$T/a.st" "$T/c.st"
+refuse 2 "no carry for a scan" scan --carry-in "$T/c.st" -t f32 "$T/col1.bin"
 # a record cut short names the record
 refuse 1 "(i32,f32 is 8 bytes)" sum -t i32,f32 "$T/mix.bin"
 
