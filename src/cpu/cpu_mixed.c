@@ -94,6 +94,11 @@ static size_t mixed_scratch_size(const struct gs_job *job)
 	return (size_t)MIXED_BLOCK * 8 + col_scratch(job);
 }
 
+#define GATHER(SZ) do {                                                   \
+	for (size_t i = 0; i < n; i++)                                    \
+		memcpy(out + i * (SZ), p + i * rs, (SZ));                  \
+} while (0)
+
 /* Column k of n records at data into out, native byte order. */
 static void gather(const struct gs_record *r, unsigned k,
 		   const unsigned char *data, size_t n, unsigned char *out)
@@ -106,8 +111,13 @@ static void gather(const struct gs_record *r, unsigned k,
 			out[i] = p[i * rs] != 0;
 		return;
 	}
-	for (size_t i = 0; i < n; i++)
-		memcpy(out + i * sz, p + i * rs, sz);
+	/* a constant size each, so that the copies are plain loads */
+	switch (sz) {
+	case 1: GATHER(1); break;
+	case 2: GATHER(2); break;
+	case 4: GATHER(4); break;
+	default: GATHER(8); break;
+	}
 	if (r->type[k].big_endian && sz > 1)
 		swap_bytes(out, n, sz);
 }

@@ -175,7 +175,9 @@ static inline struct gs_job job_column(const struct gs_job *job, unsigned k)
 
 	c.rec = NULL;
 	c.columns = 1;
-	c.dtype = (struct gs_dtype){ .type = job->rec->type[k].type };
+	c.dtype.type = job->rec->type[k].type;	/* C++ too: cuda/ includes it */
+	c.dtype.big_endian = false;
+	c.dtype.boolean = false;
 	return c;
 }
 
