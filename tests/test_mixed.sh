@@ -3,7 +3,7 @@
 #  - each column's result is the bytes of the same command with -t T on
 #    that column extracted alone (python3's struct cuts the columns), for
 #    sum, reduce, stats and count, with -j 1, small chunks on 2 threads,
-#    stdin and --per-file; -f state of shards merged;
+#    stdin and --per-file; -f state of shards merged; -F's columns;
 #  - a .npy of a structured dtype (packed, big-endian fields, numpy's
 #    padding of an aligned dtype, bool fields) reads as the raw records with
 #    the -t list;
@@ -81,7 +81,6 @@ npy(t + '/sub.npy', "[('k', '<i4', (2,))]", 0, b'')
 npy(t + '/nest.npy', "[('k', [('a', '<i4')])]", 0, b'')
 EOF
 TYPES='i32,f32,>f8,u16,i8'
-set -- i32 f32 '>f8' u16 i8
 
 # expect CMD OPTS...: the mixed run's text output is what the single-type
 # runs of CMD on each column give, side by side: one line of values (sum,
@@ -172,6 +171,26 @@ for c in sum "reduce --op max" stats count; do
 	same "$c -f state of the structured npy"
 done
 
+# -F: the columns it names, each as alone, the others never read
+for c in sum stats; do
+	for t in "4 u16" "2 f32" "3 >f8"; do
+		set -- $t
+		"$G" $c -t "$2" "$T/col$(($1 - 1)).bin" > "$T/v$1"
+	done
+	if [ $c = stats ]; then
+		cut -f 2 "$T/v2" > "$T/x2"
+		cut -f 2 "$T/v3" > "$T/x3"
+		paste "$T/v4" "$T/x2" "$T/x3"
+	else
+		paste "$T/v4" "$T/v2" "$T/v3"
+	fi > "$T/want"
+	"$G" $c -F 4,2,3 -t "$TYPES" "$T/mix.bin" > "$T/got" 2> "$T/err"
+	same "$c -F 4,2,3"
+	"$G" $c -F 4,2,3 --per-file "$T/mix.npy" "$T/mix.bin" -t "$TYPES" |
+		head -n 1 | cut -f 1-3 > "$T/got"
+	[ $c = sum ] && same "$c -F 4,2,3 --per-file"
+done
+
 # json names each column's type
 out=$("$G" sum -f json -t "$TYPES" "$T/mix.bin")
 case $out in *'"type":"i32,f32,f64,u16,i8","columns":5,'*) ok ;;
@@ -239,7 +258,7 @@ refuse 2 "mixed types" median "$T/mix.npy"
 refuse 2 "CPU only" sum --backend cuda -t "$TYPES" "$T/mix.bin"
 refuse 2 "different dtypes" sum -f npy -t "$TYPES" "$T/mix.bin"
 refuse 2 "not supported yet" reduce --op prod -t i32,f32 "$T/mix.bin"
-refuse 2 "do not go with -F" stats -F 1 -t "$TYPES" "$T/mix.bin"
+refuse 2 "column 6 is past the record's 5 values" sum -F 6 -t "$TYPES" "$T/mix.bin"
 head -c 800 "$T/col0.bin" | "$G" count -t i32,f32 -f state > "$T/c.st"
 refuse 1 "cannot merge with .*: type i32,f32, not i32,f32,f64,u16,i8" merge "$T/a.st" "$T/c.st"
 refuse 2 "no carry for a scan" scan --carry-in "$T/c.st" -t f32 "$T/col1.bin"

@@ -226,7 +226,7 @@ static int check_per_file(const struct cli *c, struct gs_err *err)
 }
 
 /* Records of mixed types (-t list, a structured .npy), once the input
- * has settled them: the commands that read them, without -F (not yet). */
+ * has settled them: the commands that read them. */
 static int check_mixed(const struct cli *c, struct gs_err *err)
 {
 	char t[200];
@@ -238,9 +238,6 @@ static int check_mixed(const struct cli *c, struct gs_err *err)
 		return gs_fail(err, GS_EUSAGE, c->cmd, "records of mixed types "
 			       "(%s) are not supported yet: give one column "
 			       "one type", t);
-	if (c->fields)
-		return gs_fail(err, GS_EUSAGE, c->cmd, "records of mixed types "
-			       "(%s) do not go with -F yet", t);
 	return 0;
 }
 

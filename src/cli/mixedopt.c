@@ -4,6 +4,8 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
+#include "fields.h"
 #include "mixedopt.h"
 
 /* -t T1,T2,...: records of mixed types (gs.h); cli_parse settles the
@@ -113,3 +115,27 @@ int cli_settle_record(struct cli *c, const struct input_info *info,
 	return 0;
 }
 
+
+int cli_cut_record(struct cli *c, const struct input_info *info,
+		   const char *name, struct gs_err *err)
+{
+	const struct gs_record *r = &c->record;
+	struct gs_record *cut = &c->cut_record;
+	unsigned *cols, n;
+
+	if (fields_resolve(c->fields, r->n, info->head, name, &cols, &n,
+			   err) < 0)
+		return -1;
+	cut->n = n;
+	cut->size = r->size;
+	for (unsigned i = 0; i < n; i++) {
+		cut->type[i] = r->type[cols[i]];
+		cut->off[i] = r->off[cols[i]];
+		cut->endian[i] = r->endian[cols[i]];
+	}
+	free(cols);
+	c->job.rec = cut;
+	c->width = r->n;
+	c->cut = c->job.columns = n;
+	return 0;
+}

@@ -20,5 +20,10 @@ int cli_record_options(struct cli *c, struct gs_err *err);
  * its records, offsets and padding included. name is the operand. */
 int cli_settle_record(struct cli *c, const struct input_info *info,
 		      const char *name, struct gs_err *err);
+/* -F on records of mixed types: its columns of c->record as the job's
+ * record (c->cut_record), each at its offset in the whole record, so the
+ * input hands out whole records and the others are never read. */
+int cli_cut_record(struct cli *c, const struct input_info *info,
+		   const char *name, struct gs_err *err);
 
 #endif
