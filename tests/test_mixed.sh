@@ -10,7 +10,9 @@
 #  - refusals, each one line: a list of another length than -c, a name in
 #    the list that is no type, a -t that contradicts the header, string,
 #    sub-array and nested fields, text, commands that do not read mixed
-#    records yet, --backend cuda, -f npy of results of different dtypes.
+#    records yet, --backend cuda;
+#  - -f npy and binary of results of different dtypes (sum of i32 and
+#    f32): one record of a field per column, each in its result's dtype.
 #
 # Usage: sh tests/test_mixed.sh   (GPUSTAT=path overrides ./gpustat)
 # Prints "FAIL name: reason" lines and last "mixed: P passed, F failed".
@@ -256,7 +258,6 @@ for c in median quantile mode hist scan; do
 done
 refuse 2 "mixed types" median "$T/mix.npy"
 refuse 2 "CPU only" sum --backend cuda -t "$TYPES" "$T/mix.bin"
-refuse 2 "different dtypes" sum -f npy -t "$TYPES" "$T/mix.bin"
 refuse 2 "not supported yet" reduce --op prod -t i32,f32 "$T/mix.bin"
 refuse 2 "column 6 is past the record's 5 values" sum -F 6 -t "$TYPES" "$T/mix.bin"
 head -c 800 "$T/col0.bin" | "$G" count -t i32,f32 -f state > "$T/c.st"
@@ -264,6 +265,35 @@ refuse 1 "cannot merge with .*: type i32,f32, not i32,f32,f64,u16,i8" merge "$T/
 refuse 2 "no carry for a scan" scan --carry-in "$T/c.st" -t f32 "$T/col1.bin"
 # a record cut short names the record
 refuse 1 "(i32,f32 is 8 bytes)" sum -t i32,f32 "$T/mix.bin"
+
+# -f npy of results of different dtypes: one record of a field per
+# column (f0, f1, ... as numpy names them), each in its result's dtype;
+# -f binary the same bytes without the header; --per-file stacks them
+"$G" sum -t "$TYPES" "$T/mix.bin" > "$T/txt"
+"$G" sum -f binary -t "$TYPES" "$T/mix.bin" > "$T/bin"
+"$G" sum -f npy -t "$TYPES" "$T/mix.bin" > "$T/npy"
+"$G" sum -f npy --per-file -t "$TYPES" "$T/mix.bin" "$T/mix.bin" > "$T/npy2"
+if python3 - "$T" <<'EOF'
+import struct, sys
+t = sys.argv[1]
+txt = open(t + '/txt').read().split()
+b = open(t + '/bin', 'rb').read()
+v = struct.unpack('<qddQq', b)
+assert [int(txt[0]), int(txt[3]), int(txt[4])] == [v[0], v[3], v[4]], (txt, v)
+assert float(txt[1]) == v[1] or txt[1] == 'nan' and v[1] != v[1], (txt, v)
+assert float(txt[2]) == v[2], (txt, v)
+descr = ("[('f0', '<i8'), ('f1', '<f8'), ('f2', '<f8'), ('f3', '<u8'), "
+         "('f4', '<i8')]")
+n = open(t + '/npy', 'rb').read()
+h = n[10:10 + struct.unpack('<H', n[8:10])[0]].decode()
+assert h.startswith("{'descr': %s, 'fortran_order': False, 'shape': (), }"
+                    % descr), h
+assert n[10 + len(h):] == b, 'npy payload'
+n = open(t + '/npy2', 'rb').read()
+h = n[10:10 + struct.unpack('<H', n[8:10])[0]].decode()
+assert "'shape': (3,)" in h and descr in h, h
+EOF
+then ok; else bad "-f npy, binary of mixed dtypes" "see above"; fi
 
 # -f npy where every column's result has one dtype
 python3 - "$T" <<'EOF'

@@ -3,6 +3,7 @@
  * output format; see results.h.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include "results.h"
 #include "writer.h"
@@ -52,17 +53,20 @@ int results_format(struct cli *c, const char *name, const char *op,
 		   const struct result *r, unsigned n, struct sbuf *b,
 		   struct gs_err *err)
 {
-	const char *descr = results_descr(&c->job);
-	char t[200];
-
-	if (!descr && (c->format == FMT_BINARY || c->format == FMT_NPY))
-		return gs_fail(err, GS_EUSAGE, c->cmd, "-f %s: the columns of "
-			       "%s have results of different dtypes (integers "
-			       "exact, floats f8); use -f json, csv or text, "
-			       "or one type per run",
-			       format_name(c->format),
-			       record_name(c->job.rec, t, sizeof(t)));
 	struct row x = { name, r, n };
+	const char *descr = results_descr(&c->job);
+	const char **cell = NULL;
+	int rc;
+
+	/* mixed records whose results differ in dtype (an exact integer,
+	 * a float's f8): one record of a field per column (writer.h) */
+	if (!descr) {
+		cell = calloc(n, sizeof(*cell));
+		if (!cell)
+			return gs_fail(err, GS_ERUNTIME, "", "out of memory");
+		for (unsigned k = 0; k < n; k++)
+			cell[k] = writer_descr(job_col_dtype(&c->job, k).type);
+	}
 	const struct wfield fields[] = {
 		{ .name = "count", .base = &c->records },
 		{ .name = "result", .depth = 1, .m = n, .get = get },
@@ -70,11 +74,13 @@ int results_format(struct cli *c, const char *name, const char *op,
 	const struct wresult res = {
 		.ctx = &x, .rows = 1, .cells = n, .row = row, .names = &x.name,
 		.nnames = 1,
-		.descr = descr, .ndim = 1,
+		.descr = descr, .cell_descr = cell, .ndim = cell ? 0 : 1,
 		.dims = { n }, .op = op, .fields = fields, .nfields = 2,
 	};
 
-	return writer_put(c, &res, b, err);
+	rc = writer_put(c, &res, b, err);
+	free(cell);
+	return rc;
 }
 
 int result_no_data(const struct cli *c, const char *what, struct gs_err *err)
