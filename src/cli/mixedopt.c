@@ -115,7 +115,7 @@ int cli_settle_record(struct cli *c, const struct input_info *info,
 	return 0;
 }
 
-
+/* -F's columns of the whole record c->record (mixedopt.h). */
 int cli_cut_record(struct cli *c, const struct input_info *info,
 		   const char *name, struct gs_err *err)
 {

@@ -12,7 +12,7 @@
  *
  * The accumulator is the columns' accumulators one after another, each
  * acc_size(its column's job) bytes. Only operations whose state is one
- * struct per column (stats and its range pass, reduce) run here, so that
+ * struct per column (stats, reduce) run here, so that
  * this is the layout of the same state with -c N of one type, and the
  * commands format it as they do that one, column k in its own type.
  */
@@ -31,7 +31,7 @@ static const struct acc_kernels *const own[] = {
 
 bool mixed_supports(enum gs_cmd cmd)
 {
-	return cmd == CMD_STATS || cmd == CMD_MINMAX || cmd == CMD_REDUCE;
+	return cmd == CMD_STATS || cmd == CMD_REDUCE;
 }
 
 /* Column k's accumulator in acc. */
