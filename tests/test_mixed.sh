@@ -4,6 +4,8 @@
 #    that column extracted alone (python3's struct cuts the columns), for
 #    sum, reduce, stats and count, with -j 1, small chunks on 2 threads,
 #    stdin and --per-file; -f state of shards merged; -F's columns;
+#  - one column (-F N) with every command (median, quantile, mode, hist,
+#    stats, scan, prod), as that column alone;
 #  - a .npy of a structured dtype (packed, big-endian fields, numpy's
 #    padding of an aligned dtype, bool fields) reads as the raw records with
 #    the -t list;
@@ -193,6 +195,30 @@ for c in sum stats; do
 	[ $c = sum ] && same "$c -F 4,2,3 --per-file"
 done
 
+# -F of one column: every command reads it as the column alone (a bool
+# column stays with the commands that read several: its bytes are 0/1)
+for c in median "quantile -q 0.1,0.5,0.99" mode "hist --bins 7" \
+	 "hist" "stats" "scan --out-type f64" "reduce --op prod"; do
+	for t in "1 i32" "2 f32" "3 >f8" "4 u16" "5 i8"; do
+		set -- $t
+		case "$c $2" in
+		"hist i32"|"hist f32"|"hist >f8"|"mode >f8") continue ;;
+		"reduce --op prod f32"|"reduce --op prod >f8") ;;
+		"reduce --op prod"*) continue ;;
+		esac
+		"$G" $c -t "$2" "$T/col$(($1 - 1)).bin" > "$T/want" 2>&1
+		"$G" $c -F $1 -t "$TYPES" "$T/mix.bin" > "$T/got" 2>&1
+		same "$c -F $1"
+		"$G" $c -F $1 < "$T/mix.npy" > "$T/got" 2>&1
+		same "$c -F $1 of the structured npy on stdin"
+	done
+done
+"$G" median -F 2 --per-file "$T/mix.npy" "$T/mix.bin" -t "$TYPES" > "$T/got" 2> "$T/err"
+m=$("$G" median -t f32 "$T/col1.bin" 2> /dev/null)
+m2=$(cat "$T/col1.bin" "$T/col1.bin" | "$G" median -t f32 2> /dev/null)
+printf '%s\t%s\n%s\t%s\n%s\ttotal\n' "$m" "$T/mix.npy" "$m" "$T/mix.bin" "$m2" > "$T/want"
+same "median -F 2 --per-file"
+
 # json names each column's type
 out=$("$G" sum -f json -t "$TYPES" "$T/mix.bin")
 case $out in *'"type":"i32,f32,f64,u16,i8","columns":5,'*) ok ;;
@@ -257,6 +283,8 @@ for c in median quantile mode hist scan; do
 	refuse 2 "mixed types" $c -t i32,f32 "$T/mix.bin"
 done
 refuse 2 "mixed types" median "$T/mix.npy"
+refuse 2 "reads one column of them (-F N)" median -F 1,2 "$T/mix.npy"
+refuse 2 "mixed types" median -F 1 "$T/b.npy"
 refuse 2 "CPU only" sum --backend cuda -t "$TYPES" "$T/mix.bin"
 refuse 2 "not supported yet" reduce --op prod -t i32,f32 "$T/mix.bin"
 refuse 2 "column 6 is past the record's 5 values" sum -F 6 -t "$TYPES" "$T/mix.bin"

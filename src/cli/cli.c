@@ -604,8 +604,11 @@ static int open_input(struct cli *c, char *const *paths, int npaths,
 	c->output_checked = true;
 	if (c->width)	/* -F cut the records of an input before */
 		c->job.columns = c->width;
-	if (c->job.rec)	/* ...and of mixed types: the whole record */
+	if (c->record.n) {	/* ...and of mixed types: the whole record */
 		c->job.rec = &c->record;
+		c->job.dtype = (struct gs_dtype){ .type = GS_U8 };
+		c->job.columns = c->record.n;
+	}
 	if (input_open(in, paths, npaths, &io, err) < 0)
 		return -1;
 	/* a header is checked against the stream's type as the one run does */

@@ -94,7 +94,7 @@ int cli_columns(struct cli *c, struct input *in, struct input_info *info,
 	if (!c->fields)
 		return 0;
 	if (c->job.rec)
-		return cli_cut_record(c, info, name, err) < 0 ? -1 : 0;
+		return cli_cut_record(c, in, info, name, err) < 0 ? -1 : 0;
 	/* --per-file: an operand with no header line (an empty one) has no
 	 * names, and no records to cut: it reads as the stream's first did */
 	if (c->width && c->header && !headline_named(info->head)) {

@@ -236,8 +236,8 @@ static int check_mixed(const struct cli *c, struct gs_err *err)
 	record_name(c->job.rec, t, sizeof(t));
 	if (!c->command->mixed)
 		return gs_fail(err, GS_EUSAGE, c->cmd, "records of mixed types "
-			       "(%s) are not supported yet: give one column "
-			       "one type", t);
+			       "(%s): it reads one column of them (-F N), not "
+			       "yet several", t);
 	return 0;
 }
 

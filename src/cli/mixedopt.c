@@ -115,17 +115,49 @@ int cli_settle_record(struct cli *c, const struct input_info *info,
 	return 0;
 }
 
+/* One column k of the records alone: the input cuts its bytes out of
+ * each record (as -F cuts text), and the job is that of its type, which
+ * every command and backend reads as it reads the column extracted. */
+static int one_column(struct cli *c, struct input *in,
+		      struct input_info *info, unsigned k, struct gs_err *err)
+{
+	const struct gs_record *r = &c->record;
+	size_t sz = type_size(r->type[k].type);
+	unsigned bytes[8];
+	int rc;
+
+	for (size_t i = 0; i < sz; i++)
+		bytes[i] = (unsigned)(r->off[k] + i);
+	input_set_dtype(in, (struct gs_dtype){ .type = GS_U8 },
+			(unsigned)r->size);
+	rc = input_project(in, bytes, (unsigned)sz, (unsigned)r->size, err);
+	c->job.rec = NULL;
+	c->job.dtype = r->type[k];
+	c->job.columns = 1;
+	c->width = r->n;
+	c->cut = 1;
+	if (info->total_bytes >= 0)
+		info->total_bytes = info->total_bytes / (int64_t)r->size *
+				    (int64_t)sz;
+	return rc;
+}
+
 /* -F's columns of the whole record c->record (mixedopt.h). */
-int cli_cut_record(struct cli *c, const struct input_info *info,
+int cli_cut_record(struct cli *c, struct input *in, struct input_info *info,
 		   const char *name, struct gs_err *err)
 {
 	const struct gs_record *r = &c->record;
 	struct gs_record *cut = &c->cut_record;
-	unsigned *cols, n;
+	unsigned *cols, n, k;
 
 	if (fields_resolve(c->fields, r->n, info->head, name, &cols, &n,
 			   err) < 0)
 		return -1;
+	k = cols[0];
+	if (n == 1 && !r->type[k].boolean) {	/* bools: cpu_mixed.c's 0/1 */
+		free(cols);
+		return one_column(c, in, info, k, err);
+	}
 	cut->n = n;
 	cut->size = r->size;
 	for (unsigned i = 0; i < n; i++) {

@@ -22,8 +22,11 @@ int cli_settle_record(struct cli *c, const struct input_info *info,
 		      const char *name, struct gs_err *err);
 /* -F on records of mixed types: its columns of c->record as the job's
  * record (c->cut_record), each at its offset in the whole record, so the
- * input hands out whole records and the others are never read. */
-int cli_cut_record(struct cli *c, const struct input_info *info,
+ * input hands out whole records and the others are never read; or, for
+ * one column (not a bool), a job of its type alone over the input's cut
+ * of its bytes, which every command reads (info's length then counts
+ * those bytes). */
+int cli_cut_record(struct cli *c, struct input *in, struct input_info *info,
 		   const char *name, struct gs_err *err);
 
 #endif
