@@ -4,8 +4,9 @@
 #    that column extracted alone (python3's struct cuts the columns), for
 #    sum, reduce, stats and count, with -j 1, small chunks on 2 threads,
 #    stdin and --per-file; -f state of shards merged; -F's columns;
-#  - one column (-F N) with every command (median, quantile, mode, hist,
-#    stats, scan, prod), as that column alone;
+#  - one column (-F N), or columns of one type (-F 3,1; -t f32,f32), with
+#    every command (median, quantile, mode, hist, stats, scan, prod), as
+#    those columns alone;
 #  - a .npy of a structured dtype (packed, big-endian fields, numpy's
 #    padding of an aligned dtype, bool fields) reads as the raw records with
 #    the -t list;
@@ -213,6 +214,32 @@ for c in median "quantile -q 0.1,0.5,0.99" mode "hist --bins 7" \
 		same "$c -F $1 of the structured npy on stdin"
 	done
 done
+# columns of one type, picked by -F or a list of one type: -t T -c N
+python3 - "$T" <<'EOF'
+import random, struct, sys
+t = sys.argv[1]
+rnd = random.Random(7)
+rows = [(rnd.uniform(-9, 9), rnd.randint(-9, 9), float(rnd.randint(-50, 50)))
+        for _ in range(5001)]
+open(t + '/r2.bin', 'wb').write(b''.join(struct.pack('<fhf', *r) for r in rows))
+open(t + '/pair.bin', 'wb').write(b''.join(struct.pack('<ff', r[2], r[0])
+                                           for r in rows))
+EOF
+for c in median "quantile -q 0.25,0.75" "hist --bins 5" mode "scan" stats; do
+	"$G" $c -t f32 -c 2 "$T/pair.bin" > "$T/want" 2>&1
+	"$G" $c -F 3,1 -t f32,i16,f32 "$T/r2.bin" > "$T/got" 2>&1
+	same "$c -F 3,1 of f32,i16,f32"
+	"$G" $c -t f32,f32 "$T/pair.bin" > "$T/got" 2>&1
+	same "$c -t f32,f32"
+done
+"$G" median -F 3,1 -t f32,i16,f32 "$T/r2.bin" -f json | grep -q '"type":"f32","columns":2' &&
+	ok || bad "-F 3,1 json" "not f32, 2 columns"
+for c in "median -F 3,1" "sum -F 4,1"; do
+	"$G" $c -t f32,i16,f32,i32 "$T/r2.bin" > "$T/out" 2> "$T/err"
+	grep -q "(f32,i16,f32,i32 is 14 bytes)" "$T/err" && ok ||
+		bad "$c cut short" "$(cat "$T/err")"
+done
+
 "$G" median -F 2 --per-file "$T/mix.npy" "$T/mix.bin" -t "$TYPES" > "$T/got" 2> "$T/err"
 m=$("$G" median -t f32 "$T/col1.bin" 2> /dev/null)
 m2=$(cat "$T/col1.bin" "$T/col1.bin" | "$G" median -t f32 2> /dev/null)

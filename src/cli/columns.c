@@ -91,8 +91,11 @@ int cli_columns(struct cli *c, struct input *in, struct input_info *info,
 	c->job.columns = width;
 	input_set_dtype(in, c->job.dtype, width);
 	input_set_record(in, c->job.rec);
-	if (!c->fields)
+	if (!c->fields) {
+		if (c->job.rec)
+			cli_one_type(c);
 		return 0;
+	}
 	if (c->job.rec)
 		return cli_cut_record(c, in, info, name, err) < 0 ? -1 : 0;
 	/* --per-file: an operand with no header line (an empty one) has no

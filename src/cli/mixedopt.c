@@ -115,31 +115,68 @@ int cli_settle_record(struct cli *c, const struct input_info *info,
 	return 0;
 }
 
-/* One column k of the records alone: the input cuts its bytes out of
- * each record (as -F cuts text), and the job is that of its type, which
- * every command and backend reads as it reads the column extracted. */
-static int one_column(struct cli *c, struct input *in,
-		      struct input_info *info, unsigned k, struct gs_err *err)
+/* Whether columns cols[0..n) of r are of one type (a bool of none: its
+ * bytes are made 0/1 by cpu_mixed.c). */
+static bool one_type(const struct gs_record *r, const unsigned *cols,
+		     unsigned n)
+{
+	struct gs_dtype d = r->type[cols[0]];
+
+	for (unsigned i = 0; i < n; i++)
+		if (r->type[cols[i]].boolean || r->type[cols[i]].type != d.type ||
+		    (type_size(d.type) > 1 &&
+		     r->type[cols[i]].big_endian != d.big_endian))
+			return false;
+	return true;
+}
+
+/* Columns cols[0..n) of one type: the input cuts their bytes out of each
+ * record (as -F cuts text), and the job is -t T -c n, which every command
+ * and backend reads as it reads those columns extracted. */
+static int one_type_columns(struct cli *c, struct input *in,
+			    struct input_info *info, const unsigned *cols,
+			    unsigned n, struct gs_err *err)
 {
 	const struct gs_record *r = &c->record;
-	size_t sz = type_size(r->type[k].type);
-	unsigned bytes[8];
+	size_t sz = type_size(r->type[cols[0]].type);
+	unsigned *bytes = malloc(n * sz * sizeof(*bytes));
 	int rc;
 
-	for (size_t i = 0; i < sz; i++)
-		bytes[i] = (unsigned)(r->off[k] + i);
+	if (!bytes)
+		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
+	for (unsigned i = 0; i < n; i++)
+		for (size_t j = 0; j < sz; j++)
+			bytes[i * sz + j] = (unsigned)(r->off[cols[i]] + j);
 	input_set_dtype(in, (struct gs_dtype){ .type = GS_U8 },
 			(unsigned)r->size);
-	rc = input_project(in, bytes, (unsigned)sz, (unsigned)r->size, err);
+	rc = input_project(in, bytes, (unsigned)(n * sz), (unsigned)r->size,
+			   err);
+	free(bytes);
 	c->job.rec = NULL;
-	c->job.dtype = r->type[k];
-	c->job.columns = 1;
+	c->job.dtype = r->type[cols[0]];
+	c->job.columns = n;
 	c->width = r->n;
-	c->cut = 1;
+	c->cut = n;
 	if (info->total_bytes >= 0)
 		info->total_bytes = info->total_bytes / (int64_t)r->size *
-				    (int64_t)sz;
+				    (int64_t)(n * sz);
 	return rc;
+}
+
+int cli_one_type(struct cli *c)
+{
+	const struct gs_record *r = &c->record;
+	size_t sz = type_size(r->type[0].type);
+	unsigned k;
+
+	for (k = 0; k < r->n; k++)
+		if (r->off[k] != k * sz || !one_type(r, (unsigned[]){ 0, k }, 2))
+			return 0;
+	if (r->size != r->n * sz)
+		return 0;
+	c->job.rec = NULL;
+	c->job.dtype = r->type[0];
+	return 1;
 }
 
 /* -F's columns of the whole record c->record (mixedopt.h). */
@@ -148,15 +185,16 @@ int cli_cut_record(struct cli *c, struct input *in, struct input_info *info,
 {
 	const struct gs_record *r = &c->record;
 	struct gs_record *cut = &c->cut_record;
-	unsigned *cols, n, k;
+	unsigned *cols, n;
 
 	if (fields_resolve(c->fields, r->n, info->head, name, &cols, &n,
 			   err) < 0)
 		return -1;
-	k = cols[0];
-	if (n == 1 && !r->type[k].boolean) {	/* bools: cpu_mixed.c's 0/1 */
+	if (one_type(r, cols, n)) {
+		int rc = one_type_columns(c, in, info, cols, n, err);
+
 		free(cols);
-		return one_column(c, in, info, k, err);
+		return rc;
 	}
 	cut->n = n;
 	cut->size = r->size;

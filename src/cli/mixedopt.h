@@ -23,10 +23,14 @@ int cli_settle_record(struct cli *c, const struct input_info *info,
 /* -F on records of mixed types: its columns of c->record as the job's
  * record (c->cut_record), each at its offset in the whole record, so the
  * input hands out whole records and the others are never read; or, for
- * one column (not a bool), a job of its type alone over the input's cut
- * of its bytes, which every command reads (info's length then counts
+ * columns of one type (not bools), the job -t T -c N over the input's cut
+ * of their bytes, which every command reads (info's length then counts
  * those bytes). */
 int cli_cut_record(struct cli *c, struct input *in, struct input_info *info,
 		   const char *name, struct gs_err *err);
+/* A list of one type, packed (-t f32,f32, a structured .npy of f32
+ * fields): the job is -t T -c N, which every command reads; 1 when it
+ * was, else 0. */
+int cli_one_type(struct cli *c);
 
 #endif

@@ -446,6 +446,11 @@ void input_set_record(struct input *in, const struct gs_record *rec)
 	in->rec = rec ? *rec : (struct gs_record){ .n = 0 };
 }
 
+const struct gs_record *input_record(const struct input *in)
+{
+	return in->rec.n ? &in->rec : NULL;
+}
+
 /* The operands' records, whole (input_read cuts them with -F). */
 static ssize_t read_records(struct input *in, void *buf, size_t n,
 			   int stall_ms, struct gs_err *err)

@@ -97,6 +97,8 @@ void input_set_dtype(struct input *in, struct gs_dtype dtype, unsigned columns);
 /* ...and, after it, the stream's records of mixed types (gs.h; NULL:
  * none), which later structured headers must match. */
 void input_set_record(struct input *in, const struct gs_record *rec);
+/* The stream's records of mixed types, or NULL. */
+const struct gs_record *input_record(const struct input *in);
 
 /* -F: input_read hands out records of width values (as input_set_dtype
  * said) cut to columns cols[0..n) (0-based, in that order; fields.h), and
