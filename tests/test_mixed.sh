@@ -147,6 +147,24 @@ for op in and or xor sum; do
 	[ "$got" = "$want" ] && ok || bad "reduce --op $op i32,u16,i8" "$got, want $want"
 done
 
+# products of float columns (exact brackets, rounded once), in any chunks
+python3 - "$T" <<'EOF'
+import random, struct, sys
+t = sys.argv[1]
+r = random.Random(3)
+rows = [(r.uniform(0.99, 1.01), r.uniform(0.9, 1.1)) for _ in range(30000)]
+open(t + '/p.bin', 'wb').write(b''.join(struct.pack('<f', x[0]) +
+                                        struct.pack('>d', x[1]) for x in rows))
+open(t + '/p0.bin', 'wb').write(b''.join(struct.pack('<f', x[0]) for x in rows))
+open(t + '/p1.bin', 'wb').write(b''.join(struct.pack('>d', x[1]) for x in rows))
+EOF
+printf '%s\t%s\n' "$("$G" reduce --op prod -t f32 "$T/p0.bin")" \
+	"$("$G" reduce --op prod -t '>f8' "$T/p1.bin")" > "$T/want"
+"$G" reduce --op prod -t 'f32,>f8' "$T/p.bin" > "$T/got" 2>&1
+same "reduce --op prod f32,>f8"
+"$G" reduce --op prod -t 'f32,>f8' -j 2 --chunk-size 4K "$T/p.bin" > "$T/got" 2>&1
+same "reduce --op prod f32,>f8 in 4K chunks"
+
 # --per-file: each operand's line and the total, the columns of each
 "$G" sum -t "$TYPES" "$T/mix.bin" > "$T/s1"
 cat "$T/mix.bin" "$T/mix.bin" > "$T/mix2.bin"
