@@ -256,8 +256,35 @@ static void test_list(void)
 	CHECKF(words > 60, "type_list: %d names", words);
 }
 
+/* -t lists: each name as type_parse reads it, packed offsets, the name
+ * back, and where a bad one is. */
+static void test_record(void)
+{
+	struct gs_record r, q;
+	size_t at, len;
+	char buf[64];
+
+	CHECK(record_parse("i32,<f4,>i2,bool,u8", &r, &at, &len) == 0);
+	CHECK(r.n == 5 && r.size == 12);
+	CHECK(r.off[0] == 0 && r.off[1] == 4 && r.off[2] == 8 &&
+	      r.off[3] == 10 && r.off[4] == 11);
+	CHECK(r.type[1].type == GS_F32 && !r.type[1].big_endian && r.endian[1]);
+	CHECK(r.type[2].type == GS_I16 && r.type[2].big_endian && r.endian[2]);
+	CHECK(!r.endian[0] && r.type[3].boolean && !r.type[4].boolean);
+	CHECK(!strcmp(record_name(&r, buf, sizeof(buf)), "i32,f32,>i16,bool,u8"));
+	CHECK(record_parse("int32,float32,int16,?,B", &q, &at, &len) == 0);
+	q.type[2].big_endian = true;
+	CHECK(record_same(&r, &q));
+	q.off[4]++;
+	CHECK(!record_same(&r, &q));
+	CHECK(record_parse("i32,f33,u8", &r, &at, &len) < 0 && at == 4 && len == 3);
+	CHECK(record_parse("i32,,u8", &r, &at, &len) < 0 && at == 4 && len == 0);
+	CHECK(record_parse("i32,", &r, &at, &len) < 0 && at == 4 && len == 0);
+}
+
 int main(void)
 {
+	test_record();
 	test_basics();
 	test_parse();
 	test_list();

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli.h"
+#include "mixedopt.h"
 #include "algorithm.h"
 #include "command.h"
 #include "fields.h"
@@ -33,7 +34,8 @@ const struct opt_spec common_opts[] = {
 	  .help = "element type: u8 i8 u16 i16 u32 i32 u64 i64 f16 bf16\n"
 		  "f32 f64, or as numpy spells it (float32, <f4, >i2,\n"
 		  "|u1, float = f64, int = i64, bool = u8 of 0 and 1);\n"
-		  "without it, as the files' names end (x.f64, x.i16.zst)",
+		  "without it, as the files' names end (x.f64, x.i16.zst);\n"
+		  "a list (i32,f32) types each column of a record",
 	  .values = "@type",
 	  .id = 't',
 	  .section = "Input and type:",
@@ -304,6 +306,9 @@ static int input_option(struct cli *c, int opt, const char *arg,
 
 	switch (opt) {
 	case 't':
+		c->record.n = 0;
+		if (strchr(arg, ','))
+			return cli_type_list(c, arg, err);
 		if (type_parse(arg, &d, &explicit) < 0)
 			return cli_unknown_type(err, "", arg);
 		if (explicit && c->endian_set && c->big_endian != d.big_endian)
@@ -527,8 +532,15 @@ static const char *dtype_str(struct gs_dtype d, char *buf, size_t n)
 static int settle_dtype(struct cli *c, const struct input_info *info,
 			const char *name, struct gs_err *err)
 {
-	char a[40], b[40];
+	char a[200], b[40];
 
+	if (info->has_type && info->rec)
+		return cli_settle_record(c, info, name, err);
+	if (info->has_type && c->job.rec)
+		return gs_fail(err, GS_EUSAGE, name, "-t %s contradicts the %s "
+			       "header (%s)", record_name(c->job.rec, a,
+			       sizeof(a)), info->format,
+			       dtype_str(info->dtype, b, sizeof(b)));
 	if (info->has_type) {
 		if (c->type_from_name && c->job.dtype.type != info->dtype.type)
 			return gs_fail(err, GS_EUSAGE, name, "the %s header (%s) "
@@ -593,15 +605,26 @@ static int open_input(struct cli *c, char *const *paths, int npaths,
 	c->output_checked = true;
 	if (c->width)	/* -F cut the records of an input before */
 		c->job.columns = c->width;
+	if (c->record.n) {	/* ...and of mixed types: the whole record */
+		c->job.rec = &c->record;
+		c->job.dtype = (struct gs_dtype){ .type = GS_U8 };
+		c->job.columns = c->record.n;
+	}
 	if (input_open(in, paths, npaths, &io, err) < 0)
 		return -1;
 	/* a header is checked against the stream's type as the one run does */
-	if (continued)
+	if (continued) {
 		input_set_dtype(*in, c->job.dtype, c->job.columns);
+		input_set_record(*in, c->job.rec);
+	}
 	if (input_probe(*in, info, err) < 0)
 		return -1;
 	/* decimal text found without --text: the run reads it as --text
 	 * does (f64 unless -t or a name says), every later input of it too */
+	if ((info->text || c->text || c->header) && c->job.rec)
+		return gs_fail(err, GS_EUSAGE, npaths ? paths[0] : "stdin",
+			       "records of mixed types (-t list) are read from "
+			       "binary data; text is read into one type");
 	if (info->text && !c->text) {
 		c->text = c->text_found = true;
 		c->default_type = GS_F64;
@@ -642,8 +665,11 @@ static int open_input(struct cli *c, char *const *paths, int npaths,
 		if (c->type_from_name && !info->has_type)
 			snprintf(from, sizeof(from), " (from the name %.200s)",
 				 c->type_from_name);
+		char rec[200];
+
 		fprintf(stderr, "gpustat: input: %s, %s%s, %u column%s\n",
-			info->format, type_name(c->job.dtype.type), from,
+			info->format, c->job.rec ? record_name(c->job.rec, rec,
+			sizeof(rec)) : type_name(c->job.dtype.type), from,
 			c->job.columns, c->job.columns == 1 ? "" : "s");
 	}
 	return 0;

@@ -43,6 +43,9 @@ struct cli {
 	const struct command *command;
 	void *state;			/* the command's own (command.state_size) */
 	struct gs_job job;
+	struct gs_record record;	/* -t T1,T2,... or a structured .npy:
+					 * job.rec points here (gs.h) */
+	struct gs_record cut_record;	/* ...or here: -F's columns of it */
 	enum gs_type default_type;
 	bool type_set, endian_set, columns_set, format_set;
 	bool chunk_set;		/* --chunk-size given: kept as given */

@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "fields.h"
 #include "headline.h"
+#include "mixedopt.h"
 
 #define WIDTH_MAX (1u << 20)	/* -c's cap */
 
@@ -89,8 +90,14 @@ int cli_columns(struct cli *c, struct input *in, struct input_info *info,
 	}
 	c->job.columns = width;
 	input_set_dtype(in, c->job.dtype, width);
-	if (!c->fields)
+	input_set_record(in, c->job.rec);
+	if (!c->fields) {
+		if (c->job.rec)
+			cli_one_type(c);
 		return 0;
+	}
+	if (c->job.rec)
+		return cli_cut_record(c, in, info, name, err) < 0 ? -1 : 0;
 	/* --per-file: an operand with no header line (an empty one) has no
 	 * names, and no records to cut: it reads as the stream's first did */
 	if (c->width && c->header && !headline_named(info->head)) {

@@ -61,6 +61,7 @@ struct command {
 	const char *formats_help;	/* -f's --help text */
 	const char *per_file_help;	/* --per-file's, or NULL: the common */
 	bool reads_no_data;	/* takes none of the input options (merge) */
+	bool mixed;		/* reads records of mixed types (gs.h) */
 	size_t state_size;	/* its own state, zeroed, at c->state */
 
 	/* Each may be NULL. init: defaults before the options are parsed.

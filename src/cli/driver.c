@@ -225,6 +225,22 @@ static int check_per_file(const struct cli *c, struct gs_err *err)
 	return 0;
 }
 
+/* Records of mixed types (-t list, a structured .npy), once the input
+ * has settled them: the commands that read them. */
+static int check_mixed(const struct cli *c, struct gs_err *err)
+{
+	char t[200];
+
+	if (!c->job.rec)
+		return 0;
+	record_name(c->job.rec, t, sizeof(t));
+	if (!c->command->mixed)
+		return gs_fail(err, GS_EUSAGE, c->cmd, "records of mixed types "
+			       "(%s): it reads one column of them (-F N), not "
+			       "yet several", t);
+	return 0;
+}
+
 int command_run(const struct command *cmd, int argc, char **argv)
 {
 	struct cli c = { .cmd = argv[0] };
@@ -247,7 +263,8 @@ int command_run(const struct command *cmd, int argc, char **argv)
 			cmd->formats, format_name(c.format));
 		return cli_report(&c, &err);
 	}
-	if ((cmd->open ? cmd->open(&c, &err) : open_all(&c, &err)) < 0)
+	if ((cmd->open ? cmd->open(&c, &err) : open_all(&c, &err)) < 0 ||
+	    check_mixed(&c, &err) < 0)
 		return cli_report(&c, &err);
 	/* a streaming command's -f state is that of its passes, if any */
 	if (cmd->stream && (c.format != FMT_STATE || !cmd->passes))

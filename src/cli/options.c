@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "command.h"
+#include "mixedopt.h"
 
 #define DEFAULT_CHUNK (64u << 20)	/* --chunk-size's default, 64 MiB */
 #define DEFAULT_STREAMS 2
@@ -275,6 +276,8 @@ int cli_parse(struct cli *c, int argc, char **argv, const struct command *cmd,
 		c->job.dtype.type = c->default_type;
 	if (c->endian_set)
 		c->job.dtype.big_endian = c->big_endian;
+	if (c->record.n && cli_record_options(c, err) < 0)
+		return -1;
 	c->operands = argv + optind;
 	c->noperands = argc - optind;
 	return 0;

@@ -123,7 +123,10 @@ void npy_header(struct sbuf *b, const char *descr, const uint64_t *dims,
 	struct sbuf d;
 
 	sb_init(&d);
-	sb_addf(&d, "{'descr': '%s', 'fortran_order': False, 'shape': (", descr);
+	/* a structured dtype is numpy's list of fields, unquoted */
+	sb_addf(&d, descr[0] == '[' ? "{'descr': %s, 'fortran_order': False, "
+		"'shape': (" : "{'descr': '%s', 'fortran_order': False, "
+		"'shape': (", descr);
 	for (int i = 0; i < ndim; i++)
 		sb_addf(&d, "%llu,%s", (unsigned long long)dims[i],
 			i + 1 < ndim ? " " : "");

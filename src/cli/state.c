@@ -23,7 +23,21 @@ static const char *const keys[NKEYS] = {
 	"command", "operation", "type", "columns", "op", "ranged", "bins",
 	"lo", "hi", "pairs", "records", "payload",
 };
-#define VALUE_MAX 64
+/* a value, a type list of GS_RECORD_MAX names among them */
+#define VALUE_MAX 2048
+
+/* "f32", or each column's type of mixed records: "i32,f32" (a state is
+ * in no byte order of the input's). */
+static void type_value(const struct gs_job *job, char *v)
+{
+	size_t at = 0;
+
+	v[0] = 0;
+	for (unsigned k = 0; k < (job->rec ? job->rec->n : 1); k++)
+		at += (size_t)snprintf(v + at, VALUE_MAX - at, "%s%s",
+				       k ? "," : "",
+				       type_name(job_col_dtype(job, k).type));
+}
 
 /* The value of key k, as the header writes it. */
 static void key_value(const char *command, const struct gs_job *job,
@@ -32,7 +46,7 @@ static void key_value(const char *command, const struct gs_job *job,
 	switch (k) {
 	case K_COMMAND: snprintf(v, VALUE_MAX, "%s", command); break;
 	case K_OPERATION: snprintf(v, VALUE_MAX, "%s", operation_of(job)->name); break;
-	case K_TYPE: snprintf(v, VALUE_MAX, "%s", type_name(job->dtype.type)); break;
+	case K_TYPE: type_value(job, v); break;
 	case K_COLUMNS: snprintf(v, VALUE_MAX, "%u", job->columns); break;
 	case K_OP: snprintf(v, VALUE_MAX, "%s", op_name(job->op)); break;
 	case K_RANGED: snprintf(v, VALUE_MAX, "%d", job->ranged); break;
@@ -51,14 +65,14 @@ int state_write(const struct cli *c, const void *acc, struct sbuf *b,
 		struct gs_err *err)
 {
 	const struct gs_job *job = &c->job;
-	const struct operation *op = operation_of(job);
-	size_t n = op->state->bytes(job);
+	const struct state_codec *codec = state_codec_for(job);
+	size_t n = codec->bytes(job);
 	unsigned char *payload = malloc(n ? n : 1);
 	char v[VALUE_MAX];
 
 	if (!payload)
 		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
-	op->state->put(job, acc, payload);
+	codec->put(job, acc, payload);
 	sb_addf(b, "%s %d\n", STATE_MAGIC, STATE_VERSION);
 	for (int k = 0; k < NKEYS; k++) {
 		key_value(c->command->name, job, c->records, n, k, v);
@@ -130,6 +144,21 @@ static int find_operation(const char *v, enum gs_cmd *op)
 	return -1;
 }
 
+/* A "type" list: records of mixed types, each name as type_value writes
+ * it. */
+static int type_list_value(struct state *s, const char *v)
+{
+	char again[VALUE_MAX];
+	size_t bad, len;
+
+	if (record_parse(v, &s->rec, &bad, &len) < 0)
+		return -1;
+	s->job.rec = &s->rec;
+	s->job.dtype = (struct gs_dtype){ .type = GS_U8 };
+	type_value(&s->job, again);
+	return strcmp(again, v) == 0 ? 0 : -1;
+}
+
 /* One key's value into s. */
 static int set_key(struct state *s, int k, const char *v, uint64_t *payload)
 {
@@ -145,6 +174,8 @@ static int set_key(struct state *s, int k, const char *v, uint64_t *payload)
 	case K_OPERATION:
 		return find_operation(v, &job->cmd);
 	case K_TYPE:
+		if (strchr(v, ','))
+			return type_list_value(s, v);
 		if (type_parse(v, &d, NULL) < 0 || strcmp(type_name(d.type), v))
 			return -1;
 		job->dtype.type = d.type;
@@ -181,6 +212,28 @@ static int set_key(struct state *s, int k, const char *v, uint64_t *payload)
 	}
 }
 
+/* A state of mixed records: one type per column, an operation that reads
+ * them (cpu_mixed.c), and what the command line refuses of them. */
+static int mixed_sane(const struct gs_job *job, const char *name,
+		      struct gs_err *err)
+{
+	bool bits = job->op == OP_AND || job->op == OP_OR || job->op == OP_XOR;
+
+	if (job->columns != job->rec->n || !mixed_supports(job->cmd))
+		return bad_value(name, "type", "a list", err);
+	for (unsigned k = 0; k < job->columns; k++) {
+		enum gs_type t = job->rec->type[k].type;
+
+		if (job->cmd == CMD_REDUCE &&
+		    ((bits && type_is_float(t)) ||
+		     (job->op == OP_PROD && !type_is_float(t))))
+			return gs_fail(err, GS_ERUNTIME, name, "state header: "
+				       "op %s of %s", op_name(job->op),
+				       type_name(t));
+	}
+	return 0;
+}
+
 /* What the command line would have refused: a state is read from a file
  * that may have been made by anything. */
 static int header_sane(const struct gs_job *job, const char *name,
@@ -203,7 +256,7 @@ static int header_sane(const struct gs_job *job, const char *name,
 	if (bits && type_is_float(t))
 		return gs_fail(err, GS_ERUNTIME, name, "state header: op %s of "
 			       "%s", op_name(job->op), type_name(t));
-	return 0;
+	return job->rec ? mixed_sane(job, name, err) : 0;
 }
 
 static int read_header(const unsigned char **p, const unsigned char *end,
@@ -247,23 +300,26 @@ ssize_t state_read(const unsigned char *p, size_t n, const char *name,
 		return -1;
 
 	const struct operation *op = operation_of(&s->job);
+	const struct state_codec *codec = state_codec_for(&s->job);
+	const struct acc_kernels *k = acc_kernels_for(&s->job);
+	char t[VALUE_MAX];
 
-	if (payload != op->state->bytes(&s->job))
+	type_value(&s->job, t);
+	if (payload != codec->bytes(&s->job))
 		return gs_fail(err, GS_ERUNTIME, where, "state header: payload "
-			       "%llu, but %s of %s needs %zu bytes",
-			       (unsigned long long)payload, op->name,
-			       type_name(s->job.dtype.type),
-			       op->state->bytes(&s->job));
+			       "%llu, but %s of %.200s needs %zu bytes",
+			       (unsigned long long)payload, op->name, t,
+			       codec->bytes(&s->job));
 	if ((uint64_t)(end - p) < payload)
 		return gs_fail(err, GS_ERUNTIME, where, "truncated state: %llu "
 			       "of %llu payload bytes", (unsigned long long)(end - p),
 			       (unsigned long long)payload);
-	s->acc = malloc(op->cpu->acc_size(&s->job));
+	s->acc = malloc(k->acc_size(&s->job));
 	if (!s->acc)
 		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
-	op->cpu->acc_init(&s->job, s->acc);
-	op->state->get(&s->job, s->acc, p);
-	if (op->state->valid && !op->state->valid(&s->job, s->acc)) {
+	k->acc_init(&s->job, s->acc);
+	codec->get(&s->job, s->acc, p);
+	if (codec->valid && !codec->valid(&s->job, s->acc)) {
 		free(s->acc);
 		s->acc = NULL;
 		return gs_fail(err, GS_ERUNTIME, where, "state payload: values "
@@ -329,7 +385,7 @@ static void forget_overflow_index(const struct gs_job *job, void *acc)
 {
 	struct red_col *r = acc;
 
-	if (job->cmd != CMD_REDUCE || job->op != OP_PROD ||
+	if (job->cmd != CMD_REDUCE || job->op != OP_PROD || job->rec ||
 	    type_is_float(job->dtype.type))
 		return;
 	for (unsigned k = 0; k < job->columns; k++)
@@ -340,7 +396,7 @@ void state_merge_acc(const struct gs_job *job, void *total, void *acc)
 {
 	forget_overflow_index(job, total);
 	forget_overflow_index(job, acc);
-	operation_of(job)->cpu->acc_merge(job, total, acc);
+	acc_kernels_for(job)->acc_merge(job, total, acc);
 }
 
 /* Fold s (from name) into *total, or make it the total (its first,
@@ -350,6 +406,8 @@ static int fold(struct state *total, const char **first, struct state *s,
 {
 	if (!total->acc) {
 		*total = *s;
+		if (total->job.rec)	/* its own copy of the record */
+			total->job.rec = &total->rec;
 		*first = name;
 		return 0;
 	}
@@ -407,7 +465,7 @@ int state_fold_copy(struct state *total, const char **first,
 		    const struct state *s, const char *name,
 		    struct gs_err *err)
 {
-	size_t n = operation_of(&s->job)->cpu->acc_size(&s->job);
+	size_t n = acc_kernels_for(&s->job)->acc_size(&s->job);
 	struct state copy = *s;
 
 	copy.acc = malloc(n);

@@ -19,6 +19,7 @@
 struct state {
 	char command[24];
 	struct gs_job job;
+	struct gs_record rec;	/* job.rec points here for a "type" list */
 	uint64_t records;
 	void *acc;
 };

@@ -67,7 +67,9 @@ bool suffix_type(const char *path, bool raw, enum gs_type *t)
 static int contradicts(const struct cli *c, const char *name, enum gs_type t,
 		       struct gs_err *err)
 {
-	const char *tt = type_name(c->job.dtype.type), *base = strrchr(name, '/');
+	char rec[200];
+	const char *tt = c->job.rec ? record_name(c->job.rec, rec, sizeof(rec))
+		       : type_name(c->job.dtype.type), *base = strrchr(name, '/');
 
 	base = base ? base + 1 : name;
 	if (codec_ext(base, strlen(base)))
@@ -80,6 +82,15 @@ static int contradicts(const struct cli *c, const char *name, enum gs_type t,
 		       tt, name, type_name(t), tt);
 }
 
+/* Whether every column of r is of type t (-t f32,f32 and x.f32 agree). */
+static bool all_of(const struct gs_record *r, enum gs_type t)
+{
+	for (unsigned k = 0; k < r->n; k++)
+		if (r->type[k].type != t)
+			return false;
+	return true;
+}
+
 int suffix_settle(struct cli *c, struct gs_err *err)
 {
 	const char *first = NULL;
@@ -90,7 +101,8 @@ int suffix_settle(struct cli *c, struct gs_err *err)
 	for (int i = 0; i < c->noperands; i++) {
 		if (!suffix_type(c->operands[i], c->raw, &t))
 			continue;
-		if (c->type_set && t != c->job.dtype.type)
+		if (c->type_set && (c->job.rec ? !all_of(c->job.rec, t)
+					       : t != c->job.dtype.type))
 			return contradicts(c, c->operands[i], t, err);
 		if (first && t != ft)
 			return gs_fail(err, GS_EUSAGE, "", "the names %.200s (%s) "

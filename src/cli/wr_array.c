@@ -69,8 +69,23 @@ static int put(const struct cli *c, const struct wresult *r, struct sbuf *b,
 
 	if (!v)
 		return -1;
-	if (c->format == FMT_NPY)
+	if (c->format == FMT_NPY && r->cell_descr) {
+		struct sbuf d;
+
+		sb_init(&d);
+		sb_add(&d, "[");
+		for (unsigned j = r->array_from; j < r->cells; j++)
+			sb_addf(&d, "%s('f%u', '%s')", j > r->array_from ?
+				", " : "", j - r->array_from,
+				r->cell_descr[j - r->array_from]);
+		sb_add(&d, "]");
+		if (!d.oom)
+			npy_header(b, d.p, r->dims, r->ndim, 0);
+		b->oom |= d.oom;
+		sb_free(&d);
+	} else if (c->format == FMT_NPY) {
 		npy_header(b, r->descr, r->dims, r->ndim, 0);
+	}
 	if (r->u64)
 		rc = put_u64(b, r->u64, r->dims[0] * (r->ndim > 1 ? r->dims[1] : 1),
 			     err);
@@ -81,7 +96,9 @@ static int put(const struct cli *c, const struct wresult *r, struct sbuf *b,
 			unsigned char out[8];
 			uint64_t bits = 0;
 
-			rc = value_bits(c, r->descr, &v[j], &bits, err);
+			rc = value_bits(c, r->cell_descr ?
+					r->cell_descr[j - r->array_from] :
+					r->descr, &v[j], &bits, err);
 			for (int k = 0; k < 8; k++)
 				out[k] = (unsigned char)(bits >> (8 * k));
 			if (rc == 0)
@@ -95,6 +112,7 @@ static int put(const struct cli *c, const struct wresult *r, struct sbuf *b,
 /* ---- --per-file: npy ---------------------------------------------------- */
 
 #define NPY_DIMS_MAX 4
+#define DESCR_MAX (GS_RECORD_MAX * 20)	/* a structured one: results.c */
 
 /* The descr, shape and data of an npy this program wrote (report.c's
  * npy_header: version 1.0, C order); false if it is not one. */
@@ -111,9 +129,14 @@ static bool npy_parse(const struct sbuf *r, char *descr, size_t dn,
 	if (10 + hlen > r->len)
 		return false;
 	h = r->p + 10;
-	if (!(p = strstr(h, "'descr': '")) || !(q = strchr(p += 10, '\'')) ||
-	    (size_t)(q - p) >= dn || p > h + hlen)
+	if (!(p = strstr(h, "'descr': ")) || p > h + hlen)
 		return false;
+	p += 9;		/* '<f8', or a structured dtype's [...] */
+	if (!(q = *p == '[' ? strchr(p, ']') : *p == '\'' ? strchr(++p, '\'')
+		: NULL) || (size_t)(q - p) + 1 >= dn)
+		return false;
+	if (*q == ']')
+		q++;
 	memcpy(descr, p, (size_t)(q - p));
 	descr[q - p] = '\0';
 	if (!(p = strstr(h, "'shape': (")) || p > h + hlen)
@@ -137,7 +160,7 @@ static int npy_join(const struct cli *c, const struct sbuf *body,
 		    const char *const *names, int n, struct sbuf *b,
 		    struct gs_err *err)
 {
-	char descr[16], d[16];
+	char descr[DESCR_MAX], d[DESCR_MAX];
 	uint64_t dims[NPY_DIMS_MAX + 1], e[NPY_DIMS_MAX];
 	int ndim, nd;
 	size_t at;

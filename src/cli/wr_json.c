@@ -68,8 +68,12 @@ static int put(const struct cli *c, const struct wresult *r, struct sbuf *b,
 	sb_addf(b, "{\"command\":\"%s\",", c->cmd);
 	if (r->op)
 		sb_addf(b, "\"op\":\"%s\",", r->op);
-	sb_addf(b, "\"type\":\"%s\",\"columns\":%u", type_name(c->job.dtype.type),
-		c->job.columns);
+	/* mixed records: each column's type, "i32,f32" */
+	sb_add(b, "\"type\":\"");
+	for (unsigned k = 0; k < (c->job.rec ? c->job.columns : 1); k++)
+		sb_addf(b, "%s%s", k ? "," : "",
+			type_name(job_col_dtype(&c->job, k).type));
+	sb_addf(b, "\",\"columns\":%u", c->job.columns);
 	for (unsigned k = 0; k < r->nfields; k++) {
 		const struct wfield *f = &r->fields[k];
 		struct wval v;

@@ -89,8 +89,11 @@ struct wresult {
 	unsigned nnames, labels;
 
 	/* binary, npy: the dtype ("<f8", "<u8" or "<i8") and the shape of
-	 * the rows kept */
+	 * the rows kept; or, where cell_descr is set, a structured dtype of
+	 * a field per array cell, named f0, f1, ... as numpy names the
+	 * fields of np.dtype('i8,f8'), field j of dtype cell_descr[j] */
 	const char *descr;
+	const char *const *cell_descr;
 	int ndim;
 	uint64_t dims[2];
 	/* where set (descr "<u8", every row kept), the array itself, its

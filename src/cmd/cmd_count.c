@@ -72,4 +72,5 @@ const struct command count_command = {
 	.formats = RESULT_FORMATS,
 	.formats_help = RESULT_FORMATS_HELP,
 	.passes = count_passes,
+	.mixed = true,
 };

@@ -43,11 +43,24 @@ static int reduce_plan(struct cli *c, const struct pass **passes,
 {
 	enum gs_op op = c->job.op;
 
-	if ((op == OP_AND || op == OP_OR || op == OP_XOR) &&
-	    type_is_float(c->job.dtype.type))
-		return gs_fail(err, GS_EUSAGE, c->cmd,
-			       "--op %s needs an integer type, not %s",
-			       op_name(op), type_name(c->job.dtype.type));
+	for (unsigned k = 0; k < c->job.columns; k++) {
+		enum gs_type t = job_col_dtype(&c->job, k).type;
+
+		if ((op == OP_AND || op == OP_OR || op == OP_XOR) &&
+		    type_is_float(t))
+			return gs_fail(err, GS_EUSAGE, c->cmd,
+				       "--op %s needs an integer type, not %s",
+				       op_name(op), type_name(t));
+		/* where an integer product overflows is found by the CPU
+		 * backend's merge in stream order (backend_cpu.c), for one
+		 * type's records */
+		if (op == OP_PROD && c->job.rec && !type_is_float(t))
+			return gs_fail(err, GS_EUSAGE, c->cmd, "--op prod of "
+				       "an integer column of mixed records "
+				       "is not supported yet");
+		if (!c->job.rec)
+			break;
+	}
 	return 0;
 }
 
@@ -69,7 +82,9 @@ static int reduce_done(struct cli *c, void *acc, struct sbuf *b,
 	if (!r)
 		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
 	for (unsigned i = 0; i < n && rc == 0; i++) {
-		rc = red_result(&c->job, &cols[i], &r[i], err);
+		struct gs_job cj = c->job.rec ? job_column(&c->job, i) : c->job;
+
+		rc = red_result(&cj, &cols[i], &r[i], err);
 		if (rc == 0 && r[i].kind == RES_NONE)	/* min, max of none */
 			rc = result_no_data(c, op, err);
 	}
@@ -103,6 +118,7 @@ const struct command sum_command = {
 	.option = reduce_option,
 	.plan = reduce_plan,
 	.passes = reduce_passes,
+	.mixed = true,
 };
 
 const struct command reduce_command = {
@@ -122,4 +138,5 @@ const struct command reduce_command = {
 	.option = reduce_option,
 	.plan = reduce_plan,
 	.passes = reduce_passes,
+	.mixed = true,
 };

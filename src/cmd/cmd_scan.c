@@ -309,6 +309,9 @@ static int load_carry(struct cli *c, struct gs_err *err)
 	if (state_load(s->carry_path, &s->carry, &s->carry_name, err) < 0)
 		return -1;
 	j = &s->carry.job;
+	if (j->rec)	/* scans read records of one type */
+		return gs_fail(err, GS_EUSAGE, s->carry_name, "a state of "
+			       "records of mixed types is no carry for a scan");
 	if (j->cmd != CMD_REDUCE)
 		return gs_fail(err, GS_EUSAGE, s->carry_name, "a %s state is "
 			       "no carry for a scan (scan, sum or reduce -f "

@@ -166,7 +166,8 @@ static int stats_done(struct cli *c, void *acc, struct sbuf *b,
 	if (!cells)
 		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
 	for (unsigned k = 0; k < n; k++)
-		column_cells(c->job.dtype.type, &cols[k], &cells[k * NSTATS]);
+		column_cells(job_col_dtype(&c->job, k).type, &cols[k],
+			     &cells[k * NSTATS]);
 	struct table t = { cells, n };
 	struct wfield fields[NSTATS];
 	const struct wresult r = {
@@ -208,4 +209,5 @@ const struct command stats_command = {
 	.formats = RESULT_FORMATS,
 	.formats_help = RESULT_FORMATS_HELP,
 	.passes = stats_passes,
+	.mixed = true,
 };

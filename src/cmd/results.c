@@ -3,6 +3,7 @@
  * output format; see results.h.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include "results.h"
 #include "writer.h"
@@ -36,11 +37,36 @@ static bool get(void *ctx, int id, uint64_t i, uint64_t j, struct wval *v)
 	return true;
 }
 
+/* binary, npy: the dtype of every column's result, or NULL where mixed
+ * records' columns have results of different dtypes. */
+static const char *results_descr(const struct gs_job *job)
+{
+	const char *d = writer_descr(job_col_dtype(job, 0).type);
+
+	for (unsigned k = 1; job->rec && k < job->columns; k++)
+		if (strcmp(writer_descr(job_col_dtype(job, k).type), d) != 0)
+			return NULL;
+	return d;
+}
+
 int results_format(struct cli *c, const char *name, const char *op,
 		   const struct result *r, unsigned n, struct sbuf *b,
 		   struct gs_err *err)
 {
 	struct row x = { name, r, n };
+	const char *descr = results_descr(&c->job);
+	const char **cell = NULL;
+	int rc;
+
+	/* mixed records whose results differ in dtype (an exact integer,
+	 * a float's f8): one record of a field per column (writer.h) */
+	if (!descr) {
+		cell = calloc(n, sizeof(*cell));
+		if (!cell)
+			return gs_fail(err, GS_ERUNTIME, "", "out of memory");
+		for (unsigned k = 0; k < n; k++)
+			cell[k] = writer_descr(job_col_dtype(&c->job, k).type);
+	}
 	const struct wfield fields[] = {
 		{ .name = "count", .base = &c->records },
 		{ .name = "result", .depth = 1, .m = n, .get = get },
@@ -48,11 +74,13 @@ int results_format(struct cli *c, const char *name, const char *op,
 	const struct wresult res = {
 		.ctx = &x, .rows = 1, .cells = n, .row = row, .names = &x.name,
 		.nnames = 1,
-		.descr = writer_descr(c->job.dtype.type), .ndim = 1,
+		.descr = descr, .cell_descr = cell, .ndim = cell ? 0 : 1,
 		.dims = { n }, .op = op, .fields = fields, .nfields = 2,
 	};
 
-	return writer_put(c, &res, b, err);
+	rc = writer_put(c, &res, b, err);
+	free(cell);
+	return rc;
 }
 
 int result_no_data(const struct cli *c, const char *what, struct gs_err *err)

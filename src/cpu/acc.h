@@ -142,6 +142,12 @@ struct acc_kernels {
 #include "ops.def"
 #undef OPERATION
 
+/* Records of mixed types (job->rec, cpu_mixed.c): each column through
+ * the kernels of job->cmd's operation in its own type; mixed_supports says
+ * for which operations (those whose state is a struct per column). */
+extern const struct acc_kernels mixed_kernels;
+bool mixed_supports(enum gs_cmd cmd);
+
 /* The kernels of job->cmd's operation (ops.def's cpu column: a scan's are
  * reduce_kernels, its state being the reduction of everything before it;
  * a ranged hist's range pass, CMD_MINMAX, uses stats_kernels). */

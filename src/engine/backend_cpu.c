@@ -371,7 +371,7 @@ static int cpu_open(void **ctxp, const struct backend_env *env, struct gs_err *e
 		c->nthreads = (int)slices;
 	c->scan = operation_of(c->job)->stream;
 	/* reduce --op prod of integers: where it overflows */
-	c->locate = !c->scan && c->job->op == OP_PROD &&
+	c->locate = !c->scan && c->job->op == OP_PROD && !c->job->rec &&
 		    !type_is_float(c->job->dtype.type);
 	if (pool_init(&c->pool, c->nthreads) < 0)
 		return gs_fail(err, GS_ERUNTIME, "", "cannot start %d threads",

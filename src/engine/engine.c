@@ -165,6 +165,16 @@ static int trailing_error(struct engine *e, size_t n)
 		return gs_fail(&e->rerr, GS_ERUNTIME, input_name(e->in),
 			       "trailing %zu byte%s not make a whole element "
 			       "(%s is %zu bytes)", n, s, t, e->rec);
+	if (job->rec) {	/* the whole record, where -F picked columns */
+		char r[200];
+
+		return gs_fail(&e->rerr, GS_ERUNTIME, input_name(e->in),
+			       "trailing %zu byte%s not make a whole record "
+			       "(%s is %zu bytes)", n, s,
+			       record_name(input_record(e->in) ?
+					   input_record(e->in) : job->rec,
+					   r, sizeof(r)), e->rec);
+	}
 	return gs_fail(&e->rerr, GS_ERUNTIME, input_name(e->in),
 		       "trailing %zu byte%s not make a whole record "
 		       "(%u x %s is %zu bytes)", n, s, job->columns, t, e->rec);

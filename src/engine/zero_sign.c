@@ -69,15 +69,21 @@ int zero_sign_write(struct zero_sign *zs, const struct sink *sink,
 	return n ? sink->write(sink->ctx, buf, n, err) : 0;
 }
 
-/* The bits of element i at data, in the input's byte order. */
+/* The bits of column col of record r at data, in the input's byte order
+ * (a column of mixed records in its own type and order). */
 static uint64_t elem_bits(const struct zero_sign *zs, const unsigned char *data,
-			  size_t i)
+			  size_t r, unsigned col, size_t *size)
 {
-	const unsigned char *p = data + i * zs->size;
+	const struct gs_job *job = zs->job;
+	const unsigned char *p = job->rec ? data + r * job->rec->size +
+				 job->rec->off[col]
+			       : data + (r * job->columns + col) * zs->size;
+	struct gs_dtype d = job_col_dtype(job, col);
 	uint64_t b = 0;
 
-	for (size_t k = 0; k < zs->size; k++) {
-		size_t at = zs->job->dtype.big_endian ? k : zs->size - 1 - k;
+	*size = type_size(d.type);
+	for (size_t k = 0; k < *size; k++) {
+		size_t at = d.big_endian ? k : *size - 1 - k;
 
 		b = b << 8 | p[at];
 	}
@@ -97,16 +103,17 @@ static bool is_nan(enum gs_type t, uint64_t b)
 void zero_sign_chunk(struct zero_sign *zs, const struct chunk *c)
 {
 	const struct gs_job *job = zs->job;
-	uint64_t minus0 = (uint64_t)1 << (8 * zs->size - 1);
 
 	for (unsigned col = 0; col < job->columns && zs->live; col++) {
 		if (atomic_load(&zs->end[col]) != UINT64_MAX)
 			continue;
 		for (size_t r = 0; r < c->nrec; r++) {
-			uint64_t b = elem_bits(zs, c->data, r * job->columns + col);
+			size_t size;
+			uint64_t b = elem_bits(zs, c->data, r, col, &size);
 
-			if (b == minus0 ||
-			    (zs->skip_nan && is_nan(job->dtype.type, b)))
+			if (b == (uint64_t)1 << (8 * size - 1) ||
+			    (zs->skip_nan &&
+			     is_nan(job_col_dtype(job, col).type, b)))
 				continue;
 			atomic_store(&zs->end[col], c->first_rec + r);
 			zs->live--;
@@ -130,13 +137,26 @@ static void from_carry(struct zero_sign *zs, const struct red_col *carry)
 	}
 }
 
+/* Whether a column of job's mixed records has a float sum. */
+static bool any_column(const struct gs_job *job, const struct operation *op)
+{
+	for (unsigned col = 0; col < job->columns; col++) {
+		struct gs_job cj = job_column(job, col);
+
+		if (op->zero_sign(&cj))
+			return true;
+	}
+	return false;
+}
+
 int zero_sign_init(struct zero_sign *zs, const struct gs_job *job,
 		   const struct red_col *carry, struct gs_err *err)
 {
 	const struct operation *op = operation_of(job);
 
 	zs->job = job;
-	if (!op->zero_sign || !op->zero_sign(job))
+	if (!op->zero_sign || !(job->rec ? any_column(job, op)
+					 : op->zero_sign(job)))
 		return 0;
 	zs->on = true;
 	zs->skip_nan = op->zero_sign_skips_nan;
@@ -147,6 +167,15 @@ int zero_sign_init(struct zero_sign *zs, const struct gs_job *job,
 		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
 	for (unsigned col = 0; col < job->columns; col++)
 		atomic_init(&zs->end[col], UINT64_MAX);
+	/* mixed records: a column whose own job has no float sum has no run */
+	for (unsigned col = 0; job->rec && col < job->columns; col++) {
+		struct gs_job cj = job_column(job, col);
+
+		if (!op->zero_sign(&cj)) {
+			atomic_store(&zs->end[col], 0);
+			zs->live--;
+		}
+	}
 	if (!op->stream)
 		return 0;
 	size_t rec = type_size(job->out_type) * job->columns;

@@ -275,7 +275,14 @@ static int trailing(const struct proj *p, struct gs_err *err)
 {
 	size_t n = p->have - p->pos;
 	const char *s = n == 1 ? " does" : "s do", *t = type_name(p->type);
+	const struct gs_record *r = input_record(p->in);
+	char rec[200];
 
+	if (r)	/* columns of records of mixed types, cut as bytes */
+		return gs_fail(err, GS_ERUNTIME, input_name(p->in), "trailing "
+			       "%zu byte%s not make a whole record (%s is %zu "
+			       "bytes)", n, s, record_name(r, rec, sizeof(rec)),
+			       p->srec);
 	if (p->width == 1)
 		return gs_fail(err, GS_ERUNTIME, input_name(p->in), "trailing %zu "
 			       "byte%s not make a whole element (%s is %zu "

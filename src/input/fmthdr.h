@@ -33,6 +33,8 @@ struct fmt_header {
 	bool plain;		/* pnm P2/P3: the payload is decimal text */
 	bool boolean;		/* npy |b1: a nonzero byte reads as 1 */
 	bool fortran;		/* npy: column-major with > 1 axis over 1 */
+	struct gs_record rec;	/* npy of a structured dtype: its fields
+				 * (rec.n > 0; dtype is then u8) */
 	int ndim;		/* npy: dims[0] is the records */
 	uint64_t dims[NPY_MAX_DIMS];
 	size_t errpos;		/* on error: offset of the offending byte */

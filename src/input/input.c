@@ -404,6 +404,7 @@ int input_probe(struct input *in, struct input_info *info, struct gs_err *err)
 	if (typed) {
 		info->dtype = in->hdr.dtype;
 		info->columns = in->hdr.columns;
+		info->rec = in->hdr.rec.n ? &in->hdr.rec : NULL;
 	}
 	info->compressed = in_data(in) && zsrc_compressed(in->z);
 	info->one_stream = info->compressed && !zsrc_parallel(in->z);
@@ -438,6 +439,16 @@ void input_set_dtype(struct input *in, struct gs_dtype dtype, unsigned columns)
 		textin_set_type(in->textin, dtype, columns);
 	if (in->textin && in->head)	/* the first line gave the columns */
 		textin_headline(in->textin, in->opts.header);
+}
+
+void input_set_record(struct input *in, const struct gs_record *rec)
+{
+	in->rec = rec ? *rec : (struct gs_record){ .n = 0 };
+}
+
+const struct gs_record *input_record(const struct input *in)
+{
+	return in->rec.n ? &in->rec : NULL;
 }
 
 /* The operands' records, whole (input_read cuts them with -F). */

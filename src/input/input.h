@@ -33,6 +33,8 @@ struct input_info {
 	bool has_type;		/* an npy/pnm header fixed dtype/columns */
 	struct gs_dtype dtype;
 	unsigned columns;	/* 0 when the header says nothing about it */
+	/* a structured .npy's record (dtype is then u8), or NULL */
+	const struct gs_record *rec;
 	const char *format;	/* "raw", "npy", "pgm", "ppm" (+ " (zstd)") */
 	int64_t total_bytes;	/* payload bytes of all operands if known, else -1 */
 	bool text;		/* decimal text (--text, or found so) */
@@ -92,6 +94,11 @@ int input_probe(struct input *in, struct input_info *info, struct gs_err *err);
  * -t against the header); later operands with npy/pnm headers are checked
  * against it. */
 void input_set_dtype(struct input *in, struct gs_dtype dtype, unsigned columns);
+/* ...and, after it, the stream's records of mixed types (gs.h; NULL:
+ * none), which later structured headers must match. */
+void input_set_record(struct input *in, const struct gs_record *rec);
+/* The stream's records of mixed types, or NULL. */
+const struct gs_record *input_record(const struct input *in);
 
 /* -F: input_read hands out records of width values (as input_set_dtype
  * said) cut to columns cols[0..n) (0-based, in that order; fields.h), and

@@ -64,6 +64,7 @@ struct input {
 	bool typed;		/* dtype/columns are fixed */
 	struct gs_dtype dtype;
 	unsigned columns;
+	struct gs_record rec;	/* records of mixed types (rec.n > 0) */
 	bool failed;
 	bool *reported;		/* per operand, so a rewind does not warn twice */
 	bool uses_stdin;

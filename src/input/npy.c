@@ -6,8 +6,10 @@
  *
  * The dict is parsed by a small recursive-descent reader that knows exactly
  * the literals numpy writes: quoted strings, True/False and tuples of
- * integers. Anything else (structured dtypes, object arrays) is refused with
- * the position of the offending byte, and so is what numpy's reader
+ * integers, and the list of fields of a structured dtype (plain numeric
+ * fields, numpy's padding between them). Anything else (object arrays,
+ * string, nested or sub-array fields) is refused with the position of the
+ * offending byte, and so is what numpy's reader
  * (ast.literal_eval, then np.dtype) refuses: a control byte such as NUL in
  * a string, a shape that is a number and not a tuple ("(2)" for "(2,)").
  */
@@ -196,6 +198,83 @@ static size_t npy_itemsize(enum gs_type t)
 	}
 }
 
+/* One field of a structured dtype, ('name', 'descr'), into h->rec; an
+ * unnamed '|Vn' is numpy's padding (aligned dtypes): n bytes skipped. */
+static int npy_field(struct dict *d)
+{
+	struct gs_record *r = &d->h->rec;
+	char name[256], descr[32];
+	size_t at;
+
+	if (dict_expect(d, '(') < 0)
+		return -1;
+	dict_space(d);
+	if (d->i < d->n && d->s[d->i] == '(')
+		return dict_fail(d, "a field with a title is not supported");
+	if (dict_string(d, name, sizeof(name)) < 0 || dict_expect(d, ',') < 0)
+		return -1;
+	dict_space(d);
+	at = d->i;
+	if (d->i < d->n && d->s[d->i] == '[')
+		return fmt_fail(d->h, d->base + at, "field '%.40s': nested "
+				"structured dtypes are not supported", name);
+	if (dict_string(d, descr, sizeof(descr)) < 0)
+		return -1;
+	dict_space(d);
+	if (d->i < d->n && d->s[d->i] == ',')
+		return fmt_fail(d->h, d->base + d->i, "field '%.40s': "
+				"sub-array fields are not supported", name);
+	if (!name[0] && descr[0] == '|' && descr[1] == 'V' && descr[2]) {
+		uint64_t pad;
+		struct dict v = { descr + 2, 0, strlen(descr + 2), 0, d->h };
+
+		if (dict_uint(&v, &pad) < 0 || v.i != v.n || pad > 1u << 20)
+			return fmt_fail(d->h, d->base + at, "bad padding '%s'",
+					descr);
+		r->size += pad;
+		return dict_expect(d, ')');
+	}
+	if (r->n == GS_RECORD_MAX)
+		return fmt_fail(d->h, d->base + at, "more than %d fields",
+				GS_RECORD_MAX);
+	if (npy_descr(descr, &r->type[r->n]) < 0)
+		return fmt_fail(d->h, d->base + at, "field '%.40s': unsupported "
+				"dtype '%s' (plain numeric fields only)", name,
+				descr);
+	r->type[r->n].boolean = descr[1] == 'b';
+	r->endian[r->n] = true;
+	r->off[r->n] = r->size;
+	r->size += npy_itemsize(r->type[r->n].type);
+	r->n++;
+	return dict_expect(d, ')');
+}
+
+/* A structured dtype: a list of plain numeric fields, read as records of
+ * mixed types (gs.h); the header's dtype is then u8. */
+static int npy_fields(struct dict *d)
+{
+	d->h->rec = (struct gs_record){ .n = 0 };
+	d->h->dtype = (struct gs_dtype){ .type = GS_U8 };
+	if (dict_expect(d, '[') < 0)
+		return -1;
+	for (;;) {
+		dict_space(d);
+		if (d->i < d->n && d->s[d->i] == ']')
+			break;
+		if (npy_field(d) < 0)
+			return -1;
+		dict_space(d);
+		if (d->i < d->n && d->s[d->i] == ',')
+			d->i++;
+		else if (d->i >= d->n || d->s[d->i] != ']')
+			return dict_fail(d, "expected ',' or ']'");
+	}
+	d->i++;
+	if (d->h->rec.n == 0)
+		return dict_fail(d, "a structured dtype without fields");
+	return 0;
+}
+
 /* One "key: value" entry; seen[] catches missing and repeated keys. */
 static int dict_entry(struct dict *d, bool seen[3], bool *fortran,
 		      uint64_t *dims, int *ndim)
@@ -210,7 +289,7 @@ static int dict_entry(struct dict *d, bool seen[3], bool *fortran,
 	if (strcmp(key, "descr") == 0 && !seen[0]) {
 		seen[0] = true;
 		if (d->i < d->n && d->s[d->i] == '[')
-			return dict_fail(d, "structured dtypes are not supported");
+			return npy_fields(d);
 		if (dict_string(d, descr, sizeof(descr)) < 0)
 			return -1;
 		if (npy_descr(descr, &d->h->dtype) < 0)
@@ -243,7 +322,8 @@ static int npy_sizes(struct dict *d, const uint64_t *dims, int ndim)
 		    (k > 0 && __builtin_mul_overflow(trail, dims[k], &trail)))
 			return fmt_fail(d->h, d->base, "shape too large");
 	}
-	if (__builtin_mul_overflow(all, npy_itemsize(d->h->dtype.type),
+	if (__builtin_mul_overflow(all, d->h->rec.n ? d->h->rec.size
+				   : npy_itemsize(d->h->dtype.type),
 				   &d->h->payload))
 		return fmt_fail(d->h, d->base, "shape too large");
 	if (ndim >= 2 && trail > FMT_COLUMNS_MAX)
@@ -251,6 +331,11 @@ static int npy_sizes(struct dict *d, const uint64_t *dims, int ndim)
 				"%llu columns (the last axes), more than %u",
 				(unsigned long long)trail, FMT_COLUMNS_MAX);
 	d->h->columns = ndim >= 2 ? (unsigned)trail : 0;
+	if (d->h->rec.n && ndim > 1)
+		return fmt_fail(d->h, d->base, "a structured array of %d axes "
+				"(records are read from one axis)", ndim);
+	if (d->h->rec.n)
+		d->h->columns = d->h->rec.n;
 	return 0;
 }
 

@@ -40,14 +40,29 @@ static int operand_check_type(struct input *in, struct gs_err *err)
 		in->typed = true;
 		in->dtype = h->dtype;
 		in->columns = h->columns;
+		in->rec = h->rec;
 		return 0;
+	}
+	if ((h->rec.n || in->rec.n) &&
+	    (!h->rec.n || !in->rec.n || !record_same(&h->rec, &in->rec))) {
+		char ra[96], rb[96];
+
+		return gs_fail(err, GS_ERUNTIME, in->name,
+			       "records %s do not match the stream's %s",
+			       h->rec.n ? record_name(&h->rec, ra, sizeof(ra))
+					: dtype_str(h->dtype, ra, sizeof(ra)),
+			       in->rec.n ? record_name(&in->rec, rb, sizeof(rb))
+					 : dtype_str(in->dtype, rb, sizeof(rb)));
 	}
 	if (!dtype_equal(h->dtype, in->dtype))
 		return gs_fail(err, GS_ERUNTIME, in->name,
 			       "type %s does not match the stream's %s",
 			       dtype_str(h->dtype, a, sizeof(a)),
 			       dtype_str(in->dtype, b, sizeof(b)));
-	if (h->columns && in->columns && h->columns != in->columns)
+	/* records of mixed types were matched whole above (one column of
+	 * them is read as bytes of records: in->columns is their size) */
+	if (!in->rec.n && h->columns && in->columns &&
+	    h->columns != in->columns)
 		return gs_fail(err, GS_ERUNTIME, in->name,
 			       "%u column%s not match the stream's %u",
 			       h->columns, h->columns == 1 ? " does" : "s do",

@@ -46,6 +46,29 @@ size_t type_list(char *buf, size_t n);
  * them into names (for a "did you mean"); returns their count. */
 size_t type_spellings(const char **names, size_t max);
 
+/* Records whose columns have types of their own (-t i32,f32, a .npy of a
+ * structured dtype): each column's type and byte offset in the record, and
+ * the record's size, padding included (numpy's aligned dtypes have some).
+ * n == 0: not such a record. */
+#define GS_RECORD_MAX 256
+struct gs_record {
+	unsigned n;
+	size_t size;
+	struct gs_dtype type[GS_RECORD_MAX];
+	size_t off[GS_RECORD_MAX];
+	bool endian[GS_RECORD_MAX];	/* the spelling named a byte order */
+};
+/* Parse "i32,f32" (each a spelling type_parse takes) into r, packed
+ * (offsets one after another, no padding). Returns 0, or -1 with the
+ * failing name's offset and length in *bad, *badlen. */
+int record_parse(const char *s, struct gs_record *r, size_t *bad,
+		 size_t *badlen);
+/* "i32,f32" (">" before a big-endian column of more than a byte) into buf. */
+const char *record_name(const struct gs_record *r, char *buf, size_t n);
+/* Whether the columns of a and b have the same types, byte orders and
+ * offsets, and the records the same size. */
+bool record_same(const struct gs_record *a, const struct gs_record *b);
+
 /* Exact conversions of the half types to float (every value is exact). */
 float f16_to_f32(uint16_t h);
 float bf16_to_f32(uint16_t h);
@@ -134,12 +157,40 @@ struct gs_job {
 	bool two_inputs;	/* dot A B: records come as two parallel streams */
 	const struct select_plan *select;	/* CMD_SELECT, _COLLECT, _MODECOUNT */
 	enum gs_algo algo;	/* --algorithm (hist, sum, reduce, dot, scan) */
+	/* Records of mixed types, or NULL: then columns == rec->n, each
+	 * column's type is rec->type[k] and dtype is u8, so that nothing
+	 * reads a mixed record as elements of one type (cpu_mixed.c runs
+	 * each column through its type's kernels). */
+	const struct gs_record *rec;
 };
+
+/* The type of column k of job's records. */
+static inline struct gs_dtype job_col_dtype(const struct gs_job *job,
+					    unsigned k)
+{
+	return job->rec ? job->rec->type[k] : job->dtype;
+}
+
+/* The job of column k of job's mixed records alone: what `-t T` runs on
+ * that column extracted, its elements in native byte order (cpu_mixed.c
+ * gathers them so). */
+static inline struct gs_job job_column(const struct gs_job *job, unsigned k)
+{
+	struct gs_job c = *job;
+
+	c.rec = NULL;
+	c.columns = 1;
+	c.dtype.type = job->rec->type[k].type;	/* C++ too: cuda/ includes it */
+	c.dtype.big_endian = false;
+	c.dtype.boolean = false;
+	return c;
+}
 
 /* Size in bytes of one record of job (columns elements). */
 static inline size_t job_record_size(const struct gs_job *job)
 {
-	return type_size(job->dtype.type) * job->columns;
+	return job->rec ? job->rec->size
+			: type_size(job->dtype.type) * job->columns;
 }
 
 #endif

@@ -61,5 +61,5 @@ const struct operation *operation_of(const struct gs_job *job)
 
 const struct acc_kernels *acc_kernels_for(const struct gs_job *job)
 {
-	return operation_of(job)->cpu;
+	return job->rec ? &mixed_kernels : operation_of(job)->cpu;
 }

@@ -60,4 +60,8 @@ struct operation {
 /* The record of job->cmd. */
 const struct operation *operation_of(const struct gs_job *job);
 
+/* The codec of job's state (NULL: it has none): its operation's, or for
+ * records of mixed types each column's in turn (state_codec.c). */
+const struct state_codec *state_codec_for(const struct gs_job *job);
+
 #endif

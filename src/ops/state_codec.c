@@ -326,3 +326,80 @@ const struct state_codec reduce_state = {
 	reduce_state_bytes, reduce_state_put, reduce_state_get,
 	reduce_state_valid,
 };
+
+/* ---- records of mixed types ----------------------------------------------
+ * Each column's state as its operation's codec writes it for that column
+ * alone (job_column), one after another: for stats and reduce, whose
+ * states are a struct per column, the layout of -c N of one type. */
+
+/* Where column k's state starts in the payload (bytes) and in the
+ * accumulator (acc, cpu_mixed.c's layout). */
+static void mixed_at(const struct gs_job *job, unsigned k, size_t *bytes,
+		     size_t *acc)
+{
+	*bytes = *acc = 0;
+	for (unsigned j = 0; j < k; j++) {
+		struct gs_job cj = job_column(job, j);
+		const struct operation *op = operation_of(&cj);
+
+		*bytes += op->state->bytes(&cj);
+		*acc += op->cpu->acc_size(&cj);
+	}
+}
+
+static size_t mixed_state_bytes(const struct gs_job *job)
+{
+	size_t bytes, acc;
+
+	mixed_at(job, job->columns, &bytes, &acc);
+	return bytes;
+}
+
+static void mixed_state_put(const struct gs_job *job, const void *acc,
+			    unsigned char *p)
+{
+	for (unsigned k = 0; k < job->columns; k++) {
+		struct gs_job cj = job_column(job, k);
+		size_t b, a;
+
+		mixed_at(job, k, &b, &a);
+		operation_of(&cj)->state->put(&cj, (const char *)acc + a, p + b);
+	}
+}
+
+static void mixed_state_get(const struct gs_job *job, void *acc,
+			    const unsigned char *p)
+{
+	for (unsigned k = 0; k < job->columns; k++) {
+		struct gs_job cj = job_column(job, k);
+		size_t b, a;
+
+		mixed_at(job, k, &b, &a);
+		operation_of(&cj)->state->get(&cj, (char *)acc + a, p + b);
+	}
+}
+
+static bool mixed_state_valid(const struct gs_job *job, const void *acc)
+{
+	for (unsigned k = 0; k < job->columns; k++) {
+		struct gs_job cj = job_column(job, k);
+		const struct state_codec *c = operation_of(&cj)->state;
+		size_t b, a;
+
+		mixed_at(job, k, &b, &a);
+		if (c->valid && !c->valid(&cj, (const char *)acc + a))
+			return false;
+	}
+	return true;
+}
+
+static const struct state_codec mixed_state = {
+	mixed_state_bytes, mixed_state_put, mixed_state_get, mixed_state_valid,
+};
+
+const struct state_codec *state_codec_for(const struct gs_job *job)
+{
+	const struct state_codec *own = operation_of(job)->state;
+
+	return job->rec && own ? &mixed_state : own;
+}
