@@ -330,6 +330,8 @@ done
 refuse 2 "mixed types" median "$T/mix.npy"
 refuse 2 "reads one column of them (-F N)" median -F 1,2 "$T/mix.npy"
 refuse 2 "mixed types" median -F 1 "$T/b.npy"
+# a bool column picked alone is one column: the message says why it is refused
+refuse 2 "(bool): bool columns are read by sum" median -F 1 "$T/b.npy"
 refuse 2 "CPU only" sum --backend cuda -t "$TYPES" "$T/mix.bin"
 refuse 2 "not supported yet" reduce --op prod -t i32,f32 "$T/mix.bin"
 refuse 2 "column 6 is past the record's 5 values" sum -F 6 -t "$TYPES" "$T/mix.bin"

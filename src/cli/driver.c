@@ -233,7 +233,15 @@ static int check_mixed(const struct cli *c, struct gs_err *err)
 
 	if (!c->job.rec)
 		return 0;
+	bool bools = true;
+
 	record_name(c->job.rec, t, sizeof(t));
+	for (unsigned k = 0; k < c->job.rec->n; k++)
+		bools = bools && c->job.rec->type[k].boolean;
+	if (!c->command->mixed && bools)
+		return gs_fail(err, GS_EUSAGE, c->cmd, "records of mixed types "
+			       "(%s): bool columns are read by sum, reduce, "
+			       "stats and count, not yet by this command", t);
 	if (!c->command->mixed)
 		return gs_fail(err, GS_EUSAGE, c->cmd, "records of mixed types "
 			       "(%s): it reads one column of them (-F N), not "
