@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "command.h"
+#include "edges.h"
 #include "out.h"
 #include "plot.h"
 #include "report.h"
@@ -402,73 +403,17 @@ static void note_outside(const struct cli *c)
 
 /* ---- --edges FILE ----------------------------------------------------------- */
 
-/* numpy's dtype of the edges: np.histogram's bin type for ranged bins;
- * for one-per-value bins the int64 edges of np.arange(min, max + 2), with
- * which np.histogram counts exactly these bins. */
-static const char *edges_descr(const struct gs_job *job)
-{
-	if (!job->ranged)
-		return "<i8";
-	if (job->dtype.type == GS_F16)
-		return "<f2";
-	if (job->dtype.type == GS_F32 || job->dtype.type == GS_BF16)
-		return "<f4";
-	return "<f8";
-}
-
-/* The N + 1 edges, little-endian (as every output of gpustat), in b. Each
- * ranged edge is exact in its type: cpu_hist.c rounded it there. */
-static void edges_payload(struct sbuf *b, const struct gs_job *job,
-			  uint64_t nbins, const double *edges)
-{
-	const char *d = edges_descr(job);
-
-	for (uint64_t i = 0; i <= nbins; i++) {
-		if (!job->ranged) {
-			int64_t v = hist_bin_value(job, 0) + (int64_t)i;
-
-			sb_addn(b, &v, 8);
-		} else if (strcmp(d, "<f2") == 0) {
-			uint16_t x = hist_half_bits(edges[i]);
-
-			sb_addn(b, &x, 2);
-		} else if (strcmp(d, "<f4") == 0) {
-			float x = (float)edges[i];
-
-			sb_addn(b, &x, 4);
-		} else {
-			sb_addn(b, &edges[i], 8);
-		}
-	}
-}
-
-/* Write --edges FILE to a temporary file (renamed over FILE by out_close
- * once the result is out). Returns 0, or an exit status. */
+/* Write --edges FILE: np.histogram's bin type for ranged bins (each edge
+ * exact in it: cpu_hist.c rounded it there); for one-per-value bins the
+ * int64 edges of np.arange(min, max + 2), with which np.histogram counts
+ * exactly these bins. Returns 0, or an exit status. */
 static int edges_write(struct cli *c, struct out *o)
 {
 	const struct hist_state *hs = c->state;
-	struct gs_err err;
-	struct sbuf b;
-	int rc = 0;
 
-	sb_init(&b);
-	if (c->format == FMT_NPY) {
-		uint64_t dims[1] = { hs->nbins + 1 };
-
-		npy_header(&b, edges_descr(&c->job), dims, 1, 0);
-	}
-	edges_payload(&b, &c->job, hs->nbins, hs->edges);
-	if (b.oom)
-		rc = gs_fail(&err, GS_ERUNTIME, hs->edges_path,
-			     "out of memory for the edges");
-	else if (out_open(o, hs->edges_path, &err) < 0)
-		rc = -1;
-	else if (out_write(o, b.p, b.len, &err) < 0) {
-		out_abort(o);
-		rc = -1;
-	}
-	sb_free(&b);
-	return rc < 0 ? cli_report(c, &err) : 0;
+	return edges_file_write(c, o, hs->edges_path, c->job.ranged ?
+				edges_float_descr(&c->job) : "<i8", hs->edges,
+				hist_bin_value(&c->job, 0), hs->nbins);
 }
 
 /* ---- the result --------------------------------------------------------- */

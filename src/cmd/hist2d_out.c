@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "acc.h"
+#include "edges.h"
 #include "hist2d.h"
 #include "writer.h"
 
@@ -207,38 +208,6 @@ int hist2d_put(const struct cli *c, struct sbuf *b, struct hist2d_acc *a,
 
 /* ---- --xedges, --yedges -------------------------------------------------- */
 
-/* numpy's dtype of the edges: linspace's of the range, float64 for a
- * given one, the data's float type for its own. */
-static const char *edges_descr(const struct gs_job *job)
-{
-	if (!job->data_range)
-		return "<f8";
-	if (job->dtype.type == GS_F16)
-		return "<f2";
-	if (job->dtype.type == GS_F32 || job->dtype.type == GS_BF16)
-		return "<f4";
-	return "<f8";
-}
-
-/* The n + 1 edges, each exact in the dtype, little-endian, into b. */
-static void edges_payload(struct sbuf *b, const char *d, const double *e,
-			  uint64_t n)
-{
-	for (uint64_t i = 0; i <= n; i++) {
-		if (d[2] == '2') {
-			uint16_t x = hist_half_bits(e[i]);
-
-			sb_addn(b, &x, 2);
-		} else if (d[2] == '4') {
-			float x = (float)e[i];
-
-			sb_addn(b, &x, 4);
-		} else {
-			sb_addn(b, &e[i], 8);
-		}
-	}
-}
-
 int hist2d_edges_check(const struct cli *c, const char *path,
 		       struct gs_err *err)
 {
@@ -261,27 +230,9 @@ int hist2d_edges_check(const struct cli *c, const char *path,
 int hist2d_edges_open(struct cli *c, int k, struct out *o)
 {
 	const struct hist2d_state *h = c->state;
-	const char *d = edges_descr(&c->job);
-	struct gs_err err;
-	struct sbuf b;
-	int rc = 0;
 
-	sb_init(&b);
-	if (c->format == FMT_NPY) {
-		uint64_t dims[1] = { h->n[k] + 1 };
-
-		npy_header(&b, d, dims, 1, 0);
-	}
-	edges_payload(&b, d, h->edges[k], h->n[k]);
-	if (b.oom)
-		rc = gs_fail(&err, GS_ERUNTIME, h->edges_path[k],
-			     "out of memory for the edges");
-	else if (out_open(o, h->edges_path[k], &err) < 0)
-		rc = -1;
-	else if (out_write(o, b.p, b.len, &err) < 0) {
-		out_abort(o);
-		rc = -1;
-	}
-	sb_free(&b);
-	return rc < 0 ? cli_report(c, &err) : 0;
+	/* linspace's type: float64 for a given range, the data's own */
+	return edges_file_write(c, o, h->edges_path[k], c->job.data_range ?
+				edges_float_descr(&c->job) : "<f8", h->edges[k],
+				0, h->n[k]);
 }
