@@ -47,15 +47,15 @@ int histw_check(struct cli *c, const char *col, bool density,
 		return gs_fail(err, GS_EUSAGE, "hist", "--weights runs on the "
 			       "CPU only (--backend cpu or auto, the default "
 			       "algorithm)");
+	if (strchr(col, ','))
+		return gs_fail(err, GS_EUSAGE, "", "--weights: one column, not "
+			       "'%.60s'", col);
 	if (is_number(col) && (parse_u64(col, &n) < 0 || n == 0))
 		return gs_fail(err, GS_EUSAGE, "", "--weights: expected a column "
 			       "number from 1 or a --header name, not '%s'", col);
 	if (!is_number(col) && !c->header)
 		return gs_fail(err, GS_EUSAGE, "", "--weights: '%.60s' is not a "
 			       "column number (a name needs --header)", col);
-	if (strchr(col, ','))
-		return gs_fail(err, GS_EUSAGE, "", "--weights: one column, not "
-			       "'%.60s'", col);
 	return c->fields ? fields_append(&c->fields, col, err) : 0;
 }
 
