@@ -248,8 +248,7 @@ def exact_cases():
     hdr += " " * ((64 - (10 + len(hdr) + 1) % 64) % 64) + "\n"
     npy = b"\x93NUMPY\x01\x00" + struct.pack("<H", len(hdr)) + hdr.encode()
     npy += bytes([3, 1, 3, 2, 3, 0, 4, 1, 4, 1, 5, 0])
-    j = hist_json("bool_weights", ["--weights", "w"], npy) \
-        if False else hist_json("bool_weights", ["--weights", "2"], npy)
+    j = hist_json("bool_weights", ["--weights", "2"], npy)
     if j:
         report("bool_weights", None if j["sums"][0][3:6] == [2, 2, 0] and
                sum(j["sums"][0]) == 4 else f"{j['sums'][0][:8]}")
