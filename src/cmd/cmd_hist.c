@@ -635,9 +635,12 @@ const struct command hist_command = {
 		 "16-bit integer\ntypes get one bin per value; otherwise, or "
 		 "with --bins, N equal bins over\n--range LO:HI count exactly "
 		 "like numpy.histogram (last bin closed).\nValues outside the "
-		 "range and NaNs are counted and reported.",
+		 "range and NaNs are counted and reported. --weights COL\n"
+		 "sums a column of weights into the bins, exactly; --density "
+		 "gives numpy's\ndensity=True.",
 	.examples = "cat data.bin | gpustat hist\n"
 		    "gpustat hist -t f32 --bins 20 --range 0:1 samples.f32\n"
+		    "gpustat hist -t f32 -c 2 --weights 2 --bins 100 pairs.f32\n"
 		    "gpustat hist photo.ppm -f csv\n"
 		    "convert photo.jpg pgm:- | gpustat hist --plot",
 	.opts = hist_opts,
