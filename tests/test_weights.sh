@@ -134,6 +134,14 @@ printf '1 9223372036854775807\n1 9223372036854775807\n' > "$T/big.txt"
 rc=$?
 [ $rc -eq 1 ] && [ ! -s "$T/out" ] && [ "$(wc -l < "$T/err")" -eq 1 ] && ok ||
 	bad "wide sum in npy" "exit $rc: $(cat "$T/err")"
+# --header names, with and without -F
+printf 'x,w,y\n0.25,2,3\n0.75,-1,0.5\n0.5,0.5,0.25\n' > "$T/h.csv"
+"$G" hist -t f64 --header --weights w --bins 2 --range 0:1 -q "$T/h.csv" > "$T/out" 2>&1
+[ "$(cat "$T/out")" = "$(printf '0\t0.5\t2\t0.5\n0.5\t1\t-0.5\t-1')" ] && ok ||
+	bad "header name" "$(cat "$T/out" | tr '\n' '|')"
+"$G" hist -t f64 --header -F y --weights w --bins 2 --range 0:1 -q "$T/h.csv" > "$T/out" 2>&1
+[ "$(cat "$T/out")" = "$(printf '0\t0.5\t0.5\n0.5\t1\t-1')" ] && ok ||
+	bad "header name with -F" "$(cat "$T/out" | tr '\n' '|')"
 # big-endian records of one type
 python3 -c 'import struct,sys; sys.stdout.buffer.write(struct.pack(">4d", 0.5, 2.5, 0.5, 0.25))' \
 	> "$T/be.f64"
@@ -165,6 +173,8 @@ usage zero "not '0'" -t f64 -c 2 --weights 0 --range 0:1 "$T/t.txt"
 usage list 'one column' -t f64 -c 2 --weights 1,2 --range 0:1 "$T/t.txt"
 usage name_without_header 'needs --header' -t f64 -c 2 --weights w --range 0:1 "$T/t.txt"
 usage two_value_types 'different types' -t u8,i16,f32 --weights 3 "$T/vw.u8i32"
+usage per_file_mixed 'records of mixed types' -t u8,i32 --weights 2 --per-file \
+	"$T/small.u8i32" "$T/small.u8i32"
 usage mixed_without_weights 'values and --weights' -t u8,i32 "$T/vw.u8i32"
 
 summary

@@ -127,6 +127,11 @@ int histw_plan(struct cli *c, const char *col, struct gs_err *err)
 		return -1;
 	}
 	job->weighted = true;
+	/* each operand's opening would settle the job's type to the record's
+	 * again, without value_type's */
+	if (job->rec && c->per_file && c->noperands > 1)
+		return gs_fail(err, GS_EUSAGE, "hist", "--per-file does not go "
+			       "with --weights on records of mixed types yet");
 	return job->rec ? value_type(c, err) : 0;
 }
 
