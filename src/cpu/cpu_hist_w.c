@@ -20,9 +20,10 @@
  * words (struct wfast: carry-save, no carry to propagate, room for 2^31
  * adds), and each bin's chunks are added to its xsum at the end of every
  * call (and every WFAST_FLUSH adds): the same exact sum, about three times
- * faster (20M f32 records with f32 weights, 1000 bins, one thread: 1.1 s
- * with an xsum add per weight, numpy.histogram 1.16 s). Where the bins are
- * too many for the scratch (WFAST_BINS), weights go to the xsums directly.
+ * faster (20M f32 records with normal f32 weights, 1000 bins, one thread
+ * of a 2-core EPYC VM: 1.1 s with an xsum add per weight, 0.39 s with the
+ * chunks; numpy.histogram 1.16 s). Where the bins are too many for the
+ * scratch (WFAST_BINS), weights go to the xsums directly.
  *
  * Records are taken a block at a time: the weights converted (exactly) to
  * double or to a 64-bit integer, then for each value column its values'
