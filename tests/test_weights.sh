@@ -12,7 +12,10 @@
 #  - the same bytes for every -j and --chunk-size, ranged, default range
 #    and one bin per value;
 #  - the table, npy (f8, i8, u8 by the weights' type), --nonzero, the note;
-#  - usage errors in one line: -f state, --backend cuda, --plot, columns.
+#  - -f state of shards merged in any grouping: one run's bytes; states
+#    of counts and of sums, or of two weight types, do not merge;
+#  - usage errors in one line: --backend cuda, --plot, columns, --density
+#    with -f state.
 #
 # Usage: sh tests/test_weights.sh   (GPUSTAT=path overrides ./gpustat)
 cd "$(dirname "$0")/.." || exit 2
@@ -148,6 +151,51 @@ python3 -c 'import struct,sys; sys.stdout.buffer.write(struct.pack(">4d", 0.5, 2
 "$G" hist -t '>f8' -c 2 --weights 2 --bins 1 --range 0:1 "$T/be.f64" > "$T/out" 2>&1
 [ "$(cat "$T/out")" = "$(printf '0\t1\t2.75')" ] && ok || bad "big-endian" "$(cat "$T/out")"
 
+# ---- -f state and merge ---------------------------------------------------------
+
+# shards of a stream, their states merged in any grouping and order: the
+# bytes of one run over the stream (text and json)
+shards() {	# NAME FILE RECORD_BYTES OPTS...
+	name=$1 f=$2 rs=$3
+	shift 3
+	size=$(wc -c < "$f")
+	a=$(( size / rs / 3 * rs )) b=$(( size / rs / 2 * rs ))
+	head -c "$a" "$f" > "$T/sh1"
+	tail -c +$((a + 1)) "$f" | head -c $((b - a)) > "$T/sh2"
+	tail -c +$((b + 1)) "$f" > "$T/sh3"
+	for i in 1 2 3; do
+		"$G" hist "$@" -q -f state -o "$T/sh$i.st" "$T/sh$i" 2> "$T/err" ||
+			{ bad "$name" "state $i: $(head -n 1 "$T/err")"; return; }
+	done
+	for fmt in text json; do
+		"$G" hist "$@" -q -f $fmt "$T/sh1" "$T/sh2" "$T/sh3" > "$T/one"
+		"$G" merge -q -f $fmt "$T/sh3.st" "$T/sh1.st" "$T/sh2.st" > "$T/m1"
+		"$G" merge -f state "$T/sh2.st" "$T/sh3.st" > "$T/sh23.st"
+		"$G" merge -q -f $fmt "$T/sh23.st" "$T/sh1.st" > "$T/m2"
+		if [ -s "$T/one" ] && cmp -s "$T/one" "$T/m1" && cmp -s "$T/one" "$T/m2"; then
+			ok
+		else
+			bad "$name ($fmt)" "merged states differ from one run"
+		fi
+	done
+}
+shards state_f32 "$T/vw.f32" 8 -t f32 -c 2 --weights 2 --bins 1000 --range 0:1
+shards state_weight_first "$T/vw.f32" 8 -t f32 -c 2 --weights 1 --bins 7 \
+	--range -1e3:1e3
+shards state_bincount "$T/vw.u8i32" 5 -t u8,i32 --weights 2
+"$G" hist -t f32 -c 2 -F 1 --bins 1000 --range 0:1 -f state -o "$T/counts.st" "$T/sh1"
+"$G" hist -t f32 -c 2 --weights 2 --bins 1000 --range 0:1 -f state -o "$T/w.st" "$T/sh1"
+"$G" merge "$T/counts.st" "$T/w.st" > "$T/out" 2> "$T/err"
+rc=$?
+[ $rc -eq 1 ] && [ ! -s "$T/out" ] && grep -q 'operation histw, not hist' "$T/err" && ok ||
+	bad "merge counts with sums" "exit $rc: $(cat "$T/err")"
+"$G" hist -t u8,i32 --weights 2 -f state -o "$T/i.st" "$T/small.u8i32"
+"$G" hist -t u8,u32 --weights 2 -f state -o "$T/u.st" "$T/small.u8i32"
+"$G" merge "$T/i.st" "$T/u.st" > "$T/out" 2> "$T/err"
+rc=$?
+[ $rc -eq 1 ] && [ ! -s "$T/out" ] && grep -q 'type u8,u32, not u8,i32' "$T/err" && ok ||
+	bad "merge weights of two types" "exit $rc: $(cat "$T/err")"
+
 # ---- usage errors -------------------------------------------------------------
 
 usage() {	# NAME WORDS OPTS...: exit 2, one line naming WORDS, no stdout
@@ -162,7 +210,7 @@ usage() {	# NAME WORDS OPTS...: exit 2, one line naming WORDS, no stdout
 		bad "$name" "exit $rc: $(head -n 2 "$T/err" | tr '\n' '|')"
 	fi
 }
-usage state '--weights does not go with -f state' -t f64 -c 2 --weights 2 --range 0:1 -f state "$T/t.txt"
+usage state_no_range 'needs --range' -t f64 -c 2 --weights 2 -f state "$T/t.txt"
 usage density_state '--density does not go with -f state' -t f64 --density --range 0:1 -f state "$T/t.txt"
 usage cuda 'CPU only' -t f64 -c 2 --weights 2 --range 0:1 --backend cuda "$T/t.txt"
 usage gpu_algorithm 'CPU only' -t f64 -c 2 --weights 2 --range 0:1 --algorithm sort "$T/t.txt"

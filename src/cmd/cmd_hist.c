@@ -654,5 +654,7 @@ const struct command hist_command = {
 	.check = hist_check,
 	.plan = hist_plan,
 	.passes = count_pass,
+	.other_state = true,	/* --weights: hist_done prints either */
+	.other_state_op = CMD_HISTW,
 	.finish = hist_finish,
 };

@@ -36,10 +36,10 @@ int histw_check(struct cli *c, const char *col, bool density,
 {
 	uint64_t n;
 
-	if ((col || density) && c->format == FMT_STATE)
-		return gs_fail(err, GS_EUSAGE, "hist", "%s does not go with -f "
-			       "state: a state holds counts, merge prints them",
-			       col ? "--weights" : "--density");
+	if (density && c->format == FMT_STATE)
+		return gs_fail(err, GS_EUSAGE, "hist", "--density does not go "
+			       "with -f state: a state holds the sums, merge "
+			       "prints them");
 	if (!col)
 		return 0;
 	if (c->backend == BACKEND_CUDA || c->eo.ndevices ||
