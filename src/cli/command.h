@@ -75,9 +75,8 @@ struct command {
 	int (*open)(struct cli *c, struct gs_err *err);
 	int (*plan)(struct cli *c, const struct pass **passes, struct gs_err *err);
 	const struct pass *passes;	/* ended by { .done = NULL } */
-	/* Another operation whose states the last pass of `passes` prints
-	 * too (merge): hist's weighted CMD_HISTW; GS_NCMDS for none. Set
-	 * where the command has one (0 is an operation). */
+	/* Whether the last pass of `passes` prints the states of another
+	 * operation too (merge), and which: hist's weighted CMD_HISTW */
 	bool other_state;
 	enum gs_cmd other_state_op;
 
