@@ -47,6 +47,8 @@ case_ 'gpustat scan --op ' only 'sum min max prod'
 case_ 'gpustat reduce --op ' only 'sum prod min max and or xor'
 case_ 'gpustat scan --out-type ' has "$types"
 case_ 'gpustat hist --p' only '--per-file --plot --progress'
+case_ 'gpustat hist --w' only '--weights'
+case_ 'gpustat hist --den' only '--density'
 case_ 'gpustat sum --p' only '--per-file --progress'
 case_ 'gpustat sum -o man/gpustat.' has 'gpustat.1'
 case_ 'gpustat stats man/gpustat.' has 'gpustat.1'

@@ -2,7 +2,8 @@
  * unit_hist.c - hist_kernels and hist_edges against numpy.histogram's
  * choices (tests/kernel_vectors.h, made by tests/gen_kernel_vectors.py),
  * per-value bins against plain counting, and merged accumulators of every
- * split of the data against one pass.
+ * split of the data against one pass; weighted bins (histw_kernels) of
+ * the same values against numpy's bins of each.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -90,6 +91,70 @@ static void check_vec(const struct hist_vec *v, unsigned C)
 	free(want);
 	free(h);
 	free(r.scratch);
+	free(data);
+}
+
+/* hist --weights (histw_kernels) over records (value of v's type, weight
+ * of type wt): each bin's weight sum against numpy's bin of each value
+ * (v->bin), the values in no bin counted, and merged halves equal to
+ * one pass. Weights i % 7 - 3 (+ 0.5 for floats): every sum exact in a
+ * double, so plain adds here are the reference. */
+static void check_weighted(const struct hist_vec *v, enum gs_type wt)
+{
+	size_t sz = type_size(v->type), n = v->n;
+	struct gs_record rec = { .n = 2, .size = sz + 8,
+				 .type = { { v->type }, { wt } },
+				 .off = { 0, sz } };
+	struct gs_job job = {
+		.cmd = CMD_HISTW, .dtype = { v->type, false }, .columns = 2,
+		.ranged = true, .bins = v->bins, .lo = v->lo, .hi = v->hi,
+		.weighted = true, .wcol = 1, .rec = &rec,
+	};
+	const struct acc_kernels *k = &histw_kernels;
+	size_t size = k->acc_size(&job);
+	uint8_t *data = malloc(n * rec.size + 1);
+	void *scratch = malloc(k->scratch_size(&job));
+	struct hist_acc *h = malloc(size), *a = malloc(size), *b = malloc(size);
+	double *want = calloc(v->bins, sizeof(*want));
+	uint64_t out[3] = { 0, 0, 0 };
+	bool fl = type_is_float(wt), good = true;
+
+	for (size_t i = 0; i < n; i++) {
+		int64_t wi = (int64_t)(i % 7) - 3;
+		double wf = (double)wi + 0.5;
+
+		memcpy(data + i * rec.size, &v->bits[i], sz);
+		memcpy(data + i * rec.size + sz, fl ? (void *)&wf : (void *)&wi, 8);
+		if (v->bin[i] >= 0)
+			want[v->bin[i]] += fl ? wf : (double)wi;
+		else
+			out[-v->bin[i] - 1]++;
+	}
+	k->acc_init(&job, h);
+	k->cpu_add(&job, h, scratch, data, NULL, n);
+	for (uint64_t j = 0; j < v->bins; j++) {
+		const uint64_t *w = histw_isum(h, 0) + 2 * j;
+		double got = fl ? xsum_to_f64(&histw_xsum(h, 0)[j])
+				: (double)(int64_t)w[0];
+
+		good = good && got == want[j] && (fl || w[1] == (w[0] >> 63) * ~0ull);
+	}
+	for (int j = 0; j < 3; j++)
+		good = good && h->v[j] == out[j];
+	CHECKF(good, "weighted (%s) %s bins %llu range %g:%g", type_name(wt),
+	       type_name(v->type), (unsigned long long)v->bins, v->lo, v->hi);
+	k->acc_init(&job, a);
+	k->acc_init(&job, b);
+	k->cpu_add(&job, a, scratch, data, NULL, n / 3);
+	k->cpu_add(&job, b, scratch, data + n / 3 * rec.size, NULL, n - n / 3);
+	k->acc_merge(&job, a, b);
+	CHECKF(memcmp(a, h, size) == 0, "weighted (%s) %s: halves merged",
+	       type_name(wt), type_name(v->type));
+	free(want);
+	free(a);
+	free(b);
+	free(h);
+	free(scratch);
 	free(data);
 }
 
@@ -192,6 +257,8 @@ int main(void)
 			check_edges(&hist_vecs[i]);
 			check_vec(&hist_vecs[i], 1);
 			check_vec(&hist_vecs[i], 3);
+			check_weighted(&hist_vecs[i], GS_F64);
+			check_weighted(&hist_vecs[i], GS_I64);
 		}
 	}
 	cpu_portable = false;

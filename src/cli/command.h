@@ -75,6 +75,10 @@ struct command {
 	int (*open)(struct cli *c, struct gs_err *err);
 	int (*plan)(struct cli *c, const struct pass **passes, struct gs_err *err);
 	const struct pass *passes;	/* ended by { .done = NULL } */
+	/* Whether the last pass of `passes` prints the states of another
+	 * operation too (merge), and which: hist's weighted CMD_HISTW */
+	bool other_state;
+	enum gs_cmd other_state_op;
 
 	/* Write the result b (the last pass's) and close the output; returns
 	 * the exit status (default: cli_finish). */

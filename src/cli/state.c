@@ -33,6 +33,15 @@ static void type_value(const struct gs_job *job, char *v)
 	size_t at = 0;
 
 	v[0] = 0;
+	if (job->weighted) {	/* each column's, the weight's last */
+		for (unsigned i = 0; i < job->columns; i++)
+			if (i != job->wcol)
+				at += (size_t)snprintf(v + at, VALUE_MAX - at,
+					"%s,", type_name(job_col_dtype(job, i).type));
+		snprintf(v + at, VALUE_MAX - at, "%s",
+			 type_name(job_col_dtype(job, job->wcol).type));
+		return;
+	}
 	for (unsigned k = 0; k < (job->rec ? job->rec->n : 1); k++)
 		at += (size_t)snprintf(v + at, VALUE_MAX - at, "%s%s",
 				       k ? "," : "",
@@ -242,10 +251,11 @@ static int header_sane(const struct gs_job *job, const char *name,
 	enum gs_type t = job->dtype.type;
 	bool bits = job->op == OP_AND || job->op == OP_OR || job->op == OP_XOR;
 
-	if (job->cmd == CMD_HIST && !job->ranged &&
-	    (type_is_float(t) || type_size(t) > 2))
+	bool hist = job->cmd == CMD_HIST || job->cmd == CMD_HISTW;
+
+	if (hist && !job->ranged && (type_is_float(t) || type_size(t) > 2))
 		return bad_value(name, "ranged", "0", err);
-	if (job->cmd == CMD_HIST && job->ranged &&
+	if (hist && job->ranged &&
 	    (job->bins < 1 || !(job->lo < job->hi) || !isfinite(job->lo) ||
 	     !isfinite(job->hi)))
 		return gs_fail(err, GS_ERUNTIME, name, "state header: no ranged "
@@ -256,7 +266,36 @@ static int header_sane(const struct gs_job *job, const char *name,
 	if (bits && type_is_float(t))
 		return gs_fail(err, GS_ERUNTIME, name, "state header: op %s of "
 			       "%s", op_name(job->op), type_name(t));
-	return job->rec ? mixed_sane(job, name, err) : 0;
+	return job->rec && !job->weighted ? mixed_sane(job, name, err) : 0;
+}
+
+/* hist --weights: the type list is each column's, the weight's last; the
+ * value columns of one type, the job's type. */
+static int weighted_header(struct gs_job *job, const char *name,
+			   struct gs_err *err)
+{
+	const struct gs_record *r = job->rec;
+
+	if (job->cmd != CMD_HISTW)
+		return 0;
+	if (!r || r->n != job->columns || r->n < 2)
+		return bad_value(name, "type", "not a list of values and weight",
+				 err);
+	for (unsigned k = 1; k + 1 < r->n; k++)
+		if (r->type[k].type != r->type[0].type ||
+		    r->type[k].boolean != r->type[0].boolean)
+			return bad_value(name, "type", "values of several types",
+					 err);
+	job->weighted = true;
+	job->wcol = r->n - 1;
+	job->dtype = (struct gs_dtype){ .type = r->type[0].type,
+					.boolean = r->type[0].boolean };
+	/* the weight of the values' type: records of one type, as the run
+	 * read them (-t T -c N) */
+	if (r->type[r->n - 1].type == r->type[0].type &&
+	    r->type[r->n - 1].boolean == r->type[0].boolean)
+		job->rec = NULL;
+	return 0;
 }
 
 static int read_header(const unsigned char **p, const unsigned char *end,
@@ -280,6 +319,8 @@ static int read_header(const unsigned char **p, const unsigned char *end,
 		return gs_fail(err, GS_ERUNTIME, name, "state header: no empty "
 			       "line after 'payload'");
 	(*p)++;
+	if (weighted_header(&s->job, name, err) < 0)
+		return -1;
 	return header_sane(&s->job, name, err);
 }
 

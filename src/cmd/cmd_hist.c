@@ -10,13 +10,15 @@
 #include <string.h>
 #include "command.h"
 #include "edges.h"
+#include "hist_weights.h"
 #include "out.h"
 #include "plot.h"
 #include "report.h"
 #include "writer.h"
 #include "algorithm.h"
 
-enum { OPT_BINS = 1, OPT_RANGE, OPT_NONZERO, OPT_EDGES, OPT_PLOT, OPT_LOG };
+enum { OPT_BINS = 1, OPT_RANGE, OPT_NONZERO, OPT_EDGES, OPT_PLOT, OPT_LOG,
+       OPT_WEIGHTS, OPT_DENSITY };
 
 static const struct opt_spec hist_opts[] = {
 	{ .name = "bins",
@@ -47,6 +49,21 @@ static const struct opt_spec hist_opts[] = {
 	  .values = "@file",
 	  .id = OPT_EDGES,
 	  .brief = "also write the bin edges to FILE" },
+	{ .name = "weights",
+	  .has_arg = required_argument,
+	  .arg = "COL",
+	  .help = "sum column COL (numbered as -F numbers them, or a\n"
+		  "--header name) into the bins of the other columns'\n"
+		  "values (with -F: of its columns), each sum exact:\n"
+		  "f64 for float weights, an integer for integer ones",
+	  .id = OPT_WEIGHTS,
+	  .brief = "sum the weights in column COL per bin" },
+	{ .name = "density",
+	  .has_arg = no_argument,
+	  .help = "numpy's density=True: each bin's count (or sum)\n"
+		  "over its width and the total",
+	  .id = OPT_DENSITY,
+	  .brief = "bin densities, as numpy's density=True" },
 	{ .name = "plot",
 	  .has_arg = no_argument,
 	  .help = "draw the histogram as bars on the terminal",
@@ -66,8 +83,9 @@ static const struct opt_spec hist_opts[] = {
 
 /* The options and what the passes hand on (the driver's c->state). */
 struct hist_state {
-	bool bins_set, range_set, nonzero, plot, log;
+	bool bins_set, range_set, nonzero, plot, log, density;
 	const char *edges_path;		/* --edges FILE */
+	const char *weights;		/* --weights COL */
 	/* pass 1 of a two-pass hist: what pass 2 must find again */
 	bool two_pass;
 	uint64_t pass1_records, pass1_nan;
@@ -114,6 +132,12 @@ static int hist_option(struct cli *c, int id, const char *arg,
 		return 0;
 	case OPT_LOG:
 		h->log = true;
+		return 0;
+	case OPT_WEIGHTS:
+		h->weights = arg;
+		return 0;
+	case OPT_DENSITY:
+		h->density = true;
 		return 0;
 	}
 	return -1;
@@ -163,7 +187,7 @@ static void set_data_range(struct gs_job *job, const struct stats_col *acc)
 	for (unsigned k = 0; k < job->columns; k++) {
 		const struct stats_col *s = &acc[k];
 
-		if (s->count == s->nan)
+		if ((job->weighted && k == job->wcol) || s->count == s->nan)
 			continue;
 		if (!any || cmp_scalar(t, s->min, mn) < 0)
 			mn = s->min;
@@ -201,7 +225,8 @@ static int range_done(struct cli *c, void *acc, struct sbuf *b,
 	h->pass1_records = c->records;
 	h->pass1_nan = 0;
 	for (unsigned k = 0; k < c->job.columns; k++)
-		h->pass1_nan += cols[k].nan;
+		if (!c->job.weighted || k != c->job.wcol)
+			h->pass1_nan += cols[k].nan;
 	if (!isfinite(c->job.lo) || !isfinite(c->job.hi))
 		return gs_fail(err, GS_ERUNTIME, "hist", "the data's range [%g, %g] "
 			       "is not finite; give --range LO:HI", c->job.lo,
@@ -443,6 +468,9 @@ static int hist_done(struct cli *c, void *acc, struct sbuf *b,
 		plot_hist(b, &c->job, h, hs->edges, &po);
 		return 0;
 	}
+	if (c->job.weighted || hs->density)
+		return histw_put(c, b, h, hs->edges, hs->nonzero, hs->density,
+				 err);
 	return put(c, b, h, hs->edges, err);
 }
 
@@ -514,6 +542,12 @@ static int hist_check(struct cli *c, struct gs_err *err)
 
 	if (hs->log && !hs->plot)
 		return gs_fail(err, GS_EUSAGE, "hist", "--log goes with --plot");
+	if (hs->plot && (hs->weights || hs->density))
+		return gs_fail(err, GS_EUSAGE, "hist", "--plot draws counts; it "
+			       "does not go with %s", hs->weights ? "--weights" :
+			       "--density");
+	if (histw_check(c, hs->weights, hs->density, err) < 0)
+		return -1;
 	if (hs->plot && c->per_file)
 		return gs_fail(err, GS_EUSAGE, "hist", "--plot draws one "
 			       "histogram, not --per-file's");
@@ -540,13 +574,28 @@ static const struct pass range_then_count[] = {
 	{ .done = NULL },
 };
 
+/* --weights: the same passes, the counts made weight sums */
+static const struct pass weighted_pass[] = {
+	{ .op = CMD_HISTW, .start = check_edges, .done = hist_done },
+	{ .done = NULL },
+};
+
+static const struct pass range_then_weighted[] = {
+	{ .op = CMD_MINMAX, .start = range_start, .done = range_done },
+	{ .op = CMD_HISTW, .start = check_edges, .done = hist_done },
+	{ .done = NULL },
+};
+
 /* Once the type is known: per-value or ranged bins, and whether a range
  * pass comes first (no --range). */
 static int hist_plan(struct cli *c, const struct pass **passes,
 		     struct gs_err *err)
 {
 	const struct hist_state *hs = c->state;
+	bool two = !hs->range_set;
 
+	if (histw_plan(c, hs->weights, err) < 0)
+		return -1;
 	c->job.ranged = hs->bins_set || hs->range_set ||
 			!per_value_type(c->job.dtype.type);
 	/* ranged counts pair with edges in json */
@@ -570,7 +619,11 @@ static int hist_plan(struct cli *c, const struct pass **passes,
 		c->job.bins = 10;	/* numpy's default */
 	if (c->job.ranged && hs->range_set)
 		widen(&c->job);
-	*passes = c->job.ranged && !hs->range_set ? range_then_count : count_pass;
+	two = two && c->job.ranged;
+	if (c->job.weighted)
+		*passes = two ? range_then_weighted : weighted_pass;
+	else
+		*passes = two ? range_then_count : count_pass;
 	return 0;
 }
 
@@ -582,9 +635,12 @@ const struct command hist_command = {
 		 "16-bit integer\ntypes get one bin per value; otherwise, or "
 		 "with --bins, N equal bins over\n--range LO:HI count exactly "
 		 "like numpy.histogram (last bin closed).\nValues outside the "
-		 "range and NaNs are counted and reported.",
+		 "range and NaNs are counted and reported. --weights COL\n"
+		 "sums a column of weights into the bins, exactly; --density "
+		 "gives numpy's\ndensity=True.",
 	.examples = "cat data.bin | gpustat hist\n"
 		    "gpustat hist -t f32 --bins 20 --range 0:1 samples.f32\n"
+		    "gpustat hist -t f32 -c 2 --weights 2 --bins 100 pairs.f32\n"
 		    "gpustat hist photo.ppm -f csv\n"
 		    "convert photo.jpg pgm:- | gpustat hist --plot",
 	.opts = hist_opts,
@@ -592,10 +648,13 @@ const struct command hist_command = {
 	.default_format = FMT_TEXT,
 	.formats = RESULT_FORMATS,
 	.formats_help = RESULT_FORMATS_HELP,
+	.mixed = true,		/* with --weights (hist_weights.c) */
 	.state_size = sizeof(struct hist_state),
 	.option = hist_option,
 	.check = hist_check,
 	.plan = hist_plan,
 	.passes = count_pass,
+	.other_state = true,	/* --weights: hist_done prints either */
+	.other_state_op = CMD_HISTW,
 	.finish = hist_finish,
 };

@@ -119,7 +119,9 @@ static int merge_stream(struct cli *c)
 
 	while (last && last[1].done)
 		last++;
-	if (!last || last->op != m->total.job.cmd) {
+	if (!last || (last->op != m->total.job.cmd &&
+		      !(cmd->other_state &&
+			cmd->other_state_op == m->total.job.cmd))) {
 		gs_fail(&err, GS_ERUNTIME, m->first, "no command '%s' makes "
 			"such a state", m->total.command);
 		return cli_report(c, &err);

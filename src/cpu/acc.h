@@ -53,6 +53,31 @@ static inline uint64_t *hist_counts(struct hist_acc *h, uint64_t col)
 	return h->v + 3 * h->columns + col * h->nbins;
 }
 
+/* A weighted hist (job->weighted, cpu_hist_w.c) has the same header and
+ * below, above and nan counts, of the value columns (every column but
+ * job->wcol: columns is one less than the job's); in place of the counts,
+ * each bin holds the exact sum of the weights of the values in it: for
+ * float weights a struct xsum, for integer weights a 128-bit two's
+ * complement integer as two words, the low one first (a bin sums fewer
+ * than 2^63 weights below 2^64). */
+static inline struct xsum *histw_xsum(struct hist_acc *h, uint64_t col)
+{
+	return (struct xsum *)(h->v + 3 * h->columns) + col * h->nbins;
+}
+static inline uint64_t *histw_isum(struct hist_acc *h, uint64_t col)
+{
+	return h->v + 3 * h->columns + 2 * col * h->nbins;
+}
+/* Whether job's weights are floats (xsum bins) and signed. */
+bool histw_float(const struct gs_job *job);
+bool histw_signed(const struct gs_job *job);
+
+/* The bins of m values v[0..m) of a ranged hist (each exact in double),
+ * as the ranged hist finds them: 0..bins-1, or bins + 0 below the range,
+ * bins + 1 above, bins + 2 NaN. */
+void hist_codes(const struct gs_job *job, const double *v, size_t m,
+		uint32_t *code);
+
 /* The bin edges of a ranged hist, as numpy computes them: linspace(lo, hi,
  * bins + 1) in double (in the bin type for job->data_range), the last edge
  * exactly hi, then rounded to the bin

@@ -548,6 +548,23 @@ static ranged_fn *const ranged_loops[GS_NTYPES] = {
 	[GS_BF16] = ranged_bf16, [GS_F32] = ranged_f32, [GS_F64] = ranged_f64,
 };
 
+void hist_codes(const struct gs_job *job, const double *v, size_t m,
+		uint32_t *code)
+{
+	struct ranged r;
+	bins_fn *vec;
+	size_t j = 0;
+
+	ranged_init(job, &r);
+	vec = ranged_vector(&r);
+	if (vec && m >= 4) {
+		j = m & ~(size_t)3;
+		vec(&r, v, j, code);
+	}
+	for (; j < m; j++)
+		code[j] = (uint32_t)ranged_bin(&r, r.bt, r.in_bt, v[j]);
+}
+
 /* ---- per-value bins ----------------------------------------------------- */
 
 /* Counts 8-bit values; flip (0 or 0x80) maps i8 so that -128 is bin 0. */

@@ -107,6 +107,32 @@ void fields_free(struct fields *f)
 	free(f);
 }
 
+int fields_append(struct fields **f, const char *item, struct gs_err *err)
+{
+	size_t len = 0;
+	struct fields *g = NULL;
+	char *list;
+	int rc;
+
+	for (unsigned i = 0; i < (*f)->n; i++)
+		len += strlen((*f)->text + len) + 1;
+	if (!(list = malloc(len + strlen(item) + 1)))
+		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
+	memcpy(list, (*f)->text, len);
+	for (size_t i = 0; i < len; i++)	/* the NULs were the commas */
+		list[i] = list[i] ? list[i] : ',';
+	strcpy(list + len, item);
+	rc = fields_parse(list, &g, err);
+	free(list);
+	if (rc < 0) {
+		fields_free(g);
+		return -1;
+	}
+	fields_free(*f);
+	*f = g;
+	return 0;
+}
+
 unsigned fields_max(const struct fields *f)
 {
 	unsigned m = 1;

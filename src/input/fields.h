@@ -26,6 +26,10 @@ struct headline;
  * that runs backwards. */
 int fields_parse(const char *list, struct fields **f, struct gs_err *err);
 void fields_free(struct fields *f);
+/* item (as LIST writes one) after the columns *f lists: *f is replaced
+ * by the longer list (hist --weights adds its column so). 0, or -1 with
+ * err (*f unchanged). */
+int fields_append(struct fields **f, const char *item, struct gs_err *err);
 
 /* The highest column number f lists, at least 1: the width taken for
  * text that has no line to count (an empty input). */

@@ -154,6 +154,11 @@ struct gs_job {
 	 * axes take data_range) */
 	uint64_t ybins;
 	double ylo, yhi;
+	/* hist --weights: column wcol of the job's records is each record's
+	 * weight, the others are its values (cpu_hist_w.c); with records of
+	 * mixed types, dtype is then the value columns' type */
+	bool weighted;
+	unsigned wcol;
 	bool two_inputs;	/* dot A B: records come as two parallel streams */
 	const struct select_plan *select;	/* CMD_SELECT, _COLLECT, _MODECOUNT */
 	enum gs_algo algo;	/* --algorithm (hist, sum, reduce, dot, scan) */

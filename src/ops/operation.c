@@ -61,5 +61,7 @@ const struct operation *operation_of(const struct gs_job *job)
 
 const struct acc_kernels *acc_kernels_for(const struct gs_job *job)
 {
-	return job->rec ? &mixed_kernels : operation_of(job)->cpu;
+	/* a weighted hist reads each record whole, values and weight */
+	return job->rec && job->cmd != CMD_HISTW ? &mixed_kernels
+						 : operation_of(job)->cpu;
 }

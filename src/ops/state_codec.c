@@ -126,6 +126,64 @@ static void hist_state_get(const struct gs_job *job, void *acc,
 		p = get(p, &h->v[i]);
 }
 
+/* ---- hist --weights: below, above, nan, then each bin's sum -------------
+ * column by column: an xsum for float weights, two words (low first) of
+ * the 128-bit sum for integer weights */
+
+static size_t histw_bin_words(const struct gs_job *job)
+{
+	return histw_float(job) ? XSUM_WORDS : 2;
+}
+
+static size_t histw_state_bytes(const struct gs_job *job)
+{
+	uint64_t C = job->columns - 1;
+	uint64_t n = job->ranged ? job->bins
+				 : (uint64_t)1 << (8 * type_size(job->dtype.type));
+
+	return (3 * C + C * n * histw_bin_words(job)) * 8;
+}
+
+static void histw_state_put(const struct gs_job *job, const void *acc,
+			    unsigned char *p)
+{
+	struct hist_acc *h = (struct hist_acc *)acc;
+	uint64_t bins = h->columns * h->nbins;
+
+	for (uint64_t i = 0; i < 3 * h->columns; i++)
+		p = put(p, h->v[i]);
+	for (uint64_t i = 0; i < bins; i++) {
+		if (histw_float(job)) {
+			p = put_xsum(p, histw_xsum(h, 0) + i);
+		} else {
+			p = put(p, histw_isum(h, 0)[2 * i]);
+			p = put(p, histw_isum(h, 0)[2 * i + 1]);
+		}
+	}
+}
+
+static void histw_state_get(const struct gs_job *job, void *acc,
+			    const unsigned char *p)
+{
+	struct hist_acc *h = acc;
+	uint64_t bins = h->columns * h->nbins;
+
+	for (uint64_t i = 0; i < 3 * h->columns; i++)
+		p = get(p, &h->v[i]);
+	for (uint64_t i = 0; i < bins; i++) {
+		if (histw_float(job)) {
+			p = get_xsum(p, histw_xsum(h, 0) + i);
+		} else {
+			p = get(p, &histw_isum(h, 0)[2 * i]);
+			p = get(p, &histw_isum(h, 0)[2 * i + 1]);
+		}
+	}
+}
+
+const struct state_codec histw_state = {
+	histw_state_bytes, histw_state_put, histw_state_get, NULL,
+};
+
 /* ---- stats: count, nan, min, max, sum, sum of squares per column -------- */
 
 static size_t stats_state_bytes(const struct gs_job *job)
@@ -401,5 +459,6 @@ const struct state_codec *state_codec_for(const struct gs_job *job)
 {
 	const struct state_codec *own = operation_of(job)->state;
 
-	return job->rec && own ? &mixed_state : own;
+	/* a weighted hist's record is its values and weight, whole */
+	return job->rec && own && job->cmd != CMD_HISTW ? &mixed_state : own;
 }

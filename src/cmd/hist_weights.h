@@ -1,0 +1,30 @@
+/*
+ * hist_weights.h - hist --weights COL and --density (hist_weights.c): what
+ * cmd_hist.c asks of them. The kernels: cpu/cpu_hist_w.c.
+ */
+#ifndef HIST_WEIGHTS_H
+#define HIST_WEIGHTS_H
+
+#include "acc.h"
+#include "cli.h"
+#include "report.h"
+
+/* Before anything is opened: the usage errors of --weights COL (NULL:
+ * none) and --density, and -F's list made to end with COL, so that the
+ * weights are the last column the job reads. 0, or -1 with err. */
+int histw_check(struct cli *c, const char *col, bool density,
+		struct gs_err *err);
+
+/* Once the input is open: the job's weight column (job.weighted, wcol)
+ * and, for records of mixed types, the values' type as job.dtype. 0, or
+ * -1 with err. */
+int histw_plan(struct cli *c, const char *col, struct gs_err *err);
+
+/* The weighted sums (job.weighted) or the densities of h in c->format
+ * into b: as hist prints counts, with each bin's sum or density in place
+ * of its count. edges: a ranged hist's nbins + 1. 0, or -1 with err. */
+int histw_put(const struct cli *c, struct sbuf *b, struct hist_acc *h,
+	      const double *edges, bool nonzero, bool density,
+	      struct gs_err *err);
+
+#endif
