@@ -25,6 +25,7 @@ const struct opt_spec group_opts[] = {
 };
 
 static struct gs_group spec;
+static char *cut_list;		/* -F's list with the keys first */
 
 /* fields.c's error about COLS as --by's: "--by: WHAT". */
 static int as_by(struct gs_err *err)
@@ -70,7 +71,8 @@ int group_check(struct cli *c, struct gs_err *err)
 	snprintf(list, n, "%s,%s", c->by, c->fields_arg);
 	fields_free(c->fields);
 	c->fields = NULL;
-	/* kept: the process's, as c->by is */
+	free(cut_list);
+	cut_list = list;	/* kept, as argv's -F list is */
 	return fields_parse(list, &c->fields, err);
 }
 
