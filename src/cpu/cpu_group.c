@@ -343,12 +343,13 @@ static bool merge_col(const struct gs_job *job, struct group_acc *g,
 		      struct gcol *c, const struct gcol *s, enum gs_type t)
 {
 	bool mine = c->count > c->nan, theirs = s->count > s->nan;
-	bool w1 = c->s1.wide, w2, ok;
+	bool w1, w2, ok;
 
 	c->count += s->count;
 	c->nan += s->nan;
 	if (job->group->what == GROUP_COUNT)
-		return true;
+		return true;	/* no sums: the payload ends here */
+	w1 = c->s1.wide;
 	ok = ksum_merge(&c->s1, &s->s1);
 	if (!widened(job, g, &c->s1, w1, ok))
 		return false;
