@@ -1,7 +1,7 @@
 #!/bin/sh
-# test_group.sh - --by COLS (-g): sum, count, stats and reduce --op sum
-# per key, for binary records (tests/group_ref.py makes the data with
-# python3's struct; no numpy):
+# test_group.sh - --by COLS (-g): sum, count, stats and reduce --op
+# sum|min|max per key, for binary records (tests/group_ref.py makes the
+# data with python3's struct; no numpy):
 #  - every key's row is the key's value(s), as gpustat prints that value,
 #    then exactly the bytes the ungrouped command prints for that key's
 #    records alone (cut to the value columns), keys ascending: float keys
@@ -16,7 +16,7 @@
 #    stdin, copied instead of mapped; --per-file's total as one run;
 #  - every format (tsv/csv header, json, npy, binary);
 #  - the memory limit: past it one line naming the keys and the GiB;
-#  - refusals, one line each: text, -f state, --op max, every column a
+#  - refusals, one line each: text, -f state, --op prod|xor, every column a
 #    key, a key past the record.
 #
 # Usage: sh tests/test_group.sh   (GPUSTAT=path overrides ./gpustat)
@@ -77,10 +77,13 @@ same() {
 for set in A B C E F; do
 	d=$T/$set
 	. "$d/info"
-	cmds="sum count stats"
+	cmds="sum count stats min max"
 	[ $set = A ] && cmds="$cmds reduce"
 	for cmd in $cmds; do
-		[ "$cmd" = reduce ] && cmd="reduce --op sum"
+		case $cmd in
+		reduce) cmd="reduce --op sum" ;;
+		min|max) cmd="reduce --op $cmd" ;;
+		esac
 		want "$d" "$cmd" "$VT" "" || continue
 		"$G" $cmd --by "$BY" -t "$TYPES" "$d/data.bin" > "$T/got" 2>&1
 		same "$set $cmd --by $BY"
@@ -211,7 +214,8 @@ printf '1 2\n3 4\n' > "$T/t.txt"
 refused text "text input" sum --by 1 "$T/t.txt"
 refused text_flag "text input" sum --by 1 --text -c 2 "$T/t.txt"
 refused state "-f state" sum --by 1 -t i32,f64 -f state "$T/p2"
-refused op_max "--op max" reduce --op max --by 1 -t i32,f64 "$T/p2"
+refused op_prod "--op prod" reduce --op prod --by 1 -t f32,f64 "$T/p2"
+refused op_xor "--op xor" reduce --op xor --by 1 -t i32,i32 "$T/p2"
 refused all_keys "no values left" sum --by 1,2 -t i32,f64 "$T/p2"
 refused past "column 3 is past" sum --by 3 -t i32,f64 "$T/p2"
 refused zero "'0' is not a column" stats --by 0 -t i32,f64 "$T/p2"

@@ -65,10 +65,12 @@ static int reduce_plan(struct cli *c, const struct pass **passes,
 		if (!c->job.rec)
 			break;
 	}
-	if (c->by && op != OP_SUM)
+	if (c->by && op != OP_SUM && op != OP_MIN && op != OP_MAX)
 		return gs_fail(err, GS_EUSAGE, c->cmd, "--by: --op %s is not "
-			       "grouped yet (sum is)", op_name(op));
-	return group_plan(c, GROUP_SUM, passes, err);
+			       "grouped yet (sum, min and max are)",
+			       op_name(op));
+	return group_plan(c, op == OP_SUM ? GROUP_SUM : GROUP_MINMAX, passes,
+			  err);
 }
 
 /* The results printed from the accumulators count in their limit. */

@@ -1,6 +1,6 @@
 /*
  * group.h - --by COLS (-g, as datamash): sum, count, stats and reduce
- * --op sum per key (group.c, group_out.c; the operation: cpu_group.c).
+ * --op sum|min|max per key (group.c, group_out.c; the operation: cpu_group.c).
  *
  * COLS lists key columns as -F lists columns (1-based numbers, ranges);
  * the value columns are the others, or, with -F, those -F picks (a key

@@ -7,7 +7,7 @@
  * (cpu_group.c), so a key's cells are what the command prints for its
  * records alone:
  *
- *   sum, reduce --op sum   the sum of each value column      (results.h)
+ *   sum, reduce --op OP    each value column's sum, min or max (results.h)
  *   count                  count and nan of each value column
  *   stats                  count nan min max sum mean pvar svar pstdev
  *                          sstdev of each value column       (stats_cells.h)
@@ -77,7 +77,7 @@ static void make(struct gout *o, uint64_t r)
 		enum gs_group_what what = o->job->group->what;
 		struct stats_col s;
 
-		if (what == GROUP_SUM) {
+		if (what == GROUP_SUM || what == GROUP_MINMAX) {
 			struct gs_job cj = *o->job;
 			struct red_col rc;
 			struct gs_err err;
@@ -86,9 +86,8 @@ static void make(struct gout *o, uint64_t r)
 			cj.group = NULL;
 			cj.columns = 1;
 			cj.cmd = CMD_REDUCE;
-			cj.op = OP_SUM;
 			cj.dtype = (struct gs_dtype){ .type = val_type(o, j) };
-			group_sum(o->job, o->g, e, j, &rc);
+			group_reduce(o->job, o->g, e, j, cj.op, &rc);
 			(void)red_result(&cj, &rc, &o->res[j], &err);
 			results_value(&o->res[j], &v[j]);
 			continue;
@@ -157,7 +156,7 @@ static int describe(const struct gout *o, const char *name, char ***names,
 	for (unsigned j = 0; j < o->nv; j++)
 		for (unsigned i = 0; i < o->per; i++) {
 			unsigned at = o->nk + j * o->per + i;
-			const char *n = what == GROUP_SUM ? name :
+			const char *n = o->per == 1 ? name :
 					what == GROUP_COUNT ? count_names[i] :
 					stat_names[i];
 			char buf[64];
@@ -167,7 +166,7 @@ static int describe(const struct gout *o, const char *name, char ***names,
 			else
 				snprintf(buf, sizeof(buf), "%s", n);
 			(*names)[at] = strdup(buf);
-			(*descr)[at] = what == GROUP_SUM ?
+			(*descr)[at] = o->per == 1 ?
 				       writer_descr(val_type(o, j)) :
 				       what == GROUP_COUNT ? "<u8" : "<f8";
 		}
@@ -181,7 +180,7 @@ static int put(struct gout *o, size_t n, struct sbuf *b, struct gs_err *err)
 {
 	struct cli *c = o->c;
 	enum gs_group_what what = c->job.group->what;
-	bool reduce = c->command != &sum_command && what == GROUP_SUM;
+	bool reduce = c->command != &sum_command && o->per == 1;
 	const char *name = reduce ? op_name(c->job.op) : "sum";
 	unsigned cells = o->nk + o->nv * o->per, nf = 0;
 	char **names = NULL;
@@ -195,7 +194,7 @@ static int put(struct gout *o, size_t n, struct sbuf *b, struct gs_err *err)
 	}
 	fields[nf++] = (struct wfield){ .name = "keys", .depth = 2, .n = n,
 					.m = o->nk, .get = get, .id = -1 };
-	if (what == GROUP_SUM) {
+	if (o->per == 1) {
 		fields[nf++] = (struct wfield){ .name = "count", .depth = 1,
 						.m = n, .get = get, .id = -2 };
 		fields[nf++] = (struct wfield){ .name = "result", .depth = 2,
@@ -237,8 +236,8 @@ int group_done(struct cli *c, void *acc, struct sbuf *b, struct gs_err *err)
 
 	if (acc_check(&c->job, acc, err) < 0)
 		return -1;
-	o.per = gr->what == GROUP_SUM ? 1 : gr->what == GROUP_COUNT ? 2
-								 : NSTATS;
+	o.per = gr->what == GROUP_COUNT ? 2 : gr->what == GROUP_STATS ?
+		NSTATS : 1;	/* sum, min, max: one result */
 	o.idx = group_sorted(acc, &n, &oom);
 	o.vals = calloc(o.nk + (size_t)o.nv * o.per, sizeof(*o.vals));
 	o.res = calloc(o.nv, sizeof(*o.res));

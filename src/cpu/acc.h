@@ -126,9 +126,10 @@ struct red_col {
 /* ---- group-by (--by COLS, cpu_group.c) -----------------------------------
  * The accumulator points to a table (cpu/ktable.h) of the keys seen, each
  * with a struct gcol per value column; what a column keeps is
- * job->group->what's: count and nan (GROUP_COUNT), the exact sum of its
- * non-NaN values (GROUP_SUM), min, max and the exact sum of squares
- * (GROUP_STATS) -- the quantities of struct stats_col, per key. */
+ * job->group->what's: count and nan (GROUP_COUNT), min and max of its
+ * non-NaN values (GROUP_MINMAX), their exact sum (GROUP_SUM) and the
+ * exact sum of their squares (GROUP_STATS) -- the quantities of struct
+ * stats_col, per key. */
 struct ktable;
 struct group_acc {
 	struct ktable *t;	/* NULL until the first record */
@@ -144,11 +145,12 @@ size_t *group_sorted(const struct group_acc *acc, size_t *n, bool *oom);
 union gs_scalar group_key(const struct gs_job *job,
 			  const struct group_acc *acc, size_t i, unsigned k);
 /* Value column j of entry i as the ungrouped state of that key's records:
- * a stats_col (count, nan, min, max, s1, s2) and a red_col of the sum. */
+ * a stats_col (count, nan, min, max, s1, s2, as far as what keeps them)
+ * and a red_col of reduce --op op (sum, min, max). */
 void group_stats(const struct gs_job *job, const struct group_acc *acc,
 		 size_t i, unsigned j, struct stats_col *s);
-void group_sum(const struct gs_job *job, const struct group_acc *acc,
-	       size_t i, unsigned j, struct red_col *r);
+void group_reduce(const struct gs_job *job, const struct group_acc *acc,
+		  size_t i, unsigned j, enum gs_op op, struct red_col *r);
 /* The records of entry i's key. */
 uint64_t group_count(const struct gs_job *job, const struct group_acc *acc,
 		     size_t i);

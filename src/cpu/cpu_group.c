@@ -27,11 +27,13 @@
 #include "ksum.h"
 #include "ktable.h"
 
+/* What a key keeps per value column; a payload holds the first fields
+ * that job->group->what needs (col_size). */
 struct gcol {
 	uint64_t count, nan;
-	struct ksum s1;			/* GROUP_SUM and GROUP_STATS */
-	union gs_scalar min, max;	/* GROUP_STATS */
-	struct ksum s2;
+	union gs_scalar min, max;	/* of the non-NaN values: not COUNT */
+	struct ksum s1;			/* SUM and STATS */
+	struct ksum s2;			/* STATS */
 };
 
 enum { FAIL_NONE, FAIL_LIMIT, FAIL_OOM };
@@ -42,8 +44,9 @@ static _Atomic uint64_t live;
 static size_t col_size(const struct gs_job *job)
 {
 	switch (job->group->what) {
-	case GROUP_COUNT: return offsetof(struct gcol, s1);
-	case GROUP_SUM: return offsetof(struct gcol, min);
+	case GROUP_COUNT: return offsetof(struct gcol, min);
+	case GROUP_MINMAX: return offsetof(struct gcol, s1);
+	case GROUP_SUM: return offsetof(struct gcol, s2);
 	default: return sizeof(struct gcol);
 	}
 }
@@ -138,7 +141,7 @@ static void group_acc_free(const struct gs_job *job, void *acc)
 
 	if (!g->t)
 		return;
-	for (size_t i = 0; job->group->what != GROUP_COUNT && i < g->t->n; i++)
+	for (size_t i = 0; job->group->what >= GROUP_SUM && i < g->t->n; i++)
 		for (unsigned j = 0; j < job->group->nvals; j++) {
 			struct gcol *c = col_of(job, ktable_pay(g->t, i), j);
 
@@ -235,69 +238,74 @@ static bool add_square_f64(struct ksum *s, double v)
 			     2 * ((int)(be + (be == 0)) - 1075), false);
 }
 
+/* The min and max of c's non-NaN values with v (first: its first one),
+ * in t's order (floats: -0 below +0, as the ungrouped stats and reduce). */
+static void minmax(struct gcol *c, enum gs_type t, union gs_scalar v,
+		   bool first)
+{
+	if (first) {
+		c->min = c->max = v;
+	} else if (type_is_float(t)) {
+		if (f64_key(v.f) < f64_key(c->min.f))
+			c->min = v;
+		if (f64_key(v.f) > f64_key(c->max.f))
+			c->max = v;
+	} else if (type_is_signed(t)) {
+		if (v.i < c->min.i)
+			c->min = v;
+		if (v.i > c->max.i)
+			c->max = v;
+	} else {
+		if (v.u < c->min.u)
+			c->min = v;
+		if (v.u > c->max.u)
+			c->max = v;
+	}
+}
+
 /* One value of type t at p into c. */
 static bool fold(const struct gs_job *job, struct group_acc *g,
 		 struct gcol *c, enum gs_type t, const unsigned char *p)
 {
 	enum gs_group_what what = job->group->what;
-	bool first = c->count == c->nan, w1, w2, ok = true;
+	bool first = c->count == c->nan, w1, w2, ok;
+	union gs_scalar v;
+	unsigned __int128 sq;
 
 	c->count++;
 	if (type_is_float(t)) {
-		double v = as_f64(t, p);
-
-		if (v != v) {
+		v.f = as_f64(t, p);
+		if (v.f != v.f) {
 			c->nan++;
 			return true;
 		}
-		if (what == GROUP_COUNT)
-			return true;
-		w1 = c->s1.wide;
-		w2 = what == GROUP_STATS && c->s2.wide;
-		ok = ksum_add_f64(&c->s1, v);
-		if (what == GROUP_STATS) {
-			ok = ok && add_square_f64(&c->s2, v);
-			if (first || f64_key(v) < f64_key(c->min.f))
-				c->min.f = v;
-			if (first || f64_key(v) > f64_key(c->max.f))
-				c->max.f = v;
-		}
-	} else if (what == GROUP_COUNT) {
-		return true;
 	} else if (type_is_signed(t)) {
-		int64_t v = as_i64(t, p);
-		uint64_t m = v < 0 ? -(uint64_t)v : (uint64_t)v;
-
-		w1 = c->s1.wide;
-		w2 = what == GROUP_STATS && c->s2.wide;
-		ok = ksum_add_i64(&c->s1, v);
-		if (what == GROUP_STATS) {
-			ok = ok && ksum_add_u128(&c->s2,
-						 (unsigned __int128)m * m, 0,
-						 false);
-			if (first || v < c->min.i)
-				c->min.i = v;
-			if (first || v > c->max.i)
-				c->max.i = v;
-		}
+		v.i = as_i64(t, p);
 	} else {
-		uint64_t v = as_u64(t, p);
-
-		w1 = c->s1.wide;
-		w2 = what == GROUP_STATS && c->s2.wide;
-		ok = ksum_add_u64(&c->s1, v);
-		if (what == GROUP_STATS) {
-			ok = ok && ksum_add_u128(&c->s2,
-						 (unsigned __int128)v * v, 0,
-						 false);
-			if (first || v < c->min.u)
-				c->min.u = v;
-			if (first || v > c->max.u)
-				c->max.u = v;
-		}
+		v.u = as_u64(t, p);
 	}
-	return widened(job, g, &c->s1, w1, ok) &&
-	       (what != GROUP_STATS || widened(job, g, &c->s2, w2, true));
+	if (what == GROUP_COUNT)
+		return true;
+	minmax(c, t, v, first);
+	if (what == GROUP_MINMAX)
+		return true;
+	w1 = c->s1.wide;
+	ok = type_is_float(t) ? ksum_add_f64(&c->s1, v.f) :
+	     type_is_signed(t) ? ksum_add_i64(&c->s1, v.i) :
+	     ksum_add_u64(&c->s1, v.u);
+	if (!widened(job, g, &c->s1, w1, ok) || what != GROUP_STATS)
+		return !g->failed;
+	w2 = c->s2.wide;
+	if (type_is_float(t)) {
+		ok = add_square_f64(&c->s2, v.f);
+	} else {
+		uint64_t m = !type_is_signed(t) ? v.u : v.i < 0 ?
+			     -(uint64_t)v.i : (uint64_t)v.i;
+
+		sq = (unsigned __int128)m * m;
+		ok = ksum_add_u128(&c->s2, sq, 0, false);
+	}
+	return widened(job, g, &c->s2, w2, ok);
 }
 
 static void group_cpu_add(const struct gs_job *job, void *acc, void *scratch,
@@ -342,40 +350,23 @@ static size_t group_scratch_size(const struct gs_job *job)
 static bool merge_col(const struct gs_job *job, struct group_acc *g,
 		      struct gcol *c, const struct gcol *s, enum gs_type t)
 {
-	bool mine = c->count > c->nan, theirs = s->count > s->nan;
-	bool w1, w2, ok;
+	enum gs_group_what what = job->group->what;
+	bool mine = c->count > c->nan, w1, w2, ok;
 
 	c->count += s->count;
 	c->nan += s->nan;
-	if (job->group->what == GROUP_COUNT)
-		return true;	/* no sums: the payload ends here */
+	if (what == GROUP_COUNT || s->count == s->nan)
+		return true;	/* nothing more in s */
+	minmax(c, t, s->min, !mine);
+	minmax(c, t, s->max, false);
+	if (what == GROUP_MINMAX)
+		return true;
 	w1 = c->s1.wide;
 	ok = ksum_merge(&c->s1, &s->s1);
-	if (!widened(job, g, &c->s1, w1, ok))
-		return false;
-	if (job->group->what != GROUP_STATS || !theirs)
-		return true;
+	if (!widened(job, g, &c->s1, w1, ok) || what != GROUP_STATS)
+		return !g->failed;
 	w2 = c->s2.wide;
 	ok = ksum_merge(&c->s2, &s->s2);
-	if (!mine) {
-		c->min = s->min;
-		c->max = s->max;
-	} else if (type_is_float(t)) {
-		if (f64_key(s->min.f) < f64_key(c->min.f))
-			c->min = s->min;
-		if (f64_key(s->max.f) > f64_key(c->max.f))
-			c->max = s->max;
-	} else if (type_is_signed(t)) {
-		if (s->min.i < c->min.i)
-			c->min = s->min;
-		if (s->max.i > c->max.i)
-			c->max = s->max;
-	} else {
-		if (s->min.u < c->min.u)
-			c->min = s->min;
-		if (s->max.u > c->max.u)
-			c->max = s->max;
-	}
 	return widened(job, g, &c->s2, w2, ok);
 }
 
@@ -485,24 +476,31 @@ void group_stats(const struct gs_job *job, const struct group_acc *acc,
 	s->nan = c->nan;
 	if (job->group->what == GROUP_COUNT)
 		return;
-	ksum_to_xsum(&c->s1, &s->s1);
-	if (job->group->what != GROUP_STATS)
-		return;
 	s->min = c->min;
 	s->max = c->max;
-	ksum_to_xsum(&c->s2, &s->s2);
+	if (job->group->what < GROUP_SUM)
+		return;
+	ksum_to_xsum(&c->s1, &s->s1);
+	if (job->group->what == GROUP_STATS)
+		ksum_to_xsum(&c->s2, &s->s2);
 }
 
-void group_sum(const struct gs_job *job, const struct group_acc *acc,
-	       size_t i, unsigned j, struct red_col *r)
+void group_reduce(const struct gs_job *job, const struct group_acc *acc,
+		  size_t i, unsigned j, enum gs_op op, struct red_col *r)
 {
 	const struct gcol *c = col_of(job, ktable_pay(acc->t, i), j);
 
 	memset(r, 0, sizeof(*r));
 	r->count = c->count;
-	ksum_to_xsum(&c->s1, &r->u.sum);
-	/* a NaN term makes the sum NaN, as the ungrouped sum's */
-	r->u.sum.nan = r->u.sum.nan || c->nan;
+	if (op == OP_SUM) {
+		ksum_to_xsum(&c->s1, &r->u.sum);
+		/* a NaN term makes the sum NaN, as the ungrouped sum's */
+		r->u.sum.nan = r->u.sum.nan || c->nan;
+		return;
+	}
+	/* min, max: NaN propagates, as numpy's and the ungrouped reduce's */
+	r->u.mm.nan = c->nan > 0;
+	r->u.mm.v = op == OP_MIN ? c->min : c->max;
 }
 
 uint64_t group_count(const struct gs_job *job, const struct group_acc *acc,

@@ -136,7 +136,7 @@ enum gs_algo {
  * columns of each record (0-based, of the records the job reads, after
  * -F), what each key keeps per value column, and the bytes its tables may
  * hold in all (the accumulators' limit). */
-enum gs_group_what { GROUP_COUNT, GROUP_SUM, GROUP_STATS };
+enum gs_group_what { GROUP_COUNT, GROUP_MINMAX, GROUP_SUM, GROUP_STATS };
 struct gs_group {
 	unsigned nkeys, nvals;
 	const unsigned *key, *val;
