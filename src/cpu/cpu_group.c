@@ -157,24 +157,39 @@ static void group_acc_free(const struct gs_job *job, void *acc)
 
 /* ---- elements ------------------------------------------------------------ */
 
-/* Column k of the record at rec, its element in native order at out (a
- * bool as 0 or 1); returns its type. */
-static enum gs_type element(const struct gs_job *job, unsigned k,
-			    const unsigned char *rec, unsigned char *out)
+/* Where a column's elements are in a record and how to read them, made
+ * once per call of group_cpu_add (in its scratch). */
+struct colrd {
+	size_t off, sz;
+	enum gs_type t;
+	bool swap, boolean;
+};
+
+static struct colrd colrd_of(const struct gs_job *job, unsigned k)
 {
 	struct gs_dtype d = job_col_dtype(job, k);
 	size_t sz = type_size(d.type);
-	size_t off = job->rec ? job->rec->off[k] : k * sz;
 
-	if (d.boolean) {
-		out[0] = rec[off] != 0;
-		return d.type;
+	return (struct colrd){
+		.off = job->rec ? job->rec->off[k] : k * sz, .sz = sz,
+		.t = d.type, .boolean = d.boolean,
+		/* one type's records were swapped already (backend_cpu.c) */
+		.swap = job->rec && d.big_endian && sz > 1,
+	};
+}
+
+/* The column's element of the record at rec, in native order at out (a
+ * bool as 0 or 1). */
+static void element(const struct colrd *c, const unsigned char *rec,
+		    unsigned char *out)
+{
+	if (c->boolean) {
+		out[0] = rec[c->off] != 0;
+		return;
 	}
-	memcpy(out, rec + off, sz);
-	/* one type's records were swapped already (backend_cpu.c) */
-	if (job->rec && d.big_endian && sz > 1)
-		swap_bytes(out, 1, sz);
-	return d.type;
+	memcpy(out, rec + c->off, c->sz);
+	if (c->swap)
+		swap_bytes(out, 1, c->sz);
 }
 
 static double as_f64(enum gs_type t, const unsigned char *p)
@@ -314,27 +329,30 @@ static void group_cpu_add(const struct gs_job *job, void *acc, void *scratch,
 	const struct gs_group *gr = job->group;
 	struct group_acc *g = acc;
 	const unsigned char *d = data;
-	size_t rs = job_record_size(job);
+	size_t rs = job_record_size(job), cs = col_size(job);
 	uint64_t *key = scratch;
+	struct colrd *kc = (struct colrd *)(key + gr->nkeys), *vc = kc + gr->nkeys;
 	unsigned char e[8];
 
 	(void)data2;
 	if (g->failed || !ensure_table(job, g))
 		return;
+	for (unsigned k = 0; k < gr->nkeys; k++)
+		kc[k] = colrd_of(job, gr->key[k]);
+	for (unsigned j = 0; j < gr->nvals; j++)
+		vc[j] = colrd_of(job, gr->val[j]);
 	for (size_t r = 0; r < nrec; r++, d += rs) {
-		void *pay;
+		unsigned char *pay;
 
 		for (unsigned k = 0; k < gr->nkeys; k++) {
-			enum gs_type t = element(job, gr->key[k], d, e);
-
-			key[k] = gkey_of(t, e);
+			element(&kc[k], d, e);
+			key[k] = gkey_of(kc[k].t, e);
 		}
 		if (!(pay = payload(job, g, key)))
 			return;
-		for (unsigned j = 0; j < gr->nvals; j++) {
-			enum gs_type t = element(job, gr->val[j], d, e);
-
-			if (!fold(job, g, col_of(job, pay, j), t, e))
+		for (unsigned j = 0; j < gr->nvals; j++, pay += cs) {
+			element(&vc[j], d, e);
+			if (!fold(job, g, (struct gcol *)pay, vc[j].t, e))
 				return;
 		}
 	}
@@ -342,7 +360,8 @@ static void group_cpu_add(const struct gs_job *job, void *acc, void *scratch,
 
 static size_t group_scratch_size(const struct gs_job *job)
 {
-	return job->group->nkeys * sizeof(uint64_t);
+	return job->group->nkeys * sizeof(uint64_t) +
+	       (job->group->nkeys + job->group->nvals) * sizeof(struct colrd);
 }
 
 /* ---- merging -------------------------------------------------------------- */
