@@ -16,7 +16,9 @@
 #    stdin, copied instead of mapped; --per-file's total as one run;
 #  - every format (tsv/csv header, json, npy, binary);
 #  - the memory limit: past it one line naming the keys and the GiB;
-#  - refusals, one line each: text, -f state, --op prod|xor, every column a
+#  - -f state of shards merged in any order and grouping (and merges of
+#    merges, on stdin): one run's bytes; other groupings do not merge;
+#  - refusals, one line each: text, --op prod|xor, every column a
 #    key, a key past the record.
 #
 # Usage: sh tests/test_group.sh   (GPUSTAT=path overrides ./gpustat)
@@ -150,6 +152,52 @@ same "per-file total"
 grep "	$T/p1\$" "$T/all" | sed "s|	$T/p1\$||" > "$T/got"
 same "per-file operand"
 
+# -f state of shards, merged in any order and grouping, on stdin too:
+# the bytes of one run
+d=$T/G
+head -c 360000 "$d/data.bin" > "$T/s1"
+head -c 840000 "$d/data.bin" | tail -c +360001 > "$T/s2"
+tail -c +840001 "$d/data.bin" > "$T/s3"
+for cmd in sum stats count "reduce --op min"; do
+	"$G" $cmd --by 1 -t i32,f64 "$d/data.bin" > "$T/want"
+	for i in 1 2 3; do
+		"$G" $cmd --by 1 -t i32,f64 -f state -o "$T/st$i" -j 2 \
+			--chunk-size 64K "$T/s$i" || bad "state $cmd $i" "failed"
+	done
+	"$G" merge "$T/st1" "$T/st2" "$T/st3" > "$T/got" 2>&1
+	same "merge $cmd"
+	"$G" merge "$T/st3" "$T/st1" "$T/st2" > "$T/got" 2>&1
+	same "merge $cmd, another order"
+	"$G" merge -f state "$T/st2" "$T/st3" | "$G" merge "$T/st1" - \
+		> "$T/got" 2>&1
+	same "merge $cmd of a merge"
+	cat "$T/st2" "$T/st1" "$T/st3" | "$G" merge > "$T/got" 2>&1
+	same "merge $cmd on stdin"
+	"$G" merge -f json "$T/st1" "$T/st2" "$T/st3" > "$T/got" 2>&1
+	"$G" $cmd --by 1 -t i32,f64 -f json "$d/data.bin" > "$T/want"
+	same "merge $cmd -f json"
+done
+# states of other groupings, or of an ungrouped run, do not merge: one
+# line, exit 1
+"$G" sum --by 1 -t i32,f64 -f state -o "$T/a" "$T/s1"
+"$G" sum --by 2 -t i32,f64 -f state -o "$T/b" "$T/s1"
+"$G" sum -t i32,f64 -f state -o "$T/c" "$T/s1"
+"$G" stats --by 1 -t i32,f64 -f state -o "$T/e" "$T/s1"
+for other in b c e; do
+	"$G" merge "$T/a" "$T/$other" > "$T/out" 2> "$T/err"
+	rc=$?
+	[ $rc -eq 1 ] && [ ! -s "$T/out" ] && [ "$(wc -l < "$T/err")" -eq 1 ] &&
+		grep -q 'cannot merge' "$T/err" && ok ||
+		bad "merge with $other" "rc $rc: $(cat "$T/err")"
+done
+# a payload cut short is no state
+head -c -8 "$T/a" > "$T/cut"
+"$G" merge "$T/cut" > "$T/out" 2> "$T/err"
+rc=$?
+[ -s "$T/a" ] && [ $rc -eq 1 ] && [ ! -s "$T/out" ] &&
+	[ "$(wc -l < "$T/err")" -eq 1 ] && ok ||
+	bad "merge cut" "rc $rc: $(cat "$T/err")"
+
 # formats: the header names, json, npy's structured array, binary
 d=$T/B
 "$G" count --by 1,2 -t u64,i8,f32,f16 -f tsv "$d/data.bin" | head -n 1 > "$T/got"
@@ -213,7 +261,6 @@ refused() {
 printf '1 2\n3 4\n' > "$T/t.txt"
 refused text "text input" sum --by 1 "$T/t.txt"
 refused text_flag "text input" sum --by 1 --text -c 2 "$T/t.txt"
-refused state "-f state" sum --by 1 -t i32,f64 -f state "$T/p2"
 refused op_prod "--op prod" reduce --op prod --by 1 -t f32,f64 "$T/p2"
 refused op_xor "--op xor" reduce --op xor --by 1 -t i32,i32 "$T/p2"
 refused all_keys "no values left" sum --by 1,2 -t i32,f64 "$T/p2"

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "commands.h"
+#include "group.h"
 #include "operation.h"
 #include "perfile.h"
 #include "state.h"
@@ -119,6 +120,10 @@ static int merge_stream(struct cli *c)
 
 	while (last && last[1].done)
 		last++;
+	/* a grouped run's (--by) states: its one pass */
+	if (last && m->total.job.cmd == CMD_GROUP && cmd->opts &&
+	    group_by_option(cmd))
+		last = group_passes;
 	if (!last || last->op != m->total.job.cmd) {
 		gs_fail(&err, GS_ERUNTIME, m->first, "no command '%s' makes "
 			"such a state", m->total.command);

@@ -57,9 +57,6 @@ int group_check(struct cli *c, struct gs_err *err)
 
 	if (!c->by)
 		return 0;
-	if (c->format == FMT_STATE)
-		return gs_fail(err, GS_EUSAGE, "--by", "-f state of a "
-			       "grouped run is not supported yet");
 	if (c->text || c->header)
 		return gs_fail(err, GS_EUSAGE, "--by", "text input is not "
 			       "grouped yet (binary records only)");
@@ -105,10 +102,18 @@ static unsigned *others(const unsigned *key, unsigned nk, unsigned width,
 	return val;
 }
 
-static const struct pass group_passes[] = {
+const struct pass group_passes[] = {
 	{ .op = CMD_GROUP, .done = group_done },
 	{ .done = NULL },
 };
+
+bool group_by_option(const struct command *cmd)
+{
+	for (const struct opt_spec *o = cmd->opts; o && o->name; o++)
+		if (o->id == OPT_BY)
+			return true;
+	return false;
+}
 
 int group_plan(struct cli *c, enum gs_group_what what,
 	       const struct pass **passes, struct gs_err *err)

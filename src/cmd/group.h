@@ -36,6 +36,11 @@ int group_check(struct cli *c, struct gs_err *err);
 int group_plan(struct cli *c, enum gs_group_what what,
 	       const struct pass **passes, struct gs_err *err);
 
+/* The one pass of a grouped run, and whether cmd takes --by (merge:
+ * the pass of a grouped run's states). */
+extern const struct pass group_passes[];
+bool group_by_option(const struct command *cmd);
+
 /* The result of a grouped pass (group_out.c): a row per key. */
 int group_done(struct cli *c, void *acc, struct sbuf *b, struct gs_err *err);
 

@@ -151,6 +151,15 @@ void group_stats(const struct gs_job *job, const struct group_acc *acc,
 		 size_t i, unsigned j, struct stats_col *s);
 void group_reduce(const struct gs_job *job, const struct group_acc *acc,
 		  size_t i, unsigned j, enum gs_op op, struct red_col *r);
+/* The accumulator as a state's payload (group_state.c, docs/STATE.md):
+ * its bytes, the bytes, and back: p[0..n) into acc (made by acc_init),
+ * the grouping it was made with into job->group (malloc'd). -1: not such
+ * a payload, or out of memory. */
+size_t group_state_bytes(const struct gs_job *job, const void *acc);
+void group_state_put(const struct gs_job *job, const void *acc,
+		     unsigned char *p);
+int group_state_get(struct gs_job *job, void *acc, const unsigned char *p,
+		    size_t n);
 /* The records of entry i's key. */
 uint64_t group_count(const struct gs_job *job, const struct group_acc *acc,
 		     size_t i);

@@ -26,22 +26,13 @@
 #include "cpu_keys.h"
 #include "ksum.h"
 #include "ktable.h"
+#include "cpu_group.h"
 
-/* What a key keeps per value column; a payload holds the first fields
- * that job->group->what needs (col_size). */
-struct gcol {
-	uint64_t count, nan;
-	union gs_scalar min, max;	/* of the non-NaN values: not COUNT */
-	struct ksum s1;			/* SUM and STATS */
-	struct ksum s2;			/* STATS */
-};
-
-enum { FAIL_NONE, FAIL_LIMIT, FAIL_OOM };
 
 /* The bytes every live table holds, all threads and passes together. */
 static _Atomic uint64_t live;
 
-static size_t col_size(const struct gs_job *job)
+size_t gcol_size(const struct gs_job *job)
 {
 	switch (job->group->what) {
 	case GROUP_COUNT: return offsetof(struct gcol, min);
@@ -53,7 +44,7 @@ static size_t col_size(const struct gs_job *job)
 
 static struct gcol *col_of(const struct gs_job *job, void *pay, unsigned j)
 {
-	return (struct gcol *)((char *)pay + j * col_size(job));
+	return (struct gcol *)((char *)pay + j * gcol_size(job));
 }
 
 static size_t group_acc_size(const struct gs_job *job)
@@ -78,7 +69,7 @@ static void fail(struct group_acc *g, int why, uint64_t bytes)
 }
 
 /* Count bytes more (or fewer) held by g against the limit. */
-static void hold(const struct gs_job *job, struct group_acc *g,
+void group_hold(const struct gs_job *job, struct group_acc *g,
 		 int64_t bytes)
 {
 	uint64_t now;
@@ -89,24 +80,24 @@ static void hold(const struct gs_job *job, struct group_acc *g,
 		fail(g, FAIL_LIMIT, now);
 }
 
-static bool ensure_table(const struct gs_job *job, struct group_acc *g)
+bool group_table(const struct gs_job *job, struct group_acc *g)
 {
 	if (g->t)
 		return true;
 	g->t = malloc(sizeof(*g->t));
 	if (!g->t || ktable_init(g->t, job->group->nkeys,
-				 col_size(job) * job->group->nvals) < 0) {
+				 gcol_size(job) * job->group->nvals) < 0) {
 		free(g->t);
 		g->t = NULL;
 		fail(g, FAIL_OOM, 0);
 		return false;
 	}
-	hold(job, g, (int64_t)ktable_bytes(g->t));
+	group_hold(job, g, (int64_t)ktable_bytes(g->t));
 	return true;
 }
 
 /* The payload of key, counting a grown table; NULL once g failed. */
-static void *payload(const struct gs_job *job, struct group_acc *g,
+void *group_payload(const struct gs_job *job, struct group_acc *g,
 		     const uint64_t *key)
 {
 	size_t before = ktable_bytes(g->t);
@@ -118,7 +109,7 @@ static void *payload(const struct gs_job *job, struct group_acc *g,
 		return NULL;
 	}
 	if (fresh && ktable_bytes(g->t) != before)
-		hold(job, g, (int64_t)ktable_bytes(g->t) - (int64_t)before);
+		group_hold(job, g, (int64_t)ktable_bytes(g->t) - (int64_t)before);
 	return g->failed ? NULL : p;
 }
 
@@ -131,7 +122,7 @@ static bool widened(const struct gs_job *job, struct group_acc *g,
 		return false;
 	}
 	if (!was_wide && k->wide)
-		hold(job, g, (int64_t)sizeof(struct xsum));
+		group_hold(job, g, (int64_t)sizeof(struct xsum));
 	return !g->failed;
 }
 
@@ -152,7 +143,7 @@ static void group_acc_free(const struct gs_job *job, void *acc)
 	ktable_free(g->t);
 	free(g->t);
 	g->t = NULL;
-	hold(job, g, -(int64_t)g->held);
+	group_hold(job, g, -(int64_t)g->held);
 }
 
 /* ---- elements ------------------------------------------------------------ */
@@ -329,13 +320,13 @@ static void group_cpu_add(const struct gs_job *job, void *acc, void *scratch,
 	const struct gs_group *gr = job->group;
 	struct group_acc *g = acc;
 	const unsigned char *d = data;
-	size_t rs = job_record_size(job), cs = col_size(job);
+	size_t rs = job_record_size(job), cs = gcol_size(job);
 	uint64_t *key = scratch;
 	struct colrd *kc = (struct colrd *)(key + gr->nkeys), *vc = kc + gr->nkeys;
 	unsigned char e[8];
 
 	(void)data2;
-	if (g->failed || !ensure_table(job, g))
+	if (g->failed || !group_table(job, g))
 		return;
 	for (unsigned k = 0; k < gr->nkeys; k++)
 		kc[k] = colrd_of(job, gr->key[k]);
@@ -348,7 +339,7 @@ static void group_cpu_add(const struct gs_job *job, void *acc, void *scratch,
 			element(&kc[k], d, e);
 			key[k] = gkey_of(kc[k].t, e);
 		}
-		if (!(pay = payload(job, g, key)))
+		if (!(pay = group_payload(job, g, key)))
 			return;
 		for (unsigned j = 0; j < gr->nvals; j++, pay += cs) {
 			element(&vc[j], d, e);
@@ -400,10 +391,10 @@ static void group_acc_merge(const struct gs_job *job, void *acc,
 		g->fail_keys = s->fail_keys;
 		g->fail_bytes = s->fail_bytes;
 	}
-	if (g->failed || !s->t || !s->t->n || !ensure_table(job, g))
+	if (g->failed || !s->t || !s->t->n || !group_table(job, g))
 		return;
 	for (size_t i = 0; i < s->t->n; i++) {
-		void *pay = payload(job, g, ktable_key(s->t, i));
+		void *pay = group_payload(job, g, ktable_key(s->t, i));
 		const void *from = ktable_pay(s->t, i);
 
 		if (!pay)
