@@ -134,6 +134,9 @@ int group_plan(struct cli *c, enum gs_group_what what,
 	fields_free(f);
 	if (rc < 0)
 		return as_by(err);
+	if (nk > GS_RECORD_MAX)		/* what a state holds (group_state.c) */
+		return gs_fail(err, GS_EUSAGE, "--by", "%u key columns, more "
+			       "than %d", nk, GS_RECORD_MAX);
 	if (c->fields) {	/* the cut records: keys, then -F's columns */
 		for (unsigned k = 0; k < nk; k++)
 			key[k] = k;
