@@ -177,6 +177,19 @@ for cmd in sum stats count "reduce --op min"; do
 	"$G" $cmd --by 1 -t i32,f64 -f json "$d/data.bin" > "$T/want"
 	same "merge $cmd -f json"
 done
+# merge --per-file: each operand's merge (a copy of it in the total),
+# as stats --per-file prints them; --per-file -f state merges to one run
+for i in 1 2; do
+	"$G" stats --by 1 -t i32,f64 -f state -o "$T/st$i" "$T/s$i"
+done
+"$G" stats --by 1 -t i32,f64 --per-file "$T/s1" "$T/s2" > "$T/want"
+"$G" merge --per-file "$T/st1" "$T/st2" | sed "s|st\([12]\)\$|s\1|" \
+	> "$T/got" 2>&1
+same "merge --per-file"
+"$G" stats --by 1 -t i32,f64 "$T/s1" "$T/s2" > "$T/want"
+"$G" stats --by 1 -t i32,f64 --per-file -f state "$T/s1" "$T/s2" |
+	"$G" merge > "$T/got" 2>&1
+same "--per-file -f state, merged"
 # states of other groupings, or of an ungrouped run, do not merge: one
 # line, exit 1
 "$G" sum --by 1 -t i32,f64 -f state -o "$T/a" "$T/s1"
