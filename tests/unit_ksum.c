@@ -234,6 +234,64 @@ static void check_zero_signs(void)
 	CHECK(ksum_round(&k, XF_F64) == 0x7ff8000000000000ull);
 }
 
+/* ksum_add_u128: squares of doubles' significands and of 64-bit integers
+ * (what a group-by's sum of squares adds), against xsum_add_u128 and
+ * xsum_add_prod_f64, compact and widened, and merged in parts. */
+static void check_u128(void)
+{
+	for (int r = 0; r < 200; r++) {
+		struct ksum k, a, b;
+		struct xsum x, y, z;
+		int n = 1 + (int)(rnd() % 300);
+
+		ksum_init(&k);
+		ksum_init(&a);
+		ksum_init(&b);
+		xsum_init(&x);
+		xsum_init(&z);
+		for (int i = 0; i < n; i++) {
+			unsigned __int128 m;
+			int e;
+			bool neg = r % 3 == 0 && rnd() % 2;
+
+			if (r % 2) {	/* a double's square */
+				double v = term(r % 4 == 1 ? 1 : 3);
+				uint64_t u, f;
+				unsigned be;
+
+				memcpy(&u, &v, sizeof(u));
+				be = (unsigned)(u >> 52) & 0x7ff;
+				if (be == 0x7ff)
+					continue;
+				f = (u & 0xfffffffffffffull) |
+				    (uint64_t)(be != 0) << 52;
+				m = (unsigned __int128)f * f;
+				e = 2 * ((int)(be + (be == 0)) - 1075);
+				xsum_add_prod_f64(&z, neg ? -v : v, v);
+			} else {	/* an integer's, up to 2^128 - 2^65 + 1 */
+				uint64_t v = r % 4 == 2 ? rnd() : rnd() >> 40;
+
+				m = (unsigned __int128)v * v;
+				e = 0;
+				xsum_add_u128(&z, m, 0, neg);
+			}
+			xsum_add_u128(&x, m, e, neg);
+			CHECK(ksum_add_u128(&k, m, e, neg));
+			CHECK(ksum_add_u128(i % 2 ? &a : &b, m, e, neg));
+		}
+		CHECK(ksum_merge(&a, &b));
+		ksum_to_xsum(&k, &y);
+		CHECK(memcmp(y.limb, x.limb, sizeof(x.limb)) == 0);
+		CHECK(memcmp(y.limb, z.limb, sizeof(z.limb)) == 0);
+		ksum_to_xsum(&a, &y);
+		CHECK(memcmp(y.limb, x.limb, sizeof(x.limb)) == 0);
+		CHECK(ksum_round(&k, XF_F64) == xsum_round(&x, XF_F64));
+		ksum_free(&k);
+		ksum_free(&a);
+		ksum_free(&b);
+	}
+}
+
 int main(void)
 {
 	static const struct { unsigned mask; const char *what; } kinds[] = {
@@ -266,5 +324,6 @@ int main(void)
 	check_ints();
 	check_widen();
 	check_zero_signs();
+	check_u128();
 	UNIT_END();
 }

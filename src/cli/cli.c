@@ -349,6 +349,7 @@ static int input_option(struct cli *c, int opt, const char *arg,
 	case OPT_FIELDS:
 		fields_free(c->fields);
 		c->fields = NULL;
+		c->fields_arg = arg;
 		return fields_parse(arg, &c->fields, err);
 	case OPT_LONG:	/* as zstd -d --long=N: windows up to 2^N bytes */
 		if (!arg)

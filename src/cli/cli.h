@@ -61,6 +61,8 @@ struct cli {
 	bool columns_given;		/* -c on the command line (not a header) */
 	bool header;			/* --header */
 	struct fields *fields;		/* -F LIST, or NULL */
+	const char *fields_arg;		/* -F's LIST as given */
+	const char *by;			/* --by COLS (cmd/group.c), or NULL */
 	unsigned width;			/* -F: the records' width (job.columns
 					 * is the columns cut from them) */
 	unsigned cut;			/* -F: how many columns are cut */

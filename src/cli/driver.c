@@ -95,7 +95,7 @@ static int run_pass(struct cli *c, const struct pass *p, int n,
 	if (keep && rc == 0)
 		*keep = acc;
 	else
-		free(acc);
+		acc_release(&c->job, acc);
 	return rc;
 }
 
@@ -145,10 +145,12 @@ static int operand_result(struct cli *c, const struct pass *passes, int i,
 	*records += c->records;
 	if (acc && *total)
 		state_merge_acc(&c->job, *total, acc);
+	if (acc && *total && rc == 0)
+		rc = acc_check(&c->job, *total, err);
 	if (acc && !*total)
 		*total = acc;
 	else
-		free(acc);
+		acc_release(&c->job, acc);
 	return rc;
 }
 
@@ -188,7 +190,7 @@ static int run_per_file(struct cli *c, const struct pass *passes,
 	}
 	if (rc == 0)
 		rc = perfile_join(c, &pf, b, err);
-	free(total);
+	acc_release(&c->job, total);
 	perfile_free(&pf);
 	return rc;
 }

@@ -75,7 +75,8 @@ int state_write(const struct cli *c, const void *acc, struct sbuf *b,
 {
 	const struct gs_job *job = &c->job;
 	const struct state_codec *codec = state_codec_for(job);
-	size_t n = codec->bytes(job);
+	size_t n = codec->bytes_of ? codec->bytes_of(job, acc)
+				   : codec->bytes(job);
 	unsigned char *payload = malloc(n ? n : 1);
 	char v[VALUE_MAX];
 
@@ -228,7 +229,8 @@ static int mixed_sane(const struct gs_job *job, const char *name,
 {
 	bool bits = job->op == OP_AND || job->op == OP_OR || job->op == OP_XOR;
 
-	if (job->columns != job->rec->n || !mixed_supports(job->cmd))
+	if (job->columns != job->rec->n ||
+	    (!mixed_supports(job->cmd) && job->cmd != CMD_GROUP))
 		return bad_value(name, "type", "a list", err);
 	for (unsigned k = 0; k < job->columns; k++) {
 		enum gs_type t = job->rec->type[k].type;
@@ -346,7 +348,7 @@ ssize_t state_read(const unsigned char *p, size_t n, const char *name,
 	char t[VALUE_MAX];
 
 	type_value(&s->job, t);
-	if (payload != codec->bytes(&s->job))
+	if (!codec->get_n && payload != codec->bytes(&s->job))
 		return gs_fail(err, GS_ERUNTIME, where, "state header: payload "
 			       "%llu, but %s of %.200s needs %zu bytes",
 			       (unsigned long long)payload, op->name, t,
@@ -359,7 +361,14 @@ ssize_t state_read(const unsigned char *p, size_t n, const char *name,
 	if (!s->acc)
 		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
 	k->acc_init(&s->job, s->acc);
-	codec->get(&s->job, s->acc, p);
+	if (codec->get_n && codec->get_n(&s->job, s->acc, p, payload) < 0) {
+		acc_release(&s->job, s->acc);
+		s->acc = NULL;
+		return gs_fail(err, GS_ERUNTIME, where, "state payload: not "
+			       "the keys and states of a group-by");
+	}
+	if (!codec->get_n)
+		codec->get(&s->job, s->acc, p);
 	if (codec->valid && !codec->valid(&s->job, s->acc)) {
 		free(s->acc);
 		s->acc = NULL;
@@ -367,6 +376,24 @@ ssize_t state_read(const unsigned char *p, size_t n, const char *name,
 			       "no run makes (a product's bounds)");
 	}
 	return (ssize_t)(p + payload - start);
+}
+
+/* Group-by states: the same key and value columns (the payload's). */
+static int group_same(const struct state *a, const char *aname,
+		      const struct state *b, const char *bname,
+		      struct gs_err *err)
+{
+	const struct gs_group *x = a->job.group, *y = b->job.group;
+
+	if (a->job.cmd != CMD_GROUP)
+		return 0;
+	if (x->what == y->what && x->nkeys == y->nkeys &&
+	    x->nvals == y->nvals &&
+	    !memcmp(x->key, y->key, x->nkeys * sizeof(*x->key)) &&
+	    !memcmp(x->val, y->val, x->nvals * sizeof(*x->val)))
+		return 0;
+	return gs_fail(err, GS_ERUNTIME, bname, "cannot merge with %s: "
+		       "grouped by other key or value columns", aname);
 }
 
 int state_check(const struct state *a, const char *aname,
@@ -387,7 +414,7 @@ int state_check(const struct state *a, const char *aname,
 				       "with %s: %s %s, not %s", aname, keys[k],
 				       vb, va);
 	}
-	return 0;
+	return group_same(a, aname, b, bname, err);
 }
 
 /* ---- loading and merging ---------------------------------------------------- */
@@ -453,18 +480,18 @@ static int fold(struct state *total, const char **first, struct state *s,
 		return 0;
 	}
 	if (state_check(total, *first, s, name, err) < 0) {
-		free(s->acc);
+		acc_release(&s->job, s->acc);
 		return -1;
 	}
 	if (total->records + s->records < total->records) {
-		free(s->acc);
+		acc_release(&s->job, s->acc);
 		return gs_fail(err, GS_ERUNTIME, name, "more than 2^64 records "
 			       "in all");
 	}
 	state_merge_acc(&s->job, total->acc, s->acc);
 	total->records += s->records;
-	free(s->acc);
-	return 0;
+	acc_release(&s->job, s->acc);
+	return acc_check(&total->job, total->acc, err);
 }
 
 int state_load(const char *path, struct state *total, const char **first,
@@ -513,5 +540,13 @@ int state_fold_copy(struct state *total, const char **first,
 	if (!copy.acc)
 		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
 	memcpy(copy.acc, s->acc, n);
+	/* a state that owns memory (a group-by's table) is copied whole:
+	 * merged into a fresh one */
+	if (acc_kernels_for(&s->job)->acc_free) {
+		acc_kernels_for(&s->job)->acc_init(&s->job, copy.acc);
+		acc_kernels_for(&s->job)->acc_merge(&s->job, copy.acc, s->acc);
+		if (acc_check(&s->job, copy.acc, err) < 0)
+			return -1;
+	}
 	return fold(total, first, &copy, name, err);
 }

@@ -6,6 +6,7 @@
  * each column in turn.
  */
 #include "command.h"
+#include "group.h"
 #include "writer.h"
 
 struct counts {
@@ -52,6 +53,19 @@ static int count_done(struct cli *c, void *acc, struct sbuf *b,
 	return writer_put(c, &r, b, err);
 }
 
+static int count_option(struct cli *c, int id, const char *arg,
+			 struct gs_err *err)
+{
+	(void)id;		/* --by, its one option */
+	return group_option(c, arg, err);
+}
+
+static int count_plan(struct cli *c, const struct pass **passes,
+		       struct gs_err *err)
+{
+	return group_plan(c, GROUP_COUNT, passes, err);
+}
+
 static const struct pass count_passes[] = {
 	{ .op = CMD_STATS, .done = count_done },
 	{ .done = NULL },
@@ -71,6 +85,10 @@ const struct command count_command = {
 	.default_format = FMT_TEXT,
 	.formats = RESULT_FORMATS,
 	.formats_help = RESULT_FORMATS_HELP,
+	.opts = group_opts,
+	.option = count_option,
+	.check = group_check,
+	.plan = count_plan,
 	.passes = count_passes,
 	.mixed = true,
 };

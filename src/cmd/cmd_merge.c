@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "commands.h"
+#include "group.h"
 #include "operation.h"
 #include "perfile.h"
 #include "state.h"
@@ -119,6 +120,10 @@ static int merge_stream(struct cli *c)
 
 	while (last && last[1].done)
 		last++;
+	/* a grouped run's (--by) states: its one pass */
+	if (last && m->total.job.cmd == CMD_GROUP && cmd->opts &&
+	    group_by_option(cmd))
+		last = group_passes;
 	if (!last || (last->op != m->total.job.cmd &&
 		      !(cmd->other_state &&
 			cmd->other_state_op == m->total.job.cmd))) {

@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "results.h"
 #include "algorithm.h"
+#include "group.h"
 
 enum { OPT_OP = 1 };
 
@@ -23,6 +24,7 @@ static const struct opt_spec reduce_opts[] = {
 		      "the kernel: default, or on the GPU atomic (threads\n"
 		      "into one global state) or block-tree (a shared tree\n"
 		      "per block, then the blocks'); sums only; same output"),
+	GROUP_OPT,
 	{ .name = NULL },
 };
 
@@ -31,6 +33,8 @@ static int reduce_option(struct cli *c, int id, const char *arg,
 {
 	if (id == OPT_ALGORITHM)
 		return cli_algorithm_option(c, arg, err);
+	if (id == OPT_BY)
+		return group_option(c, arg, err);
 	if (id == OPT_OP && parse_op(arg, &c->job.op) == 0)
 		return 0;
 	return gs_fail(err, GS_EUSAGE, "", "--op: unknown operation '%s' "
@@ -61,7 +65,12 @@ static int reduce_plan(struct cli *c, const struct pass **passes,
 		if (!c->job.rec)
 			break;
 	}
-	return 0;
+	if (c->by && op != OP_SUM && op != OP_MIN && op != OP_MAX)
+		return gs_fail(err, GS_EUSAGE, c->cmd, "--by: --op %s is not "
+			       "grouped yet (sum, min and max are)",
+			       op_name(op));
+	return group_plan(c, op == OP_SUM ? GROUP_SUM : GROUP_MINMAX, passes,
+			  err);
 }
 
 /* The results printed from the accumulators count in their limit. */
@@ -116,6 +125,7 @@ const struct command sum_command = {
 	.formats_help = RESULT_FORMATS_HELP,
 	.opts = &reduce_opts[1],	/* --algorithm: reduce's rows less --op */
 	.option = reduce_option,
+	.check = group_check,
 	.plan = reduce_plan,
 	.passes = reduce_passes,
 	.mixed = true,
@@ -136,6 +146,7 @@ const struct command reduce_command = {
 	.formats = RESULT_FORMATS,
 	.formats_help = RESULT_FORMATS_HELP,
 	.option = reduce_option,
+	.check = group_check,
 	.plan = reduce_plan,
 	.passes = reduce_passes,
 	.mixed = true,

@@ -8,26 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include "command.h"
+#include "group.h"
+#include "stats_cells.h"
 #include "writer.h"
 
-enum { NSTATS = 10 };
-static const char *const stat_names[NSTATS] = {
+const char *const stat_names[NSTATS] = {
 	"count", "nan", "min", "max", "sum", "mean", "pvar", "svar", "pstdev",
 	"sstdev",
-};
-
-/* One statistic of one column: the f64 (what binary output writes and text
- * prints, formatted only then) or an exact integer's digits. Small, as a
- * run over a million columns keeps ten of them per column: an integer here
- * is a count, a min or max, or a sum of at most 2^63 values below 2^64 in
- * magnitude, so below 2^127: 39 digits and a sign. */
-#define CELL_INT_MAX 48
-struct cell {
-	double f;
-	bool is_int;		/* text holds it exactly (json prints it too) */
-	bool none;		/* no value (the min of no data): an empty
-				 * field, json's null, NaN in binary */
-	char text[CELL_INT_MAX];
 };
 
 static void cell_double(struct cell *c, double v)
@@ -73,7 +60,7 @@ static void cell_sum(struct cell *c, enum gs_type t, const struct xsum *s)
 	}
 }
 
-static struct wval cell_value(const struct cell *c)
+struct wval cell_value(const struct cell *c)
 {
 	if (c->none)
 		return (struct wval){ .kind = W_NONE };
@@ -82,8 +69,8 @@ static struct wval cell_value(const struct cell *c)
 	return wv_f64(c->f);
 }
 
-static void column_cells(enum gs_type t, const struct stats_col *s,
-			 struct cell *cells /* [NSTATS] */)
+void column_cells(enum gs_type t, const struct stats_col *s,
+		  struct cell *cells /* [NSTATS] */)
 {
 	uint64_t n = s->count - s->nan;
 
@@ -187,6 +174,19 @@ static int stats_done(struct cli *c, void *acc, struct sbuf *b,
 	return rc;
 }
 
+static int stats_option(struct cli *c, int id, const char *arg,
+			 struct gs_err *err)
+{
+	(void)id;		/* --by, its one option */
+	return group_option(c, arg, err);
+}
+
+static int stats_plan(struct cli *c, const struct pass **passes,
+		       struct gs_err *err)
+{
+	return group_plan(c, GROUP_STATS, passes, err);
+}
+
 static const struct pass stats_passes[] = {
 	{ .op = CMD_STATS, .extra = stats_extra, .done = stats_done },
 	{ .done = NULL },
@@ -208,6 +208,10 @@ const struct command stats_command = {
 	.default_format = FMT_TEXT,
 	.formats = RESULT_FORMATS,
 	.formats_help = RESULT_FORMATS_HELP,
+	.opts = group_opts,
+	.option = stats_option,
+	.check = group_check,
+	.plan = stats_plan,
 	.passes = stats_passes,
 	.mixed = true,
 };

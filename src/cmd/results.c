@@ -14,7 +14,7 @@ struct row {
 	unsigned n;
 };
 
-static void value(const struct result *r, struct wval *v)
+void results_value(const struct result *r, struct wval *v)
 {
 	if (r->kind == RES_INT_DEC)
 		*v = (struct wval){ .kind = W_DEC, .s = r->dec };
@@ -27,13 +27,13 @@ static bool row(void *ctx, uint64_t r, struct wval *cells)
 	const struct row *x = ctx;
 
 	for (unsigned i = 0; i < x->n; i++)
-		value(&x->r[i], &cells[i]);
+		results_value(&x->r[i], &cells[i]);
 	return true;
 }
 
 static bool get(void *ctx, int id, uint64_t i, uint64_t j, struct wval *v)
 {
-	value(&((const struct row *)ctx)->r[j], v);
+	results_value(&((const struct row *)ctx)->r[j], v);
 	return true;
 }
 

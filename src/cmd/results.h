@@ -18,6 +18,11 @@ int results_format(struct cli *c, const char *name, const char *op,
 		   const struct result *r, unsigned n, struct sbuf *b,
 		   struct gs_err *err);
 
+/* r as the writer's value (an exact integer's digits, or an f64; NaN for
+ * none): how the row above writes each column's. */
+struct wval;
+void results_value(const struct result *r, struct wval *v);
+
 /* The error of a result that no data has (min, max, mode, quantile,
  * median: numpy raises on an empty array): "no data: empty input has no
  * WHAT", at the one operand (or stdin), else at none: --per-file names the

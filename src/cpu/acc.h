@@ -148,6 +148,47 @@ struct red_col {
 	} u;
 };
 
+/* ---- group-by (--by COLS, cpu_group.c) -----------------------------------
+ * The accumulator points to a table (cpu/ktable.h) of the keys seen, each
+ * with a struct gcol per value column; what a column keeps is
+ * job->group->what's: count and nan (GROUP_COUNT), min and max of its
+ * non-NaN values (GROUP_MINMAX), their exact sum (GROUP_SUM) and the
+ * exact sum of their squares (GROUP_STATS) -- the quantities of struct
+ * stats_col, per key. */
+struct ktable;
+struct group_acc {
+	struct ktable *t;	/* NULL until the first record */
+	uint64_t held;		/* bytes counted against the limit */
+	int failed;		/* 0, or why it stopped (cpu_group.c) */
+	uint64_t fail_keys, fail_bytes;
+};
+/* The keys of acc in ascending order (malloc'd, *n of them; NULL with *n
+ * 0 for none or out of memory: *oom tells). */
+size_t *group_sorted(const struct group_acc *acc, size_t *n, bool *oom);
+/* Key column k of entry i: .f for a float key, .i or .u for an integer
+ * key by its signedness (a NaN key is the type's quiet NaN). */
+union gs_scalar group_key(const struct gs_job *job,
+			  const struct group_acc *acc, size_t i, unsigned k);
+/* Value column j of entry i as the ungrouped state of that key's records:
+ * a stats_col (count, nan, min, max, s1, s2, as far as what keeps them)
+ * and a red_col of reduce --op op (sum, min, max). */
+void group_stats(const struct gs_job *job, const struct group_acc *acc,
+		 size_t i, unsigned j, struct stats_col *s);
+void group_reduce(const struct gs_job *job, const struct group_acc *acc,
+		  size_t i, unsigned j, enum gs_op op, struct red_col *r);
+/* The accumulator as a state's payload (group_state.c, docs/STATE.md):
+ * its bytes, the bytes, and back: p[0..n) into acc (made by acc_init),
+ * the grouping it was made with into job->group (malloc'd). -1: not such
+ * a payload, or out of memory. */
+size_t group_state_bytes(const struct gs_job *job, const void *acc);
+void group_state_put(const struct gs_job *job, const void *acc,
+		     unsigned char *p);
+int group_state_get(struct gs_job *job, void *acc, const unsigned char *p,
+		    size_t n);
+/* The records of entry i's key. */
+uint64_t group_count(const struct gs_job *job, const struct group_acc *acc,
+		     size_t i);
+
 /* ---- the kernel table -------------------------------------------------- */
 
 struct acc_kernels {
@@ -159,6 +200,13 @@ struct acc_kernels {
 	/* Fold nrec records at data (and data2 for dot A B) into acc. */
 	void (*cpu_add)(const struct gs_job *job, void *acc, void *scratch,
 			const void *data, const void *data2, size_t nrec);
+	/* Where the state holds memory of its own (a group-by's table): free
+	 * it (acc's block itself is the caller's); NULL for plain values. */
+	void (*acc_free)(const struct gs_job *job, void *acc);
+	/* Where folding can fail (a table past its memory): 0, or -1 with
+	 * err filled once acc has failed; NULL: it cannot. */
+	int (*acc_error)(const struct gs_job *job, const void *acc,
+			 struct gs_err *err);
 };
 
 /* Each operation's kernels: the cpu column of ops.def, defined by its
@@ -177,6 +225,10 @@ bool mixed_supports(enum gs_cmd cmd);
  * reduce_kernels, its state being the reduction of everything before it;
  * a ranged hist's range pass, CMD_MINMAX, uses stats_kernels). */
 const struct acc_kernels *acc_kernels_for(const struct gs_job *job);
+/* Free an accumulator of job (its kernels' acc_free, then the block);
+ * NULL is nothing. acc_check: its kernels' acc_error, or 0 (operation.c). */
+void acc_release(const struct gs_job *job, void *acc);
+int acc_check(const struct gs_job *job, const void *acc, struct gs_err *err);
 
 /* Integer products (reduce --op prod) in stream order: merge src, the
  * product of nrec records at data whose first is record first, into acc,

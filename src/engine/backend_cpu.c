@@ -270,6 +270,9 @@ static int cpu_submit(void *ctx, const struct chunk *ch, struct gs_err *err)
 	else
 		pool_run(&c->pool, add_task, c);
 	c->env.release(c->env.engine, ch->id);
+	/* a kernel that can fail (a group-by's table past its memory) */
+	for (int i = 0; rc == 0 && c->k->acc_error && i < c->nthreads; i++)
+		rc = c->k->acc_error(c->job, c->acc[i], err);
 	return rc;
 }
 
@@ -305,7 +308,7 @@ static int cpu_finish(void *ctx, void *acc, struct gs_err *err)
 	}
 	for (int i = 0; i < c->nthreads; i++)
 		c->k->acc_merge(c->job, acc, c->acc[i]);
-	return 0;
+	return c->k->acc_error ? c->k->acc_error(c->job, acc, err) : 0;
 }
 
 static void cpu_close(void *ctx)
@@ -316,6 +319,8 @@ static void cpu_close(void *ctx)
 		return;
 	pool_release(&c->pool);
 	for (int i = 0; i < c->nthreads; i++) {
+		if (c->acc && c->acc[i] && c->k->acc_free)
+			c->k->acc_free(c->job, c->acc[i]);
 		if (c->acc)
 			free(c->acc[i]);
 		if (c->scratch)
@@ -387,7 +392,7 @@ static int cpu_open(void **ctxp, const struct backend_env *env, struct gs_err *e
 	if (!c->acc || !c->scratch)
 		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
 	for (int i = 0; i < c->nthreads; i++) {
-		c->acc[i] = malloc(c->acc_sz);
+		c->acc[i] = calloc(1, c->acc_sz);
 		c->scratch[i] = ssz ? malloc(ssz) : NULL;
 		if (!c->acc[i] || (ssz && !c->scratch[i]))
 			return gs_fail(err, GS_ERUNTIME, "", "out of memory");

@@ -132,6 +132,18 @@ enum gs_algo {
 	GS_NALGOS
 };
 
+/* --by COLS (a group-by, cpu_group.c): the key columns and the value
+ * columns of each record (0-based, of the records the job reads, after
+ * -F), what each key keeps per value column, and the bytes its tables may
+ * hold in all (the accumulators' limit). */
+enum gs_group_what { GROUP_COUNT, GROUP_MINMAX, GROUP_SUM, GROUP_STATS };
+struct gs_group {
+	unsigned nkeys, nvals;
+	const unsigned *key, *val;
+	enum gs_group_what what;
+	uint64_t limit;
+};
+
 /* Everything a backend needs to know to compute a command. The CLI fills it;
  * the engine completes type and columns from the input's header. */
 struct gs_job {
@@ -167,6 +179,7 @@ struct gs_job {
 	 * reads a mixed record as elements of one type (cpu_mixed.c runs
 	 * each column through its type's kernels). */
 	const struct gs_record *rec;
+	const struct gs_group *group;	/* CMD_GROUP: --by's columns */
 };
 
 /* The type of column k of job's records. */

@@ -133,6 +133,14 @@ bool ksum_add_u64(struct ksum *k, uint64_t v)
 	return true;
 }
 
+bool ksum_add_u128(struct ksum *k, unsigned __int128 m, int e, bool neg)
+{
+	if (m && !add_term(k, m, e, neg))
+		return false;
+	k->flags |= KS_TERM | KS_NOTNEGZ;
+	return true;
+}
+
 bool ksum_merge(struct ksum *k, const struct ksum *q)
 {
 	if (q->wide) {

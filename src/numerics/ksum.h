@@ -42,6 +42,9 @@ void ksum_free(struct ksum *k);
 bool ksum_add_f64(struct ksum *k, double v);
 bool ksum_add_i64(struct ksum *k, int64_t v);
 bool ksum_add_u64(struct ksum *k, uint64_t v);
+/* k += (neg ? -m : m) * 2^e, a finite term (a square of a double's
+ * significand, an integer's square); e >= -XSUM_FRAC. */
+bool ksum_add_u128(struct ksum *k, unsigned __int128 m, int e, bool neg);
 /* k += q; q is unchanged. false: out of memory (k unchanged). */
 bool ksum_merge(struct ksum *k, const struct ksum *q);
 /* k rounded once into f (bits in the low bits): NaN, +-inf, the exact

@@ -2,6 +2,7 @@
  * operation.c - the registry of operations (see operation.h): a record per
  * row of ops.def, in the order of enum gs_cmd.
  */
+#include <stdlib.h>
 #include "operation.h"
 
 /* What the ZERO_SIGN columns of ops.def name. */
@@ -61,7 +62,28 @@ const struct operation *operation_of(const struct gs_job *job)
 
 const struct acc_kernels *acc_kernels_for(const struct gs_job *job)
 {
-	/* a weighted hist reads each record whole, values and weight */
-	return job->rec && job->cmd != CMD_HISTW ? &mixed_kernels
+	/* a group-by reads mixed records itself, and a weighted hist each
+	 * record whole, values and weight */
+	return job->rec && job->cmd != CMD_GROUP &&
+		       job->cmd != CMD_HISTW ? &mixed_kernels
 						 : operation_of(job)->cpu;
+}
+
+void acc_release(const struct gs_job *job, void *acc)
+{
+	const struct acc_kernels *k;
+
+	if (!acc)
+		return;
+	k = acc_kernels_for(job);
+	if (k->acc_free)
+		k->acc_free(job, acc);
+	free(acc);
+}
+
+int acc_check(const struct gs_job *job, const void *acc, struct gs_err *err)
+{
+	const struct acc_kernels *k = acc_kernels_for(job);
+
+	return k->acc_error ? k->acc_error(job, acc, err) : 0;
 }

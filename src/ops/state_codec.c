@@ -181,7 +181,9 @@ static void histw_state_get(const struct gs_job *job, void *acc,
 }
 
 const struct state_codec histw_state = {
-	histw_state_bytes, histw_state_put, histw_state_get, NULL,
+	.bytes = histw_state_bytes,
+	.put = histw_state_put,
+	.get = histw_state_get,
 };
 
 /* ---- stats: count, nan, min, max, sum, sum of squares per column -------- */
@@ -372,17 +374,25 @@ static bool reduce_state_valid(const struct gs_job *job, const void *acc)
 }
 
 const struct state_codec hist_state = {
-	hist_state_bytes, hist_state_put, hist_state_get, NULL,
+	.bytes = hist_state_bytes,
+	.put = hist_state_put,
+	.get = hist_state_get,
 };
 const struct state_codec stats_state = {
-	stats_state_bytes, stats_state_put, stats_state_get, NULL,
+	.bytes = stats_state_bytes,
+	.put = stats_state_put,
+	.get = stats_state_get,
 };
 const struct state_codec dot_state = {
-	dot_state_bytes, dot_state_put, dot_state_get, NULL,
+	.bytes = dot_state_bytes,
+	.put = dot_state_put,
+	.get = dot_state_get,
 };
 const struct state_codec reduce_state = {
-	reduce_state_bytes, reduce_state_put, reduce_state_get,
-	reduce_state_valid,
+	.bytes = reduce_state_bytes,
+	.put = reduce_state_put,
+	.get = reduce_state_get,
+	.valid = reduce_state_valid,
 };
 
 /* ---- records of mixed types ----------------------------------------------
@@ -452,13 +462,25 @@ static bool mixed_state_valid(const struct gs_job *job, const void *acc)
 }
 
 static const struct state_codec mixed_state = {
-	mixed_state_bytes, mixed_state_put, mixed_state_get, mixed_state_valid,
+	.bytes = mixed_state_bytes,
+	.put = mixed_state_put,
+	.get = mixed_state_get,
+	.valid = mixed_state_valid,
+};
+
+/* a group-by: the keys and their states (cpu/group_state.c) */
+const struct state_codec group_state = {
+	.put = group_state_put,
+	.bytes_of = group_state_bytes,
+	.get_n = group_state_get,
 };
 
 const struct state_codec *state_codec_for(const struct gs_job *job)
 {
 	const struct state_codec *own = operation_of(job)->state;
 
-	/* a weighted hist's record is its values and weight, whole */
-	return job->rec && own && job->cmd != CMD_HISTW ? &mixed_state : own;
+	/* a group-by reads mixed records itself, and a weighted hist's record
+	 * is its values and weight, whole */
+	return job->rec && own && !own->get_n && job->cmd != CMD_HISTW ?
+		&mixed_state : own;
 }

@@ -1,0 +1,160 @@
+/*
+ * group.c - --by COLS (group.h): the option, what it cannot be combined
+ * with yet, and the key and value columns of the job.
+ *
+ * With -F the records are cut to the key columns followed by -F's (the
+ * -F list is made "COLS,LIST" before the input is opened), so the keys
+ * are the first columns of the cut records and the values the rest.
+ * Without -F nothing is cut: the keys are COLS and the values every other
+ * column, in order.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "engine.h"
+#include "fields.h"
+#include "group.h"
+
+/* A test's lower limit on the tables' bytes (tests/test_group.sh), so
+ * that the refusal past the limit can be tried on small inputs. */
+#define GROUP_LIMIT_ENV "GPUSTAT_GROUP_LIMIT"
+
+const struct opt_spec group_opts[] = {
+	GROUP_OPT,
+	{ .name = NULL },
+};
+
+static struct gs_group spec;
+static char *cut_list;		/* -F's list with the keys first */
+
+/* fields.c's error about COLS as --by's: "--by: WHAT". */
+static int as_by(struct gs_err *err)
+{
+	char what[sizeof(err->what)];
+	const char *w = err->what;
+
+	if (strncmp(w, "--fields: ", 10) == 0)
+		w += 10;
+	snprintf(what, sizeof(what), "%s", w);
+	return gs_fail(err, err->code, "--by", "%s", what);
+}
+
+int group_option(struct cli *c, const char *arg, struct gs_err *err)
+{
+	struct fields *f;
+
+	if (fields_parse(arg, &f, err) < 0)
+		return as_by(err);
+	fields_free(f);
+	c->by = arg;
+	return 0;
+}
+
+int group_check(struct cli *c, struct gs_err *err)
+{
+	size_t n;
+	char *list;
+
+	if (!c->by)
+		return 0;
+	if (c->text || c->header)
+		return gs_fail(err, GS_EUSAGE, "--by", "text input is not "
+			       "grouped yet (binary records only)");
+	if (!c->fields)
+		return 0;
+	n = strlen(c->by) + strlen(c->fields_arg) + 2;
+	if (!(list = malloc(n)))
+		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
+	snprintf(list, n, "%s,%s", c->by, c->fields_arg);
+	fields_free(c->fields);
+	c->fields = NULL;
+	free(cut_list);
+	cut_list = list;	/* kept, as argv's -F list is */
+	return fields_parse(list, &c->fields, err);
+}
+
+static uint64_t limit(void)
+{
+	const char *v = getenv(GROUP_LIMIT_ENV);
+	uint64_t n;
+
+	if (v && *v && parse_size(v, &n) == 0 && n < ENGINE_ACC_LIMIT)
+		return n;
+	return ENGINE_ACC_LIMIT;
+}
+
+/* The value columns of records of width columns whose keys are key[0..nk):
+ * the others, in order (*nv of them, into a new array). */
+static unsigned *others(const unsigned *key, unsigned nk, unsigned width,
+			unsigned *nv)
+{
+	unsigned *val = malloc((width ? width : 1) * sizeof(*val));
+
+	*nv = 0;
+	for (unsigned k = 0; val && k < width; k++) {
+		bool is_key = false;
+
+		for (unsigned i = 0; i < nk; i++)
+			is_key = is_key || key[i] == k;
+		if (!is_key)
+			val[(*nv)++] = k;
+	}
+	return val;
+}
+
+const struct pass group_passes[] = {
+	{ .op = CMD_GROUP, .done = group_done },
+	{ .done = NULL },
+};
+
+bool group_by_option(const struct command *cmd)
+{
+	for (const struct opt_spec *o = cmd->opts; o && o->name; o++)
+		if (o->id == OPT_BY)
+			return true;
+	return false;
+}
+
+int group_plan(struct cli *c, enum gs_group_what what,
+	       const struct pass **passes, struct gs_err *err)
+{
+	unsigned width = c->fields ? c->width : c->job.columns;
+	unsigned *key = NULL, *val, nk, nv;
+	struct fields *f;
+
+	if (!c->by)
+		return 0;
+	if (c->info.text)
+		return gs_fail(err, GS_EUSAGE, "--by", "text input is not "
+			       "grouped yet (binary records only)");
+	if (fields_parse(c->by, &f, err) < 0)
+		return as_by(err);
+	int rc = fields_resolve(f, width, NULL, "", &key, &nk, err);
+
+	fields_free(f);
+	if (rc < 0)
+		return as_by(err);
+	if (nk > GS_RECORD_MAX)		/* what a state holds (group_state.c) */
+		return gs_fail(err, GS_EUSAGE, "--by", "%u key columns, more "
+			       "than %d", nk, GS_RECORD_MAX);
+	if (c->fields) {	/* the cut records: keys, then -F's columns */
+		for (unsigned k = 0; k < nk; k++)
+			key[k] = k;
+		nv = c->job.columns - nk;
+		val = malloc((nv ? nv : 1) * sizeof(*val));
+		for (unsigned j = 0; val && j < nv; j++)
+			val[j] = nk + j;
+	} else {
+		val = others(key, nk, c->job.columns, &nv);
+	}
+	if (!val)
+		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
+	if (nv == 0)
+		return gs_fail(err, GS_EUSAGE, "--by", "every column is a "
+			       "key: no values left (-F picks them)");
+	spec = (struct gs_group){ .nkeys = nk, .nvals = nv, .key = key,
+				  .val = val, .what = what, .limit = limit() };
+	c->job.group = &spec;
+	*passes = group_passes;
+	return 0;
+}

@@ -1,0 +1,35 @@
+/*
+ * cpu_group.h - what cpu_group.c and group_state.c share of a group-by's
+ * table: the payload per key and value column, and the table's growth
+ * counted against the limit.
+ */
+#ifndef CPU_GROUP_H
+#define CPU_GROUP_H
+
+#include "acc.h"
+#include "ksum.h"
+#include "ktable.h"
+
+/* What a key keeps per value column; a payload holds the first fields
+ * that job->group->what needs (col_size). */
+struct gcol {
+	uint64_t count, nan;
+	union gs_scalar min, max;	/* of the non-NaN values: not COUNT */
+	struct ksum s1;			/* SUM and STATS */
+	struct ksum s2;			/* STATS */
+};
+
+enum { FAIL_NONE, FAIL_LIMIT, FAIL_OOM };
+
+/* Bytes of a struct gcol in job's payloads (what job->group->what keeps). */
+size_t gcol_size(const struct gs_job *job);
+/* g's table, made where it has none; false once g failed. */
+bool group_table(const struct gs_job *job, struct group_acc *g);
+/* The payload of key in g's table (zeroed if new), its growth counted;
+ * NULL once g failed. */
+void *group_payload(const struct gs_job *job, struct group_acc *g,
+		    const uint64_t *key);
+/* bytes more (or fewer) held by g, against job->group->limit. */
+void group_hold(const struct gs_job *job, struct group_acc *g, int64_t bytes);
+
+#endif

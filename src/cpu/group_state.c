@@ -1,0 +1,258 @@
+/*
+ * group_state.c - a group-by's accumulator as bytes, for -f state and
+ * merge (docs/STATE.md, "group"): the grouping, then every key in
+ * ascending order with its exact state per value column. Little-endian:
+ *
+ *   u32 what (0 count, 1 min/max, 2 sum, 3 stats), u32 keys K, u32 values
+ *   V, u32 0, u32 key column[K], u32 value column[V], u32 0 where K + V is
+ *   odd, u64 entries N; then N entries: u64 order key[K] (ktable.h), and
+ *   per value column u64 count, u64 nan, and as what keeps them u64 min,
+ *   u64 max (the bits of the column's union gs_scalar), a ksum of the
+ *   values and one of their squares.
+ *
+ * A ksum is u32 flags (ksum.h's KS_*), u32 form: 0, then i64 low and i64
+ * high halves of acc and i32 base, u32 0 (the sum acc * 2^base, acc odd
+ * or 0); 1, then the XSUM_LIMBS u64 limbs of the exact sum (struct xsum).
+ * Both are exact; which a key has depends on how its terms came, never
+ * its value, so the merge of states prints the same bytes as one run.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "cpu_group.h"
+
+#define KS_BYTES 32			/* the compact form */
+#define KW_BYTES (8 + 8 * XSUM_LIMBS)	/* the wide form */
+
+static size_t head_bytes(const struct gs_group *gr)
+{
+	return 16 + 4 * (size_t)(gr->nkeys + gr->nvals + (gr->nkeys + gr->nvals) % 2) + 8;
+}
+
+static size_t ks_bytes(const struct ksum *k)
+{
+	return k->wide ? KW_BYTES : KS_BYTES;
+}
+
+static void put32(unsigned char **p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		*(*p)++ = (unsigned char)(v >> (8 * i));
+}
+
+static void put64(unsigned char **p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		*(*p)++ = (unsigned char)(v >> (8 * i));
+}
+
+static uint32_t get32(const unsigned char **p)
+{
+	uint32_t v = 0;
+
+	for (int i = 0; i < 4; i++)
+		v |= (uint32_t)*(*p)++ << (8 * i);
+	return v;
+}
+
+static uint64_t get64(const unsigned char **p)
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < 8; i++)
+		v |= (uint64_t)*(*p)++ << (8 * i);
+	return v;
+}
+
+/* The bytes of one entry's value columns. */
+static size_t cols_bytes(const struct gs_job *job, const unsigned char *pay)
+{
+	const struct gs_group *gr = job->group;
+	size_t n = 0, cs = gcol_size(job);
+
+	for (unsigned j = 0; j < gr->nvals; j++, pay += cs) {
+		const struct gcol *c = (const struct gcol *)pay;
+
+		n += 16;
+		if (gr->what >= GROUP_MINMAX)
+			n += 16;
+		if (gr->what >= GROUP_SUM)
+			n += ks_bytes(&c->s1);
+		if (gr->what == GROUP_STATS)
+			n += ks_bytes(&c->s2);
+	}
+	return n;
+}
+
+size_t group_state_bytes(const struct gs_job *job, const void *acc)
+{
+	const struct group_acc *g = acc;
+	size_t n = head_bytes(job->group);
+
+	for (size_t i = 0; g->t && i < g->t->n; i++)
+		n += 8 * job->group->nkeys + cols_bytes(job, ktable_pay(g->t, i));
+	return n;
+}
+
+static void put_ksum(unsigned char **p, const struct ksum *k)
+{
+	__int128 a = k->acc;
+	int32_t base = k->base;
+
+	put32(p, k->flags);
+	put32(p, k->wide != NULL);
+	if (k->wide) {
+		for (int i = 0; i < XSUM_LIMBS; i++)
+			put64(p, k->wide->limb[i]);
+		return;
+	}
+	while (a && !(a & 1)) {		/* one form per value: acc odd */
+		a /= 2;
+		base++;
+	}
+	put64(p, (uint64_t)a);
+	put64(p, (uint64_t)(a >> 64));
+	put32(p, (uint32_t)(a ? base : 0));
+	put32(p, 0);
+}
+
+void group_state_put(const struct gs_job *job, const void *acc,
+		     unsigned char *p)
+{
+	const struct gs_group *gr = job->group;
+	const struct group_acc *g = acc;
+	size_t n = g->t ? g->t->n : 0, cs = gcol_size(job);
+	size_t *idx = n ? ktable_sorted(g->t) : NULL;
+
+	put32(&p, gr->what);
+	put32(&p, gr->nkeys);
+	put32(&p, gr->nvals);
+	put32(&p, 0);
+	for (unsigned k = 0; k < gr->nkeys; k++)
+		put32(&p, gr->key[k]);
+	for (unsigned j = 0; j < gr->nvals; j++)
+		put32(&p, gr->val[j]);
+	if ((gr->nkeys + gr->nvals) % 2)
+		put32(&p, 0);
+	put64(&p, n);
+	/* out of memory for the order: insertion order, as valid */
+	for (size_t i = 0; i < n; i++) {
+		size_t e = idx ? idx[i] : i;
+		const unsigned char *pay = ktable_pay(g->t, e);
+
+		for (unsigned k = 0; k < gr->nkeys; k++)
+			put64(&p, ktable_key(g->t, e)[k]);
+		for (unsigned j = 0; j < gr->nvals; j++, pay += cs) {
+			const struct gcol *c = (const struct gcol *)pay;
+
+			put64(&p, c->count);
+			put64(&p, c->nan);
+			if (gr->what >= GROUP_MINMAX) {
+				put64(&p, c->min.u);
+				put64(&p, c->max.u);
+			}
+			if (gr->what >= GROUP_SUM)
+				put_ksum(&p, &c->s1);
+			if (gr->what == GROUP_STATS)
+				put_ksum(&p, &c->s2);
+		}
+	}
+	free(idx);
+}
+
+/* A ksum at *p (end: the payload's end) into k: false if it is cut short
+ * or malformed, or out of memory. */
+static bool get_ksum(const unsigned char **p, const unsigned char *end,
+		     struct ksum *k)
+{
+	uint32_t form;
+
+	if (end - *p < KS_BYTES)
+		return false;
+	ksum_init(k);
+	k->flags = get32(p);
+	form = get32(p);
+	if (form > 1 || k->flags >= 32 || (form && end - *p < KW_BYTES - 8))
+		return false;
+	if (form) {
+		if (!(k->wide = malloc(sizeof(*k->wide))))
+			return false;
+		xsum_init(k->wide);
+		for (int i = 0; i < XSUM_LIMBS; i++)
+			k->wide->limb[i] = get64(p);
+		return true;
+	}
+	uint64_t lo = get64(p), hi = get64(p);
+
+	k->acc = (__int128)((unsigned __int128)hi << 64 | lo);
+	k->base = (int32_t)get32(p);
+	return get32(p) == 0 && (k->acc || !k->base) &&
+	       k->base >= -XSUM_FRAC && k->base <= 2048;
+}
+
+int group_state_get(struct gs_job *job, void *acc, const unsigned char *p,
+		    size_t n)
+{
+	const unsigned char *end = p + n;
+	struct gs_group *gr = calloc(1, sizeof(*gr));
+	unsigned *cols;
+	struct group_acc *g = acc;
+	uint64_t entries;
+
+	if (!gr || n < 16)
+		return -1;
+	gr->what = (enum gs_group_what)get32(&p);
+	gr->nkeys = get32(&p);
+	gr->nvals = get32(&p);
+	gr->limit = UINT64_MAX;	/* what the states hold is read already */
+	if (get32(&p) || gr->what > GROUP_STATS || !gr->nkeys || !gr->nvals ||
+	    gr->nkeys > job->columns || gr->nvals > job->columns ||
+	    (size_t)(end - p) < head_bytes(gr) - 16)
+		return -1;
+	cols = malloc(((size_t)gr->nkeys + gr->nvals) * sizeof(*cols));
+	if (!cols)
+		return -1;
+	for (unsigned i = 0; i < gr->nkeys + gr->nvals; i++)
+		if ((cols[i] = get32(&p)) >= job->columns)
+			return -1;
+	if ((gr->nkeys + gr->nvals) % 2 && get32(&p))
+		return -1;
+	gr->key = cols;
+	gr->val = cols + gr->nkeys;
+	job->group = gr;
+	entries = get64(&p);
+	for (uint64_t i = 0; i < entries; i++) {
+		uint64_t key[GS_RECORD_MAX];
+		unsigned char *pay;
+
+		if (gr->nkeys > GS_RECORD_MAX ||
+		    (size_t)(end - p) < 8 * (size_t)gr->nkeys)
+			return -1;
+		for (unsigned k = 0; k < gr->nkeys; k++)
+			key[k] = get64(&p);
+		if (!group_table(job, g) || !(pay = group_payload(job, g, key)))
+			return -1;
+		if (((struct gcol *)pay)->count)
+			return -1;	/* a key twice */
+		for (unsigned j = 0; j < gr->nvals; j++) {
+			struct gcol *c = (struct gcol *)(pay + j * gcol_size(job));
+
+			if (end - p < 16)
+				return -1;
+			c->count = get64(&p);
+			c->nan = get64(&p);
+			if (c->count == 0 || c->nan > c->count)
+				return -1;
+			if (gr->what >= GROUP_MINMAX) {
+				if (end - p < 16)
+					return -1;
+				c->min.u = get64(&p);
+				c->max.u = get64(&p);
+			}
+			if (gr->what >= GROUP_SUM && !get_ksum(&p, end, &c->s1))
+				return -1;
+			if (gr->what == GROUP_STATS && !get_ksum(&p, end, &c->s2))
+				return -1;
+		}
+	}
+	return p == end ? 0 : -1;
+}
