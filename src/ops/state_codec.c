@@ -126,6 +126,38 @@ static void hist_state_get(const struct gs_job *job, void *acc,
 		p = get(p, &h->v[i]);
 }
 
+/* ---- hist2d: nan, outside, then the counts [x bin][y bin] --------------- */
+
+static size_t hist2d_words(const struct gs_job *job)
+{
+	return 2 + job->bins * job->ybins;
+}
+
+static size_t hist2d_state_bytes(const struct gs_job *job)
+{
+	return hist2d_words(job) * 8;
+}
+
+static void hist2d_state_put(const struct gs_job *job, const void *acc,
+			     unsigned char *p)
+{
+	const struct hist2d_acc *h = acc;
+
+	p = put(put(p, h->nan), h->outside);
+	for (size_t i = 0; i + 2 < hist2d_words(job); i++)
+		p = put(p, h->counts[i]);
+}
+
+static void hist2d_state_get(const struct gs_job *job, void *acc,
+			     const unsigned char *p)
+{
+	struct hist2d_acc *h = acc;
+
+	p = get(get(p, &h->nan), &h->outside);
+	for (size_t i = 0; i + 2 < hist2d_words(job); i++)
+		p = get(p, &h->counts[i]);
+}
+
 /* ---- stats: count, nan, min, max, sum, sum of squares per column -------- */
 
 static size_t stats_state_bytes(const struct gs_job *job)
@@ -315,6 +347,9 @@ static bool reduce_state_valid(const struct gs_job *job, const void *acc)
 
 const struct state_codec hist_state = {
 	hist_state_bytes, hist_state_put, hist_state_get, NULL,
+};
+const struct state_codec hist2d_state = {
+	hist2d_state_bytes, hist2d_state_put, hist2d_state_get, NULL,
 };
 const struct state_codec stats_state = {
 	stats_state_bytes, stats_state_put, stats_state_get, NULL,
