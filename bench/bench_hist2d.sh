@@ -5,7 +5,7 @@
 # slow) beside gpustat hist2d's (best of $RUNS) on every core and on one,
 # and `cat FILE` for scale, each as a ratio measured in the same run; the
 # counts of both are compared once (gpustat -f npy against numpy's H).
-# hist2d has no GPU kernels yet: auto runs it on the CPU.
+# --backend cpu throughout (bench/hist2d_gpu_check.sh times the GPU).
 #
 #   sh bench/bench_hist2d.sh [MPOINTS]   (default 200 million points, 1.6 GB)
 # TMPDIR: where the file goes; PY=python3.
@@ -43,10 +43,10 @@ print("%.4f" % (time.perf_counter() - t))
 np.save(out, H)
 PY
 )
-	./gpustat hist2d -q --bins $b --range -4:4 -f npy "$F" > "$TMP/gs_$b.npy"
+	./gpustat hist2d -q --backend cpu --bins $b --range -4:4 -f npy "$F" > "$TMP/gs_$b.npy"
 	same=$($PY -c "import numpy as np, sys; print('same' if (np.load(sys.argv[1]) == np.load(sys.argv[2])).all() else 'DIFFERENT')" "$TMP/gs_$b.npy" "$TMP/np_$b.npy")
-	t_all=$(secs "./gpustat hist2d -q --bins $b --range -4:4 -f npy '$F'")
-	t_one=$(secs "./gpustat hist2d -q -j 1 --bins $b --range -4:4 -f npy '$F'")
+	t_all=$(secs "./gpustat hist2d -q --backend cpu --bins $b --range -4:4 -f npy '$F'")
+	t_one=$(secs "./gpustat hist2d -q --backend cpu -j 1 --bins $b --range -4:4 -f npy '$F'")
 	printf '%-34s %9s %9s\n' "numpy.histogram2d ${b}^2" "$t_np" 1
 	for row in "gpustat hist2d ${b}^2 (counts $same) $t_all" \
 		   "gpustat hist2d -j 1 ${b}^2 $t_one"; do

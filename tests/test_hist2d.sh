@@ -11,7 +11,11 @@
 #  - the same bytes for every --chunk-size and -j, a pipe (spilled for the
 #    range pass) as the file, -c 3 as its first two columns;
 #  - the table's rows, --nonzero, the note of records in no bin;
-#  - usage errors, -f state and --backend cuda refused in one line.
+#  - -f state of shards (-c 3 -F 3,1 and a pipe among them, --per-file)
+#    merged in any order and grouping: the bytes of one run in every
+#    format; states of other bins, ranges or types refused in one line;
+#  - usage errors (-f state without --range) refused in one line;
+#    --backend cuda the CPU's bytes where it runs.
 #
 # Usage: sh tests/test_hist2d.sh   (GPUSTAT=path overrides ./gpustat)
 cd "$(dirname "$0")/.." || exit 2
@@ -140,6 +144,76 @@ for r in "" "--range 0:2"; do
 		bad "per_file $r" "the total is not the run over both"
 done
 
+# ---- -f state and merge -----------------------------------------------------------
+
+# p.f32 in three shards of whole records (8 bytes): their states merged, in
+# any order and grouping, print what one run over p.f32 prints
+dd if="$T/p.f32" of="$T/s1" bs=8 count=100000 2> /dev/null
+dd if="$T/p.f32" of="$T/s2" bs=8 skip=100000 count=250001 2> /dev/null
+dd if="$T/p.f32" of="$T/s3" bs=8 skip=350001 2> /dev/null
+R="--bins 97,61 --range -4:4,-2:3 -t f32"
+for s in s1 s2 s3; do
+	# shellcheck disable=SC2086
+	"$G" hist2d $R -f state -o "$T/$s.st" "$T/$s" || bad state "$s: no state"
+done
+for f in text json npy png; do
+	# shellcheck disable=SC2086
+	"$G" hist2d -q $R -f $f "$T/p.f32" > "$T/want.$f"
+	"$G" merge -q -f $f "$T/s3.st" "$T/s1.st" "$T/s2.st" > "$T/out.$f" &&
+		cmp -s "$T/out.$f" "$T/want.$f" && ok ||
+		bad "merge_$f" "differs from one run over the shards"
+done
+# a merge of a merge, states one after another on stdin
+"$G" merge -f state "$T/s2.st" "$T/s3.st" > "$T/s23.st" &&
+	cat "$T/s23.st" "$T/s1.st" | "$G" merge -q -f npy > "$T/out.npy" &&
+	cmp -s "$T/out.npy" "$T/want.npy" && ok || bad merge_of_merge "differs"
+# the header names both axes: x's bins and range, then y's
+grep -a -q '^ybins 61$' "$T/s1.st" && grep -a -q '^yhi 0x1.8p+1$' "$T/s1.st" &&
+	ok || bad state_header "$(head -c 300 "$T/s1.st")"
+# -c 3 -F 3,1 and a pipe: the state of what the run reads
+python3 - "$T/s1" "$T/s1c3" <<'PY'
+import sys
+a = open(sys.argv[1], "rb").read()
+open(sys.argv[2], "wb").write(b"".join(a[i + 4:i + 8] + b"\0\0\0\0" + a[i:i + 4]
+                                       for i in range(0, len(a), 8)))
+PY
+# shellcheck disable=SC2086
+cat "$T/s1c3" | "$G" hist2d $R -c 3 -F 3,1 -f state > "$T/s1b.st" &&
+	"$G" merge -q -f npy "$T/s1b.st" "$T/s2.st" "$T/s3.st" > "$T/out.npy" &&
+	cmp -s "$T/out.npy" "$T/want.npy" && ok || bad state_fields "differs"
+# --per-file -f state: each operand's state, which merge adds up
+# shellcheck disable=SC2086
+"$G" hist2d $R --per-file -f state "$T/s1" "$T/s2" "$T/s3" > "$T/all.st" &&
+	"$G" merge -q -f npy "$T/all.st" > "$T/out.npy" &&
+	cmp -s "$T/out.npy" "$T/want.npy" && ok || bad per_file_state "differs"
+# merge --per-file: each state's result, then the total
+"$G" merge -q --per-file -f json "$T/s1.st" "$T/s2.st" > "$T/out" &&
+	# shellcheck disable=SC2086
+	"$G" hist2d -q $R --per-file -f json "$T/s1" "$T/s2" |
+	sed "s|$T/s\([12]\)\"|$T/s\1.st\"|" | cmp -s - "$T/out" && ok ||
+	bad merge_per_file "$(head -c 200 "$T/out")"
+# states of other bins or ranges do not merge: one line naming the key
+merge_refused() {	# NAME KEY ARGS...: a state of ARGS does not merge with s1's
+	name=$1 key=$2
+	shift 2
+	"$G" hist2d -t f32 "$@" -f state -o "$T/x.st" "$T/s2" || bad "$name" "no state"
+	"$G" merge "$T/s1.st" "$T/x.st" > "$T/out" 2> "$T/err"
+	rc=$?
+	if [ "$rc" = 1 ] && [ ! -s "$T/out" ] && [ "$(wc -l < "$T/err")" = 1 ] &&
+	   grep -q "^gpustat: $T/x.st: cannot merge with $T/s1.st: $key " "$T/err"; then ok
+	else bad "$name" "exit $rc: $(cat "$T/err")"; fi
+}
+merge_refused merge_xbins bins --bins 96,61 --range -4:4,-2:3
+merge_refused merge_ybins ybins --bins 97,60 --range -4:4,-2:3
+merge_refused merge_xrange lo --bins 97,61 --range -5:4,-2:3
+merge_refused merge_yrange yhi --bins 97,61 --range -4:4,-2:4
+merge_refused merge_type type --bins 97,61 --range -4:4,-2:3 -t i32
+# a state whose header was edited to impossible bins is refused
+sed '0,/^ybins 61$/s//ybins 0/' "$T/s1.st" > "$T/x.st" 2> /dev/null
+"$G" merge "$T/x.st" > "$T/out" 2> "$T/err"
+[ $? = 1 ] && [ ! -s "$T/out" ] && grep -q 'no hist2d has bins 97 by 0' "$T/err" &&
+	ok || bad state_bad_bins "$(cat "$T/err")"
+
 # ---- usage errors: one line, exit 2, nothing on stdout ---------------------------------
 
 refused() {	# NAME STATUS ARGS...: refused with STATUS in one line
@@ -161,14 +235,25 @@ refused norm_text 2 --text --range 0:1 --norm log
 refused norm_word 2 --text --range 0:1 -f png --norm sqrt
 refused nonzero_npy 2 --text --range 0:1 --nonzero -f npy
 refused nonzero_png 2 --text --range 0:1 --nonzero -f png
-refused state 2 --text --range 0:1 -f state
+refused state_no_range 2 --text -f state
+refused state_xedges 2 --text --range 0:1 -f state --xedges "$T/e"
+refused state_yedges 2 --text --range 0:1 -f state --yedges "$T/e"
 refused one_column 2 --text -c 1 --range 0:1
 refused three_fields 2 --text -c 3 -F 1,2,3 --range 0:1
 refused xedges_output 2 --text --range 0:1 --xedges - 
 refused same_edges 2 --text --range 0:1 --xedges "$T/e" --yedges "$T/e"
 refused per_file_png 2 --text --range 0:1 --per-file -f png "$T/pts.txt"
-# --backend cuda: hist2d has no GPU kernels (or this build no CUDA)
-refused cuda 1 --text --range 0:1 --backend cuda
+# --backend cuda: the CPU's bytes, or (no GPU, no CUDA in this build) one
+# line and exit 1 (bench/hist2d_gpu_check.sh compares them on a GPU)
+"$G" hist2d --text --bins 2,3 --range 0:3 -q --backend cuda "$T/pts.txt" > "$T/out" 2> "$T/err"
+rc=$?
+if [ $rc = 0 ]; then
+	"$G" hist2d --text --bins 2,3 --range 0:3 -q --backend cpu "$T/pts.txt" |
+		cmp -s - "$T/out" && ok || bad cuda "not the CPU's result"
+else
+	[ $rc = 1 ] && [ ! -s "$T/out" ] && [ "$(wc -l < "$T/err")" = 1 ] && ok ||
+		bad cuda "exit $rc: $(cat "$T/err")"
+fi
 # --backend auto runs it on the CPU
 "$G" hist2d --text --bins 2,3 --range 0:3 -q "$T/pts.txt" > "$T/out" &&
 	"$G" hist2d --text --bins 2,3 --range 0:3 -q --backend cpu "$T/pts.txt" |

@@ -14,15 +14,25 @@
 #include <unistd.h>
 #include "operation.h"
 #include "command.h"
+#include "hist2d_bin.h"
 #include "state.h"
 
 /* The keys after the magic line, in order. */
 enum { K_COMMAND, K_OPERATION, K_TYPE, K_COLUMNS, K_OP, K_RANGED, K_BINS,
-       K_LO, K_HI, K_PAIRS, K_RECORDS, K_PAYLOAD, NKEYS };
+       K_LO, K_HI, K_YBINS, K_YLO, K_YHI, K_PAIRS, K_RECORDS, K_PAYLOAD,
+       NKEYS };
 static const char *const keys[NKEYS] = {
 	"command", "operation", "type", "columns", "op", "ranged", "bins",
-	"lo", "hi", "pairs", "records", "payload",
+	"lo", "hi", "ybins", "ylo", "yhi", "pairs", "records", "payload",
 };
+
+/* Whether a state of job has key k: the y axis's only hist2d's (the
+ * operation comes before them, so a reader knows). */
+static bool has_key(const struct gs_job *job, int k)
+{
+	return (k != K_YBINS && k != K_YLO && k != K_YHI) ||
+	       job->cmd == CMD_HIST2D;
+}
 /* a value, a type list of GS_RECORD_MAX names among them */
 #define VALUE_MAX 2048
 
@@ -58,10 +68,15 @@ static void key_value(const char *command, const struct gs_job *job,
 	case K_TYPE: type_value(job, v); break;
 	case K_COLUMNS: snprintf(v, VALUE_MAX, "%u", job->columns); break;
 	case K_OP: snprintf(v, VALUE_MAX, "%s", op_name(job->op)); break;
-	case K_RANGED: snprintf(v, VALUE_MAX, "%d", job->ranged); break;
+	case K_RANGED:	/* hist2d's bins are always ranged */
+		snprintf(v, VALUE_MAX, "%d", job->ranged || job->cmd == CMD_HIST2D);
+		break;
 	case K_BINS: snprintf(v, VALUE_MAX, "%llu", (unsigned long long)job->bins); break;
 	case K_LO: snprintf(v, VALUE_MAX, "%a", job->lo); break;
 	case K_HI: snprintf(v, VALUE_MAX, "%a", job->hi); break;
+	case K_YBINS: snprintf(v, VALUE_MAX, "%llu", (unsigned long long)job->ybins); break;
+	case K_YLO: snprintf(v, VALUE_MAX, "%a", job->ylo); break;
+	case K_YHI: snprintf(v, VALUE_MAX, "%a", job->yhi); break;
 	case K_PAIRS:
 		snprintf(v, VALUE_MAX, "%d", job->cmd == CMD_DOT && !job->two_inputs);
 		break;
@@ -85,6 +100,8 @@ int state_write(const struct cli *c, const void *acc, struct sbuf *b,
 	codec->put(job, acc, payload);
 	sb_addf(b, "%s %d\n", STATE_MAGIC, STATE_VERSION);
 	for (int k = 0; k < NKEYS; k++) {
+		if (!has_key(job, k))
+			continue;
 		key_value(c->command->name, job, c->records, n, k, v);
 		sb_addf(b, "%s %s\n", keys[k], v);
 	}
@@ -194,8 +211,11 @@ static int set_key(struct state *s, int k, const char *v, uint64_t *payload)
 		return parse_op(v, &job->op);
 	case K_LO:
 	case K_HI:
+	case K_YLO:
+	case K_YHI:
 		errno = 0;
-		*(k == K_LO ? &job->lo : &job->hi) = strtod(v, &end);
+		*(k == K_LO ? &job->lo : k == K_HI ? &job->hi :
+		  k == K_YLO ? &job->ylo : &job->yhi) = strtod(v, &end);
 		return errno || *end ? -1 : 0;
 	}
 	if (to_u64(v, UINT64_MAX, &u) < 0)
@@ -207,9 +227,12 @@ static int set_key(struct state *s, int k, const char *v, uint64_t *payload)
 	case K_RANGED:
 		job->ranged = u;
 		return u <= 1 ? 0 : -1;
-	case K_BINS:
+	case K_BINS:	/* each command's limit: header_sane */
 		job->bins = u;
-		return u <= (1u << 24) ? 0 : -1;
+		return 0;
+	case K_YBINS:
+		job->ybins = u;
+		return 0;
 	case K_PAIRS:	/* after operation: only dot has pairs */
 		job->two_inputs = job->cmd == CMD_DOT && !u;
 		return u <= 1 && (u == 0 || job->cmd == CMD_DOT) ? 0 : -1;
@@ -245,6 +268,31 @@ static int mixed_sane(const struct gs_job *job, const char *name,
 	return 0;
 }
 
+/* hist2d: bins on both axes within HIST2D_MAX_BINS, over finite ranges of
+ * lo < hi (after numpy's widening of equal ends), x and y among the
+ * columns, of one type. */
+static int hist2d_sane(const struct gs_job *job, const char *name,
+		       struct gs_err *err)
+{
+	if (!job->ranged)
+		return bad_value(name, "ranged", "0", err);
+	if (job->bins < 1 || job->ybins < 1 ||
+	    job->bins > HIST2D_MAX_BINS / job->ybins)
+		return gs_fail(err, GS_ERUNTIME, name, "state header: no hist2d "
+			       "has bins %llu by %llu",
+			       (unsigned long long)job->bins,
+			       (unsigned long long)job->ybins);
+	if (!(job->lo < job->hi) || !isfinite(job->lo) || !isfinite(job->hi) ||
+	    !(job->ylo < job->yhi) || !isfinite(job->ylo) ||
+	    !isfinite(job->yhi))
+		return gs_fail(err, GS_ERUNTIME, name, "state header: no hist2d "
+			       "has the range %g:%g,%g:%g", job->lo, job->hi,
+			       job->ylo, job->yhi);
+	if (job->columns < 2 || job->rec)
+		return bad_value(name, "columns", "not x and y of one type", err);
+	return 0;
+}
+
 /* What the command line would have refused: a state is read from a file
  * that may have been made by anything. */
 static int header_sane(const struct gs_job *job, const char *name,
@@ -263,6 +311,10 @@ static int header_sane(const struct gs_job *job, const char *name,
 		return gs_fail(err, GS_ERUNTIME, name, "state header: no ranged "
 			       "bins have bins %llu over %g:%g",
 			       (unsigned long long)job->bins, job->lo, job->hi);
+	if (job->cmd == CMD_HIST && job->bins > (1u << 24))
+		return bad_value(name, "bins", "over 2^24", err);
+	if (job->cmd == CMD_HIST2D)
+		return hist2d_sane(job, name, err);
 	if (job->cmd == CMD_DOT && !job->two_inputs && job->columns % 2)
 		return bad_value(name, "columns", "odd, with pairs", err);
 	if (bits && type_is_float(t))
@@ -312,6 +364,8 @@ static int read_header(const unsigned char **p, const unsigned char *end,
 		return gs_fail(err, GS_ERUNTIME, name, "state version %s; this "
 			       "gpustat reads version %d", v, STATE_VERSION);
 	for (int k = 0; k < NKEYS; k++) {
+		if (!has_key(&s->job, k))
+			continue;
 		if (read_line(p, end, keys[k], v, name, err) < 0)
 			return -1;
 		if (set_key(s, k, v, payload) < 0)
@@ -396,6 +450,13 @@ static int group_same(const struct state *a, const char *aname,
 		       "grouped by other key or value columns", aname);
 }
 
+/* The end of a range that key k names. */
+static double range_end(const struct gs_job *job, int k)
+{
+	return k == K_LO ? job->lo : k == K_HI ? job->hi :
+	       k == K_YLO ? job->ylo : job->yhi;
+}
+
 int state_check(const struct state *a, const char *aname,
 		const struct state *b, const char *bname, struct gs_err *err)
 {
@@ -403,11 +464,14 @@ int state_check(const struct state *a, const char *aname,
 
 	/* every key but the counts; the range as people write it */
 	for (int k = 0; k < K_RECORDS; k++) {
+		if (!has_key(&a->job, k))	/* the operations are equal */
+			continue;
 		key_value(a->command, &a->job, 0, 0, k, va);
 		key_value(b->command, &b->job, 0, 0, k, vb);
-		if (strcmp(va, vb) != 0 && (k == K_LO || k == K_HI)) {
-			snprintf(va, sizeof(va), "%.17g", k == K_LO ? a->job.lo : a->job.hi);
-			snprintf(vb, sizeof(vb), "%.17g", k == K_LO ? b->job.lo : b->job.hi);
+		if (strcmp(va, vb) != 0 && (k == K_LO || k == K_HI ||
+					    k == K_YLO || k == K_YHI)) {
+			snprintf(va, sizeof(va), "%.17g", range_end(&a->job, k));
+			snprintf(vb, sizeof(vb), "%.17g", range_end(&b->job, k));
 		}
 		if (strcmp(va, vb) != 0)
 			return gs_fail(err, GS_ERUNTIME, bname, "cannot merge "

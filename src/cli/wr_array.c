@@ -44,12 +44,17 @@ static int value_bits(const struct cli *c, const char *descr,
 	return 0;
 }
 
-/* n u64 values, little-endian. */
+/* n u64 values, little-endian: as they lie in memory on such a host (a
+ * byte at a time was 0.3 s of a one-point hist2d of 4096 x 4096 bins). */
 static int put_u64(struct sbuf *b, const uint64_t *v, uint64_t n,
 		   struct gs_err *err)
 {
 	unsigned char out[4096];
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	sb_addn(b, v, (size_t)(8 * n));
+	n = 0;
+#endif
 	for (uint64_t i = 0; i < n; i += sizeof(out) / 8) {
 		uint64_t m = n - i < sizeof(out) / 8 ? n - i : sizeof(out) / 8;
 

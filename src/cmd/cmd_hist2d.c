@@ -13,6 +13,7 @@
 #include <string.h>
 #include "command.h"
 #include "hist2d.h"
+#include "hist2d_bin.h"
 #include "out.h"
 #include "spill.h"
 #include "writer.h"
@@ -68,8 +69,6 @@ static const struct opt_spec hist2d_opts[] = {
 	{ .name = NULL },
 };
 
-#define MAX_BINS2 (1u << 25)	/* NX * NY: 256 MiB of counts per copy, the
-				 * command's and one thread's within 1 GiB */
 
 /* "N" or "NX,NY" into nx and ny; 0 or -1. */
 static int parse_pair(const char *arg, uint64_t *nx, uint64_t *ny)
@@ -97,9 +96,9 @@ static int parse_bins(const char *arg, struct gs_job *job, struct gs_err *err)
 	if (parse_pair(arg, &nx, &ny) < 0)
 		return gs_fail(err, GS_EUSAGE, "", "--bins: expected NX or "
 			       "NX,NY, not '%s'", arg);
-	if (nx < 1 || ny < 1 || nx > MAX_BINS2 / ny)
+	if (nx < 1 || ny < 1 || nx > HIST2D_MAX_BINS / ny)
 		return gs_fail(err, GS_EUSAGE, "", "--bins: NX and NY from 1, "
-			       "NX * NY at most %u, not '%s'", MAX_BINS2, arg);
+			       "NX * NY at most %u, not '%s'", HIST2D_MAX_BINS, arg);
 	job->bins = nx;
 	job->ybins = ny;
 	return 0;
@@ -133,7 +132,7 @@ static int parse_ranges(const char *arg, struct gs_job *job,
 	return 0;
 }
 
-static const char *const norm_names[] = { "linear", "log", "eq" };
+static const char *const norm_names[] = { "log", "linear", "eq" };
 
 static int hist2d_option(struct cli *c, int id, const char *arg,
 			 struct gs_err *err)
@@ -292,6 +291,8 @@ static int hist2d_done(struct cli *c, void *acc, struct sbuf *b,
 
 	if (h->two_pass && check_pass2(c, a, err) < 0)
 		return -1;
+	if (!h->edges[0] && make_edges(c, err) < 0)	/* merge's: no pass */
+		return -1;
 	h->nan = a->nan;
 	h->outside = a->outside;
 	return hist2d_put(c, b, a, err);
@@ -353,11 +354,10 @@ static int hist2d_check(struct cli *c, struct gs_err *err)
 {
 	const struct hist2d_state *h = c->state;
 
-	/* a state's header has no place for the y axis's bins and range */
-	if (c->format == FMT_STATE)
-		return gs_fail(err, GS_EUSAGE, "hist2d", "no -f state yet: "
-			       "run it over the shards together, or over each "
-			       "with -f npy and add the counts");
+	if (c->format == FMT_STATE && (h->edges_path[0] || h->edges_path[1]))
+		return gs_fail(err, GS_EUSAGE, "hist2d", "--%cedges does not go "
+			       "with -f state: give it to the run that prints "
+			       "the result", h->edges_path[0] ? 'x' : 'y');
 	if (h->nonzero && c->format != FMT_TEXT && c->format != FMT_TSV &&
 	    c->format != FMT_CSV)
 		return gs_fail(err, GS_EUSAGE, "hist2d", "--nonzero leaves rows "
@@ -405,6 +405,12 @@ static int hist2d_plan(struct cli *c, const struct pass **passes,
 		return gs_fail(err, GS_EUSAGE, "hist2d", "records of %u column "
 			       "have no y: hist2d reads x and y from the first "
 			       "two columns (-c 2, the default)", c->job.columns);
+	/* each shard would bin over its own min and max: numpy's range of
+	 * the shards together is neither, so their counts would not add */
+	if (c->format == FMT_STATE && !h->range_set)
+		return gs_fail(err, GS_EUSAGE, "hist2d", "-f state needs --range "
+			       "X0:X1[,Y0:Y1] (without it each shard's bins "
+			       "would span its own min and max)");
 	if (h->range_set) {
 		widen(&c->job.lo, &c->job.hi);
 		widen(&c->job.ylo, &c->job.yhi);
@@ -432,9 +438,10 @@ const struct command hist2d_command = {
 	.opts = hist2d_opts,
 	.default_type = GS_F32,
 	.default_format = FMT_TEXT,
-	.formats = "text tsv csv json binary npy pgm png",
+	.formats = "text tsv csv json binary npy state pgm png",
 	.formats_help = "text (default), tsv, csv, json, binary, npy,\n"
-			"pgm (16-bit), png (8-bit grey)",
+			"state (for merge; needs --range), pgm (16-bit),\n"
+			"png (8-bit grey)",
 	.state_size = sizeof(struct hist2d_state),
 	.init = hist2d_init,
 	.option = hist2d_option,

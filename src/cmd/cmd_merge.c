@@ -175,8 +175,8 @@ const struct command merge_command = {
 		    "cat shards/*.state | gpustat merge -f json",
 	.default_type = GS_F32,
 	.default_format = FMT_TEXT,
-	.formats = RESULT_FORMATS,
-	.formats_help = RESULT_FORMATS_HELP,
+	.formats = RESULT_FORMATS " pgm png",	/* hist2d's images too */
+	.formats_help = RESULT_FORMATS_HELP ",\npgm, png (hist2d's image)",
 	.reads_no_data = true,
 	.state_size = sizeof(struct merge_state),
 	.open = merge_open,

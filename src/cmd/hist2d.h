@@ -10,8 +10,9 @@
 #include "out.h"
 #include "report.h"
 
-/* --norm: how a non-zero count becomes a grey level */
-enum hist2d_norm { NORM_LINEAR, NORM_LOG, NORM_EQ };
+/* --norm: how a non-zero count becomes a grey level; the default is 0,
+ * as merge (which has no --norm) makes the state */
+enum hist2d_norm { NORM_LOG, NORM_LINEAR, NORM_EQ };
 
 /* The options and what the passes hand on (the driver's c->state). */
 struct hist2d_state {

@@ -15,17 +15,16 @@
  *    too rounds to double), with a value equal to the last edge moved into
  *    the last bin. No estimate-and-correct as np.histogram does: repeated
  *    edges (f16 ranges of many bins) give empty bins, as in numpy.
- * Here the bin is estimated from the value and then moved to the last edge
- * at or below it: exactly searchsorted's answer for non-decreasing edges
- * (cmd_hist2d.c refuses others): the estimate or a neighbour, or else a
- * bisection.
- * A record is counted where both values are in [edge 0, edge n]; one with
- * a NaN (numpy's searchsorted puts it past the end) goes to nan, any other
- * outside the range to outside.
+ * A point's bin is hist2d_bin.h's, the arithmetic the GPU's kernels
+ * (cuda/hist2d_kernels.cu) share. A record is counted where both values
+ * are in [edge 0, edge n]; one with a NaN (numpy's searchsorted puts it
+ * past the end) goes to nan, any other outside the range to outside.
  */
 #include <string.h>
+#include <sys/mman.h>
 
 #include "acc.h"
+#include "hist2d_bin.h"
 
 void hist2d_edges(const struct gs_job *job, int axis, double *edges)
 {
@@ -42,77 +41,6 @@ void hist2d_edges(const struct gs_job *job, int axis, double *edges)
 	j.span = 0;
 	j.ranged = true;
 	hist_edges(&j, edges);
-}
-
-/* One axis: its edges and what the estimate needs. */
-struct axis {
-	const double *e;	/* n + 1 edges, non-decreasing */
-	uint64_t n;
-	double lo, hi, scale;	/* e[0], e[n], n / (e[n] - e[0]) */
-};
-
-static void axis_init(struct axis *a, const double *e, uint64_t n)
-{
-	a->e = e;
-	a->n = n;
-	a->lo = e[0];
-	a->hi = e[n];
-	a->scale = a->hi > a->lo ? (double)n / (a->hi - a->lo) : 0;
-}
-
-/* Whether bin i holds v: e[i] <= v, and e[i + 1] > v unless i is last. */
-static inline bool axis_holds(const struct axis *a, uint64_t i, double v)
-{
-	return a->e[i] <= v && (i + 1 == a->n || a->e[i + 1] > v);
-}
-
-/* Bisection for the last i < n with e[i] <= v (e[0] <= v). */
-static __attribute__((noinline)) uint64_t axis_search(const struct axis *a,
-						      double v)
-{
-	uint64_t lo = 0, hi = a->n - 1;
-
-	while (lo < hi) {
-		uint64_t m = lo + (hi - lo + 1) / 2;
-
-		if (a->e[m] <= v)
-			lo = m;
-		else
-			hi = m - 1;
-	}
-	return lo;
-}
-
-/* The bin of v, lo <= v <= hi: the last i < n with e[i] <= v. The
- * estimate or a neighbour holds it but where the edges are far from
- * evenly spaced (repeated f16 edges, a range whose width overflows). */
-static inline uint64_t axis_bin(const struct axis *a, double v)
-{
-	double est = (v - a->lo) * a->scale;
-	uint64_t i = est < (double)(a->n - 1) ? (uint64_t)est : a->n - 1;
-
-	if (axis_holds(a, i, v))
-		return i;
-	if (i + 1 < a->n && axis_holds(a, i + 1, v))
-		return i + 1;
-	if (i > 0 && axis_holds(a, i - 1, v))
-		return i - 1;
-	return axis_search(a, v);
-}
-
-/* A point's code: its bin, ix * NY + iy (below 2^25: cmd_hist2d.c's
- * MAX_BINS2), or one of these. */
-#define CODE_NAN 0xfffffffeu
-#define CODE_OUT 0xffffffffu
-
-static inline uint32_t point_code(uint64_t ny, const struct axis *ax,
-				  const struct axis *ay, double x, double y)
-{
-	if (x != x || y != y)
-		return CODE_NAN;
-	if (x < ax->lo || x > ax->hi || y < ay->lo || y > ay->hi)
-		return CODE_OUT;
-	return (uint32_t)(axis_bin(ax, x) * ny + axis_bin(ay, y));
 }
 
 /* Points are binned a block at a time into codes, then counted: the
@@ -139,7 +67,7 @@ count_block(struct hist2d_acc *h, const uint32_t *code, size_t m, bool ahead)
 			__builtin_prefetch(&h->counts[code[j + CODE_AHEAD]], 1);
 		if (c < nb)
 			h->counts[c]++;
-		else if (c == CODE_NAN)
+		else if (c == HIST2D_CODE_NAN)
 			h->nan++;
 		else
 			h->outside++;
@@ -157,16 +85,15 @@ static void count_codes(struct hist2d_acc *h, const uint32_t *code, size_t m)
 /* The points of nrec records of C values of type T (each converted to
  * double exactly by CONV): x and y are the record's first two values. */
 #define HIST2D_LOOP(name, T, CONV)						\
-static void name(struct hist2d_acc *h, const struct axis *ax,			\
-		 const struct axis *ay, const void *data, size_t nrec,		\
+static void name(struct hist2d_acc *h, const struct h2axis *ax,		\
+		 const struct h2axis *ay, const void *data, size_t nrec,	\
 		 unsigned C, uint32_t *code)					\
 {										\
 	const T *p = data;							\
 	for (size_t k = 0; k < nrec; k += CODE_BLOCK) {				\
 		size_t m = nrec - k < CODE_BLOCK ? nrec - k : CODE_BLOCK;	\
 		for (size_t j = 0; j < m; j++, p += C)				\
-			code[j] = point_code(h->ny, ax, ay, CONV(p[0]),		\
-					     CONV(p[1]));			\
+			code[j] = hist2d_code(ax, ay, CONV(p[0]), CONV(p[1]));	\
 		count_codes(h, code, m);					\
 	}									\
 }
@@ -188,8 +115,8 @@ HIST2D_LOOP(points_bf16, uint16_t, conv_bf16)
 HIST2D_LOOP(points_f32, float, CONV_D)
 HIST2D_LOOP(points_f64, double, CONV_D)
 
-typedef void points_fn(struct hist2d_acc *, const struct axis *,
-		       const struct axis *, const void *, size_t, unsigned,
+typedef void points_fn(struct hist2d_acc *, const struct h2axis *,
+		       const struct h2axis *, const void *, size_t, unsigned,
 		       uint32_t *);
 static points_fn *const points_loops[GS_NTYPES] = {
 	[GS_U8] = points_u8, [GS_I8] = points_i8, [GS_U16] = points_u16,
@@ -206,10 +133,26 @@ static size_t hist2d_acc_size(const struct gs_job *job)
 	       job->bins * job->ybins * sizeof(uint64_t);
 }
 
+/* Counts of many bins are scattered over tens of MiB (4096 x 4096: 128
+ * MiB a thread): huge pages, where the kernel gives them, save a TLB miss
+ * on nearly every point and most of the page faults of the memset. A
+ * hint, on the whole pages inside [p, p + n). */
+static void huge_hint(void *p, size_t n)
+{
+	const uintptr_t huge = (uintptr_t)2 << 20;
+	uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1);
+	uintptr_t b = ((uintptr_t)p + n) & ~(huge - 1);
+
+	if (b > a)
+		(void)madvise((void *)a, b - a, MADV_HUGEPAGE);
+}
+
 static void hist2d_acc_init(const struct gs_job *job, void *acc)
 {
 	struct hist2d_acc *h = acc;
 
+	if (job->bins * job->ybins > CODE_NEAR)
+		huge_hint(h, hist2d_acc_size(job));
 	memset(h, 0, hist2d_acc_size(job));
 	h->nx = job->bins;
 	h->ny = job->ybins;
@@ -240,13 +183,13 @@ static void hist2d_cpu_add(const struct gs_job *job, void *acc, void *scratch,
 			   const void *data, const void *data2, size_t nrec)
 {
 	double *ex = scratch, *ey = ex + job->bins + 1;
-	struct axis ax, ay;
+	struct h2axis ax, ay;
 
 	(void)data2;
 	hist2d_edges(job, 0, ex);
 	hist2d_edges(job, 1, ey);
-	axis_init(&ax, ex, job->bins);
-	axis_init(&ay, ey, job->ybins);
+	ax = h2axis_make(ex, ex[0], ex[job->bins], job->bins);
+	ay = h2axis_make(ey, ey[0], ey[job->ybins], job->ybins);
 	points_loops[job->dtype.type](acc, &ax, &ay, data, nrec, job->columns,
 				      (uint32_t *)(ey + job->ybins + 1));
 }

@@ -186,6 +186,38 @@ const struct state_codec histw_state = {
 	.get = histw_state_get,
 };
 
+/* ---- hist2d: nan, outside, then the counts [x bin][y bin] --------------- */
+
+static size_t hist2d_words(const struct gs_job *job)
+{
+	return 2 + job->bins * job->ybins;
+}
+
+static size_t hist2d_state_bytes(const struct gs_job *job)
+{
+	return hist2d_words(job) * 8;
+}
+
+static void hist2d_state_put(const struct gs_job *job, const void *acc,
+			     unsigned char *p)
+{
+	const struct hist2d_acc *h = acc;
+
+	p = put(put(p, h->nan), h->outside);
+	for (size_t i = 0; i + 2 < hist2d_words(job); i++)
+		p = put(p, h->counts[i]);
+}
+
+static void hist2d_state_get(const struct gs_job *job, void *acc,
+			     const unsigned char *p)
+{
+	struct hist2d_acc *h = acc;
+
+	p = get(get(p, &h->nan), &h->outside);
+	for (size_t i = 0; i + 2 < hist2d_words(job); i++)
+		p = get(p, &h->counts[i]);
+}
+
 /* ---- stats: count, nan, min, max, sum, sum of squares per column -------- */
 
 static size_t stats_state_bytes(const struct gs_job *job)
@@ -377,6 +409,11 @@ const struct state_codec hist_state = {
 	.bytes = hist_state_bytes,
 	.put = hist_state_put,
 	.get = hist_state_get,
+};
+const struct state_codec hist2d_state = {
+	.bytes = hist2d_state_bytes,
+	.put = hist2d_state_put,
+	.get = hist2d_state_get,
 };
 const struct state_codec stats_state = {
 	.bytes = stats_state_bytes,

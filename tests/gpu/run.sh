@@ -128,6 +128,9 @@ type_runs() {
 	cmp_run "reduce prod near 1 -c3 $t" reduce --op prod -t $t -c 3 "$D/n1.$t.s"
 	cmp_run "hist ranged $t" hist -q -t $t --bins 1000 --range -1e4:1e4 "$f"
 	cmp_run "hist auto-range $t" hist -q -t $t "$f"
+	cmp_run "hist2d shared $t" hist2d -q -t $t --bins 100,70 --range -1e4:1e4 -f json "$f"
+	cmp_run "hist2d global $t" hist2d -q -t $t --bins 1024 --range -1e4:1e4 -f npy "$f"
+	cmp_run "hist2d auto-range $t" hist2d -q -t $t --bins 64 -f json "$f"
 	case $t in
 	u8|i8|u16|i16) cmp_run "hist $t" hist -t $t "$f"
 		       cmp_run "hist -c3 $t" hist -t $t -c 3 "$f" ;;
