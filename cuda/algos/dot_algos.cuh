@@ -59,4 +59,5 @@ const struct gpu_ops gpu_dot_algo_ops = {
 	dot_algo_acc_bytes,
 	dot_algo_launch,
 	dot_merge_host,
+	NULL,			/* init_dev: zeroed */
 };

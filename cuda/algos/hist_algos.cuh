@@ -284,4 +284,5 @@ const struct gpu_ops gpu_hist_algo_ops = {
 	hist_dev_acc_bytes,
 	hist_algo_launch,
 	hist_merge_host,
+	NULL,			/* init_dev: zeroed */
 };

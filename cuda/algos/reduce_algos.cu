@@ -76,4 +76,5 @@ const struct gpu_ops gpu_reduce_algo_ops = {
 	red_algo_acc_bytes,
 	red_algo_launch,
 	red_merge_host,
+	NULL,			/* init_dev: zeroed */
 };
