@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "engine.h"
 #include "fields.h"
 #include "group.h"
@@ -73,13 +74,21 @@ int group_check(struct cli *c, struct gs_err *err)
 	return fields_parse(list, &c->fields, err);
 }
 
+/* The memory every key's table may hold, all threads together: half the
+ * machine's memory (at least the accumulators' 1 GiB), since the keys
+ * are the data's, not a choice of columns or bins; GPUSTAT_GROUP_LIMIT
+ * sets another (the tests' small one). */
 static uint64_t limit(void)
 {
 	const char *v = getenv(GROUP_LIMIT_ENV);
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
 	uint64_t n;
 
-	if (v && *v && parse_size(v, &n) == 0 && n < ENGINE_ACC_LIMIT)
+	if (v && *v && parse_size(v, &n) == 0)
 		return n;
+	if (pages > 0 && page > 0 &&
+	    (uint64_t)pages / 2 > ENGINE_ACC_LIMIT / (uint64_t)page)
+		return (uint64_t)pages / 2 * (uint64_t)page;
 	return ENGINE_ACC_LIMIT;
 }
 
