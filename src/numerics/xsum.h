@@ -13,6 +13,10 @@
  * bits. Rounding happens once, at the end (xsum_round and the rational
  * helpers), to nearest with ties to even.
  *
+ * A value enters as xsum_core.h's exact term, the device's sums leave
+ * their slots through it too (xsum_add_slots): the decomposition is one
+ * copy for host and device.
+ *
  * Adding one value at a time to an xsum is slow (a carry ripples through 68
  * limbs); hot loops gather into exponent-indexed bins (struct xbins) and
  * flush those into an xsum every so often.
