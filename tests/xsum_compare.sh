@@ -77,7 +77,10 @@ for t, (ft, ut) in types.items():
 		np.tile(np.array([info.max, info.min, info.max], ut),
 			n // 3 + 1)[:n].tofile(f"{out}/extreme.{t}")
 	for k in (1, 3, 1000):	# tails and tiny inputs
-		kinds(ft if ft else None, ut, k)["bits"].tofile(f"{out}/tiny{k}.{t}")
+		kinds(ft, ut, k)["bits"].tofile(f"{out}/tiny{k}.{t}")
+	if ft is not None:	# few values: the one-by-one paths
+		kinds(ft, ut, 5)["subnormal"].tofile(f"{out}/tinysub.{t}")
+		kinds(ft, ut, 7)["cancel"].tofile(f"{out}/tinycancel.{t}")
 EOF
 
 # check: the outputs of the last two runs agree (stdout with the exit
