@@ -9,7 +9,8 @@
 #   sh tests/xsum_compare.sh BASE [NEW]     (NEW default ./gpustat)
 #   BACKEND=cuda sh tests/xsum_compare.sh BASE   (both on the GPU; or
 #   BACKENDS="cpu cuda" to run NEW on each against BASE on the first)
-#   N=elements per file (default 300000)
+#   N=elements per file (default 300000); ONLY='*.f32' (a glob of the
+#   generated files' names, KIND.TYPE) runs a part, for runs with a limit
 #
 # Prints "FAIL command" for each difference (the outputs stay in $TMPDIR
 # for a look) and last "xsum_compare: P passed, F failed".
@@ -115,7 +116,7 @@ same_merge() {
 	check "merge $*"
 }
 
-for f in "$T"/*.*; do
+for f in "$T"/${ONLY:-*.*}; do
 	t=${f##*.}
 	case $t in f*|bf*) float=1 ;; *) float= ;; esac
 	for fmt in text state; do
