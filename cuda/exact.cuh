@@ -28,24 +28,18 @@
  * streams, chunks) cannot change the value. A zeroed struct exact_acc is an
  * empty sum (the backend cudaMemsets device accumulators).
  *
- * The decomposition helpers are __host__ __device__ so that the host can
- * check them against the CPU code.
+ * Values become terms, and terms slots, by numerics/xsum_core.h, which
+ * struct xsum uses too; the rest is __host__ __device__ so that the host
+ * can replay the kernels (tests/gpu/exact_host.cu).
  */
 #ifndef EXACT_CUH
 #define EXACT_CUH
 
-#include <string.h>
 #include "dtype.cuh"
 #include "gpu.h"
 #include "vec128.cuh"
+#include "xsum_core.h"
 
-/* Weight of slot 0's unit: the lsb of struct xsum, below the smallest
- * product of two doubles (2^-2148). */
-#define EXACT_EMIN (-2176)
-/* A term with E < 2176 and |M| < 2^127, shifted by up to 31 bits, ends in
- * slot (2176 + 2175) / 32 + 4 = 139; four more slots take the carries of
- * up to 2^128 such terms, far beyond any stream. */
-#define EXACT_SLOTS 144
 /* Bits left above a restarted thread accumulator's top term: up to 2^12
  * terms of its size add before an overflow forces a flush, while terms
  * 2^(115 - bits(M)) smaller still fit (f32: 91 binades, f64: 62). */
@@ -53,147 +47,6 @@
 /* Terms per block per accumulator per kernel: 2^28 flushes (plus one per
  * thread) of pieces < 2^33 keep a shared slot below 2^62. */
 #define EXACT_BLOCK_TERMS (1ull << 28)
-
-#define EXACT_NAN 1u
-#define EXACT_PINF 2u
-#define EXACT_NINF 4u
-
-/* One exact sum in global memory; zeroed means 0. */
-struct exact_acc {
-	long long slot[EXACT_SLOTS];	/* slot q weighs 2^(32q + EXACT_EMIN) */
-	unsigned long long flags;	/* EXACT_NAN | EXACT_PINF | EXACT_NINF */
-};
-
-/* A term m * 2^e, or a special value (flags != 0, m == 0). m == 0 with no
- * flags is a zero: it adds nothing. */
-struct exact_term {
-	__int128 m;
-	int e;
-	unsigned flags;
-};
-
-/* ---- decomposition -------------------------------------------------------- */
-
-static __host__ __device__ inline unsigned long long exact_bits_f64(double v)
-{
-	unsigned long long u;
-
-	memcpy(&u, &v, sizeof(u));
-	return u;
-}
-
-static __host__ __device__ inline unsigned exact_bits_f32(float v)
-{
-	unsigned u;
-
-	memcpy(&u, &v, sizeof(u));
-	return u;
-}
-
-/* An IEEE value of p significand bits (hidden bit included) and exponent
- * field width w, given its fields: m * 2^e exactly. bias_p = bias + p - 1. */
-static __host__ __device__ inline struct exact_term
-exact_fields(bool neg, unsigned be, unsigned long long frac, unsigned emax_field,
-	     int p, int bias_p)
-{
-	struct exact_term t = { 0, 0, 0 };
-	long long m;
-
-	if (be == emax_field) {
-		t.flags = frac ? EXACT_NAN : neg ? EXACT_NINF : EXACT_PINF;
-		return t;
-	}
-	m = (long long)(frac | (unsigned long long)(be != 0) << (p - 1));
-	t.m = neg ? -m : m;
-	t.e = (int)(be + (be == 0)) - bias_p;
-	return t;
-}
-
-static __host__ __device__ inline struct exact_term exact_f64(double v)
-{
-	unsigned long long u = exact_bits_f64(v);
-
-	return exact_fields(u >> 63, (unsigned)(u >> 52) & 0x7ff,
-			    u & 0xfffffffffffffull, 0x7ff, 53, 1075);
-}
-
-static __host__ __device__ inline struct exact_term exact_f32(float v)
-{
-	unsigned u = exact_bits_f32(v);
-
-	return exact_fields(u >> 31, (u >> 23) & 0xff, u & 0x7fffff, 0xff, 24,
-			    150);
-}
-
-/* Half types as raw bits (uint16_t in memory). */
-static __host__ __device__ inline struct exact_term exact_f16(unsigned short h)
-{
-	return exact_fields(h >> 15, (h >> 10) & 0x1f, h & 0x3ff, 0x1f, 11, 25);
-}
-
-static __host__ __device__ inline struct exact_term exact_bf16(unsigned short h)
-{
-	return exact_fields(h >> 15, (h >> 7) & 0xff, h & 0x7f, 0xff, 8, 134);
-}
-
-static __host__ __device__ inline struct exact_term exact_i64(long long v)
-{
-	struct exact_term t = { v, 0, 0 };
-
-	return t;
-}
-
-static __host__ __device__ inline struct exact_term exact_u64(unsigned long long v)
-{
-	struct exact_term t = { (__int128)v, 0, 0 };
-
-	return t;
-}
-
-static __host__ __device__ inline bool exact_is_zero(struct exact_term t)
-{
-	return t.m == 0 && t.flags == 0;
-}
-
-static __host__ __device__ inline bool exact_is_neg(struct exact_term t)
-{
-	return t.flags ? t.flags == EXACT_NINF : t.m < 0;
-}
-
-/*
- * The exact product of two terms, for |a.m| * |b.m| < 2^127 (two f64
- * mantissas: 106 bits; f32: 48; i64 * i64 fits, u64 * u64 does not: use
- * exact_thr_add_u128 for those). Specials as struct xsum has them: a NaN
- * operand or inf * 0 is NaN, inf times anything else is a signed inf.
- */
-static __host__ __device__ inline struct exact_term
-exact_mul(struct exact_term a, struct exact_term b)
-{
-	struct exact_term t = { 0, 0, 0 };
-
-	if (a.flags | b.flags) {
-		if ((a.flags | b.flags) & EXACT_NAN || exact_is_zero(a) ||
-		    exact_is_zero(b))
-			t.flags = EXACT_NAN;
-		else
-			t.flags = exact_is_neg(a) != exact_is_neg(b) ?
-				  EXACT_NINF : EXACT_PINF;
-		return t;
-	}
-	t.m = a.m * b.m;
-	t.e = a.e + b.e;
-	return t;
-}
-
-static __host__ __device__ inline struct exact_term exact_prod_f64(double a, double b)
-{
-	return exact_mul(exact_f64(a), exact_f64(b));
-}
-
-static __host__ __device__ inline struct exact_term exact_prod_f32(float a, float b)
-{
-	return exact_mul(exact_f32(a), exact_f32(b));
-}
 
 /* ---- the kernels' element types (dtype.cuh) -------------------------------- */
 
@@ -214,64 +67,6 @@ static __host__ __device__ inline unsigned long long exact_elem_bits(f16_bits x)
 static __host__ __device__ inline unsigned long long exact_elem_bits(bf16_bits x) { return x.v; }
 static __host__ __device__ inline unsigned long long exact_elem_bits(float x) { return exact_bits_f32(x); }
 static __host__ __device__ inline unsigned long long exact_elem_bits(double x) { return exact_bits_f64(x); }
-
-/* ---- slots ---------------------------------------------------------------- */
-
-static __host__ __device__ inline int exact_clz64(unsigned long long x)
-{
-#ifdef __CUDA_ARCH__
-	return __clzll((long long)x);
-#else
-	return x ? __builtin_clzll(x) : 64;
-#endif
-}
-
-/* Significant bits of |m| (0 for 0). */
-static __host__ __device__ inline int exact_nbits(__int128 m)
-{
-	unsigned __int128 a = m < 0 ? -(unsigned __int128)m : (unsigned __int128)m;
-	unsigned long long hi = (unsigned long long)(a >> 64);
-
-	if (hi)
-		return 128 - exact_clz64(hi);
-	return 64 - exact_clz64((unsigned long long)a);
-}
-
-/* *p += v, atomically on the device (shared or global memory); plainly on
- * the host, where tests emulate one thread. */
-static __host__ __device__ inline void exact_atomic_add(long long *p, long long v)
-{
-#ifdef __CUDA_ARCH__
-	atomicAdd((unsigned long long *)p, (unsigned long long)v);
-#else
-	*p = (long long)((unsigned long long)*p + (unsigned long long)v);
-#endif
-}
-
-/*
- * slot[] += m * 2^e, EXACT_EMIN <= e < -EXACT_EMIN, |m| < 2^127. With
- * e - EXACT_EMIN = 32q + r, m * 2^r = hi * 2^(64+r) + lo * 2^r, each half
- * shifted into 96 bits and cut at 32-bit boundaries: five pieces of
- * magnitude < 2^33 into slots q .. q + 4.
- */
-static __host__ __device__ inline void exact_slots_add(long long *slot,
-							__int128 m, int e)
-{
-	unsigned p = (unsigned)(e - EXACT_EMIN), q = p / 32, r = p % 32;
-	unsigned __int128 a = (unsigned __int128)(unsigned long long)m << r;
-	__int128 b = (__int128)((unsigned __int128)(long long)(m >> 64) << r);
-	const long long mask = 0xffffffff;
-	long long piece[5];
-
-	piece[0] = (long long)a & mask;
-	piece[1] = (long long)(a >> 32) & mask;
-	piece[2] = (long long)(a >> 64) + ((long long)b & mask);
-	piece[3] = (long long)(b >> 32) & mask;
-	piece[4] = (long long)(b >> 64);	/* arithmetic: the sign */
-	for (int k = 0; k < 5; k++)
-		if (piece[k])
-			exact_atomic_add(&slot[q + k], piece[k]);
-}
 
 /* ---- the thread accumulator ----------------------------------------------- */
 
@@ -615,48 +410,26 @@ static __device__ inline void exact_thr_finish(struct exact_thr *t,
 }
 
 /* Add a block's shared slots of n accumulators (slot[n][EXACT_SLOTS]) to
- * g[0 .. n), after a __syncthreads(). Each shared slot goes in as its low 32
- * bits and its high part one slot up, so a global slot gains < 2^33 per
- * block. */
+ * g[0 .. n), after a __syncthreads(): a global slot gains < 2^33 per
+ * block (exact_slot_spill). */
 static __device__ inline void exact_block_flush(const long long *slot,
 						struct exact_acc *g, unsigned n)
 {
-	for (unsigned i = threadIdx.x; i < n * EXACT_SLOTS; i += blockDim.x) {
-		long long v = slot[i], hi = v >> 32;
-		unsigned q = i % EXACT_SLOTS;
-		long long *gs = g[i / EXACT_SLOTS].slot;
-
-		if (v == 0)
-			continue;
-		if (q == EXACT_SLOTS - 1) {
-			exact_atomic_add(&gs[q], v);
-			continue;
-		}
-		exact_atomic_add(&gs[q], v & 0xffffffff);
-		if (hi)
-			exact_atomic_add(&gs[q + 1], hi);
-	}
+	for (unsigned i = threadIdx.x; i < n * EXACT_SLOTS; i += blockDim.x)
+		exact_slot_spill(g[i / EXACT_SLOTS].slot, i % EXACT_SLOTS,
+				 slot[i]);
 }
 
-/* Bring every slot of g[i] into [-2^31, 2^31), carrying upwards; one thread
- * per accumulator (144 serial steps: microseconds, once per kernel). */
+/* Bring every slot of g[i] but the top into [-2^31, 2^31) (exact_slots_carry);
+ * one thread per accumulator (144 serial steps: microseconds, once per
+ * kernel). */
 template <int Unused = 0>
 __global__ void exact_normalize_kernel(struct exact_acc *g, unsigned n)
 {
 	unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
-	long long *s;
-	long long c = 0;
 
-	if (i >= n)
-		return;
-	s = g[i].slot;
-	for (int q = 0; q < EXACT_SLOTS - 1; q++) {
-		long long v = s[q] + c;
-
-		c = (v + (1ll << 31)) >> 32;
-		s[q] = v - (long long)((unsigned long long)c << 32);
-	}
-	s[EXACT_SLOTS - 1] += c;
+	if (i < n)
+		exact_slots_carry(g[i].slot, EXACT_SLOTS);
 }
 
 #define EXACT_NORM_THREADS 64
@@ -715,21 +488,7 @@ static inline unsigned exact_grid(size_t n, size_t shared, int nsm,
  * exactly. */
 static inline void exact_to_xsum(const void *host_copy, struct xsum *x)
 {
-	const struct exact_acc *a = (const struct exact_acc *)host_copy;
-	__int128 c = 0;
-
-	for (int q = 0; q < EXACT_SLOTS; q++) {
-		__int128 v = a->slot[q] + c;
-
-		/* balanced carries: a negative sum leaves no -1s up top */
-		c = q < EXACT_SLOTS - 1 ? (v + ((__int128)1 << 31)) >> 32 : 0;
-		v -= (__int128)((unsigned __int128)c << 32);
-		if (v)
-			xsum_add_i128(x, v, 32 * q + EXACT_EMIN);
-	}
-	x->nan |= (a->flags & EXACT_NAN) != 0;
-	x->pinf |= (a->flags & EXACT_PINF) != 0;
-	x->ninf |= (a->flags & EXACT_NINF) != 0;
+	xsum_add_slots(x, (const struct exact_acc *)host_copy);
 }
 
 #endif

@@ -81,25 +81,12 @@ exact_atomic_kernel(Fold f, unsigned ncol, long long *G, struct exact_acc *acc,
 }
 
 /* acc += G's slot i (of ncol * EXACT_SLOTS), as exact_block_flush adds a
- * shared slot: its low 32 bits there, the rest one slot up (< 2^30 of
- * < 2^62), so each add is < 2^33. */
+ * shared slot (exact_slot_spill). */
 static __host__ __device__ inline void exact_drain_slot(const long long *G,
 							 struct exact_acc *acc,
 							 unsigned i)
 {
-	long long v = G[i], hi = v >> 32;
-	unsigned q = i % EXACT_SLOTS;
-	long long *gs = acc[i / EXACT_SLOTS].slot;
-
-	if (v == 0)
-		return;
-	if (q == EXACT_SLOTS - 1) {
-		exact_atomic_add(&gs[q], v);
-		return;
-	}
-	exact_atomic_add(&gs[q], v & 0xffffffff);
-	if (hi)
-		exact_atomic_add(&gs[q + 1], hi);
+	exact_slot_spill(acc[i / EXACT_SLOTS].slot, i % EXACT_SLOTS, G[i]);
 }
 
 /* One block: acc += G, G = 0. */

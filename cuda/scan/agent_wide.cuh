@@ -186,7 +186,7 @@ static __host__ __device__ __forceinline__ bool wide_elem(u64 *a, unsigned S,
 							  T x, unsigned *fl,
 							  int *k, int *m)
 {
-	struct exact_term t = scan_term(x);
+	struct exact_term t = exact_elem(x);
 	bool neg = t.m < 0;
 
 	*fl |= t.flags;

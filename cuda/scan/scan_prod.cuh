@@ -71,7 +71,7 @@ template <typename T> struct scan_fprod {
 	 * flag; every sign flips PROD_NEG, as fprod_mul_f64 does. */
 	static __host__ __device__ __forceinline__ V of(T x, const scan_cfg &)
 	{
-		struct exact_term t = scan_term(x);
+		struct exact_term t = exact_elem(x);
 		V v = {};
 
 		v.flags = scan_signbit(x) ? PROD_NEG : 0;

@@ -102,20 +102,6 @@ SCAN_UNROLL
 			       neg, f);
 }
 
-/* The exact value of a float element: magnitude, exponent, sign, flags. */
-template <typename T>
-static __host__ __device__ __forceinline__ struct exact_term scan_term(T x)
-{
-	if constexpr (std::is_same<T, f16_bits>::value)
-		return exact_f16(x.v);
-	else if constexpr (std::is_same<T, bf16_bits>::value)
-		return exact_bf16(x.v);
-	else if constexpr (std::is_same<T, float>::value)
-		return exact_f32(x);
-	else
-		return exact_f64(x);
-}
-
 /* Sums of element type T in K limbs with lsb 2^L. */
 template <typename T, int K, int L> struct scan_sum_wide {
 	typedef T elem;
@@ -144,7 +130,7 @@ SCAN_UNROLL
 		V v;
 
 		if constexpr (dtype_is_float<T>::value) {
-			struct exact_term t = scan_term(x);
+			struct exact_term t = exact_elem(x);
 			bool neg = t.m < 0;
 
 			sum_place<K>(&v, (u64)(neg ? -t.m : t.m), t.e - L, neg);

@@ -37,7 +37,7 @@ SCAN_UNROLL
 	{
 		if constexpr (N == 1)
 			return of1(x, c.w);
-		struct exact_term t = scan_term(x);
+		struct exact_term t = exact_elem(x);
 		bool neg = t.m < 0;
 		u64 mag = (u64)(neg ? -t.m : t.m);
 		int s = mag ? t.e - c.w : 0;

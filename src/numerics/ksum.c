@@ -95,23 +95,15 @@ static bool add_term(struct ksum *k, unsigned __int128 m, int e, bool neg)
 
 bool ksum_add_f64(struct ksum *k, double v)
 {
-	uint64_t u, m;
-	unsigned be;
-	bool neg, ok = true;
+	struct exact_term t = exact_f64(v);
+	bool ok = true;
 
-	memcpy(&u, &v, sizeof(u));
-	neg = u >> 63;
-	be = (unsigned)(u >> 52) & 0x7ff;
-	m = u & 0xfffffffffffffull;
-	if (be == 0x7ff) {
-		k->flags |= m ? KS_NAN : neg ? KS_NINF : KS_PINF;
-	} else {
-		m |= (uint64_t)(be != 0) << 52;
-		if (m)
-			ok = add_term(k, m, (int)(be + (be == 0)) - 1075, neg);
-	}
+	k->flags |= t.flags;	/* KS_NAN, KS_PINF, KS_NINF */
+	if (t.m)
+		ok = add_term(k, mag(t.m), t.e, t.m < 0);
 	if (ok)
-		k->flags |= KS_TERM | (u != 1ull << 63 ? KS_NOTNEGZ : 0);
+		k->flags |= KS_TERM | (exact_bits_f64(v) != 1ull << 63 ?
+				       KS_NOTNEGZ : 0);
 	return ok;
 }
 

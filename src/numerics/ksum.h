@@ -22,9 +22,9 @@
 #include "ieee.h"
 #include "xsum.h"
 
-#define KS_NAN 1u		/* a NaN term, or +inf and -inf */
-#define KS_PINF 2u
-#define KS_NINF 4u
+#define KS_NAN EXACT_NAN	/* a NaN term, or +inf and -inf */
+#define KS_PINF EXACT_PINF
+#define KS_NINF EXACT_NINF
 #define KS_TERM 8u		/* at least one term */
 #define KS_NOTNEGZ 16u		/* a term other than -0 */
 

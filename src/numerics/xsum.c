@@ -82,67 +82,43 @@ void xsum_add_i128(struct xsum *x, __int128 m, int e)
 		xsum_add_u128(x, (unsigned __int128)m, e, false);
 }
 
-/* Split a double into sign, integer mantissa and exponent of its last bit.
- * Returns false for NaN/inf. */
-static bool f64_split(double v, bool *neg, uint64_t *m, int *e)
+static void or_flags(struct xsum *x, unsigned f)
 {
-	uint64_t u;
-	unsigned be;
-
-	memcpy(&u, &v, sizeof(u));
-	be = (u >> 52) & 0x7ff;
-	*neg = u >> 63;
-	if (be == 0x7ff)
-		return false;
-	*m = (u & 0xfffffffffffffull) | (uint64_t)(be != 0) << 52;
-	*e = (int)(be + (be == 0)) - 1075;
-	return true;
+	x->nan |= (f & EXACT_NAN) != 0;
+	x->pinf |= (f & EXACT_PINF) != 0;
+	x->ninf |= (f & EXACT_NINF) != 0;
 }
 
-static void set_inf(bool *pinf, bool *ninf, bool neg)
+void xsum_add_term(struct xsum *x, struct exact_term t)
 {
-	if (neg)
-		*ninf = true;
+	if (t.flags)
+		or_flags(x, t.flags);
 	else
-		*pinf = true;
+		xsum_add_i128(x, t.m, t.e);
 }
 
 void xsum_add_f64(struct xsum *x, double v)
 {
-	uint64_t m;
-	bool neg;
-	int e;
-
-	if (!f64_split(v, &neg, &m, &e)) {
-		if (isnan(v))
-			x->nan = true;
-		else
-			set_inf(&x->pinf, &x->ninf, neg);
-		return;
-	}
-	xsum_add_u128(x, m, e, neg);
-}
-
-/* NaN, inf*0 and NaN operands make NaN; inf times anything else is inf. */
-static void prod_special(bool *nan, bool *pinf, bool *ninf, double a, double b)
-{
-	if (isnan(a) || isnan(b) || a == 0 || b == 0)
-		*nan = true;
-	else
-		set_inf(pinf, ninf, signbit(a) != signbit(b));
+	xsum_add_term(x, exact_f64(v));
 }
 
 void xsum_add_prod_f64(struct xsum *x, double a, double b)
 {
-	uint64_t ma, mb;
-	bool na, nb;
-	int ea, eb;
+	xsum_add_term(x, exact_prod_f64(a, b));
+}
 
-	if (!f64_split(a, &na, &ma, &ea) | !f64_split(b, &nb, &mb, &eb)) {
-		prod_special(&x->nan, &x->pinf, &x->ninf, a, b);
-		return;
-	}
-	xsum_add_u128(x, (unsigned __int128)ma * mb, ea + eb, na != nb);
+/* Each slot, carried, is a signed 32-bit digit: one add of at most three
+ * limbs. */
+void xsum_add_slots(struct xsum *x, const struct exact_acc *a)
+{
+	long long s[EXACT_SLOTS];
+
+	memcpy(s, a->slot, sizeof(s));
+	exact_slots_carry(s, EXACT_SLOTS);
+	for (int q = 0; q < EXACT_SLOTS; q++)
+		if (s[q])
+			xsum_add_i128(x, s[q], 32 * q + EXACT_EMIN);
+	or_flags(x, (unsigned)a->flags);
 }
 
 void xsum_add_i64(struct xsum *x, int64_t v)
@@ -640,20 +616,15 @@ void xbins_flush(struct xbins *b, struct xsum *x)
 			b->bin[i] = 0;
 		}
 	}
-	x->nan |= b->nan;
-	x->pinf |= b->pinf;
-	x->ninf |= b->ninf;
-	b->nan = b->pinf = b->ninf = false;
+	or_flags(x, b->flags);
+	b->flags = 0;
 	b->special = 0;
 }
 
 void xbins_add_special(struct xbins *b, double a, double b2, bool prod)
 {
+	struct exact_term t = exact_f64(a);
+
 	b->special++;
-	if (prod)
-		prod_special(&b->nan, &b->pinf, &b->ninf, a, b2);
-	else if (isnan(a))
-		b->nan = true;
-	else
-		set_inf(&b->pinf, &b->ninf, signbit(a));
+	b->flags |= (prod ? exact_mul(t, exact_f64(b2)) : t).flags;
 }

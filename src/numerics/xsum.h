@@ -13,6 +13,10 @@
  * bits. Rounding happens once, at the end (xsum_round and the rational
  * helpers), to nearest with ties to even.
  *
+ * A value enters as xsum_core.h's exact term, the device's sums leave
+ * their slots through it too (xsum_add_slots): the decomposition is one
+ * copy for host and device.
+ *
  * Adding one value at a time to an xsum is slow (a carry ripples through 68
  * limbs); hot loops gather into exponent-indexed bins (struct xbins) and
  * flush those into an xsum every so often.
@@ -25,6 +29,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "ieee.h"
+#include "xsum_core.h"
 
 #define XSUM_LIMBS 68
 #define XSUM_FRAC 2176		/* 34 limbs of fraction */
@@ -44,6 +49,10 @@ void xsum_add_i128(struct xsum *x, __int128 m, int e);
 /* x += (neg ? -m : m) * 2^e for an unsigned 128-bit m. */
 void xsum_add_u128(struct xsum *x, unsigned __int128 m, int e, bool neg);
 void xsum_add_f64(struct xsum *x, double v);		/* NaN/inf set flags */
+/* x += t (xsum_core.h's term: its flags, or m * 2^e). */
+void xsum_add_term(struct xsum *x, struct exact_term t);
+/* x += a sum in xsum_core.h's slot form (a device's, copied), exactly. */
+void xsum_add_slots(struct xsum *x, const struct exact_acc *a);
 void xsum_add_i64(struct xsum *x, int64_t v);
 void xsum_add_u64(struct xsum *x, uint64_t v);
 /* x += a*b exactly (the product is never rounded). */
@@ -101,7 +110,7 @@ void xsum_var(const struct xsum *s1, const struct xsum *s2, uint64_t n,
 struct xbins {
 	__int128 bin[XBINS_N];	/* bin[i] weighs 2^(i - XBINS_BIAS) */
 	uint64_t special;	/* NaN/inf operands since the last flush */
-	bool nan, pinf, ninf;
+	unsigned flags;		/* EXACT_* of those */
 };
 #define XBINS_BIAS 2200
 
