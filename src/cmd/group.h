@@ -41,6 +41,10 @@ int group_plan(struct cli *c, enum gs_group_what what,
 extern const struct pass group_passes[];
 bool group_by_option(const struct command *cmd);
 
+/* Text input's keys (strings, their ids in the records), or NULL. */
+struct textkeys;
+const struct textkeys *group_text_keys(void);
+
 /* The result of a grouped pass (group_out.c): a row per key. */
 int group_done(struct cli *c, void *acc, struct sbuf *b, struct gs_err *err);
 
