@@ -61,6 +61,7 @@ struct piece {
 	uint64_t efield;	/* its field within what the piece holds */
 	uint64_t ecount;	/* ERR_COUNT: the fields the line has */
 	char etok[44];
+	struct textkeys_cache *kc;	/* --by's keys last seen in it */
 };
 
 /* Pieces read one after another, parsed at once. */
@@ -151,23 +152,45 @@ static bool line_ok(const struct textin *t, const struct piece *pc,
 	       (line == 0 && !pc->line_start);
 }
 
+/* id, which fits, as a value of type ty (not f16, bf16) into out. */
+static void store_id(enum gs_type ty, uint64_t id, uint8_t *out)
+{
+	uint16_t u16 = (uint16_t)id;
+	uint32_t u32 = (uint32_t)id;
+	float f = (float)id;
+	double d = (double)id;
+
+	switch (ty) {
+	case GS_U8: case GS_I8: *out = (uint8_t)id; break;
+	case GS_U16: case GS_I16: memcpy(out, &u16, 2); break;
+	case GS_U32: case GS_I32: memcpy(out, &u32, 4); break;
+	case GS_F32: memcpy(out, &f, 4); break;
+	case GS_F64: memcpy(out, &d, 8); break;
+	default: memcpy(out, &id, 8); break;
+	}
+}
+
 /* A key field s[0..n): its id as a value of the type into out;
  * TEXTNUM_OK, or ERR_KEYS or ERR_NOMEM. */
 static int key_store(const struct textin *t, struct piece *pc,
 		     const char *s, size_t n, uint8_t *out)
 {
-	int64_t id = textkeys_intern(t->keys, s, n);
+	int64_t id = textkeys_intern_cached(t->keys, pc->kc, s, n);
 	char dec[24];
 	int k;
 
-	(void)pc;
 	if (id < 0)
 		return ERR_NOMEM;
 	if ((uint64_t)id > t->key_max)
 		return ERR_KEYS;
-	k = snprintf(dec, sizeof(dec), "%lld", (long long)id);
-	return t->parse(dec, (size_t)k, out) == TEXTNUM_OK ? TEXTNUM_OK
-							   : ERR_KEYS;
+	if (t->dtype.type == GS_F16 || t->dtype.type == GS_BF16) {
+		/* f16, bf16: as the text of the number */
+		k = snprintf(dec, sizeof(dec), "%lld", (long long)id);
+		return t->parse(dec, (size_t)k, out) == TEXTNUM_OK ?
+		       TEXTNUM_OK : ERR_KEYS;
+	}
+	store_id(t->dtype.type, (uint64_t)id, out);
+	return TEXTNUM_OK;
 }
 
 static void piece_parse(const struct textin *t, struct piece *pc)
@@ -618,6 +641,7 @@ static void batch_free(struct batch *b, int np)
 	for (i = 0; b->p && i < np; i++) {
 		free(b->p[i].txt);
 		free(b->p[i].out);
+		free(b->p[i].kc);
 	}
 	free(b->p);
 }
@@ -681,6 +705,16 @@ int textin_set_keys(struct textin *t, struct textkeys *keys,
 	if (!kc)
 		return -1;
 	memcpy(kc, keycol, n * sizeof(*kc));
+	for (int b = 0; b < 2; b++)	/* a new dictionary: caches anew */
+		for (int i = 0; i < t->np; i++) {
+			struct piece *pc = &t->set[b].p[i];
+
+			free(pc->kc);
+			if (!(pc->kc = calloc(1, sizeof(*pc->kc)))) {
+				free(kc);
+				return -1;
+			}
+		}
 	free(t->keycol);
 	t->keycol = kc;
 	t->nkeycol = n;

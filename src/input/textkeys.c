@@ -119,9 +119,9 @@ static int64_t add(struct textkeys *k, size_t i, uint64_t h,
 	return (int64_t)k->count++;
 }
 
-int64_t textkeys_intern(struct textkeys *k, const char *s, size_t n)
+static int64_t intern(struct textkeys *k, uint64_t h, const char *s,
+		      size_t n)
 {
-	uint64_t h = hash_of(s, n);
 	int64_t id = -1;
 	size_t i;
 
@@ -139,6 +139,32 @@ int64_t textkeys_intern(struct textkeys *k, const char *s, size_t n)
 	id = add(k, i, h, s, n);
 out:
 	pthread_mutex_unlock(&k->lock);
+	return id;
+}
+
+int64_t textkeys_intern(struct textkeys *k, const char *s, size_t n)
+{
+	return intern(k, hash_of(s, n), s, n);
+}
+
+int64_t textkeys_intern_cached(struct textkeys *k, struct textkeys_cache *c,
+			       const char *s, size_t n)
+{
+	uint64_t h = hash_of(s, n);
+	size_t i = (h >> 17) % TEXTKEYS_CACHE;
+	int64_t id;
+
+	if (c->hash[i] == h && c->n[i] == n && memcmp(c->s[i], s, n) == 0)
+		return (int64_t)c->id[i];
+	if ((id = intern(k, h, s, n)) < 0)
+		return -1;
+	/* the key's bytes stay where they are: only its pointer moves */
+	pthread_mutex_lock(&k->lock);
+	c->s[i] = k->key[id]->s;
+	pthread_mutex_unlock(&k->lock);
+	c->hash[i] = h;
+	c->id[i] = (uint64_t)id;
+	c->n[i] = n;
 	return id;
 }
 
