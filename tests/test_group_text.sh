@@ -11,8 +11,8 @@
 #    -j 1, 2, 4, small and odd chunk sizes, from stdin and a pipe;
 #  - json's keys are strings; csv's header;
 #  - against datamash -s -g, where it is installed;
-#  - one-line errors: -f state, npy, --per-file (not done yet), more keys
-#    than -t u8 numbers.
+#  - one-line errors: -f state, npy, --per-file (not done yet), a key as
+#    a value too, more keys than -t u8 numbers, a line of other fields.
 #
 # Usage: sh tests/test_group_text.sh   (GPUSTAT=path overrides ./gpustat)
 # Prints "FAIL name: reason" lines and last "group_text: P passed, F failed".
@@ -105,6 +105,8 @@ fails npy 2 "--by: text keys are strings: -f npy" \
 	sum --header --by station -F temp -f npy "$T/h.csv"
 fails per_file 2 "--by: text keys are strings: --per-file" \
 	sum --header --by station -F temp --per-file "$T/h.csv" "$T/h.csv"
+fails key_value 2 "--by: a text key is a string: -F cannot make it a value" \
+	sum --header --by station -F temp,station "$T/h.csv"
 python3 -c 'for i in range(300): print("k%d,%d" % (i, i))' > "$T/many.csv"
 fails u8_keys 1 "more than 256 distinct keys for -t u8 (key 'k256' in line 257 field 1" \
 	sum --text -t u8 --by 1 "$T/many.csv"

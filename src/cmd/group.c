@@ -132,6 +132,13 @@ static int text_plan(struct cli *c, const unsigned *key, unsigned nk,
 		mask[cols[i]] = TEXTIN_NUMBER;
 	for (unsigned k = 0; k < nk; k++)
 		mask[key[k]] = TEXTIN_KEY;
+	for (unsigned i = nk; i < n; i++)	/* -F's own, after the keys */
+		if (mask[cols[i]] == TEXTIN_KEY) {
+			free(cols);
+			free(mask);
+			return gs_fail(err, GS_EUSAGE, "--by", "a text key is a "
+				       "string: -F cannot make it a value too");
+		}
 	free(cols);
 	textkeys_free(text_keys);
 	text_keys = textkeys_new();
