@@ -18,8 +18,9 @@
 #  - the memory limit: past it one line naming the keys and the GiB;
 #  - -f state of shards merged in any order and grouping (and merges of
 #    merges, on stdin): one run's bytes; other groupings do not merge;
-#  - refusals, one line each: text, --op prod|xor, every column a
-#    key, a key past the record.
+#  - refusals, one line each: text keys (strings) -f state or npy,
+#    --op prod|xor, every column a key, a key past the record
+#    (test_group_text.sh checks text keys).
 #
 # Usage: sh tests/test_group.sh   (GPUSTAT=path overrides ./gpustat)
 # Prints "FAIL name: reason" lines and last "group: P passed, F failed".
@@ -272,8 +273,8 @@ refused() {
 		bad "refused $name" "rc $rc: $(cat "$T/err")"
 }
 printf '1 2\n3 4\n' > "$T/t.txt"
-refused text "text input" sum --by 1 "$T/t.txt"
-refused text_flag "text input" sum --by 1 --text -c 2 "$T/t.txt"
+refused text_state "text keys are strings: -f state" sum --by 1 -f state "$T/t.txt"
+refused text_npy "text keys are strings: -f npy" sum --by 1 --text -c 2 -f npy "$T/t.txt"
 refused op_prod "--op prod" reduce --op prod --by 1 -t f32,f64 "$T/p2"
 refused op_xor "--op xor" reduce --op xor --by 1 -t i32,i32 "$T/p2"
 refused all_keys "no values left" sum --by 1,2 -t i32,f64 "$T/p2"

@@ -592,9 +592,10 @@ static int open_input(struct cli *c, char *const *paths, int npaths,
 				 .stop_on_error = c->stop_on_operand,
 				 .text = c->text || c->header,
 				 .text_lines = c->columns_given || c->header ||
-					       c->fields,
+					       c->fields || c->by,
 				 .header = c->header,
-				 .count_line = c->fields && !c->columns_given,
+				 .count_line = (c->fields || c->by) &&
+					       !c->columns_given,
 				 .continued = continued &&
 					      (c->text_found || !(c->text || c->header)) };
 

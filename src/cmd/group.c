@@ -15,6 +15,9 @@
 #include "engine.h"
 #include "fields.h"
 #include "group.h"
+#include "input.h"
+#include "textin.h"
+#include "textkeys.h"
 
 /* A test's lower limit on the tables' bytes (tests/test_group.sh), so
  * that the refusal past the limit can be tried on small inputs. */
@@ -26,6 +29,7 @@ const struct opt_spec group_opts[] = {
 };
 
 static struct gs_group spec;
+static struct textkeys *text_keys;	/* text input: the keys' strings */
 static char *cut_list;		/* -F's list with the keys first */
 
 /* fields.c's error about COLS as --by's: "--by: WHAT". */
@@ -58,9 +62,6 @@ int group_check(struct cli *c, struct gs_err *err)
 
 	if (!c->by)
 		return 0;
-	if (c->text || c->header)
-		return gs_fail(err, GS_EUSAGE, "--by", "text input is not "
-			       "grouped yet (binary records only)");
 	if (!c->fields)
 		return 0;
 	n = strlen(c->by) + strlen(c->fields_arg) + 2;
@@ -111,6 +112,58 @@ static unsigned *others(const unsigned *key, unsigned nk, unsigned width,
 	return val;
 }
 
+/* Text input: the key columns key[0..nk) of lines of width fields are
+ * strings, read as ids of text_keys (textkeys.h), and the fields -F does
+ * not pick are not read (they may be strings too). Their results are rows
+ * of strings: not binary, npy, a state or --per-file's yet. */
+static int text_plan(struct cli *c, const unsigned *key, unsigned nk,
+		     unsigned width, struct gs_err *err)
+{
+	unsigned *cols = NULL, n = 0;
+	uint8_t *mask;
+
+	if (c->format == FMT_STATE || c->format == FMT_BINARY ||
+	    c->format == FMT_NPY || c->per_file)
+		return gs_fail(err, GS_EUSAGE, "--by", "text keys are strings: "
+			       "%s of them is not done yet",
+			       c->per_file ? "--per-file" :
+			       c->format == FMT_STATE ? "-f state" :
+			       c->format == FMT_NPY ? "-f npy" : "-f binary");
+	if (c->fields && fields_resolve(c->fields, width, c->info.head, "",
+					&cols, &n, err) < 0)
+		return -1;
+	if (!(mask = malloc(width ? width : 1))) {
+		free(cols);
+		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
+	}
+	memset(mask, c->fields ? TEXTIN_SKIP : TEXTIN_NUMBER, width);
+	for (unsigned i = 0; i < n; i++)
+		mask[cols[i]] = TEXTIN_NUMBER;
+	for (unsigned k = 0; k < nk; k++)
+		mask[key[k]] = TEXTIN_KEY;
+	for (unsigned i = nk; i < n; i++)	/* -F's own, after the keys */
+		if (mask[cols[i]] == TEXTIN_KEY) {
+			free(cols);
+			free(mask);
+			return gs_fail(err, GS_EUSAGE, "--by", "a text key is a "
+				       "string: -F cannot make it a value too");
+		}
+	free(cols);
+	textkeys_free(text_keys);
+	text_keys = textkeys_new();
+	int rc = text_keys ? input_text_keys(c->in, text_keys, mask, width) : -1;
+
+	free(mask);
+	if (rc < 0)
+		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
+	return 0;
+}
+
+const struct textkeys *group_text_keys(void)
+{
+	return text_keys;
+}
+
 const struct pass group_passes[] = {
 	{ .op = CMD_GROUP, .done = group_done },
 	{ .done = NULL },
@@ -133,12 +186,9 @@ int group_plan(struct cli *c, enum gs_group_what what,
 
 	if (!c->by)
 		return 0;
-	if (c->info.text)
-		return gs_fail(err, GS_EUSAGE, "--by", "text input is not "
-			       "grouped yet (binary records only)");
 	if (fields_parse(c->by, &f, err) < 0)
 		return as_by(err);
-	int rc = fields_resolve(f, width, NULL, "", &key, &nk, err);
+	int rc = fields_resolve(f, width, c->info.head, "", &key, &nk, err);
 
 	fields_free(f);
 	if (rc < 0)
@@ -146,6 +196,8 @@ int group_plan(struct cli *c, enum gs_group_what what,
 	if (nk > GS_RECORD_MAX)		/* what a state holds (group_state.c) */
 		return gs_fail(err, GS_EUSAGE, "--by", "%u key columns, more "
 			       "than %d", nk, GS_RECORD_MAX);
+	if (c->info.text && text_plan(c, key, nk, width, err) < 0)
+		return -1;
 	if (c->fields) {	/* the cut records: keys, then -F's columns */
 		for (unsigned k = 0; k < nk; k++)
 			key[k] = k;

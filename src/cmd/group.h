@@ -5,8 +5,9 @@
  * COLS lists key columns as -F lists columns (1-based numbers, ranges);
  * the value columns are the others, or, with -F, those -F picks (a key
  * column among them is a value too). The records are binary (-c N, -t
- * T1,T2,..., a structured .npy). One result row per key, keys ascending,
- * key columns first.
+ * T1,T2,..., a structured .npy), or text, whose keys are strings (their
+ * ids in the records: textkeys.h). One result row per key, keys ascending
+ * (text: by their bytes), key columns first.
  */
 #ifndef GROUP_H
 #define GROUP_H
@@ -19,7 +20,8 @@
 	  .arg = "COLS",                                                    \
 	  .help = "one result per key: COLS are the key columns (as -F\n"  \
 		  "numbers them), the others (or -F's) the values; a row\n" \
-		  "per key, keys ascending, key columns first",            \
+		  "per key, keys ascending (text's are strings, by\n"      \
+		  "their bytes), key columns first",                       \
 	  .id = OPT_BY, .brief = "group by key columns" }
 
 /* The rows of count's and stats' own options: --by alone. */
@@ -40,6 +42,10 @@ int group_plan(struct cli *c, enum gs_group_what what,
  * the pass of a grouped run's states). */
 extern const struct pass group_passes[];
 bool group_by_option(const struct command *cmd);
+
+/* Text input's keys (strings, their ids in the records), or NULL. */
+struct textkeys;
+const struct textkeys *group_text_keys(void);
 
 /* The result of a grouped pass (group_out.c): a row per key. */
 int group_done(struct cli *c, void *acc, struct sbuf *b, struct gs_err *err);

@@ -30,6 +30,7 @@
 #include "group.h"
 #include "results.h"
 #include "stats_cells.h"
+#include "textkeys.h"
 #include "writer.h"
 
 struct gout {
@@ -38,6 +39,7 @@ struct gout {
 	const struct group_acc *g;
 	const size_t *idx;
 	unsigned nk, nv, per;	/* keys, values, cells per value */
+	const struct textkeys *tk;	/* text: the keys are its strings */
 	/* the row last made */
 	size_t at;
 	struct wval *vals;	/* nk + nv * per */
@@ -50,10 +52,26 @@ static enum gs_type val_type(const struct gout *o, unsigned j)
 	return job_col_dtype(o->job, o->job->group->val[j]).type;
 }
 
+/* Text: key column k of entry e is the id of a string of o->tk. */
+static uint64_t key_id(const struct gout *o, size_t e, unsigned k)
+{
+	enum gs_type t = job_col_dtype(o->job, o->job->group->key[k]).type;
+	union gs_scalar v = group_key(o->job, o->g, e, k);
+
+	return type_is_float(t) ? (uint64_t)v.f :
+	       type_is_signed(t) ? (uint64_t)v.i : v.u;
+}
+
 static struct wval key_wval(const struct gout *o, size_t e, unsigned k)
 {
 	enum gs_type t = job_col_dtype(o->job, o->job->group->key[k]).type;
 	union gs_scalar v = group_key(o->job, o->g, e, k);
+	size_t n;
+
+	if (o->tk)
+		return (struct wval){ .kind = W_STR,
+				      .s = textkeys_str(o->tk, key_id(o, e, k),
+							&n) };
 
 	if (type_is_float(t))
 		return wv_f64(v.f);
@@ -225,6 +243,28 @@ out:
 	return rc;
 }
 
+/* Text keys: the rows by their keys' bytes, column by column (a shorter
+ * key first where one is the other's start), as `sort` in the C locale. */
+static const struct gout *by_bytes;
+
+static int bytes_cmp(const void *a, const void *b)
+{
+	const struct gout *o = by_bytes;
+
+	for (unsigned k = 0; k < o->nk; k++) {
+		size_t na, nb;
+		const char *sa = textkeys_str(o->tk, key_id(o, *(const size_t *)a,
+							   k), &na);
+		const char *sb = textkeys_str(o->tk, key_id(o, *(const size_t *)b,
+							   k), &nb);
+		int r = memcmp(sa, sb, na < nb ? na : nb);
+
+		if (r || na != nb)
+			return r ? r : na < nb ? -1 : 1;
+	}
+	return 0;
+}
+
 int group_done(struct cli *c, void *acc, struct sbuf *b, struct gs_err *err)
 {
 	const struct gs_group *gr = c->job.group;
@@ -239,6 +279,11 @@ int group_done(struct cli *c, void *acc, struct sbuf *b, struct gs_err *err)
 	o.per = gr->what == GROUP_COUNT ? 2 : gr->what == GROUP_STATS ?
 		NSTATS : 1;	/* sum, min, max: one result */
 	o.idx = group_sorted(acc, &n, &oom);
+	o.tk = c->info.text ? group_text_keys() : NULL;
+	if (o.tk && o.idx) {
+		by_bytes = &o;
+		qsort((void *)o.idx, n, sizeof(*o.idx), bytes_cmp);
+	}
 	o.vals = calloc(o.nk + (size_t)o.nv * o.per, sizeof(*o.vals));
 	o.res = calloc(o.nv, sizeof(*o.res));
 	o.cells = gr->what == GROUP_STATS ?

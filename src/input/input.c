@@ -446,6 +446,12 @@ void input_set_record(struct input *in, const struct gs_record *rec)
 	in->rec = rec ? *rec : (struct gs_record){ .n = 0 };
 }
 
+int input_text_keys(struct input *in, struct textkeys *keys,
+		    const uint8_t *keycol, unsigned n)
+{
+	return in->textin ? textin_set_keys(in->textin, keys, keycol, n) : -1;
+}
+
 const struct gs_record *input_record(const struct input *in)
 {
 	return in->rec.n ? &in->rec : NULL;

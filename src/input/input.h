@@ -99,6 +99,12 @@ void input_set_dtype(struct input *in, struct gs_dtype dtype, unsigned columns);
 void input_set_record(struct input *in, const struct gs_record *rec);
 /* The stream's records of mixed types, or NULL. */
 const struct gs_record *input_record(const struct input *in);
+/* Text input grouped by --by: the fields of the columns keycol[0..n)
+ * marks are string keys, read as their ids in keys (textin.h,
+ * textkeys.h). -1 when out of memory or the input is not text. */
+struct textkeys;
+int input_text_keys(struct input *in, struct textkeys *keys,
+		    const uint8_t *keycol, unsigned n);
 
 /* -F: input_read hands out records of width values (as input_set_dtype
  * said) cut to columns cols[0..n) (0-based, in that order; fields.h), and

@@ -21,6 +21,7 @@
 #include "input.h"
 #include "pool.h"
 #include "textin.h"
+#include "textkeys.h"
 #include "textnum.h"
 
 /* Bytes of text per piece: a field may not be longer. Two pieces per
@@ -40,7 +41,8 @@
 
 enum { WIDTH_C, WIDTH_HEADER, WIDTH_LINE1 };
 
-enum { ERR_NONE, ERR_INVALID, ERR_RANGE, ERR_EMPTY, ERR_COUNT, ERR_LONG };
+enum { ERR_NONE, ERR_INVALID, ERR_RANGE, ERR_EMPTY, ERR_COUNT, ERR_LONG,
+       ERR_KEYS, ERR_NOMEM };
 
 struct piece {
 	char *txt;
@@ -59,6 +61,7 @@ struct piece {
 	uint64_t efield;	/* its field within what the piece holds */
 	uint64_t ecount;	/* ERR_COUNT: the fields the line has */
 	char etok[44];
+	struct textkeys_cache *kc;	/* --by's keys last seen in it */
 };
 
 /* Pieces read one after another, parsed at once. */
@@ -97,6 +100,13 @@ struct textin {
 	bool eof, failing;
 	bool read_failed;	/* the input failed after the batch's pieces */
 	struct gs_err fail;
+	/* --by's string keys: the fields of the columns keycol marks are
+	 * interned into keys and their ids stored as values of the type (up
+	 * to key_max); pieces then begin at lines only */
+	struct textkeys *keys;
+	uint8_t *keycol;	/* [nkeycol]: TEXTIN_* */
+	unsigned nkeycol;
+	uint64_t key_max;
 };
 
 /* What each byte is to the fields: a table, as this is the inner loop. */
@@ -142,6 +152,47 @@ static bool line_ok(const struct textin *t, const struct piece *pc,
 	       (line == 0 && !pc->line_start);
 }
 
+/* id, which fits, as a value of type ty (not f16, bf16) into out. */
+static void store_id(enum gs_type ty, uint64_t id, uint8_t *out)
+{
+	uint16_t u16 = (uint16_t)id;
+	uint32_t u32 = (uint32_t)id;
+	float f = (float)id;
+	double d = (double)id;
+
+	switch (ty) {
+	case GS_U8: case GS_I8: *out = (uint8_t)id; break;
+	case GS_U16: case GS_I16: memcpy(out, &u16, 2); break;
+	case GS_U32: case GS_I32: memcpy(out, &u32, 4); break;
+	case GS_F32: memcpy(out, &f, 4); break;
+	case GS_F64: memcpy(out, &d, 8); break;
+	default: memcpy(out, &id, 8); break;
+	}
+}
+
+/* A key field s[0..n): its id as a value of the type into out;
+ * TEXTNUM_OK, or ERR_KEYS or ERR_NOMEM. */
+static int key_store(const struct textin *t, struct piece *pc,
+		     const char *s, size_t n, uint8_t *out)
+{
+	int64_t id = textkeys_intern_cached(t->keys, pc->kc, s, n);
+	char dec[24];
+	int k;
+
+	if (id < 0)
+		return ERR_NOMEM;
+	if ((uint64_t)id > t->key_max)
+		return ERR_KEYS;
+	if (t->dtype.type == GS_F16 || t->dtype.type == GS_BF16) {
+		/* f16, bf16: as the text of the number */
+		k = snprintf(dec, sizeof(dec), "%lld", (long long)id);
+		return t->parse(dec, (size_t)k, out) == TEXTNUM_OK ?
+		       TEXTNUM_OK : ERR_KEYS;
+	}
+	store_id(t->dtype.type, (uint64_t)id, out);
+	return TEXTNUM_OK;
+}
+
 static void piece_parse(const struct textin *t, struct piece *pc)
 {
 	const char *p = pc->txt, *end = p + pc->cut, *s;
@@ -172,8 +223,17 @@ static void piece_parse(const struct textin *t, struct piece *pc)
 		} else {
 			for (s = p; p < end && !is_sep(*p); p++)
 				;
-			r = t->parse(s, (size_t)(p - s), o);
-			if (r != TEXTNUM_OK)
+			if (f >= t->nkeycol || t->keycol[f] == TEXTIN_NUMBER)
+				r = t->parse(s, (size_t)(p - s), o);
+			else if (t->keycol[f] == TEXTIN_KEY)
+				r = key_store(t, pc, s, (size_t)(p - s), o);
+			else {	/* not read: any bytes, a zero */
+				memset(o, 0, t->tsize);
+				r = TEXTNUM_OK;
+			}
+			if (r > 0)	/* key_store's */
+				piece_error(pc, r, line, f + 1, s, (size_t)(p - s));
+			else if (r != TEXTNUM_OK)
 				piece_error(pc, r == TEXTNUM_RANGE ? ERR_RANGE : ERR_INVALID,
 					    line, f + 1, s, (size_t)(p - s));
 			else
@@ -237,14 +297,15 @@ static void batch_work(void *arg, int i, int n)
 /* Where p[0..n) may be cut: after a newline or before the separator after
  * a field, the last such place; 0 for none. *line_start: the rest begins a
  * line. */
-static size_t cut_point(const char *p, size_t n, bool *line_start)
+static size_t cut_point(const struct textin *t, const char *p, size_t n,
+			bool *line_start)
 {
 	size_t i;
 
 	for (i = n; i > 0; i--) {
 		if (p[i - 1] == '\n')
 			return *line_start = true, i;
-		if (i < n && is_sep(p[i]) && !is_sep(p[i - 1]))
+		if (!t->keys && i < n && is_sep(p[i]) && !is_sep(p[i - 1]))
 			return *line_start = false, i;
 	}
 	return 0;
@@ -295,11 +356,12 @@ static void piece_full(struct textin *t, struct batch *b)
 {
 	struct piece *pc = &b->p[b->nb];
 	bool ls = false, comma = false;
-	size_t cut = cut_point(pc->txt, pc->len, &ls), i;
+	size_t cut = cut_point(t, pc->txt, pc->len, &ls), i;
 
 	/* separators alone (a long run of blanks): any place will do, and
 	 * the state at the cut is the one the piece began with */
-	for (i = 0; cut == 0 && i < pc->len && is_sep(pc->txt[i]); i++)
+	for (i = 0; cut == 0 && !t->keys && i < pc->len &&
+		    is_sep(pc->txt[i]); i++)
 		;
 	if (cut == 0 && i == pc->len) {
 		cut = pc->len;
@@ -331,7 +393,7 @@ static int batch_read(struct textin *t, struct batch *b, bool ready,
 	if (r == INPUT_STALL && !ready)
 		return INPUT_STALL;
 	if (r == INPUT_STALL) {
-		if ((cut = cut_point(pc->txt, pc->len, &ls)) > 0)
+		if ((cut = cut_point(t, pc->txt, pc->len, &ls)) > 0)
 			piece_end(t, b, cut, ls, false);
 		return 0;
 	}
@@ -372,7 +434,7 @@ static int batch_fill(struct textin *t, struct batch *b, int stall_ms,
 	t->coff = 0;
 	while (r == 1 && b->nb < t->np && !t->eof) {
 		struct piece *pc = &b->p[b->nb];
-		bool ready = b->nb > 0 || cut_point(pc->txt, pc->len, &ls) > 0;
+		bool ready = b->nb > 0 || cut_point(t, pc->txt, pc->len, &ls) > 0;
 
 		r = batch_read(t, b, ready, stall_ms, err);
 	}
@@ -423,10 +485,20 @@ static int piece_fail(struct textin *t, const struct piece *pc, int kind,
 			       t->columns, t->width_from == WIDTH_C ? "" :
 			       t->width_from == WIDTH_HEADER ? " names of the header"
 			       : " fields of the first line");
+	case ERR_KEYS:
+		return gs_fail(&t->fail, GS_ERUNTIME, name,
+			       "--by: more than %llu distinct keys for -t %s "
+			       "(key '%s' in line %llu field %llu; -t f64 "
+			       "holds 2^53)", (unsigned long long)t->key_max + 1,
+			       t->dtype.boolean ? "bool" : ty, pc->etok, l, f);
+	case ERR_NOMEM:
+		return gs_fail(&t->fail, GS_ERUNTIME, name, "out of memory "
+			       "for --by's keys in line %llu", l);
 	}
 	return gs_fail(&t->fail, GS_ERUNTIME, name,
-		       "a field longer than %zu bytes in line %llu: '%s'",
-		       TEXT_PIECE, l, pc->etok);
+		       "a %s longer than %zu bytes in line %llu: '%s'",
+		       t->keys ? "line (--by)" : "field", TEXT_PIECE, l,
+		       pc->etok);
 }
 
 /* Before piece di is handed out: how much of it, and its error. */
@@ -569,6 +641,7 @@ static void batch_free(struct batch *b, int np)
 	for (i = 0; b->p && i < np; i++) {
 		free(b->p[i].txt);
 		free(b->p[i].out);
+		free(b->p[i].kc);
 	}
 	free(b->p);
 }
@@ -597,12 +670,56 @@ struct textin *textin_new(struct input *in, int threads, bool lines)
 	return t;
 }
 
+/* The largest id a key column of type ty holds exactly. */
+static uint64_t key_max(enum gs_type ty)
+{
+	switch (ty) {
+	case GS_U8: return UINT8_MAX;
+	case GS_I8: return INT8_MAX;
+	case GS_U16: return UINT16_MAX;
+	case GS_I16: return INT16_MAX;
+	case GS_U32: return UINT32_MAX;
+	case GS_I32: return INT32_MAX;
+	case GS_F16: return (uint64_t)1 << 11;
+	case GS_BF16: return (uint64_t)1 << 8;
+	case GS_F32: return (uint64_t)1 << 24;
+	case GS_F64: return (uint64_t)1 << 53;
+	default: return INT64_MAX;
+	}
+}
+
 void textin_set_type(struct textin *t, struct gs_dtype dtype, unsigned columns)
 {
 	t->dtype = dtype;
 	t->columns = columns;
 	t->tsize = type_size(dtype.type);
 	t->parse = textnum_parser(dtype.type, dtype.boolean);
+	t->key_max = dtype.boolean ? 1 : key_max(dtype.type);
+}
+
+int textin_set_keys(struct textin *t, struct textkeys *keys,
+		    const uint8_t *keycol, unsigned n)
+{
+	uint8_t *kc = malloc((n ? n : 1) * sizeof(*kc));
+
+	if (!kc)
+		return -1;
+	memcpy(kc, keycol, n * sizeof(*kc));
+	for (int b = 0; b < 2; b++)	/* a new dictionary: caches anew */
+		for (int i = 0; i < t->np; i++) {
+			struct piece *pc = &t->set[b].p[i];
+
+			free(pc->kc);
+			if (!(pc->kc = calloc(1, sizeof(*pc->kc)))) {
+				free(kc);
+				return -1;
+			}
+		}
+	free(t->keycol);
+	t->keycol = kc;
+	t->nkeycol = n;
+	t->keys = keys;
+	return 0;
 }
 
 void textin_headline(struct textin *t, bool header)
@@ -643,5 +760,6 @@ void textin_free(struct textin *t)
 		pool_release(&t->pool);
 	batch_free(&t->set[0], t->np);
 	batch_free(&t->set[1], t->np);
+	free(t->keycol);
 	free(t);
 }

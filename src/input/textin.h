@@ -46,6 +46,16 @@ ssize_t textin_read(struct textin *t, void *buf, size_t n, int stall_ms,
  * stream's first line (headline.h); else they are -c's. */
 void textin_headline(struct textin *t, bool header);
 
+/* --by's string keys (textkeys.h): keycol[0..n) says what each field of
+ * a line is (from 0; past n a number): a number, a key, whose bytes are
+ * interned into keys and stored as its id, a value of the type, or a
+ * field not read (any bytes: -F did not pick it), stored as 0. A line may
+ * then be no longer than a piece. 0, or -1 when out of memory. */
+enum { TEXTIN_NUMBER, TEXTIN_KEY, TEXTIN_SKIP };
+struct textkeys;
+int textin_set_keys(struct textin *t, struct textkeys *keys,
+		    const uint8_t *keycol, unsigned n);
+
 /* Back to the start of the first operand (after input_rewind). */
 void textin_reset(struct textin *t);
 
