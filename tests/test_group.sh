@@ -210,6 +210,22 @@ rc=$?
 [ -s "$T/a" ] && [ $rc -eq 1 ] && [ ! -s "$T/out" ] &&
 	[ "$(wc -l < "$T/err")" -eq 1 ] && ok ||
 	bad "merge cut" "rc $rc: $(cat "$T/err")"
+# a compact sum of 2^127 - 1 is no run's (|acc| < 2^126): no state, and
+# no wrapped sum merged with another
+printf '\001\000\000\000\003\000\000\000\000\000\000\000' > "$T/one"
+"$G" sum --by 1 -t i32,i64 -f state "$T/one" > "$T/n3"
+python3 - "$T/n3" "$T/huge" <<'PY' || bad "huge state" "python failed"
+import struct, sys
+s = bytearray(open(sys.argv[1], 'rb').read())
+h = s.index(b'\n\n') + 2  # header 32, key 8, count, nan, min, max, ksum
+assert struct.unpack_from('<IIQQ', s, h + 72) == (24, 0, 3, 0), 'layout'
+struct.pack_into('<QQ', s, h + 80, 2**64 - 1, 2**63 - 1)
+open(sys.argv[2], 'wb').write(s)
+PY
+"$G" merge "$T/huge" "$T/n3" > "$T/out" 2> "$T/err"
+rc=$?
+[ $rc -eq 1 ] && [ ! -s "$T/out" ] && [ "$(wc -l < "$T/err")" -eq 1 ] && ok ||
+	bad "merge huge compact sum" "rc $rc: $(cat "$T/out" "$T/err")"
 
 # formats: the header names, json, npy's structured array, binary
 d=$T/B

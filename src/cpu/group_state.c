@@ -185,7 +185,9 @@ static bool get_ksum(const unsigned char **p, const unsigned char *end,
 
 	k->acc = (__int128)((unsigned __int128)hi << 64 | lo);
 	k->base = (int32_t)get32(p);
+	/* |acc| < 2^126, ksum.c's invariant: its adds cannot wrap */
 	return get32(p) == 0 && (k->acc || !k->base) &&
+	       k->acc < (__int128)1 << 126 && k->acc > -((__int128)1 << 126) &&
 	       k->base >= -XSUM_FRAC && k->base <= 2048;
 }
 
