@@ -227,6 +227,25 @@ rc=$?
 [ $rc -eq 1 ] && [ ! -s "$T/out" ] && [ "$(wc -l < "$T/err")" -eq 1 ] && ok ||
 	bad "merge huge compact sum" "rc $rc: $(cat "$T/out" "$T/err")"
 
+# keys no run writes are no state: 256 in a u8 column, -0 (the order key
+# 2^63 - 1, +0's being 2^63) in an f64 one
+for kt in u8 f64; do
+	head -c "$([ $kt = u8 ] && echo 5 || echo 12)" /dev/zero > "$T/one"
+	"$G" count --by 1 -t "$kt,f32" -f state "$T/one" > "$T/k1" 2> /dev/null
+	python3 - "$T/k1" "$T/k2" "$kt" <<'PY' || bad "key state $kt" "python failed"
+import struct, sys
+s = bytearray(open(sys.argv[1], 'rb').read())
+h = s.index(b'\n\n') + 2 + 32	# the first key, after the grouping
+struct.pack_into('<Q', s, h, 256 if sys.argv[3] == 'u8' else 2**63 - 1)
+open(sys.argv[2], 'wb').write(s)
+PY
+	"$G" merge "$T/k1" "$T/k2" > "$T/out" 2> "$T/err"
+	rc=$?
+	[ $rc -eq 1 ] && [ ! -s "$T/out" ] && [ "$(wc -l < "$T/err")" -eq 1 ] &&
+		"$G" merge "$T/k1" > /dev/null && ok ||
+		bad "merge key $kt no run writes" "rc $rc: $(cat "$T/out" "$T/err")"
+done
+
 # formats: the header names, json, npy's structured array, binary
 d=$T/B
 "$G" count --by 1,2 -t u64,i8,f32,f16 -f tsv "$d/data.bin" | head -n 1 > "$T/got"

@@ -191,6 +191,17 @@ static bool get_ksum(const unsigned char **p, const unsigned char *end,
 	       k->base >= -XSUM_FRAC && k->base <= 2048;
 }
 
+/* Whether k is the order key of an element of key column k's type:
+ * one value per key (-0 and NaNs of other bits are no keys). */
+static bool canonical(const struct gs_job *job, unsigned k, uint64_t key)
+{
+	enum gs_type t = job_col_dtype(job, job->group->key[k]).type;
+	unsigned char v[8] = { 0 };
+
+	gkey_value(t, key, v);
+	return gkey_of(t, v) == key;
+}
+
 int group_state_get(struct gs_job *job, void *acc, const unsigned char *p,
 		    size_t n)
 {
@@ -230,7 +241,8 @@ int group_state_get(struct gs_job *job, void *acc, const unsigned char *p,
 		    (size_t)(end - p) < 8 * (size_t)gr->nkeys)
 			return -1;
 		for (unsigned k = 0; k < gr->nkeys; k++)
-			key[k] = get64(&p);
+			if (!canonical(job, k, key[k] = get64(&p)))
+				return -1;
 		if (!group_table(job, g) || !(pay = group_payload(job, g, key)))
 			return -1;
 		if (((struct gcol *)pay)->count)
