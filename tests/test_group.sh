@@ -227,6 +227,27 @@ rc=$?
 [ $rc -eq 1 ] && [ ! -s "$T/out" ] && [ "$(wc -l < "$T/err")" -eq 1 ] && ok ||
 	bad "merge huge compact sum" "rc $rc: $(cat "$T/out" "$T/err")"
 
+# a state's bytes are the value's, not the way there: 2^100, -2^100 and
+# 2^-100 sum compactly in a row, while a thread or shard holding the last
+# two alone widens (2^200 apart); -j 1, -j 2 and the merge of the shards
+# write the same state
+python3 -c '
+import struct, sys
+p = lambda rs: b"".join(struct.pack("<qd", *r) for r in rs)
+open(sys.argv[1], "wb").write(p([(1, 2.0**100)] + [(2, 1.0)] * 100000))
+open(sys.argv[2], "wb").write(p([(1, -2.0**100), (1, 2.0**-100)]))
+' "$T/wa" "$T/wb"
+cat "$T/wa" "$T/wb" > "$T/wab"
+for cmd in sum stats; do
+	"$G" $cmd --by 1 -t i64,f64 -f state -j 1 "$T/wab" > "$T/w1"
+	"$G" $cmd --by 1 -t i64,f64 -f state -j 2 "$T/wab" > "$T/w2"
+	"$G" $cmd --by 1 -t i64,f64 -f state "$T/wa" > "$T/sa"
+	"$G" $cmd --by 1 -t i64,f64 -f state "$T/wb" > "$T/sb"
+	"$G" merge -f state "$T/sa" "$T/sb" > "$T/w3"
+	[ -s "$T/w1" ] && cmp -s "$T/w1" "$T/w2" && cmp -s "$T/w1" "$T/w3" &&
+		ok || bad "$cmd state bytes" "-j 1, -j 2 and a merge differ"
+done
+
 # keys no run writes are no state: 256 in a u8 column, -0 (the order key
 # 2^63 - 1, +0's being 2^63) in an f64 one
 for kt in u8 f64; do
