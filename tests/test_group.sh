@@ -211,6 +211,62 @@ rc=$?
 [ -s "$T/a" ] && [ $rc -eq 1 ] && [ ! -s "$T/out" ] &&
 	[ "$(wc -l < "$T/err")" -eq 1 ] && ok ||
 	bad "merge cut" "rc $rc: $(cat "$T/err")"
+# a compact sum of 2^127 - 1 is no run's (|acc| < 2^126): no state, and
+# no wrapped sum merged with another
+printf '\001\000\000\000\003\000\000\000\000\000\000\000' > "$T/one"
+"$G" sum --by 1 -t i32,i64 -f state "$T/one" > "$T/n3"
+python3 - "$T/n3" "$T/huge" <<'PY' || bad "huge state" "python failed"
+import struct, sys
+s = bytearray(open(sys.argv[1], 'rb').read())
+h = s.index(b'\n\n') + 2  # header 32, key 8, count, nan, min, max, ksum
+assert struct.unpack_from('<IIQQ', s, h + 72) == (24, 0, 3, 0), 'layout'
+struct.pack_into('<QQ', s, h + 80, 2**64 - 1, 2**63 - 1)
+open(sys.argv[2], 'wb').write(s)
+PY
+"$G" merge "$T/huge" "$T/n3" > "$T/out" 2> "$T/err"
+rc=$?
+[ $rc -eq 1 ] && [ ! -s "$T/out" ] && [ "$(wc -l < "$T/err")" -eq 1 ] && ok ||
+	bad "merge huge compact sum" "rc $rc: $(cat "$T/out" "$T/err")"
+
+# a state's bytes are the value's, not the way there: 2^100, -2^100 and
+# 2^-100 sum compactly in a row, while a thread or shard holding the last
+# two alone widens (2^200 apart); -j 1, -j 2 and the merge of the shards
+# write the same state
+python3 -c '
+import struct, sys
+p = lambda rs: b"".join(struct.pack("<qd", *r) for r in rs)
+open(sys.argv[1], "wb").write(p([(1, 2.0**100)] + [(2, 1.0)] * 100000))
+open(sys.argv[2], "wb").write(p([(1, -2.0**100), (1, 2.0**-100)]))
+' "$T/wa" "$T/wb"
+cat "$T/wa" "$T/wb" > "$T/wab"
+for cmd in sum stats; do
+	"$G" $cmd --by 1 -t i64,f64 -f state -j 1 "$T/wab" > "$T/w1"
+	"$G" $cmd --by 1 -t i64,f64 -f state -j 2 "$T/wab" > "$T/w2"
+	"$G" $cmd --by 1 -t i64,f64 -f state "$T/wa" > "$T/sa"
+	"$G" $cmd --by 1 -t i64,f64 -f state "$T/wb" > "$T/sb"
+	"$G" merge -f state "$T/sa" "$T/sb" > "$T/w3"
+	[ -s "$T/w1" ] && cmp -s "$T/w1" "$T/w2" && cmp -s "$T/w1" "$T/w3" &&
+		ok || bad "$cmd state bytes" "-j 1, -j 2 and a merge differ"
+done
+
+# keys no run writes are no state: 256 in a u8 column, -0 (the order key
+# 2^63 - 1, +0's being 2^63) in an f64 one
+for kt in u8 f64; do
+	head -c "$([ $kt = u8 ] && echo 5 || echo 12)" /dev/zero > "$T/one"
+	"$G" count --by 1 -t "$kt,f32" -f state "$T/one" > "$T/k1" 2> /dev/null
+	python3 - "$T/k1" "$T/k2" "$kt" <<'PY' || bad "key state $kt" "python failed"
+import struct, sys
+s = bytearray(open(sys.argv[1], 'rb').read())
+h = s.index(b'\n\n') + 2 + 32	# the first key, after the grouping
+struct.pack_into('<Q', s, h, 256 if sys.argv[3] == 'u8' else 2**63 - 1)
+open(sys.argv[2], 'wb').write(s)
+PY
+	"$G" merge "$T/k1" "$T/k2" > "$T/out" 2> "$T/err"
+	rc=$?
+	[ $rc -eq 1 ] && [ ! -s "$T/out" ] && [ "$(wc -l < "$T/err")" -eq 1 ] &&
+		"$G" merge "$T/k1" > /dev/null && ok ||
+		bad "merge key $kt no run writes" "rc $rc: $(cat "$T/out" "$T/err")"
+done
 
 # formats: the header names, json, npy's structured array, binary
 d=$T/B

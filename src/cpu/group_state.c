@@ -13,8 +13,9 @@
  * A ksum is u32 flags (ksum.h's KS_*), u32 form: 0, then i64 low and i64
  * high halves of acc and i32 base, u32 0 (the sum acc * 2^base, acc odd
  * or 0); 1, then the XSUM_LIMBS u64 limbs of the exact sum (struct xsum).
- * Both are exact; which a key has depends on how its terms came, never
- * its value, so the merge of states prints the same bytes as one run.
+ * Both are exact; the compact form is written wherever the sum fits it
+ * (compact_of), so a key's bytes depend on its value only: the same for
+ * every -j, chunking, order and merge of states.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -28,9 +29,57 @@ static size_t head_bytes(const struct gs_group *gr)
 	return 16 + 4 * (size_t)(gr->nkeys + gr->nvals + (gr->nkeys + gr->nvals) % 2) + 8;
 }
 
+/* k's finite sum as acc * 2^base, acc odd (or 0) and |acc| < 2^126, the
+ * compact form: false where the sum needs the wide one. The value alone
+ * decides (not whether k widened on the way, which depends on the order of
+ * its terms), so every -j, chunking and merge writes the same bytes. */
+static bool compact_of(const struct ksum *k, __int128 *acc, int32_t *base)
+{
+	uint64_t m[XSUM_LIMBS], c = 1;
+	bool neg;
+	int lo = -1, hi = -1;
+	unsigned __int128 u = 0;
+
+	*acc = k->acc;
+	*base = k->base;
+	if (!k->wide) {
+		while (*acc && !(*acc & 1)) {
+			*acc /= 2;
+			++*base;
+		}
+		*base = *acc ? *base : 0;
+		return true;
+	}
+	neg = k->wide->limb[XSUM_LIMBS - 1] >> 63;
+	for (int i = 0; i < XSUM_LIMBS; i++) {	/* the magnitude */
+		m[i] = neg ? ~k->wide->limb[i] + c : k->wide->limb[i];
+		c = neg && c && m[i] == 0;
+	}
+	for (int i = 0; i < XSUM_LIMBS; i++)
+		if (m[i]) {
+			lo = lo < 0 ? 64 * i + __builtin_ctzll(m[i]) : lo;
+			hi = 64 * i + 63 - __builtin_clzll(m[i]);
+		}
+	if (lo < 0) {
+		*acc = 0;
+		*base = 0;
+		return true;
+	}
+	if (hi - lo >= 126 || lo - XSUM_FRAC > 2048)
+		return false;
+	for (int b = hi; b >= lo; b--)
+		u = u << 1 | (m[b / 64] >> (b % 64) & 1);
+	*acc = neg ? -(__int128)u : (__int128)u;
+	*base = lo - XSUM_FRAC;
+	return true;
+}
+
 static size_t ks_bytes(const struct ksum *k)
 {
-	return k->wide ? KW_BYTES : KS_BYTES;
+	__int128 a;
+	int32_t e;
+
+	return compact_of(k, &a, &e) ? KS_BYTES : KW_BYTES;
 }
 
 static void put32(unsigned char **p, uint32_t v)
@@ -95,23 +144,20 @@ size_t group_state_bytes(const struct gs_job *job, const void *acc)
 
 static void put_ksum(unsigned char **p, const struct ksum *k)
 {
-	__int128 a = k->acc;
-	int32_t base = k->base;
+	__int128 a;
+	int32_t base;
+	bool compact = compact_of(k, &a, &base);
 
 	put32(p, k->flags);
-	put32(p, k->wide != NULL);
-	if (k->wide) {
+	put32(p, !compact);
+	if (!compact) {
 		for (int i = 0; i < XSUM_LIMBS; i++)
 			put64(p, k->wide->limb[i]);
 		return;
 	}
-	while (a && !(a & 1)) {		/* one form per value: acc odd */
-		a /= 2;
-		base++;
-	}
 	put64(p, (uint64_t)a);
 	put64(p, (uint64_t)(a >> 64));
-	put32(p, (uint32_t)(a ? base : 0));
+	put32(p, (uint32_t)base);
 	put32(p, 0);
 }
 
@@ -185,8 +231,21 @@ static bool get_ksum(const unsigned char **p, const unsigned char *end,
 
 	k->acc = (__int128)((unsigned __int128)hi << 64 | lo);
 	k->base = (int32_t)get32(p);
+	/* |acc| < 2^126, ksum.c's invariant: its adds cannot wrap */
 	return get32(p) == 0 && (k->acc || !k->base) &&
+	       k->acc < (__int128)1 << 126 && k->acc > -((__int128)1 << 126) &&
 	       k->base >= -XSUM_FRAC && k->base <= 2048;
+}
+
+/* Whether k is the order key of an element of key column k's type:
+ * one value per key (-0 and NaNs of other bits are no keys). */
+static bool canonical(const struct gs_job *job, unsigned k, uint64_t key)
+{
+	enum gs_type t = job_col_dtype(job, job->group->key[k]).type;
+	unsigned char v[8] = { 0 };
+
+	gkey_value(t, key, v);
+	return gkey_of(t, v) == key;
 }
 
 int group_state_get(struct gs_job *job, void *acc, const unsigned char *p,
@@ -228,7 +287,8 @@ int group_state_get(struct gs_job *job, void *acc, const unsigned char *p,
 		    (size_t)(end - p) < 8 * (size_t)gr->nkeys)
 			return -1;
 		for (unsigned k = 0; k < gr->nkeys; k++)
-			key[k] = get64(&p);
+			if (!canonical(job, k, key[k] = get64(&p)))
+				return -1;
 		if (!group_table(job, g) || !(pay = group_payload(job, g, key)))
 			return -1;
 		if (((struct gcol *)pay)->count)
