@@ -15,7 +15,7 @@
 #  - the same bytes with -j 1, 2 and 4, small and odd chunk sizes, from
 #    stdin, copied instead of mapped; --per-file's total as one run;
 #  - every format (tsv/csv header, json, npy, binary);
-#  - the memory limit: past it one line naming the keys and the GiB;
+#  - the memory limit: past it one line naming the keys and the MiB;
 #  - -f state of shards merged in any order and grouping (and merges of
 #    merges, on stdin): one run's bytes; other groupings do not merge;
 #  - refusals, one line each: text keys (strings) -f state or npy,
@@ -315,7 +315,7 @@ GPUSTAT_GROUP_LIMIT=64K "$G" sum --by 1 -t i32,f64 "$T/$set/../G/data.bin" \
 	> "$T/out" 2> "$T/err"
 rc=$?
 [ $rc -eq 1 ] && [ ! -s "$T/out" ] && [ "$(wc -l < "$T/err")" -eq 1 ] &&
-	grep -q '^gpustat: --by: [0-9]* keys .*GiB of accumulators, over the limit' "$T/err" &&
+	grep -q '^gpustat: --by: [0-9]* keys .*MiB of accumulators, over the limit' "$T/err" &&
 	ok || bad "limit" "rc $rc: $(cat "$T/err")"
 
 # refusals: one line, exit 2, saying why

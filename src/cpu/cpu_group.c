@@ -410,9 +410,9 @@ static void group_acc_merge(const struct gs_job *job, void *acc,
 	}
 }
 
-static double gib(uint64_t n)
+static double mib(uint64_t n)
 {
-	return (double)n / (double)((uint64_t)1 << 30);
+	return (double)n / (double)((uint64_t)1 << 20);
 }
 
 static int group_acc_error(const struct gs_job *job, const void *acc,
@@ -422,11 +422,11 @@ static int group_acc_error(const struct gs_job *job, const void *acc,
 
 	if (g->failed == FAIL_LIMIT)
 		return gs_fail(err, GS_ERUNTIME, "--by", "%llu keys (and "
-			       "counting) need %.2f GiB of accumulators, over "
-			       "the limit of %.2f GiB (spilling to $TMPDIR is "
+			       "counting) need %.2f MiB of accumulators, over "
+			       "the limit of %.2f MiB (spilling to $TMPDIR is "
 			       "not supported yet)",
 			       (unsigned long long)g->fail_keys,
-			       gib(g->fail_bytes), gib(job->group->limit));
+			       mib(g->fail_bytes), mib(job->group->limit));
 	if (g->failed)
 		return gs_fail(err, GS_ERUNTIME, "--by", "out of memory after "
 			       "%llu keys", (unsigned long long)g->fail_keys);
