@@ -20,6 +20,23 @@ pass=0
 fail=0
 ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL $1: $2"; }
+# reference SCRIPT PART MIN: a python reference's verdicts, from python3
+# SCRIPT "$G" "$T" PART: each "ok ..." line is a check passed, "FAIL ..." one
+# failed, "checks N" how many it made (more than MIN, or it failed to run
+# them), any other line a failure.
+reference() {
+	python3 "$1" "$G" "$T" "$2" > "$T/ref.log" 2>&1
+	_n=0
+	while IFS= read -r _line; do
+		case $_line in
+		"ok "*) ok ;;
+		FAIL*) bad "reference" "${_line#FAIL }" ;;
+		"checks "*) _n=${_line#checks } ;;
+		*) bad "reference $2" "$_line" ;;
+		esac
+	done < "$T/ref.log"
+	[ "${_n:-0}" -gt "$3" ] || bad "reference $2" "ran ${_n:-no} checks"
+}
 summary() {
 	echo "$NAME: $pass passed, $fail failed"
 	[ "$fail" -eq 0 ]
