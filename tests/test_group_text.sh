@@ -11,7 +11,9 @@
 #    -j 1, 2, 4, small and odd chunk sizes, from stdin and a pipe;
 #  - json's keys are strings; csv's header;
 #  - against datamash -s -g, where it is installed;
-#  - one-line errors: -f state, npy, --per-file (not done yet), a key as
+#  - words found in a key without --text: text all the same;
+#  - one-line errors: a header line without --header, a missing file
+#    (not what --by would say of its columns), -f state, npy, --per-file (not done yet), a key as
 #    a value too, more keys than -t u8 numbers, a line of other fields.
 #
 # Usage: sh tests/test_group_text.sh   (GPUSTAT=path overrides ./gpustat)
@@ -57,6 +59,9 @@ same numbers sum_names sum --header --by 1 -F 2,3 "$T/h.csv"
 same mixed sum_names sum --header --by 1 -F temp,3 "$T/h.csv"
 same no_header sum_names sum --text --by 1 -F 2,3 "$T/n.csv"
 same no_fields sum_names sum --text --by 1 "$T/n3.csv"
+# words in the keys: text found, not refused as not numbers (--by only)
+same found sum_names sum --by 1 -F 2,3 "$T/n.csv"
+same found_pipe sum_names sum --by 1 - < "$T/n3.csv"
 for j in 1 2 4; do
 	for cs in 4K 1000 64M; do
 		same "j${j}_cs$cs" stats stats --header --by station \
@@ -114,6 +119,10 @@ fails u8_keys 1 "more than 256 distinct keys for -t u8 (key 'k256' in line 257 f
 	awk '$1 != NR - 1 { exit 1 } END { exit NR != 300 }' && ok ||
 	bad u16_keys "300 keys of 300 values"
 printf 'k,1\nk,2,3\n' > "$T/short.csv"
+printf 'k,v\n1,2\n' > "$T/hdr.csv"
+fails header 1 "looks like text with a header line 'k,v': use --header" \
+	sum --by 1 "$T/hdr.csv"
+fails missing 1 "$T/none: No such file" sum --by 2 "$T/none"
 fails fields 1 "line 2 has 3 fields, not 2" sum --text --by 1 "$T/short.csv"
 
 summary

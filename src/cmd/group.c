@@ -177,8 +177,8 @@ bool group_by_option(const struct command *cmd)
 	return false;
 }
 
-int group_plan(struct cli *c, enum gs_group_what what,
-	       const struct pass **passes, struct gs_err *err)
+static int plan(struct cli *c, enum gs_group_what what,
+		const struct pass **passes, struct gs_err *err)
 {
 	unsigned width = c->fields ? c->width : c->job.columns;
 	unsigned *key = NULL, *val, nk, nv;
@@ -218,4 +218,16 @@ int group_plan(struct cli *c, enum gs_group_what what,
 	c->job.group = &spec;
 	*passes = group_passes;
 	return 0;
+}
+
+int group_plan(struct cli *c, enum gs_group_what what,
+	       const struct pass **passes, struct gs_err *err)
+{
+	int rc = plan(c, what, passes, err);
+
+	/* an operand that failed said why first: the columns --by names
+	 * were not read, so what --by says of them would mislead */
+	if (rc < 0 && c->operand_failed)
+		*err = (struct gs_err){ .code = GS_ERUNTIME };
+	return rc;
 }

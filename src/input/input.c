@@ -182,7 +182,8 @@ static int detect_text(struct input *in, int stall_ms, struct gs_err *err)
 	textdetect(in->hbuf + in->hpos, n, in->deof, &in->opts, &v);
 	if (v.kind == TEXT_MORE)
 		return (r = opnd_peek(in, stall_ms, err)) < 0 ? (int)r : 0;
-	if (v.kind == TEXT_HEADER || v.kind == TEXT_WORDS)
+	if (v.kind == TEXT_HEADER ||
+	    (v.kind == TEXT_WORDS && !in->opts.words))
 		return gs_fail(err, GS_ERUNTIME, in->name, "%s", v.msg);
 	/* the stream is binary: its bytes would be summed as raw values */
 	if (v.kind == TEXT_NUMBERS && in->seen && !in->opts.text)
