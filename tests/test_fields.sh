@@ -86,6 +86,14 @@ expect header_raw_text 6 sh -c "printf 'x,y\n1,2\n3,4\n' | \"$G\" sum --raw -H -
 printf 'a,b,c\n1,2,3\n4,5,6\n' > "$T/abc.csv"
 expect dot_pairs_names 27 "$G" dot --pairs -H -F a,c "$T/abc.csv"
 expect dot_ab_names 45 "$G" dot -H -F c "$T/abc.csv" "$T/abc.csv"
+# fields -F leaves are not read: words there (names, labels) are passed by,
+# with or without --header, from a file, a pipe and on several threads
+printf 'name,v,note\nann,1.5,x-y\nbob,2.25,-\n' > "$T/w.csv"
+expect words_skipped 3.75 "$G" sum -H -F v "$T/w.csv"
+expect words_skipped_j 3.75 "$G" sum -H -F v -j 4 --chunk-size 8 "$T/w.csv"
+expect words_no_header 3.75 sh -c "tail -n 2 \"$T/w.csv\" | \"$G\" sum -F 2"
+expect words_two_cols "4${tab}3.75" sh -c "printf 'a,2,1.5\nb,2,2.25\n' | \"$G\" sum -F 2,3 -j 2"
+fails words_picked 1 "line 2 field 1: 'ann'" "$G" sum -H -F name "$T/w.csv"
 # line numbers count the header line
 fails header_line_no 1 "line 3 field 2: 'a'" sh -c "printf 'x,y\n1,2\n3,a\n' | \"$G\" sum -H"
 fails header_short_line 1 "line 3 has 1 field, not 2" sh -c "printf 'x,y\n1,2\n3\n' | \"$G\" sum -H"

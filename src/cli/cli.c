@@ -596,7 +596,7 @@ static int open_input(struct cli *c, char *const *paths, int npaths,
 				 .header = c->header,
 				 .count_line = (c->fields || c->by) &&
 					       !c->columns_given,
-				 .words = c->by != NULL,
+				 .words = c->by || c->fields,
 				 .continued = continued &&
 					      (c->text_found || !(c->text || c->header)) };
 

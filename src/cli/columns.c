@@ -15,6 +15,7 @@
 #include "fields.h"
 #include "headline.h"
 #include "mixedopt.h"
+#include "textin.h"
 
 #define WIDTH_MAX (1u << 20)	/* -c's cap */
 
@@ -72,6 +73,25 @@ static int same_header(struct cli *c, const struct input_info *info,
 	return 0;
 }
 
+/* Text: the fields -F does not pick are not read, so they may be words
+ * (a CSV's names or labels beside its numbers), as cut(1) would pass
+ * them by. --by marks its own (cmd/group.c). */
+static int skip_unpicked(struct input *in, const unsigned *cols, unsigned n,
+			 unsigned width, struct gs_err *err)
+{
+	uint8_t *mask = malloc(width ? width : 1);
+	int rc;
+
+	if (!mask)
+		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
+	memset(mask, TEXTIN_SKIP, width);
+	for (unsigned i = 0; i < n; i++)
+		mask[cols[i]] = TEXTIN_NUMBER;
+	rc = input_text_keys(in, NULL, mask, width);
+	free(mask);
+	return rc < 0 ? gs_fail(err, GS_ERUNTIME, "", "out of memory") : 0;
+}
+
 int cli_columns(struct cli *c, struct input *in, struct input_info *info,
 		const char *name, struct gs_err *err)
 {
@@ -108,6 +128,8 @@ int cli_columns(struct cli *c, struct input *in, struct input_info *info,
 			   err) < 0)
 		goto fail;
 	rc = whole(cols, n, width) ? 0 : input_project(in, cols, n, width, err);
+	if (rc == 0 && info->text && !c->by)
+		rc = skip_unpicked(in, cols, n, width, err);
 	free(cols);
 	c->width = width;
 	c->cut = c->job.columns = n;

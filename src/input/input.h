@@ -73,8 +73,9 @@ struct input_opts {
 	/* -F on text without -c: the stream's first line is counted, its
 	 * fields the records' width (input_info.head); text_lines too */
 	bool count_line;
-	/* --by: text whose fields are words is text all the same (its keys
-	 * may be strings), not refused as not numbers */
+	/* --by or -F: text whose fields are words is text all the same (its
+	 * keys, the fields -F leaves, may be words), not refused as not
+	 * numbers */
 	bool words;
 	/* The operands continue a stream whose kind (text or not) its first
 	 * operand set without --text (--per-file reads each operand alone as
