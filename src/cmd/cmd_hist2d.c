@@ -7,6 +7,9 @@
  * records outside the range or with a NaN are in no bin, and reported.
  * The counts print as a table of (x bin, y bin, count), json, an npy of
  * shape (NX, NY), or an image (hist2d_image.c). CPU kernels: cpu_hist2d.c.
+ * --weights COL sums a column of weights per bin instead (x and y the
+ * first two other columns, or -F's; the kernels cpu_hist2d_w.c, the result
+ * hist2d_w_out.c, the column's parsing hist_weights.c's, as hist's).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -489,11 +492,15 @@ const struct command hist2d_command = {
 		 "range, xedges, yedges, counts[x][y]; binary,\nnpy: the u64 "
 		 "counts of shape (NX, NY); pgm, png: an image of NX x NY\n"
 		 "pixels, y upward, zero counts black. Records outside the "
-		 "range or\nwith a NaN are in no bin, and reported.",
+		 "range or\nwith a NaN are in no bin, and reported. --weights "
+		 "COL sums a column of\nweights into the bins, exactly "
+		 "(-c 3 by default); --density gives\nnumpy's density=True.",
 	.examples = "gpustat hist2d -t f32 --bins 256 --range -4:4 pts.f32 "
 		    "-f png > d.png\n"
 		    "gpustat hist2d -t f64 -c 3 -F 1,3 --bins 100,50 data.f64\n"
-		    "gpustat hist2d --text --nonzero -f csv points.txt",
+		    "gpustat hist2d --text --nonzero -f csv points.txt\n"
+		    "gpustat hist2d -t f32 --weights 3 --bins 64 --range 0:1 "
+		    "xyw.f32",
 	.opts = hist2d_opts,
 	.default_type = GS_F32,
 	.default_format = FMT_TEXT,
