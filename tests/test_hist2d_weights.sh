@@ -12,7 +12,7 @@
 #    weights; states of another weight type refused;
 #  - --per-file's total is the run over both operands;
 #  - usage errors in one line: images, --density with -f state, too few
-#    columns, --backend cuda (no GPU kernels yet).
+#    columns, --algorithm; --backend cuda the CPU's bytes where it runs.
 #
 # Usage: sh tests/test_hist2d_weights.sh   (GPUSTAT=path overrides ./gpustat)
 cd "$(dirname "$0")/.." || exit 2
@@ -162,8 +162,18 @@ refused weights_zero --text --weights 0 --range 0:3
 refused weights_past --text --weights 4 --range 0:3
 refused weights_list --text --weights 2,3 --range 0:3
 refused weights_F3 --text -F 1,2,3 --weights 3 --range 0:3
-refused weights_cuda --text --weights 3 --range 0:3 --backend cuda
 refused weights_algorithm --text --weights 3 --range 0:3 --algorithm shared-atomic
+# --backend cuda: the CPU's bytes (cuda/histw_kernels.cu), or, with no GPU
+# or no CUDA in this build, one line and exit 1
+"$G" hist2d -q --text --weights 3 --bins 2,3 --range 0:3 --backend cuda "$T/pts.txt" > "$T/out" 2> "$T/err"
+rc=$?
+if [ $rc = 0 ]; then
+	"$G" hist2d -q --text --weights 3 --bins 2,3 --range 0:3 --backend cpu "$T/pts.txt" |
+		cmp -s - "$T/out" && ok || bad cuda "not the CPU's result"
+else
+	[ $rc = 1 ] && [ ! -s "$T/out" ] && [ "$(wc -l < "$T/err")" = 1 ] && ok ||
+		bad cuda "exit $rc: $(cat "$T/err")"
+fi
 # --help names --weights and --density
 "$G" hist2d --help | grep -q -- '--weights COL' && "$G" hist2d --help | grep -q -- '--density' &&
 	ok || bad help "no --weights or --density in --help"

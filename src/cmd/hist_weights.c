@@ -42,11 +42,9 @@ int histw_check(struct cli *c, const char *col, bool density,
 			       "prints them");
 	if (!col)
 		return 0;
-	if (c->backend == BACKEND_CUDA || c->eo.ndevices ||
-	    (c->job.algo != ALGO_DEFAULT && c->job.algo != ALGO_CPU))
-		return gs_fail(err, GS_EUSAGE, c->cmd, "--weights runs on the "
-			       "CPU only (--backend cpu or auto, the default "
-			       "algorithm)");
+	if (c->job.algo != ALGO_DEFAULT && c->job.algo != ALGO_CPU)
+		return gs_fail(err, GS_EUSAGE, c->cmd, "--weights has no "
+			       "--algorithm of its own (the default, or cpu)");
 	if (strchr(col, ','))
 		return gs_fail(err, GS_EUSAGE, "", "--weights: one column, not "
 			       "'%.60s'", col);
