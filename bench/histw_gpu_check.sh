@@ -25,10 +25,11 @@
 # Usage (repository root, gpustat built with CUDA; builds nothing):
 #   sh bench/histw_gpu_check.sh
 # GPUSTAT=path overrides ./gpustat; TMPDIR where the files go (~0.5 GB).
-# About a minute on an H200.
+# About a minute on an H200. GPU_BACKEND=cpu tries the script without a GPU.
 set -e
 cd "$(dirname "$0")/.."
 G=${GPUSTAT:-./gpustat}
+GB=${GPU_BACKEND:-cuda}
 D=$(mktemp -d "${TMPDIR:-/tmp}/hwgpu.XXXXXX")
 trap 'rm -rf "$D"' EXIT
 [ -x "$G" ] || { echo "no $G: build it with CUDA first"; exit 2; }
@@ -92,7 +93,7 @@ check() {	# NAME CMD ARGS...: cuda and cpu runs of CMD ARGS print the same bytes
 	name=$1 cmd=$2
 	shift 2
 	ra=0 rb=0
-	"$G" "$cmd" --backend cuda "$@" > "$D/a" 2> "$D/ae" || ra=$?
+	"$G" "$cmd" --backend $GB "$@" > "$D/a" 2> "$D/ae" || ra=$?
 	"$G" "$cmd" --backend cpu "$@" > "$D/b" 2> "$D/be" || rb=$?
 	if [ $ra = 0 ] && [ $rb = 0 ] && cmp -s "$D/a" "$D/b" && cmp -s "$D/ae" "$D/be"; then
 		p=$((p + 1)); echo "ok    $name"
@@ -143,7 +144,7 @@ head -c 60000000 "$D/big.f32" > "$D/s1"
 tail -c +60000001 "$D/big.f32" > "$D/s2"
 for c in "hist -c 3 -F 1 --bins 1000 --range -4:4" "hist2d --bins 512 --range -4:4"; do
 	# shellcheck disable=SC2086
-	"$G" $c --weights 3 --backend cuda -f state "$D/s1" > "$D/s1.st"
+	"$G" $c --weights 3 --backend $GB -f state "$D/s1" > "$D/s1.st"
 	# shellcheck disable=SC2086
 	"$G" $c --weights 3 --backend cpu -f state "$D/s2" > "$D/s2.st"
 	"$G" merge -q -f json "$D/s2.st" "$D/s1.st" > "$D/a"
