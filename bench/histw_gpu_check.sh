@@ -105,7 +105,9 @@ check() {	# NAME CMD ARGS...: cuda and cpu runs of CMD ARGS print the same bytes
 for t in u8 i8 i16 i32 u64 i64 f16 bf16 f32 f64; do
 	# 1-D: the value column 1, the weight column 3 (column 2 a second value
 	# with -c 3 --weights 3, left out with -F 1)
-	for b in 10 1000 200000; do
+	bins="10 1000 200000"
+	[ $t = f16 ] && bins="10 1000"	# f16 edges of 200000 bins repeat
+	for b in $bins; do
 		check "hist $t --bins $b given range" hist -t $t -c 3 -F 1 --weights 3 \
 			--bins $b --range -50:50 -f json "$D/p.$t"
 		check "hist $t --bins $b data range" hist -t $t -c 3 -F 1 --weights 3 \
@@ -132,17 +134,17 @@ for b in 16 1024; do
 	check "all outside, hist2d $b" hist2d --weights 3 --bins $b --range 0:1 -f json "$D/out.f32"
 done
 for b in 10 100000; do
-	check "special bins, hist $b" hist -c 3 -F 1 --weights 3 --bins $b --range 0:1 -f json "$D/special.f32"
-	check "constant records, hist $b" hist -c 3 -F 1 --weights 3 --bins $b --range 0:1 -f json "$D/const.f32"
+	check "special bins, hist $b" hist -t f32 -c 3 -F 1 --weights 3 --bins $b --range 0:1 -f json "$D/special.f32"
+	check "constant records, hist $b" hist -t f32 -c 3 -F 1 --weights 3 --bins $b --range 0:1 -f json "$D/const.f32"
 done
-check "hist 64K chunks, 4 streams" hist -c 3 --weights 3 --chunk-size 64K --streams 4 \
+check "hist 64K chunks, 4 streams" hist -t f32 -c 3 --weights 3 --chunk-size 64K --streams 4 \
 	--bins 1000 --range -4:4 -f json "$D/big.f32"
 check "hist2d 64K chunks, 4 streams" hist2d --weights 3 --chunk-size 64K --streams 4 \
 	--bins 100,90 -f json "$D/big.f32"
 # a GPU's state merges with a CPU's
 head -c 60000000 "$D/big.f32" > "$D/s1"
 tail -c +60000001 "$D/big.f32" > "$D/s2"
-for c in "hist -c 3 -F 1 --bins 1000 --range -4:4" "hist2d --bins 512 --range -4:4"; do
+for c in "hist -t f32 -c 3 -F 1 --bins 1000 --range -4:4" "hist2d --bins 512 --range -4:4"; do
 	# shellcheck disable=SC2086
 	"$G" $c --weights 3 --backend $GB -f state "$D/s1" > "$D/s1.st"
 	# shellcheck disable=SC2086
@@ -159,7 +161,7 @@ for c in "hist -c 3 -F 1 --bins 1000 --range -4:4" "hist2d --bins 512 --range -4
 	else f=$((f + 1)); echo "DIFF  state bytes: ${c%% *}"; fi
 done
 if [ "$ngpu" -gt 1 ]; then
-	check "hist --devices all" hist -c 3 --weights 3 --devices all --chunk-size 4M \
+	check "hist --devices all" hist -t f32 -c 3 --weights 3 --devices all --chunk-size 4M \
 		--bins 1000 --range -4:4 -f json "$D/big.f32"
 	check "hist2d --devices all" hist2d --weights 3 --devices all --chunk-size 4M \
 		--bins 1024 --range -4:4 -f json "$D/big.f32"

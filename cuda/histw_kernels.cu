@@ -580,6 +580,42 @@ static void add_slots_i128(uint64_t *w, const long long *s, unsigned ns)
 	w[1] = (uint64_t)(v >> 64);
 }
 
+/* k += the slots s (of form f): one term where the non-zero slots are
+ * three at most, each below 2^31 (a bin the carry left so: nearly every
+ * one), else a term a slot. false: out of memory. */
+static bool ksum_add_slots(struct ksum *k, const long long *s,
+			   struct wform f)
+{
+	int lo = -1, hi = -1;
+	bool small = true;
+
+	for (unsigned q = 0; q < f.ns; q++)
+		if (s[q]) {
+			lo = lo < 0 ? (int)q : lo;
+			hi = (int)q;
+			small &= s[q] >= -(1ll << 31) && s[q] < (1ll << 31);
+		}
+	if (lo < 0)
+		return true;
+	if (small && hi - lo < 3) {	/* |v| < 2^127 */
+		__int128 v = 0;
+
+		for (int q = hi; q >= lo; q--)
+			v = v * ((__int128)1 << 32) + s[q];
+		return v == 0 || ksum_add_u128(k, v < 0 ? -(unsigned __int128)v :
+						   (unsigned __int128)v,
+					     32 * lo + f.lsb, v < 0);
+	}
+	for (int q = lo; q <= hi; q++) {
+		unsigned long long m = s[q] < 0 ? -(unsigned long long)s[q] :
+				       (unsigned long long)s[q];
+
+		if (s[q] && !ksum_add_u128(k, m, 32 * q + f.lsb, s[q] < 0))
+			return false;
+	}
+	return true;
+}
+
 static void hw_merge_host(const struct gs_job *job, void *acc,
 			  const void *hacc)
 {
@@ -602,18 +638,9 @@ static void hw_merge_host(const struct gs_job *job, void *acc,
 				add_slots_i128(hist2dw_isum(h) + 2 * b, s, l.f.ns);
 				continue;
 			}
-			struct ksum *k = &hist2dw_ksum(h)[b];
-
-			for (unsigned q = 0; q < l.f.ns; q++) {
-				unsigned long long m = s[q] < 0 ?
-					-(unsigned long long)s[q] :
-					(unsigned long long)s[q];
-
-				if (s[q] && !ksum_add_u128(k, m, 32 * (int)q +
-							   l.f.lsb, s[q] < 0))
-					*hist2dw_failed(h) = 1;
-			}
-			k->flags |= flags[b];
+			if (!ksum_add_slots(&hist2dw_ksum(h)[b], s, l.f))
+				*hist2dw_failed(h) = 1;
+			hist2dw_ksum(h)[b].flags |= flags[b];
 		}
 		return;
 	}
