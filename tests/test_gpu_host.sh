@@ -22,6 +22,10 @@
 #                    (cuda/algos/exact_algos.cuh) against struct xsum
 #   hist_algos_host_check  hist shared-atomic's windows and sort's keys
 #                    and runs against each element's slot
+#   histw_host_check hist --weights and hist2d --weights
+#                    (cuda/histw_kernels.cu: shared and global paths,
+#                    carries, merge_host) against cpu_hist_w.c and
+#                    cpu_hist2d_w.c's state bytes
 # Skipped with a note where nvcc is missing (it compiles them; only
 # multi_host_check, which cc builds, runs then), and under make asan (the
 # same code, minutes longer; the C objects it links are the plain build's).
@@ -50,7 +54,7 @@ fail=0
 checks=
 for c in exact_host prod_host_check scan_host_check multi_host_check \
 	 select_host_check algos_host_check hist_algos_host_check \
-	 scan_algos_host_check; do
+	 scan_algos_host_check histw_host_check; do
 	[ -z "$no_nvcc" ] || [ $c = multi_host_check ] || continue
 	if [ $c = scan_host_check ] && ! [ -f build/cuda/scan/device_scan.o ]; then
 		echo "gpu_host: note: scan_host_check skipped (no CUDA build: it links build/cuda/scan/*.o)"

@@ -14,7 +14,8 @@
 #  - the table, npy (f8, i8, u8 by the weights' type), --nonzero, the note;
 #  - -f state of shards merged in any grouping: one run's bytes; states
 #    of counts and of sums, or of two weight types, do not merge;
-#  - usage errors in one line: --backend cuda, --plot, columns, --density
+#  - usage errors in one line: --algorithm, --plot, columns, --density;
+#    --backend cuda the CPU's bytes where it runs
 #    with -f state.
 #
 # Usage: sh tests/test_weights.sh   (GPUSTAT=path overrides ./gpustat)
@@ -202,8 +203,19 @@ usage() {	# NAME WORDS OPTS...: exit 2, one line naming WORDS, no stdout
 }
 usage state_no_range 'needs --range' -t f64 -c 2 --weights 2 -f state "$T/t.txt"
 usage density_state '--density does not go with -f state' -t f64 --density --range 0:1 -f state "$T/t.txt"
-usage cuda 'CPU only' -t f64 -c 2 --weights 2 --range 0:1 --backend cuda "$T/t.txt"
-usage gpu_algorithm 'CPU only' -t f64 -c 2 --weights 2 --range 0:1 --algorithm sort "$T/t.txt"
+usage gpu_algorithm 'no --algorithm of its own' -t f64 -c 2 --weights 2 --range 0:1 --algorithm sort "$T/t.txt"
+# --backend cuda: the CPU's bytes (cuda/histw_kernels.cu), or, with no GPU or
+# no CUDA in this build, one line and exit 1 (bench/histw_gpu_check.sh
+# compares them on a GPU)
+"$G" hist -t f64 -c 2 --weights 2 --range 0:1 --backend cuda "$T/t.txt" > "$T/out" 2> "$T/err"
+rc=$?
+if [ $rc = 0 ]; then
+	"$G" hist -t f64 -c 2 --weights 2 --range 0:1 --backend cpu "$T/t.txt" |
+		cmp -s - "$T/out" && ok || bad cuda "not the CPU's result"
+else
+	[ $rc = 1 ] && [ ! -s "$T/out" ] && [ "$(wc -l < "$T/err")" = 1 ] && ok ||
+		bad cuda "exit $rc: $(cat "$T/err")"
+fi
 usage plot '--plot draws counts' -t f64 -c 2 --weights 2 --range 0:1 --plot "$T/t.txt"
 usage one_column 'a value and its weight' -t f64 --weights 1 --range 0:1 "$T/t.txt"
 usage past_width 'column 3 is past' -t f64 -c 2 --weights 3 --range 0:1 "$T/t.txt"

@@ -31,7 +31,7 @@ static const char *const keys[NKEYS] = {
 static bool has_key(const struct gs_job *job, int k)
 {
 	return (k != K_YBINS && k != K_YLO && k != K_YHI) ||
-	       job->cmd == CMD_HIST2D;
+	       job->cmd == CMD_HIST2D || job->cmd == CMD_HIST2DW;
 }
 /* a value, a type list of GS_RECORD_MAX names among them */
 #define VALUE_MAX 2048
@@ -69,7 +69,8 @@ static void key_value(const char *command, const struct gs_job *job,
 	case K_COLUMNS: snprintf(v, VALUE_MAX, "%u", job->columns); break;
 	case K_OP: snprintf(v, VALUE_MAX, "%s", op_name(job->op)); break;
 	case K_RANGED:	/* hist2d's bins are always ranged */
-		snprintf(v, VALUE_MAX, "%d", job->ranged || job->cmd == CMD_HIST2D);
+		snprintf(v, VALUE_MAX, "%d", job->ranged || job->cmd == CMD_HIST2D ||
+			 job->cmd == CMD_HIST2DW);
 		break;
 	case K_BINS: snprintf(v, VALUE_MAX, "%llu", (unsigned long long)job->bins); break;
 	case K_LO: snprintf(v, VALUE_MAX, "%a", job->lo); break;
@@ -288,8 +289,11 @@ static int hist2d_sane(const struct gs_job *job, const char *name,
 		return gs_fail(err, GS_ERUNTIME, name, "state header: no hist2d "
 			       "has the range %g:%g,%g:%g", job->lo, job->hi,
 			       job->ylo, job->yhi);
-	if (job->columns < 2 || job->rec)
-		return bad_value(name, "columns", "not x and y of one type", err);
+	if (job->columns < 2 || job->rec ||
+	    (job->cmd == CMD_HIST2DW && job->columns != 3))
+		return bad_value(name, "columns", job->cmd == CMD_HIST2DW ?
+				 "not x, y and weight of one type" :
+				 "not x and y of one type", err);
 	return 0;
 }
 
@@ -313,7 +317,7 @@ static int header_sane(const struct gs_job *job, const char *name,
 			       (unsigned long long)job->bins, job->lo, job->hi);
 	if (job->cmd == CMD_HIST && job->bins > (1u << 24))
 		return bad_value(name, "bins", "over 2^24", err);
-	if (job->cmd == CMD_HIST2D)
+	if (job->cmd == CMD_HIST2D || job->cmd == CMD_HIST2DW)
 		return hist2d_sane(job, name, err);
 	if (job->cmd == CMD_DOT && !job->two_inputs && job->columns % 2)
 		return bad_value(name, "columns", "odd, with pairs", err);
@@ -324,16 +328,22 @@ static int header_sane(const struct gs_job *job, const char *name,
 }
 
 /* hist --weights: the type list is each column's, the weight's last; the
- * value columns of one type, the job's type. */
+ * value columns of one type, the job's type. hist2d --weights: x, y and
+ * the weight, all of one type. */
 static int weighted_header(struct gs_job *job, const char *name,
 			   struct gs_err *err)
 {
 	const struct gs_record *r = job->rec;
 
-	if (job->cmd != CMD_HISTW)
+	if (job->cmd != CMD_HISTW && job->cmd != CMD_HIST2DW)
 		return 0;
 	if (!r || r->n != job->columns || r->n < 2)
 		return bad_value(name, "type", "not a list of values and weight",
+				 err);
+	if (job->cmd == CMD_HIST2DW &&
+	    (r->type[2].type != r->type[0].type ||
+	     r->type[2].boolean != r->type[0].boolean))
+		return bad_value(name, "type", "x, y and weight of several types",
 				 err);
 	for (unsigned k = 1; k + 1 < r->n; k++)
 		if (r->type[k].type != r->type[0].type ||
@@ -419,7 +429,7 @@ ssize_t state_read(const unsigned char *p, size_t n, const char *name,
 		acc_release(&s->job, s->acc);
 		s->acc = NULL;
 		return gs_fail(err, GS_ERUNTIME, where, "state payload: not "
-			       "the keys and states of a group-by");
+			       "what a %s state holds", op->name);
 	}
 	if (!codec->get_n)
 		codec->get(&s->job, s->acc, p);

@@ -7,6 +7,9 @@
  * records outside the range or with a NaN are in no bin, and reported.
  * The counts print as a table of (x bin, y bin, count), json, an npy of
  * shape (NX, NY), or an image (hist2d_image.c). CPU kernels: cpu_hist2d.c.
+ * --weights COL sums a column of weights per bin instead (x and y the
+ * first two other columns, or -F's; the kernels cpu_hist2d_w.c, the result
+ * hist2d_w_out.c, the column's parsing hist_weights.c's, as hist's).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -14,12 +17,13 @@
 #include "command.h"
 #include "hist2d.h"
 #include "hist2d_bin.h"
+#include "hist_weights.h"
 #include "out.h"
 #include "spill.h"
 #include "writer.h"
 
 enum { OPT_BINS = 1, OPT_RANGE, OPT_NONZERO, OPT_NORM, OPT_XEDGES,
-       OPT_YEDGES };
+       OPT_YEDGES, OPT_WEIGHTS, OPT_DENSITY };
 
 static const struct opt_spec hist2d_opts[] = {
 	{ .name = "bins",
@@ -66,6 +70,22 @@ static const struct opt_spec hist2d_opts[] = {
 	  .values = "@file",
 	  .id = OPT_YEDGES,
 	  .brief = "also write the y edges to FILE" },
+	{ .name = "weights",
+	  .has_arg = required_argument,
+	  .arg = "COL",
+	  .help = "sum column COL of each record (a number from 1, or\n"
+		  "a --header name) per bin instead of counting: exact\n"
+		  "sums rounded once, f64 for float weights, an integer\n"
+		  "for integer ones; x and y are the first two other\n"
+		  "columns (-c 3 by default), or -F X,Y",
+	  .id = OPT_WEIGHTS,
+	  .brief = "sum the weights in column COL per bin" },
+	{ .name = "density",
+	  .has_arg = no_argument,
+	  .help = "numpy's density=True: each bin's count (or sum)\n"
+		  "over its area (x width times y width) over the total",
+	  .id = OPT_DENSITY,
+	  .brief = "bin densities, as numpy's density=True" },
 	{ .name = NULL },
 };
 
@@ -163,6 +183,12 @@ static int hist2d_option(struct cli *c, int id, const char *arg,
 	case OPT_YEDGES:
 		h->edges_path[1] = arg;
 		return 0;
+	case OPT_WEIGHTS:
+		h->weights = arg;
+		return 0;
+	case OPT_DENSITY:
+		h->density = true;
+		return 0;
 	}
 	return -1;
 }
@@ -203,18 +229,23 @@ static int range_done(struct cli *c, void *acc, struct sbuf *b,
 	struct gs_job *job = &c->job;
 	enum gs_type t = job->dtype.type;
 	double *lo[2] = { &job->lo, &job->ylo }, *hi[2] = { &job->hi, &job->yhi };
+	unsigned col[2] = { 0, 1 };
 
 	(void)b;
+	if (job->weighted)
+		hist2dw_xy(job, &col[0], &col[1]);
 	job->data_range = s[0].count > 0;
 	for (int k = 0; k < 2; k++) {
-		if (s[k].nan)
+		const struct stats_col *sk = &s[col[k]];
+
+		if (sk->nan)
 			return gs_fail(err, GS_ERUNTIME, "hist2d", "%c holds %llu "
 				       "NaN%s, so its range is not finite; give "
 				       "--range", "xy"[k],
-				       (unsigned long long)s[k].nan,
-				       s[k].nan == 1 ? "" : "s");
-		*lo[k] = job->data_range ? scalar_double(t, s[k].min) : 0;
-		*hi[k] = job->data_range ? scalar_double(t, s[k].max) : 1;
+				       (unsigned long long)sk->nan,
+				       sk->nan == 1 ? "" : "s");
+		*lo[k] = job->data_range ? scalar_double(t, sk->min) : 0;
+		*hi[k] = job->data_range ? scalar_double(t, sk->max) : 1;
 		if (!isfinite(*lo[k]) || !isfinite(*hi[k]))
 			return gs_fail(err, GS_ERUNTIME, "hist2d", "the range of "
 				       "%c, [%g, %g], is not finite; give --range",
@@ -295,6 +326,8 @@ static int hist2d_done(struct cli *c, void *acc, struct sbuf *b,
 		return -1;
 	h->nan = a->nan;
 	h->outside = a->outside;
+	if (c->job.weighted || h->density)
+		return hist2dw_put(c, b, a, err);
 	return hist2d_put(c, b, a, err);
 }
 
@@ -366,6 +399,11 @@ static int hist2d_check(struct cli *c, struct gs_err *err)
 	if (h->norm_set && !image_format(c->format))
 		return gs_fail(err, GS_EUSAGE, "hist2d", "--norm goes with -f pgm "
 			       "or png");
+	if (image_format(c->format) && (h->weights || h->density))
+		return gs_fail(err, GS_EUSAGE, "hist2d", "-f %s draws the counts; "
+			       "%s does not go with it (-f npy writes the "
+			       "array)", format_name(c->format),
+			       h->weights ? "--weights" : "--density");
 	if (image_format(c->format) && c->per_file)
 		return gs_fail(err, GS_EUSAGE, "hist2d", "-f %s writes one "
 			       "image, not --per-file's", format_name(c->format));
@@ -377,7 +415,9 @@ static int hist2d_check(struct cli *c, struct gs_err *err)
 	for (int k = 0; k < 2; k++)
 		if (hist2d_edges_check(c, h->edges_path[k], err) < 0)
 			return -1;
-	return 0;
+	if (h->weights && !c->columns_given && !c->fields)
+		c->job.columns = 3;	/* x, y and the weight */
+	return histw_check(c, h->weights, h->density, err);
 }
 
 static const struct pass count_pass[] = {
@@ -391,16 +431,35 @@ static const struct pass range_then_count[] = {
 	{ .done = NULL },
 };
 
+/* --weights: the same passes, the counts made weight sums */
+static const struct pass weighted_pass[] = {
+	{ .op = CMD_HIST2DW, .start = make_edges, .done = hist2d_done },
+	{ .done = NULL },
+};
+
+static const struct pass range_then_weighted[] = {
+	{ .op = CMD_MINMAX, .start = range_start, .done = range_done },
+	{ .op = CMD_HIST2DW, .start = make_edges, .done = hist2d_done },
+	{ .done = NULL },
+};
+
 /* Once the columns are known: x and y are the first two (or -F's two). */
 static int hist2d_plan(struct cli *c, const struct pass **passes,
 		       struct gs_err *err)
 {
 	const struct hist2d_state *h = c->state;
+	unsigned w = h->weights != NULL;
 
-	if (c->fields && c->job.columns != 2)
+	if (c->fields && c->job.columns != 2 + w)
 		return gs_fail(err, GS_EUSAGE, "hist2d", "-F gives %u column%s; "
-			       "hist2d takes two, x and y", c->job.columns,
-			       c->job.columns == 1 ? "" : "s");
+			       "hist2d takes two, x and y", c->job.columns - w,
+			       c->job.columns - w == 1 ? "" : "s");
+	if (w && c->job.columns < 3)
+		return gs_fail(err, GS_EUSAGE, "hist2d", "--weights needs records "
+			       "of x, y and a weight, not of %u column%s (-c 3)",
+			       c->job.columns, c->job.columns == 1 ? "" : "s");
+	if (histw_plan(c, h->weights, err) < 0)
+		return -1;
 	if (c->job.columns < 2)
 		return gs_fail(err, GS_EUSAGE, "hist2d", "records of %u column "
 			       "have no y: hist2d reads x and y from the first "
@@ -415,7 +474,10 @@ static int hist2d_plan(struct cli *c, const struct pass **passes,
 		widen(&c->job.lo, &c->job.hi);
 		widen(&c->job.ylo, &c->job.yhi);
 	}
-	*passes = h->range_set ? count_pass : range_then_count;
+	if (c->job.weighted)
+		*passes = h->range_set ? weighted_pass : range_then_weighted;
+	else
+		*passes = h->range_set ? count_pass : range_then_count;
 	return 0;
 }
 
@@ -430,11 +492,15 @@ const struct command hist2d_command = {
 		 "range, xedges, yedges, counts[x][y]; binary,\nnpy: the u64 "
 		 "counts of shape (NX, NY); pgm, png: an image of NX x NY\n"
 		 "pixels, y upward, zero counts black. Records outside the "
-		 "range or\nwith a NaN are in no bin, and reported.",
+		 "range or\nwith a NaN are in no bin, and reported. --weights "
+		 "COL sums a column of\nweights into the bins, exactly "
+		 "(-c 3 by default); --density gives\nnumpy's density=True.",
 	.examples = "gpustat hist2d -t f32 --bins 256 --range -4:4 pts.f32 "
 		    "-f png > d.png\n"
 		    "gpustat hist2d -t f64 -c 3 -F 1,3 --bins 100,50 data.f64\n"
-		    "gpustat hist2d --text --nonzero -f csv points.txt",
+		    "gpustat hist2d --text --nonzero -f csv points.txt\n"
+		    "gpustat hist2d -t f32 --weights 3 --bins 64 --range 0:1 "
+		    "xyw.f32",
 	.opts = hist2d_opts,
 	.default_type = GS_F32,
 	.default_format = FMT_TEXT,
@@ -449,4 +515,6 @@ const struct command hist2d_command = {
 	.plan = hist2d_plan,
 	.passes = count_pass,
 	.finish = hist2d_finish,
+	.other_state = true,	/* --weights: hist2d_done prints either */
+	.other_state_op = CMD_HIST2DW,
 };

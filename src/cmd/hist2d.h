@@ -16,8 +16,9 @@ enum hist2d_norm { NORM_LOG, NORM_LINEAR, NORM_EQ };
 
 /* The options and what the passes hand on (the driver's c->state). */
 struct hist2d_state {
-	bool range_set, nonzero, norm_set;
+	bool range_set, nonzero, norm_set, density;
 	enum hist2d_norm norm;
+	const char *weights;		/* --weights COL, or NULL */
 	const char *edges_path[2];	/* --xedges, --yedges */
 	/* pass 1 of a run without --range: what pass 2 must find again */
 	bool two_pass;
@@ -32,6 +33,12 @@ struct hist2d_state {
 /* The counts of a in c->format into b: 0, or -1 with err. */
 int hist2d_put(const struct cli *c, struct sbuf *b, struct hist2d_acc *a,
 	       struct gs_err *err);
+
+/* The weight sums (c->job.weighted, CMD_HIST2DW's acc) or the densities
+ * (--density) of a in c->format into b, as hist2d_put prints counts
+ * (hist2d_w_out.c): 0, or -1 with err. */
+int hist2dw_put(const struct cli *c, struct sbuf *b, struct hist2d_acc *a,
+		struct gs_err *err);
 
 /* --xedges/--yedges FILE (path, or NULL): refused where it is the output
  * or an operand. 0, or -1 with err. */

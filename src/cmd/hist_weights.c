@@ -37,16 +37,14 @@ int histw_check(struct cli *c, const char *col, bool density,
 	uint64_t n;
 
 	if (density && c->format == FMT_STATE)
-		return gs_fail(err, GS_EUSAGE, "hist", "--density does not go "
+		return gs_fail(err, GS_EUSAGE, c->cmd, "--density does not go "
 			       "with -f state: a state holds the sums, merge "
 			       "prints them");
 	if (!col)
 		return 0;
-	if (c->backend == BACKEND_CUDA || c->eo.ndevices ||
-	    (c->job.algo != ALGO_DEFAULT && c->job.algo != ALGO_CPU))
-		return gs_fail(err, GS_EUSAGE, "hist", "--weights runs on the "
-			       "CPU only (--backend cpu or auto, the default "
-			       "algorithm)");
+	if (c->job.algo != ALGO_DEFAULT && c->job.algo != ALGO_CPU)
+		return gs_fail(err, GS_EUSAGE, c->cmd, "--weights has no "
+			       "--algorithm of its own (the default, or cpu)");
 	if (strchr(col, ','))
 		return gs_fail(err, GS_EUSAGE, "", "--weights: one column, not "
 			       "'%.60s'", col);
@@ -113,13 +111,13 @@ int histw_plan(struct cli *c, const char *col, struct gs_err *err)
 	if (!col)
 		return 0;
 	if (job->columns < 2)
-		return gs_fail(err, GS_EUSAGE, "hist", "--weights needs records "
+		return gs_fail(err, GS_EUSAGE, c->cmd, "--weights needs records "
 			       "of a value and its weight (-c N, or -t T1,T2)");
 	if (c->fields) {
 		job->wcol = job->columns - 1;	/* histw_check put it last */
 	} else if (is_number(col)) {
 		if (parse_u64(col, &n) < 0 || n > job->columns)
-			return gs_fail(err, GS_EUSAGE, "hist", "--weights: column "
+			return gs_fail(err, GS_EUSAGE, c->cmd, "--weights: column "
 				       "%s is past the record's %u values", col,
 				       job->columns);
 		job->wcol = (unsigned)n - 1;
@@ -136,8 +134,6 @@ int histw_plan(struct cli *c, const char *col, struct gs_err *err)
 }
 
 /* ---- the result --------------------------------------------------------- */
-
-#define I128_DEC 42	/* "-" and 39 digits, NUL */
 
 struct wtable {
 	const struct gs_job *job;
@@ -229,8 +225,6 @@ static double bin_width(const struct wtable *t, uint64_t bin)
 static struct wval bin_value(const struct wtable *t, uint64_t col,
 			     uint64_t bin)
 {
-	const uint64_t *w;
-
 	if (t->density)
 		return wv_f64(bin_double(t, col, bin) / bin_width(t, bin) /
 			      t->total[col]);
@@ -238,14 +232,23 @@ static struct wval bin_value(const struct wtable *t, uint64_t col,
 		return wv_u64(hist_counts(t->h, col)[bin]);
 	if (t->wfloat)
 		return wv_f64(bin_double(t, col, bin));
-	w = histw_isum(t->h, col) + 2 * bin;
-	if (!t->wsigned && w[1] == 0)
+	return histw_i128_value(histw_isum(t->h, col) + 2 * bin, t->wsigned,
+				t->dec[col]);
+}
+
+struct wval histw_i128_value(const uint64_t *w, bool sign, char *dec)
+{
+	if (!sign && w[1] == 0)
 		return wv_u64(w[0]);
-	if (t->wsigned && i128_of(w) == (int64_t)w[0])
+	if (sign && i128_of(w) == (int64_t)w[0])
 		return (struct wval){ .kind = W_I64, .i = (int64_t)w[0] };
-	return (struct wval){ .kind = W_DEC,
-			      .f = i128_double(w, t->wsigned),
-			      .s = dec128(t->dec[col], w, t->wsigned) };
+	return (struct wval){ .kind = W_DEC, .f = i128_double(w, sign),
+			      .s = dec128(dec, w, sign) };
+}
+
+double histw_i128_double(const uint64_t *w, bool sign)
+{
+	return i128_double(w, sign);
 }
 
 /* Each column's total: its bins' exact sum, rounded once. */

@@ -8,6 +8,7 @@
 #include "acc.h"
 #include "cli.h"
 #include "report.h"
+#include "writer.h"
 
 /* Before anything is opened: the usage errors of --weights COL (NULL:
  * none) and --density, and -F's list made to end with COL, so that the
@@ -26,5 +27,12 @@ int histw_plan(struct cli *c, const char *col, struct gs_err *err);
 int histw_put(const struct cli *c, struct sbuf *b, struct hist_acc *h,
 	      const double *edges, bool nonzero, bool density,
 	      struct gs_err *err);
+
+/* A 128-bit integer sum (two words, the low first; signed or not) as the
+ * writer's value: u64 or i64 where it fits, else its decimal digits,
+ * written into dec (I128_DEC bytes), and its value rounded once. */
+#define I128_DEC 42	/* "-" and 39 digits, NUL */
+struct wval histw_i128_value(const uint64_t *w, bool sign, char *dec);
+double histw_i128_double(const uint64_t *w, bool sign);
 
 #endif

@@ -21,6 +21,7 @@
 
 #include "gs.h"
 #include "xprod.h"
+#include "ksum.h"
 #include "xsum.h"
 
 /* Whether the AVX2 loops of the CPU kernels may run (cpu_avx2.c); tests
@@ -100,6 +101,41 @@ struct hist2d_acc {
 	uint64_t nan, outside;
 	uint64_t counts[];	/* counts[ix * ny + iy] */
 };
+
+/* A weighted hist2d (job->weighted, CMD_HIST2DW, cpu_hist2d_w.c) has the
+ * same header, then two words (a failed allocation, 0) and each bin's exact
+ * sum of its records' weights, [x bin][y bin]: for float weights a struct
+ * ksum, for integer weights a 128-bit two's complement integer as two
+ * words, the low one first. The records' x and y are the first two columns
+ * other than job->wcol (hist2dw_xy). */
+static inline uint64_t *hist2dw_failed(struct hist2d_acc *h)
+{
+	return h->counts;
+}
+static inline struct ksum *hist2dw_ksum(struct hist2d_acc *h)
+{
+	return (struct ksum *)(h->counts + 2);
+}
+static inline uint64_t *hist2dw_isum(struct hist2d_acc *h)
+{
+	return h->counts + 2;
+}
+/* The columns of x and y of a weighted hist2d's records. */
+static inline void hist2dw_xy(const struct gs_job *job, unsigned *x,
+			      unsigned *y)
+{
+	*x = job->wcol == 0;
+	*y = *x + 1 + (job->wcol == *x + 1);
+}
+
+/* A weighted hist2d's state (cpu_hist2d_w.c, docs/STATE.md): its bytes,
+ * and reading bytes of them at p into acc (made by acc_init): 0, or -1
+ * for a payload no run writes. */
+size_t hist2dw_state_bytes(const struct gs_job *job, const void *acc);
+void hist2dw_state_put(const struct gs_job *job, const void *acc,
+		       unsigned char *p);
+int hist2dw_state_get(struct gs_job *job, void *acc, const unsigned char *p,
+		      size_t bytes);
 
 /* The edges of axis (0: x, 1: y) as np.histogram2d makes them (np.linspace
  * of the range: in double for a given range, in the data's type for its

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cpu_group.h"
+#include "ksum_state.h"
 
 #define KS_BYTES 32			/* the compact form */
 #define KW_BYTES (8 + 8 * XSUM_LIMBS)	/* the wide form */
@@ -74,7 +75,7 @@ static bool compact_of(const struct ksum *k, __int128 *acc, int32_t *base)
 	return true;
 }
 
-static size_t ks_bytes(const struct ksum *k)
+size_t ks_bytes(const struct ksum *k)
 {
 	__int128 a;
 	int32_t e;
@@ -142,7 +143,7 @@ size_t group_state_bytes(const struct gs_job *job, const void *acc)
 	return n;
 }
 
-static void put_ksum(unsigned char **p, const struct ksum *k)
+void put_ksum(unsigned char **p, const struct ksum *k)
 {
 	__int128 a;
 	int32_t base;
@@ -207,8 +208,8 @@ void group_state_put(const struct gs_job *job, const void *acc,
 
 /* A ksum at *p (end: the payload's end) into k: false if it is cut short
  * or malformed, or out of memory. */
-static bool get_ksum(const unsigned char **p, const unsigned char *end,
-		     struct ksum *k)
+bool get_ksum(const unsigned char **p, const unsigned char *end,
+	      struct ksum *k)
 {
 	uint32_t form;
 

@@ -218,6 +218,15 @@ static void hist2d_state_get(const struct gs_job *job, void *acc,
 		p = get(p, &h->counts[i]);
 }
 
+/* ---- hist2d --weights: nan, outside, then each bin's exact sum, of a
+ * length of its own (cpu_hist2d_w.c) ---------------------------------------- */
+
+const struct state_codec hist2dw_state = {
+	.put = hist2dw_state_put,
+	.bytes_of = hist2dw_state_bytes,
+	.get_n = hist2dw_state_get,
+};
+
 /* ---- stats: count, nan, min, max, sum, sum of squares per column -------- */
 
 static size_t stats_state_bytes(const struct gs_job *job)
