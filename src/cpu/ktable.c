@@ -89,7 +89,7 @@ void gkey_value(enum gs_type t, uint64_t k, void *p)
 
 /* ---- the table ----------------------------------------------------------- */
 
-static uint64_t hash(const uint64_t *key, size_t kw)
+uint64_t ktable_hash(const uint64_t *key, size_t kw)
 {
 	uint64_t h = 0x243f6a8885a308d3ull;
 
@@ -139,7 +139,7 @@ static int grow_slots(struct ktable *t)
 	if (!s)
 		return -1;
 	for (size_t e = 0; e < t->n; e++)
-		place(s, mask, hash(ktable_key(t, e), t->kw), (uint32_t)e + 1);
+		place(s, mask, ktable_hash(ktable_key(t, e), t->kw), (uint32_t)e + 1);
 	free(t->slot);
 	t->slot = s;
 	t->mask = mask;
@@ -170,7 +170,7 @@ static int grow_entries(struct ktable *t)
 
 void *ktable_get(struct ktable *t, const uint64_t *key, bool *fresh)
 {
-	uint64_t h = hash(key, t->kw);
+	uint64_t h = ktable_hash(key, t->kw);
 	size_t i = h & t->mask, kb = t->kw * sizeof(*key);
 	uint32_t e;
 
@@ -196,6 +196,12 @@ void *ktable_get(struct ktable *t, const uint64_t *key, bool *fresh)
 	if (fresh)
 		*fresh = true;
 	return ktable_pay(t, t->n++);
+}
+
+void ktable_clear(struct ktable *t)
+{
+	memset(t->slot, 0, (t->mask + 1) * sizeof(*t->slot));
+	t->n = 0;
 }
 
 size_t ktable_bytes(const struct ktable *t)
