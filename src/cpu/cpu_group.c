@@ -13,11 +13,13 @@
  * records, and group_stats and group_sum hand it over in the ungrouped
  * command's own structs, for its own formatting.
  *
- * Each thread folds into its own table; merging walks one table's entries
- * into the other's (exact, so the bits do not depend on threads or
- * chunks). Every table's bytes, and the xsums of widened keys, count
- * against job->group->limit, all threads together: past it the
- * accumulator fails (acc_error) naming the keys and the memory.
+ * Each thread folds into a small table of its own (LOCAL_KEYS keys at
+ * most), flushed into the run's one table when full and at the end of
+ * each call (group_shared.h: partitioned by key hash, bounded by
+ * job->group->limit, spilling sorted runs to $TMPDIR past it). Merges are
+ * exact, so the bits do not depend on threads, chunks or spills. A table
+ * that cannot spill fails the accumulator (acc_error), naming the keys
+ * and the memory.
  */
 #include <errno.h>
 #include <pthread.h>
