@@ -236,17 +236,16 @@ unsigned char *gs_pay(struct gshared *sh, uint64_t id)
 	return sh->win + (id - sh->win_lo) * sh->rec;
 }
 
-/* Partition p's ids in key order, from *o on. */
+/* Partition p's ids in key order, from *o on: the partition is put in
+ * that order first, so the results read each partition front to back. */
 static bool sorted_part(struct gshared *sh, unsigned p, size_t **o)
 {
-	const struct ktable *t = &sh->part[p].t;
-	size_t *idx = ktable_sorted(t);
+	struct ktable *t = &sh->part[p].t;
 
-	if (t->n && !idx)
+	if (ktable_sort(t) < 0)
 		return false;
 	for (size_t i = 0; i < t->n; i++)
-		*(*o)++ = (size_t)p << 32 | idx[i];
-	free(idx);
+		*(*o)++ = (size_t)p << 32 | i;
 	return true;
 }
 

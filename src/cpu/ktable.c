@@ -257,3 +257,35 @@ size_t *ktable_sorted(const struct ktable *t)
 	free(b);
 	return a;
 }
+
+int ktable_sort(struct ktable *t)
+{
+	size_t *idx, kb = t->kw * sizeof(*t->keys);
+	uint64_t *k;
+	unsigned char *p;
+
+	if (!t->n)
+		return 0;
+	idx = ktable_sorted(t);
+	k = idx ? malloc(t->cap * kb) : NULL;
+	p = k ? malloc(t->cap * t->psize + !t->psize) : NULL;
+	if (!p) {
+		free(idx);
+		free(k);
+		return -1;
+	}
+	for (size_t i = 0; i < t->n; i++) {
+		memcpy(k + i * t->kw, ktable_key(t, idx[i]), kb);
+		memcpy(p + i * t->psize, ktable_pay(t, idx[i]), t->psize);
+	}
+	free(idx);
+	free(t->keys);
+	free(t->pay);
+	t->keys = k;
+	t->pay = p;
+	memset(t->slot, 0, (t->mask + 1) * sizeof(*t->slot));
+	for (size_t e = 0; e < t->n; e++)
+		place(t->slot, t->mask, ktable_hash(ktable_key(t, e), t->kw),
+		      (uint32_t)e + 1);
+	return 0;
+}
