@@ -7,6 +7,7 @@
 #    tests/group_ref.py (widened sums: G's values span 2^-60..2^60 and C's
 #    i64 squares pass 128 bits; NaN, -0 and inf keys) at limits of 1K and
 #    64K, -j 1, 2 and 4, chunk sizes 1000 and 4K; text, json and npy;
+#    text keys (strings);
 #  - G's sums against exact fractions rounded once (group_ref.py);
 #  - -f state of a spilled run, and states of spilled shards merged;
 #    --per-file;
@@ -65,6 +66,17 @@ for set in A B C E F G; do
 	done
 done
 [ -z "$(ls -A "$T/tmp")" ] && ok || bad "temp files" "left: $(ls "$T/tmp")"
+
+# text keys (strings, rows in the order of their bytes)
+python3 -c '
+import random
+random.seed(3)
+print("station,temp")
+for i in range(20000):
+    print("s%d,%.3f" % (random.randint(0, 3000), random.uniform(-50, 50)))
+' > "$T/t.csv"
+"$G" stats --header --by station -F temp "$T/t.csv" > "$T/want"
+spilled "text stats" stats --header --by station -F temp "$T/t.csv"
 
 # the sums exact, though every key went through many runs
 GPUSTAT_GROUP_LIMIT=1K "$G" sum --by 1 -t i32,f64 -j 2 --chunk-size 4K \

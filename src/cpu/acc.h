@@ -192,10 +192,11 @@ int group_state_get(struct gs_job *job, void *acc, const unsigned char *p,
 uint64_t group_count(const struct gs_job *job, const struct group_acc *acc,
 		     size_t i);
 /* n keys (n * nkeys order keys, ascending or not) with their payloads (n
- * struct gcol per value column, cpu_group.h; a widened ksum's xsum is
- * taken over) merged exactly into g's table, as a CPU thread's flush is:
- * safe beside the CPU threads (another backend's results). false once g
- * failed (acc_error says why). */
+ * struct gcol per value column, cpu_group.h, 16-byte aligned) merged
+ * exactly into g's table, as a CPU thread's flush is: safe beside the CPU
+ * threads (another backend's results). The payloads are taken over (a
+ * widened ksum's xsum moves or is freed; they are left empty). false once
+ * g failed (acc_error says why). */
 bool group_absorb(const struct gs_job *job, struct group_acc *g,
 		  const void *keys, const void *payloads, size_t n);
 
