@@ -2,7 +2,8 @@
 # sum --by with many distinct keys (issue 31 item 3, bounded memory): for
 # each key count K, a file of K * REPS records, every key REPS times in a
 # shuffled order, as (i64 key, f64 value) and (i32 key, f32 value); prints
-# gpustat's time, keys per second and peak RSS (/usr/bin/time -v), then
+# gpustat's time (wall and CPU), keys per second and peak RSS
+# (/usr/bin/time -v; the mapped input file's pages count in it), then
 # numpy's np.unique(return_inverse) + np.bincount where the machine's memory
 # allows it (about 40 bytes per record), its time and peak RSS. The rows
 # gpustat prints are checked to be K.
@@ -25,7 +26,7 @@ GS=${GS:-./gpustat}
 [ -x "$GS" ] || make -s -j"$(nproc)" gpustat > /dev/null || exit 1
 [ -x /usr/bin/time ] || { echo "needs /usr/bin/time (GNU time)"; exit 1; }
 echo "== machine: $(nproc) cores, $(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)"
-printf '%-10s %-8s %-10s %9s %12s %10s\n' keys types tool seconds keys/s "peak MiB"
+printf '%-10s %-8s %-10s %9s %9s %12s %10s\n' keys types tool seconds "cpu s" keys/s "peak MiB"
 np_t() {	# a gpustat type as numpy's
 	case $1 in
 	*64) echo "<${1%64}8" ;; *32) echo "<${1%32}4" ;;
@@ -37,23 +38,24 @@ np_t() {	# a gpustat type as numpy's
 measure() {
 	/usr/bin/time -v "$@" > "$TMP/gk.out" 2> "$TMP/gk.time" || {
 		tail -3 "$TMP/gk.time" >&2
-		echo "fail fail"
+		echo "fail fail fail"
 		return
 	}
 	awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, t, ":"); s = 0;
 			for (i = 1; i <= n; i++) s = s * 60 + t[i] }
+		    /User time|System time/ { c += $2 }
 		    /Maximum resident set size/ { m = $2 / 1024 }
-		    END { printf "%.2f %.0f\n", s, m }' "$TMP/gk.time"
+		    END { printf "%.2f %.2f %.0f\n", s, c, m }' "$TMP/gk.time"
 }
 
-row() {	# keys types tool "seconds peak"
+row() {	# keys types tool "seconds cpu-seconds peak"
 	set -- "$1" "$2" "$3" $4
 	if [ "$4" = fail ]; then
 		printf '%-10s %-8s %-10s %9s\n' "$1" "$2" "$3" failed
 		return
 	fi
-	printf '%-10s %-8s %-10s %9s %12.0f %10s\n' "$1" "$2" "$3" "$4" \
-		"$(echo "$1 $4" | awk "{ print (\$2 > 0 ? \$1 / \$2 : 0) }")" "$5"
+	printf '%-10s %-8s %-10s %9s %9s %12.0f %10s\n' "$1" "$2" "$3" "$4" \
+		"$5" "$(echo "$1 $4" | awk "{ print (\$2 > 0 ? \$1 / \$2 : 0) }")" "$6"
 }
 
 for K in $KEYS; do
@@ -86,7 +88,7 @@ PY
 				-t "$T" ${JOBS:+-j "$JOBS"} "$F")
 			row "$K" "$T" "$name" "$r"
 			n=$(wc -l < "$TMP/gk.out")
-			[ "$r" = "fail fail" ] || [ "$n" -eq "$K" ] ||
+			[ "$r" = "fail fail fail" ] || [ "$n" -eq "$K" ] ||
 				echo "   !! $name printed $n rows, not $K"
 		done
 		avail=$(awk '/MemAvailable/ { print $2 * 1024 }' /proc/meminfo)
