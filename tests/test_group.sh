@@ -15,7 +15,8 @@
 #  - the same bytes with -j 1, 2 and 4, small and odd chunk sizes, from
 #    stdin, copied instead of mapped; --per-file's total as one run;
 #  - every format (tsv/csv header, json, npy, binary);
-#  - the memory limit: past it one line naming the keys and the MiB;
+#  - the memory limit: past it, with no $TMPDIR to spill to, one line
+#    naming the keys and the MiB;
 #  - -f state of shards merged in any order and grouping (and merges of
 #    merges, on stdin): one run's bytes; other groupings do not merge;
 #  - refusals, one line each: text keys (strings) -f state or npy,
@@ -310,8 +311,9 @@ PY
 cut -f 2,3 "$T/got" > "$T/g"; cut -f 2,3 "$T/want" > "$T/w"
 [ -s "$T/w" ] && cmp -s "$T/g" "$T/w" && ok || bad "binary" "counts differ"
 
-# the memory limit: one line naming the keys and the memory
-GPUSTAT_GROUP_LIMIT=64K "$G" sum --by 1 -t i32,f64 "$T/$set/../G/data.bin" \
+# past the memory limit with nowhere to spill: one line naming the keys
+# and the memory (test_group_spill.sh spills)
+TMPDIR=$T/none GPUSTAT_GROUP_LIMIT=64K "$G" sum --by 1 -t i32,f64 "$T/$set/../G/data.bin" \
 	> "$T/out" 2> "$T/err"
 rc=$?
 [ $rc -eq 1 ] && [ ! -s "$T/out" ] && [ "$(wc -l < "$T/err")" -eq 1 ] &&

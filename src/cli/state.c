@@ -99,6 +99,11 @@ int state_write(const struct cli *c, const void *acc, struct sbuf *b,
 	if (!payload)
 		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
 	codec->put(job, acc, payload);
+	/* a group-by's table can fail as it is read (a spilled run) */
+	if (acc_check(job, acc, err) < 0) {
+		free(payload);
+		return -1;
+	}
 	sb_addf(b, "%s %d\n", STATE_MAGIC, STATE_VERSION);
 	for (int k = 0; k < NKEYS; k++) {
 		if (!has_key(job, k))

@@ -19,8 +19,8 @@
 #include "textin.h"
 #include "textkeys.h"
 
-/* A test's lower limit on the tables' bytes (tests/test_group.sh), so
- * that the refusal past the limit can be tried on small inputs. */
+/* A test's lower limit on the table's bytes (tests/test_group_spill.sh),
+ * so that spilling can be tried on small inputs. */
 #define GROUP_LIMIT_ENV "GPUSTAT_GROUP_LIMIT"
 
 const struct opt_spec group_opts[] = {
@@ -75,10 +75,11 @@ int group_check(struct cli *c, struct gs_err *err)
 	return fields_parse(list, &c->fields, err);
 }
 
-/* The memory every key's table may hold, all threads together: half the
- * machine's memory (at least the accumulators' 1 GiB), since the keys
- * are the data's, not a choice of columns or bins; GPUSTAT_GROUP_LIMIT
- * sets another (the tests' small one). */
+/* The memory the keys' table may hold before it spills to $TMPDIR
+ * (group_shared.h), all threads together: half the machine's memory (at
+ * least the accumulators' 1 GiB), since the keys are the data's, not a
+ * choice of columns or bins; GPUSTAT_GROUP_LIMIT sets another (the tests'
+ * small one). */
 static uint64_t limit(void)
 {
 	const char *v = getenv(GROUP_LIMIT_ENV);

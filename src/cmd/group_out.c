@@ -279,6 +279,9 @@ int group_done(struct cli *c, void *acc, struct sbuf *b, struct gs_err *err)
 	o.per = gr->what == GROUP_COUNT ? 2 : gr->what == GROUP_STATS ?
 		NSTATS : 1;	/* sum, min, max: one result */
 	o.idx = group_sorted(acc, &n, &oom);
+	/* a spilled table's final merge can fail: acc_check says how */
+	if (oom && acc_check(&c->job, acc, err) < 0)
+		return -1;
 	o.tk = c->info.text ? group_text_keys() : NULL;
 	if (o.tk && o.idx) {
 		by_bytes = &o;
@@ -293,6 +296,8 @@ int group_done(struct cli *c, void *acc, struct sbuf *b, struct gs_err *err)
 		rc = gs_fail(err, GS_ERUNTIME, "", "out of memory");
 	else
 		rc = put(&o, n, b, err);
+	if (rc == 0 && acc_check(&c->job, acc, err) < 0)
+		rc = -1;	/* a spilled table read back short */
 	free((void *)o.idx);
 	free(o.vals);
 	free(o.res);

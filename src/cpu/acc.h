@@ -192,11 +192,14 @@ struct red_col {
  * exact sum of their squares (GROUP_STATS) -- the quantities of struct
  * stats_col, per key. */
 struct ktable;
+struct gshared;
 struct group_acc {
-	struct ktable *t;	/* NULL until the first record */
-	uint64_t held;		/* bytes counted against the limit */
+	struct gshared *sh;	/* the keys (group_shared.h); NULL until the first */
+	struct ktable *loc;	/* a CPU thread's own, flushed into sh */
+	uint32_t *order;	/* scratch of the flush */
+	size_t cap;		/* loc's keys at most */
 	int failed;		/* 0, or why it stopped (cpu_group.c) */
-	uint64_t fail_keys, fail_bytes;
+	uint64_t fail_keys;
 };
 /* The keys of acc in ascending order (malloc'd, *n of them; NULL with *n
  * 0 for none or out of memory: *oom tells). */
@@ -224,6 +227,14 @@ int group_state_get(struct gs_job *job, void *acc, const unsigned char *p,
 /* The records of entry i's key. */
 uint64_t group_count(const struct gs_job *job, const struct group_acc *acc,
 		     size_t i);
+/* n keys (n * nkeys order keys, ascending or not) with their payloads (n
+ * struct gcol per value column, cpu_group.h, 16-byte aligned) merged
+ * exactly into g's table, as a CPU thread's flush is: safe beside the CPU
+ * threads (another backend's results). The payloads are taken over (a
+ * widened ksum's xsum moves or is freed; they are left empty). false once
+ * g failed (acc_error says why). */
+bool group_absorb(const struct gs_job *job, struct group_acc *g,
+		  const void *keys, const void *payloads, size_t n);
 
 /* ---- the kernel table -------------------------------------------------- */
 

@@ -13,13 +13,16 @@
  * records, and group_stats and group_sum hand it over in the ungrouped
  * command's own structs, for its own formatting.
  *
- * Each thread folds into its own table; merging walks one table's entries
- * into the other's (exact, so the bits do not depend on threads or
- * chunks). Every table's bytes, and the xsums of widened keys, count
- * against job->group->limit, all threads together: past it the
- * accumulator fails (acc_error) naming the keys and the memory.
+ * Each thread folds into a small table of its own (LOCAL_KEYS keys at
+ * most), flushed into the run's one table when full and at the end of
+ * each call (group_shared.h: partitioned by key hash, bounded by
+ * job->group->limit, spilling sorted runs to $TMPDIR past it). Merges are
+ * exact, so the bits do not depend on threads, chunks or spills. A table
+ * that cannot spill fails the accumulator (acc_error), naming the keys
+ * and the memory.
  */
-#include <stdatomic.h>
+#include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include "acc.h"
@@ -27,10 +30,15 @@
 #include "ksum.h"
 #include "ktable.h"
 #include "cpu_group.h"
+#include "group_shared.h"
 
+/* A thread's own table: at most this many keys (fewer under a small
+ * limit), so that it stays in cache; full, and at the end of each call,
+ * it is flushed into the run's shared table. */
+#define LOCAL_KEYS 16384u
+#define LOCAL_KEYS_MIN 64u
 
-/* The bytes every live table holds, all threads and passes together. */
-static _Atomic uint64_t live;
+_Static_assert(sizeof(size_t) == sizeof(uint64_t), "entry ids are 64-bit");
 
 size_t gcol_size(const struct gs_job *job)
 {
@@ -59,91 +67,123 @@ static void group_acc_init(const struct gs_job *job, void *acc)
 	memset(acc, 0, sizeof(struct group_acc));
 }
 
-static void fail(struct group_acc *g, int why, uint64_t bytes)
+static void fail(struct group_acc *g, int why)
 {
 	if (g->failed)
 		return;
 	g->failed = why;
-	g->fail_keys = g->t ? g->t->n : 0;
-	g->fail_bytes = bytes;
+	g->fail_keys = (g->sh ? gs_keys(g->sh) : 0) + (g->loc ? g->loc->n : 0);
 }
 
-/* Count bytes more (or fewer) held by g against the limit. */
-void group_hold(const struct gs_job *job, struct group_acc *g,
-		 int64_t bytes)
-{
-	uint64_t now;
+/* ---- the run's shared table ------------------------------------------------
+ * The CPU threads' accumulators of one run (a backend's open to finish)
+ * share one table: the first to fold makes it, the others find it here.
+ * The first merge into the command's accumulator hands the table over and
+ * ends the sharing, so the next run (--per-file's next operand) makes its
+ * own; so does freeing an accumulator that shares it (an error's end). */
+static pthread_mutex_t run_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct gshared *run_sh;		/* a reference of its own */
+static const struct gs_group *run_gr;
 
-	g->held += (uint64_t)bytes;
-	now = atomic_fetch_add(&live, (uint64_t)bytes) + (uint64_t)bytes;
-	if (bytes > 0 && now > job->group->limit)
-		fail(g, FAIL_LIMIT, now);
+static bool attach(const struct gs_job *job, struct group_acc *g)
+{
+	pthread_mutex_lock(&run_mu);
+	if (run_sh && run_gr == job->group) {
+		g->sh = run_sh;
+		gs_ref(g->sh);
+	} else if ((g->sh = gs_new(job))) {
+		if (run_sh)
+			gs_unref(job, run_sh);
+		run_sh = g->sh;
+		run_gr = job->group;
+		gs_ref(run_sh);
+	}
+	pthread_mutex_unlock(&run_mu);
+	if (!g->sh)
+		fail(g, FAIL_OOM);
+	return g->sh != NULL;
+}
+
+/* Whether sh was the run's, which it then no longer is. */
+static bool detach(const struct gs_job *job, struct gshared *sh)
+{
+	bool was;
+
+	pthread_mutex_lock(&run_mu);
+	was = sh && run_sh == sh;
+	if (was)
+		run_sh = NULL;
+	pthread_mutex_unlock(&run_mu);
+	if (was)
+		gs_unref(job, sh);	/* its holder keeps it */
+	return was;
 }
 
 bool group_table(const struct gs_job *job, struct group_acc *g)
 {
-	if (g->t)
+	if (g->sh)
 		return true;
-	g->t = malloc(sizeof(*g->t));
-	if (!g->t || ktable_init(g->t, job->group->nkeys,
-				 gcol_size(job) * job->group->nvals) < 0) {
-		free(g->t);
-		g->t = NULL;
-		fail(g, FAIL_OOM, 0);
-		return false;
-	}
-	group_hold(job, g, (int64_t)ktable_bytes(g->t));
-	return true;
+	if (!(g->sh = gs_new(job)))
+		fail(g, FAIL_OOM);
+	return g->sh != NULL;
 }
 
-/* The payload of key, counting a grown table; NULL once g failed. */
 void *group_payload(const struct gs_job *job, struct group_acc *g,
-		     const uint64_t *key)
+		    const uint64_t *key)
 {
-	size_t before = ktable_bytes(g->t);
-	bool fresh;
-	void *p = ktable_get(g->t, key, &fresh);
-
-	if (!p) {
-		fail(g, FAIL_OOM, 0);
-		return NULL;
-	}
-	if (fresh && ktable_bytes(g->t) != before)
-		group_hold(job, g, (int64_t)ktable_bytes(g->t) - (int64_t)before);
-	return g->failed ? NULL : p;
+	return g->failed ? NULL : gs_payload(job, g->sh, key, NULL);
 }
 
-/* A ksum's step, counting a key that widened to an xsum. */
-static bool widened(const struct gs_job *job, struct group_acc *g,
-		    const struct ksum *k, bool was_wide, bool ok)
+/* ---- payloads --------------------------------------------------------------- */
+
+unsigned group_pay_wides(const struct gs_job *job, const void *pay)
 {
-	if (!ok) {
-		fail(g, FAIL_OOM, 0);
-		return false;
+	unsigned n = 0;
+
+	for (unsigned j = 0; job->group->what >= GROUP_SUM &&
+			     j < job->group->nvals; j++) {
+		const struct gcol *c = col_of(job, (void *)pay, j);
+
+		n += c->s1.wide != NULL;
+		if (job->group->what == GROUP_STATS)
+			n += c->s2.wide != NULL;
 	}
-	if (!was_wide && k->wide)
-		group_hold(job, g, (int64_t)sizeof(struct xsum));
-	return !g->failed;
+	return n;
+}
+
+void group_pay_free(const struct gs_job *job, void *pay)
+{
+	for (unsigned j = 0; job->group->what >= GROUP_SUM &&
+			     j < job->group->nvals; j++) {
+		struct gcol *c = col_of(job, pay, j);
+
+		ksum_free(&c->s1);
+		if (job->group->what == GROUP_STATS)
+			ksum_free(&c->s2);
+	}
+}
+
+static void local_free(const struct gs_job *job, struct group_acc *g)
+{
+	if (!g->loc)
+		return;
+	for (size_t i = 0; i < g->loc->n; i++)
+		group_pay_free(job, ktable_pay(g->loc, i));
+	ktable_free(g->loc);
+	free(g->loc);
+	free(g->order);
+	g->loc = NULL;
+	g->order = NULL;
 }
 
 static void group_acc_free(const struct gs_job *job, void *acc)
 {
 	struct group_acc *g = acc;
 
-	if (!g->t)
-		return;
-	for (size_t i = 0; job->group->what >= GROUP_SUM && i < g->t->n; i++)
-		for (unsigned j = 0; j < job->group->nvals; j++) {
-			struct gcol *c = col_of(job, ktable_pay(g->t, i), j);
-
-			ksum_free(&c->s1);
-			if (job->group->what == GROUP_STATS)
-				ksum_free(&c->s2);
-		}
-	ktable_free(g->t);
-	free(g->t);
-	g->t = NULL;
-	group_hold(job, g, -(int64_t)g->held);
+	local_free(job, g);
+	(void)detach(job, g->sh);
+	gs_unref(job, g->sh);
+	g->sh = NULL;
 }
 
 /* ---- elements ------------------------------------------------------------ */
@@ -269,12 +309,11 @@ static void minmax(struct gcol *c, enum gs_type t, union gs_scalar v,
 	}
 }
 
-/* One value of type t at p into c. */
-static bool fold(const struct gs_job *job, struct group_acc *g,
-		 struct gcol *c, enum gs_type t, const unsigned char *p)
+/* One value of type t at p into c; false: out of memory. */
+static bool fold(enum gs_group_what what, struct gcol *c, enum gs_type t,
+		 const unsigned char *p)
 {
-	enum gs_group_what what = job->group->what;
-	bool first = c->count == c->nan, w1, w2, ok;
+	bool first = c->count == c->nan, ok;
 	union gs_scalar v;
 	unsigned __int128 sq;
 
@@ -295,23 +334,56 @@ static bool fold(const struct gs_job *job, struct group_acc *g,
 	minmax(c, t, v, first);
 	if (what == GROUP_MINMAX)
 		return true;
-	w1 = c->s1.wide;
 	ok = type_is_float(t) ? ksum_add_f64(&c->s1, v.f) :
 	     type_is_signed(t) ? ksum_add_i64(&c->s1, v.i) :
 	     ksum_add_u64(&c->s1, v.u);
-	if (!widened(job, g, &c->s1, w1, ok) || what != GROUP_STATS)
-		return !g->failed;
-	w2 = c->s2.wide;
-	if (type_is_float(t)) {
-		ok = add_square_f64(&c->s2, v.f);
-	} else {
-		uint64_t m = !type_is_signed(t) ? v.u : v.i < 0 ?
-			     -(uint64_t)v.i : (uint64_t)v.i;
+	if (!ok || what != GROUP_STATS)
+		return ok;
+	if (type_is_float(t))
+		return add_square_f64(&c->s2, v.f);
+	uint64_t m = !type_is_signed(t) ? v.u : v.i < 0 ?
+		     -(uint64_t)v.i : (uint64_t)v.i;
 
-		sq = (unsigned __int128)m * m;
-		ok = ksum_add_u128(&c->s2, sq, 0, false);
+	sq = (unsigned __int128)m * m;
+	return ksum_add_u128(&c->s2, sq, 0, false);
+}
+
+/* The thread's table, made at its first call: LOCAL_KEYS keys at most,
+ * fewer where the limit is small (a sixteenth of it). */
+static bool local_table(const struct gs_job *job, struct group_acc *g)
+{
+	size_t psize = gcol_size(job) * job->group->nvals;
+	uint64_t per = job->group->nkeys * 8 + psize + 16;
+	uint64_t cap = job->group->limit / 16 / per;
+
+	if (g->loc)
+		return true;
+	cap = cap > LOCAL_KEYS ? LOCAL_KEYS : cap < LOCAL_KEYS_MIN ?
+	      LOCAL_KEYS_MIN : cap;
+	g->loc = malloc(sizeof(*g->loc));
+	g->order = malloc(cap * sizeof(*g->order));
+	if (!g->loc || !g->order ||
+	    ktable_init(g->loc, job->group->nkeys, psize) < 0) {
+		free(g->loc);
+		free(g->order);
+		g->loc = NULL;
+		g->order = NULL;
+		fail(g, FAIL_OOM);
+		return false;
 	}
-	return widened(job, g, &c->s2, w2, ok);
+	g->cap = (size_t)cap;
+	return true;
+}
+
+/* The thread's table into the shared one, emptied (its payloads moved or
+ * merged there, whatever happened). */
+static bool local_flush(const struct gs_job *job, struct group_acc *g)
+{
+	int rc = gs_absorb(job, g->sh, g->loc->keys, g->loc->pay, g->loc->n,
+			   g->order);
+
+	ktable_clear(g->loc);
+	return rc == 0;
 }
 
 static void group_cpu_add(const struct gs_job *job, void *acc, void *scratch,
@@ -326,7 +398,7 @@ static void group_cpu_add(const struct gs_job *job, void *acc, void *scratch,
 	unsigned char e[8];
 
 	(void)data2;
-	if (g->failed || !group_table(job, g))
+	if (g->failed || (!g->sh && !attach(job, g)) || !local_table(job, g))
 		return;
 	for (unsigned k = 0; k < gr->nkeys; k++)
 		kc[k] = colrd_of(job, gr->key[k]);
@@ -339,14 +411,21 @@ static void group_cpu_add(const struct gs_job *job, void *acc, void *scratch,
 			element(&kc[k], d, e);
 			key[k] = gkey_of(kc[k].t, e);
 		}
-		if (!(pay = group_payload(job, g, key)))
+		if (!(pay = ktable_get(g->loc, key, NULL))) {
+			fail(g, FAIL_OOM);
 			return;
+		}
 		for (unsigned j = 0; j < gr->nvals; j++, pay += cs) {
 			element(&vc[j], d, e);
-			if (!fold(job, g, (struct gcol *)pay, vc[j].t, e))
+			if (!fold(gr->what, (struct gcol *)pay, vc[j].t, e)) {
+				fail(g, FAIL_OOM);
 				return;
+			}
 		}
+		if (g->loc->n >= g->cap && !local_flush(job, g))
+			return;
 	}
+	(void)local_flush(job, g);
 }
 
 static size_t group_scratch_size(const struct gs_job *job)
@@ -357,11 +436,11 @@ static size_t group_scratch_size(const struct gs_job *job)
 
 /* ---- merging -------------------------------------------------------------- */
 
-static bool merge_col(const struct gs_job *job, struct group_acc *g,
-		      struct gcol *c, const struct gcol *s, enum gs_type t)
+static bool merge_col(const struct gs_job *job, struct gcol *c,
+		      const struct gcol *s, enum gs_type t)
 {
 	enum gs_group_what what = job->group->what;
-	bool mine = c->count > c->nan, w1, w2, ok;
+	bool mine = c->count > c->nan;
 
 	c->count += s->count;
 	c->nan += s->nan;
@@ -371,43 +450,68 @@ static bool merge_col(const struct gs_job *job, struct group_acc *g,
 	minmax(c, t, s->max, false);
 	if (what == GROUP_MINMAX)
 		return true;
-	w1 = c->s1.wide;
-	ok = ksum_merge(&c->s1, &s->s1);
-	if (!widened(job, g, &c->s1, w1, ok) || what != GROUP_STATS)
-		return !g->failed;
-	w2 = c->s2.wide;
-	ok = ksum_merge(&c->s2, &s->s2);
-	return widened(job, g, &c->s2, w2, ok);
+	if (!ksum_merge(&c->s1, &s->s1))
+		return false;
+	return what != GROUP_STATS || ksum_merge(&c->s2, &s->s2);
+}
+
+/* src's columns into dst's, exactly; src's widened sums are then freed. */
+static bool pay_merge(const struct gs_job *job, void *dst, const void *src)
+{
+	for (unsigned j = 0; j < job->group->nvals; j++) {
+		enum gs_type t = job_col_dtype(job, job->group->val[j]).type;
+
+		if (!merge_col(job, col_of(job, dst, j),
+			       col_of(job, (void *)src, j), t))
+			return false;
+	}
+	return true;
+}
+
+bool group_pay_merge(const struct gs_job *job, void *dst, void *src)
+{
+	bool ok = pay_merge(job, dst, src);
+
+	group_pay_free(job, src);
+	return ok;
+}
+
+struct walk_into {
+	const struct gs_job *job;
+	struct group_acc *g;
+};
+
+static bool merge_entry(void *ctx, const uint64_t *key, unsigned char *pay)
+{
+	struct walk_into *w = ctx;
+	void *to = group_payload(w->job, w->g, key);
+
+	return to && pay_merge(w->job, to, pay);
 }
 
 static void group_acc_merge(const struct gs_job *job, void *acc,
 			    const void *src)
 {
-	struct group_acc *g = acc;
-	const struct group_acc *s = src;
+	struct group_acc *g = acc, *s = (struct group_acc *)src;
+	struct walk_into w = { job, g };
 
 	if (s->failed && !g->failed) {
 		g->failed = s->failed;
 		g->fail_keys = s->fail_keys;
-		g->fail_bytes = s->fail_bytes;
 	}
-	if (g->failed || !s->t || !s->t->n || !group_table(job, g))
+	if (g->failed || !s->sh || g->sh == s->sh)
 		return;
-	for (size_t i = 0; i < s->t->n; i++) {
-		void *pay = group_payload(job, g, ktable_key(s->t, i));
-		const void *from = ktable_pay(s->t, i);
-
-		if (!pay)
-			return;
-		for (unsigned j = 0; j < job->group->nvals; j++) {
-			enum gs_type t = job_col_dtype(job,
-						       job->group->val[j]).type;
-
-			if (!merge_col(job, g, col_of(job, pay, j),
-				       col_of(job, (void *)from, j), t))
-				return;
-		}
+	if (!g->sh && detach(job, s->sh)) {	/* the run's: handed over */
+		g->sh = s->sh;
+		gs_ref(g->sh);
+		return;
 	}
+	/* another's table (an operand's, a state's): entry by entry */
+	if (!group_table(job, g) || gs_final(job, s->sh) < 0)
+		return;
+	if (!gs_walk(s->sh, merge_entry, &w) && !g->failed &&
+	    !(g->sh && atomic_load(&g->sh->err)))
+		fail(g, FAIL_OOM);
 }
 
 static double mib(uint64_t n)
@@ -419,17 +523,23 @@ static int group_acc_error(const struct gs_job *job, const void *acc,
 			   struct gs_err *err)
 {
 	const struct group_acc *g = acc;
+	struct gshared *sh = g->sh;
+	int e = sh ? atomic_load(&sh->err) : 0;
+	const char *dir = getenv("TMPDIR");
 
-	if (g->failed == FAIL_LIMIT)
+	if (!dir || !*dir)
+		dir = "/tmp";
+	if (e && e != ENOMEM)
 		return gs_fail(err, GS_ERUNTIME, "--by", "%llu keys (and "
 			       "counting) need %.2f MiB of accumulators, over "
-			       "the limit of %.2f MiB (spilling to $TMPDIR is "
-			       "not supported yet)",
-			       (unsigned long long)g->fail_keys,
-			       mib(g->fail_bytes), mib(job->group->limit));
-	if (g->failed)
+			       "the limit of %.2f MiB, and spilling them to %s "
+			       "failed: %s", (unsigned long long)sh->err_keys,
+			       mib(sh->err_bytes), mib(job->group->limit), dir,
+			       strerror(e));
+	if (g->failed || e)
 		return gs_fail(err, GS_ERUNTIME, "--by", "out of memory after "
-			       "%llu keys", (unsigned long long)g->fail_keys);
+			       "%llu keys", (unsigned long long)(g->failed ?
+			       g->fail_keys : sh->err_keys));
 	return 0;
 }
 
@@ -445,18 +555,42 @@ const struct acc_kernels group_kernels = {
 
 /* ---- results ------------------------------------------------------------- */
 
+/* The results read a finished table: its final merge (and a spilled
+ * one's window) change how it is held, never what it holds. */
+static struct gshared *shared(const struct group_acc *acc)
+{
+	return acc->sh;
+}
+
 size_t *group_sorted(const struct group_acc *acc, size_t *n, bool *oom)
 {
-	size_t *idx;
-
 	*n = 0;
 	*oom = false;
-	if (!acc->t || !acc->t->n)
+	if (!acc->sh)
 		return NULL;
-	idx = ktable_sorted(acc->t);
-	*oom = !idx;
-	*n = idx ? acc->t->n : 0;
-	return idx;
+	/* group_done's job: the same grouping as the run's */
+	if (gs_final(NULL, shared(acc)) < 0) {
+		*oom = true;
+		return NULL;
+	}
+	return gs_sorted(shared(acc), n, oom);
+}
+
+/* Entry i's payload; a window that could not be read gives zeros, its
+ * error in the table (acc_error). */
+static const unsigned char *pay_at(const struct group_acc *acc, size_t i)
+{
+	static _Alignas(16) unsigned char zero[sizeof(struct gcol) * GS_RECORD_MAX];
+	const unsigned char *p = gs_pay(shared(acc), i);
+
+	return p ? p : zero;
+}
+
+static uint64_t key_at(const struct group_acc *acc, size_t i, unsigned k)
+{
+	const uint64_t *key = gs_key(shared(acc), i);
+
+	return key ? key[k] : 0;
 }
 
 union gs_scalar group_key(const struct gs_job *job,
@@ -466,7 +600,7 @@ union gs_scalar group_key(const struct gs_job *job,
 	unsigned char v[8] = { 0 };
 	union gs_scalar s;
 
-	gkey_value(t, ktable_key(acc->t, i)[k], v);
+	gkey_value(t, key_at(acc, i, k), v);
 	if (type_is_float(t))
 		s.f = as_f64(t, v);
 	else if (type_is_signed(t))
@@ -479,7 +613,7 @@ union gs_scalar group_key(const struct gs_job *job,
 void group_stats(const struct gs_job *job, const struct group_acc *acc,
 		 size_t i, unsigned j, struct stats_col *s)
 {
-	const struct gcol *c = col_of(job, ktable_pay(acc->t, i), j);
+	const struct gcol *c = col_of(job, (void *)pay_at(acc, i), j);
 
 	memset(s, 0, sizeof(*s));
 	s->count = c->count;
@@ -498,7 +632,7 @@ void group_stats(const struct gs_job *job, const struct group_acc *acc,
 void group_reduce(const struct gs_job *job, const struct group_acc *acc,
 		  size_t i, unsigned j, enum gs_op op, struct red_col *r)
 {
-	const struct gcol *c = col_of(job, ktable_pay(acc->t, i), j);
+	const struct gcol *c = col_of(job, (void *)pay_at(acc, i), j);
 
 	memset(r, 0, sizeof(*r));
 	r->count = c->count;
@@ -516,5 +650,14 @@ void group_reduce(const struct gs_job *job, const struct group_acc *acc,
 uint64_t group_count(const struct gs_job *job, const struct group_acc *acc,
 		     size_t i)
 {
-	return col_of(job, ktable_pay(acc->t, i), 0)->count;
+	return col_of(job, (void *)pay_at(acc, i), 0)->count;
+}
+
+bool group_absorb(const struct gs_job *job, struct group_acc *g,
+		  const void *keys, const void *payloads, size_t n)
+{
+	if (g->failed || (!g->sh && !attach(job, g)))
+		return false;
+	return gs_absorb(job, g->sh, keys, (unsigned char *)payloads, n,
+			 NULL) == 0;
 }

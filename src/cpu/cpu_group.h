@@ -19,17 +19,21 @@ struct gcol {
 	struct ksum s2;			/* STATS */
 };
 
-enum { FAIL_NONE, FAIL_LIMIT, FAIL_OOM };
+enum { FAIL_NONE, FAIL_OOM };
 
 /* Bytes of a struct gcol in job's payloads (what job->group->what keeps). */
 size_t gcol_size(const struct gs_job *job);
 /* g's table, made where it has none; false once g failed. */
 bool group_table(const struct gs_job *job, struct group_acc *g);
-/* The payload of key in g's table (zeroed if new), its growth counted;
+/* The payload of key in g's table (zeroed if new), for one thread alone;
  * NULL once g failed. */
 void *group_payload(const struct gs_job *job, struct group_acc *g,
 		    const uint64_t *key);
-/* bytes more (or fewer) held by g, against job->group->limit. */
-void group_hold(const struct gs_job *job, struct group_acc *g, int64_t bytes);
+/* A payload's (struct gcol per value column) widened ksums; freed; src
+ * merged into dst exactly, src's widened ksums then freed (false: out of
+ * memory). */
+unsigned group_pay_wides(const struct gs_job *job, const void *pay);
+void group_pay_free(const struct gs_job *job, void *pay);
+bool group_pay_merge(const struct gs_job *job, void *dst, void *src);
 
 #endif

@@ -17,9 +17,11 @@
  * (compact_of), so a key's bytes depend on its value only: the same for
  * every -j, chunking, order and merge of states.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cpu_group.h"
+#include "group_shared.h"
 #include "ksum_state.h"
 
 #define KS_BYTES 32			/* the compact form */
@@ -133,14 +135,30 @@ static size_t cols_bytes(const struct gs_job *job, const unsigned char *pay)
 	return n;
 }
 
+struct sizing {
+	const struct gs_job *job;
+	size_t n;
+};
+
+static bool size_entry(void *ctx, const uint64_t *key, unsigned char *pay)
+{
+	struct sizing *z = ctx;
+
+	(void)key;
+	z->n += 8 * z->job->group->nkeys + cols_bytes(z->job, pay);
+	return true;
+}
+
+/* A spilled table is merged into one run first (gs_final); a failure
+ * stays in the table, for acc_error after the bytes are put. */
 size_t group_state_bytes(const struct gs_job *job, const void *acc)
 {
 	const struct group_acc *g = acc;
-	size_t n = head_bytes(job->group);
+	struct sizing z = { job, head_bytes(job->group) };
 
-	for (size_t i = 0; g->t && i < g->t->n; i++)
-		n += 8 * job->group->nkeys + cols_bytes(job, ktable_pay(g->t, i));
-	return n;
+	if (g->sh && gs_final(job, g->sh) == 0)
+		(void)gs_walk(g->sh, size_entry, &z);
+	return z.n;
 }
 
 void put_ksum(unsigned char **p, const struct ksum *k)
@@ -167,8 +185,14 @@ void group_state_put(const struct gs_job *job, const void *acc,
 {
 	const struct gs_group *gr = job->group;
 	const struct group_acc *g = acc;
-	size_t n = g->t ? g->t->n : 0, cs = gcol_size(job);
-	size_t *idx = n ? ktable_sorted(g->t) : NULL;
+	size_t n = 0, cs = gcol_size(job);
+	bool oom = false;
+	size_t *idx = g->sh && !atomic_load(&g->sh->err) ?
+		      gs_sorted(g->sh, &n, &oom) : NULL;
+	int none = 0;
+
+	if (oom)	/* no entries written: refused (acc_error) */
+		atomic_compare_exchange_strong(&g->sh->err, &none, ENOMEM);
 
 	put32(&p, gr->what);
 	put32(&p, gr->nkeys);
@@ -181,13 +205,14 @@ void group_state_put(const struct gs_job *job, const void *acc,
 	if ((gr->nkeys + gr->nvals) % 2)
 		put32(&p, 0);
 	put64(&p, n);
-	/* out of memory for the order: insertion order, as valid */
 	for (size_t i = 0; i < n; i++) {
-		size_t e = idx ? idx[i] : i;
-		const unsigned char *pay = ktable_pay(g->t, e);
+		const unsigned char *pay = gs_pay(g->sh, idx[i]);
+		const uint64_t *key = gs_key(g->sh, idx[i]);
 
+		if (!pay || !key)
+			break;		/* a read failed: acc_error says so */
 		for (unsigned k = 0; k < gr->nkeys; k++)
-			put64(&p, ktable_key(g->t, e)[k]);
+			put64(&p, key[k]);
 		for (unsigned j = 0; j < gr->nvals; j++, pay += cs) {
 			const struct gcol *c = (const struct gcol *)pay;
 

@@ -89,7 +89,7 @@ void gkey_value(enum gs_type t, uint64_t k, void *p)
 
 /* ---- the table ----------------------------------------------------------- */
 
-static uint64_t hash(const uint64_t *key, size_t kw)
+uint64_t ktable_hash(const uint64_t *key, size_t kw)
 {
 	uint64_t h = 0x243f6a8885a308d3ull;
 
@@ -139,7 +139,7 @@ static int grow_slots(struct ktable *t)
 	if (!s)
 		return -1;
 	for (size_t e = 0; e < t->n; e++)
-		place(s, mask, hash(ktable_key(t, e), t->kw), (uint32_t)e + 1);
+		place(s, mask, ktable_hash(ktable_key(t, e), t->kw), (uint32_t)e + 1);
 	free(t->slot);
 	t->slot = s;
 	t->mask = mask;
@@ -170,12 +170,14 @@ static int grow_entries(struct ktable *t)
 
 void *ktable_get(struct ktable *t, const uint64_t *key, bool *fresh)
 {
-	uint64_t h = hash(key, t->kw);
+	uint64_t h = ktable_hash(key, t->kw);
 	size_t i = h & t->mask, kb = t->kw * sizeof(*key);
 	uint32_t e;
 
 	while ((e = t->slot[i])) {
-		if (!memcmp(ktable_key(t, e - 1), key, kb)) {
+		/* one column, the common key: no call */
+		if (t->kw == 1 ? t->keys[e - 1] == key[0] :
+		    !memcmp(ktable_key(t, e - 1), key, kb)) {
 			if (fresh)
 				*fresh = false;
 			return ktable_pay(t, e - 1);
@@ -198,6 +200,12 @@ void *ktable_get(struct ktable *t, const uint64_t *key, bool *fresh)
 	return ktable_pay(t, t->n++);
 }
 
+void ktable_clear(struct ktable *t)
+{
+	memset(t->slot, 0, (t->mask + 1) * sizeof(*t->slot));
+	t->n = 0;
+}
+
 size_t ktable_bytes(const struct ktable *t)
 {
 	return (t->mask + 1) * sizeof(*t->slot) +
@@ -209,6 +217,9 @@ size_t ktable_bytes(const struct ktable *t)
 static int keycmp(const struct ktable *t, size_t a, size_t b)
 {
 	const uint64_t *x = ktable_key(t, a), *y = ktable_key(t, b);
+
+	if (t->kw == 1)
+		return (*x > *y) - (*x < *y);
 
 	for (size_t i = 0; i < t->kw; i++)
 		if (x[i] != y[i])
@@ -250,4 +261,36 @@ size_t *ktable_sorted(const struct ktable *t)
 	}
 	free(b);
 	return a;
+}
+
+int ktable_sort(struct ktable *t)
+{
+	size_t *idx, kb = t->kw * sizeof(*t->keys);
+	uint64_t *k;
+	unsigned char *p;
+
+	if (!t->n)
+		return 0;
+	idx = ktable_sorted(t);
+	k = idx ? malloc(t->cap * kb) : NULL;
+	p = k ? malloc(t->cap * t->psize + !t->psize) : NULL;
+	if (!p) {
+		free(idx);
+		free(k);
+		return -1;
+	}
+	for (size_t i = 0; i < t->n; i++) {
+		memcpy(k + i * t->kw, ktable_key(t, idx[i]), kb);
+		memcpy(p + i * t->psize, ktable_pay(t, idx[i]), t->psize);
+	}
+	free(idx);
+	free(t->keys);
+	free(t->pay);
+	t->keys = k;
+	t->pay = p;
+	memset(t->slot, 0, (t->mask + 1) * sizeof(*t->slot));
+	for (size_t e = 0; e < t->n; e++)
+		place(t->slot, t->mask, ktable_hash(ktable_key(t, e), t->kw),
+		      (uint32_t)e + 1);
+	return 0;
 }

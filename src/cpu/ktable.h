@@ -57,6 +57,14 @@ static inline void *ktable_pay(const struct ktable *t, size_t i)
 /* Entry indices in ascending key order (malloc'd, n of them; NULL when
  * out of memory, or for an empty table). */
 size_t *ktable_sorted(const struct ktable *t);
+/* The entries reordered into ascending key order (the payloads move
+ * with their keys): 0, or -1 out of memory (t unchanged). */
+int ktable_sort(struct ktable *t);
+/* No keys, the memory kept (payloads are the caller's to release). */
+void ktable_clear(struct ktable *t);
+/* The hash the table places key by (its high bits are free to pick a
+ * partition: group_shared.c). */
+uint64_t ktable_hash(const uint64_t *key, size_t kw);
 /* Bytes the table holds now. */
 size_t ktable_bytes(const struct ktable *t);
 

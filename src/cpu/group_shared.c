@@ -1,0 +1,333 @@
+/*
+ * group_shared.c - the shared, partitioned table of a group-by run
+ * (group_shared.h); spilling and the final merge are group_spill.c's.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "cpu_group.h"
+#include "group_shared.h"
+
+/* Partitions: as many as the limit gives GS_PART_MIN each, up to
+ * GS_PARTS_MAX (a tiny test limit gets one: every partition's first
+ * growth would be past it otherwise). */
+static unsigned parts_for(uint64_t limit)
+{
+	unsigned p = 1;
+
+	while (p < GS_PARTS_MAX && (uint64_t)p * 2 * GS_PART_MIN <= limit)
+		p *= 2;
+	return p;
+}
+
+struct gshared *gs_new(const struct gs_job *job)
+{
+	struct gshared *sh = calloc(1, sizeof(*sh));
+	size_t kb;
+
+	if (!sh)
+		return NULL;
+	sh->job = job;
+	sh->kw = job->group->nkeys;
+	sh->psize = gcol_size(job) * job->group->nvals;
+	kb = sh->kw * sizeof(uint64_t);
+	sh->rec = (sh->psize + kb + 15) / 16 * 16;	/* payloads 16-aligned */
+	sh->limit = job->group->limit;
+	sh->nparts = parts_for(sh->limit);
+	sh->fd = -1;
+	atomic_init(&sh->refs, 1);
+	atomic_init(&sh->bytes, 0);
+	atomic_init(&sh->err, 0);
+	pthread_mutex_init(&sh->spill_mu, NULL);
+	for (unsigned p = 0; p < sh->nparts; p++) {
+		pthread_mutex_init(&sh->part[p].mu, NULL);
+		if (ktable_init(&sh->part[p].t, sh->kw, sh->psize) < 0) {
+			sh->nparts = p + 1;
+			gs_unref(job, sh);
+			return NULL;
+		}
+		atomic_fetch_add(&sh->bytes, ktable_bytes(&sh->part[p].t));
+	}
+	return sh;
+}
+
+void gs_ref(struct gshared *sh)
+{
+	atomic_fetch_add(&sh->refs, 1);
+}
+
+/* The widened keys' xsums of the final run (read back: rare). */
+static bool free_pay(void *ctx, const uint64_t *key, unsigned char *pay)
+{
+	(void)key;
+	group_pay_free(ctx, pay);
+	return true;
+}
+
+void gs_unref(const struct gs_job *job, struct gshared *sh)
+{
+	if (!sh || atomic_fetch_sub(&sh->refs, 1) != 1)
+		return;
+	if (!sh->broken) {
+		for (unsigned p = 0; p < sh->nparts; p++)
+			for (size_t i = 0; i < sh->part[p].t.n; i++)
+				group_pay_free(job, ktable_pay(&sh->part[p].t, i));
+		if (sh->wides_out && sh->nruns == 1 && !atomic_load(&sh->err))
+			(void)gs_walk(sh, free_pay, (void *)job);
+	}
+	for (unsigned p = 0; p < sh->nparts; p++) {
+		ktable_free(&sh->part[p].t);
+		pthread_mutex_destroy(&sh->part[p].mu);
+	}
+	pthread_mutex_destroy(&sh->spill_mu);
+	if (sh->fd >= 0)
+		close(sh->fd);
+	free(sh->runs);
+	free(sh->win);
+	free(sh);
+}
+
+static unsigned part_of(const struct gshared *sh, const uint64_t *key)
+{
+	return sh->nparts == 1 ? 0 :
+	       (unsigned)(ktable_hash(key, sh->kw) >> 58) & (sh->nparts - 1);
+}
+
+/* The first failure sticks, with the keys and bytes it had. */
+static int fail(struct gshared *sh, int err)
+{
+	int none = 0;
+
+	if (atomic_compare_exchange_strong(&sh->err, &none, err)) {
+		sh->err_keys = gs_keys(sh);
+		sh->err_bytes = atomic_load(&sh->bytes);
+	}
+	return -1;
+}
+
+uint64_t gs_keys(struct gshared *sh)
+{
+	uint64_t n = sh->spilled;
+
+	for (unsigned p = 0; p < sh->nparts; p++)
+		n += sh->part[p].t.n;
+	return n;
+}
+
+/* key's payload in partition t (locked), its growth counted. */
+static void *get(struct gshared *sh, struct ktable *t, const uint64_t *key,
+		 bool *fresh)
+{
+	size_t before = ktable_bytes(t);
+	void *p = ktable_get(t, key, fresh);
+
+	if (ktable_bytes(t) != before)
+		atomic_fetch_add(&sh->bytes, ktable_bytes(t) - before);
+	return p;
+}
+
+/* src's payload into partition t's entry for key (t locked). */
+static bool absorb_one(const struct gs_job *job, struct gshared *sh,
+		       struct ktable *t, const uint64_t *key,
+		       unsigned char *src)
+{
+	bool fresh;
+	unsigned char *dst = get(sh, t, key, &fresh);
+	unsigned w;
+
+	if (!dst)
+		return false;
+	if (fresh) {		/* moved whole, a widened ksum's pointer too */
+		memcpy(dst, src, sh->psize);
+		w = group_pay_wides(job, dst);
+	} else {
+		unsigned before = group_pay_wides(job, dst);
+
+		if (!group_pay_merge(job, dst, src))
+			return false;
+		w = group_pay_wides(job, dst) - before;
+	}
+	if (w)
+		atomic_fetch_add(&sh->bytes, (uint64_t)w * sizeof(struct xsum));
+	return true;
+}
+
+int gs_absorb(const struct gs_job *job, struct gshared *sh,
+	      const uint64_t *keys, unsigned char *pays, size_t n,
+	      uint32_t *order)
+{
+	size_t at[GS_PARTS_MAX + 1] = { 0 };
+	uint32_t *own = NULL;
+	bool ok = true;
+
+	if (atomic_load(&sh->err))
+		return -1;
+	if (!n)
+		return 0;
+	if (!order && !(order = own = malloc(n * sizeof(*order))))
+		return fail(sh, ENOMEM);
+	/* a counting sort of the entries by partition */
+	for (size_t i = 0; i < n; i++)
+		at[part_of(sh, keys + i * sh->kw) + 1]++;
+	for (unsigned p = 0; p < sh->nparts; p++)
+		at[p + 1] += at[p];
+	for (size_t i = 0; i < n; i++)
+		order[at[part_of(sh, keys + i * sh->kw)]++] = (uint32_t)i;
+	/* at[p] is now partition p's end; take each lock once */
+	for (unsigned p = 0, lo = 0; ok && p < sh->nparts; lo = (unsigned)at[p++]) {
+		if (lo == at[p])
+			continue;
+		pthread_mutex_lock(&sh->part[p].mu);
+		for (size_t k = lo; ok && k < at[p]; k++) {
+			size_t i = order[k];
+
+			ok = absorb_one(job, sh, &sh->part[p].t, keys + i * sh->kw,
+					pays + i * sh->psize);
+		}
+		pthread_mutex_unlock(&sh->part[p].mu);
+	}
+	free(own);
+	if (!ok)
+		return fail(sh, ENOMEM);
+	if (atomic_load(&sh->bytes) > sh->limit)
+		return gs_spill(job, sh);
+	return atomic_load(&sh->err) ? -1 : 0;
+}
+
+void *gs_payload(const struct gs_job *job, struct gshared *sh,
+		 const uint64_t *key, bool *fresh)
+{
+	void *p;
+
+	if (atomic_load(&sh->err) ||
+	    (atomic_load(&sh->bytes) > sh->limit && gs_spill(job, sh) < 0))
+		return NULL;
+	p = get(sh, &sh->part[part_of(sh, key)].t, key, fresh);
+	if (!p)
+		fail(sh, ENOMEM);
+	return p;
+}
+
+/* ---- reading ---------------------------------------------------------------- */
+
+/* In memory, an entry id is partition << 32 | index (ktable's indices are
+ * below 2^32); once spilled (and merged: one run), the record's index. */
+static bool spilled(const struct gshared *sh)
+{
+	return sh->nruns > 0;
+}
+
+const uint64_t *gs_key(struct gshared *sh, uint64_t id)
+{
+	if (!spilled(sh))
+		return ktable_key(&sh->part[id >> 32].t, id & UINT32_MAX);
+	if (!gs_window(sh, id))
+		return NULL;
+	return (const uint64_t *)(sh->win + (id - sh->win_lo) * sh->rec + sh->psize);
+}
+
+unsigned char *gs_pay(struct gshared *sh, uint64_t id)
+{
+	if (!spilled(sh))
+		return ktable_pay(&sh->part[id >> 32].t, id & UINT32_MAX);
+	if (!gs_window(sh, id))
+		return NULL;
+	return sh->win + (id - sh->win_lo) * sh->rec;
+}
+
+/* Partition p's ids in key order, from *o on: the partition is put in
+ * that order first, so the results read each partition front to back. */
+static bool sorted_part(struct gshared *sh, unsigned p, size_t **o)
+{
+	struct ktable *t = &sh->part[p].t;
+
+	if (ktable_sort(t) < 0)
+		return false;
+	for (size_t i = 0; i < t->n; i++)
+		*(*o)++ = (size_t)p << 32 | i;
+	return true;
+}
+
+/* Partitions' sorted ids merged: a partition holds keys of every range. */
+static void merge_ids(struct gshared *sh, size_t *a, size_t *b,
+		      const size_t *cut, unsigned lo, unsigned hi)
+{
+	unsigned mid = (lo + hi) / 2;
+	size_t i, j, o, e;
+
+	if (hi - lo < 2)
+		return;
+	merge_ids(sh, a, b, cut, lo, mid);
+	merge_ids(sh, a, b, cut, mid, hi);
+	i = cut[lo], j = cut[mid], o = cut[lo], e = cut[hi];
+	while (i < cut[mid] && j < e) {
+		const uint64_t *x = gs_key(sh, a[i]), *y = gs_key(sh, a[j]);
+		size_t k = 0;
+
+		while (k + 1 < sh->kw && x[k] == y[k])
+			k++;
+		b[o++] = y[k] < x[k] ? a[j++] : a[i++];
+	}
+	while (i < cut[mid])
+		b[o++] = a[i++];
+	while (j < e)
+		b[o++] = a[j++];
+	memcpy(a + cut[lo], b + cut[lo], (e - cut[lo]) * sizeof(*a));
+}
+
+size_t *gs_sorted(struct gshared *sh, size_t *n, bool *oom)
+{
+	size_t cut[GS_PARTS_MAX + 1];
+	size_t *a, *b, *o;
+
+	*oom = false;
+	*n = (size_t)gs_keys(sh);
+	if (!*n)
+		return NULL;
+	a = malloc(*n * sizeof(*a));
+	if (a && spilled(sh)) {		/* one run, in order */
+		for (size_t i = 0; i < *n; i++)
+			a[i] = i;
+		return a;
+	}
+	b = a ? malloc(*n * sizeof(*b)) : NULL;
+	o = a;
+	for (unsigned p = 0; b && p < sh->nparts; p++) {
+		cut[p] = (size_t)(o - a);
+		if (!sorted_part(sh, p, &o))
+			break;
+	}
+	cut[sh->nparts] = (size_t)(o - a);
+	if (!b || cut[sh->nparts] != *n) {
+		free(a);
+		free(b);
+		*n = 0;
+		*oom = true;
+		return NULL;
+	}
+	merge_ids(sh, a, b, cut, 0, sh->nparts);
+	free(b);
+	return a;
+}
+
+bool gs_walk(struct gshared *sh,
+	     bool (*fn)(void *ctx, const uint64_t *key, unsigned char *pay),
+	     void *ctx)
+{
+	if (spilled(sh)) {
+		for (uint64_t i = 0; i < sh->runs[0].n; i++) {
+			unsigned char *p = gs_pay(sh, i);
+
+			if (!p || !fn(ctx, (const uint64_t *)(p + sh->psize), p))
+				return false;
+		}
+		return true;
+	}
+	for (unsigned p = 0; p < sh->nparts; p++)
+		for (size_t i = 0; i < sh->part[p].t.n; i++)
+			if (!fn(ctx, ktable_key(&sh->part[p].t, i),
+				ktable_pay(&sh->part[p].t, i)))
+				return false;
+	return true;
+}

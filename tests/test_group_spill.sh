@@ -1,0 +1,138 @@
+#!/bin/sh
+# test_group_spill.sh - --by past its memory limit (issue 31 item 3): a tiny
+# GPUSTAT_GROUP_LIMIT makes the key table spill sorted runs to $TMPDIR and
+# merge them at the end; everything must be the bytes of the run that
+# never spilled:
+#  - sum, count, stats, reduce --op min|max of every data set of
+#    tests/group_ref.py (widened sums: G's values span 2^-60..2^60 and C's
+#    i64 squares pass 128 bits; NaN, -0 and inf keys) at limits of 1K and
+#    64K, -j 1, 2 and 4, chunk sizes 1000 and 4K; text, json and npy;
+#    text keys (strings);
+#  - G's sums against exact fractions rounded once (group_ref.py);
+#  - -f state of a spilled run, and states of spilled shards merged;
+#    --per-file;
+#  - no temp file left in $TMPDIR; $TMPDIR missing, or a write that fails
+#    (a file size limit: EFBIG, as a full disk's ENOSPC), is one line
+#    naming the keys and the memory, exit 1, nothing on stdout.
+#
+# Usage: sh tests/test_group_spill.sh   (GPUSTAT=path overrides ./gpustat)
+# Prints "FAIL name: reason" lines and last "group_spill: P passed, F failed".
+cd "$(dirname "$0")/.." || exit 2
+NAME=group_spill
+. tests/lib.sh
+
+if ! command -v python3 > /dev/null; then
+	bad "python3" "needed to make the records"
+	summary
+	exit
+fi
+python3 tests/group_ref.py gen "$T" || bad "generate" "group_ref.py failed"
+printf "TYPES='i32,f64'\nBY='1'\n" > "$T/G/info"
+mkdir "$T/tmp"
+export TMPDIR="$T/tmp"
+
+# same NAME: $T/got is $T/want byte for byte (never empty)
+same() {
+	[ -s "$T/want" ] || { bad "$1" "no expected output"; return; }
+	cmp -s "$T/got" "$T/want" && ok ||
+		bad "$1" "got '$(head -c 200 "$T/got")', want '$(head -c 200 "$T/want")'"
+}
+
+# spilled NAME ARGS...: ARGS at small limits, threads and chunks print
+# $T/want's bytes
+spilled() {
+	name=$1
+	shift
+	for lim in 1K 64K; do
+		for o in "-j 1" "-j 2 --chunk-size 1000" "-j 4 --chunk-size 4K"; do
+			GPUSTAT_GROUP_LIMIT=$lim "$G" "$@" $o > "$T/got" 2>&1
+			same "$name, limit $lim $o"
+		done
+	done
+}
+
+for set in A B C E F G; do
+	d=$T/$set
+	. "$d/info"
+	for cmd in sum count stats "reduce --op min" "reduce --op max"; do
+		"$G" $cmd --by "$BY" -t "$TYPES" "$d/data.bin" > "$T/want"
+		spilled "$set $cmd" $cmd --by "$BY" -t "$TYPES" "$d/data.bin"
+	done
+	for f in json npy state; do
+		"$G" stats --by "$BY" -t "$TYPES" -f $f "$d/data.bin" > "$T/want"
+		GPUSTAT_GROUP_LIMIT=1K "$G" stats --by "$BY" -t "$TYPES" -f $f \
+			-j 2 --chunk-size 1000 "$d/data.bin" > "$T/got" 2>&1
+		same "$set stats -f $f"
+	done
+done
+[ -z "$(ls -A "$T/tmp")" ] && ok || bad "temp files" "left: $(ls "$T/tmp")"
+
+# text keys (strings, rows in the order of their bytes)
+python3 -c '
+import random
+random.seed(3)
+print("station,temp")
+for i in range(20000):
+    print("s%d,%.3f" % (random.randint(0, 3000), random.uniform(-50, 50)))
+' > "$T/t.csv"
+"$G" stats --header --by station -F temp "$T/t.csv" > "$T/want"
+spilled "text stats" stats --header --by station -F temp "$T/t.csv"
+
+# the sums exact, though every key went through many runs
+GPUSTAT_GROUP_LIMIT=1K "$G" sum --by 1 -t i32,f64 -j 2 --chunk-size 4K \
+	"$T/G/data.bin" > "$T/got"
+[ "$(wc -l < "$T/got")" -gt 4000 ] && ok || bad "G keys" "too few keys"
+python3 tests/group_ref.py sums "$T" G < "$T/got" && ok ||
+	bad "G sums" "not the exact sums rounded once"
+
+# states of spilled shards, merged (spilling too), are one run's bytes
+d=$T/G
+head -c 360000 "$d/data.bin" > "$T/s1"
+head -c 840000 "$d/data.bin" | tail -c +360001 > "$T/s2"
+tail -c +840001 "$d/data.bin" > "$T/s3"
+for cmd in sum stats count; do
+	"$G" $cmd --by 1 -t i32,f64 -f state "$d/data.bin" > "$T/whole"
+	for i in 1 2 3; do
+		GPUSTAT_GROUP_LIMIT=1K "$G" $cmd --by 1 -t i32,f64 -f state \
+			-o "$T/st$i" -j 2 --chunk-size 4K "$T/s$i" ||
+			bad "state $cmd $i" "failed"
+	done
+	GPUSTAT_GROUP_LIMIT=1K "$G" merge -f state "$T/st3" "$T/st1" \
+		"$T/st2" > "$T/got" 2>&1
+	cp "$T/whole" "$T/want"
+	same "merge -f state $cmd of spilled shards"
+	"$G" $cmd --by 1 -t i32,f64 "$d/data.bin" > "$T/want"
+	GPUSTAT_GROUP_LIMIT=1K "$G" merge "$T/st1" "$T/st2" "$T/st3" \
+		> "$T/got" 2>&1
+	same "merge $cmd of spilled shards"
+done
+"$G" stats --by 1 -t i32,f64 --per-file "$T/s1" "$T/s2" "$T/s3" > "$T/want"
+GPUSTAT_GROUP_LIMIT=1K "$G" stats --by 1 -t i32,f64 --per-file -j 2 \
+	"$T/s1" "$T/s2" "$T/s3" > "$T/got" 2>&1
+same "--per-file"
+[ -z "$(ls -A "$T/tmp")" ] && ok || bad "temp files" "left: $(ls "$T/tmp")"
+
+# failing: one line naming the keys and the memory, exit 1
+failing() {
+	name=$1
+	rc=$2
+	[ "$rc" -eq 1 ] && [ ! -s "$T/out" ] && [ "$(wc -l < "$T/err")" -eq 1 ] &&
+		grep -q '^gpustat: --by: [0-9]* keys .* [0-9.]* MiB of accumulators, over the limit of [0-9.]* MiB, and spilling them to .* failed: ' "$T/err" &&
+		ok || bad "$name" "rc $rc: $(cat "$T/err")"
+}
+TMPDIR=$T/none GPUSTAT_GROUP_LIMIT=64K "$G" sum --by 1 -t i32,f64 \
+	"$d/data.bin" > "$T/out" 2> "$T/err"
+failing "no \$TMPDIR" $?
+grep -q "$T/none failed: No such file" "$T/err" && ok ||
+	bad "no \$TMPDIR" "not named: $(cat "$T/err")"
+# a write that fails: a file size limit of 16 blocks (SIGXFSZ ignored, so
+# write says EFBIG); stdout is a device, not limited
+(trap '' XFSZ; ulimit -f 16 &&
+	GPUSTAT_GROUP_LIMIT=64K exec "$G" stats --by 1 -t i32,f64 \
+	"$d/data.bin" > /dev/null 2> "$T/err")
+rc=$?
+: > "$T/out"
+failing "a write fails" $rc
+[ -z "$(ls -A "$T/tmp")" ] && ok || bad "temp files" "left: $(ls "$T/tmp")"
+
+summary
