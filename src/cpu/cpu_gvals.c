@@ -1,0 +1,257 @@
+/*
+ * cpu_gvals.c - the group-by of quantile, median and mode on the CPU
+ * (gvals.h): each record's order keys and select keys appended to the
+ * thread's array, the arrays appended together, and the radix sort that
+ * orders them by key.
+ */
+#include <math.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cpu_keys.h"
+#include "gvals.h"
+#include "ktable.h"
+#include "select.h"
+
+#define SIGN64 (1ull << 63)
+
+enum { GV_OK, GV_LIMIT, GV_OOM };
+
+/* The bytes every live collection holds, all threads and passes. */
+static _Atomic uint64_t live;
+
+static size_t gvals_acc_size(const struct gs_job *job)
+{
+	(void)job;
+	return sizeof(struct gvals_acc);
+}
+
+static void gvals_acc_init(const struct gs_job *job, void *acc)
+{
+	(void)job;
+	memset(acc, 0, sizeof(struct gvals_acc));
+}
+
+static void fail(struct gvals_acc *g, int why, uint64_t bytes)
+{
+	if (g->failed)
+		return;
+	g->failed = why;
+	g->fail_n = g->n;
+	g->fail_bytes = bytes;
+}
+
+/* Room for n more records in g, counted against the limit. */
+static bool reserve(const struct gs_job *job, struct gvals_acc *g, size_t n)
+{
+	size_t w = gvals_width(job), cap = g->cap ? g->cap : 1024;
+	uint64_t now;
+	uint64_t *p;
+
+	if (g->failed)
+		return false;
+	if (g->n + n <= g->cap)
+		return true;
+	while (cap < g->n + n)
+		cap *= 2;
+	now = atomic_fetch_add(&live, (cap - g->cap) * w * 8) +
+	      (cap - g->cap) * w * 8;
+	if (now > job->group->limit) {
+		atomic_fetch_sub(&live, (cap - g->cap) * w * 8);
+		fail(g, GV_LIMIT, now);
+		return false;
+	}
+	if (!(p = realloc(g->w, cap * w * sizeof(*p)))) {
+		atomic_fetch_sub(&live, (cap - g->cap) * w * 8);
+		fail(g, GV_OOM, 0);
+		return false;
+	}
+	g->w = p;
+	g->cap = cap;
+	return true;
+}
+
+static void gvals_acc_free(const struct gs_job *job, void *acc)
+{
+	struct gvals_acc *g = acc;
+
+	atomic_fetch_sub(&live, g->cap * gvals_width(job) * 8);
+	free(g->w);
+	g->w = NULL;
+	g->n = g->cap = 0;
+}
+
+/* Where a column's elements are in a record and how to read them. */
+struct colrd {
+	size_t off, sz;
+	enum gs_type t;
+	bool swap, boolean;
+};
+
+static struct colrd colrd_of(const struct gs_job *job, unsigned k)
+{
+	struct gs_dtype d = job_col_dtype(job, k);
+	size_t sz = type_size(d.type);
+
+	return (struct colrd){
+		.off = job->rec ? job->rec->off[k] : k * sz, .sz = sz,
+		.t = d.type, .boolean = d.boolean,
+		/* one type's records were swapped already (backend_cpu.c) */
+		.swap = job->rec && d.big_endian && sz > 1,
+	};
+}
+
+static void element(const struct colrd *c, const unsigned char *rec,
+		    unsigned char *out)
+{
+	if (c->boolean) {
+		out[0] = rec[c->off] != 0;
+		return;
+	}
+	memcpy(out, rec + c->off, c->sz);
+	if (c->swap)
+		swap_bytes(out, 1, c->sz);
+}
+
+static void gvals_cpu_add(const struct gs_job *job, void *acc, void *scratch,
+			  const void *data, const void *data2, size_t nrec)
+{
+	const struct gs_group *gr = job->group;
+	struct gvals_acc *g = acc;
+	const unsigned char *d = data;
+	size_t rs = job_record_size(job), w = gvals_width(job);
+	struct colrd *kc = scratch, *vc = kc + gr->nkeys;
+	unsigned char e[8];
+	uint64_t *out;
+
+	(void)data2;
+	if (!reserve(job, g, nrec))
+		return;
+	for (unsigned k = 0; k < gr->nkeys; k++)
+		kc[k] = colrd_of(job, gr->key[k]);
+	for (unsigned j = 0; j < gr->nvals; j++)
+		vc[j] = colrd_of(job, gr->val[j]);
+	out = g->w + g->n * w;
+	for (size_t r = 0; r < nrec; r++, d += rs) {
+		for (unsigned k = 0; k < gr->nkeys; k++) {
+			element(&kc[k], d, e);
+			*out++ = gkey_of(kc[k].t, e);
+		}
+		for (unsigned j = 0; j < gr->nvals; j++) {
+			element(&vc[j], d, e);
+			if (!select_key(vc[j].t, e, out))
+				*out = GVALS_NAN;
+			out++;
+		}
+	}
+	g->n += nrec;
+}
+
+static size_t gvals_scratch_size(const struct gs_job *job)
+{
+	return gvals_width(job) * sizeof(struct colrd);
+}
+
+static void gvals_acc_merge(const struct gs_job *job, void *acc,
+			    const void *src)
+{
+	struct gvals_acc *g = acc;
+	const struct gvals_acc *s = src;
+	size_t w = gvals_width(job);
+
+	if (s->failed && !g->failed) {
+		g->failed = s->failed;
+		g->fail_n = s->fail_n;
+		g->fail_bytes = s->fail_bytes;
+	}
+	if (!s->n || !reserve(job, g, s->n))
+		return;
+	memcpy(g->w + g->n * w, s->w, s->n * w * sizeof(*g->w));
+	g->n += s->n;
+}
+
+static double mib(uint64_t n)
+{
+	return (double)n / (double)((uint64_t)1 << 20);
+}
+
+static int gvals_acc_error(const struct gs_job *job, const void *acc,
+			   struct gs_err *err)
+{
+	const struct gvals_acc *g = acc;
+
+	if (g->failed == GV_LIMIT)
+		return gs_fail(err, GS_ERUNTIME, "--by", "%llu records (and "
+			       "counting) of every key's values need %.2f MiB, "
+			       "over the limit of %.2f MiB (spilling to $TMPDIR "
+			       "is not supported yet)",
+			       (unsigned long long)g->fail_n, mib(g->fail_bytes),
+			       mib(job->group->limit));
+	if (g->failed)
+		return gs_fail(err, GS_ERUNTIME, "--by", "out of memory after "
+			       "%llu records", (unsigned long long)g->fail_n);
+	return 0;
+}
+
+const struct acc_kernels gvals_kernels = {
+	.acc_size = gvals_acc_size,
+	.acc_init = gvals_acc_init,
+	.acc_merge = gvals_acc_merge,
+	.scratch_size = gvals_scratch_size,
+	.cpu_add = gvals_cpu_add,
+	.acc_free = gvals_acc_free,
+	.acc_error = gvals_acc_error,
+};
+
+/* ---- the sort ------------------------------------------------------------- */
+
+void gvals_sort(uint64_t *a, uint64_t *tmp, size_t n, size_t w, size_t nk)
+{
+	size_t cnt[256];
+
+	for (size_t digit = 0; digit < nk * 8; digit++) {
+		size_t word = nk - 1 - digit / 8;
+		unsigned shift = (unsigned)(digit % 8) * 8;
+		size_t sum = 0;
+		bool one = false;
+
+		memset(cnt, 0, sizeof(cnt));
+		for (size_t i = 0; i < n; i++)
+			cnt[(a[i * w + word] >> shift) & 0xff]++;
+		for (unsigned b = 0; b < 256; b++) {
+			size_t c = cnt[b];
+
+			one = one || c == n;	/* every record's byte the same */
+			cnt[b] = sum;
+			sum += c;
+		}
+		if (one)
+			continue;
+		for (size_t i = 0; i < n; i++) {
+			size_t to = cnt[(a[i * w + word] >> shift) & 0xff]++;
+
+			memcpy(tmp + to * w, a + i * w, w * sizeof(*a));
+		}
+		memcpy(a, tmp, n * w * sizeof(*a));
+	}
+}
+
+union gs_scalar gvals_key(const struct gs_job *job, unsigned k, uint64_t key)
+{
+	enum gs_type t = job_col_dtype(job, job->group->key[k]).type;
+	union gs_scalar s;
+
+	if (type_is_float(t)) {
+		uint64_t b = (uint64_t)key64(key ^ SIGN64);
+
+		if (key == UINT64_MAX)
+			s.f = NAN;
+		else
+			memcpy(&s.f, &b, sizeof(s.f));
+	} else if (type_is_signed(t)) {
+		s.i = (int64_t)(key ^ SIGN64);
+	} else {
+		s.u = key;
+	}
+	return s;
+}
