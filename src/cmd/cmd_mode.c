@@ -305,9 +305,12 @@ const struct command mode_command = {
 		 "-0 and +0 are one value, printed 0; a column of NaNs only: "
 		 "\"nan 0\";\nno data: an error. 8- and 16-bit types: one "
 		 "histogram; wider types hold\neach distinct value in memory, "
-		 "up to 12.5 million per run (more is an\nerror). No -f state.",
+		 "up to 12.5 million per run (more is an\nerror). --by COLS: the "
+		 "same per key, its cells first (every key's values\nheld in "
+		 "memory, sorted). No -f state.",
 	.examples = "gpustat mode -t u8 photo.raw\n"
-		    "gpustat mode -t i32 -c 2 -f json pairs.i32",
+		    "gpustat mode -t i32 -c 2 -f json pairs.i32\n"
+		    "gpustat mode --by 1 -t u16,u8 labels.bin",
 	.opts = group_opts,
 	.default_type = GS_F32,
 	.default_format = FMT_TEXT,

@@ -289,7 +289,9 @@ static int quantile_finish(struct cli *c, const struct sbuf *b)
 	"error. Columns times quantiles are bounded (1 GiB). Exact in one\n" \
 	"pass for 8/16-bit types, two for 32-bit, two to four for 64-bit\n" \
 	"(radix select, bounded memory); a pipe read more than once is\n" \
-	"first copied to an unlinked temporary file in $TMPDIR. No -f state."
+	"first copied to an unlinked temporary file in $TMPDIR. --by COLS: the\n" \
+	"same per key, its cells first (every key's values held in memory,\n" \
+	"sorted). No -f state."
 
 const struct command quantile_command = {
 	.name = "quantile",
@@ -300,6 +302,7 @@ const struct command quantile_command = {
 		 "one value per column.\n" QUANTILE_ABOUT_TAIL,
 	.examples = "gpustat quantile -q 0.25,0.5,0.75 -t f64 data.f64\n"
 		    "gpustat quantile -q 0.99 --method nearest -t u32 -c 2 pairs.u32\n"
+		    "gpustat quantile -q 0.5,0.9 --by 1 -t i32,f32 readings.bin\n"
 		    "zstd -dc lat.f32.zst | gpustat quantile -q 0.5,0.9,0.99",
 	.opts = quantile_opts,
 	.default_type = GS_F32,
@@ -323,7 +326,8 @@ const struct command median_command = {
 		 "quantile -q 0.5,\nnumpy.median's value with the default "
 		 "method; one line, one value per\ncolumn.\n" QUANTILE_ABOUT_TAIL,
 	.examples = "gpustat median -t f64 data.f64\n"
-		    "gpustat median -t i16 -c 2 stereo.raw",
+		    "gpustat median -t i16 -c 2 stereo.raw\n"
+		    "gpustat median --header --by station -F temp data.csv",
 	.opts = median_opts,
 	.default_type = GS_F32,
 	.default_format = FMT_TEXT,

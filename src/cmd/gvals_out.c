@@ -167,7 +167,7 @@ static bool column(struct gv *o, size_t r, unsigned j, uint64_t *v,
 	if (m < 64)
 		qsort(v, m, sizeof(*v), cmp_u64);
 	else
-		gvals_sort(v, tmp, m, 1, 1);
+		(void)gvals_sort(v, tmp, m, 1, 1);	/* one word: no memory */
 	while (type_is_float(t) && nan < m && v[m - 1 - nan] == GVALS_NAN)
 		nan++;
 	o->nan[at] = nan;
@@ -509,8 +509,11 @@ static int gvals_done(struct cli *c, void *acc, struct sbuf *b,
 			       (double)gr->limit / 1048576.0);
 	if (!(tmp = malloc((g->n ? g->n : 1) * o.wd * sizeof(*tmp))))
 		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
-	gvals_sort(g->w, tmp, g->n, o.wd, o.nk);
+	bool sorted = gvals_sort(g->w, tmp, g->n, o.wd, o.nk);
+
 	free(tmp);
+	if (!sorted)
+		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
 	o.w = g->w;
 	rc = results(&o, g->n, err);
 	for (size_t i = 0; rc == 0 && i < o.nrun * o.nv; i++)

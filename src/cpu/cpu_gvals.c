@@ -1,8 +1,9 @@
 /*
  * cpu_gvals.c - the group-by of quantile, median and mode on the CPU
  * (gvals.h): each record's order keys and select keys appended to the
- * thread's array, the arrays appended together, and the radix sort that
- * orders them by key.
+ * thread's array, the arrays appended together (the first one moved, not
+ * copied: src is the caller's to free after a merge, and left empty), and
+ * the radix sort that orders them by key.
  */
 #include <math.h>
 #include <stdatomic.h>
@@ -164,7 +165,21 @@ static void gvals_acc_merge(const struct gs_job *job, void *acc,
 		g->fail_n = s->fail_n;
 		g->fail_bytes = s->fail_bytes;
 	}
-	if (!s->n || !reserve(job, g, s->n))
+	if (!s->n)
+		return;
+	if (!g->cap && !g->failed) {
+		/* the first: its array moves over (every caller frees src
+		 * after merging it, and the thread's array is the bulk) */
+		struct gvals_acc *from = (struct gvals_acc *)src;
+
+		g->w = from->w;
+		g->n = from->n;
+		g->cap = from->cap;
+		from->w = NULL;
+		from->n = from->cap = 0;
+		return;
+	}
+	if (!reserve(job, g, s->n))
 		return;
 	memcpy(g->w + g->n * w, s->w, s->n * w * sizeof(*g->w));
 	g->n += s->n;
@@ -205,35 +220,69 @@ const struct acc_kernels gvals_kernels = {
 
 /* ---- the sort ------------------------------------------------------------- */
 
-void gvals_sort(uint64_t *a, uint64_t *tmp, size_t n, size_t w, size_t nk)
+/* Record i of w words from a to slot `to` of b. */
+static inline void move(uint64_t *b, size_t to, const uint64_t *a, size_t i,
+			size_t w)
 {
-	size_t cnt[256];
+	if (w == 1) {
+		b[to] = a[i];
+	} else if (w == 2) {
+		b[2 * to] = a[2 * i];
+		b[2 * to + 1] = a[2 * i + 1];
+	} else {
+		for (size_t k = 0; k < w; k++)
+			b[to * w + k] = a[i * w + k];
+	}
+}
 
+/* LSD radix: one read counts every byte of the keys, and the bytes that
+ * every record shares take no pass; the passes go back and forth between
+ * a and tmp. */
+bool gvals_sort(uint64_t *a, uint64_t *tmp, size_t n, size_t w, size_t nk)
+{
+	size_t one_word[8][256];
+	size_t (*cnt)[256] = nk == 1 ? one_word : calloc(nk * 8, sizeof(*cnt));
+	uint64_t *from = a, *to = tmp;
+
+	if (!cnt)
+		return false;
+	if (nk == 1)
+		memset(one_word, 0, sizeof(one_word));
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < nk; k++) {
+			uint64_t x = a[i * w + k];
+
+			for (unsigned b = 0; b < 8; b++)
+				cnt[k * 8 + b][(x >> (8 * b)) & 0xff]++;
+		}
 	for (size_t digit = 0; digit < nk * 8; digit++) {
 		size_t word = nk - 1 - digit / 8;
 		unsigned shift = (unsigned)(digit % 8) * 8;
-		size_t sum = 0;
+		size_t *c = cnt[word * 8 + digit % 8], sum = 0;
 		bool one = false;
 
-		memset(cnt, 0, sizeof(cnt));
-		for (size_t i = 0; i < n; i++)
-			cnt[(a[i * w + word] >> shift) & 0xff]++;
 		for (unsigned b = 0; b < 256; b++) {
-			size_t c = cnt[b];
+			size_t k = c[b];
 
-			one = one || c == n;	/* every record's byte the same */
-			cnt[b] = sum;
-			sum += c;
+			one = one || k == n;	/* every record's byte the same */
+			c[b] = sum;
+			sum += k;
 		}
 		if (one)
 			continue;
-		for (size_t i = 0; i < n; i++) {
-			size_t to = cnt[(a[i * w + word] >> shift) & 0xff]++;
+		for (size_t i = 0; i < n; i++)
+			move(to, c[(from[i * w + word] >> shift) & 0xff]++, from, i,
+			     w);
+		uint64_t *t = from;
 
-			memcpy(tmp + to * w, a + i * w, w * sizeof(*a));
-		}
-		memcpy(a, tmp, n * w * sizeof(*a));
+		from = to;
+		to = t;
 	}
+	if (from != a)
+		memcpy(a, from, n * w * sizeof(*a));
+	if (cnt != one_word)
+		free(cnt);
+	return true;
 }
 
 union gs_scalar gvals_key(const struct gs_job *job, unsigned k, uint64_t key)

@@ -37,8 +37,8 @@ static inline size_t gvals_width(const struct gs_job *job)
 
 /* Sort n records of w words at a by their first nk words, as unsigned
  * lexicographic keys (LSD radix over the bytes that differ; tmp holds n
- * records too). */
-void gvals_sort(uint64_t *a, uint64_t *tmp, size_t n, size_t w, size_t nk);
+ * records too). false: no memory to count in (nk > 1). */
+bool gvals_sort(uint64_t *a, uint64_t *tmp, size_t n, size_t w, size_t nk);
 
 /* Key column k's order key as the value it is: .f for a float key, .i
  * or .u by the signedness of an integer key (a NaN key: the quiet NaN). */
