@@ -35,6 +35,7 @@
 #include "commands.h"
 #include "group.h"
 #include "gvals.h"
+#include "pool.h"
 #include "gvals_out.h"
 #include "quantile.h"
 #include "textkeys.h"
@@ -55,7 +56,6 @@ struct gv {
 	uint64_t *best;		/* mode: [run][column] its count */
 	size_t *mfirst, *mn;	/* mode: [run][column] its modes in modes[] */
 	uint64_t *modes;
-	size_t nmodes, capmodes;
 	/* the row cursor of mode */
 	size_t at_run, at_col, at_mode;
 	char **names;
@@ -114,25 +114,36 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static bool add_mode(struct gv *o, uint64_t key)
-{
-	if (o->nmodes == o->capmodes) {
-		size_t cap = o->capmodes ? 2 * o->capmodes : 1024;
-		uint64_t *p = realloc(o->modes, cap * sizeof(*p));
+/* A thread's share of the runs, r0 to r1, and the modes it found. */
+struct part {
+	struct gv *o;
+	const size_t *len;	/* [run] its records */
+	size_t r0, r1;
+	uint64_t *modes;
+	size_t nmodes, capmodes;
+	bool oom;
+};
 
-		if (!p)
+static bool add_mode(struct part *p, uint64_t key)
+{
+	if (p->nmodes == p->capmodes) {
+		size_t cap = p->capmodes ? 2 * p->capmodes : 1024;
+		uint64_t *m = realloc(p->modes, cap * sizeof(*m));
+
+		if (!m)
 			return false;
-		o->modes = p;
-		o->capmodes = cap;
+		p->modes = m;
+		p->capmodes = cap;
 	}
-	o->modes[o->nmodes++] = key;
+	p->modes[p->nmodes++] = key;
 	return true;
 }
 
 /* Mode of the m sorted keys v: the count of the longest runs, and each
  * such run's key, ascending. */
-static bool mode_of(struct gv *o, size_t at, const uint64_t *v, size_t m)
+static bool mode_of(struct part *p, size_t at, const uint64_t *v, size_t m)
 {
+	struct gv *o = p->o;
 	uint64_t best = 0;
 
 	for (size_t i = 0, e; i < m; i = e) {
@@ -142,22 +153,23 @@ static bool mode_of(struct gv *o, size_t at, const uint64_t *v, size_t m)
 			best = e - i;
 	}
 	o->best[at] = best;
-	o->mfirst[at] = o->nmodes;
+	o->mfirst[at] = p->nmodes;	/* in p's modes until joined */
 	for (size_t i = 0, e; i < m; i = e) {
 		for (e = i + 1; e < m && v[e] == v[i]; e++)
 			;
-		if (e - i == best && !add_mode(o, v[i]))
+		if (e - i == best && !add_mode(p, v[i]))
 			return false;
 	}
-	o->mn[at] = o->nmodes - o->mfirst[at];
+	o->mn[at] = p->nmodes - o->mfirst[at];
 	return true;
 }
 
 /* Column j of run r: its values sorted into v (tmp: as many), then its
  * results. */
-static bool column(struct gv *o, size_t r, unsigned j, uint64_t *v,
+static bool column(struct part *p, size_t r, unsigned j, uint64_t *v,
 		   uint64_t *tmp)
 {
+	struct gv *o = p->o;
 	const struct quantile_state *qs = o->c->state;
 	size_t from = o->first[r], at = r * o->nv + j, m = o->count[at], nan = 0;
 	enum gs_type t = val_type(o, j);
@@ -173,18 +185,18 @@ static bool column(struct gv *o, size_t r, unsigned j, uint64_t *v,
 	o->nan[at] = nan;
 	m -= nan;
 	if (o->mode)
-		return mode_of(o, at, v, m);
+		return mode_of(p, at, v, m);
 	for (unsigned q = 0; q < o->nq; q++) {
 		struct qcell *cell = &o->cells[(r * o->nq + q) * o->nv + j];
-		struct qpick p;
+		struct qpick pick;
 
 		if (!m) {
 			cell->f = NAN;
 			cell->is_int = false;
 			continue;
 		}
-		qpick_of(qs->method, &qs->q[q], m, &p);
-		quantile_cell(t, &p, v[p.lo], v[p.hi], cell);
+		qpick_of(qs->method, &qs->q[q], m, &pick);
+		quantile_cell(t, &pick, v[pick.lo], v[pick.hi], cell);
 	}
 	return true;
 }
@@ -211,11 +223,86 @@ static int bytes_cmp(const void *a, const void *b)
 	return 0;
 }
 
+/* Thread i's runs: each value column's results. */
+static void work(void *arg, int i, int n)
+{
+	struct part *p = (struct part *)arg + i;
+	struct gv *o = p->o;
+	size_t most = 1;
+	uint64_t *v, *tmp;
+
+	(void)n;
+	for (size_t r = p->r0; r < p->r1; r++)
+		most = p->len[r] > most ? p->len[r] : most;
+	v = malloc(most * sizeof(*v));
+	tmp = malloc(most * sizeof(*tmp));
+	p->oom = !v || !tmp;
+	for (size_t r = p->r0; !p->oom && r < p->r1; r++)
+		for (unsigned j = 0; !p->oom && j < o->nv; j++) {
+			o->count[r * o->nv + j] = p->len[r];
+			p->oom = !column(p, r, j, v, tmp);
+		}
+	free(v);
+	free(tmp);
+}
+
+/* The runs' results on the threads (-j), each a share of about as many
+ * records, then their modes joined in run order. 0, or -1: out of memory. */
+static int split(struct gv *o, const size_t *len, size_t n)
+{
+	int nt = o->c->eo.threads > 0 ? o->c->eo.threads : 1;
+	struct pool pool;
+	struct part *p;
+	size_t r = 0, done = 0, total = 0;
+	int rc = 0;
+
+	if ((size_t)nt > o->nrun)
+		nt = o->nrun ? (int)o->nrun : 1;
+	if (nt > 1 && pool_init(&pool, nt) < 0)
+		nt = 1;
+	if (!(p = calloc((size_t)nt, sizeof(*p)))) {
+		if (nt > 1)
+			pool_release(&pool);
+		return -1;
+	}
+	for (int i = 0; i < nt; i++) {
+		p[i] = (struct part){ .o = o, .len = len, .r0 = r };
+		while (r < o->nrun && (i == nt - 1 || done < n / nt * (i + 1)))
+			done += len[r++];
+		p[i].r1 = r;
+	}
+	if (nt > 1) {
+		pool_run(&pool, work, p);
+		pool_release(&pool);
+	} else {
+		work(p, 0, 1);
+	}
+	for (int i = 0; i < nt; i++) {
+		rc = p[i].oom ? -1 : rc;
+		total += p[i].nmodes;
+	}
+	if (o->mode && rc == 0 &&
+	    !(o->modes = malloc((total ? total : 1) * sizeof(*o->modes))))
+		rc = -1;
+	total = 0;
+	for (int i = 0; i < nt; i++) {
+		for (size_t c = p[i].r0 * o->nv; rc == 0 && o->mode &&
+		     c < p[i].r1 * o->nv; c++)
+			o->mfirst[c] += total;
+		if (rc == 0 && p[i].nmodes)
+			memcpy(o->modes + total, p[i].modes,
+			       p[i].nmodes * sizeof(*o->modes));
+		total += p[i].nmodes;
+		free(p[i].modes);
+	}
+	free(p);
+	return rc;
+}
+
 /* The runs of equal keys of the sorted records, their results. */
 static int results(struct gv *o, size_t n, struct gs_err *err)
 {
-	size_t nk = o->nk, cells, most = 0;
-	uint64_t *v = NULL, *tmp = NULL;
+	size_t nk = o->nk, cells;
 	size_t *len;
 
 	o->first = malloc((n ? n : 1) * sizeof(*o->first));
@@ -242,26 +329,13 @@ static int results(struct gv *o, size_t n, struct gs_err *err)
 		free(len);
 		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
 	}
-	for (size_t r = 0; r < o->nrun; r++) {
+	for (size_t r = 0; r < o->nrun; r++)
 		len[r] = (r + 1 < o->nrun ? o->first[r + 1] : n) - o->first[r];
-		most = len[r] > most ? len[r] : most;
-	}
-	v = malloc((most ? most : 1) * sizeof(*v));
-	tmp = malloc((most ? most : 1) * sizeof(*tmp));
-	for (size_t r = 0; v && tmp && r < o->nrun; r++)
-		for (unsigned j = 0; j < o->nv; j++) {
-			o->count[r * o->nv + j] = len[r];
-			if (!column(o, r, j, v, tmp)) {
-				free(v);
-				v = NULL;
-				break;
-			}
-		}
+	bool oom = split(o, len, n) < 0;
+
 	free(len);
-	free(tmp);
-	if (!v)
+	if (oom)
 		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
-	free(v);
 	for (size_t r = 0; r < o->nrun; r++)
 		o->order[r] = r;
 	if (o->tk) {
