@@ -314,6 +314,16 @@ static int results(struct gv *o, size_t n, struct gs_err *err)
 				 nk * sizeof(*o->w)))
 			o->first[o->nrun++] = i;
 	cells = o->nrun * o->nv;
+	if ((double)cells * (o->mode ? 40 : 16 + (double)o->nq *
+			     sizeof(*o->cells)) > (double)o->job->group->limit)
+		return gs_fail(err, GS_ERUNTIME, "--by", "%llu keys of %u value "
+			       "column%s%s need %.2f MiB of results, over the "
+			       "limit of %.2f MiB", (unsigned long long)o->nrun,
+			       o->nv, o->nv == 1 ? "" : "s",
+			       o->mode ? "" : " and their quantiles",
+			       (double)cells * (o->mode ? 40 : 16 + (double)o->nq *
+			       sizeof(*o->cells)) / 1048576.0,
+			       (double)o->job->group->limit / 1048576.0);
 	o->count = calloc(cells ? cells : 1, sizeof(*o->count));
 	o->nan = calloc(cells ? cells : 1, sizeof(*o->nan));
 	len = malloc((o->nrun ? o->nrun : 1) * sizeof(*len));
