@@ -18,7 +18,7 @@ integer extremes. For every command and option set checked:
     method=...), np.nanmedian, and mode by counting (collections.Counter,
     -0 as 0, every value of the highest count ascending), counts and NaNs;
   - the same bytes for -j 1, -j 2 and -j 3 with small odd chunks, and
-    from stdin; csv's header and npy's fields.
+    from stdin; csv's header; npy's fields, row by row csv's numbers.
 """
 import io
 import json
@@ -323,15 +323,24 @@ def check(part):
                "mode": (["column"] if nv > 1 else []) + ["value", "count"]}
         report(name + " csv header", head == ",".join(keys + own[cmd]),
                head)
+        csv = [line.split(",") for line in out.decode().splitlines()[1:]]
         rc, out, err = run(base + ["-f", "npy", data])
         try:
             a = np.load(io.BytesIO(out))
-            rows = got.decode().count("\n")
-            good = len(a) == rows and len(a.dtype.names) == \
-                len(by) + (1 if cmd == "quantile" else 0) + \
-                (nv if cmd != "mode" else 3)
-            report(name + " npy", good, "%s %d rows, text %d" %
-                   (a.dtype, len(a), rows))
+            names = list(a.dtype.names)
+            if cmd == "mode" and nv == 1:	# npy has the column always
+                names.pop(len(by))
+            good = len(a) == len(csv) and len(names) == len(csv[0])
+            why = "%s %d rows, csv %d" % (a.dtype, len(a), len(csv))
+            for r in range(len(a) if good else 0):
+                if not good:
+                    break
+                for f, cell in zip(names, csv[r]):
+                    if not close(float(a[r][f]), float(cell)):
+                        good, why = False, "row %d %s: %r, csv %s" % (
+                            r, f, a[r][f], cell)
+                        break
+            report(name + " npy", good, why)
         except Exception as e:
             report(name + " npy", False, "%s (rc %d: %s)" % (e, rc,
                                                          err.decode()))

@@ -382,9 +382,11 @@ static bool row(void *ctx, uint64_t r, struct wval *cells)
 	if (!o->mode) {
 		unsigned q = (unsigned)(r % o->nq);
 
-		if (with_q(o))
+		if (with_q(o))	/* arrays: the double nearest P */
 			cells[at++] = (struct wval){ .kind = W_DEC,
-						     .s = qs->q[q].text };
+						     .s = qs->q[q].text,
+						     .f = strtod(qs->q[q].text,
+								 NULL) };
 		for (unsigned j = 0; j < o->nv; j++)
 			cells[at + j] = quantile_wval(&o->cells[(run * o->nq + q) *
 							       o->nv + j]);
