@@ -136,6 +136,12 @@ def dataset(part):
         n = 30000
         types, by = ["i64", "f64"], [1]
         cols = [rng.integers(-30, 30, n), rng.normal(0, 1, n).round(2)]
+    elif part == "big":		# past the threads' sort (65536 records)
+        n = 100000
+        types, by = ["i16", "f64", "f32"], [1, 3]
+        cols = [rng.integers(-2, 3, n), rng.normal(0, 1, n).round(3),
+                rng.choice(np.array([0.0, -0.0, np.nan, 1.5, -np.inf],
+                                    dtype="<f4"), n)]
     else:
         raise SystemExit("no part " + part)
     dt = np.dtype([("c%d" % i, NP[t]) for i, t in enumerate(types)])
@@ -294,7 +300,8 @@ def check(part):
                why or "got\n%s\nwant\n%s" % (got.decode()[:800],
                                             (want or b"").decode()[:800]))
         for more in (["-j", "2", "--chunk-size", "1K"],
-                     ["-j", "3", "--chunk-size", "1000"]):
+                     ["-j", "3", "--chunk-size", "1000"],
+                     ["-j", "4", "--chunk-size", "64K"]):
             rc2, got2, err2 = run(base + more + [data])
             report(name + " " + " ".join(more), rc2 == 0 and got2 == got,
                    err2.decode())

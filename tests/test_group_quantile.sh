@@ -7,7 +7,8 @@
 #    payloads, infinities, integer extremes, keys of one record, two key
 #    columns, a key in the middle of one type's records, f16; values with
 #    NaN, infinities, -0, ties and integer extremes; the same bytes for
-#    -j 1, 2, 3, small odd chunks and stdin; csv's header, npy's fields;
+#    -j 1 to 4 (the sort on threads past 65536 records), small odd chunks
+#    and stdin; csv's header, npy's fields against csv's numbers;
 #  - text keys (strings, by their bytes) against the ungrouped command on
 #    each key's values;
 #  - --per-file's total: one run over the operands in a row;
@@ -21,7 +22,7 @@ NAME=group_quantile
 . tests/lib.sh
 
 if python3 -c 'import numpy' 2> /dev/null; then
-	for part in ikey fkey onetype twokeys f16 many; do
+	for part in ikey fkey onetype twokeys f16 many big; do
 		reference tests/group_quantile_ref.py "$part" 20
 	done
 else

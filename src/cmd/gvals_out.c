@@ -595,7 +595,8 @@ static int gvals_done(struct cli *c, void *acc, struct sbuf *b,
 			       (double)gr->limit / 1048576.0);
 	if (!(tmp = malloc((g->n ? g->n : 1) * o.wd * sizeof(*tmp))))
 		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
-	bool sorted = gvals_sort(g->w, tmp, g->n, o.wd, o.nk);
+	bool sorted = gvals_sort_threads(g->w, tmp, g->n, o.wd, o.nk,
+					 c->eo.threads);
 
 	free(tmp);
 	if (!sorted)

@@ -12,6 +12,7 @@
 #include "cpu_keys.h"
 #include "gvals.h"
 #include "ktable.h"
+#include "pool.h"
 #include "select.h"
 
 #define SIGN64 (1ull << 63)
@@ -282,6 +283,116 @@ bool gvals_sort(uint64_t *a, uint64_t *tmp, size_t n, size_t w, size_t nk)
 		memcpy(a, from, n * w * sizeof(*a));
 	if (cnt != one_word)
 		free(cnt);
+	return true;
+}
+
+/* ---- the sort on threads -------------------------------------------------- */
+
+/* One LSD pass shared by the threads, each a slice of the records: each
+ * counts its slice's digits, the offsets go bucket by bucket and within a
+ * bucket thread by thread, so the scatter is stable as one thread's. */
+struct psort {
+	const uint64_t *from;
+	uint64_t *to;
+	size_t n, w, nk, word;
+	unsigned shift;
+	size_t (*cnt)[256];	/* [thread][byte]; all digits: [thread * nk * 8 + d] */
+};
+
+static void slice(const struct psort *s, int i, int nt, size_t *lo, size_t *hi)
+{
+	*lo = s->n / (size_t)nt * (size_t)i;
+	*hi = i == nt - 1 ? s->n : s->n / (size_t)nt * (size_t)(i + 1);
+}
+
+static void count_all(void *arg, int i, int nt)
+{
+	struct psort *s = arg;
+	size_t lo, hi, (*c)[256] = s->cnt + (size_t)i * s->nk * 8;
+
+	slice(s, i, nt, &lo, &hi);
+	memset(c, 0, s->nk * 8 * sizeof(*c));
+	for (size_t r = lo; r < hi; r++)
+		for (size_t k = 0; k < s->nk; k++) {
+			uint64_t x = s->from[r * s->w + k];
+
+			for (unsigned b = 0; b < 8; b++)
+				c[k * 8 + b][(x >> (8 * b)) & 0xff]++;
+		}
+}
+
+static void count_digit(void *arg, int i, int nt)
+{
+	struct psort *s = arg;
+	size_t lo, hi, *c = s->cnt[i];
+
+	slice(s, i, nt, &lo, &hi);
+	memset(c, 0, 256 * sizeof(*c));
+	for (size_t r = lo; r < hi; r++)
+		c[(s->from[r * s->w + s->word] >> s->shift) & 0xff]++;
+}
+
+static void scatter(void *arg, int i, int nt)
+{
+	struct psort *s = arg;
+	size_t lo, hi, *c = s->cnt[i];
+
+	slice(s, i, nt, &lo, &hi);
+	for (size_t r = lo; r < hi; r++)
+		move(s->to, c[(s->from[r * s->w + s->word] >> s->shift) & 0xff]++,
+		     s->from, r, s->w);
+}
+
+bool gvals_sort_threads(uint64_t *a, uint64_t *tmp, size_t n, size_t w,
+			size_t nk, int threads)
+{
+	struct psort s = { .from = a, .to = tmp, .n = n, .w = w, .nk = nk };
+	struct pool pool;
+	size_t (*all)[256];
+	int nt = threads;
+
+	if (nt < 2 || n < ((size_t)1 << 16) || pool_init(&pool, nt) < 0)
+		return gvals_sort(a, tmp, n, w, nk);
+	if (!(s.cnt = calloc((size_t)nt * nk * 8, sizeof(*s.cnt))) ||
+	    !(all = calloc(nk * 8, sizeof(*all)))) {
+		free(s.cnt);
+		pool_release(&pool);
+		return false;
+	}
+	pool_run(&pool, count_all, &s);
+	for (int t = 0; t < nt; t++)
+		for (size_t d = 0; d < nk * 8; d++)
+			for (unsigned b = 0; b < 256; b++)
+				all[d][b] += s.cnt[(size_t)t * nk * 8 + d][b];
+	for (size_t digit = 0; digit < nk * 8; digit++) {
+		size_t sum = 0;
+		bool one = false;
+
+		s.word = nk - 1 - digit / 8;
+		s.shift = (unsigned)(digit % 8) * 8;
+		for (unsigned b = 0; b < 256; b++)
+			one = one || all[s.word * 8 + digit % 8][b] == n;
+		if (one)
+			continue;
+		pool_run(&pool, count_digit, &s);
+		for (unsigned b = 0; b < 256; b++)
+			for (int t = 0; t < nt; t++) {
+				size_t k = s.cnt[t][b];
+
+				s.cnt[t][b] = sum;
+				sum += k;
+			}
+		pool_run(&pool, scatter, &s);
+		uint64_t *f = (uint64_t *)s.from;
+
+		s.from = s.to;
+		s.to = f;
+	}
+	pool_release(&pool);
+	if (s.from != a)
+		memcpy(a, s.from, n * w * sizeof(*a));
+	free(s.cnt);
+	free(all);
 	return true;
 }
 

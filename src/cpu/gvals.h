@@ -39,6 +39,10 @@ static inline size_t gvals_width(const struct gs_job *job)
  * lexicographic keys (LSD radix over the bytes that differ; tmp holds n
  * records too). false: no memory to count in (nk > 1). */
 bool gvals_sort(uint64_t *a, uint64_t *tmp, size_t n, size_t w, size_t nk);
+/* The same on threads threads (each pass's slices counted and scattered
+ * apart, offsets thread by thread within a bucket: the same order). */
+bool gvals_sort_threads(uint64_t *a, uint64_t *tmp, size_t n, size_t w,
+			size_t nk, int threads);
 
 /* Key column k's order key as the value it is: .f for a float key, .i
  * or .u by the signedness of an integer key (a NaN key: the quiet NaN). */
