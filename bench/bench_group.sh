@@ -1,13 +1,15 @@
 #!/bin/sh
-# sum --by and stats --by against numpy and, where importable, polars and
-# DuckDB (issue 31's targets): N million records (i32 key, f32 value),
+# sum --by, stats --by and median --by against numpy and, where importable,
+# polars, pandas and DuckDB (issue 31's targets): N million records (i32 key, f32 value),
 # page-cached, with K distinct keys (default "1000 1000000"); each tool's
 # time with its load from the file included (np.fromfile; polars and DuckDB
 # handed the arrays numpy read, their load being that same fromfile), one
 # run each for the peers, best of $RUNS for gpustat, all in one run. numpy:
 # np.unique(k, return_inverse) + np.bincount(inverse, weights=v) (float64
 # sums rounded as they go); the per-key sums are compared once with
-# gpustat's (exact, rounded once) within 1e-6 relative.
+# gpustat's (exact, rounded once) within 1e-6 relative. median: numpy's
+# np.lexsort((v, k)) then each key's middle elements (vectorized), pandas'
+# groupby().median(), polars' group_by median; compared with gpustat's.
 #
 #   sh bench/bench_group.sh [MRECORDS] [KEYS...]   (default 100, 1000 1000000)
 # TMPDIR: where the files go; PY=python3; BACKENDS="cpu" (add cuda when
@@ -64,6 +66,31 @@ try:
     print("polars group_by stats %.3f" % (tn * 0 + time.perf_counter() - t))
 except ImportError:
     pass
+t = time.perf_counter()
+a = np.fromfile(f, dt)
+o = np.lexsort((a["v"], a["k"]))
+k, v = a["k"][o], a["v"][o].astype(np.float64)
+u, first, cnt = np.unique(k, return_index=True, return_counts=True)
+med = (v[first + (cnt - 1) // 2] + v[first + cnt // 2]) / 2
+print("numpy lexsort median %.3f" % (time.perf_counter() - t))
+np.savetxt(out + ".median", np.column_stack([u, med]), fmt="%.17g")
+try:
+    import pandas as pd
+    t = time.perf_counter()
+    a = np.fromfile(f, dt)
+    pd.DataFrame({"k": a["k"], "v": a["v"]}).groupby("k")["v"].median()
+    print("pandas groupby median %.3f" % (time.perf_counter() - t))
+except ImportError:
+    pass
+try:
+    import polars as pl
+    t = time.perf_counter()
+    a = np.fromfile(f, dt)
+    pl.DataFrame({"k": a["k"], "v": a["v"]}).group_by("k").agg(
+        pl.col("v").median()).sort("k")
+    print("polars group_by median %.3f" % (time.perf_counter() - t))
+except ImportError:
+    pass
 try:
     import duckdb
     t = time.perf_counter()
@@ -85,10 +112,20 @@ print("equal keys, close sums" if ok else "DIFFERENT")
 PY
 )
 	echo "-- $K keys: gpustat against numpy: $same" >> "$rows"
+	./gpustat median -t i32,f32 --by 1 "$F" > "$TMP/gs_g.txt"
+	same=$($PY - "$TMP/gs_g.txt" "$TMP/np_g.txt.median" <<'PY'
+import sys
+import numpy as np
+a = np.loadtxt(sys.argv[1]); b = np.loadtxt(sys.argv[2])
+print("equal keys and medians" if a.shape == b.shape and (a == b).all() else "DIFFERENT")
+PY
+)
+	echo "-- $K keys: gpustat median against numpy: $same" >> "$rows"
 	for be in ${BACKENDS:-cpu}; do
 		echo "gpustat sum --by ($be) $(secs "./gpustat sum -q --backend $be -t i32,f32 --by 1 '$F'")" >> "$rows"
 		echo "gpustat stats --by ($be) $(secs "./gpustat stats -q --backend $be -t i32,f32 --by 1 '$F'")" >> "$rows"
 		echo "gpustat sum --by -j 1 ($be) $(secs "./gpustat sum -q -j 1 --backend $be -t i32,f32 --by 1 '$F'")" >> "$rows"
+		echo "gpustat median --by ($be) $(secs "./gpustat median -q --backend $be -t i32,f32 --by 1 '$F'")" >> "$rows"
 	done
 	echo "cat $(secs "cat '$F'")" >> "$rows"
 	echo "== $K keys, $MR M records"
@@ -96,4 +133,4 @@ PY
 	: > "$rows"
 	rm -f "$F"
 done
-rm -f "$rows" "$TMP/np_g.txt" "$TMP/gs_g.txt"
+rm -f "$rows" "$TMP/np_g.txt" "$TMP/np_g.txt.median" "$TMP/gs_g.txt"

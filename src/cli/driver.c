@@ -233,7 +233,7 @@ static int check_mixed(const struct cli *c, struct gs_err *err)
 {
 	char t[200];
 
-	if (!c->job.rec)
+	if (!c->job.rec || c->by)	/* --by reads every column of them */
 		return 0;
 	bool bools = true;
 

@@ -87,11 +87,21 @@ static int put(const struct cli *c, const struct wresult *r, struct sbuf *b,
 		} else if (f->depth == 1) {
 			add_list(b, r->ctx, f, 0);
 		} else {
+			uint64_t mid = f->depth == 3 ? f->mid : 1;
+
 			sb_add(b, "[");
 			for (uint64_t i = 0; i < f->n; i++) {
 				if (i)
 					sb_add(b, ",");
-				add_list(b, r->ctx, f, i);
+				if (f->depth == 3)
+					sb_add(b, "[");
+				for (uint64_t j = 0; j < mid; j++) {
+					if (j)
+						sb_add(b, ",");
+					add_list(b, r->ctx, f, i * mid + j);
+				}
+				if (f->depth == 3)
+					sb_add(b, "]");
 			}
 			sb_add(b, "]");
 		}

@@ -54,11 +54,12 @@ static inline struct wval wv_f64(double f)
 	return (struct wval){ .kind = W_F64, .f = f };
 }
 
-/* A json field: one value (depth 0), a list of m values (depth 1) or n
- * lists of m values each (depth 2). Value j of list i is get(ctx, id, i,
- * j) (false: leave it out), or, without get, the u64 at base + j * stride.
- * With len, list i holds len(ctx, i) values. With str, the value is that
- * string. */
+/* A json field: one value (depth 0), a list of m values (depth 1), n
+ * lists of m values each (depth 2), or n lists of mid such lists (depth
+ * 3: list j of outer list i is list i * mid + j below). Value j of list i
+ * is get(ctx, id, i, j) (false: leave it out), or, without get, the u64
+ * at base + j * stride. With len, list i holds len(ctx, i) values. With
+ * str, the value is that string. */
 struct wfield {
 	const char *name;
 	int depth;
@@ -69,6 +70,7 @@ struct wfield {
 	const void *base;
 	size_t stride;
 	const char *str;
+	uint64_t mid;		/* depth 3 */
 };
 
 struct wresult {

@@ -19,6 +19,8 @@
 #include <string.h>
 
 #include "command.h"
+#include "group.h"
+#include "gvals_out.h"
 #include "results.h"
 #include "writer.h"
 #include "select.h"
@@ -43,7 +45,19 @@ static int mode_check(struct cli *c, struct gs_err *err)
 	if (c->format == FMT_STATE)
 		return gs_fail(err, GS_EUSAGE, "mode", "has no -f state; run it "
 			       "over the whole input");
-	return 0;
+	return group_check(c, err);
+}
+
+static int mode_option(struct cli *c, int id, const char *arg,
+		       struct gs_err *err)
+{
+	(void)id;		/* --by, its one option */
+	return group_option(c, arg, err);
+}
+
+uint64_t *mode_nan_total(struct cli *c)
+{
+	return &((struct mode_state *)c->state)->nan_total;
 }
 
 static uint64_t pow2_at_least(uint64_t n)
@@ -124,7 +138,7 @@ static int column_result(struct cli *c, void *acc, unsigned k,
 
 /* ---- output --------------------------------------------------------------- */
 
-static struct wval key_value(enum gs_type t, uint64_t key)
+struct wval mode_value(enum gs_type t, uint64_t key)
 {
 	int64_t i;
 	uint64_t u;
@@ -155,7 +169,7 @@ static bool row(void *ctx, uint64_t r, struct wval *cells)
 		t->k = 0, t->i = 0;
 	m = &t->res[t->k];
 	cells[0] = wv_u64(t->k);
-	cells[1] = m->nkeys ? key_value(t->type, m->keys[t->i]) : wv_f64(NAN);
+	cells[1] = m->nkeys ? mode_value(t->type, m->keys[t->i]) : wv_f64(NAN);
 	cells[2] = wv_u64(m->best);
 	if (++t->i >= m->nkeys)
 		t->k++, t->i = 0;
@@ -167,7 +181,7 @@ static bool get(void *ctx, int id, uint64_t i, uint64_t j, struct wval *v)
 {
 	const struct table *t = ctx;
 
-	*v = key_value(t->type, t->res[i].keys[j]);
+	*v = mode_value(t->type, t->res[i].keys[j]);
 	return true;
 }
 
@@ -255,7 +269,8 @@ static int mode_plan(struct cli *c, const struct pass **passes,
 	unsigned bits = select_key_bits(c->job.dtype.type);
 	uint64_t cols = c->job.columns, cap = MODE_SLOTS / pow2_at_least(cols);
 
-	(void)err;
+	if (c->by)
+		return gvals_plan(c, passes, err);
 	memset(pl, 0, sizeof(*pl));
 	c->job.select = pl;
 	pl->key_bits = bits;
@@ -290,14 +305,19 @@ const struct command mode_command = {
 		 "-0 and +0 are one value, printed 0; a column of NaNs only: "
 		 "\"nan 0\";\nno data: an error. 8- and 16-bit types: one "
 		 "histogram; wider types hold\neach distinct value in memory, "
-		 "up to 12.5 million per run (more is an\nerror). No -f state.",
+		 "up to 12.5 million per run (more is an\nerror). --by COLS: the "
+		 "same per key, its cells first (every key's values\nheld in "
+		 "memory, sorted). No -f state.",
 	.examples = "gpustat mode -t u8 photo.raw\n"
-		    "gpustat mode -t i32 -c 2 -f json pairs.i32",
+		    "gpustat mode -t i32 -c 2 -f json pairs.i32\n"
+		    "gpustat mode --by 1 -t u16,u8 labels.bin",
+	.opts = group_opts,
 	.default_type = GS_F32,
 	.default_format = FMT_TEXT,
 	.formats = "text tsv csv json binary npy",
 	.formats_help = "text (default), tsv, csv, json, binary, npy",
 	.state_size = sizeof(struct mode_state),
+	.option = mode_option,
 	.check = mode_check,
 	.plan = mode_plan,
 	.passes = histogram_pass,

@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "group.h"
+#include "gvals_out.h"
 #include "quantile.h"
 #include "writer.h"
 
@@ -40,6 +42,7 @@ static const struct opt_spec quantile_opts[] = {
 	  .values = QMETHOD_WORDS,
 	  .id = OPT_METHOD,
 	  .brief = "numpy.quantile's method (default linear)" },
+	GROUP_OPT,
 	{ .name = NULL },
 };
 
@@ -52,6 +55,7 @@ static const struct opt_spec median_opts[] = {
 	  .values = QMETHOD_WORDS,
 	  .id = OPT_METHOD,
 	  .brief = "numpy.quantile's method (default linear)" },
+	GROUP_OPT,
 	{ .name = NULL },
 };
 
@@ -63,6 +67,8 @@ static int quantile_option(struct cli *c, int id, const char *arg,
 {
 	struct quantile_state *s = c->state;
 
+	if (id == OPT_BY)
+		return group_option(c, arg, err);
 	if (id == OPT_METHOD) {
 		if (qmethod_parse(arg, &s->method) < 0)
 			return gs_fail(err, GS_EUSAGE, "", "--method: expected one "
@@ -114,17 +120,20 @@ static int quantile_check(struct cli *c, struct gs_err *err)
 		return gs_fail(err, GS_EUSAGE, c->command->name, "has no -f state: "
 			       "quantiles of shards do not merge; run it over the "
 			       "whole input");
-	return 0;
+	return group_check(c, err);
+}
+
+/* --by: every key's values collected and sorted (gvals_out.c); else the
+ * passes of radix select */
+static int quantile_plan_by(struct cli *c, const struct pass **passes,
+			    struct gs_err *err)
+{
+	if (c->by)
+		return gvals_plan(c, passes, err);
+	return quantile_plan(c, passes, err);
 }
 
 /* ---- the result ----------------------------------------------------------- */
-
-/* One result: its f64, and an integer element's exact digits. */
-struct qcell {
-	double f;
-	bool is_int;
-	char text[24];
-};
 
 static void key_value(enum gs_type t, uint64_t key, struct qvalue *v)
 {
@@ -137,14 +146,13 @@ static void key_value(enum gs_type t, uint64_t key, struct qvalue *v)
 	v->mag = !type_is_signed(t) ? u : v->neg ? 0 - (uint64_t)i : (uint64_t)i;
 }
 
-static void result_cell(const struct cli *c, const struct qpick *p,
-			const struct target *t, struct qcell *cell)
+void quantile_cell(enum gs_type type, const struct qpick *p, uint64_t lo_key,
+		   uint64_t hi_key, struct qcell *cell)
 {
-	enum gs_type type = c->job.dtype.type;
 	struct qvalue lo, hi;
 
-	key_value(type, t[0].prefix, &lo);
-	key_value(type, t[1].prefix, &hi);
+	key_value(type, lo_key, &lo);
+	key_value(type, hi_key, &hi);
 	cell->is_int = false;
 	if (p->element && lo.is_int) {
 		cell->is_int = true;
@@ -154,7 +162,7 @@ static void result_cell(const struct cli *c, const struct qpick *p,
 	cell->f = p->element ? lo.f : qlerp(p, &lo, &hi);
 }
 
-static struct wval cell_value(const struct qcell *x)
+struct wval quantile_wval(const struct qcell *x)
 {
 	if (x->is_int)
 		return (struct wval){ .kind = W_DEC, .s = x->text, .f = x->f };
@@ -175,7 +183,7 @@ static bool row(void *ctx, uint64_t r, struct wval *cells)
 	if (t->label)
 		cells[0] = (struct wval){ .kind = W_DEC, .s = t->s->q[r].text };
 	for (unsigned k = 0; k < t->cols; k++)
-		cells[t->label + k] = cell_value(&t->cells[(size_t)k * t->s->nq + r]);
+		cells[t->label + k] = quantile_wval(&t->cells[(size_t)k * t->s->nq + r]);
 	return true;
 }
 
@@ -188,7 +196,7 @@ static bool get(void *ctx, int id, uint64_t i, uint64_t j, struct wval *v)
 	if (id == 0)
 		*v = (struct wval){ .kind = W_DEC, .s = t->s->q[j].text };
 	else
-		*v = cell_value(&t->cells[(size_t)j * t->s->nq + i]);
+		*v = quantile_wval(&t->cells[(size_t)j * t->s->nq + i]);
 	return true;
 }
 
@@ -247,7 +255,9 @@ int quantile_emit(struct cli *c, struct sbuf *b, struct gs_err *err)
 			if (s->count[k] == s->nan[k])
 				cells[i].f = NAN;
 			else
-				result_cell(c, &s->picks[i], &s->t[2 * i], &cells[i]);
+				quantile_cell(c->job.dtype.type, &s->picks[i],
+					      s->t[2 * i].prefix,
+					      s->t[2 * i + 1].prefix, &cells[i]);
 		}
 	int rc = put(c, cells, b, err);
 
@@ -279,7 +289,9 @@ static int quantile_finish(struct cli *c, const struct sbuf *b)
 	"error. Columns times quantiles are bounded (1 GiB). Exact in one\n" \
 	"pass for 8/16-bit types, two for 32-bit, two to four for 64-bit\n" \
 	"(radix select, bounded memory); a pipe read more than once is\n" \
-	"first copied to an unlinked temporary file in $TMPDIR. No -f state."
+	"first copied to an unlinked temporary file in $TMPDIR. --by COLS: the\n" \
+	"same per key, its cells first (every key's values held in memory,\n" \
+	"sorted). No -f state."
 
 const struct command quantile_command = {
 	.name = "quantile",
@@ -290,6 +302,7 @@ const struct command quantile_command = {
 		 "one value per column.\n" QUANTILE_ABOUT_TAIL,
 	.examples = "gpustat quantile -q 0.25,0.5,0.75 -t f64 data.f64\n"
 		    "gpustat quantile -q 0.99 --method nearest -t u32 -c 2 pairs.u32\n"
+		    "gpustat quantile -q 0.5,0.9 --by 1 -t i32,f32 readings.bin\n"
 		    "zstd -dc lat.f32.zst | gpustat quantile -q 0.5,0.9,0.99",
 	.opts = quantile_opts,
 	.default_type = GS_F32,
@@ -300,7 +313,7 @@ const struct command quantile_command = {
 	.init = quantile_init,
 	.option = quantile_option,
 	.check = quantile_check,
-	.plan = quantile_plan,
+	.plan = quantile_plan_by,
 	.passes = NULL,	/* quantile_plan makes them */
 	.finish = quantile_finish,
 };
@@ -313,7 +326,8 @@ const struct command median_command = {
 		 "quantile -q 0.5,\nnumpy.median's value with the default "
 		 "method; one line, one value per\ncolumn.\n" QUANTILE_ABOUT_TAIL,
 	.examples = "gpustat median -t f64 data.f64\n"
-		    "gpustat median -t i16 -c 2 stereo.raw",
+		    "gpustat median -t i16 -c 2 stereo.raw\n"
+		    "gpustat median --header --by station -F temp data.csv",
 	.opts = median_opts,
 	.default_type = GS_F32,
 	.default_format = FMT_TEXT,
@@ -323,7 +337,7 @@ const struct command median_command = {
 	.init = median_init,
 	.option = quantile_option,
 	.check = quantile_check,
-	.plan = quantile_plan,
+	.plan = quantile_plan_by,
 	.passes = NULL,	/* quantile_plan makes them */
 	.finish = quantile_finish,
 };

@@ -178,15 +178,49 @@ bool group_by_option(const struct command *cmd)
 	return false;
 }
 
-static int plan(struct cli *c, enum gs_group_what what,
-		const struct pass **passes, struct gs_err *err)
+/* The job's key and value columns and the grouping (c->by set). */
+static int plan_columns(struct cli *c, enum gs_group_what what,
+			struct gs_err *err);
+
+/* plan_columns, but an operand that failed said why first: the columns
+ * --by names were not read, so what --by says of them would mislead */
+static int plan_quiet(struct cli *c, enum gs_group_what what,
+		      struct gs_err *err)
+{
+	int rc = plan_columns(c, what, err);
+
+	if (rc < 0 && c->operand_failed)
+		*err = (struct gs_err){ .code = GS_ERUNTIME };
+	return rc;
+}
+
+int group_plan(struct cli *c, enum gs_group_what what,
+	       const struct pass **passes, struct gs_err *err)
+{
+	if (!c->by)
+		return 0;
+	if (plan_quiet(c, what, err) < 0)
+		return -1;
+	*passes = group_passes;
+	return 0;
+}
+
+int group_plan_with(struct cli *c, const struct pass *own,
+		    const struct pass **passes, struct gs_err *err)
+{
+	if (plan_quiet(c, GROUP_COUNT, err) < 0)
+		return -1;
+	*passes = own;
+	return 0;
+}
+
+static int plan_columns(struct cli *c, enum gs_group_what what,
+			struct gs_err *err)
 {
 	unsigned width = c->fields ? c->width : c->job.columns;
 	unsigned *key = NULL, *val, nk, nv;
 	struct fields *f;
 
-	if (!c->by)
-		return 0;
 	if (fields_parse(c->by, &f, err) < 0)
 		return as_by(err);
 	int rc = fields_resolve(f, width, c->info.head, "", &key, &nk, err);
@@ -217,18 +251,5 @@ static int plan(struct cli *c, enum gs_group_what what,
 	spec = (struct gs_group){ .nkeys = nk, .nvals = nv, .key = key,
 				  .val = val, .what = what, .limit = limit() };
 	c->job.group = &spec;
-	*passes = group_passes;
 	return 0;
-}
-
-int group_plan(struct cli *c, enum gs_group_what what,
-	       const struct pass **passes, struct gs_err *err)
-{
-	int rc = plan(c, what, passes, err);
-
-	/* an operand that failed said why first: the columns --by names
-	 * were not read, so what --by says of them would mislead */
-	if (rc < 0 && c->operand_failed)
-		*err = (struct gs_err){ .code = GS_ERUNTIME };
-	return rc;
 }

@@ -1,6 +1,7 @@
 /*
  * group.h - --by COLS (-g, as datamash): sum, count, stats and reduce
- * --op sum|min|max per key (group.c, group_out.c; the operation: cpu_group.c).
+ * --op sum|min|max per key (group.c, group_out.c; the operation: cpu_group.c),
+ * quantile, median and mode per key (gvals_out.c; cpu_gvals.c).
  *
  * COLS lists key columns as -F lists columns (1-based numbers, ranges);
  * the value columns are the others, or, with -F, those -F picks (a key
@@ -37,6 +38,12 @@ int group_check(struct cli *c, struct gs_err *err);
  * nothing. 0 or -1 with err. */
 int group_plan(struct cli *c, enum gs_group_what what,
 	       const struct pass **passes, struct gs_err *err);
+
+/* With --by, for quantile, median and mode (gvals_out.c): the job's key
+ * and value columns as group_plan's, and own (a pass of CMD_GVALS) into
+ * *passes. 0 or -1 with err. */
+int group_plan_with(struct cli *c, const struct pass *own,
+		    const struct pass **passes, struct gs_err *err);
 
 /* The one pass of a grouped run, and whether cmd takes --by (merge:
  * the pass of a grouped run's states). */

@@ -40,6 +40,22 @@ struct quantile_state {
 	uint64_t nan_total;
 };
 
+struct wval;	/* writer.h */
+
+/* One result: its f64, and an integer element's exact digits. */
+struct qcell {
+	double f;
+	bool is_int;
+	char text[24];
+};
+
+/* The result p picks of values of type t whose select keys (select.h)
+ * at its ranks lo and hi are lo_key and hi_key, and how every format
+ * writes it (cmd_quantile.c). */
+void quantile_cell(enum gs_type type, const struct qpick *p, uint64_t lo_key,
+		   uint64_t hi_key, struct qcell *cell);
+struct wval quantile_wval(const struct qcell *x);
+
 /* The passes for c's type and columns (command.plan). */
 int quantile_plan(struct cli *c, const struct pass **passes, struct gs_err *err);
 /* Free what the passes made. */

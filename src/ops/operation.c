@@ -64,7 +64,7 @@ const struct acc_kernels *acc_kernels_for(const struct gs_job *job)
 {
 	/* a group-by reads mixed records itself, and a weighted hist each
 	 * record whole, values and weight */
-	return job->rec && job->cmd != CMD_GROUP &&
+	return job->rec && job->cmd != CMD_GROUP && job->cmd != CMD_GVALS &&
 		       job->cmd != CMD_HISTW ? &mixed_kernels
 						 : operation_of(job)->cpu;
 }

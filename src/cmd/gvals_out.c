@@ -1,0 +1,626 @@
+/*
+ * gvals_out.c - the result of quantile, median and mode with --by COLS
+ * (gvals_out.h): the collected records (cpu/gvals.h) sorted by key, then
+ * each key's run of values, column by column, sorted and read as the
+ * ungrouped command reads its sorted elements: quantile and median the
+ * elements at the ranks numpy's method picks (quantile_math.h), mode the
+ * longest runs of equal values, all of them in ascending order on a tie.
+ * NaNs (sorted last) are counted and left out, as ungrouped. So a key's
+ * cells are what the command prints for its records alone, by the same
+ * code (quantile_cell, quantile_wval, mode_value).
+ *
+ * One row per key and quantile (quantile), per key (median), or per key,
+ * value column and mode (mode), keys ascending (text keys by their
+ * bytes), the key columns first, then the command's own cells:
+ *
+ *   quantile   text: the value of each column; tsv, csv, binary, npy: q
+ *              first, as ungrouped tsv and csv name it
+ *   median     the value of each column
+ *   mode       column (tsv, csv, text: where there are several; binary,
+ *              npy: always, as ungrouped), value, count
+ *
+ * tsv and csv name the keys key (key_0, key_1, ...) and the rest as the
+ * ungrouped command does; binary is each row's cells as 8-byte values,
+ * npy a structured array of a record per row, the keys' fields <i8, <u8
+ * or <f8 by their type and the rest <f8 (the ungrouped arrays' dtype);
+ * json has "keys" (a list per key), then quantile's "method", "q" and
+ * "quantiles" [key][q][column], median's "method" and "median"
+ * [key][column], or mode's "mode" [key][column][modes] and "mode_count"
+ * [key][column], and "count" and "nan" [key][column].
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "commands.h"
+#include "group.h"
+#include "gvals.h"
+#include "pool.h"
+#include "gvals_out.h"
+#include "quantile.h"
+#include "textkeys.h"
+#include "writer.h"
+
+struct gv {
+	struct cli *c;
+	const struct gs_job *job;
+	const struct textkeys *tk;	/* text: the keys are its strings */
+	unsigned nk, nv, nq;
+	bool mode, median;
+	size_t nrun, wd;
+	const uint64_t *w;	/* the records, sorted by key */
+	size_t *first;		/* [run] its first record */
+	size_t *order;		/* the runs in output order */
+	uint64_t *count, *nan;	/* [run][column] */
+	struct qcell *cells;	/* [run][q][column] */
+	uint64_t *best;		/* mode: [run][column] its count */
+	size_t *mfirst, *mn;	/* mode: [run][column] its modes in modes[] */
+	uint64_t *modes;
+	/* the row cursor of mode */
+	size_t at_run, at_col, at_mode;
+	char **names;
+	const char **descr;
+	unsigned ncells;
+};
+
+static enum gs_type val_type(const struct gv *o, unsigned j)
+{
+	return job_col_dtype(o->job, o->job->group->val[j]).type;
+}
+
+static enum gs_type key_type(const struct gv *o, unsigned k)
+{
+	return job_col_dtype(o->job, o->job->group->key[k]).type;
+}
+
+static union gs_scalar key_of(const struct gv *o, size_t run, unsigned k)
+{
+	return gvals_key(o->job, k, o->w[o->first[run] * o->wd + k]);
+}
+
+/* Text: the key's string id. */
+static uint64_t key_id(const struct gv *o, size_t run, unsigned k)
+{
+	enum gs_type t = key_type(o, k);
+	union gs_scalar v = key_of(o, run, k);
+
+	return type_is_float(t) ? (uint64_t)v.f :
+	       type_is_signed(t) ? (uint64_t)v.i : v.u;
+}
+
+static struct wval key_wval(const struct gv *o, size_t run, unsigned k)
+{
+	enum gs_type t = key_type(o, k);
+	union gs_scalar v = key_of(o, run, k);
+	size_t n;
+
+	if (o->tk)
+		return (struct wval){ .kind = W_STR,
+				      .s = textkeys_str(o->tk, key_id(o, run, k),
+							&n) };
+	if (type_is_float(t))
+		return wv_f64(v.f);
+	if (type_is_signed(t))
+		return (struct wval){ .kind = W_I64, .i = v.i };
+	return wv_u64(v.u);
+}
+
+/* ---- each key's results --------------------------------------------------- */
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* A thread's share of the runs, r0 to r1, and the modes it found. */
+struct part {
+	struct gv *o;
+	const size_t *len;	/* [run] its records */
+	size_t r0, r1;
+	uint64_t *modes;
+	size_t nmodes, capmodes;
+	bool oom;
+};
+
+static bool add_mode(struct part *p, uint64_t key)
+{
+	if (p->nmodes == p->capmodes) {
+		size_t cap = p->capmodes ? 2 * p->capmodes : 1024;
+		uint64_t *m = realloc(p->modes, cap * sizeof(*m));
+
+		if (!m)
+			return false;
+		p->modes = m;
+		p->capmodes = cap;
+	}
+	p->modes[p->nmodes++] = key;
+	return true;
+}
+
+/* Mode of the m sorted keys v: the count of the longest runs, and each
+ * such run's key, ascending. */
+static bool mode_of(struct part *p, size_t at, const uint64_t *v, size_t m)
+{
+	struct gv *o = p->o;
+	uint64_t best = 0;
+
+	for (size_t i = 0, e; i < m; i = e) {
+		for (e = i + 1; e < m && v[e] == v[i]; e++)
+			;
+		if (e - i > best)
+			best = e - i;
+	}
+	o->best[at] = best;
+	o->mfirst[at] = p->nmodes;	/* in p's modes until joined */
+	for (size_t i = 0, e; i < m; i = e) {
+		for (e = i + 1; e < m && v[e] == v[i]; e++)
+			;
+		if (e - i == best && !add_mode(p, v[i]))
+			return false;
+	}
+	o->mn[at] = p->nmodes - o->mfirst[at];
+	return true;
+}
+
+/* Column j of run r: its values sorted into v (tmp: as many), then its
+ * results. */
+static bool column(struct part *p, size_t r, unsigned j, uint64_t *v,
+		   uint64_t *tmp)
+{
+	struct gv *o = p->o;
+	const struct quantile_state *qs = o->c->state;
+	size_t from = o->first[r], at = r * o->nv + j, m = o->count[at], nan = 0;
+	enum gs_type t = val_type(o, j);
+
+	for (size_t i = 0; i < m; i++)
+		v[i] = o->w[(from + i) * o->wd + o->nk + j];
+	if (m < 64)
+		qsort(v, m, sizeof(*v), cmp_u64);
+	else
+		(void)gvals_sort(v, tmp, m, 1, 1);	/* one word: no memory */
+	while (type_is_float(t) && nan < m && v[m - 1 - nan] == GVALS_NAN)
+		nan++;
+	o->nan[at] = nan;
+	m -= nan;
+	if (o->mode)
+		return mode_of(p, at, v, m);
+	for (unsigned q = 0; q < o->nq; q++) {
+		struct qcell *cell = &o->cells[(r * o->nq + q) * o->nv + j];
+		struct qpick pick;
+
+		if (!m) {
+			cell->f = NAN;
+			cell->is_int = false;
+			continue;
+		}
+		qpick_of(qs->method, &qs->q[q], m, &pick);
+		quantile_cell(t, &pick, v[pick.lo], v[pick.hi], cell);
+	}
+	return true;
+}
+
+/* Text keys: the runs by their keys' bytes, column by column (a shorter
+ * key first where one is the other's start), as group_out.c orders them. */
+static const struct gv *by_bytes;
+
+static int bytes_cmp(const void *a, const void *b)
+{
+	const struct gv *o = by_bytes;
+
+	for (unsigned k = 0; k < o->nk; k++) {
+		size_t na, nb;
+		const char *sa = textkeys_str(o->tk, key_id(o, *(const size_t *)a,
+							   k), &na);
+		const char *sb = textkeys_str(o->tk, key_id(o, *(const size_t *)b,
+							   k), &nb);
+		int r = memcmp(sa, sb, na < nb ? na : nb);
+
+		if (r || na != nb)
+			return r ? r : na < nb ? -1 : 1;
+	}
+	return 0;
+}
+
+/* Thread i's runs: each value column's results. */
+static void work(void *arg, int i, int n)
+{
+	struct part *p = (struct part *)arg + i;
+	struct gv *o = p->o;
+	size_t most = 1;
+	uint64_t *v, *tmp;
+
+	(void)n;
+	for (size_t r = p->r0; r < p->r1; r++)
+		most = p->len[r] > most ? p->len[r] : most;
+	v = malloc(most * sizeof(*v));
+	tmp = malloc(most * sizeof(*tmp));
+	p->oom = !v || !tmp;
+	for (size_t r = p->r0; !p->oom && r < p->r1; r++)
+		for (unsigned j = 0; !p->oom && j < o->nv; j++) {
+			o->count[r * o->nv + j] = p->len[r];
+			p->oom = !column(p, r, j, v, tmp);
+		}
+	free(v);
+	free(tmp);
+}
+
+/* The runs' results on the threads (-j), each a share of about as many
+ * records, then their modes joined in run order. 0, or -1: out of memory. */
+static int split(struct gv *o, const size_t *len, size_t n)
+{
+	int nt = o->c->eo.threads > 0 ? o->c->eo.threads : 1;
+	struct pool pool;
+	struct part *p;
+	size_t r = 0, done = 0, total = 0;
+	int rc = 0;
+
+	if ((size_t)nt > o->nrun)
+		nt = o->nrun ? (int)o->nrun : 1;
+	if (nt > 1 && pool_init(&pool, nt) < 0)
+		nt = 1;
+	if (!(p = calloc((size_t)nt, sizeof(*p)))) {
+		if (nt > 1)
+			pool_release(&pool);
+		return -1;
+	}
+	for (int i = 0; i < nt; i++) {
+		p[i] = (struct part){ .o = o, .len = len, .r0 = r };
+		while (r < o->nrun && (i == nt - 1 || done < n / nt * (i + 1)))
+			done += len[r++];
+		p[i].r1 = r;
+	}
+	if (nt > 1) {
+		pool_run(&pool, work, p);
+		pool_release(&pool);
+	} else {
+		work(p, 0, 1);
+	}
+	for (int i = 0; i < nt; i++) {
+		rc = p[i].oom ? -1 : rc;
+		total += p[i].nmodes;
+	}
+	if (o->mode && rc == 0 &&
+	    !(o->modes = malloc((total ? total : 1) * sizeof(*o->modes))))
+		rc = -1;
+	total = 0;
+	for (int i = 0; i < nt; i++) {
+		for (size_t c = p[i].r0 * o->nv; rc == 0 && o->mode &&
+		     c < p[i].r1 * o->nv; c++)
+			o->mfirst[c] += total;
+		if (rc == 0 && p[i].nmodes)
+			memcpy(o->modes + total, p[i].modes,
+			       p[i].nmodes * sizeof(*o->modes));
+		total += p[i].nmodes;
+		free(p[i].modes);
+	}
+	free(p);
+	return rc;
+}
+
+/* The runs of equal keys of the sorted records, their results. */
+static int results(struct gv *o, size_t n, struct gs_err *err)
+{
+	size_t nk = o->nk, cells;
+	size_t *len;
+
+	o->first = malloc((n ? n : 1) * sizeof(*o->first));
+	o->order = malloc((n ? n : 1) * sizeof(*o->order));
+	if (!o->first || !o->order)
+		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
+	for (size_t i = 0; i < n; i++)
+		if (!i || memcmp(o->w + i * o->wd, o->w + (i - 1) * o->wd,
+				 nk * sizeof(*o->w)))
+			o->first[o->nrun++] = i;
+	cells = o->nrun * o->nv;
+	if ((double)cells * (o->mode ? 40 : 16 + (double)o->nq *
+			     sizeof(*o->cells)) > (double)o->job->group->limit)
+		return gs_fail(err, GS_ERUNTIME, "--by", "%llu keys of %u value "
+			       "column%s%s need %.2f MiB of results, over the "
+			       "limit of %.2f MiB", (unsigned long long)o->nrun,
+			       o->nv, o->nv == 1 ? "" : "s",
+			       o->mode ? "" : " and their quantiles",
+			       (double)cells * (o->mode ? 40 : 16 + (double)o->nq *
+			       sizeof(*o->cells)) / 1048576.0,
+			       (double)o->job->group->limit / 1048576.0);
+	o->count = calloc(cells ? cells : 1, sizeof(*o->count));
+	o->nan = calloc(cells ? cells : 1, sizeof(*o->nan));
+	len = malloc((o->nrun ? o->nrun : 1) * sizeof(*len));
+	if (o->mode) {
+		o->best = calloc(cells ? cells : 1, sizeof(*o->best));
+		o->mfirst = calloc(cells ? cells : 1, sizeof(*o->mfirst));
+		o->mn = calloc(cells ? cells : 1, sizeof(*o->mn));
+	} else {
+		o->cells = calloc((cells ? cells : 1) * o->nq, sizeof(*o->cells));
+	}
+	if (!o->count || !o->nan || !len || (o->mode ? !o->best || !o->mfirst
+					     || !o->mn : !o->cells)) {
+		free(len);
+		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
+	}
+	for (size_t r = 0; r < o->nrun; r++)
+		len[r] = (r + 1 < o->nrun ? o->first[r + 1] : n) - o->first[r];
+	bool oom = split(o, len, n) < 0;
+
+	free(len);
+	if (oom)
+		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
+	for (size_t r = 0; r < o->nrun; r++)
+		o->order[r] = r;
+	if (o->tk) {
+		by_bytes = o;
+		qsort(o->order, o->nrun, sizeof(*o->order), bytes_cmp);
+	}
+	return 0;
+}
+
+/* ---- the result ------------------------------------------------------------ */
+
+/* Whether quantile's rows have q (all but text) and mode's the column
+ * (several value columns, or an array, as ungrouped). */
+static bool with_q(const struct gv *o)
+{
+	return !o->mode && !o->median && o->c->format != FMT_TEXT;
+}
+
+static bool with_col(const struct gv *o)
+{
+	return o->mode && (o->nv > 1 || o->c->format == FMT_BINARY ||
+			   o->c->format == FMT_NPY);
+}
+
+static bool row(void *ctx, uint64_t r, struct wval *cells)
+{
+	struct gv *o = ctx;
+	const struct quantile_state *qs = o->c->state;
+	size_t i = o->mode ? o->at_run : (size_t)(r / o->nq), run = o->order[i];
+	unsigned at = o->nk;
+
+	for (unsigned k = 0; k < o->nk; k++)
+		cells[k] = key_wval(o, run, k);
+	if (!o->mode) {
+		unsigned q = (unsigned)(r % o->nq);
+
+		if (with_q(o))	/* arrays: the double nearest P */
+			cells[at++] = (struct wval){ .kind = W_DEC,
+						     .s = qs->q[q].text,
+						     .f = strtod(qs->q[q].text,
+								 NULL) };
+		for (unsigned j = 0; j < o->nv; j++)
+			cells[at + j] = quantile_wval(&o->cells[(run * o->nq + q) *
+							       o->nv + j]);
+		return true;
+	}
+	size_t c = run * o->nv + o->at_col;
+
+	if (with_col(o))
+		cells[at++] = wv_u64(o->at_col);
+	cells[at] = o->mn[c] ? mode_value(val_type(o, o->at_col),
+					  o->modes[o->mfirst[c] + o->at_mode])
+			     : wv_f64(NAN);
+	cells[at + 1] = wv_u64(o->best[c]);
+	if (++o->at_mode >= o->mn[c]) {
+		o->at_mode = 0;
+		if (++o->at_col == o->nv) {
+			o->at_col = 0;
+			o->at_run++;
+		}
+	}
+	return true;
+}
+
+/* json's fields: 0 q, 1 the keys, 2 the results, 3 count, 4 nan, 5 the
+ * modes' count; list i of a [key][column] field is key i's */
+static bool get(void *ctx, int id, uint64_t i, uint64_t j, struct wval *v)
+{
+	const struct gv *o = ctx;
+	const struct quantile_state *qs = o->c->state;
+
+	switch (id) {
+	case 0:
+		*v = (struct wval){ .kind = W_DEC, .s = qs->q[j].text };
+		return true;
+	case 1:
+		*v = key_wval(o, o->order[i], (unsigned)j);
+		return true;
+	case 2:
+		if (o->mode) {	/* list i: key i / nv's column i % nv */
+			size_t c = o->order[i / o->nv] * o->nv + i % o->nv;
+
+			*v = mode_value(val_type(o, (unsigned)(i % o->nv)),
+					o->modes[o->mfirst[c] + j]);
+		} else {	/* list i: key i / nq's quantile i % nq */
+			size_t run = o->order[i / o->nq];
+
+			*v = quantile_wval(&o->cells[(run * o->nq + i % o->nq) *
+						     o->nv + j]);
+		}
+		return true;
+	default: {
+		size_t c = o->order[i] * o->nv + j;
+
+		*v = wv_u64(id == 3 ? o->count[c] : id == 4 ? o->nan[c] :
+			    o->best[c]);
+		return true;
+	}
+	}
+}
+
+static uint64_t len(void *ctx, uint64_t i)
+{
+	const struct gv *o = ctx;
+
+	return o->mn[o->order[i / o->nv] * o->nv + i % o->nv];
+}
+
+/* The header's names and the npy fields' dtypes, a cell each. */
+static int describe(struct gv *o, unsigned labels, struct gs_err *err)
+{
+	const char *own[3];
+	unsigned n = 0;
+
+	o->names = calloc(labels + 3, sizeof(*o->names));
+	o->descr = calloc(o->ncells, sizeof(*o->descr));
+	if (!o->names || !o->descr)
+		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
+	if (o->mode) {
+		if (with_col(o))
+			own[n++] = "column";
+		own[n++] = "value";
+		own[n++] = "count";
+	} else {
+		if (with_q(o))
+			own[n++] = "q";
+		own[n++] = o->median ? "median" : "quantile";
+	}
+	for (unsigned k = 0; k < o->nk; k++) {
+		char buf[32];
+
+		snprintf(buf, sizeof(buf), o->nk > 1 ? "key_%u" : "key", k);
+		o->names[k] = strdup(buf);
+		o->descr[k] = writer_descr(key_type(o, k));
+	}
+	for (unsigned i = 0; i < n; i++)
+		o->names[o->nk + i] = strdup(own[i]);
+	for (unsigned i = o->nk; i < o->ncells; i++)
+		o->descr[i] = "<f8";
+	for (unsigned i = 0; i < o->nk + n; i++)
+		if (!o->names[i])
+			return gs_fail(err, GS_ERUNTIME, "", "out of memory");
+	return 0;
+}
+
+static int put(struct gv *o, struct sbuf *b, struct gs_err *err)
+{
+	const struct quantile_state *qs = o->c->state;
+	uint64_t rows = 0;
+	unsigned labels, nnames, nf = 0;
+	struct wfield fields[7];
+
+	if (o->mode) {
+		for (size_t c = 0; c < o->nrun * o->nv; c++)
+			rows += o->mn[c] ? o->mn[c] : 1;
+		o->ncells = o->nk + with_col(o) + 2;
+		labels = nnames = o->ncells;
+	} else {
+		rows = o->nrun * o->nq;
+		o->ncells = o->nk + with_q(o) + o->nv;
+		labels = o->nk + with_q(o);
+		nnames = labels + 1;
+	}
+	if (describe(o, labels, err) < 0)
+		return -1;
+	if (!o->mode)
+		fields[nf++] = (struct wfield){ .name = "method",
+						.str = qmethod_names[qs->method] };
+	if (!o->mode && !o->median)
+		fields[nf++] = (struct wfield){ .name = "q", .depth = 1,
+						.m = o->nq, .get = get, .id = 0 };
+	fields[nf++] = (struct wfield){ .name = "keys", .depth = 2,
+					.n = o->nrun, .m = o->nk, .get = get,
+					.id = 1 };
+	if (o->mode)
+		fields[nf++] = (struct wfield){ .name = "mode", .depth = 3,
+						.n = o->nrun, .mid = o->nv,
+						.get = get, .len = len, .id = 2 };
+	else if (o->median)
+		fields[nf++] = (struct wfield){ .name = "median", .depth = 2,
+						.n = o->nrun, .m = o->nv,
+						.get = get, .id = 2 };
+	else
+		fields[nf++] = (struct wfield){ .name = "quantiles", .depth = 3,
+						.n = o->nrun, .mid = o->nq,
+						.m = o->nv, .get = get, .id = 2 };
+	if (o->mode)
+		fields[nf++] = (struct wfield){ .name = "mode_count", .depth = 2,
+						.n = o->nrun, .m = o->nv,
+						.get = get, .id = 5 };
+	fields[nf++] = (struct wfield){ .name = "count", .depth = 2,
+					.n = o->nrun, .m = o->nv, .get = get,
+					.id = 3 };
+	fields[nf++] = (struct wfield){ .name = "nan", .depth = 2,
+					.n = o->nrun, .m = o->nv, .get = get,
+					.id = 4 };
+	const struct wresult r = {
+		.ctx = o, .rows = rows, .cells = o->ncells, .row = row,
+		.names = (const char *const *)o->names, .nnames = nnames,
+		.labels = labels, .cell_descr = o->descr, .ndim = 1,
+		.dims = { rows }, .fields = fields, .nfields = nf,
+	};
+
+	return writer_put(o->c, &r, b, err);
+}
+
+static void gv_free(struct gv *o)
+{
+	for (unsigned i = 0; o->names && i < o->nk + 3; i++)
+		free(o->names[i]);
+	free(o->names);
+	free(o->descr);
+	free(o->first);
+	free(o->order);
+	free(o->count);
+	free(o->nan);
+	free(o->cells);
+	free(o->best);
+	free(o->mfirst);
+	free(o->mn);
+	free(o->modes);
+}
+
+static int gvals_done(struct cli *c, void *acc, struct sbuf *b,
+		      struct gs_err *err)
+{
+	const struct gs_group *gr = c->job.group;
+	struct gvals_acc *g = acc;
+	struct quantile_state *qs = c->state;
+	struct gv o = { .c = c, .job = &c->job, .nk = gr->nkeys, .nv = gr->nvals,
+			.wd = gvals_width(&c->job) };
+	uint64_t nan = 0, *tmp;
+	int rc;
+
+	if (acc_check(&c->job, acc, err) < 0)
+		return -1;
+	o.mode = c->command == &mode_command;
+	o.median = !o.mode && qs->median;
+	o.nq = o.mode ? 1 : qs->nq;
+	o.tk = c->info.text ? group_text_keys() : NULL;
+	/* the sort's second copy of the records counts as theirs did */
+	if ((uint64_t)g->n * o.wd * 16 > gr->limit)
+		return gs_fail(err, GS_ERUNTIME, "--by", "%llu records of every "
+			       "key's values need %.2f MiB to sort, over the "
+			       "limit of %.2f MiB", (unsigned long long)g->n,
+			       (double)g->n * (double)o.wd * 16 / 1048576.0,
+			       (double)gr->limit / 1048576.0);
+	if (!(tmp = malloc((g->n ? g->n : 1) * o.wd * sizeof(*tmp))))
+		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
+	bool sorted = gvals_sort_threads(g->w, tmp, g->n, o.wd, o.nk,
+					 c->eo.threads);
+
+	free(tmp);
+	if (!sorted)
+		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
+	o.w = g->w;
+	rc = results(&o, g->n, err);
+	for (size_t i = 0; rc == 0 && i < o.nrun * o.nv; i++)
+		nan += o.nan[i];
+	if (o.mode)
+		*mode_nan_total(c) = nan;
+	else
+		qs->nan_total = nan;
+	if (rc == 0)
+		rc = put(&o, b, err);
+	gv_free(&o);
+	return rc;
+}
+
+static const struct pass gvals_passes[] = {
+	{ .op = CMD_GVALS, .done = gvals_done },
+	{ .done = NULL },
+};
+
+int gvals_plan(struct cli *c, const struct pass **passes, struct gs_err *err)
+{
+	return group_plan_with(c, gvals_passes, passes, err);
+}

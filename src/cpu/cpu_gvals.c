@@ -1,0 +1,417 @@
+/*
+ * cpu_gvals.c - the group-by of quantile, median and mode on the CPU
+ * (gvals.h): each record's order keys and select keys appended to the
+ * thread's array, the arrays appended together (the first one moved, not
+ * copied: src is the caller's to free after a merge, and left empty), and
+ * the radix sort that orders them by key.
+ */
+#include <math.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cpu_keys.h"
+#include "gvals.h"
+#include "ktable.h"
+#include "pool.h"
+#include "select.h"
+
+#define SIGN64 (1ull << 63)
+
+enum { GV_OK, GV_LIMIT, GV_OOM };
+
+/* The bytes every live collection holds, all threads and passes. */
+static _Atomic uint64_t live;
+
+static size_t gvals_acc_size(const struct gs_job *job)
+{
+	(void)job;
+	return sizeof(struct gvals_acc);
+}
+
+static void gvals_acc_init(const struct gs_job *job, void *acc)
+{
+	(void)job;
+	memset(acc, 0, sizeof(struct gvals_acc));
+}
+
+static void fail(struct gvals_acc *g, int why, uint64_t bytes)
+{
+	if (g->failed)
+		return;
+	g->failed = why;
+	g->fail_n = g->n;
+	g->fail_bytes = bytes;
+}
+
+/* Room for n more records in g, counted against the limit. */
+static bool reserve(const struct gs_job *job, struct gvals_acc *g, size_t n)
+{
+	size_t w = gvals_width(job), cap = g->cap ? g->cap : 1024;
+	uint64_t now;
+	uint64_t *p;
+
+	if (g->failed)
+		return false;
+	if (g->n + n <= g->cap)
+		return true;
+	while (cap < g->n + n)
+		cap *= 2;
+	now = atomic_fetch_add(&live, (cap - g->cap) * w * 8) +
+	      (cap - g->cap) * w * 8;
+	if (now > job->group->limit) {
+		atomic_fetch_sub(&live, (cap - g->cap) * w * 8);
+		fail(g, GV_LIMIT, now);
+		return false;
+	}
+	if (!(p = realloc(g->w, cap * w * sizeof(*p)))) {
+		atomic_fetch_sub(&live, (cap - g->cap) * w * 8);
+		fail(g, GV_OOM, 0);
+		return false;
+	}
+	g->w = p;
+	g->cap = cap;
+	return true;
+}
+
+static void gvals_acc_free(const struct gs_job *job, void *acc)
+{
+	struct gvals_acc *g = acc;
+
+	atomic_fetch_sub(&live, g->cap * gvals_width(job) * 8);
+	free(g->w);
+	g->w = NULL;
+	g->n = g->cap = 0;
+}
+
+/* Where a column's elements are in a record and how to read them. */
+struct colrd {
+	size_t off, sz;
+	enum gs_type t;
+	bool swap, boolean;
+};
+
+static struct colrd colrd_of(const struct gs_job *job, unsigned k)
+{
+	struct gs_dtype d = job_col_dtype(job, k);
+	size_t sz = type_size(d.type);
+
+	return (struct colrd){
+		.off = job->rec ? job->rec->off[k] : k * sz, .sz = sz,
+		.t = d.type, .boolean = d.boolean,
+		/* one type's records were swapped already (backend_cpu.c) */
+		.swap = job->rec && d.big_endian && sz > 1,
+	};
+}
+
+static void element(const struct colrd *c, const unsigned char *rec,
+		    unsigned char *out)
+{
+	if (c->boolean) {
+		out[0] = rec[c->off] != 0;
+		return;
+	}
+	memcpy(out, rec + c->off, c->sz);
+	if (c->swap)
+		swap_bytes(out, 1, c->sz);
+}
+
+static void gvals_cpu_add(const struct gs_job *job, void *acc, void *scratch,
+			  const void *data, const void *data2, size_t nrec)
+{
+	const struct gs_group *gr = job->group;
+	struct gvals_acc *g = acc;
+	const unsigned char *d = data;
+	size_t rs = job_record_size(job), w = gvals_width(job);
+	struct colrd *kc = scratch, *vc = kc + gr->nkeys;
+	unsigned char e[8];
+	uint64_t *out;
+
+	(void)data2;
+	if (!reserve(job, g, nrec))
+		return;
+	for (unsigned k = 0; k < gr->nkeys; k++)
+		kc[k] = colrd_of(job, gr->key[k]);
+	for (unsigned j = 0; j < gr->nvals; j++)
+		vc[j] = colrd_of(job, gr->val[j]);
+	out = g->w + g->n * w;
+	for (size_t r = 0; r < nrec; r++, d += rs) {
+		for (unsigned k = 0; k < gr->nkeys; k++) {
+			element(&kc[k], d, e);
+			*out++ = gkey_of(kc[k].t, e);
+		}
+		for (unsigned j = 0; j < gr->nvals; j++) {
+			element(&vc[j], d, e);
+			if (!select_key(vc[j].t, e, out))
+				*out = GVALS_NAN;
+			out++;
+		}
+	}
+	g->n += nrec;
+}
+
+static size_t gvals_scratch_size(const struct gs_job *job)
+{
+	return gvals_width(job) * sizeof(struct colrd);
+}
+
+static void gvals_acc_merge(const struct gs_job *job, void *acc,
+			    const void *src)
+{
+	struct gvals_acc *g = acc;
+	const struct gvals_acc *s = src;
+	size_t w = gvals_width(job);
+
+	if (s->failed && !g->failed) {
+		g->failed = s->failed;
+		g->fail_n = s->fail_n;
+		g->fail_bytes = s->fail_bytes;
+	}
+	if (!s->n)
+		return;
+	if (!g->cap && !g->failed) {
+		/* the first: its array moves over (every caller frees src
+		 * after merging it, and the thread's array is the bulk) */
+		struct gvals_acc *from = (struct gvals_acc *)src;
+
+		g->w = from->w;
+		g->n = from->n;
+		g->cap = from->cap;
+		from->w = NULL;
+		from->n = from->cap = 0;
+		return;
+	}
+	if (!reserve(job, g, s->n))
+		return;
+	memcpy(g->w + g->n * w, s->w, s->n * w * sizeof(*g->w));
+	g->n += s->n;
+}
+
+static double mib(uint64_t n)
+{
+	return (double)n / (double)((uint64_t)1 << 20);
+}
+
+static int gvals_acc_error(const struct gs_job *job, const void *acc,
+			   struct gs_err *err)
+{
+	const struct gvals_acc *g = acc;
+
+	if (g->failed == GV_LIMIT)
+		return gs_fail(err, GS_ERUNTIME, "--by", "%llu records (and "
+			       "counting) of every key's values need %.2f MiB, "
+			       "over the limit of %.2f MiB (spilling to $TMPDIR "
+			       "is not supported yet)",
+			       (unsigned long long)g->fail_n, mib(g->fail_bytes),
+			       mib(job->group->limit));
+	if (g->failed)
+		return gs_fail(err, GS_ERUNTIME, "--by", "out of memory after "
+			       "%llu records", (unsigned long long)g->fail_n);
+	return 0;
+}
+
+const struct acc_kernels gvals_kernels = {
+	.acc_size = gvals_acc_size,
+	.acc_init = gvals_acc_init,
+	.acc_merge = gvals_acc_merge,
+	.scratch_size = gvals_scratch_size,
+	.cpu_add = gvals_cpu_add,
+	.acc_free = gvals_acc_free,
+	.acc_error = gvals_acc_error,
+};
+
+/* ---- the sort ------------------------------------------------------------- */
+
+/* Record i of w words from a to slot `to` of b. */
+static inline void move(uint64_t *b, size_t to, const uint64_t *a, size_t i,
+			size_t w)
+{
+	if (w == 1) {
+		b[to] = a[i];
+	} else if (w == 2) {
+		b[2 * to] = a[2 * i];
+		b[2 * to + 1] = a[2 * i + 1];
+	} else {
+		for (size_t k = 0; k < w; k++)
+			b[to * w + k] = a[i * w + k];
+	}
+}
+
+/* LSD radix: one read counts every byte of the keys, and the bytes that
+ * every record shares take no pass; the passes go back and forth between
+ * a and tmp. */
+bool gvals_sort(uint64_t *a, uint64_t *tmp, size_t n, size_t w, size_t nk)
+{
+	size_t one_word[8][256];
+	size_t (*cnt)[256] = nk == 1 ? one_word : calloc(nk * 8, sizeof(*cnt));
+	uint64_t *from = a, *to = tmp;
+
+	if (!cnt)
+		return false;
+	if (nk == 1)
+		memset(one_word, 0, sizeof(one_word));
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < nk; k++) {
+			uint64_t x = a[i * w + k];
+
+			for (unsigned b = 0; b < 8; b++)
+				cnt[k * 8 + b][(x >> (8 * b)) & 0xff]++;
+		}
+	for (size_t digit = 0; digit < nk * 8; digit++) {
+		size_t word = nk - 1 - digit / 8;
+		unsigned shift = (unsigned)(digit % 8) * 8;
+		size_t *c = cnt[word * 8 + digit % 8], sum = 0;
+		bool one = false;
+
+		for (unsigned b = 0; b < 256; b++) {
+			size_t k = c[b];
+
+			one = one || k == n;	/* every record's byte the same */
+			c[b] = sum;
+			sum += k;
+		}
+		if (one)
+			continue;
+		for (size_t i = 0; i < n; i++)
+			move(to, c[(from[i * w + word] >> shift) & 0xff]++, from, i,
+			     w);
+		uint64_t *t = from;
+
+		from = to;
+		to = t;
+	}
+	if (from != a)
+		memcpy(a, from, n * w * sizeof(*a));
+	if (cnt != one_word)
+		free(cnt);
+	return true;
+}
+
+/* ---- the sort on threads -------------------------------------------------- */
+
+/* One LSD pass shared by the threads, each a slice of the records: each
+ * counts its slice's digits, the offsets go bucket by bucket and within a
+ * bucket thread by thread, so the scatter is stable as one thread's. */
+struct psort {
+	const uint64_t *from;
+	uint64_t *to;
+	size_t n, w, nk, word;
+	unsigned shift;
+	size_t (*cnt)[256];	/* [thread][byte]; all digits: [thread * nk * 8 + d] */
+};
+
+static void slice(const struct psort *s, int i, int nt, size_t *lo, size_t *hi)
+{
+	*lo = s->n / (size_t)nt * (size_t)i;
+	*hi = i == nt - 1 ? s->n : s->n / (size_t)nt * (size_t)(i + 1);
+}
+
+static void count_all(void *arg, int i, int nt)
+{
+	struct psort *s = arg;
+	size_t lo, hi, (*c)[256] = s->cnt + (size_t)i * s->nk * 8;
+
+	slice(s, i, nt, &lo, &hi);
+	memset(c, 0, s->nk * 8 * sizeof(*c));
+	for (size_t r = lo; r < hi; r++)
+		for (size_t k = 0; k < s->nk; k++) {
+			uint64_t x = s->from[r * s->w + k];
+
+			for (unsigned b = 0; b < 8; b++)
+				c[k * 8 + b][(x >> (8 * b)) & 0xff]++;
+		}
+}
+
+static void count_digit(void *arg, int i, int nt)
+{
+	struct psort *s = arg;
+	size_t lo, hi, *c = s->cnt[i];
+
+	slice(s, i, nt, &lo, &hi);
+	memset(c, 0, 256 * sizeof(*c));
+	for (size_t r = lo; r < hi; r++)
+		c[(s->from[r * s->w + s->word] >> s->shift) & 0xff]++;
+}
+
+static void scatter(void *arg, int i, int nt)
+{
+	struct psort *s = arg;
+	size_t lo, hi, *c = s->cnt[i];
+
+	slice(s, i, nt, &lo, &hi);
+	for (size_t r = lo; r < hi; r++)
+		move(s->to, c[(s->from[r * s->w + s->word] >> s->shift) & 0xff]++,
+		     s->from, r, s->w);
+}
+
+bool gvals_sort_threads(uint64_t *a, uint64_t *tmp, size_t n, size_t w,
+			size_t nk, int threads)
+{
+	struct psort s = { .from = a, .to = tmp, .n = n, .w = w, .nk = nk };
+	struct pool pool;
+	size_t (*all)[256];
+	int nt = threads;
+
+	if (nt < 2 || n < ((size_t)1 << 16) || pool_init(&pool, nt) < 0)
+		return gvals_sort(a, tmp, n, w, nk);
+	if (!(s.cnt = calloc((size_t)nt * nk * 8, sizeof(*s.cnt))) ||
+	    !(all = calloc(nk * 8, sizeof(*all)))) {
+		free(s.cnt);
+		pool_release(&pool);
+		return false;
+	}
+	pool_run(&pool, count_all, &s);
+	for (int t = 0; t < nt; t++)
+		for (size_t d = 0; d < nk * 8; d++)
+			for (unsigned b = 0; b < 256; b++)
+				all[d][b] += s.cnt[(size_t)t * nk * 8 + d][b];
+	for (size_t digit = 0; digit < nk * 8; digit++) {
+		size_t sum = 0;
+		bool one = false;
+
+		s.word = nk - 1 - digit / 8;
+		s.shift = (unsigned)(digit % 8) * 8;
+		for (unsigned b = 0; b < 256; b++)
+			one = one || all[s.word * 8 + digit % 8][b] == n;
+		if (one)
+			continue;
+		pool_run(&pool, count_digit, &s);
+		for (unsigned b = 0; b < 256; b++)
+			for (int t = 0; t < nt; t++) {
+				size_t k = s.cnt[t][b];
+
+				s.cnt[t][b] = sum;
+				sum += k;
+			}
+		pool_run(&pool, scatter, &s);
+		uint64_t *f = (uint64_t *)s.from;
+
+		s.from = s.to;
+		s.to = f;
+	}
+	pool_release(&pool);
+	if (s.from != a)
+		memcpy(a, s.from, n * w * sizeof(*a));
+	free(s.cnt);
+	free(all);
+	return true;
+}
+
+union gs_scalar gvals_key(const struct gs_job *job, unsigned k, uint64_t key)
+{
+	enum gs_type t = job_col_dtype(job, job->group->key[k]).type;
+	union gs_scalar s;
+
+	if (type_is_float(t)) {
+		uint64_t b = (uint64_t)key64(key ^ SIGN64);
+
+		if (key == UINT64_MAX)
+			s.f = NAN;
+		else
+			memcpy(&s.f, &b, sizeof(s.f));
+	} else if (type_is_signed(t)) {
+		s.i = (int64_t)(key ^ SIGN64);
+	} else {
+		s.u = key;
+	}
+	return s;
+}
