@@ -410,6 +410,41 @@ static void group_acc_merge(const struct gs_job *job, void *acc,
 	}
 }
 
+bool group_absorb(const struct gs_job *job, struct group_acc *g,
+		  const void *keys, const void *payloads, size_t n)
+{
+	const uint64_t *k = keys;
+	const char *from = payloads;
+	size_t step = gcol_size(job) * job->group->nvals;
+
+	if (g->failed || !n || !group_table(job, g))
+		return !g->failed;
+	for (size_t i = 0; i < n; i++, k += job->group->nkeys, from += step) {
+		void *pay = group_payload(job, g, k);
+
+		if (!pay)
+			return false;
+		for (unsigned j = 0; j < job->group->nvals; j++) {
+			enum gs_type t = job_col_dtype(job,
+						       job->group->val[j]).type;
+
+			if (!merge_col(job, g, col_of(job, pay, j),
+				       col_of(job, (void *)from, j), t))
+				return false;
+		}
+	}
+	return !g->failed;
+}
+
+void group_fail_spill(struct group_acc *g, uint64_t records, uint64_t keys)
+{
+	if (g->failed)
+		return;
+	g->failed = records ? FAIL_SPILL : FAIL_OOM;
+	g->fail_keys = keys;
+	g->fail_bytes = records;
+}
+
 static double mib(uint64_t n)
 {
 	return (double)n / (double)((uint64_t)1 << 20);
@@ -427,6 +462,13 @@ static int group_acc_error(const struct gs_job *job, const void *acc,
 			       "not supported yet)",
 			       (unsigned long long)g->fail_keys,
 			       mib(g->fail_bytes), mib(job->group->limit));
+	if (g->failed == FAIL_SPILL)
+		return gs_fail(err, GS_ERUNTIME, "--by", "%llu records did not "
+			       "fit the GPU's table (%llu keys, f64 values "
+			       "from 2^-320 to 2^128) nor its spill area: "
+			       "--backend cpu computes them",
+			       (unsigned long long)g->fail_bytes,
+			       (unsigned long long)g->fail_keys);
 	if (g->failed)
 		return gs_fail(err, GS_ERUNTIME, "--by", "out of memory after "
 			       "%llu keys", (unsigned long long)g->fail_keys);

@@ -19,7 +19,7 @@ struct gcol {
 	struct ksum s2;			/* STATS */
 };
 
-enum { FAIL_NONE, FAIL_LIMIT, FAIL_OOM };
+enum { FAIL_NONE, FAIL_LIMIT, FAIL_OOM, FAIL_SPILL };
 
 /* Bytes of a struct gcol in job's payloads (what job->group->what keeps). */
 size_t gcol_size(const struct gs_job *job);
@@ -29,6 +29,17 @@ bool group_table(const struct gs_job *job, struct group_acc *g);
  * NULL once g failed. */
 void *group_payload(const struct gs_job *job, struct group_acc *g,
 		    const uint64_t *key);
+/* n keys (nkeys order keys each) with their payloads (gcol_size(job) *
+ * nvals bytes each, struct gcol per value column, as a table's) merged
+ * exactly into g's table: how another table's keys come in (the GPU's,
+ * group_dev.c). The payloads are unchanged (the caller frees their
+ * ksums). false once g failed. */
+bool group_absorb(const struct gs_job *job, struct group_acc *g,
+		  const void *keys, const void *payloads, size_t n);
+/* g fails (unless it failed already): records that a GPU's table of keys
+ * keys could not take overflowed its spill area; records 0: out of
+ * memory. */
+void group_fail_spill(struct group_acc *g, uint64_t records, uint64_t keys);
 /* bytes more (or fewer) held by g, against job->group->limit. */
 void group_hold(const struct gs_job *job, struct group_acc *g, int64_t bytes);
 
