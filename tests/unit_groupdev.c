@@ -21,6 +21,7 @@
 #include "unit.h"
 #include "cpu_group.h"
 #include "group_gpu.h"
+#include "auto_plan.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 
@@ -191,8 +192,42 @@ static void check(const struct config *c, enum gs_group_what what)
 	free(data);
 }
 
+/* auto takes the GPU for a group-by only where nothing can spill: keys
+ * bounded by their types, values that always fit; -v's reason says so. */
+static void check_auto(const char *types, enum gs_group_what what, bool want,
+		       const char *says)
+{
+	static const unsigned key[] = { 0 }, val[] = { 1 };
+	struct gs_group gr = { 1, 1, key, val, what, 1ull << 40 };
+	struct gs_record r;
+	struct gs_job job;
+	size_t bad, badlen;
+	char why[300] = "";
+	bool gpu;
+
+	record_parse(types, &r, &bad, &badlen);
+	memset(&job, 0, sizeof(job));
+	job.cmd = CMD_GROUP;
+	job.columns = r.n;
+	job.rec = &r;
+	job.dtype = r.type[0];
+	job.group = &gr;
+	gpu = auto_plan_gpu(&job, 8ll << 30, false, 16, why, sizeof(why));
+	CHECKF(gpu == want && strstr(why, says), "%s what %d: %s, \"%s\"",
+	       types, what, gpu ? "the GPU" : "the CPU", why);
+	CHECKF(auto_plan_watch(&job, 8ll << 30, false) == want,
+	       "%s: watched for a late GPU start", types);
+}
+
 int main(void)
 {
+	check_auto("u16,f32", GROUP_SUM, true, "a group-by of");
+	check_auto("i8,i64", GROUP_STATS, true, "a group-by of");
+	check_auto("i32,f32", GROUP_SUM, false, "keys (i32) may be more");
+	check_auto("f32,f32", GROUP_SUM, false, "keys (f32) may be more");
+	check_auto("u16,f64", GROUP_SUM, false, "f64 values");
+	check_auto("u16,f64", GROUP_COUNT, true, "a group-by of");
+
 	static const struct config cs[] = {
 		{ "i32,f32", 1, { 0 }, 1, { 1 }, 1000, false, 0 },
 		{ "i32,f32", 1, { 0 }, 1, { 1 }, 1000, false, 8 },

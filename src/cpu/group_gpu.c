@@ -4,6 +4,7 @@
  * ksums (the fixed-point limbs added term by term, so the value is exact
  * and the ksum's form is the CPU's own), merged through group_absorb.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cpu_group.h"
@@ -106,6 +107,41 @@ uint64_t group_gpu_max_keys(const struct gs_job *job)
 
 	group_gpu_layout(job, 0, &h);
 	return h.max_keys;
+}
+
+bool group_gpu_auto(const struct gs_job *job, char *why, size_t n)
+{
+	const struct gs_group *gr = job->group;
+	uint64_t most = group_gpu_max_keys(job), keys = 1;
+	const char *no;
+
+	if (!group_gpu_supports(job, &no)) {
+		snprintf(why, n, "a group-by: %s: the CPU", no);
+		return false;
+	}
+	for (unsigned j = 0; j < gr->nvals; j++)
+		if (job_col_dtype(job, gr->val[j]).type == GS_F64 &&
+		    gr->what >= GROUP_SUM) {
+			snprintf(why, n, "a group-by of f64 values: the CPU "
+				 "(the GPU's sums spill those past 2^-320 .. "
+				 "2^128; --backend cuda runs it)");
+			return false;
+		}
+	for (unsigned k = 0; k < gr->nkeys; k++) {
+		struct gs_dtype d = job_col_dtype(job, gr->key[k]);
+		size_t bits = d.boolean ? 1 : type_size(d.type) * 8;
+
+		if (bits > 16 || keys > most >> bits) {
+			snprintf(why, n, "a group-by whose keys (%s) may be "
+				 "more than the GPU's table holds (%llu): the "
+				 "CPU (--backend cuda runs it, spilling past "
+				 "them)", type_name(d.type),
+				 (unsigned long long)most);
+			return false;
+		}
+		keys <<= bits;
+	}
+	return true;
 }
 
 /* The value whose order key (gd_fkey, or an integer's) is k. */

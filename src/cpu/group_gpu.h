@@ -22,6 +22,11 @@ size_t group_gpu_layout(const struct gs_job *job, uint64_t slots,
 			struct gd_head *h);
 /* The most keys the device table takes for job (auto's plan, -v). */
 uint64_t group_gpu_max_keys(const struct gs_job *job);
+/* Whether --backend auto may run job on the GPU: where its keys are
+ * bounded by their types below the table's keys (8- and 16-bit keys) and
+ * its values always fit the window (no f64 values), so nothing can spill
+ * and no run can fail; why[n] says what it found. */
+bool group_gpu_auto(const struct gs_job *job, char *why, size_t n);
 /* acc += the device accumulator at dev (a host copy of group_gpu_layout's
  * bytes): every key of its table through group_absorb, its spilled
  * records through the CPU's fold, exactly. acc fails (acc_error) where
