@@ -398,25 +398,28 @@ GD_FN uint64_t *gd_slot(struct gd_head *h, uint64_t *tab, const uint64_t *key)
 }
 
 /* One record into the table at base (the head's block); false: spilled
- * (a value out of its window, or the table full). */
+ * (a value out of its window, or the table full). The values are taken
+ * apart twice (to check, then to fold) rather than kept: an array of them
+ * would live in the GPU's local memory. */
 GD_FN bool gd_fold(struct gd_head *h, unsigned char *base,
 		   const unsigned char *rec)
 {
-	uint64_t key[GD_MAXK], *s, sp;
-	struct gd_val v[GD_MAXV];
+	uint64_t key[GD_MAXK], *s = NULL, sp;
 	bool fits = true;
 
 	for (uint32_t k = 0; k < h->nkeys; k++)
 		key[k] = gd_key(rec + h->key_off[k], h->key_type[k],
 				h->key_bool[k]);
-	for (uint32_t j = 0; j < h->nvals; j++) {
-		v[j] = gd_value(rec, &h->col[j], h->what);
-		fits = fits && v[j].fits;
-	}
-	s = fits ? gd_slot(h, (uint64_t *)(base + h->table_off), key) : NULL;
+	for (uint32_t j = 0; fits && j < h->nvals; j++)
+		fits = gd_value(rec, &h->col[j], h->what).fits;
+	if (fits)
+		s = gd_slot(h, (uint64_t *)(base + h->table_off), key);
 	if (s) {
-		for (uint32_t j = 0; j < h->nvals; j++)
-			gd_fold_val(s + h->col[j].w, &h->col[j], h->what, &v[j]);
+		for (uint32_t j = 0; j < h->nvals; j++) {
+			struct gd_val v = gd_value(rec, &h->col[j], h->what);
+
+			gd_fold_val(s + h->col[j].w, &h->col[j], h->what, &v);
+		}
 		return true;
 	}
 	sp = GD_ADD(&h->spilled, 1);
