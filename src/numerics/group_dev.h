@@ -101,32 +101,35 @@ struct gd_head {
 					      (unsigned long long)(c), \
 					      (unsigned long long)(v)))
 #define GD_LOAD(p) (*(volatile uint64_t *)(p))
+#define GD_STORE(p, v) (*(volatile uint64_t *)(p) = (v))
 #define GD_FENCE() __threadfence()
 #else
-/* The host runs it on one thread (the tests): plain reads and writes. */
+/* The host runs it in its tests (tests/unit_groupdev.c), on several
+ * threads too: the same atomics, as the compiler's builtins. */
 #define GD_FN static inline
-static inline uint64_t gd_host_add(uint64_t *p, uint64_t v)
-{
-	uint64_t o = *p;
-
-	*p = o + v;
-	return o;
-}
-
 static inline uint64_t gd_host_cas(uint64_t *p, uint64_t c, uint64_t v)
 {
-	uint64_t o = *p;
-
-	if (o == c)
-		*p = v;
-	return o;
+	__atomic_compare_exchange_n(p, &c, v, false, __ATOMIC_SEQ_CST,
+				    __ATOMIC_SEQ_CST);
+	return c;		/* the old value, as atomicCAS returns */
 }
-#define GD_ADD(p, v) gd_host_add((p), (v))
-#define GD_MAXU(p, v) (*(p) = *(p) > (v) ? *(p) : (v))
-#define GD_OR(p, v) (*(p) |= (v))
+
+static inline void gd_host_max(uint64_t *p, uint64_t v)
+{
+	uint64_t o = __atomic_load_n(p, __ATOMIC_RELAXED);
+
+	while (o < v && !__atomic_compare_exchange_n(p, &o, v, true,
+						     __ATOMIC_SEQ_CST,
+						     __ATOMIC_RELAXED))
+		;
+}
+#define GD_ADD(p, v) __atomic_fetch_add((p), (uint64_t)(v), __ATOMIC_SEQ_CST)
+#define GD_MAXU(p, v) gd_host_max((p), (v))
+#define GD_OR(p, v) __atomic_fetch_or((p), (uint64_t)(v), __ATOMIC_SEQ_CST)
 #define GD_CAS(p, c, v) gd_host_cas((p), (c), (v))
-#define GD_LOAD(p) (*(p))
-#define GD_FENCE() ((void)0)
+#define GD_LOAD(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define GD_STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+#define GD_FENCE() __atomic_thread_fence(__ATOMIC_SEQ_CST)
 #endif
 
 #define GD_SIGN (1ull << 63)
@@ -379,7 +382,7 @@ GD_FN uint64_t *gd_slot(struct gd_head *h, uint64_t *tab, const uint64_t *key)
 			st = GD_CAS(&s[GD_STATE], 0, 1);
 			if (st == 0) {
 				for (uint32_t k = 0; k < h->nkeys; k++)
-					s[GD_KEY + k] = key[k];
+					GD_STORE(&s[GD_KEY + k], key[k]);
 				GD_FENCE();
 				GD_CAS(&s[GD_STATE], 1, 2);
 				return s;
