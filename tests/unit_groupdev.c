@@ -277,8 +277,37 @@ static void check_auto(const char *types, enum gs_group_what what, bool want,
 	       "%s: watched for a late GPU start", types);
 }
 
+/* The default table: 2^21 slots for a sum of one f32 column, fewer for
+ * wide slots (stats of 8 f64 columns), within 1 GiB. */
+static void check_layout(const char *types, unsigned nvals,
+			 enum gs_group_what what, uint64_t want_slots)
+{
+	static const unsigned key[] = { 0 }, val[] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+	struct gs_group gr = { 1, nvals, key, val, what, 1ull << 40 };
+	struct gs_record r;
+	struct gs_job job;
+	struct gd_head h;
+	size_t bad, badlen, bytes;
+
+	record_parse(types, &r, &bad, &badlen);
+	memset(&job, 0, sizeof(job));
+	job.cmd = CMD_GROUP;
+	job.columns = r.n;
+	job.rec = &r;
+	job.group = &gr;
+	bytes = group_gpu_layout(&job, 0, &h);
+	CHECKF(h.slots == want_slots && h.max_keys == h.slots / 2 &&
+	       h.slots * h.sw * 8 <= (1ull << 30) &&
+	       bytes == h.spill_off + h.spill_cap * h.rs, "%s: %llu slots of "
+	       "%llu words", types, (unsigned long long)h.slots,
+	       (unsigned long long)h.sw);
+}
+
 int main(void)
 {
+	check_layout("i32,f32", 1, GROUP_SUM, 1ull << 21);
+	check_layout("i32,f64,f64,f64,f64,f64,f64,f64,f64", 8, GROUP_STATS,
+		     1ull << 18);
 	check_auto("u16,f32", GROUP_SUM, true, "a group-by of");
 	check_auto("i8,i64", GROUP_STATS, true, "a group-by of");
 	check_auto("i32,f32", GROUP_SUM, false, "keys (i32) may be more");

@@ -12,8 +12,12 @@
 
 /* The device table's default: 2^21 slots, at most half of them keys
  * (1,048,576 keys; linear probing stays short at half load), about 320
- * MB per stream for a sum of one f32 column. */
+ * MB per stream for a sum of one f32 column; fewer where the slots are
+ * wide (stats of several f64 columns), so that a stream's table stays
+ * within GD_TABLE_BYTES: it is copied back and read whole at the end. */
 #define GD_SLOTS_DEFAULT (1ull << 21)
+#define GD_SLOTS_MIN (1ull << 16)
+#define GD_TABLE_BYTES (1ull << 30)
 /* Spilled records a stream keeps, and their bytes at most. */
 #define GD_SPILL_RECORDS (1ull << 20)
 #define GD_SPILL_BYTES (64ull << 20)
@@ -42,7 +46,9 @@ bool group_gpu_supports(const struct gs_job *job, const char **why)
 	return true;
 }
 
-static uint64_t slots_of(uint64_t slots)
+/* Slots of sw words each: slots, else the environment's, else the
+ * default within GD_TABLE_BYTES. */
+static uint64_t slots_of(uint64_t slots, uint64_t sw)
 {
 	const char *env = getenv(GROUP_GPU_SLOTS_ENV);
 	char *end;
@@ -55,7 +61,10 @@ static uint64_t slots_of(uint64_t slots)
 		if (!*end && v >= 4 && !(v & (v - 1)))
 			return v;
 	}
-	return GD_SLOTS_DEFAULT;
+	slots = GD_SLOTS_DEFAULT;
+	while (slots > GD_SLOTS_MIN && slots * sw * 8 > GD_TABLE_BYTES)
+		slots /= 2;
+	return slots;
 }
 
 size_t group_gpu_layout(const struct gs_job *job, uint64_t slots,
@@ -65,8 +74,6 @@ size_t group_gpu_layout(const struct gs_job *job, uint64_t slots,
 	uint32_t w;
 
 	memset(h, 0, sizeof(*h));
-	h->slots = slots_of(slots);
-	h->max_keys = h->slots / 2;
 	h->rs = (uint32_t)job_record_size(job);
 	h->nkeys = gr->nkeys;
 	h->nvals = gr->nvals;
@@ -93,6 +100,8 @@ size_t group_gpu_layout(const struct gs_job *job, uint64_t slots,
 		w += gd_col_words(c, gr->what);
 	}
 	h->sw = w;
+	h->slots = slots_of(slots, h->sw);
+	h->max_keys = h->slots / 2;
 	h->spill_cap = GD_SPILL_BYTES / (h->rs ? h->rs : 1);
 	if (h->spill_cap > GD_SPILL_RECORDS)
 		h->spill_cap = GD_SPILL_RECORDS;
