@@ -267,6 +267,8 @@ static bool merge_table(const struct gs_job *job, struct group_acc *acc,
 				free_cols(job, pay + n * ps, j);
 		n += ok;
 	}
+	if (pay)
+		free_cols(job, pay, n * h->nvals);	/* a batch cut short */
 	free(keys);
 	free(pay);
 	return ok;
