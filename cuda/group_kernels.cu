@@ -18,11 +18,12 @@
  * CPU's kernel, so the result does not depend on where a record went.
  * An overflowing spill area fails the run with one line (acc_error).
  *
- * Chosen over sorting by key (CUB's radix sort, then a reduce by key):
- * the table reads each record once and keeps no per-chunk output, where a
- * sort moves keys and values (12 bytes a record for i32,f32, with their
- * order indices) several times per chunk and still needs the exact sums
- * per run of equal keys; bench/bench_group_gpu.sh measures the two.
+ * Chosen over sorting by key (CUB's radix sort, then a reduce by key) on
+ * the argument, not yet on a measurement: the table reads each record
+ * once and keeps no per-chunk output, where a sort moves keys and values
+ * through several passes per chunk and still needs exact sums of 6 limbs
+ * a sign per run of equal keys; bench/bench_group_sort.cu (run by
+ * bench/bench_group_gpu.sh) times the two on the device.
  */
 #include <stdint.h>
 
