@@ -19,6 +19,8 @@
 #    naming the keys and the MiB;
 #  - -f state of shards merged in any order and grouping (and merges of
 #    merges, on stdin): one run's bytes; other groupings do not merge;
+#  - --backend cuda of mixed records: the GPU's bytes, or (no GPU) a
+#    runtime error, not the usage error of other mixed records;
 #  - refusals, one line each: text keys (strings) -f state or npy,
 #    --op prod|xor, every column a key, a key past the record
 #    (test_group_text.sh checks text keys).
@@ -338,6 +340,19 @@ refused op_xor "--op xor" reduce --op xor --by 1 -t i32,i32 "$T/p2"
 refused all_keys "no values left" sum --by 1,2 -t i32,f64 "$T/p2"
 refused past "column 3 is past" sum --by 3 -t i32,f64 "$T/p2"
 refused zero "'0' is not a column" stats --by 0 -t i32,f64 "$T/p2"
+
+# mixed records go to the GPU for a group-by (cuda/group_kernels.cu): not
+# the usage error of other commands' mixed records; without CUDA built in
+# (or a GPU) the runtime error that says so
+"$G" sum --backend cuda --by 1 -t i32,f64 "$T/p2" > "$T/out" 2> "$T/err"
+rc=$?
+if [ $rc -eq 0 ]; then
+	"$G" sum --backend cpu --by 1 -t i32,f64 "$T/p2" | cmp -s - "$T/out" &&
+		ok || bad "cuda" "--backend cuda printed other bytes"
+else
+	[ $rc -eq 1 ] && [ ! -s "$T/out" ] && ! grep -q "CPU only" "$T/err" &&
+		ok || bad "cuda" "rc $rc: $(cat "$T/err")"
+fi
 
 # --help and the completions' table name it
 "$G" stats --help | grep -q -- '-g, --by COLS' && ok || bad help "no --by"

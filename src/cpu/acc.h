@@ -200,6 +200,7 @@ struct group_acc {
 	size_t cap;		/* loc's keys at most */
 	int failed;		/* 0, or why it stopped (cpu_group.c) */
 	uint64_t fail_keys;
+	uint64_t fail_records;	/* FAIL_SPILL's: what the GPU could not take */
 };
 /* The keys of acc in ascending order (malloc'd, *n of them; NULL with *n
  * 0 for none or out of memory: *oom tells). */

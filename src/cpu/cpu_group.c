@@ -514,6 +514,15 @@ static void group_acc_merge(const struct gs_job *job, void *acc,
 		fail(g, FAIL_OOM);
 }
 
+void group_fail_spill(struct group_acc *g, uint64_t records, uint64_t keys)
+{
+	if (g->failed)
+		return;
+	g->failed = records ? FAIL_SPILL : FAIL_OOM;
+	g->fail_keys = keys;
+	g->fail_records = records;
+}
+
 static double mib(uint64_t n)
 {
 	return (double)n / (double)((uint64_t)1 << 20);
@@ -536,6 +545,13 @@ static int group_acc_error(const struct gs_job *job, const void *acc,
 			       "failed: %s", (unsigned long long)sh->err_keys,
 			       mib(sh->err_bytes), mib(job->group->limit), dir,
 			       strerror(e));
+	if (g->failed == FAIL_SPILL)
+		return gs_fail(err, GS_ERUNTIME, "--by", "%llu records did not "
+			       "fit the GPU's table (%llu keys, f64 values "
+			       "from 2^-320 to 2^128) nor its spill area: "
+			       "--backend cpu computes them",
+			       (unsigned long long)g->fail_records,
+			       (unsigned long long)g->fail_keys);
 	if (g->failed || e)
 		return gs_fail(err, GS_ERUNTIME, "--by", "out of memory after "
 			       "%llu keys", (unsigned long long)(g->failed ?

@@ -19,7 +19,7 @@ struct gcol {
 	struct ksum s2;			/* STATS */
 };
 
-enum { FAIL_NONE, FAIL_OOM };
+enum { FAIL_NONE, FAIL_OOM, FAIL_SPILL };
 
 /* Bytes of a struct gcol in job's payloads (what job->group->what keeps). */
 size_t gcol_size(const struct gs_job *job);
@@ -35,5 +35,9 @@ void *group_payload(const struct gs_job *job, struct group_acc *g,
 unsigned group_pay_wides(const struct gs_job *job, const void *pay);
 void group_pay_free(const struct gs_job *job, void *pay);
 bool group_pay_merge(const struct gs_job *job, void *dst, void *src);
+/* g fails (unless it failed already): records that a GPU's table of keys
+ * keys could not take overflowed its spill area; records 0: out of
+ * memory. */
+void group_fail_spill(struct group_acc *g, uint64_t records, uint64_t keys);
 
 #endif

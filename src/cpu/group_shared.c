@@ -140,6 +140,7 @@ static bool absorb_one(const struct gs_job *job, struct gshared *sh,
 		return false;
 	if (fresh) {		/* moved whole, a widened ksum's pointer too */
 		memcpy(dst, src, sh->psize);
+		memset(src, 0, sh->psize);	/* left empty: nothing to free */
 		w = group_pay_wides(job, dst);
 	} else {
 		unsigned before = group_pay_wides(job, dst);

@@ -58,6 +58,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "auto_plan.h"
+#include "group_gpu.h"
 
 #define AUTO_GPU_START_S 0.40	/* S: context about 0.35 s, then its open */
 #define AUTO_GPU_FIXED_S 0.15	/* F */
@@ -165,6 +166,16 @@ static const struct auto_rate op_rates[] = {
 #undef RATE
 };
 
+/* Whether auto may take the GPU for job at all (why[n] says why not; why
+ * may be NULL): a group-by only where it cannot spill (group_gpu.c). */
+static bool gpu_takes(const struct gs_job *job, char *why, size_t n)
+{
+	char none[1];
+
+	return job->cmd != CMD_GROUP ||
+	       group_gpu_auto(job, why ? why : none, why ? n : sizeof(none));
+}
+
 static const struct auto_rate *rate_of(const struct gs_job *job)
 {
 	size_t n = sizeof(auto_rates) / sizeof(auto_rates[0]);
@@ -215,6 +226,8 @@ bool auto_plan_gpu(const struct gs_job *job, int64_t input_bytes,
 			 "over once it is ready", AUTO_CPU_CHUNKS_ENV);
 		return true;
 	}
+	if (!gpu_takes(job, why, n))
+		return false;
 	if (r->gpu_gbs <= 0) {
 		snprintf(why, n, "%s runs on the CPU under auto: its GPU "
 			 "kernels were slower end to end where measured "
@@ -265,7 +278,8 @@ bool auto_plan_gpu(const struct gs_job *job, int64_t input_bytes,
 bool auto_plan_watch(const struct gs_job *job, int64_t input_bytes,
 		     bool compressed)
 {
-	return input_bytes != 0 && !compressed && rate_of(job)->gpu_gbs > 0;
+	return input_bytes != 0 && !compressed && rate_of(job)->gpu_gbs > 0 &&
+	       gpu_takes(job, NULL, 0);
 }
 
 /* GPUSTAT_AUTO_CPU_GBS as bytes per second; 0 unless set to a finite
@@ -298,7 +312,8 @@ bool auto_plan_late(const struct gs_job *job, int threads, uint64_t done,
 		cpu = (double)done / secs;
 	snprintf(why, n, "the CPU ran at %.2f GB/s%s, the plan's %.2f",
 		 cpu / 1e9, faked ? " (" AUTO_CPU_GBS_ENV ")" : "", plan / 1e9);
-	if (r->gpu_gbs <= 0 || cpu <= 0 || (!faked && secs < AUTO_LATE_MIN_S))
+	if (r->gpu_gbs <= 0 || cpu <= 0 || (!faked && secs < AUTO_LATE_MIN_S) ||
+	    !gpu_takes(job, NULL, 0))
 		return false;
 	t_gpu = gpu_time(r, (double)left, cpu);
 	t_cpu = (double)left / cpu;
@@ -322,6 +337,7 @@ bool auto_plan_stream(const struct gs_job *job, uint64_t done, double secs,
 		cpu = (double)done / secs;
 	brief = cpu <= 0 || in <= 0 || (!faked && secs < AUTO_LATE_MIN_S);
 	bool start = !brief && rate_of(job)->gpu_gbs > 0 &&
+		     gpu_takes(job, NULL, 0) &&
 		     cpu < AUTO_LATE_MARGIN * in;
 
 	verdict = start ? "" : brief ? "alone, too briefly measured to judge: "

@@ -152,13 +152,16 @@ const struct backend *backend_select(enum backend_choice choice,
 	if (algo_backend(&choice, job, ndevices, err) < 0)
 		return NULL;
 	/* the CPU runs each column of mixed records in its own type
-	 * (cpu_mixed.c); the GPU's kernels take one type */
-	if (job->rec && (choice == BACKEND_CUDA || ndevices)) {
+	 * (cpu_mixed.c); the GPU's kernels take one type, but a group-by's,
+	 * which read each record whole (cuda/group_kernels.cu) */
+	bool whole = job->cmd == CMD_GROUP;
+
+	if (job->rec && !whole && (choice == BACKEND_CUDA || ndevices)) {
 		gs_fail(err, GS_EUSAGE, "", "records of mixed types run on the "
 			"CPU only: --backend cpu or auto");
 		return NULL;
 	}
-	if (job->rec) {
+	if (job->rec && !whole) {
 		*why = "records of mixed types run on the CPU";
 		return &backend_cpu;
 	}

@@ -1,0 +1,37 @@
+/*
+ * group_gpu.h - the host's side of --by's device form (group_dev.h): the
+ * layout a job's device accumulator takes, and its merge into the CPU's
+ * accumulator (struct group_acc, cpu_group.c), for cuda/group_kernels.cu
+ * and the tests.
+ */
+#ifndef GROUP_GPU_H
+#define GROUP_GPU_H
+
+#include "acc.h"
+#include "group_dev.h"
+
+/* GPUSTAT_GROUP_GPU_SLOTS=N (a power of two, 4 or more) sets the device
+ * table's slots: small tables for the tests of the spill. */
+#define GROUP_GPU_SLOTS_ENV "GPUSTAT_GROUP_GPU_SLOTS"
+
+/* Whether the device form takes job; if not, *why says so. */
+bool group_gpu_supports(const struct gs_job *job, const char **why);
+/* job's device accumulator: its head (h) and bytes. slots 0: the default
+ * (or GROUP_GPU_SLOTS_ENV). */
+size_t group_gpu_layout(const struct gs_job *job, uint64_t slots,
+			struct gd_head *h);
+/* The most keys the device table takes for job (auto's plan, -v). */
+uint64_t group_gpu_max_keys(const struct gs_job *job);
+/* Whether --backend auto may run job on the GPU: where its keys are
+ * bounded by their types below the table's keys (8- and 16-bit keys) and
+ * its values always fit the window (no f64 values), so nothing can spill
+ * and no run can fail; why[n] says what it found. */
+bool group_gpu_auto(const struct gs_job *job, char *why, size_t n);
+/* acc += the device accumulator at dev (a host copy of group_gpu_layout's
+ * bytes): every key of its table through group_absorb, its spilled
+ * records through the CPU's fold, exactly. acc fails (acc_error) where
+ * the spill area overflowed. */
+void group_gpu_merge(const struct gs_job *job, struct group_acc *acc,
+		     const void *dev);
+
+#endif
