@@ -168,6 +168,39 @@ void xsum_neg(struct xsum *x)
 	x->ninf = p;
 }
 
+size_t xsum_negzero_run(const void *p, size_t n, size_t stride, enum xfmt f,
+			bool big, bool skip_nan)
+{
+	struct ieee_fmt F = ieee_fmt_of(f);
+	uint64_t neg0 = (uint64_t)1 << (F.width - 1);
+	const unsigned char *q = p;
+	size_t r, sz = (size_t)F.width / 8;
+
+	for (r = 0; r < n; r++, q += stride) {
+		uint64_t b = 0;
+
+		for (size_t k = 0; k < sz; k++)
+			b = b << 8 | q[big ? k : sz - 1 - k];
+		if (b != neg0 && !(skip_nan && (b & ~neg0) > F.inf))
+			break;
+	}
+	return r;
+}
+
+void xsum_scan_negzero(void *out, size_t n, size_t stride, enum xfmt f,
+		       bool exclusive, bool lead, size_t run)
+{
+	size_t sz = (size_t)ieee_fmt_of(f).width / 8;
+	/* output r sums inputs [0, r] after the prefix (exclusive: [0, r)) */
+	size_t from = exclusive && !lead, to = !exclusive ? run : run + 1;
+	unsigned char *o = (unsigned char *)out + from * stride;
+
+	for (size_t r = from; r < to && r < n; r++, o += stride) {
+		memset(o, 0, sz);
+		o[sz - 1] = 0x80;
+	}
+}
+
 bool xsum_is_zero(const struct xsum *x)
 {
 	unsigned i;

@@ -411,7 +411,7 @@ static void check_handover_one(enum gs_type t, enum gs_op op, enum gs_type ot,
 	emu_blocks = rnd_blocks();
 	grc = emu(&job, data.data() + split * cols * isz, nrec - split, chunk,
 		  hout.data() + split * rec, &gbad, &gerr,
-		  emu_from{ seed.data(), split });
+		  emu_from{ seed.data(), split, st.data() });
 	gbad += split;
 	ho_compare(what, crc, cbad, &cerr, cout.data(), grc, gbad, &gerr,
 		   hout.data(), nrec, rec, type_size(ot));
