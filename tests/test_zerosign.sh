@@ -14,7 +14,9 @@ if ! python3 -c 'import numpy' 2>/dev/null; then
 	summary
 	exit
 fi
+# ZS_ARGS adds options to every run (bench/scan_gpu_check.sh: --backend
+# cuda, --devices 0,0); ZS_CASES sets the inputs per part (default 60)
 for part in sum scan carry; do
-	reference tests/zerosign_ref.py "$part" 50
+	reference tests/zerosign_ref.py "$part" $(( ${ZS_CASES:-60} * 5 / 6 ))
 done
 summary

@@ -10,19 +10,24 @@ term is -0). Prints "ok NAME", "FAIL NAME: why" and last "checks N".
 PART: sum, scan or carry (scans continued from a state: --carry-in).
 """
 import json
+import os
 import subprocess
 import sys
 
 import numpy as np
 
 G, T, PART = sys.argv[1], sys.argv[2], sys.argv[3]
+# ZS_ARGS: more options for every run (--backend cuda, --devices 0,0);
+# ZS_CASES: inputs per part
+EXTRA = os.environ.get("ZS_ARGS", "").split()
+CASES = int(os.environ.get("ZS_CASES", "60"))
 rng = np.random.default_rng(3001)
 FLOATS = {"f16": np.float16, "f32": np.float32, "f64": np.float64}
 checks = 0
 
 
 def run(args, data=None):
-    p = subprocess.run([G] + args, input=data, capture_output=True)
+    p = subprocess.run([G] + args + EXTRA, input=data, capture_output=True)
     return p.returncode, p.stdout, p.stderr.decode(errors="replace")
 
 
@@ -70,7 +75,7 @@ def opts(n, big):
 
 
 def part_sum():
-    for case in range(60):
+    for case in range(CASES):
         t = list(FLOATS)[case % 3]
         ft = FLOATS[t]
         n = int(rng.integers(1, 3000))
@@ -111,7 +116,7 @@ def part_sum():
 
 
 def part_scan(carry):
-    for case in range(60):
+    for case in range(CASES):
         t = list(FLOATS)[case % 3]
         ft = FLOATS[t]
         n = int(rng.integers(2, 3000))
