@@ -1,5 +1,6 @@
 #!/bin/sh
-# scan_gpu_check.sh - issue 30 item 1 on a GPU machine: the sign of a zero
+# scan_gpu_check.sh - issue 30 item 1 on a GPU machine: the scan's outputs
+# rounded by the one core (numerics/xsum_core.h, ieee.h), and the sign of a zero
 # sum is a flag of the exact sum (xsum.negzero), which the GPU backend notes
 # from the chunks on the host (cuda_load), sets on its share (cuda_finish),
 # writes into scan output (the writer) and merges into a lane's carry; the
@@ -16,15 +17,22 @@
 #  3. xsum_compare: tests/xsum_compare.sh BACKENDS="cpu cuda" on its zero
 #     inputs (ONLY='*zero*'; cuda = cpu, and cpu was checked here against
 #     the commit before, 3912/0);
-#  4. tests/gpu/run.sh PARTS="fixtures hybrid shards devscan" (the
-#     fixtures' -0 cases, auto's hand-over, --carry-in and --devices scans).
+#  4. tests/gpu/run.sh PARTS="fixtures scans hybrid shards devscan devbench"
+#     (the fixtures' -0 cases; every scan cuda = cpu, its outputs now rounded
+#     by xsum_core.h's exact_top_round and ieee.h's ieee_round_fast; auto's
+#     hand-over, --carry-in and --devices scans; devbench's wide f64 scan
+#     time, to compare with RESULTS.md's last figure).
+#
+# The scan_host_check of part 2 also checks the rounding moved into
+# numerics: ieee_round_fast against a slow reference (part 1 of it),
+# sum_round<K> against xsum_round (part 2), the emulated scans (part 4).
 #
 # Usage (repository root of the branch): sh bench/scan_gpu_check.sh
 # PARTS4 overrides part 4's PARTS ("" skips it); OUT: where logs go.
 cd "$(dirname "$0")/.." || exit 2
 OUT=${OUT:-/tmp/scan_gpu_check}
 mkdir -p "$OUT"
-PARTS4=${PARTS4-fixtures hybrid shards devscan}
+PARTS4=${PARTS4-fixtures scans hybrid shards devscan devbench}
 t0=$(date +%s)
 if ! make -j16 all > "$OUT/build.log" 2>&1; then
 	echo "build failed:"; tail -n 20 "$OUT/build.log"; exit 1
