@@ -227,6 +227,8 @@ static void cuda_close(void *v)
 			if (c->ev[i][j])
 				cudaEventDestroy(c->ev[i][j]);
 	free(c->hacc);
+	free(c->zrun);
+	free(c->zall);
 	delete c;
 }
 
@@ -289,11 +291,35 @@ static int cuda_open(void **ctxp, const struct backend_env *env, struct gs_err *
 	c->hacc = malloc(c->acc_bytes);
 	if (!c->hacc)
 		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
+	const struct operation *op = operation_of(c->job);
+
+	if (op->zero_sign && op->zero_sign(c->job)) {
+		c->zrun = (size_t *)calloc(c->job->columns, sizeof(*c->zrun));
+		c->zall = (bool *)malloc(c->job->columns * sizeof(*c->zall));
+		if (!c->zrun || !c->zall)
+			return gs_fail(err, GS_ERUNTIME, "", "out of memory");
+		memset(c->zall, 1, c->job->columns * sizeof(*c->zall));
+	}
 	CUDA_TRY(err, cudaDeviceGetAttribute(&c->nsm, cudaDevAttrMultiProcessorCount,
 					     env->device));
 	if (open_streams(c, err) < 0)
 		return -1;
 	return c->scan || !operation_of(c->job)->stream ? 0 : scan_open(c, err);
+}
+
+/* Where the runs of -0 of chunk ch end, per column (c->zrun); it is still
+ * the host's, in the input's byte order. */
+static void zero_runs(struct cuda_ctx *c, const struct chunk *ch)
+{
+	const struct gs_job *job = c->job;
+	size_t esize = type_size(job->dtype.type);
+
+	for (unsigned col = 0; col < job->columns; col++)
+		c->zrun[col] = xsum_negzero_run(
+			(const char *)ch->data + col * esize, ch->nrec,
+			job_record_size(job), type_xfmt(job->dtype.type),
+			job->dtype.big_endian,
+			operation_of(job)->zero_sign_skips_nan);
 }
 
 int cuda_load(struct cuda_ctx *c, const struct chunk *ch, struct loaded *at,
@@ -310,6 +336,8 @@ int cuda_load(struct cuda_ctx *c, const struct chunk *ch, struct loaded *at,
 	if (ch->id < 0 || ch->id >= MAX_BUFFERS)
 		return gs_fail(err, GS_ERUNTIME, "cuda", "buffer id %d out of range", ch->id);
 	account(c, ti);
+	if (c->zrun)
+		zero_runs(c, ch);
 	CUDA_TRY(err, cudaEventRecord(c->ev[ti][0], s));
 	CUDA_TRY(err, cudaMemcpyAsync(c->din[k], ch->data, bytes,
 				      cudaMemcpyHostToDevice, s));
@@ -346,7 +374,9 @@ static int cuda_submit(void *v, const struct chunk *ch, struct gs_err *err)
 	s = c->s[at.k];
 	if (c->scan)	/* on from the last chunk's carry */
 		return ch->nrec ? scan_chunk(c, ch->nrec, ch->first_rec, at,
-					     NULL, 0, err) : 0;
+					     NULL, 0, c->zrun, err) : 0;
+	for (unsigned col = 0; c->zall && col < c->job->columns; col++)
+		c->zall[col] = c->zall[col] && c->zrun[col] == ch->nrec;
 	if (ch->nrec)
 		CUDA_TRY(err, c->ops->launch(c->job, c->dacc[at.k], c->din[at.k],
 					     ch->data2 ? c->din2[at.k] : NULL,
@@ -366,11 +396,34 @@ static int cuda_finish(void *v, void *acc, struct gs_err *err)
 			CUDA_TRY(err, cudaStreamSynchronize(c->s[k]));
 		return scan_finish(c->scan, err);
 	}
-	for (int k = 0; k < c->nstreams; k++) {
-		CUDA_TRY(err, cudaStreamSynchronize(c->s[k]));
-		CUDA_TRY(err, cudaMemcpy(c->hacc, c->dacc[k], c->acc_bytes,
-					 cudaMemcpyDeviceToHost));
-		c->ops->merge_host(c->job, acc, c->hacc);
+	/* a float sum: the streams' share apart, its sign of zero set, then
+	 * merged (exact merges: the same bits as straight into acc) */
+	const struct acc_kernels *k = acc_kernels_for(c->job);
+	void *part = c->zall ? malloc(k->acc_size(c->job)) : NULL;
+
+	if (c->zall && !part)
+		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
+	if (part)
+		k->acc_init(c->job, part);
+	for (int i = 0; i < c->nstreams; i++) {
+		cudaError_t e = cudaStreamSynchronize(c->s[i]);
+
+		if (e == cudaSuccess)
+			e = cudaMemcpy(c->hacc, c->dacc[i], c->acc_bytes,
+				       cudaMemcpyDeviceToHost);
+		if (e != cudaSuccess) {
+			free(part);
+			return cuda_fail(err, e, "cudaMemcpy(accumulator)",
+					 __FILE__, __LINE__);
+		}
+		c->ops->merge_host(c->job, part ? part : acc, c->hacc);
+	}
+	if (part) {
+		for (unsigned col = 0; col < c->job->columns; col++)
+			operation_of(c->job)->set_negzero(part, col,
+							  c->zall[col]);
+		k->acc_merge(c->job, acc, part);
+		free(part);
 	}
 	return 0;
 }

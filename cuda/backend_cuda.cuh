@@ -67,6 +67,13 @@ struct cuda_ctx {
 	struct stage_times t;
 
 	struct scan_out *scan;		/* scans only */
+
+	/* A float sum's sign of zero (xsum.negzero), which the kernels do not
+	 * see: per column, the leading run of -0 of the chunk loaded last
+	 * (cuda_load), and whether every element folded so far was -0 (stats:
+	 * or NaN). NULL where the job has no float sum. */
+	size_t *zrun;
+	bool *zall;
 };
 
 /* A chunk in device memory: its stream (din[k]) and its stage events
@@ -83,12 +90,13 @@ int cuda_load(struct cuda_ctx *c, const struct chunk *ch, struct loaded *at,
 
 /* The scan path (backend_cuda_scan.cu). scan_open at cuda_open; a chunk
  * loaded at `at` is scanned by scan_chunk on from the last chunk's carry
- * (one GPU) or from carry (a --devices lane); scan_finish waits until
+ * (one GPU) or from carry (a --devices lane), zrun its runs of -0 (the
+ * cuda_ctx's zrun when it was loaded; NULL without); scan_finish waits until
  * every queued chunk is written; scan_close frees (NULL is fine). */
 int scan_open(struct cuda_ctx *c, struct gs_err *err);
 int scan_chunk(struct cuda_ctx *c, size_t nrec, uint64_t first_rec,
 	       struct loaded at, const struct red_col *carry, uint64_t seq,
-	       struct gs_err *err);
+	       const size_t *zrun, struct gs_err *err);
 int scan_finish(struct scan_out *so, struct gs_err *err);
 void scan_close(struct scan_out *so);
 /* backend_cuda.scan_seed: from a CPU state, before the first chunk. */

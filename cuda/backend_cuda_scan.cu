@@ -12,6 +12,9 @@
  * writer thread waits for each chunk's copy-back event and writes them to
  * the sink in order while later chunks compute; it checks each chunk's
  * overflow status first, and writes only the records before a failing one.
+ * A float sum's zero outputs whose prefix holds -0 terms only are made -0
+ * there (the kernels see no sign of zero): the chunk's runs of -0 are
+ * noted as it is loaded, and its slot keeps them with the prefix's state.
  *
  * A lane scans every N-th chunk of the stream, so the carry of its chunk is
  * not on its device. It is the exact reduction of every earlier record: the
@@ -46,8 +49,14 @@ struct scan_order {
 	struct gs_err err;		/* why it stopped */
 };
 
+/* What a float sum's prefix holds, per column: no terms, -0 terms only,
+ * or others (its zeros are +0). */
+enum { ZS_NONE, ZS_NEG0, ZS_OTHER };
+
 struct scan_slot {
 	void *host, *status;		/* pinned: output records, scan status */
+	unsigned char *zpre;		/* [columns]: the prefix before it */
+	size_t *zrun;			/* [columns]: its runs of -0 */
 	void *carry;			/* pinned, lanes: the chunk's carry */
 	size_t nrec;
 	uint64_t first_rec;
@@ -71,6 +80,7 @@ struct scan_lane {
 	void *dtot[MAX_STREAMS], *htot[MAX_STREAMS];	/* device, pinned */
 	cudaEvent_t reduced[MAX_STREAMS];	/* after htot's copy */
 	struct lane_chunk ch[MAX_STREAMS];
+	size_t *zrun;			/* [stream][column]: chunk's runs */
 };
 
 struct scan_out {
@@ -91,6 +101,7 @@ struct scan_out {
 	struct sink *sink;
 	struct scan_order *order;	/* lanes only */
 	struct scan_lane *lane;
+	unsigned char *zsign;		/* [columns]: float sums, the prefix */
 };
 
 /* ---- the lanes' turns ---------------------------------------------------- */
@@ -124,6 +135,21 @@ static void order_pass(struct scan_order *o, const struct gs_err *err)
 
 /* ---- scan output: a ring of pinned buffers and the writer thread --------- */
 
+/* The first n outputs of a slot's chunk with their signs of zero. */
+static void zero_signs(struct scan_out *so, struct scan_slot *sl, size_t n)
+{
+	const struct gs_job *job = so->job;
+	size_t osz = type_size(job->out_type);
+
+	for (unsigned col = 0; col < job->columns; col++)
+		if (sl->zpre[col] != ZS_OTHER)
+			xsum_scan_negzero((char *)sl->host + col * osz, n,
+					  so->out_rec, type_xfmt(job->out_type),
+					  job->exclusive,
+					  sl->zpre[col] == ZS_NEG0,
+					  sl->zrun[col]);
+}
+
 /* Wait for a slot's chunk, check its status, and write the records that
  * are right (a lane's in its turn). 0, or -1 with err filled. */
 static int scan_write(struct scan_out *so, struct scan_slot *sl,
@@ -142,6 +168,8 @@ static int scan_write(struct scan_out *so, struct scan_slot *sl,
 		bad = sl->nrec;
 	if (so->order && !order_wait(so->order, sl->seq, err))
 		return -1;
+	if (so->zsign && bad > 0)
+		zero_signs(so, sl, bad);
 	/* the records before a failing one are right: keep them */
 	if (bad > 0 && so->sink->write(so->sink->ctx, sl->host,
 				       bad * so->out_rec, &we) < 0 && rc == 0) {
@@ -185,6 +213,7 @@ static void lane_free(struct scan_lane *ln)
 {
 	if (!ln)
 		return;
+	free(ln->zrun);
 	for (int k = 0; k < MAX_STREAMS; k++) {
 		cudaFree(ln->dtot[k]);
 		cudaFreeHost(ln->htot[k]);
@@ -210,7 +239,10 @@ void scan_close(struct scan_out *so)
 		cudaFreeHost(so->slot[i].host);
 		cudaFreeHost(so->slot[i].status);
 		cudaFreeHost(so->slot[i].carry);
+		free(so->slot[i].zpre);
+		free(so->slot[i].zrun);
 	}
+	free(so->zsign);
 	for (int k = 0; k < MAX_STREAMS; k++)
 		cudaFree(so->dout[k]);
 	if (so->scanned)
@@ -249,6 +281,14 @@ int scan_open(struct cuda_ctx *c, struct gs_err *err)
 		CUDA_TRY(err, cudaHostAlloc(&so->slot[i].status,
 					    gpu_scan_status_bytes(), cudaHostAllocDefault));
 	}
+	for (int i = 0; c->zrun && i < so->nslots; i++) {
+		so->slot[i].zpre = (unsigned char *)malloc(job->columns);
+		so->slot[i].zrun = (size_t *)malloc(job->columns * sizeof(size_t));
+		if (!so->slot[i].zpre || !so->slot[i].zrun)
+			return gs_fail(err, GS_ERUNTIME, "", "out of memory");
+	}
+	if (c->zrun && !(so->zsign = (unsigned char *)calloc(job->columns, 1)))
+		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
 	try {
 		so->writer = std::thread(scan_writer, so, c->env.device);
 	} catch (const std::system_error &) {
@@ -266,12 +306,21 @@ static int scan_failed(struct scan_out *so, struct gs_err *err)
 	return -1;
 }
 
+/* What the prefix of a state holds (a carry: a struct red_col per
+ * column), per column. */
+static void zero_state(struct scan_out *so, const struct red_col *st)
+{
+	for (unsigned col = 0; col < so->job->columns; col++)
+		so->zsign[col] = st[col].count == 0 ? ZS_NONE
+			       : st[col].u.sum.negzero ? ZS_NEG0 : ZS_OTHER;
+}
+
 /* Queue a chunk's scan on stream at.k after its input copy: wait for a
  * free output buffer, chain to the previous chunk's scan (and on a lane,
  * set the chunk's carry), copy back, hand on to the writer. */
 int scan_chunk(struct cuda_ctx *c, size_t nrec, uint64_t first_rec,
 	       struct loaded at, const struct red_col *carry, uint64_t seq,
-	       struct gs_err *err)
+	       const size_t *zrun, struct gs_err *err)
 {
 	struct scan_out *so = c->scan;
 	cudaStream_t s = c->s[at.k];
@@ -289,6 +338,14 @@ int scan_chunk(struct cuda_ctx *c, size_t nrec, uint64_t first_rec,
 	sl->nrec = nrec;
 	sl->first_rec = first_rec;
 	sl->seq = seq;
+	if (so->zsign && carry)
+		zero_state(so, carry);
+	for (unsigned col = 0; so->zsign && col < c->job->columns; col++) {
+		sl->zpre[col] = so->zsign[col];
+		sl->zrun[col] = zrun[col];
+		if (so->zsign[col] != ZS_OTHER)
+			so->zsign[col] = zrun[col] == nrec ? ZS_NEG0 : ZS_OTHER;
+	}
 	CUDA_TRY(err, cudaStreamWaitEvent(s, so->scanned, 0));
 	if (carry)	/* the slot is free: so is its staging buffer */
 		CUDA_TRY(err, gpu_scan_seed_async(so->g, carry, sl->carry, s));
@@ -328,6 +385,8 @@ int cuda_scan_seed(void *v, const struct red_col *state, struct gs_err *err)
 			       "only be set before its first chunk");
 	CUDA_TRY(err, cudaSetDevice(c->env.device));
 	CUDA_TRY(err, gpu_scan_seed(c->scan->g, state));
+	if (c->scan->zsign)
+		zero_state(c->scan, state);
 	return 0;
 }
 
@@ -380,6 +439,9 @@ extern "C" int cuda_lane_open(void *gpu, struct scan_order *o, struct gs_err *er
 		CUDA_TRY(err, cudaEventCreateWithFlags(&ln->reduced[k],
 				cudaEventDisableTiming | cudaEventBlockingSync));
 	}
+	if (c->zrun && !(ln->zrun = (size_t *)malloc(MAX_STREAMS *
+			c->job->columns * sizeof(size_t))))
+		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
 	for (int i = 0; i < so->nslots; i++)
 		CUDA_TRY(err, cudaHostAlloc(&so->slot[i].carry,
 					    gpu_scan_carry_bytes(so->g),
@@ -406,6 +468,9 @@ extern "C" int cuda_lane_load(void *gpu, const struct chunk *ch, uint64_t seq,
 	cudaStream_t s = c->s[at.k];
 
 	*lc = lane_chunk{ seq, ch->nrec, ch->first_rec, at, true, true };
+	if (ln->zrun)
+		memcpy(ln->zrun + at.k * c->job->columns, c->zrun,
+		       c->job->columns * sizeof(size_t));
 	CUDA_TRY(err, cudaMemsetAsync(ln->dtot[at.k], 0, ln->tot_bytes, s));
 	CUDA_TRY(err, gpu_reduce_ops.launch(&ln->rjob, ln->dtot[at.k], c->din[at.k],
 					    NULL, ch->nrec, c->nsm, s));
@@ -441,8 +506,20 @@ extern "C" int cuda_lane_total(void *gpu, uint64_t seq, struct red_col *acc,
 	CUDA_TRY(err, cudaSetDevice(c->env.device));
 	CUDA_TRY(err, cudaEventSynchronize(ln->reduced[lc->at.k]));
 	gpu_reduce_ops.merge_host(&ln->rjob, acc, ln->htot[lc->at.k]);
+	for (unsigned col = 0; ln->zrun && col < c->job->columns; col++)
+		xsum_note_negzero(&acc[col].u.sum, acc[col].count - lc->nrec,
+				  lc->nrec, ln->zrun[lc->at.k * c->job->columns
+						     + col] == lc->nrec);
 	lc->unmerged = false;
 	return 0;
+}
+
+/* A lane chunk's runs of -0 (NULL without). */
+static const size_t *ln_zrun(struct cuda_ctx *c, const struct lane_chunk *lc)
+{
+	size_t *z = c->scan->lane->zrun;
+
+	return z ? z + lc->at.k * c->job->columns : NULL;
 }
 
 extern "C" int cuda_lane_scan(void *gpu, uint64_t seq, const struct red_col *carry,
@@ -465,5 +542,6 @@ extern "C" int cuda_lane_scan(void *gpu, uint64_t seq, const struct red_col *car
 	}
 	CUDA_TRY(err, cudaSetDevice(c->env.device));
 	lc->unscanned = false;
-	return scan_chunk(c, lc->nrec, lc->first_rec, lc->at, carry, seq, err);
+	return scan_chunk(c, lc->nrec, lc->first_rec, lc->at, carry, seq,
+			  ln_zrun(c, lc), err);
 }

@@ -102,6 +102,7 @@ class Prefix:
         self.op = op
         self.nan = self.pinf = self.ninf = self.zero = False
         self.neg = False
+        self.allneg = None	# sum: every term -0 (None: no terms)
         self.v = Fraction(1) if op == "prod" else Fraction(0)
         self.key = None		# min/max: (value, sign) with -0 < +0
 
@@ -110,6 +111,8 @@ class Prefix:
             self.nan = True
             return
         if self.op == "sum":
+            self.allneg = (self.allneg is not False and
+                           isinstance(x, tuple) and x == (0, True))
             if x in ("inf", "-inf"):
                 self.pinf |= x == "inf"
                 self.ninf |= x == "-inf"
@@ -138,7 +141,8 @@ class Prefix:
                 return nan_bits(t)
             if self.pinf or self.ninf:
                 return inf_bits(t, self.ninf)
-            return round_bits(self.v, t)
+            # a sum of -0 terms only is -0, as IEEE addition gives
+            return round_bits(self.v, t, neg_zero=bool(self.allneg))
         if self.op == "prod":
             if self.nan or (self.zero and self.pinf):
                 return nan_bits(t)

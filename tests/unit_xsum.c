@@ -304,7 +304,7 @@ static void test_ieee_sticky(void)
 {
 	static const enum xfmt fmts[] = { XF_F16, XF_BF16, XF_F32, XF_F64 };
 	uint64_t r = 0x9e3779b97f4a7c15ull;
-	int bad = 0, n = 0;
+	int bad = 0, fast = 0, n = 0;
 
 	for (int i = 0; i < 200000; i++) {
 		struct ieee_fmt f = ieee_fmt_of(fmts[i % 4]);
@@ -323,9 +323,18 @@ static void test_ieee_sticky(void)
 		    (f.emax + f.p + 128) - bitsm / 2;
 		bad += ieee_round(m, true, e, i & 1, &f) !=
 		       ieee_round(2 * m + 1, false, e - 1, i & 1, &f);
+		/* the fast path (the host's conversions here, xsum_round's)
+		 * rounds alike, with a sticky bit, without, and below 2^64 */
+		fast += ieee_round_fast(m, true, e, i & 1, &f) !=
+			ieee_round(m, true, e, i & 1, &f);
+		fast += ieee_round_fast(m, false, e, i & 1, &f) !=
+			ieee_round(m, false, e, i & 1, &f);
+		fast += ieee_round_fast(m >> 70, false, e, i & 1, &f) !=
+			ieee_round(m >> 70, false, e, i & 1, &f);
 		n++;
 	}
 	CHECKF(bad == 0, "%d of %d sticky roundings differ", bad, n);
+	CHECKF(fast == 0, "%d of %d fast roundings differ", fast, 3 * n);
 	{
 		struct ieee_fmt f = ieee_fmt_of(XF_F64);
 

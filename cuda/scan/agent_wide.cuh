@@ -150,32 +150,20 @@ static __host__ __device__ __forceinline__ u64 wide_round(const u64 *a,
 							  int lsb,
 							  const struct ieee_fmt &f)
 {
-	int h, top, pos, k, s;
-	u64 x, y, z, qlo, qhi;
-	bool sticky;
+	int h, cut, k;
 
-	if ((w.flags & EXACT_NAN) ||
-	    (w.flags & (EXACT_PINF | EXACT_NINF)) == (EXACT_PINF | EXACT_NINF))
-		return f.nan;
 	if (w.flags)
-		return f.inf | (u64)(w.flags == EXACT_NINF) << (f.width - 1);
+		return exact_flags_round(w.flags, &f);
 	/* a negative prefix's magnitude tops at its top limb, or at its lowest
 	 * nonzero one (all ones above it: the magnitude is that limb's) */
 	h = w.neg && w.low > w.top ? w.low : w.top;
 	if (h < 0)
 		return 0;
-	top = 64 * h + 63 - exact_clz64(wide_mag<K>(a, S, w, h));
-	pos = top > 127 ? top - 127 : 0;
-	k = pos / 64;
-	s = pos % 64;
-	x = wide_mag<K>(a, S, w, k);
-	y = wide_mag<K>(a, S, w, k + 1);
-	z = wide_mag<K>(a, S, w, k + 2);
-	sticky = w.low < k || (s && (x << (64 - s)) != 0);
-	qlo = s ? x >> s | y << (64 - s) : x;
-	qhi = s ? y >> s | z << (64 - s) : y;
-	return scan_round_fast((u128)qhi << 64 | qlo, sticky, (long)pos + lsb,
-			       w.neg, f);
+	cut = exact_cut(64 * h + 63 - exact_clz64(wide_mag<K>(a, S, w, h)));
+	k = cut / 64;
+	return exact_top_round(wide_mag<K>(a, S, w, k), wide_mag<K>(a, S, w, k + 1),
+			       wide_mag<K>(a, S, w, k + 2), cut, w.low < k, lsb,
+			       w.neg, &f);
 }
 
 /* Element x's term into the limbs (L: the lsb of limb 0); its flags into

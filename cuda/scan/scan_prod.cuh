@@ -117,8 +117,8 @@ template <typename T> struct scan_fprod {
 			hi = (u128)v.hi[1] << 64 | v.hi[0];
 			e = (long)v.exp;
 		}
-		a = scan_round_fast(lo, false, e, neg, c.fmt);
-		b = hi == lo ? a : scan_round_fast(hi, false, e, neg, c.fmt);
+		a = ieee_round_fast(lo, false, e, neg, &c.fmt);
+		b = hi == lo ? a : ieee_round_fast(hi, false, e, neg, &c.fmt);
 		*bits = a;
 		return a == b;
 	}
@@ -190,7 +190,7 @@ template <typename T> struct scan_iprod {
 			return false;
 		}
 		if (c.ofloat) {
-			*bits = scan_round_fast(mag, false, 0, neg, c.fmt);
+			*bits = ieee_round_fast(mag, false, 0, neg, &c.fmt);
 			return true;
 		}
 		if (c.osigned)

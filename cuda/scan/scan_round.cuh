@@ -1,89 +1,14 @@
 /*
- * scan_round.cuh - an exact prefix into its output bits: one correct
- * rounding of a 128-bit magnitude (with a sticky bit) into f16, bf16, f32
- * or f64, by the hardware's conversions where the result is a normal f32
- * or f64 and by ieee.h's ieee_round (the CPU's) otherwise; a double
- * (min/max) into a float format; an exact integer into an integer type,
- * with the why of one that does not fit (struct scan_bad).
+ * scan_round.cuh - an exact prefix into its output bits (a 128-bit
+ * magnitude by ieee.h's ieee_round_fast, the CPU's: the hardware's
+ * conversions where the result is a normal f32 or f64); a double (min/max)
+ * into a float format; an exact integer into an integer type, with the why
+ * of one that does not fit (struct scan_bad).
  */
 #ifndef SCAN_ROUND_CUH
 #define SCAN_ROUND_CUH
 
 #include "scan_base.cuh"
-
-/* m rounded to nearest even as an f32 and an f64 (bits). The hardware's
- * conversions on the device; the host's, also correctly rounded, in the
- * host check. */
-static __host__ __device__ inline unsigned scan_u64_f32(u64 m)
-{
-#ifdef __CUDA_ARCH__
-	return __float_as_uint(__ull2float_rn(m));
-#else
-	float v = (float)m;
-	unsigned b;
-
-	memcpy(&b, &v, sizeof(b));
-	return b;
-#endif
-}
-
-static __host__ __device__ inline u64 scan_u64_f64(u64 m)
-{
-#ifdef __CUDA_ARCH__
-	return (u64)__double_as_longlong(__ull2double_rn(m));
-#else
-	return exact_bits_f64((double)m);
-#endif
-}
-
-/*
- * ieee_round, faster where the result is a normal f32 or f64 (nearly
- * always): the top 64 bits of m with the rest folded into a sticky lsb
- * convert with one hardware rounding (the sticky bit lies far below the
- * rounding bit, so that rounding is the correct one), and scaling by a
- * power of two is then exact. Subnormal, overflowing and half-precision
- * results take ieee_round.
- */
-/* (neg ? -m : m) * 2^e (m != 0) rounded by the hardware into *bits, for a
- * normal f32 or f64 result; false for any other. */
-static __host__ __device__ inline bool scan_round_hw(u64 m, long e, bool neg,
-						     const struct ieee_fmt &f,
-						     u64 *bits)
-{
-	if (f.width == 32) {
-		u64 b = scan_u64_f32(m);
-		long be = (long)(b >> 23) + e;
-
-		*bits = (u64)neg << 31 | ((b + ((u64)e << 23)) & 0x7fffffffull);
-		return be >= 1 && be <= 254;
-	}
-	if (f.width == 64) {
-		u64 b = scan_u64_f64(m);
-		long be = (long)(b >> 52) + e;
-
-		*bits = (u64)neg << 63 | ((b + ((u64)e << 52)) & ~SCAN_SIGN);
-		return be >= 1 && be <= 2046;
-	}
-	return false;
-}
-
-static __host__ __device__ inline u64 scan_round_fast(u128 m, bool sticky,
-						      long e, bool neg,
-						      const struct ieee_fmt &f)
-{
-	u64 bits;
-
-	if (m != 0) {
-		int z = ieee_clz128(m);
-		u128 t = m << z;		/* top bit at 127 */
-		u64 m64 = (u64)(t >> 64) | (u64)((u64)t != 0 || sticky);
-
-		/* value ~ m64 * 2^(e + 64 - z) */
-		if (scan_round_hw(m64, e + 64 - z, neg, f, &bits))
-			return bits;
-	}
-	return ieee_round(m, sticky, e, neg, &f);
-}
 
 /* A double (the value of a min/max prefix) into f: exactly for f64, but
  * with every NaN the one the CPU writes (ieee_round_f64 keeps a NaN's
@@ -132,8 +57,8 @@ static __host__ __device__ inline bool scan_put_int(__int128 v,
 	__int128 lo, hi;
 
 	if (c.ofloat) {
-		*bits = scan_round_fast(v < 0 ? -(u128)v : (u128)v, false, 0,
-					v < 0, c.fmt);
+		*bits = ieee_round_fast(v < 0 ? -(u128)v : (u128)v, false, 0,
+					v < 0, &c.fmt);
 		return true;
 	}
 	hi = c.osigned ? ((__int128)1 << (nb - 1)) - 1 : ((__int128)1 << nb) - 1;

@@ -53,23 +53,20 @@ SCAN_UNROLL
 }
 
 /*
- * Round a sum into f: flags first (NaN, or both infinities, is NaN), then
- * the magnitude's top 128 bits and a sticky bit for the rest, as
- * xsum_round does. An exact zero is +0.
+ * Round a sum into f as xsum_round does (xsum_core.h's rounding: flags
+ * first, then the magnitude's top 128 bits and a sticky bit for the rest).
+ * An exact zero is +0.
  */
 template <int K>
 static __host__ __device__ inline u64 sum_round(const sum_val<K> &v, int lsb,
 						const struct ieee_fmt &f)
 {
 	u64 m[K], mh = 0, a = 0, b = 0, c2 = 0, cy;
-	bool neg = v.l[K - 1] >> 63, sticky = false;
-	int h = -1, top, pos, k, s;
+	bool neg = v.l[K - 1] >> 63, low = false;
+	int h = -1, cut, k;
 
-	if ((v.flags & EXACT_NAN) ||
-	    (v.flags & (EXACT_PINF | EXACT_NINF)) == (EXACT_PINF | EXACT_NINF))
-		return f.nan;
 	if (v.flags)
-		return f.inf | (u64)(v.flags == EXACT_NINF) << (f.width - 1);
+		return exact_flags_round(v.flags, &f);
 	cy = neg;
 SCAN_UNROLL
 	for (int j = 0; j < K; j++) {
@@ -82,24 +79,16 @@ SCAN_UNROLL
 	}
 	if (h < 0)
 		return 0;
-	top = 64 * h + 63 - exact_clz64(mh);
-	pos = top > 127 ? top - 127 : 0;
-	k = pos / 64;
-	s = pos % 64;
+	cut = exact_cut(64 * h + 63 - exact_clz64(mh));
+	k = cut / 64;
 SCAN_UNROLL
 	for (int j = 0; j < K; j++) {
 		a = j == k ? m[j] : a;
 		b = j == k + 1 ? m[j] : b;
 		c2 = j == k + 2 ? m[j] : c2;
-		sticky |= j < k && m[j] != 0;
+		low |= j < k && m[j] != 0;
 	}
-	if (s)
-		sticky |= (a << (64 - s)) != 0;
-	u64 qlo = s ? a >> s | b << (64 - s) : a;
-	u64 qhi = s ? b >> s | c2 << (64 - s) : b;
-
-	return scan_round_fast((u128)qhi << 64 | qlo, sticky, (long)pos + lsb,
-			       neg, f);
+	return exact_top_round(a, b, c2, cut, low, lsb, neg, &f);
 }
 
 /* Sums of element type T in K limbs with lsb 2^L. */

@@ -90,7 +90,7 @@ SCAN_UNROLL
 
 		if (v.flags || x == 0)
 			return sum_round<1>(v, w, f);
-		if (scan_round_hw(m, w, x < 0, f, &bits))
+		if ((bits = ieee_round_hw(m, w, x < 0, &f)))
 			return bits;
 		return ieee_round(m, false, w, x < 0, &f);
 	}

@@ -184,6 +184,13 @@ struct red_col {
 	} u;
 };
 
+/* The sign of a float sum's zero after a kernel folded nrec records at
+ * data into x, column col of them: terms of those were added (stats leave
+ * NaNs out: skip_nan) to a sum of before terms (xsum_note_negzero). */
+void acc_note_negzero(const struct gs_job *job, struct xsum *x,
+		      uint64_t before, uint64_t terms, const void *data,
+		      unsigned col, size_t nrec, bool skip_nan);
+
 /* ---- group-by (--by COLS, cpu_group.c) -----------------------------------
  * The accumulator points to a table (cpu/ktable.h) of the keys seen, each
  * with a struct gcol per value column; what a column keeps is

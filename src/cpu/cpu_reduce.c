@@ -593,6 +593,21 @@ static size_t isum_laned_add(const struct gs_job *job, struct red_col *cols,
 	return nb * per;
 }
 
+void acc_note_negzero(const struct gs_job *job, struct xsum *x,
+		      uint64_t before, uint64_t terms, const void *data,
+		      unsigned col, size_t nrec, bool skip_nan)
+{
+	size_t sz = type_size(job->dtype.type);
+	bool all = false;
+
+	if (terms == 0 || (before && !x->negzero))
+		return;		/* the sign stays as it is */
+	all = xsum_negzero_run((const char *)data + col * sz, nrec,
+			       sz * job->columns, type_xfmt(job->dtype.type),
+			       false, skip_nan) == nrec;
+	xsum_note_negzero(x, before, terms, all);
+}
+
 static void red_cpu_add(const struct gs_job *job, void *acc, void *scratch,
 			const void *data, const void *data2, size_t nrec)
 {
@@ -608,9 +623,11 @@ static void red_cpu_add(const struct gs_job *job, void *acc, void *scratch,
 		nrec -= done;
 	}
 	for (unsigned c = 0; c < job->columns; c++) {
-		if (job->op == OP_SUM && flt)
+		if (job->op == OP_SUM && flt) {
 			fsum_add(job, &cols[c], scratch, data, c, nrec);
-		else if (job->op == OP_SUM)
+			acc_note_negzero(job, &cols[c].u.sum, cols[c].count,
+					 nrec, data, c, nrec, false);
+		} else if (job->op == OP_SUM)
 			isum_add(job->dtype.type, &cols[c].u.sum, data,
 				 job->columns, c, nrec);
 		else

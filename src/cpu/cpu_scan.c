@@ -209,8 +209,12 @@ static void scan_fsum(const struct gs_job *job, struct red_col *st,
 {
 	enum xfmt f = type_xfmt(job->out_type);
 	struct xsum x = st->u.sum;
+	bool negzero = x.negzero;	/* scan_signs' to change */
 	double hi = 0, lo = 0;
-	bool fast = pair_from_xsum(&x, &hi, &lo);
+	bool fast;
+
+	x.negzero = false;		/* the sums see no sign of zero */
+	fast = pair_from_xsum(&x, &hi, &lo);
 
 	for (size_t r0 = 0; r0 < nrec; r0 += RED_BLOCK) {
 		size_t n = nrec - r0 < RED_BLOCK ? nrec - r0 : RED_BLOCK;
@@ -231,6 +235,7 @@ static void scan_fsum(const struct gs_job *job, struct red_col *st,
 		xsum_from_pair(&st->u.sum, hi, lo);
 	else
 		st->u.sum = x;
+	st->u.sum.negzero = negzero;
 }
 
 /* ---- other float scans -------------------------------------------------- */
@@ -572,6 +577,25 @@ static int scan_check(const struct gs_job *job, struct gs_err *err)
 	return 0;
 }
 
+/* The sign of a zero prefix: -0 where every term of it was -0, as IEEE
+ * addition gives; the state's flag carries it to the next call. */
+static void scan_signs(const struct gs_job *job, struct red_col *st,
+		       const void *data, unsigned col, size_t nrec, void *out)
+{
+	size_t sz = type_size(job->dtype.type), osz = type_size(job->out_type);
+	bool lead = st->count && st->u.sum.negzero;	/* the prefix before */
+	size_t run;
+
+	if (st->count && !lead)
+		return;
+	run = xsum_negzero_run((const char *)data + col * sz, nrec,
+			       sz * job->columns, type_xfmt(job->dtype.type),
+			       false, false);
+	xsum_scan_negzero((char *)out + col * osz, nrec, osz * job->columns,
+			  type_xfmt(job->out_type), job->exclusive, lead, run);
+	xsum_note_negzero(&st->u.sum, st->count, nrec, run == nrec);
+}
+
 static int scan_col(const struct gs_job *job, struct red_col *st,
 		    struct scan_scratch *sc, const void *data, unsigned col,
 		    size_t nrec, void *out, size_t *bad, struct gs_err *err)
@@ -585,6 +609,7 @@ static int scan_col(const struct gs_job *job, struct red_col *st,
 	if (job->op != OP_SUM)
 		return scan_fother(job, st, sc, data, col, nrec, out, bad, err);
 	scan_fsum(job, st, sc, data, col, nrec, out);
+	scan_signs(job, st, data, col, nrec, out);
 	return 0;
 }
 

@@ -735,15 +735,26 @@ static void stats_cpu_add(const struct gs_job *job, void *acc, void *scratch,
 	enum gs_type t = job->dtype.type;
 	struct stats_col *cols = acc;
 	unsigned G = stats_group(job);
+	uint64_t before[STATS_GROUP];
 
 	for (unsigned c0 = 0; c0 < job->columns; c0 += G) {
 		unsigned g = job->columns - c0 < G ? job->columns - c0 : G;
+		for (unsigned j = 0; j < g; j++)
+			before[j] = cols[c0 + j].count - cols[c0 + j].nan;
 		if (t == GS_F64)
 			stats_f64_group(job, cols, scratch, data, nrec, c0, g);
 		else if (type_is_float(t))
 			stats_f32_group(job, cols, scratch, data, nrec, c0, g);
 		else
 			stats_int_group(job, cols, scratch, data, nrec, c0, g);
+		/* nan has grown, count not yet: the values are nrec less those */
+		for (unsigned j = 0; j < g && type_is_float(t); j++) {
+			struct stats_col *s = &cols[c0 + j];
+
+			acc_note_negzero(job, &s->s1, before[j],
+					 s->count + nrec - s->nan - before[j],
+					 data, c0 + j, nrec, true);
+		}
 	}
 	for (unsigned j = 0; j < job->columns; j++)
 		cols[j].count += nrec;

@@ -150,10 +150,13 @@ static void total_task(void *v, int i, int t)
 
 /* cpu_scan names a failing element by the records its carry counts: this
  * stream's, not a --carry-in's before it, since a shard's overflow names
- * the element within the shard (docs/STATE.md). The counts tell cpu_scan
- * nothing else, so they are moved back by `before` around the call. */
+ * the element within the shard (docs/STATE.md). The counts are moved back
+ * by `before` around the call, except a float sum's: it cannot fail, and
+ * its count tells whether its prefix has terms (the sign of a zero). */
 static void shift_counts(const struct cpu *c, struct red_col *s, bool back)
 {
+	if (c->job->op == OP_SUM && type_is_float(c->job->dtype.type))
+		return;
 	for (unsigned col = 0; col < c->job->columns; col++)
 		s[col].count = back ? s[col].count + c->before
 				    : s[col].count - c->before;

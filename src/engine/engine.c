@@ -5,8 +5,6 @@
  * as chunks; the caller's thread submits queued chunks to the backend, which
  * gives each buffer back through release() when it no longer needs it. One
  * mutex guards the free list and the queue; both are tiny (ENGINE_NBUF).
- * The engine sees every chunk before the backend and every scan output
- * after it: there the sign of zero sums is settled (zero_sign.c).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -17,7 +15,6 @@
 #include "acc.h"
 #include "engine.h"
 #include "sig.h"
-#include "zero_sign.h"
 
 struct engine {
 	const struct gs_job *job;
@@ -60,7 +57,6 @@ struct engine {
 
 	struct sink *sink, timed;	/* scan output, timed on its way */
 	double t_write;
-	struct zero_sign nz;		/* the sign of zero sums */
 };
 
 static double now(void)
@@ -75,8 +71,7 @@ static int timed_write(void *v, const void *buf, size_t n, struct gs_err *err)
 {
 	struct engine *e = v;
 	double t0 = now();
-	int rc = e->nz.on ? zero_sign_write(&e->nz, e->sink, buf, n, err)
-			  : e->sink->write(e->sink->ctx, buf, n, err);
+	int rc = e->sink->write(e->sink->ctx, buf, n, err);
 
 	e->t_write += now() - t0;	/* only ever one writer at a time */
 	return rc;
@@ -462,7 +457,6 @@ static void free_buffers(struct engine *e)
 			e->be->host_free(e->buf2[i]);
 	}
 	free(e->tail);
-	zero_sign_release(&e->nz);
 }
 
 /* From the signal thread (sig.h): stop reading and submitting. */
@@ -499,8 +493,6 @@ static int consume(struct engine *e, void *ctx, struct engine_stats *st,
 	while (next_chunk(e, &c)) {
 		t1 = now();
 		st->submit_wait += t1 - t0;
-		if (e->nz.live)
-			zero_sign_chunk(&e->nz, &c);
 		if (e->be->submit(ctx, &c, err) < 0)
 			return -1;
 		t0 = now();
@@ -584,8 +576,6 @@ static int run_chunks(struct engine *ep, void *ctx, void *acc,
 	/* after a signal, finish what was submitted (a scan writes it out) */
 	if (rc == 0)
 		rc = ep->be->finish(ctx, acc, err);
-	if (rc == 0)
-		zero_sign_apply(&ep->nz, acc);
 	sig_unwatch();
 	if (rc == 0)
 		rc = stopped(ep, err);
@@ -654,8 +644,7 @@ int engine_run(const struct gs_job *job, const struct engine_opts *eo,
 		.release = release, .set_views = set_views, .engine = ep,
 	};
 
-	if (alloc_buffers(ep, err) < 0 ||
-	    zero_sign_init(&ep->nz, job, eo->carry_in, err) < 0)
+	if (alloc_buffers(ep, err) < 0)
 		goto out;
 	st->alloc = now() - t_start;
 	if (be->open(&ctx, &env, err) < 0 || seed(be, ctx, eo->carry_in, err) < 0) {

@@ -125,6 +125,80 @@ GS_HD uint64_t ieee_round(unsigned __int128 m, bool sticky, int64_t e,
 	       ((uint64_t)mant & ((1ull << (f->p - 1)) - 1));
 }
 
+/* m rounded to nearest even as an f32 and an f64 (bits): the device's
+ * conversions under nvcc, the host's (also correctly rounded) in C. */
+GS_HD uint32_t ieee_u64_f32(uint64_t m)
+{
+#ifdef __CUDA_ARCH__
+	return __float_as_uint(__ull2float_rn(m));
+#else
+	float v = (float)m;
+	uint32_t b;
+
+	memcpy(&b, &v, sizeof(b));
+	return b;
+#endif
+}
+
+GS_HD uint64_t ieee_u64_f64(uint64_t m)
+{
+#ifdef __CUDA_ARCH__
+	return (uint64_t)__double_as_longlong(__ull2double_rn(m));
+#else
+	double v = (double)m;
+	uint64_t b;
+
+	memcpy(&b, &v, sizeof(b));
+	return b;
+#endif
+}
+
+/* (neg ? -m : m) * 2^e (m != 0) rounded by one conversion, where the result
+ * is a normal f32 or f64; 0 (no such result's bits) for any other. */
+GS_HD uint64_t ieee_round_hw(uint64_t m, int64_t e, bool neg,
+			     const struct ieee_fmt *f)
+{
+	if (f->width == 32) {
+		uint64_t b = ieee_u64_f32(m);
+		int64_t be = (int64_t)(b >> 23) + e;
+
+		return be >= 1 && be <= 254 ? (uint64_t)neg << 31 |
+		       ((b + ((uint64_t)e << 23)) & 0x7fffffffull) : 0;
+	}
+	if (f->width == 64) {
+		uint64_t b = ieee_u64_f64(m);
+		int64_t be = (int64_t)(b >> 52) + e;
+
+		return be >= 1 && be <= 2046 ? (uint64_t)neg << 63 |
+		       ((b + ((uint64_t)e << 52)) & ~(1ull << 63)) : 0;
+	}
+	return 0;
+}
+
+/*
+ * ieee_round, faster where the result is a normal f32 or f64 (nearly
+ * always): the top 64 bits of m with the rest folded into a sticky lsb
+ * convert with one correct rounding (the sticky bit lies far below the
+ * rounding bit, so that rounding is the correct one), and scaling by a
+ * power of two is then exact. Subnormal, overflowing and half-precision
+ * results take ieee_round.
+ */
+GS_HD uint64_t ieee_round_fast(unsigned __int128 m, bool sticky, int64_t e,
+			       bool neg, const struct ieee_fmt *f)
+{
+	if (m != 0) {
+		int z = ieee_clz128(m);
+		unsigned __int128 t = m << z;		/* top bit at 127 */
+		uint64_t m64 = (uint64_t)(t >> 64) | (uint64_t)((uint64_t)t != 0 || sticky);
+		/* value ~ m64 * 2^(e + 64 - z) */
+		uint64_t bits = ieee_round_hw(m64, e + 64 - z, neg, f);
+
+		if (bits)
+			return bits;
+	}
+	return ieee_round(m, sticky, e, neg, f);
+}
+
 /* A double into f, correctly rounded; f64 keeps every bit (a NaN's
  * payload too), narrower formats give their NaN for any NaN. */
 GS_HD uint64_t ieee_round_f64(double v, const struct ieee_fmt *f)

@@ -7,7 +7,8 @@
  *
  * Rounding reduces any exact value to a 128-bit integer q, a sticky bit and
  * an exponent ("the value is (q + d) * 2^e, 0 <= d < 1, d > 0 iff sticky")
- * and rounds that once (round_q). Statistics do the same from a small
+ * and rounds that once (xsum_core.h's exact_top_round; round_q for the
+ * statistics). Statistics do the same from a small
  * private bignum: mean, variances and their square roots are quotients of
  * exact integers, so a long division by 64-bit words and an integer square
  * root give q and sticky with no intermediate rounding.
@@ -168,6 +169,39 @@ void xsum_neg(struct xsum *x)
 	x->ninf = p;
 }
 
+size_t xsum_negzero_run(const void *p, size_t n, size_t stride, enum xfmt f,
+			bool big, bool skip_nan)
+{
+	struct ieee_fmt F = ieee_fmt_of(f);
+	uint64_t neg0 = (uint64_t)1 << (F.width - 1);
+	const unsigned char *q = p;
+	size_t r, sz = (size_t)F.width / 8;
+
+	for (r = 0; r < n; r++, q += stride) {
+		uint64_t b = 0;
+
+		for (size_t k = 0; k < sz; k++)
+			b = b << 8 | q[big ? k : sz - 1 - k];
+		if (b != neg0 && !(skip_nan && (b & ~neg0) > F.inf))
+			break;
+	}
+	return r;
+}
+
+void xsum_scan_negzero(void *out, size_t n, size_t stride, enum xfmt f,
+		       bool exclusive, bool lead, size_t run)
+{
+	size_t sz = (size_t)ieee_fmt_of(f).width / 8;
+	/* output r sums inputs [0, r] after the prefix (exclusive: [0, r)) */
+	size_t from = exclusive && !lead, to = !exclusive ? run : run + 1;
+	unsigned char *o = (unsigned char *)out + from * stride;
+
+	for (size_t r = from; r < to && r < n; r++, o += stride) {
+		memset(o, 0, sz);
+		o[sz - 1] = 0x80;
+	}
+}
+
 bool xsum_is_zero(const struct xsum *x)
 {
 	unsigned i;
@@ -234,6 +268,7 @@ static bool any_below(const uint64_t *l, unsigned n, long pos)
 	return false;
 }
 
+/* The index of the top set bit of l[0..n), or -1 for none. */
 static long top_index(const uint64_t *l, unsigned n)
 {
 	while (n && !l[n - 1])
@@ -241,40 +276,33 @@ static long top_index(const uint64_t *l, unsigned n)
 	return n ? (long)n * 64 - 1 - __builtin_clzll(l[n - 1]) : -1;
 }
 
-/* The top 128 bits of the magnitude l[0..n) (whole, if shorter), the
- * sticky of the rest and the shift: l = (q + d) * 2^*shift. */
-static unsigned __int128 top128(const uint64_t *l, unsigned n, bool *sticky,
-				long *shift)
-{
-	long t = top_index(l, n), pos = t - 127;
-
-	if (pos < 0)
-		pos = 0;
-	*sticky = any_below(l, n, pos);
-	*shift = pos;
-	return (unsigned __int128)bits64(l, n, pos + 64) << 64 | bits64(l, n, pos);
-}
-
+/* xsum_core.h's rounding of a fixed-point sum, the device scan's too. */
 uint64_t xsum_round(const struct xsum *x, enum xfmt f)
 {
-	uint64_t mag[XSUM_LIMBS];
-	unsigned __int128 q;
-	bool neg = top_bit(x), sticky;
-	long shift;
-
+	uint64_t mag[XSUM_LIMBS + 2];	/* two zero limbs above */
+	bool neg = top_bit(x), low = false;
 	struct ieee_fmt fmt = ieee_fmt_of(f);
+	unsigned flags = (x->nan ? EXACT_NAN : 0) | (x->pinf ? EXACT_PINF : 0) |
+			 (x->ninf ? EXACT_NINF : 0);
+	long top;
+	int cut, k;
 
-	if (x->nan || (x->pinf && x->ninf))
-		return fmt.nan;
-	if (x->pinf || x->ninf)
-		return (uint64_t)x->ninf << (fmt.width - 1) | fmt.inf;
+	if (flags)
+		return exact_flags_round(flags, &fmt);
 	if (x->negzero && xsum_is_zero(x))
 		return (uint64_t)1 << (fmt.width - 1);
-	memcpy(mag, x->limb, sizeof(mag));
+	memcpy(mag, x->limb, sizeof(x->limb));
+	mag[XSUM_LIMBS] = mag[XSUM_LIMBS + 1] = 0;
 	if (neg)
 		limbs_neg(mag, XSUM_LIMBS);
-	q = top128(mag, XSUM_LIMBS, &sticky, &shift);
-	return round_q(q, sticky, shift - XSUM_FRAC, neg, f);
+	if ((top = top_index(mag, XSUM_LIMBS)) < 0)
+		return 0;
+	cut = exact_cut((int)top);
+	k = cut / 64;
+	for (int j = 0; j < k && !low; j++)
+		low = mag[j] != 0;
+	return exact_top_round(mag[k], mag[k + 1], mag[k + 2], cut, low,
+			       -XSUM_FRAC, neg, &fmt);
 }
 
 static double f64_from_bits(uint64_t u)

@@ -38,8 +38,9 @@ struct xsum {
 	uint64_t limb[XSUM_LIMBS];	/* little-endian limbs, two's complement */
 	bool nan, pinf, ninf;
 	/* An exact zero rounds to -0: every term was -0, as IEEE addition
-	 * gives. The adders cannot see it (an exact sum has no sign of zero);
-	 * the engine sets it from the terms it saw (zero_sign.c). */
+	 * gives. The adders cannot see it (an exact sum has no sign of zero):
+	 * a kernel notes it from its terms (xsum_note_negzero) and merges keep
+	 * it (xsum_merge_negzero). */
 	bool negzero;
 };
 
@@ -66,6 +67,27 @@ static inline void xsum_merge_negzero(struct xsum *x, uint64_t nx,
 	if (ny)
 		x->negzero = nx ? x->negzero && y->negzero : y->negzero;
 }
+/* negzero of x, a sum of before terms, after n more whose leading run of
+ * -0 covers all of them or not (all): a sum of -0 terms only is -0. */
+static inline void xsum_note_negzero(struct xsum *x, uint64_t before,
+				     uint64_t n, bool all)
+{
+	if (n)
+		x->negzero = (before == 0 || x->negzero) && all;
+}
+/* The leading run of -0 terms in a column: how many of its n elements of
+ * format f (stride bytes apart from p; little-endian, or big) are -0
+ * before the first that is not; a NaN does not end it where skip_nan
+ * (stats leave NaNs out of their sums). It stops there, so a kernel pays
+ * for it only while its sum may still be -0. */
+size_t xsum_negzero_run(const void *p, size_t n, size_t stride, enum xfmt f,
+			bool big, bool skip_nan);
+/* The sign of a scan's zero outputs: n outputs of one column (format f,
+ * little-endian, stride bytes apart from out) after a prefix of -0 terms
+ * only (lead) or of none, the first run of their inputs -0: those whose
+ * prefix holds -0 terms only are zeros, made -0. */
+void xsum_scan_negzero(void *out, size_t n, size_t stride, enum xfmt f,
+		       bool exclusive, bool lead, size_t run);
 void xsum_neg(struct xsum *x);				/* x = -x */
 bool xsum_is_zero(const struct xsum *x);		/* finite and 0 */
 int xsum_sign(const struct xsum *x);			/* -1, 0, 1 of the finite part */

@@ -13,6 +13,10 @@
  *   exact_slots_carry brings every slot but the top into [-2^31, 2^31), so
  *   its value is one signed 32-bit digit per slot, ready for struct xsum
  *   (xsum_add_slots) or for the next kernel's adds.
+ * - the rounding of a fixed-point sum, whatever holds its limbs (struct
+ *   xsum's 64-bit limbs, the scan's registers or shared memory):
+ *   exact_flags_round for its special flags, exact_top_round for the top
+ *   128 bits of its magnitude (exact_cut says where they start).
  *
  * Everything is integer arithmetic, so the grouping of terms (threads,
  * blocks, chunks, limbs or slots) cannot change the value; the one rounding
@@ -165,6 +169,40 @@ GS_HD int exact_clz64(unsigned long long x)
 #else
 	return x ? __builtin_clzll(x) : 64;
 #endif
+}
+
+/* A sum's special flags rounded into f: NaN (or both infinities) is NaN,
+ * one infinity is that infinity; 0 (no bits of a special) without flags. */
+GS_HD uint64_t exact_flags_round(unsigned flags, const struct ieee_fmt *f)
+{
+	if ((flags & EXACT_NAN) ||
+	    (flags & (EXACT_PINF | EXACT_NINF)) == (EXACT_PINF | EXACT_NINF))
+		return f->nan;
+	return flags ? f->inf | (uint64_t)(flags == EXACT_NINF) << (f->width - 1)
+		     : 0;
+}
+
+/* Where the top 128 bits of a magnitude whose top bit is bit top start. */
+GS_HD int exact_cut(int top)
+{
+	return top > 127 ? top - 127 : 0;
+}
+
+/* (neg ? -1 : 1) * a magnitude rounded once to nearest even into f: its
+ * limbs x, y, z from limb cut / 64 up (cut = exact_cut(top)), whether a
+ * lower limb has a bit set (low), limb 0's lsb weighing 2^lsb. The top 128
+ * bits and a sticky bit for the rest round as ieee_round_fast does. */
+GS_HD uint64_t exact_top_round(unsigned long long x, unsigned long long y,
+			       unsigned long long z, int cut, bool low,
+			       int64_t lsb, bool neg, const struct ieee_fmt *f)
+{
+	int s = cut % 64;
+	bool sticky = low || (s && (x << (64 - s)) != 0);
+	unsigned long long lo = s ? x >> s | y << (64 - s) : x;
+	unsigned long long hi = s ? y >> s | z << (64 - s) : y;
+
+	return ieee_round_fast((unsigned __int128)hi << 64 | lo, sticky,
+			       cut + lsb, neg, f);
 }
 
 /* Significant bits of |m| (0 for 0). */

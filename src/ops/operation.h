@@ -54,11 +54,13 @@ struct operation {
 	 * and the state carried between chunks is the reduction of the
 	 * records before them */
 	bool stream;
-	/* Float sums whose sign of zero the engine tracks (a sum of -0 terms
-	 * only is -0, which no exact fixed-point sum keeps): whether job has
-	 * them (NULL: never), whether NaN elements are left out of them, and
-	 * how to mark column col of a result accumulator (NULL for streams,
-	 * whose output the engine fixes as it goes). */
+	/* Float sums with a sign of zero (a sum of -0 terms only is -0:
+	 * xsum.negzero, which the CPU kernels note from their terms): for a
+	 * backend whose kernels do not see it (the GPU's, which notes it from
+	 * the chunks on the host), whether job has them (NULL: never), whether
+	 * NaN elements are left out of them, and how to mark column col of a
+	 * result accumulator (NULL for streams: the backend signs the output
+	 * as it goes). */
 	bool (*zero_sign)(const struct gs_job *job);
 	bool zero_sign_skips_nan;
 	void (*set_negzero)(void *acc, unsigned col, bool negzero);

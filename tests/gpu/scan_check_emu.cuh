@@ -201,6 +201,8 @@ static struct scan_status emu_chunk(const scan_cfg &c, unsigned C,
 struct emu_from {
 	const void *seed;
 	uint64_t first;
+	/* the CPU state seed was made from (its sign of zero); NULL: none */
+	const struct red_col *state;
 };
 
 /* The carry the replay starts from. */
@@ -664,9 +666,9 @@ static int emu_type(const struct gs_job *job, const void *data, size_t n,
 }
 
 /* The same dispatch as scan_bind_job. */
-static int emu(const struct gs_job *job, const void *data, size_t n,
-	       size_t chunk, unsigned char *out, size_t *bad, struct gs_err *err,
-	       const struct emu_from &from = emu_from{ NULL, 0 })
+static int emu_kernels(const struct gs_job *job, const void *data, size_t n,
+		       size_t chunk, unsigned char *out, size_t *bad,
+		       struct gs_err *err, const struct emu_from &from)
 {
 #define EMU(T, K, L) emu_type<T, K, L>(job, data, n, chunk, out, bad, err, from)
 	switch (job->dtype.type) {
@@ -684,4 +686,39 @@ static int emu(const struct gs_job *job, const void *data, size_t n,
 	default: return EMU(double, 34, -1074);
 	}
 #undef EMU
+}
+
+/* What the backend's writer adds to a float sum's output (zero_signs in
+ * backend_cuda_scan.cu): the zeros whose prefix holds -0 terms only, -0. */
+static void emu_zero_signs(const struct gs_job *job, const void *data,
+			   size_t n, unsigned char *out,
+			   const struct emu_from &from)
+{
+	size_t isz = type_size(job->dtype.type), osz = type_size(job->out_type);
+
+	for (unsigned col = 0; col < job->columns; col++) {
+		const struct red_col *s = from.state ? &from.state[col] : NULL;
+		size_t run;
+
+		if (s && s->count && !s->u.sum.negzero)
+			continue;
+		run = xsum_negzero_run((const char *)data + col * isz, n,
+				       isz * job->columns,
+				       type_xfmt(job->dtype.type), false, false);
+		xsum_scan_negzero(out + col * osz, n, osz * job->columns,
+				  type_xfmt(job->out_type), job->exclusive,
+				  s && s->count, run);
+	}
+}
+
+/* The GPU path: the kernels, then the writer's signs of zero. */
+static int emu(const struct gs_job *job, const void *data, size_t n,
+	       size_t chunk, unsigned char *out, size_t *bad, struct gs_err *err,
+	       const struct emu_from &from = emu_from{ NULL, 0, NULL })
+{
+	int rc = emu_kernels(job, data, n, chunk, out, bad, err, from);
+
+	if (rc == 0 && job->op == OP_SUM && type_is_float(job->dtype.type))
+		emu_zero_signs(job, data, n, out, from);
+	return rc;
 }

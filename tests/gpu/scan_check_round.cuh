@@ -1,7 +1,7 @@
 /*
  * scan_check_round.cuh - parts 1 to 3 of scan_host_check.cu, included by it
  * (one translation unit; its helpers rnd and rnd_bits come first): the
- * scan's rounding (ieee_round, scan_round_fast, scan_round_f64) against a
+ * scan's rounding (ieee_round, ieee_round_fast, scan_round_f64) against a
  * slow reference, the sums' rounding against xsum_round, and the product
  * monoids against numerics/xprod.c.
  */
@@ -124,7 +124,7 @@ static void check_round(void)
 			check_ref_hw(m, e, neg, f);
 			/* the fast path, with and without a sticky bit below
 			 * m (m * 2 + sticky at e - 1 is the same value) */
-			got = scan_round_fast(m, false, e, neg, fmt);
+			got = ieee_round_fast(m, false, e, neg, &fmt);
 			EXPECT(want == got, "fast round fmt %d m %llx:%llx e %ld: %llx != %llx",
 			       f, (u64)(m >> 64), (u64)m, e, got, want);
 			if (m >> 127 == 0) {
@@ -135,7 +135,7 @@ static void check_round(void)
 				got = ieee_round(m2, st, e - 1, neg, &fmt);
 				EXPECT(want == got, "sticky fmt %d m %llx:%llx e %ld: %llx != %llx",
 				       f, (u64)(m2 >> 64), (u64)m2, e - 1, got, want);
-				got = scan_round_fast(m2, st, e - 1, neg, fmt);
+				got = ieee_round_fast(m2, st, e - 1, neg, &fmt);
 				EXPECT(want == got, "fast sticky fmt %d m %llx:%llx e %ld: %llx != %llx",
 				       f, (u64)(m2 >> 64), (u64)m2, e - 1, got, want);
 			}

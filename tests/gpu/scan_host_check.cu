@@ -3,7 +3,7 @@
  * __host__ __device__ pieces against the CPU code; no GPU needed.
  *
  *   1. ieee.h's ieee_round (one rounding of (m + d) * 2^e), which the scan
- *      shares with the CPU, and scan_round_fast and scan_round_f64 against
+ *      shares with the CPU, and ieee_round_fast and scan_round_f64 against
  *      a slow reference written here (guard, round and sticky bits one at a
  *      time), itself checked against the host's long double conversions,
  *      every format;
@@ -411,7 +411,7 @@ static void check_handover_one(enum gs_type t, enum gs_op op, enum gs_type ot,
 	emu_blocks = rnd_blocks();
 	grc = emu(&job, data.data() + split * cols * isz, nrec - split, chunk,
 		  hout.data() + split * rec, &gbad, &gerr,
-		  emu_from{ seed.data(), split });
+		  emu_from{ seed.data(), split, st.data() });
 	gbad += split;
 	ho_compare(what, crc, cbad, &cerr, cout.data(), grc, gbad, &gerr,
 		   hout.data(), nrec, rec, type_size(ot));
