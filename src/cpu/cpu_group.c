@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "acc.h"
+#include "colrd.h"
 #include "cpu_keys.h"
 #include "ksum.h"
 #include "ktable.h"
@@ -187,41 +188,6 @@ static void group_acc_free(const struct gs_job *job, void *acc)
 }
 
 /* ---- elements ------------------------------------------------------------ */
-
-/* Where a column's elements are in a record and how to read them, made
- * once per call of group_cpu_add (in its scratch). */
-struct colrd {
-	size_t off, sz;
-	enum gs_type t;
-	bool swap, boolean;
-};
-
-static struct colrd colrd_of(const struct gs_job *job, unsigned k)
-{
-	struct gs_dtype d = job_col_dtype(job, k);
-	size_t sz = type_size(d.type);
-
-	return (struct colrd){
-		.off = job->rec ? job->rec->off[k] : k * sz, .sz = sz,
-		.t = d.type, .boolean = d.boolean,
-		/* one type's records were swapped already (backend_cpu.c) */
-		.swap = job->rec && d.big_endian && sz > 1,
-	};
-}
-
-/* The column's element of the record at rec, in native order at out (a
- * bool as 0 or 1). */
-static void element(const struct colrd *c, const unsigned char *rec,
-		    unsigned char *out)
-{
-	if (c->boolean) {
-		out[0] = rec[c->off] != 0;
-		return;
-	}
-	memcpy(out, rec + c->off, c->sz);
-	if (c->swap)
-		swap_bytes(out, 1, c->sz);
-}
 
 static double as_f64(enum gs_type t, const unsigned char *p)
 {
@@ -408,7 +374,7 @@ static void group_cpu_add(const struct gs_job *job, void *acc, void *scratch,
 		unsigned char *pay;
 
 		for (unsigned k = 0; k < gr->nkeys; k++) {
-			element(&kc[k], d, e);
+			colrd_element(&kc[k], d, e);
 			key[k] = gkey_of(kc[k].t, e);
 		}
 		if (!(pay = ktable_get(g->loc, key, NULL))) {
@@ -416,7 +382,7 @@ static void group_cpu_add(const struct gs_job *job, void *acc, void *scratch,
 			return;
 		}
 		for (unsigned j = 0; j < gr->nvals; j++, pay += cs) {
-			element(&vc[j], d, e);
+			colrd_element(&vc[j], d, e);
 			if (!fold(gr->what, (struct gcol *)pay, vc[j].t, e)) {
 				fail(g, FAIL_OOM);
 				return;

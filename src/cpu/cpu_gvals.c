@@ -9,6 +9,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include "colrd.h"
 #include "cpu_keys.h"
 #include "gvals.h"
 #include "ktable.h"
@@ -83,38 +84,6 @@ static void gvals_acc_free(const struct gs_job *job, void *acc)
 	g->n = g->cap = 0;
 }
 
-/* Where a column's elements are in a record and how to read them. */
-struct colrd {
-	size_t off, sz;
-	enum gs_type t;
-	bool swap, boolean;
-};
-
-static struct colrd colrd_of(const struct gs_job *job, unsigned k)
-{
-	struct gs_dtype d = job_col_dtype(job, k);
-	size_t sz = type_size(d.type);
-
-	return (struct colrd){
-		.off = job->rec ? job->rec->off[k] : k * sz, .sz = sz,
-		.t = d.type, .boolean = d.boolean,
-		/* one type's records were swapped already (backend_cpu.c) */
-		.swap = job->rec && d.big_endian && sz > 1,
-	};
-}
-
-static void element(const struct colrd *c, const unsigned char *rec,
-		    unsigned char *out)
-{
-	if (c->boolean) {
-		out[0] = rec[c->off] != 0;
-		return;
-	}
-	memcpy(out, rec + c->off, c->sz);
-	if (c->swap)
-		swap_bytes(out, 1, c->sz);
-}
-
 static void gvals_cpu_add(const struct gs_job *job, void *acc, void *scratch,
 			  const void *data, const void *data2, size_t nrec)
 {
@@ -136,11 +105,11 @@ static void gvals_cpu_add(const struct gs_job *job, void *acc, void *scratch,
 	out = g->w + g->n * w;
 	for (size_t r = 0; r < nrec; r++, d += rs) {
 		for (unsigned k = 0; k < gr->nkeys; k++) {
-			element(&kc[k], d, e);
+			colrd_element(&kc[k], d, e);
 			*out++ = gkey_of(kc[k].t, e);
 		}
 		for (unsigned j = 0; j < gr->nvals; j++) {
-			element(&vc[j], d, e);
+			colrd_element(&vc[j], d, e);
 			if (!select_key(vc[j].t, e, out))
 				*out = GVALS_NAN;
 			out++;
