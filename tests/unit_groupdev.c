@@ -233,15 +233,28 @@ static void check(const struct config *c, enum gs_group_what what)
 	group_kernels.acc_init(&job, &dev);
 	fold_threads(buf, data, nrec, r.size);
 	group_gpu_merge(&job, &dev, buf);
-	end_run(&job, &dev);
 	na = state_of(&job, &cpu, &a);
 	nb = state_of(&job, &dev, &b);
 	CHECKF(na == nb && !memcmp(a, b, na), "%s keys %u what %d slots %llu: "
 	       "%d threads' table differs from the CPU's (%zu, %zu bytes)",
 	       c->types, c->nkeys, what, (unsigned long long)c->slots,
 	       NTHREADS, na, nb);
-	free(a);
 	free(b);
+	/* the next run's accumulator (--per-file's next operand on the GPU,
+	 * where no CPU thread's merge ends the run) has its own keys only */
+	{
+		struct group_acc next;
+
+		group_kernels.acc_init(&job, &next);
+		group_gpu_merge(&job, &next, buf);
+		nb = state_of(&job, &next, &b);
+		CHECKF(na == nb && !memcmp(a, b, na), "%s keys %u what %d: "
+		       "the next run's table holds the last run's keys",
+		       c->types, c->nkeys, what);
+		free(b);
+		group_kernels.acc_free(&job, &next);
+	}
+	free(a);
 	group_kernels.acc_free(&job, &dev);
 
 	/* a spill area of 2 records, overflowing: a failure, not a result */

@@ -278,7 +278,7 @@ int group_done(struct cli *c, void *acc, struct sbuf *b, struct gs_err *err)
 		return -1;
 	o.per = gr->what == GROUP_COUNT ? 2 : gr->what == GROUP_STATS ?
 		NSTATS : 1;	/* sum, min, max: one result */
-	o.idx = group_sorted(acc, &n, &oom);
+	o.idx = group_sorted(&c->job, acc, &n, &oom);
 	/* a spilled table's final merge can fail: acc_check says how */
 	if (oom && acc_check(&c->job, acc, err) < 0)
 		return -1;

@@ -211,7 +211,8 @@ struct group_acc {
 };
 /* The keys of acc in ascending order (malloc'd, *n of them; NULL with *n
  * 0 for none or out of memory: *oom tells). */
-size_t *group_sorted(const struct group_acc *acc, size_t *n, bool *oom);
+size_t *group_sorted(const struct gs_job *job, const struct group_acc *acc,
+		     size_t *n, bool *oom);
 /* Key column k of entry i: .f for a float key, .i or .u for an integer
  * key by its signedness (a NaN key is the type's quiet NaN). */
 union gs_scalar group_key(const struct gs_job *job,

@@ -455,6 +455,23 @@ static bool merge_entry(void *ctx, const uint64_t *key, unsigned char *pay)
 	return to && pay_merge(w->job, to, pay);
 }
 
+/* g fails as src's table did (its spill or read-back error, which
+ * acc_error reports), or, where src's table did not, out of memory:
+ * keys that could not come in are never dropped silently. */
+static void inherit(struct group_acc *g, struct gshared *src)
+{
+	int e = atomic_load(&src->err);
+	int none = 0;
+
+	if (e && e != ENOMEM &&
+	    atomic_compare_exchange_strong(&g->sh->err, &none, e)) {
+		g->sh->err_keys = src->err_keys;
+		g->sh->err_bytes = src->err_bytes;
+		return;
+	}
+	fail(g, FAIL_OOM);
+}
+
 static void group_acc_merge(const struct gs_job *job, void *acc,
 			    const void *src)
 {
@@ -473,11 +490,12 @@ static void group_acc_merge(const struct gs_job *job, void *acc,
 		return;
 	}
 	/* another's table (an operand's, a state's): entry by entry */
-	if (!group_table(job, g) || gs_final(job, s->sh) < 0)
+	if (!group_table(job, g))
 		return;
-	if (!gs_walk(s->sh, merge_entry, &w) && !g->failed &&
-	    !(g->sh && atomic_load(&g->sh->err)))
-		fail(g, FAIL_OOM);
+	if (gs_final(job, s->sh) < 0 || (!gs_walk(s->sh, merge_entry, &w) &&
+					 !g->failed &&
+					 !atomic_load(&g->sh->err)))
+		inherit(g, s->sh);
 }
 
 void group_fail_spill(struct group_acc *g, uint64_t records, uint64_t keys)
@@ -544,14 +562,16 @@ static struct gshared *shared(const struct group_acc *acc)
 	return acc->sh;
 }
 
-size_t *group_sorted(const struct group_acc *acc, size_t *n, bool *oom)
+size_t *group_sorted(const struct gs_job *job, const struct group_acc *acc,
+		     size_t *n, bool *oom)
 {
 	*n = 0;
 	*oom = false;
 	if (!acc->sh)
 		return NULL;
-	/* group_done's job: the same grouping as the run's */
-	if (gs_final(NULL, shared(acc)) < 0) {
+	/* the caller's job, not the one the table was made with: that may
+	 * have been a backend's copy, freed with it (auto's hybrid) */
+	if (gs_final(job, shared(acc)) < 0) {
 		*oom = true;
 		return NULL;
 	}
@@ -638,7 +658,10 @@ uint64_t group_count(const struct gs_job *job, const struct group_acc *acc,
 bool group_absorb(const struct gs_job *job, struct group_acc *g,
 		  const void *keys, const void *payloads, size_t n)
 {
-	if (g->failed || (!g->sh && !attach(job, g)))
+	/* a table of g's own, not the run's: nothing may merge a GPU's keys
+	 * into it twice, and no later run (--per-file's next operand) may
+	 * find it registered (only a CPU thread's merge ends a run) */
+	if (g->failed || !group_table(job, g))
 		return false;
 	return gs_absorb(job, g->sh, keys, (unsigned char *)payloads, n,
 			 NULL) == 0;

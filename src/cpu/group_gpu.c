@@ -281,7 +281,9 @@ void group_gpu_merge(const struct gs_job *job, struct group_acc *acc,
 	const unsigned char *base = dev;
 	void *scratch;
 
-	if (acc->failed)
+	/* acc's own table first: the spilled records' cpu_add below would
+	 * join (and register) the run's, as a CPU thread does */
+	if (acc->failed || !group_table(job, acc))
 		return;
 	if (h->spilled > h->spill_cap) {
 		group_fail_spill(acc, h->spilled, h->max_keys);

@@ -322,13 +322,21 @@ int gs_spill(const struct gs_job *job, struct gshared *sh)
 		pthread_mutex_unlock(&sh->spill_mu);
 		return atomic_load(&sh->err) ? -1 : 0;
 	}
-	for (unsigned p = 0; p < sh->nparts; p++)
+	bool any = false;
+
+	for (unsigned p = 0; p < sh->nparts; p++) {
 		pthread_mutex_lock(&sh->part[p].mu);
-	c = calloc(sh->nparts, sizeof(*c));
-	if (!c)
+		any |= sh->part[p].t.n > 0;
+	}
+	/* no keys: empty tables alone pass a tiny limit, and an empty run
+	 * would have no first key to merge by */
+	c = any ? calloc(sh->nparts, sizeof(*c)) : NULL;
+	if (any && !c)
 		errno = ENOMEM;
-	if (!c || file_of(sh) < 0 || part_cursors(sh, c, &n) < 0 ||
-	    run_of(job, sh, c, n) < 0)
+	if (!any)
+		rc = 0;
+	else if (!c || file_of(sh) < 0 || part_cursors(sh, c, &n) < 0 ||
+		 run_of(job, sh, c, n) < 0)
 		rc = failed(sh, errno);
 	else
 		rc = clear_parts(sh);
