@@ -15,7 +15,8 @@ fixtures: the cases of up to 1000 points against numpy's answers kept in
 image: -f png and -f pgm read back with zlib alone (chunks, CRCs, IHDR,
   the IDAT rows, the P5 header and samples) and compared with the counts
   (from -f json) under each --norm, as cmd/hist2d_out.c defines the grey
-  levels.
+  levels, at each --depth (8 and 16 bits, big-endian samples) and each
+  format's own (png 8, pgm 16).
 
 Prints "ok NAME" or "FAIL NAME: why" per check, and "checks N" at the end.
 """
@@ -231,8 +232,9 @@ def levels(counts, norm, maxval):
     return img
 
 
-def read_png(data):
-    """(width, height, rows) of an 8-bit grey PNG, or a reason string."""
+def read_png(data, bits=8):
+    """(width, height, rows) of a grey PNG of bits (8 or 16) a sample, or
+    a reason string."""
     if data[:8] != b"\x89PNG\r\n\x1a\n":
         return "no PNG signature"
     pos, idat, ihdr, end = 8, b"", None, False
@@ -252,29 +254,31 @@ def read_png(data):
     if not ihdr or not end:
         return "no IHDR, or IEND is not last"
     w, h, depth, colour, comp, filt, inter = ihdr
-    if (depth, colour, comp, filt, inter) != (8, 0, 0, 0, 0):
-        return f"IHDR {ihdr} is not 8-bit grey"
+    if (depth, colour, comp, filt, inter) != (bits, 0, 0, 0, 0):
+        return f"IHDR {ihdr} is not {bits}-bit grey"
     raw = zlib.decompress(idat)
-    if len(raw) != (w + 1) * h:
+    n = bits // 8 * w + 1	# a row: its filter byte, then the samples
+    if len(raw) != n * h:
         return "IDAT holds the wrong number of bytes"
     rows = []
     for r in range(h):
-        line = raw[r * (w + 1):(r + 1) * (w + 1)]
+        line = raw[r * n:(r + 1) * n]
         if line[0] != 0:
             return f"row {r} has filter {line[0]}"
-        rows.append(list(line[1:]))
+        rows.append(list(struct.unpack(f">{w}{'BH'[bits // 16]}",
+                                       line[1:])))
     return w, h, rows
 
 
-def read_pgm(data):
+def read_pgm(data, bits=16):
     parts = data.split(b"\n", 3)
-    if parts[0] != b"P5" or parts[2] != b"65535":
-        return "not a 16-bit P5 header"
+    if parts[0] != b"P5" or parts[2] != b"%d" % ((1 << bits) - 1):
+        return f"not a {bits}-bit P5 header"
     w, h = map(int, parts[1].split())
     px = parts[3]
-    if len(px) != 2 * w * h:
+    if len(px) != bits // 8 * w * h:
         return "wrong number of samples"
-    v = struct.unpack(f">{w * h}H", px)
+    v = struct.unpack(f">{w * h}{'BH'[bits // 16]}", px)
     return w, h, [list(v[r * w:(r + 1) * w]) for r in range(h)]
 
 
@@ -295,12 +299,17 @@ def check_images():
     base = ["-t", "f64", "--bins", "37,23", "--range", "-3:5,-3:3", path]
     rc, out, err = run(base + ["-f", "json"])
     counts = json.loads(out)["counts"]
+    images = (("png", read_png, []), ("pgm", read_pgm, []),
+              ("png", read_png, ["--depth", "16"]),
+              ("pgm", read_pgm, ["--depth", "8"]))
     for norm in ("linear", "log", "eq"):
-        for fmt, reader, maxval in (("png", read_png, 255),
-                                    ("pgm", read_pgm, 65535)):
-            name = f"{fmt}_{norm}"
-            rc, out, err = run(base + ["-f", fmt, "--norm", norm])
-            got = reader(out) if rc == 0 else f"exit {rc}: {err.strip()}"
+        for fmt, reader, depth in images:
+            bits = int(depth[1]) if depth else {"png": 8, "pgm": 16}[fmt]
+            maxval = (1 << bits) - 1
+            name = f"{fmt}{bits}_{norm}"
+            rc, out, err = run(base + ["-f", fmt, "--norm", norm] + depth)
+            got = reader(out, bits) if rc == 0 else \
+                f"exit {rc}: {err.strip()}"
             if isinstance(got, str):
                 report(name, got)
                 continue
@@ -320,6 +329,12 @@ def check_images():
     rc, out, err = run(base + ["-f", "png"])
     rc2, out2, _ = run(base + ["-f", "png", "--norm", "log"])
     report("png_default_log", None if rc == 0 and out == out2 else "differs")
+    # --depth says the format's own depth again: the same bytes
+    for fmt, bits in (("png", "8"), ("pgm", "16")):
+        rc, out, err = run(base + ["-f", fmt])
+        rc2, out2, _ = run(base + ["-f", fmt, "--depth", bits])
+        report(f"{fmt}_own_depth", None if rc == 0 and out == out2
+               else "differs")
     rc, out, err = run(["-t", "f64", "--bins", "4,3", "--range", "10:11",
                         path, "-f", "png"])
     got = read_png(out) if rc == 0 else "exit %d" % rc

@@ -7,7 +7,8 @@
 #    integer data, lo == hi, 1 bin, non-square bins, repeated f16 edges,
 #    empty input, NaN/inf without a range refused, text with -c 3 -F 1,3;
 #  - -f png and pgm read back with zlib alone (tests/hist2d_ref.py image):
-#    chunks, CRCs, rows, and each pixel against the counts under --norm;
+#    chunks, CRCs, rows, and each pixel against the counts under --norm, at
+#    8 and 16 bits (--depth);
 #  - the same bytes for every --chunk-size and -j, a pipe (spilled for the
 #    range pass) as the file, -c 3 as its first two columns;
 #  - the table's rows, --nonzero, the note of records in no bin;
@@ -223,6 +224,8 @@ refused range_y_backwards 2 --text --range 0:1,2:1
 refused range_inf 2 --text --range 0:inf
 refused norm_text 2 --text --range 0:1 --norm log
 refused norm_word 2 --text --range 0:1 -f png --norm sqrt
+refused depth_text 2 --text --range 0:1 --depth 16
+refused depth_word 2 --text --range 0:1 -f png --depth 12
 refused nonzero_npy 2 --text --range 0:1 --nonzero -f npy
 refused nonzero_png 2 --text --range 0:1 --nonzero -f png
 refused state_no_range 2 --text -f state

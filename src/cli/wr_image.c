@@ -1,9 +1,11 @@
 /*
- * wr_image.c - pgm and png (writer.h): a result's image of grey levels.
+ * wr_image.c - pgm and png (writer.h): a result's image of grey levels,
+ * 8 or 16 bits a sample (the result's bits; by default 16 for pgm, 8 for
+ * png). Samples of 16 bits are two bytes, most significant first, as both
+ * formats say.
  *
- * pgm is Netpbm's binary P5 at 16 bits (maxval 65535, each sample two
- * bytes, most significant first, as the format says). png is 8-bit grey
- * (colour type 0), one IDAT of the rows (each after filter byte 0, none)
+ * pgm is Netpbm's binary P5 (maxval 255 or 65535). png is grey (colour
+ * type 0), one IDAT of the rows (each after filter byte 0, none)
  * compressed by zlib, every chunk with its CRC-32 (zlib's crc32, the
  * polynomial PNG names): no libpng, as zlib is linked already for gzip.
  */
@@ -18,21 +20,44 @@ static int no_image(const struct cli *c, struct gs_err *err)
 		       "-f %s is for hist2d", format_name(c->format));
 }
 
+/* Bytes a sample: r's bits, or the format's own (2 for pgm, 1 for png). */
+static unsigned sample_bytes(const struct wresult *r, unsigned own)
+{
+	return r->bits ? r->bits / 8 : own;
+}
+
+/* Row y's samples into p, each of n bytes, big-endian; the end of them. */
+static unsigned char *put_row(const struct wresult *r, uint64_t y,
+			      unsigned n, unsigned char *p)
+{
+	unsigned maxval = n == 2 ? 65535 : 255;
+
+	for (uint64_t x = 0; x < r->width; x++) {
+		unsigned v = r->pixel(r->ctx, y, x, maxval);
+
+		if (n == 2)
+			*p++ = (unsigned char)(v >> 8);
+		*p++ = (unsigned char)v;
+	}
+	return p;
+}
+
 static int pgm_put(const struct cli *c, const struct wresult *r,
 		   struct sbuf *b, struct gs_err *err)
 {
+	unsigned n = sample_bytes(r, 2);
+	unsigned char *line;
+
 	if (!r->pixel)
 		return no_image(c, err);
-	sb_addf(b, "P5\n%llu %llu\n65535\n", (unsigned long long)r->width,
-		(unsigned long long)r->height);
+	line = malloc(r->width ? r->width * n : 1);
+	if (!line)
+		return gs_fail(err, GS_ERUNTIME, "", "out of memory for the image");
+	sb_addf(b, "P5\n%llu %llu\n%u\n", (unsigned long long)r->width,
+		(unsigned long long)r->height, n == 2 ? 65535 : 255);
 	for (uint64_t y = 0; y < r->height; y++)
-		for (uint64_t x = 0; x < r->width; x++) {
-			unsigned v = r->pixel(r->ctx, y, x, 65535);
-			unsigned char s[2] = { (unsigned char)(v >> 8),
-					       (unsigned char)v };
-
-			sb_addn(b, s, 2);
-		}
+		sb_addn(b, line, (size_t)(put_row(r, y, n, line) - line));
+	free(line);
 	return b->oom ? gs_fail(err, GS_ERUNTIME, "", "out of memory") : 0;
 }
 
@@ -62,17 +87,14 @@ static void png_chunk(struct sbuf *b, const char *type, const void *data,
 	sb_addn(b, w, 4);
 }
 
-/* The rows, each after its filter byte (0: none), into raw; its size. */
-static size_t png_rows(const struct wresult *r, unsigned char *raw)
+/* The rows of n-byte samples, each after its filter byte (0: none),
+ * into raw. */
+static void png_rows(const struct wresult *r, unsigned n, unsigned char *raw)
 {
-	size_t k = 0;
-
 	for (uint64_t y = 0; y < r->height; y++) {
-		raw[k++] = 0;
-		for (uint64_t x = 0; x < r->width; x++)
-			raw[k++] = (unsigned char)r->pixel(r->ctx, y, x, 255);
+		*raw++ = 0;
+		raw = put_row(r, y, n, raw);
 	}
-	return k;
 }
 
 static int png_put(const struct cli *c, const struct wresult *r,
@@ -83,6 +105,7 @@ static int png_put(const struct cli *c, const struct wresult *r,
 	unsigned char ihdr[13];
 	unsigned char *raw, *z;
 	uLongf zn;
+	unsigned bytes = sample_bytes(r, 1);
 	size_t n;
 	int rc = 0;
 
@@ -94,7 +117,7 @@ static int png_put(const struct cli *c, const struct wresult *r,
 			       "pixels is too big for PNG",
 			       (unsigned long long)r->width,
 			       (unsigned long long)r->height);
-	n = (size_t)(r->width + 1) * r->height;
+	n = (size_t)(r->width * bytes + 1) * r->height;
 	zn = compressBound(n);
 	raw = malloc(n);
 	z = malloc(zn);
@@ -103,14 +126,14 @@ static int png_put(const struct cli *c, const struct wresult *r,
 		free(z);
 		return gs_fail(err, GS_ERUNTIME, "", "out of memory for the image");
 	}
-	png_rows(r, raw);
+	png_rows(r, bytes, raw);
 	if (compress2(z, &zn, raw, n, Z_DEFAULT_COMPRESSION) != Z_OK) {
 		rc = gs_fail(err, GS_ERUNTIME, c->cmd, "zlib failed to compress "
 			     "the image");
 	} else {
 		be32(ihdr, (uint32_t)r->width);
 		be32(ihdr + 4, (uint32_t)r->height);
-		ihdr[8] = 8;	/* bits per sample */
+		ihdr[8] = (unsigned char)(8 * bytes);	/* bits per sample */
 		ihdr[9] = 0;	/* grey */
 		ihdr[10] = ihdr[11] = ihdr[12] = 0;	/* deflate, filter 0, no interlace */
 		sb_addn(b, sig, sizeof(sig));

@@ -11,8 +11,8 @@
  *                                 "columns", then the result's fields
  *   binary, npy      wr_array.c   the table's values as 8-byte numbers,
  *                                 row after row; npy with its header
- *   pgm, png         wr_image.c   the result's image: grey levels, 16-bit
- *                                 P5 or 8-bit PNG
+ *   pgm, png         wr_image.c   the result's image: grey levels, P5 or
+ *                                 PNG of 8 or 16 bits
  *
  * --per-file's joining of one result per operand goes by format as well
  * (perfile.h). A new format is one more file and a row of writer.c's
@@ -111,9 +111,11 @@ struct wresult {
 	unsigned nfields;
 
 	/* pgm, png: an image of width x height grey pixels, row 0 at the
-	 * top; pixel() gives the level of one in 0..maxval (65535 for pgm,
-	 * 255 for png). NULL: the result is no image. */
+	 * top, of bits (8 or 16; 0: the format's own, 16 for pgm, 8 for png)
+	 * per sample; pixel() gives the level of one in 0..maxval (255 at 8
+	 * bits, 65535 at 16). NULL: the result is no image. */
 	uint64_t width, height;
+	unsigned bits;
 	unsigned (*pixel)(void *ctx, uint64_t row, uint64_t col,
 			  unsigned maxval);
 };

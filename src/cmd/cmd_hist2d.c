@@ -22,8 +22,8 @@
 #include "spill.h"
 #include "writer.h"
 
-enum { OPT_BINS = 1, OPT_RANGE, OPT_NONZERO, OPT_NORM, OPT_XEDGES,
-       OPT_YEDGES, OPT_WEIGHTS, OPT_DENSITY };
+enum { OPT_BINS = 1, OPT_RANGE, OPT_NONZERO, OPT_NORM, OPT_DEPTH,
+       OPT_XEDGES, OPT_YEDGES, OPT_WEIGHTS, OPT_DENSITY };
 
 static const struct opt_spec hist2d_opts[] = {
 	{ .name = "bins",
@@ -54,6 +54,14 @@ static const struct opt_spec hist2d_opts[] = {
 	  .values = "linear log eq",
 	  .id = OPT_NORM,
 	  .brief = "how counts become grey levels" },
+	{ .name = "depth",
+	  .has_arg = required_argument,
+	  .arg = "BITS",
+	  .help = "-f pgm, png: 8 or 16 bits a grey level (default:\n"
+		  "16 for pgm, 8 for png)",
+	  .values = "8 16",
+	  .id = OPT_DEPTH,
+	  .brief = "bits a grey level of the image" },
 	{ .name = "xedges",
 	  .has_arg = required_argument,
 	  .arg = "FILE",
@@ -177,6 +185,12 @@ static int hist2d_option(struct cli *c, int id, const char *arg,
 			}
 		return gs_fail(err, GS_EUSAGE, "", "--norm: expected linear, log "
 			       "or eq, not '%s'", arg);
+	case OPT_DEPTH:
+		if (strcmp(arg, "8") && strcmp(arg, "16"))
+			return gs_fail(err, GS_EUSAGE, "", "--depth: expected 8 "
+				       "or 16, not '%s'", arg);
+		h->depth = strcmp(arg, "8") ? 16 : 8;
+		return 0;
 	case OPT_XEDGES:
 		h->edges_path[0] = arg;
 		return 0;
@@ -396,9 +410,9 @@ static int hist2d_check(struct cli *c, struct gs_err *err)
 		return gs_fail(err, GS_EUSAGE, "hist2d", "--nonzero leaves rows "
 			       "out of a table (text, tsv, csv), not -f %s",
 			       format_name(c->format));
-	if (h->norm_set && !image_format(c->format))
-		return gs_fail(err, GS_EUSAGE, "hist2d", "--norm goes with -f pgm "
-			       "or png");
+	if ((h->norm_set || h->depth) && !image_format(c->format))
+		return gs_fail(err, GS_EUSAGE, "hist2d", "--%s goes with -f pgm "
+			       "or png", h->norm_set ? "norm" : "depth");
 	if (image_format(c->format) && (h->weights || h->density))
 		return gs_fail(err, GS_EUSAGE, "hist2d", "-f %s draws the counts; "
 			       "%s does not go with it (-f npy writes the "
@@ -497,6 +511,8 @@ const struct command hist2d_command = {
 		 "(-c 3 by default); --density gives\nnumpy's density=True.",
 	.examples = "gpustat hist2d -t f32 --bins 256 --range -4:4 pts.f32 "
 		    "-f png > d.png\n"
+		    "gpustat hist2d -t f32 --bins 1024 --range 0:1 pts.f32 "
+		    "-f png --depth 16 > d16.png\n"
 		    "gpustat hist2d -t f64 -c 3 -F 1,3 --bins 100,50 data.f64\n"
 		    "gpustat hist2d --text --nonzero -f csv points.txt\n"
 		    "gpustat hist2d -t f32 --weights 3 --bins 64 --range 0:1 "
@@ -507,7 +523,7 @@ const struct command hist2d_command = {
 	.formats = "text tsv csv json binary npy state pgm png",
 	.formats_help = "text (default), tsv, csv, json, binary, npy,\n"
 			"state (for merge; needs --range), pgm (16-bit),\n"
-			"png (8-bit grey)",
+			"png (8-bit grey; --depth 16 for 16 bits)",
 	.state_size = sizeof(struct hist2d_state),
 	.init = hist2d_init,
 	.option = hist2d_option,

@@ -18,6 +18,7 @@ enum hist2d_norm { NORM_LOG, NORM_LINEAR, NORM_EQ };
 struct hist2d_state {
 	bool range_set, nonzero, norm_set, density;
 	enum hist2d_norm norm;
+	unsigned depth;			/* --depth: 8, 16, or 0 (the format's) */
 	const char *weights;		/* --weights COL, or NULL */
 	const char *edges_path[2];	/* --xedges, --yedges */
 	/* pass 1 of a run without --range: what pass 2 must find again */

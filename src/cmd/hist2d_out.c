@@ -2,8 +2,9 @@
  * hist2d_out.c - hist2d's result in each format (writer.h), its image's
  * grey levels, and the --xedges/--yedges files.
  *
- * Grey levels (pgm: 0..65535, png: 0..255): a zero count is black, 0; a
- * non-zero count c is 1 + round(t * (maxval - 1)), round half up, where
+ * Grey levels (0..maxval: 255 at 8 bits, 65535 at 16; --depth, else pgm
+ * 16 and png 8): a zero count is black, 0; a non-zero count c is
+ * 1 + round(t * (maxval - 1)), round half up, where
  * t = (f(c) - f(cmin)) / (f(cmax) - f(cmin)) over the non-zero counts'
  * cmin and cmax (t = 1 where those are equal), and f is --norm's:
  *   linear  f(c) = c
@@ -195,7 +196,8 @@ int hist2d_put(const struct cli *c, struct sbuf *b, struct hist2d_acc *a,
 		.nnames = 3, .labels = 2,
 		.descr = "<u8", .ndim = 2, .dims = { nx, ny }, .u64 = a->counts,
 		.fields = fields, .nfields = 7,
-		.width = nx, .height = ny, .pixel = image ? pixel : NULL,
+		.width = nx, .height = ny, .bits = h->depth,
+		.pixel = image ? pixel : NULL,
 	};
 	int rc;
 
