@@ -293,118 +293,6 @@ static int check_edges(struct cli *c, struct gs_err *err)
 
 /* ---- printing ------------------------------------------------------------ */
 
-static bool row_empty(struct hist_acc *h, uint64_t bin)
-{
-	for (uint64_t k = 0; k < h->columns; k++)
-		if (hist_counts(h, k)[bin])
-			return false;
-	return true;
-}
-
-struct table {
-	const struct gs_job *job;
-	struct hist_acc *h;
-	const double *edges;	/* ranged bins' nbins + 1 */
-	bool nonzero;		/* leave out the bins that no column counts */
-	unsigned labels;	/* value, or lo and hi */
-};
-
-static bool kept(const struct table *t, uint64_t bin)
-{
-	return !t->nonzero || !row_empty(t->h, bin);
-}
-
-/* A row per bin: its value, or its lo and hi edges, then each column's
- * count. */
-static bool row(void *ctx, uint64_t r, struct wval *cells)
-{
-	const struct table *t = ctx;
-
-	if (!kept(t, r))
-		return false;
-	if (t->job->ranged) {
-		cells[0] = wv_f64(t->edges[r]);
-		cells[1] = wv_f64(t->edges[r + 1]);
-	} else {
-		cells[0] = (struct wval){ .kind = W_I64,
-					  .i = hist_bin_value(t->job, r) };
-	}
-	for (uint64_t k = 0; k < t->h->columns; k++)
-		cells[t->labels + k] = wv_u64(hist_counts(t->h, k)[r]);
-	return true;
-}
-
-enum { J_VALUES, J_COUNTS, J_RANGE, J_EDGES };
-
-/* json: the values and [column][bin] counts; ranged bins: "range" is
- * numpy's (first_edge, last_edge): --range widened where LO == HI, or the
- * data's range as numpy computes it in the bin type, the outer edges. */
-static bool get(void *ctx, int id, uint64_t i, uint64_t j, struct wval *v)
-{
-	const struct table *t = ctx;
-	const struct gs_job *job = t->job;
-
-	switch (id) {
-	case J_VALUES:
-		*v = (struct wval){ .kind = W_I64, .i = hist_bin_value(job, j) };
-		return kept(t, j);
-	case J_COUNTS:
-		*v = wv_u64(hist_counts(t->h, i)[j]);
-		return kept(t, j);
-	case J_RANGE:
-		*v = wv_f64(job->data_range ? t->edges[j ? t->h->nbins : 0]
-					    : j ? job->hi : job->lo);
-		return true;
-	default:
-		*v = wv_f64(t->edges[j]);
-		return true;
-	}
-}
-
-/* The table; json's values and counts, or for ranged bins bins, range,
- * edges, counts and what no bin holds; binary, npy: u64 [bin][column],
- * shape (bins,) or (bins, columns). */
-static int put(const struct cli *c, struct sbuf *b, struct hist_acc *h,
-	       const double *edges, struct gs_err *err)
-{
-	const struct gs_job *job = &c->job;
-	uint64_t cols = h->columns, nb = h->nbins;
-	struct table t = { job, h, edges,
-			   ((const struct hist_state *)c->state)->nonzero,
-			   job->ranged ? 2 : 1 };
-	const struct wfield values[] = {
-		{ .name = "values", .depth = 1, .m = nb, .get = get,
-		  .id = J_VALUES },
-		{ .name = "counts", .depth = 2, .n = cols, .m = nb, .get = get,
-		  .id = J_COUNTS },
-	};
-	const struct wfield ranged[] = {
-		{ .name = "bins", .base = &h->nbins },
-		{ .name = "range", .depth = 1, .m = 2, .get = get, .id = J_RANGE },
-		{ .name = "edges", .depth = 1, .m = nb + 1, .get = get,
-		  .id = J_EDGES },
-		values[1],
-		{ .name = "below", .depth = 1, .m = cols, .base = hist_below(h),
-		  .stride = 8 },
-		{ .name = "above", .depth = 1, .m = cols, .base = hist_above(h),
-		  .stride = 8 },
-		{ .name = "nan", .depth = 1, .m = cols, .base = hist_nan(h),
-		  .stride = 8 },
-	};
-	const struct wresult r = {
-		.ctx = &t, .rows = nb, .cells = t.labels + (unsigned)cols,
-		.array_from = t.labels, .row = row,
-		.descr = "<u8", .ndim = cols == 1 ? 1 : 2, .dims = { nb, cols },
-		.names = job->ranged ? (const char *const[]){ "lo", "hi", "count" }
-				     : (const char *const[]){ "value", "count" },
-		.nnames = t.labels + 1, .labels = t.labels,
-		.fields = job->ranged ? ranged : values,
-		.nfields = job->ranged ? 7 : 2,
-	};
-
-	return writer_put(c, &r, b, err);
-}
-
 /* The values in no bin, for the note that goes with a ranged result. */
 static void count_outside(struct hist_state *hs, struct hist_acc *h)
 {
@@ -468,10 +356,7 @@ static int hist_done(struct cli *c, void *acc, struct sbuf *b,
 		plot_hist(b, &c->job, h, hs->edges, &po);
 		return 0;
 	}
-	if (c->job.weighted || hs->density)
-		return histw_put(c, b, h, hs->edges, hs->nonzero, hs->density,
-				 err);
-	return put(c, b, h, hs->edges, err);
+	return hist_put(c, b, h, hs->edges, hs->nonzero, hs->density, err);
 }
 
 /* The edges file first, then the result; the edges file is renamed into

@@ -1,5 +1,6 @@
 /*
- * hist_weights.c - hist --weights COL and --density (hist_weights.h).
+ * hist_weights.c - hist --weights COL and --density, and hist's result:
+ * counts, weight sums or densities in each format (hist_weights.h).
  *
  * --weights COL: COL numbers the input's columns as -F does (or names one
  * of --header's). Without -F the values are every other column; with -F
@@ -135,6 +136,7 @@ int histw_plan(struct cli *c, const char *col, struct gs_err *err)
 
 /* ---- the result --------------------------------------------------------- */
 
+/* A table of each bin's count, weight sum or density (bin_value). */
 struct wtable {
 	const struct gs_job *job;
 	struct hist_acc *h;
@@ -290,6 +292,8 @@ static bool kept(const struct wtable *t, uint64_t bin)
 	return false;
 }
 
+/* A row per bin: its value, or its lo and hi edges, then each column's
+ * count, sum or density. */
 static bool row(void *ctx, uint64_t r, struct wval *cells)
 {
 	const struct wtable *t = ctx;
@@ -310,7 +314,10 @@ static bool row(void *ctx, uint64_t r, struct wval *cells)
 
 enum { J_VALUES, J_SUMS, J_RANGE, J_EDGES };
 
-/* json, as cmd_hist.c's counts: "range" is numpy's outer edges */
+/* json: the values and [column][bin] counts (sums, densities); ranged
+ * bins: "range" is numpy's (first_edge, last_edge): --range widened where
+ * LO == HI, or the data's range as numpy computes it in the bin type, the
+ * outer edges. */
 static bool get(void *ctx, int id, uint64_t i, uint64_t j, struct wval *v)
 {
 	const struct wtable *t = ctx;
@@ -340,13 +347,19 @@ static const char *array_descr(const struct wtable *t)
 	return t->wsigned ? "<i8" : "<u8";
 }
 
+/* The table; json's values and counts, or for ranged bins bins, range,
+ * edges, counts and what no bin holds; binary, npy: [bin][column], shape
+ * (bins,) or (bins, columns). Sums and densities take the counts' places,
+ * named for what they are. */
 static int put(const struct cli *c, struct sbuf *b, struct wtable *t,
 	       struct gs_err *err)
 {
 	struct hist_acc *h = t->h;
 	uint64_t cols = h->columns, nb = h->nbins;
-	const char *what = t->density ? "density" : "sum";
-	const char *json = t->density ? "density" : "sums";
+	const char *what = t->density ? "density" :
+			   t->job->weighted ? "sum" : "count";
+	const char *json = t->density ? "density" :
+			   t->job->weighted ? "sums" : "counts";
 	const struct wfield values[] = {
 		{ .name = "values", .depth = 1, .m = nb, .get = get,
 		  .id = J_VALUES },
@@ -381,9 +394,9 @@ static int put(const struct cli *c, struct sbuf *b, struct wtable *t,
 	return writer_put(c, &r, b, err);
 }
 
-int histw_put(const struct cli *c, struct sbuf *b, struct hist_acc *h,
-	      const double *edges, bool nonzero, bool density,
-	      struct gs_err *err)
+int hist_put(const struct cli *c, struct sbuf *b, struct hist_acc *h,
+	     const double *edges, bool nonzero, bool density,
+	     struct gs_err *err)
 {
 	const struct gs_job *job = &c->job;
 	struct wtable t = {

@@ -1,6 +1,7 @@
 /*
- * hist_weights.h - hist --weights COL and --density (hist_weights.c): what
- * cmd_hist.c asks of them. The kernels: cpu/cpu_hist_w.c.
+ * hist_weights.h - hist --weights COL and --density, and hist's result in
+ * each format, counts too (hist_weights.c): what cmd_hist.c asks of them.
+ * The kernels: cpu/cpu_hist_w.c.
  */
 #ifndef HIST_WEIGHTS_H
 #define HIST_WEIGHTS_H
@@ -21,12 +22,13 @@ int histw_check(struct cli *c, const char *col, bool density,
  * -1 with err. */
 int histw_plan(struct cli *c, const char *col, struct gs_err *err);
 
-/* The weighted sums (job.weighted) or the densities of h in c->format
- * into b: as hist prints counts, with each bin's sum or density in place
- * of its count. edges: a ranged hist's nbins + 1. 0, or -1 with err. */
-int histw_put(const struct cli *c, struct sbuf *b, struct hist_acc *h,
-	      const double *edges, bool nonzero, bool density,
-	      struct gs_err *err);
+/* hist's result in c->format into b: a row per bin (its value, or its
+ * lo and hi edges, then each column's count), json, binary or npy, with
+ * each bin's weight sum (job.weighted) or density in place of its count
+ * where asked. edges: a ranged hist's nbins + 1. 0, or -1 with err. */
+int hist_put(const struct cli *c, struct sbuf *b, struct hist_acc *h,
+	     const double *edges, bool nonzero, bool density,
+	     struct gs_err *err);
 
 /* A 128-bit integer sum (two words, the low first; signed or not) as the
  * writer's value: u64 or i64 where it fits, else its decimal digits,
