@@ -31,6 +31,36 @@ struct hist2d_state {
 	uint64_t nan, outside;
 };
 
+/* A result's bins as hist2d_write prints them: bin i (x bin i / NY, y bin
+ * i % NY) has the value value() gives, a count, a weight sum or a density;
+ * zero() says whether it is empty (--nonzero). The first member of each
+ * result's own context, which the callbacks get back. */
+struct hist2d_table {
+	const struct hist2d_state *h;
+	struct hist2d_acc *a;
+	struct wval (*value)(struct hist2d_table *t, uint64_t i);
+	bool (*zero)(const struct hist2d_table *t, uint64_t i);
+	uint64_t next, ix, iy;	/* the table's next row and its bins */
+};
+
+/* How a result names and stores its values: name in the table (json's
+ * the plural, json), the npy dtype, and where set the u64 array itself
+ * (writer.h's u64); an image's pixel() and bits, or NULL and 0. */
+struct hist2d_kind {
+	const char *name, *json, *descr;
+	const uint64_t *u64;
+	unsigned (*pixel)(void *t, uint64_t row, uint64_t col,
+			  unsigned maxval);
+	unsigned bits;
+};
+
+/* t's bins as k says in c->format into b: a row per bin (x bin, y bin,
+ * value), json's bins, range, xedges, yedges, values[x][y], outside and
+ * nan, the (NX, NY) array, or the image. 0, or -1 with err. */
+int hist2d_write(const struct cli *c, struct hist2d_table *t,
+		 const struct hist2d_kind *k, struct sbuf *b,
+		 struct gs_err *err);
+
 /* The counts of a in c->format into b: 0, or -1 with err. */
 int hist2d_put(const struct cli *c, struct sbuf *b, struct hist2d_acc *a,
 	       struct gs_err *err);

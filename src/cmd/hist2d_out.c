@@ -25,25 +25,21 @@
 #include "writer.h"
 
 struct h2ctx {
-	const struct cli *c;
-	const struct hist2d_state *h;
-	struct hist2d_acc *a;
+	struct hist2d_table t;	/* first: the table's callbacks get it */
 	/* images: the norm's f of the smallest and largest non-zero count,
 	 * and for eq the non-zero counts, sorted */
 	double f0, f1;
 	uint64_t *sorted, nsorted;
-	/* the table's next row and its bins: rows come in order, and two
-	 * divisions a row were half the time of an npy of 4096 x 4096 */
-	uint64_t next, ix, iy;
 };
 
-/* ---- table, json, npy ---------------------------------------------------- */
+/* ---- what counts and sums print alike ------------------------------------ */
 
-/* Row r is bin (r / NY, r % NY): x bin, y bin, count. */
+/* Row r is bin (r / NY, r % NY): x bin, y bin, value. The rows come in
+ * order: two divisions a row were half the time of an npy of 4096 x 4096. */
 static bool row(void *ctx, uint64_t r, struct wval *cells)
 {
-	struct h2ctx *t = ctx;
-	uint64_t ny = t->a->ny, n = t->a->counts[r];
+	struct hist2d_table *t = ctx;
+	uint64_t ny = t->a->ny;
 
 	if (r != t->next) {
 		t->ix = r / ny;
@@ -51,21 +47,21 @@ static bool row(void *ctx, uint64_t r, struct wval *cells)
 	}
 	cells[0] = wv_u64(t->ix);
 	cells[1] = wv_u64(t->iy);
-	cells[2] = wv_u64(n);
+	cells[2] = t->value(t, r);
 	t->next = r + 1;
 	if (++t->iy == ny) {
 		t->iy = 0;
 		t->ix++;
 	}
-	return !t->h->nonzero || n != 0;
+	return !t->h->nonzero || !t->zero(t, r);
 }
 
-enum { J_BINS, J_RANGE, J_XEDGES, J_YEDGES, J_COUNTS };
+enum { J_BINS, J_RANGE, J_XEDGES, J_YEDGES, J_VALUES };
 
 /* json: "range" is numpy's outer edges of each axis, [[x0, x1], [y0, y1]] */
 static bool get(void *ctx, int id, uint64_t i, uint64_t j, struct wval *v)
 {
-	const struct h2ctx *t = ctx;
+	struct hist2d_table *t = ctx;
 	const struct hist2d_state *h = t->h;
 
 	switch (id) {
@@ -80,10 +76,54 @@ static bool get(void *ctx, int id, uint64_t i, uint64_t j, struct wval *v)
 		*v = wv_f64(h->edges[id == J_YEDGES][j]);
 		break;
 	default:
-		*v = wv_u64(t->a->counts[i * t->a->ny + j]);
+		*v = t->value(t, i * t->a->ny + j);
 		break;
 	}
 	return true;
+}
+
+int hist2d_write(const struct cli *c, struct hist2d_table *t,
+		 const struct hist2d_kind *k, struct sbuf *b,
+		 struct gs_err *err)
+{
+	struct hist2d_acc *a = t->a;
+	uint64_t nx = a->nx, ny = a->ny;
+	const struct wfield fields[] = {
+		{ .name = "bins", .depth = 1, .m = 2, .get = get, .id = J_BINS },
+		{ .name = "range", .depth = 2, .n = 2, .m = 2, .get = get,
+		  .id = J_RANGE },
+		{ .name = "xedges", .depth = 1, .m = nx + 1, .get = get,
+		  .id = J_XEDGES },
+		{ .name = "yedges", .depth = 1, .m = ny + 1, .get = get,
+		  .id = J_YEDGES },
+		{ .name = k->json, .depth = 2, .n = nx, .m = ny, .get = get,
+		  .id = J_VALUES },
+		{ .name = "outside", .base = &a->outside },
+		{ .name = "nan", .base = &a->nan },
+	};
+	const struct wresult r = {
+		.ctx = t, .rows = nx * ny, .cells = 3, .array_from = 2,
+		.row = row, .names = (const char *const[]){ "xbin", "ybin",
+							   k->name },
+		.nnames = 3, .labels = 2,
+		.descr = k->descr, .ndim = 2, .dims = { nx, ny }, .u64 = k->u64,
+		.fields = fields, .nfields = 7,
+		.width = nx, .height = ny, .bits = k->bits, .pixel = k->pixel,
+	};
+
+	return writer_put(c, &r, b, err);
+}
+
+/* ---- counts -------------------------------------------------------------- */
+
+static struct wval count_value(struct hist2d_table *t, uint64_t i)
+{
+	return wv_u64(t->a->counts[i]);
+}
+
+static bool count_zero(const struct hist2d_table *t, uint64_t i)
+{
+	return t->a->counts[i] == 0;
 }
 
 /* ---- images -------------------------------------------------------------- */
@@ -113,7 +153,7 @@ static uint64_t count_le(const struct h2ctx *t, uint64_t c)
 
 static double norm_f(const struct h2ctx *t, uint64_t c)
 {
-	switch (t->h->norm) {
+	switch (t->t.h->norm) {
 	case NORM_LINEAR:
 		return (double)c;
 	case NORM_LOG:
@@ -127,12 +167,13 @@ static double norm_f(const struct h2ctx *t, uint64_t c)
  * counts). 0, or -1 with err. */
 static int image_init(struct h2ctx *t, struct gs_err *err)
 {
-	uint64_t n = t->a->nx * t->a->ny, k = 0, cmin = 0, cmax = 0;
+	const struct hist2d_acc *a = t->t.a;
+	uint64_t n = a->nx * a->ny, k = 0, cmin = 0, cmax = 0;
 
 	t->sorted = NULL;
 	t->nsorted = 0;
 	for (uint64_t i = 0; i < n; i++) {
-		uint64_t c = t->a->counts[i];
+		uint64_t c = a->counts[i];
 
 		if (!c)
 			continue;
@@ -140,13 +181,13 @@ static int image_init(struct h2ctx *t, struct gs_err *err)
 		cmax = c > cmax ? c : cmax;
 		k++;
 	}
-	if (t->h->norm == NORM_EQ && k) {
+	if (t->t.h->norm == NORM_EQ && k) {
 		t->sorted = malloc(k * sizeof(*t->sorted));
 		if (!t->sorted)
 			return gs_fail(err, GS_ERUNTIME, "", "out of memory");
 		for (uint64_t i = 0; i < n; i++)
-			if (t->a->counts[i])
-				t->sorted[t->nsorted++] = t->a->counts[i];
+			if (a->counts[i])
+				t->sorted[t->nsorted++] = a->counts[i];
 		qsort(t->sorted, k, sizeof(*t->sorted), cmp_u64);
 	}
 	t->f0 = k ? norm_f(t, cmin) : 0;
@@ -158,7 +199,8 @@ static int image_init(struct h2ctx *t, struct gs_err *err)
 static unsigned pixel(void *ctx, uint64_t r, uint64_t col, unsigned maxval)
 {
 	const struct h2ctx *t = ctx;
-	uint64_t c = t->a->counts[col * t->a->ny + (t->a->ny - 1 - r)];
+	const struct hist2d_acc *a = t->t.a;
+	uint64_t c = a->counts[col * a->ny + (a->ny - 1 - r)];
 	double f;
 
 	if (!c)
@@ -173,37 +215,19 @@ int hist2d_put(const struct cli *c, struct sbuf *b, struct hist2d_acc *a,
 	       struct gs_err *err)
 {
 	const struct hist2d_state *h = c->state;
-	struct h2ctx t = { .c = c, .h = h, .a = a };
-	uint64_t nx = a->nx, ny = a->ny;
+	struct h2ctx t = { .t = { .h = h, .a = a, .value = count_value,
+				  .zero = count_zero } };
 	bool image = c->format == FMT_PGM || c->format == FMT_PNG;
-	const struct wfield fields[] = {
-		{ .name = "bins", .depth = 1, .m = 2, .get = get, .id = J_BINS },
-		{ .name = "range", .depth = 2, .n = 2, .m = 2, .get = get,
-		  .id = J_RANGE },
-		{ .name = "xedges", .depth = 1, .m = nx + 1, .get = get,
-		  .id = J_XEDGES },
-		{ .name = "yedges", .depth = 1, .m = ny + 1, .get = get,
-		  .id = J_YEDGES },
-		{ .name = "counts", .depth = 2, .n = nx, .m = ny, .get = get,
-		  .id = J_COUNTS },
-		{ .name = "outside", .base = &a->outside },
-		{ .name = "nan", .base = &a->nan },
-	};
-	const struct wresult r = {
-		.ctx = &t, .rows = nx * ny, .cells = 3, .array_from = 2,
-		.row = row, .names = (const char *const[]){ "xbin", "ybin",
-							   "count" },
-		.nnames = 3, .labels = 2,
-		.descr = "<u8", .ndim = 2, .dims = { nx, ny }, .u64 = a->counts,
-		.fields = fields, .nfields = 7,
-		.width = nx, .height = ny, .bits = h->depth,
-		.pixel = image ? pixel : NULL,
+	const struct hist2d_kind k = {
+		.name = "count", .json = "counts", .descr = "<u8",
+		.u64 = a->counts, .pixel = image ? pixel : NULL,
+		.bits = h->depth,
 	};
 	int rc;
 
 	if (image && image_init(&t, err) < 0)
 		return -1;
-	rc = writer_put(c, &r, b, err);
+	rc = hist2d_write(c, &t.t, &k, b, err);
 	free(t.sorted);
 	return rc;
 }

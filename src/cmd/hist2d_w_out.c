@@ -28,103 +28,58 @@
 #include "writer.h"
 
 struct w2ctx {
-	const struct hist2d_state *h;
-	struct hist2d_acc *a;
+	struct hist2d_table t;	/* first: the table's callbacks get it */
 	bool weighted, wfloat, wsigned, density;
 	double *width[2];	/* --density: each axis's bin widths */
 	double total;
 	char dec[I128_DEC];	/* a wide sum's digits */
-	uint64_t next, ix, iy;	/* the table's next row and its bins */
 };
 
 /* A bin's value before --density: its count or its sum, rounded once. */
 static double bin_double(const struct w2ctx *t, uint64_t i)
 {
 	if (!t->weighted)
-		return (double)t->a->counts[i];
+		return (double)t->t.a->counts[i];
 	if (t->wfloat) {	/* + 0.0: a zero sum is +0, as numpy's */
-		uint64_t u = ksum_round(&hist2dw_ksum(t->a)[i], XF_F64);
+		uint64_t u = ksum_round(&hist2dw_ksum(t->t.a)[i], XF_F64);
 		double d;
 
 		memcpy(&d, &u, sizeof(d));
 		return d + 0.0;
 	}
-	return histw_i128_double(hist2dw_isum(t->a) + 2 * i, t->wsigned);
+	return histw_i128_double(hist2dw_isum(t->t.a) + 2 * i, t->wsigned);
 }
 
-static bool bin_zero(const struct w2ctx *t, uint64_t i)
+static bool bin_zero(const struct hist2d_table *tt, uint64_t i)
 {
+	const struct w2ctx *t = (const struct w2ctx *)tt;
 	const struct ksum *k;
 	const uint64_t *w;
 
 	if (!t->weighted)
-		return t->a->counts[i] == 0;
+		return t->t.a->counts[i] == 0;
 	if (t->wfloat) {
-		k = &hist2dw_ksum(t->a)[i];
+		k = &hist2dw_ksum(t->t.a)[i];
 		return !k->wide && !k->acc &&
 		       !(k->flags & (KS_NAN | KS_PINF | KS_NINF));
 	}
-	w = hist2dw_isum(t->a) + 2 * i;
+	w = hist2dw_isum(t->t.a) + 2 * i;
 	return w[0] == 0 && w[1] == 0;
 }
 
-static struct wval bin_value(struct w2ctx *t, uint64_t i)
+static struct wval bin_value(struct hist2d_table *tt, uint64_t i)
 {
+	struct w2ctx *t = (struct w2ctx *)tt;
+
 	if (t->density)
-		return wv_f64(bin_double(t, i) / t->width[0][i / t->a->ny] /
-			      t->width[1][i % t->a->ny] / t->total);
+		return wv_f64(bin_double(t, i) / t->width[0][i / t->t.a->ny] /
+			      t->width[1][i % t->t.a->ny] / t->total);
 	if (!t->weighted)
-		return wv_u64(t->a->counts[i]);
+		return wv_u64(t->t.a->counts[i]);
 	if (t->wfloat)
 		return wv_f64(bin_double(t, i));
-	return histw_i128_value(hist2dw_isum(t->a) + 2 * i, t->wsigned,
+	return histw_i128_value(hist2dw_isum(t->t.a) + 2 * i, t->wsigned,
 				t->dec);
-}
-
-/* Row r is bin (r / NY, r % NY): x bin, y bin, sum. */
-static bool row(void *ctx, uint64_t r, struct wval *cells)
-{
-	struct w2ctx *t = ctx;
-	uint64_t ny = t->a->ny;
-
-	if (r != t->next) {
-		t->ix = r / ny;
-		t->iy = r % ny;
-	}
-	cells[0] = wv_u64(t->ix);
-	cells[1] = wv_u64(t->iy);
-	cells[2] = bin_value(t, r);
-	t->next = r + 1;
-	if (++t->iy == ny) {
-		t->iy = 0;
-		t->ix++;
-	}
-	return !t->h->nonzero || !bin_zero(t, r);
-}
-
-enum { J_BINS, J_RANGE, J_XEDGES, J_YEDGES, J_SUMS };
-
-static bool get(void *ctx, int id, uint64_t i, uint64_t j, struct wval *v)
-{
-	struct w2ctx *t = ctx;
-	const struct hist2d_state *h = t->h;
-
-	switch (id) {
-	case J_BINS:
-		*v = wv_u64(h->n[j]);
-		break;
-	case J_RANGE:
-		*v = wv_f64(h->edges[i][j ? h->n[i] : 0]);
-		break;
-	case J_XEDGES:
-	case J_YEDGES:
-		*v = wv_f64(h->edges[id == J_YEDGES][j]);
-		break;
-	default:
-		*v = bin_value(t, i * t->a->ny + j);
-		break;
-	}
-	return true;
 }
 
 /* numpy's np.diff of axis k's edges, in their dtype. */
@@ -132,9 +87,9 @@ static void widths(const struct cli *c, struct w2ctx *t, int k)
 {
 	const char *descr = c->job.data_range ? edges_float_descr(&c->job)
 					      : "<f8";
-	const double *e = t->h->edges[k];
+	const double *e = t->t.h->edges[k];
 
-	for (uint64_t i = 0; i < t->h->n[k]; i++) {
+	for (uint64_t i = 0; i < t->t.h->n[k]; i++) {
 		double d = e[i + 1] - e[i];
 
 		if (strcmp(descr, "<f2") == 0)
@@ -148,12 +103,12 @@ static void widths(const struct cli *c, struct w2ctx *t, int k)
 /* The bins' total, their exact sum rounded once. */
 static double total(const struct w2ctx *t)
 {
-	uint64_t n = t->a->nx * t->a->ny, s[2] = { 0, 0 };
+	uint64_t n = t->t.a->nx * t->t.a->ny, s[2] = { 0, 0 };
 	struct xsum x, y;
 
 	if (t->weighted && !t->wfloat) {
 		for (uint64_t i = 0; i < n; i++) {
-			const uint64_t *w = hist2dw_isum(t->a) + 2 * i;
+			const uint64_t *w = hist2dw_isum(t->t.a) + 2 * i;
 			uint64_t lo = s[0] + w[0];
 
 			s[1] += w[1] + (lo < s[0]);
@@ -164,10 +119,10 @@ static double total(const struct w2ctx *t)
 	xsum_init(&x);
 	for (uint64_t i = 0; i < n; i++) {
 		if (!t->weighted) {
-			xsum_add_u64(&x, t->a->counts[i]);
+			xsum_add_u64(&x, t->t.a->counts[i]);
 			continue;
 		}
-		const struct ksum *k = &hist2dw_ksum(t->a)[i];
+		const struct ksum *k = &hist2dw_ksum(t->t.a)[i];
 
 		if (k->wide || (k->flags & (KS_NAN | KS_PINF | KS_NINF))) {
 			ksum_to_xsum(k, &y);
@@ -180,50 +135,23 @@ static double total(const struct w2ctx *t)
 	return xsum_to_f64(&x);
 }
 
-static int put(const struct cli *c, struct sbuf *b, struct w2ctx *t,
-	       struct gs_err *err)
-{
-	struct hist2d_acc *a = t->a;
-	uint64_t nx = a->nx, ny = a->ny;
-	const char *what = t->density ? "density" : "sum";
-	const struct wfield fields[] = {
-		{ .name = "bins", .depth = 1, .m = 2, .get = get, .id = J_BINS },
-		{ .name = "range", .depth = 2, .n = 2, .m = 2, .get = get,
-		  .id = J_RANGE },
-		{ .name = "xedges", .depth = 1, .m = nx + 1, .get = get,
-		  .id = J_XEDGES },
-		{ .name = "yedges", .depth = 1, .m = ny + 1, .get = get,
-		  .id = J_YEDGES },
-		{ .name = t->density ? "density" : "sums", .depth = 2, .n = nx,
-		  .m = ny, .get = get, .id = J_SUMS },
-		{ .name = "outside", .base = &a->outside },
-		{ .name = "nan", .base = &a->nan },
-	};
-	const struct wresult r = {
-		.ctx = t, .rows = nx * ny, .cells = 3, .array_from = 2,
-		.row = row, .names = (const char *const[]){ "xbin", "ybin",
-							   what },
-		.nnames = 3, .labels = 2,
-		.descr = t->density || t->wfloat ? "<f8" :
-			 t->wsigned ? "<i8" : "<u8",
-		.ndim = 2, .dims = { nx, ny },
-		.fields = fields, .nfields = 7,
-	};
-
-	return writer_put(c, &r, b, err);
-}
-
 int hist2dw_put(const struct cli *c, struct sbuf *b, struct hist2d_acc *a,
 		struct gs_err *err)
 {
 	const struct hist2d_state *h = c->state;
 	const struct gs_job *job = &c->job;
+	bool wfloat = job->weighted && type_is_float(job->dtype.type);
+	bool wsigned = job->weighted && type_is_signed(job->dtype.type) &&
+		       !job->dtype.boolean;
 	struct w2ctx t = {
-		.h = h, .a = a, .weighted = job->weighted,
-		.wfloat = job->weighted && type_is_float(job->dtype.type),
-		.wsigned = job->weighted && type_is_signed(job->dtype.type) &&
-			   !job->dtype.boolean,
+		.t = { .h = h, .a = a, .value = bin_value, .zero = bin_zero },
+		.weighted = job->weighted, .wfloat = wfloat, .wsigned = wsigned,
 		.density = h->density,
+	};
+	const struct hist2d_kind k = {
+		.name = h->density ? "density" : "sum",
+		.json = h->density ? "density" : "sums",
+		.descr = h->density || wfloat ? "<f8" : wsigned ? "<i8" : "<u8",
 	};
 	int rc;
 
@@ -239,7 +167,7 @@ int hist2dw_put(const struct cli *c, struct sbuf *b, struct hist2d_acc *a,
 		widths(c, &t, 1);
 		t.total = total(&t);
 	}
-	rc = put(c, b, &t, err);
+	rc = hist2d_write(c, &t.t, &k, b, err);
 	free(t.width[0]);
 	free(t.width[1]);
 	return rc;
