@@ -49,21 +49,14 @@ static const struct opt_spec hist_opts[] = {
 	  .values = "@file",
 	  .id = OPT_EDGES,
 	  .brief = "also write the bin edges to FILE" },
-	{ .name = "weights",
-	  .has_arg = required_argument,
-	  .arg = "COL",
-	  .help = "sum column COL (numbered as -F numbers them, or a\n"
-		  "--header name) into the bins of the other columns'\n"
-		  "values (with -F: of its columns), each sum exact:\n"
-		  "f64 for float weights, an integer for integer ones",
-	  .id = OPT_WEIGHTS,
-	  .brief = "sum the weights in column COL per bin" },
-	{ .name = "density",
-	  .has_arg = no_argument,
-	  .help = "numpy's density=True: each bin's count (or sum)\n"
-		  "over its width and the total",
-	  .id = OPT_DENSITY,
-	  .brief = "bin densities, as numpy's density=True" },
+	HISTW_OPTS(OPT_WEIGHTS,
+		   "sum column COL (numbered as -F numbers them, or a\n"
+		   "--header name) into the bins of the other columns'\n"
+		   "values (with -F: of its columns), each sum exact:\n"
+		   "f64 for float weights, an integer for integer ones",
+		   OPT_DENSITY,
+		   "numpy's density=True: each bin's count (or sum)\n"
+		   "over its width and the total"),
 	{ .name = "plot",
 	  .has_arg = no_argument,
 	  .help = "draw the histogram as bars on the terminal",

@@ -6,7 +6,7 @@
  * spill.c); NaN or infinities there are an error, as in numpy. With it,
  * records outside the range or with a NaN are in no bin, and reported.
  * The counts print as a table of (x bin, y bin, count), json, an npy of
- * shape (NX, NY), or an image (hist2d_image.c). CPU kernels: cpu_hist2d.c.
+ * shape (NX, NY), or an image (hist2d_out.c). CPU kernels: cpu_hist2d.c.
  * --weights COL sums a column of weights per bin instead (x and y the
  * first two other columns, or -F's; the kernels cpu_hist2d_w.c, the result
  * hist2d_w_out.c, the column's parsing hist_weights.c's, as hist's).
@@ -78,22 +78,15 @@ static const struct opt_spec hist2d_opts[] = {
 	  .values = "@file",
 	  .id = OPT_YEDGES,
 	  .brief = "also write the y edges to FILE" },
-	{ .name = "weights",
-	  .has_arg = required_argument,
-	  .arg = "COL",
-	  .help = "sum column COL of each record (a number from 1, or\n"
-		  "a --header name) per bin instead of counting: exact\n"
-		  "sums rounded once, f64 for float weights, an integer\n"
-		  "for integer ones; x and y are the first two other\n"
-		  "columns (-c 3 by default), or -F X,Y",
-	  .id = OPT_WEIGHTS,
-	  .brief = "sum the weights in column COL per bin" },
-	{ .name = "density",
-	  .has_arg = no_argument,
-	  .help = "numpy's density=True: each bin's count (or sum)\n"
-		  "over its area (x width times y width) over the total",
-	  .id = OPT_DENSITY,
-	  .brief = "bin densities, as numpy's density=True" },
+	HISTW_OPTS(OPT_WEIGHTS,
+		   "sum column COL of each record (a number from 1, or\n"
+		   "a --header name) per bin instead of counting: exact\n"
+		   "sums rounded once, f64 for float weights, an integer\n"
+		   "for integer ones; x and y are the first two other\n"
+		   "columns (-c 3 by default), or -F X,Y",
+		   OPT_DENSITY,
+		   "numpy's density=True: each bin's count (or sum)\n"
+		   "over its area (x width times y width) over the total"),
 	{ .name = NULL },
 };
 

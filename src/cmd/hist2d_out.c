@@ -1,6 +1,8 @@
 /*
- * hist2d_out.c - hist2d's result in each format (writer.h), its image's
- * grey levels, and the --xedges/--yedges files.
+ * hist2d_out.c - hist2d's result in each format (writer.h): the table,
+ * json and array that counts and hist2d_w_out.c's sums and densities share
+ * (hist2d_write), the counts' image and its grey levels, and the
+ * --xedges/--yedges files.
  *
  * Grey levels (0..maxval: 255 at 8 bits, 65535 at 16; --depth, else pgm
  * 16 and png 8): a zero count is black, 0; a non-zero count c is

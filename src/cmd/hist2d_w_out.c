@@ -1,7 +1,7 @@
 /*
- * hist2d_w_out.c - hist2d --weights and --density: the result in each
- * format (writer.h), as hist2d_out.c writes counts, with each bin's sum or
- * density in place of its count.
+ * hist2d_w_out.c - hist2d --weights and --density: each bin's sum or
+ * density, which hist2d_out.c's hist2d_write prints in each format
+ * (writer.h) in place of the counts.
  *
  * A sum is its bin's exact sum rounded once (f64) for float weights, so it
  * can differ from numpy's histogram2d(weights=w) in the last bits (numpy

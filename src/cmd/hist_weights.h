@@ -11,6 +11,16 @@
 #include "report.h"
 #include "writer.h"
 
+/* hist's and hist2d's --weights COL and --density, as ALGORITHM_OPT is
+ * every command's --algorithm: the command's own ids, and help texts that
+ * say what COL numbers and what a density divides by. */
+#define HISTW_OPTS(WEIGHTS_ID, WEIGHTS_HELP, DENSITY_ID, DENSITY_HELP) \
+	{ .name = "weights", .has_arg = required_argument, .arg = "COL", \
+	  .help = WEIGHTS_HELP, .id = WEIGHTS_ID, \
+	  .brief = "sum the weights in column COL per bin" }, \
+	{ .name = "density", .has_arg = no_argument, .help = DENSITY_HELP, \
+	  .id = DENSITY_ID, .brief = "bin densities, as numpy's density=True" }
+
 /* Before anything is opened: the usage errors of --weights COL (NULL:
  * none) and --density, and -F's list made to end with COL, so that the
  * weights are the last column the job reads. 0, or -1 with err. */
