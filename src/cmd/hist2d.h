@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "out.h"
 #include "report.h"
+#include "writer.h"
 
 /* --norm: how a non-zero count becomes a grey level; the default is 0,
  * as merge (which has no --norm) makes the state */
