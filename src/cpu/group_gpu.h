@@ -13,6 +13,9 @@
 /* GPUSTAT_GROUP_GPU_SLOTS=N (a power of two, 4 or more) sets the device
  * table's slots: small tables for the tests of the spill. */
 #define GROUP_GPU_SLOTS_ENV "GPUSTAT_GROUP_GPU_SLOTS"
+/* GPUSTAT_GROUP_GPU_THREADS=N: host threads that merge a table read back
+ * (the tests'; default: the online CPUs). */
+#define GROUP_GPU_THREADS_ENV "GPUSTAT_GROUP_GPU_THREADS"
 
 /* Whether the device form takes job; if not, *why says so. */
 bool group_gpu_supports(const struct gs_job *job, const char **why);
@@ -28,10 +31,19 @@ uint64_t group_gpu_max_keys(const struct gs_job *job);
  * and no run can fail; why[n] says what it found. */
 bool group_gpu_auto(const struct gs_job *job, char *why, size_t n);
 /* acc += the device accumulator at dev (a host copy of group_gpu_layout's
- * bytes): every key of its table through group_absorb, its spilled
+ * bytes; its table whole, or, where the head says compact, its used
+ * slots alone, gd_compact's): every key of its table through
+ * group_absorb, on several threads where there are many, its spilled
  * records through the CPU's fold, exactly. acc fails (acc_error) where
  * the spill area overflowed. */
 void group_gpu_merge(const struct gs_job *job, struct group_acc *acc,
 		     const void *dev);
+/* acc += n spilled records at recs, folded by the CPU into a table of
+ * acc's own (a drain of the spill area before it could overflow); false
+ * once acc failed. */
+bool group_gpu_fold_spill(const struct gs_job *job, struct group_acc *acc,
+			  const void *recs, size_t n);
+/* Threads that merge a table of slots slots holding keys keys. */
+unsigned group_gpu_merge_threads(uint64_t slots, uint64_t keys);
 
 #endif
