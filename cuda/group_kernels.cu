@@ -143,9 +143,7 @@ static cudaError_t make_room(const struct gs_job *job, void *dacc, void *part,
 	CUDA_RET(cudaMemcpyAsync(&sp, &dh->spilled, sizeof(sp),
 				 cudaMemcpyDeviceToHost, s));
 	CUDA_RET(cudaStreamSynchronize(s));
-	/* past the area already (it cannot be, drained here): the merge
-	 * fails the run */
-	if (sp + n <= h->spill_cap || sp > h->spill_cap)
+	if (!(sp = group_gpu_drain(h, sp, n)))
 		return cudaSuccess;
 	CUDA_RET(cudaMemcpyAsync(hb + h->spill_off, db + h->spill_off,
 				 sp * h->rs, cudaMemcpyDeviceToHost, s));

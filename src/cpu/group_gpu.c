@@ -299,13 +299,15 @@ static void *merge_some(void *arg)
 unsigned group_gpu_merge_threads(uint64_t slots, uint64_t keys)
 {
 	const char *env = getenv(GROUP_GPU_THREADS_ENV);
-	long cpus = env && *env ? atol(env) : sysconf(_SC_NPROCESSORS_ONLN);
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	uint64_t t = keys / GD_THREAD_KEYS;
 
 	if (cpus < 1)
 		cpus = 1;
 	if (t > (uint64_t)cpus)
 		t = (uint64_t)cpus;
+	if (env && *env && atol(env) > 0)
+		t = (uint64_t)atol(env);
 	if (t > GD_THREADS_MAX)
 		t = GD_THREADS_MAX;
 	if (t > slots)
@@ -344,6 +346,14 @@ static bool merge_table(const struct gs_job *job, struct group_acc *acc,
 		ok = ok && m[t].ok;
 	}
 	return ok;
+}
+
+uint64_t group_gpu_drain(const struct gd_head *h, uint64_t spilled,
+			 size_t n)
+{
+	/* past the area already (never, drained here): the merge fails */
+	return spilled + n <= h->spill_cap || spilled > h->spill_cap ? 0 :
+	       spilled;
 }
 
 bool group_gpu_fold_spill(const struct gs_job *job, struct group_acc *acc,

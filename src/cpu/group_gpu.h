@@ -14,7 +14,7 @@
  * table's slots: small tables for the tests of the spill. */
 #define GROUP_GPU_SLOTS_ENV "GPUSTAT_GROUP_GPU_SLOTS"
 /* GPUSTAT_GROUP_GPU_THREADS=N: host threads that merge a table read back
- * (the tests'; default: the online CPUs). */
+ * (the tests'; default: one per 32,768 keys, at most the online CPUs). */
 #define GROUP_GPU_THREADS_ENV "GPUSTAT_GROUP_GPU_THREADS"
 
 /* Whether the device form takes job; if not, *why says so. */
@@ -43,6 +43,11 @@ void group_gpu_merge(const struct gs_job *job, struct group_acc *acc,
  * once acc failed. */
 bool group_gpu_fold_spill(const struct gs_job *job, struct group_acc *acc,
 			  const void *recs, size_t n);
+/* Spilled records to fold on the host (and empty the area of) before a
+ * launch of n records, where the area holds spilled: 0 where n more fit
+ * (a launch takes spill_cap records at most). */
+uint64_t group_gpu_drain(const struct gd_head *h, uint64_t spilled,
+			 size_t n);
 /* Threads that merge a table of slots slots holding keys keys. */
 unsigned group_gpu_merge_threads(uint64_t slots, uint64_t keys);
 
