@@ -3,7 +3,9 @@
 # numpy, on a GPU machine: a short table of seconds and ratios.
 #
 # For each size (millions of records, default 100 and 1000) and key count
-# (1000 and 1,000,000; keys uniform, values normal f32), from a
+# (KEYS, default 1000, 1,000,000 and 4,000,000: past the GPU's table of
+# 1,048,576, where the records of the keys past it are drained to the
+# CPU's fold; keys uniform, values normal f32), from a
 # page-cached file: gpustat --backend cpu (every core), --backend cuda,
 # and numpy (fromfile, then unique(return_inverse) + bincount(weights) up
 # to 100 M records; at 1000 M bincount over the keys as they are, 0..K-1,
@@ -17,6 +19,7 @@
 # Usage (repository root, gpustat built with CUDA; 16 GB in TMPDIR for
 # 1000 M records; about 5 minutes on an H200):
 #   sh bench/bench_group_gpu.sh [MRECORDS...]
+# (KEYS="1000 1000000" sh bench/bench_group_gpu.sh 100: the short run)
 # GPUSTAT=path overrides ./gpustat.
 cd "$(dirname "$0")/.." || exit 2
 G=${GPUSTAT:-./gpustat}
@@ -24,6 +27,7 @@ D=$(mktemp -d "${TMPDIR:-/tmp}/grbench.XXXXXX") || exit 2
 trap 'rm -rf "$D"' EXIT
 [ -x "$G" ] || { echo "no $G: build it with CUDA first"; exit 2; }
 SIZES=${*:-100 1000}
+KEYS=${KEYS:-1000 1000000 4000000}
 CPU_LIMIT=${CPU_LIMIT:-100}	# seconds a CPU run may take
 now() { date +%s%N; }
 el() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.3f", (b - a) / 1e9 }'; }
@@ -34,7 +38,7 @@ head -c 800000 /dev/zero > "$D/z"
 "$G" sum --backend cuda -q "$D/z" > /dev/null	# warm the driver
 printf '%-7s %-8s %9s %9s %9s %9s %9s\n' Mrec keys cpu_s cuda_s numpy_s np/cpu np/cuda
 for m in $SIZES; do
-	for k in 1000 1000000; do
+	for k in $KEYS; do
 		python3 - "$D/r" "$m" "$k" <<'EOF' || exit 2
 import sys, numpy as np
 f, m, k = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])

@@ -107,6 +107,8 @@ size_t group_gpu_layout(const struct gs_job *job, uint64_t slots,
 	h->slots = slots_of(slots, h->sw);
 	h->max_keys = h->slots / 2;
 	h->spill_cap = GD_SPILL_BYTES / (h->rs ? h->rs : 1);
+	if (getenv(GROUP_GPU_SPILL_ENV) && atoll(getenv(GROUP_GPU_SPILL_ENV)) > 0)
+		h->spill_cap = (uint64_t)atoll(getenv(GROUP_GPU_SPILL_ENV));
 	if (h->spill_cap < 1)
 		h->spill_cap = 1;
 	h->table_off = (sizeof(*h) + 63) / 64 * 64;

@@ -13,6 +13,9 @@
 /* GPUSTAT_GROUP_GPU_SLOTS=N (a power of two, 4 or more) sets the device
  * table's slots: small tables for the tests of the spill. */
 #define GROUP_GPU_SLOTS_ENV "GPUSTAT_GROUP_GPU_SLOTS"
+/* GPUSTAT_GROUP_GPU_SPILL=N: records a stream's spill area holds (the
+ * tests of its drain; default: a 64 MiB chunk's). */
+#define GROUP_GPU_SPILL_ENV "GPUSTAT_GROUP_GPU_SPILL"
 /* GPUSTAT_GROUP_GPU_THREADS=N: host threads that merge a table read back
  * (the tests'; default: one per 32,768 keys, at most the online CPUs). */
 #define GROUP_GPU_THREADS_ENV "GPUSTAT_GROUP_GPU_THREADS"
