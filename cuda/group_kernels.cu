@@ -97,16 +97,20 @@ static cudaError_t group_read_back(const struct gs_job *job, void *dacc,
 	CUDA_RET(cudaMemcpyAsync(h, db, sizeof(*h), cudaMemcpyDeviceToHost, s));
 	CUDA_RET(cudaStreamSynchronize(s));
 	bytes = h->keys * h->sw * sizeof(uint64_t);
-	h->compact = 0;
+	h->compact = 1;		/* no keys: none to read */
+	h->used = 0;
 	if (h->keys && cudaMalloc(&out, bytes) != cudaSuccess) {
 		cudaGetLastError();	/* not sticky: read it all */
 		out = NULL;
 	}
 	if (out) {
-		CUDA_RET(cudaMemsetAsync(&((struct gd_head *)db)->used, 0,
-					 sizeof(uint64_t), s));
-		compact_kernel<<<blocks, GROUP_THREADS, 0, s>>>(db, out);
-		e = cudaGetLastError();
+		e = cudaMemsetAsync(&((struct gd_head *)db)->used, 0,
+				    sizeof(uint64_t), s);
+		if (e == cudaSuccess) {
+			compact_kernel<<<blocks, GROUP_THREADS, 0, s>>>(db,
+									out);
+			e = cudaGetLastError();
+		}
 		if (e == cudaSuccess)
 			e = cudaMemcpyAsync(hb + h->table_off, out, bytes,
 					    cudaMemcpyDeviceToHost, s);
@@ -114,9 +118,9 @@ static cudaError_t group_read_back(const struct gs_job *job, void *dacc,
 			e = cudaStreamSynchronize(s);
 		cudaFree(out);
 		CUDA_RET(e);
-		h->compact = 1;
 		h->used = h->keys;
 	} else if (h->keys) {
+		h->compact = 0;
 		CUDA_RET(cudaMemcpyAsync(hb + h->table_off, db + h->table_off,
 					 h->slots * h->sw * sizeof(uint64_t),
 					 cudaMemcpyDeviceToHost, s));

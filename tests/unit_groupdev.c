@@ -19,8 +19,8 @@
  *  - the run as the backend makes it: launches of pieces, the spill area
  *    drained into a host accumulator first where a piece could overflow
  *    it (group_gpu_drain, as launch_part), an area of 5 records and
- *    thousands of keys in tables of 8 and 16 slots; then the used slots
- *    compacted on 4 threads
+ *    thousands of keys in tables of 8 and 16 slots, the drains folded on
+ *    4 host threads; then the used slots compacted on 4 threads
  *    (gd_compact, as read_back), stale slots of an earlier read-back
  *    behind them, merged on 4 host threads.
  */
@@ -162,8 +162,8 @@ static void *compact_some(void *arg)
  * chunk records at most, the spill area drained into a host accumulator
  * where a piece could overflow it; at the end the used slots compacted
  * on NTHREADS threads into a host copy whose slots past them are stale
- * (an earlier stream's), merged into *out on NTHREADS threads, the host
- * accumulator after. How many drains it took. */
+ * (an earlier stream's), merged into *out, the host accumulator after.
+ * How many drains it took. */
 static unsigned run_backend(const struct gs_job *job, const struct gd_head *h0,
 			    size_t bytes, const unsigned char *data,
 			    size_t nrec, size_t chunk, struct group_acc *out)
@@ -218,9 +218,7 @@ static unsigned run_backend(const struct gs_job *job, const struct gd_head *h0,
 	hh->used = h->keys;
 	memcpy(hb + h->spill_off, buf + h->spill_off,
 	       (h->spilled < h->spill_cap ? h->spilled : h->spill_cap) * rs);
-	setenv(GROUP_GPU_THREADS_ENV, "4", 1);
 	group_gpu_merge(job, out, hb);
-	unsetenv(GROUP_GPU_THREADS_ENV);
 	group_kernels.acc_merge(job, out, &part);
 	group_kernels.acc_free(job, &part);
 	free(buf);
@@ -363,8 +361,11 @@ static void check(const struct config *c, enum gs_group_what what)
 
 		if (small)
 			hs.spill_cap = 5;
+		else	/* the merge and the drains' folds on 4 threads */
+			setenv(GROUP_GPU_THREADS_ENV, "4", 1);
 		group_kernels.acc_init(&job, &dev);
 		drains = run_backend(&job, &hs, bytes, data, nrec, 997, &dev);
+		unsetenv(GROUP_GPU_THREADS_ENV);
 		na = state_of(&job, &cpu, &a);
 		nb = state_of(&job, &dev, &b);
 		CHECKF(na == nb && !memcmp(a, b, na), "%s keys %u what %d "

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include "cpu_group.h"
 #include "group_gpu.h"
+#include "group_shared.h"
 
 /* The device table's default: 2^21 slots, at most half of them keys
  * (1,048,576 keys; linear probing stays short at half load), about 320
@@ -26,6 +27,8 @@
 /* Keys merged per group_absorb call; keys per merging thread, at least. */
 #define GD_BATCH 1024
 #define GD_THREAD_KEYS 32768u
+/* Spilled records per folding thread, at least. */
+#define GD_THREAD_RECORDS 65536u
 #define GD_THREADS_MAX 64
 
 bool group_gpu_supports(const struct gs_job *job, const char **why)
@@ -298,11 +301,11 @@ static void *merge_some(void *arg)
 	return NULL;
 }
 
-unsigned group_gpu_merge_threads(uint64_t slots, uint64_t keys)
+unsigned group_gpu_threads(uint64_t work, uint64_t per)
 {
 	const char *env = getenv(GROUP_GPU_THREADS_ENV);
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	uint64_t t = keys / GD_THREAD_KEYS;
+	uint64_t t = work / per;
 
 	if (cpus < 1)
 		cpus = 1;
@@ -312,8 +315,8 @@ unsigned group_gpu_merge_threads(uint64_t slots, uint64_t keys)
 		t = (uint64_t)atol(env);
 	if (t > GD_THREADS_MAX)
 		t = GD_THREADS_MAX;
-	if (t > slots)
-		t = slots;
+	if (t > work)
+		t = work;
 	return t ? (unsigned)t : 1;
 }
 
@@ -326,7 +329,7 @@ static bool merge_table(const struct gs_job *job, struct group_acc *acc,
 {
 	const uint64_t *tab = (const uint64_t *)(dev + h->table_off);
 	uint64_t slots = h->compact ? h->used : h->slots;
-	unsigned nt = group_gpu_merge_threads(slots, h->keys);
+	unsigned nt = group_gpu_threads(slots, GD_THREAD_KEYS);
 	struct merger m[GD_THREADS_MAX];
 	pthread_t th[GD_THREADS_MAX];
 	bool started[GD_THREADS_MAX], ok = true;
@@ -358,10 +361,35 @@ uint64_t group_gpu_drain(const struct gd_head *h, uint64_t spilled,
 	       spilled;
 }
 
+struct spill_folder {
+	const struct gs_job *job;
+	struct group_acc g;	/* sharing the table of the drain's acc */
+	const unsigned char *recs;
+	size_t n;
+};
+
+static void *fold_some(void *arg)
+{
+	struct spill_folder *f = arg;
+	void *scratch = malloc(group_kernels.scratch_size(f->job) + 1);
+
+	if (!scratch) {
+		group_fail_spill(&f->g, 0, 0);
+		return NULL;
+	}
+	group_kernels.cpu_add(f->job, &f->g, scratch, f->recs, NULL, f->n);
+	free(scratch);
+	return NULL;
+}
+
 bool group_gpu_fold_spill(const struct gs_job *job, struct group_acc *acc,
 			  const void *recs, size_t n)
 {
-	void *scratch;
+	unsigned nt = group_gpu_threads(n, GD_THREAD_RECORDS);
+	size_t rs = job_record_size(job);
+	struct spill_folder f[GD_THREADS_MAX];
+	pthread_t th[GD_THREADS_MAX];
+	bool started[GD_THREADS_MAX];
 
 	/* acc's own table first: cpu_add would join (and register) the
 	 * run's, as a CPU thread does */
@@ -369,14 +397,30 @@ bool group_gpu_fold_spill(const struct gs_job *job, struct group_acc *acc,
 		return false;
 	if (!n)
 		return true;
-	scratch = malloc(group_kernels.scratch_size(job) + 1);
-	if (!scratch) {
-		group_fail_spill(acc, 0, 0);
-		return false;
+	/* on several threads where there are many, each with a local table
+	 * of its own, flushed into acc's (safe from any number of threads,
+	 * as the CPU backend's threads share the run's) */
+	for (unsigned t = 0; t < nt; t++) {
+		memset(&f[t], 0, sizeof(f[t]));
+		f[t].job = job;
+		f[t].g.sh = acc->sh;
+		gs_ref(acc->sh);
+		f[t].recs = (const unsigned char *)recs + n * t / nt * rs;
+		f[t].n = n * (t + 1) / nt - n * t / nt;
+		started[t] = t > 0 && !pthread_create(&th[t], NULL, fold_some,
+						      &f[t]);
+		if (t > 0 && !started[t])
+			fold_some(&f[t]);	/* no thread: fold here */
 	}
-	group_kernels.cpu_add(job, acc, scratch, recs, NULL, n);
-	free(scratch);
-	return !acc->failed;
+	fold_some(&f[0]);
+	for (unsigned t = 0; t < nt; t++) {
+		if (t > 0 && started[t])
+			pthread_join(th[t], NULL);
+		if (f[t].g.failed)
+			group_fail_spill(acc, 0, 0);
+		group_kernels.acc_free(job, &f[t].g);
+	}
+	return !acc->failed && !atomic_load(&acc->sh->err);
 }
 
 void group_gpu_merge(const struct gs_job *job, struct group_acc *acc,

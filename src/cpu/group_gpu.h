@@ -17,7 +17,8 @@
  * tests of its drain; default: a 64 MiB chunk's). */
 #define GROUP_GPU_SPILL_ENV "GPUSTAT_GROUP_GPU_SPILL"
 /* GPUSTAT_GROUP_GPU_THREADS=N: host threads that merge a table read back
- * (the tests'; default: one per 32,768 keys, at most the online CPUs). */
+ * (and fold a drained spill area; the tests'; default: one per 32,768
+ * keys or 65,536 records, at most the online CPUs). */
 #define GROUP_GPU_THREADS_ENV "GPUSTAT_GROUP_GPU_THREADS"
 
 /* Whether the device form takes job; if not, *why says so. */
@@ -41,9 +42,9 @@ bool group_gpu_auto(const struct gs_job *job, char *why, size_t n);
  * the spill area overflowed. */
 void group_gpu_merge(const struct gs_job *job, struct group_acc *acc,
 		     const void *dev);
-/* acc += n spilled records at recs, folded by the CPU into a table of
- * acc's own (a drain of the spill area before it could overflow); false
- * once acc failed. */
+/* acc += n spilled records at recs, folded by the CPU (on several
+ * threads where they are many) into a table of acc's own (a drain of the
+ * spill area before it could overflow); false once acc failed. */
 bool group_gpu_fold_spill(const struct gs_job *job, struct group_acc *acc,
 			  const void *recs, size_t n);
 /* Spilled records to fold on the host (and empty the area of) before a
@@ -51,7 +52,8 @@ bool group_gpu_fold_spill(const struct gs_job *job, struct group_acc *acc,
  * (a launch takes spill_cap records at most). */
 uint64_t group_gpu_drain(const struct gd_head *h, uint64_t spilled,
 			 size_t n);
-/* Threads that merge a table of slots slots holding keys keys. */
-unsigned group_gpu_merge_threads(uint64_t slots, uint64_t keys);
+/* Host threads for work items, per of them a thread at most (the merge's
+ * keys, the drain's records); GROUP_GPU_THREADS_ENV overrides. */
+unsigned group_gpu_threads(uint64_t work, uint64_t per);
 
 #endif
