@@ -12,7 +12,8 @@
 # since unique's sort alone would take minutes), one run each, load
 # included. cuda's bytes are compared with cpu's (DIFFERS where not; the
 # CPU may stop at its memory limit at 1e6 keys: "limit", or run past
-# CPU_LIMIT seconds, default 100: ">100"). Then, where
+# CPU_LIMIT seconds, default 100: ">100"); under each row, cuda's -v
+# stages and process lines (where its time went). Then, where
 # nvcc is found, bench/bench_group_sort.cu: the hash kernel against CUB's
 # sort + reduce by key, on the device alone.
 #
@@ -62,7 +63,7 @@ EOF
 		*) tc=limit; head -c 200 "$D/ce" >&2 ;;
 		esac
 		t0=$(now)
-		if "$G" sum -q --backend cuda --by 1 -t i32,f32 "$D/r" > "$D/g" 2> "$D/ge"; then
+		if "$G" sum -q -v --backend cuda --by 1 -t i32,f32 "$D/r" > "$D/g" 2> "$D/ge"; then
 			tg=$(el "$t0")
 			[ ! -s "$D/c" ] || cmp -s "$D/c" "$D/g" || tg="$tg(DIFFERS)"
 		else
@@ -84,6 +85,8 @@ EOF
 )
 		printf '%-7s %-8s %9s %9s %9s %9s %9s\n' "$m" "$k" "$tc" "$tg" "$tn" \
 			"$(ratio "$tn" "$tc")" "$(ratio "$tn" "${tg%%(*}")"
+		# where cuda's time went (-v): the stages, and run vs teardown
+		grep "stages:\|process:" "$D/ge" | sed 's/^/    /' | cut -c1-240
 		rm -f "$D/r"
 	done
 done
