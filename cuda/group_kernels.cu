@@ -165,7 +165,12 @@ static cudaError_t group_launch_part(const struct gs_job *job, void *dacc,
 {
 	struct gd_head h;
 	const unsigned char *p = (const unsigned char *)d;
+	char why[160];
 
+	/* keys bounded below the table's, values that always fit: nothing
+	 * can spill, so no wait (auto's own condition) */
+	if (group_gpu_auto(job, why, sizeof(why)))
+		return group_launch(job, dacc, d, NULL, nrec, nsm, s);
 	group_gpu_layout(job, 0, &h);
 	while (nrec) {
 		size_t n = nrec < h.spill_cap ? nrec : (size_t)h.spill_cap;
