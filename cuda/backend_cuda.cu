@@ -60,6 +60,11 @@ const struct gpu_ops *gpu_ops_of(const struct gs_job *job)
 	return ops_for(job);
 }
 
+const struct gpu_hooks *gpu_hooks_of(const struct gpu_ops *ops)
+{
+	return ops == &gpu_group_ops ? &gpu_group_hooks : NULL;
+}
+
 /* ---- byte order ---------------------------------------------------------- */
 
 template <typename T>
@@ -227,6 +232,10 @@ static void cuda_close(void *v)
 			if (c->ev[i][j])
 				cudaEventDestroy(c->ev[i][j]);
 	free(c->hacc);
+	if (c->hpart) {
+		acc_kernels_for(c->job)->acc_free(c->job, c->hpart);
+		free(c->hpart);
+	}
 	free(c->zrun);
 	free(c->zall);
 	delete c;
@@ -283,6 +292,14 @@ static int cuda_open(void **ctxp, const struct backend_env *env, struct gs_err *
 	c->ops = ops_for(c->job);
 	if (!cuda_supports(c->job, &why))
 		return gs_fail(err, GS_ERUNTIME, "cuda", "%s", why);
+	c->hooks = gpu_hooks_of(c->ops);
+	if (c->hooks && c->hooks->launch_part) {
+		const struct acc_kernels *ak = acc_kernels_for(c->job);
+
+		if (!(c->hpart = malloc(ak->acc_size(c->job))))
+			return gs_fail(err, GS_ERUNTIME, "", "out of memory");
+		ak->acc_init(c->job, c->hpart);
+	}
 	c->fault_at = fault_chunk();
 	c->nstreams = env->streams < 1 ? 1 : env->streams > MAX_STREAMS ? MAX_STREAMS
 									 : env->streams;
@@ -377,7 +394,12 @@ static int cuda_submit(void *v, const struct chunk *ch, struct gs_err *err)
 					     NULL, 0, c->zrun, err) : 0;
 	for (unsigned col = 0; c->zall && col < c->job->columns; col++)
 		c->zall[col] = c->zall[col] && c->zrun[col] == ch->nrec;
-	if (ch->nrec)
+	if (ch->nrec && c->hpart)
+		CUDA_TRY(err, c->hooks->launch_part(c->job, c->dacc[at.k],
+						    c->hpart, c->hacc,
+						    c->din[at.k], ch->nrec,
+						    c->nsm, s));
+	else if (ch->nrec)
 		CUDA_TRY(err, c->ops->launch(c->job, c->dacc[at.k], c->din[at.k],
 					     ch->data2 ? c->din2[at.k] : NULL,
 					     ch->nrec, c->nsm, s));
@@ -408,7 +430,10 @@ static int cuda_finish(void *v, void *acc, struct gs_err *err)
 	for (int i = 0; i < c->nstreams; i++) {
 		cudaError_t e = cudaStreamSynchronize(c->s[i]);
 
-		if (e == cudaSuccess)
+		if (e == cudaSuccess && c->hooks && c->hooks->read_back)
+			e = c->hooks->read_back(c->job, c->dacc[i], c->hacc,
+						c->nsm, c->s[i]);
+		else if (e == cudaSuccess)
 			e = cudaMemcpy(c->hacc, c->dacc[i], c->acc_bytes,
 				       cudaMemcpyDeviceToHost);
 		if (e != cudaSuccess) {
@@ -417,6 +442,11 @@ static int cuda_finish(void *v, void *acc, struct gs_err *err)
 					 __FILE__, __LINE__);
 		}
 		c->ops->merge_host(c->job, part ? part : acc, c->hacc);
+	}
+	if (c->hpart) {	/* what the streams' accumulators moved out */
+		k->acc_merge(c->job, part ? part : acc, c->hpart);
+		k->acc_free(c->job, c->hpart);
+		k->acc_init(c->job, c->hpart);
 	}
 	if (part) {
 		for (unsigned col = 0; col < c->job->columns; col++)

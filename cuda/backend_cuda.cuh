@@ -51,12 +51,14 @@ struct cuda_ctx {
 	struct backend_env env;
 	const struct gs_job *job;
 	const struct gpu_ops *ops;
+	const struct gpu_hooks *hooks;	/* NULL: none */
 	int nstreams, nsm, next;
 	size_t cap;			/* bytes of one chunk of one stream */
 	size_t acc_bytes;
 	cudaStream_t s[MAX_STREAMS];
 	void *din[MAX_STREAMS], *din2[MAX_STREAMS], *dacc[MAX_STREAMS];
 	void *hacc;
+	void *hpart;		/* hooks->launch_part's host accumulator */
 	struct releaser rel;
 
 	/* per chunk: before the copy, after it, after the kernels, after

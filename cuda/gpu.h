@@ -38,6 +38,27 @@ struct gpu_ops {
 				cudaStream_t s);
 };
 
+/* What few commands need beyond gpu_ops (a group-by's, whose device
+ * table holds only so many keys); a NULL member: the default. */
+struct gpu_hooks {
+	/* In place of the copy of dev_acc_bytes at finish: dacc into hacc
+	 * (dev_acc_bytes of host memory), after s's kernels, in the form
+	 * merge_host reads (a group-by's used slots alone); synchronous. */
+	cudaError_t (*read_back)(const struct gs_job *job, void *dacc,
+				 void *hacc, int nsm, cudaStream_t s);
+	/* In place of launch: it may wait for s and move what dacc cannot
+	 * take into part, a host accumulator of the backend's (acc_init'd at
+	 * open, merged into the result at finish), through hacc (theirs while
+	 * it runs). */
+	cudaError_t (*launch_part)(const struct gs_job *job, void *dacc,
+				   void *part, void *hacc, const void *d,
+				   size_t nrec, int nsm, cudaStream_t s);
+};
+
+/* The hooks of ops, or NULL (backend_cuda.cu: group_kernels.cu's). */
+const struct gpu_hooks *gpu_hooks_of(const struct gpu_ops *ops);
+extern const struct gpu_hooks gpu_group_hooks;
+
 /* Each operation's entry points: the GPU(x) of its row of ops.def, defined
  * by its *_kernels.cu. */
 #define OPERATION(id, name, cpu, gpu, ...) gpu

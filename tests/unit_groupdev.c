@@ -15,7 +15,14 @@
  *  - the table filled by 4 host threads at once (the same atomics, as
  *    the compiler's builtins): claims of slots and carries racing;
  *  - a spill area that overflows fails the accumulator, named by
- *    acc_error, rather than dropping records.
+ *    acc_error, rather than dropping records;
+ *  - the run as the backend makes it: launches of pieces, the spill area
+ *    drained into a host accumulator first where a piece could overflow
+ *    it (group_gpu_drain, as launch_part), an area of 5 records and
+ *    thousands of keys in tables of 8 and 16 slots, the drains folded on
+ *    4 host threads; then the used slots compacted on 4 threads
+ *    (gd_compact, as read_back), stale slots of an earlier read-back
+ *    behind them, merged on 4 host threads.
  */
 #include <math.h>
 #include <pthread.h>
@@ -135,6 +142,90 @@ static void fold_threads(unsigned char *buf, const unsigned char *data,
 			pthread_join(th[t], NULL);
 }
 
+struct compactor {
+	struct gd_head *h;
+	const uint64_t *tab;
+	uint64_t *out;
+	unsigned id;
+};
+
+static void *compact_some(void *arg)
+{
+	struct compactor *c = arg;
+
+	for (uint64_t i = c->id; i < c->h->slots; i += NTHREADS)
+		gd_compact(c->h, c->tab, c->out, &c->h->used, i);
+	return NULL;
+}
+
+/* The run as the backend makes it (cuda/group_kernels.cu): pieces of
+ * chunk records at most, the spill area drained into a host accumulator
+ * where a piece could overflow it; at the end the used slots compacted
+ * on NTHREADS threads into a host copy whose slots past them are stale
+ * (an earlier stream's), merged into *out, the host accumulator after.
+ * How many drains it took. */
+static unsigned run_backend(const struct gs_job *job, const struct gd_head *h0,
+			    size_t bytes, const unsigned char *data,
+			    size_t nrec, size_t chunk, struct group_acc *out)
+{
+	unsigned char *buf = calloc(1, bytes), *hb = calloc(1, bytes);
+	struct gd_head *h = (struct gd_head *)buf, *hh = (struct gd_head *)hb;
+	uint64_t *tab = (uint64_t *)(buf + h0->table_off);
+	uint64_t *ct = (uint64_t *)(hb + h0->table_off);
+	struct group_acc part;
+	pthread_t th[NTHREADS];
+	struct compactor c[NTHREADS];
+	unsigned drains = 0;
+	size_t rs = h0->rs;
+	bool folded = true;
+
+	memcpy(buf, h0, sizeof(*h0));
+	group_kernels.acc_init(job, &part);
+	for (size_t at = 0, n; at < nrec; at += n) {
+		uint64_t sp;
+
+		n = nrec - at < chunk ? nrec - at : chunk;
+		n = n < h->spill_cap ? n : (size_t)h->spill_cap;
+		if ((sp = group_gpu_drain(h, h->spilled, n))) {
+			folded = group_gpu_fold_spill(job, &part,
+						      buf + h->spill_off, sp) &&
+				 folded;
+			h->spilled = 0;
+			drains++;
+		}
+		if (n < 256)	/* small pieces: threads cost more */
+			for (size_t i = at; i < at + n; i++)
+				gd_fold(h, buf, data + i * rs);
+		else
+			fold_threads(buf, data + at * rs, n, rs);
+	}
+	CHECK(folded);
+	memcpy(hb, buf, sizeof(*h));
+	for (unsigned t = 0; t < NTHREADS; t++) {
+		c[t] = (struct compactor){ h, tab, ct, t };
+		if (pthread_create(&th[t], NULL, compact_some, &c[t]))
+			compact_some(&c[t]), th[t] = 0;
+	}
+	for (unsigned t = 0; t < NTHREADS; t++)
+		if (th[t])
+			pthread_join(th[t], NULL);
+	CHECKF(h->used == h->keys, "compacted %llu slots of %llu keys",
+	       (unsigned long long)h->used, (unsigned long long)h->keys);
+	for (uint64_t i = h->used; h->used && i < h->used + 16 &&
+				   i < h->slots; i++)
+		memcpy(ct + i * h->sw, ct, h->sw * 8);	/* stale */
+	hh->compact = 1;
+	hh->used = h->keys;
+	memcpy(hb + h->spill_off, buf + h->spill_off,
+	       (h->spilled < h->spill_cap ? h->spilled : h->spill_cap) * rs);
+	group_gpu_merge(job, out, hb);
+	group_kernels.acc_merge(job, out, &part);
+	group_kernels.acc_free(job, &part);
+	free(buf);
+	free(hb);
+	return drains;
+}
+
 /* The end of a run, as the engine ends one: the accumulator merged into
  * the command's, which takes the run's shared table (cpu_group.c), so
  * the next accumulator folds into a table of its own. */
@@ -169,6 +260,8 @@ static void check(const struct config *c, enum gs_group_what what)
 	struct gd_head h;
 	unsigned char *data, *buf, *scratch, *a, *b;
 	size_t bytes, na, nb;
+	bool spills = (c->slots && c->slots < 64) || (c->wide &&
+						      what >= GROUP_SUM);
 
 	if (record_parse(c->types, &r, &bad, &badlen) < 0) {
 		CHECKF(0, "%s: no record", c->types);
@@ -198,6 +291,10 @@ static void check(const struct config *c, enum gs_group_what what)
 	/* 65536 slots for "the default": room for every record's key, in
 	 * far less memory than the GPU's default table */
 	bytes = group_gpu_layout(&job, c->slots ? c->slots : 1u << 16, &h);
+	if (h.spill_cap > nrec) {	/* room for every record, in less */
+		h.spill_cap = nrec;
+		bytes = h.spill_off + h.spill_cap * h.rs;
+	}
 	buf = calloc(1, bytes);
 	memcpy(buf, &h, sizeof(h));
 	group_kernels.acc_init(&job, &dev);
@@ -214,8 +311,7 @@ static void check(const struct config *c, enum gs_group_what what)
 		CHECKF(!acc_check(&job, &dev, &err), "%s what %d: %s",
 		       c->types, what, err.what);
 		/* where nothing had to spill, the table's arithmetic alone */
-		CHECKF((hd->spilled > 0) == ((c->slots && c->slots < 64) || (c->wide &&
-		       what >= GROUP_SUM)), "%s what %d: %llu spilled",
+		CHECKF((hd->spilled > 0) == spills, "%s what %d: %llu spilled",
 		       c->types, what, (unsigned long long)hd->spilled);
 	}
 	na = state_of(&job, &cpu, &a);
@@ -256,6 +352,35 @@ static void check(const struct config *c, enum gs_group_what what)
 	}
 	free(a);
 	group_kernels.acc_free(&job, &dev);
+
+	/* as the backend runs it: compacted, merged on threads; with a
+	 * spill area of 5 records drained before it overflows */
+	for (int small = 0; small < 2; small++) {
+		struct gd_head hs = h;
+		unsigned drains;
+
+		if (small)
+			hs.spill_cap = 5;
+		else	/* the merge and the drains' folds on 4 threads */
+			setenv(GROUP_GPU_THREADS_ENV, "4", 1);
+		group_kernels.acc_init(&job, &dev);
+		drains = run_backend(&job, &hs, bytes, data, nrec, 997, &dev);
+		unsetenv(GROUP_GPU_THREADS_ENV);
+		na = state_of(&job, &cpu, &a);
+		nb = state_of(&job, &dev, &b);
+		CHECKF(na == nb && !memcmp(a, b, na), "%s keys %u what %d "
+		       "slots %llu spill %llu: the backend's run differs from "
+		       "the CPU's (%zu, %zu bytes)", c->types, c->nkeys, what,
+		       (unsigned long long)c->slots,
+		       (unsigned long long)hs.spill_cap, na, nb);
+		/* where records spill, a small area is drained, never
+		 * overflowed */
+		CHECKF(!small || !spills || drains > 0, "%s what %d: %u drains",
+		       c->types, what, drains);
+		free(a);
+		free(b);
+		group_kernels.acc_free(&job, &dev);
+	}
 
 	/* a spill area of 2 records, overflowing: a failure, not a result */
 	if (c->slots && c->slots < 64) {

@@ -4,11 +4,14 @@
  * ksums (the fixed-point limbs added term by term, so the value is exact
  * and the ksum's form is the CPU's own), merged through group_absorb.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "cpu_group.h"
 #include "group_gpu.h"
+#include "group_shared.h"
 
 /* The device table's default: 2^21 slots, at most half of them keys
  * (1,048,576 keys; linear probing stays short at half load), about 320
@@ -18,11 +21,15 @@
 #define GD_SLOTS_DEFAULT (1ull << 21)
 #define GD_SLOTS_MIN (1ull << 16)
 #define GD_TABLE_BYTES (1ull << 30)
-/* Spilled records a stream keeps, and their bytes at most. */
-#define GD_SPILL_RECORDS (1ull << 20)
+/* A stream's spill area: a default chunk (64 MiB), so that a chunk
+ * whose every record spills fits the area just drained. */
 #define GD_SPILL_BYTES (64ull << 20)
-/* Keys merged per group_absorb call. */
+/* Keys merged per group_absorb call; keys per merging thread, at least. */
 #define GD_BATCH 1024
+#define GD_THREAD_KEYS 32768u
+/* Spilled records per folding thread, at least. */
+#define GD_THREAD_RECORDS 65536u
+#define GD_THREADS_MAX 64
 
 bool group_gpu_supports(const struct gs_job *job, const char **why)
 {
@@ -103,8 +110,10 @@ size_t group_gpu_layout(const struct gs_job *job, uint64_t slots,
 	h->slots = slots_of(slots, h->sw);
 	h->max_keys = h->slots / 2;
 	h->spill_cap = GD_SPILL_BYTES / (h->rs ? h->rs : 1);
-	if (h->spill_cap > GD_SPILL_RECORDS)
-		h->spill_cap = GD_SPILL_RECORDS;
+	if (getenv(GROUP_GPU_SPILL_ENV) && atoll(getenv(GROUP_GPU_SPILL_ENV)) > 0)
+		h->spill_cap = (uint64_t)atoll(getenv(GROUP_GPU_SPILL_ENV));
+	if (h->spill_cap < 1)
+		h->spill_cap = 1;
 	h->table_off = (sizeof(*h) + 63) / 64 * 64;
 	h->spill_off = h->table_off + h->slots * h->sw * 8;
 	return h->spill_off + h->spill_cap * h->rs;
@@ -239,25 +248,26 @@ static void free_cols(const struct gs_job *job, unsigned char *pay, size_t n)
 	}
 }
 
-/* Every ready slot of the table through group_absorb, in batches. */
-static bool merge_table(const struct gs_job *job, struct group_acc *acc,
-			const struct gd_head *h, const unsigned char *dev)
+/* Every ready slot of slots [lo, hi) of the table at tab through
+ * group_absorb, in batches. */
+static bool merge_slots(const struct gs_job *job, struct group_acc *acc,
+			const struct gd_head *h, const uint64_t *tab,
+			uint64_t lo, uint64_t hi)
 {
 	size_t cs = gcol_size(job), ps = cs * h->nvals, n = 0;
 	uint64_t *keys = malloc(GD_BATCH * h->nkeys * sizeof(uint64_t));
 	unsigned char *pay = malloc(GD_BATCH * ps);
-	const uint64_t *tab = (const uint64_t *)(dev + h->table_off);
 	bool ok = keys && pay;
 
-	for (uint64_t i = 0; ok && i <= h->slots; i++) {
+	for (uint64_t i = lo; ok && i <= hi; i++) {
 		const uint64_t *s = tab + i * h->sw;
 
-		if (n == GD_BATCH || (i == h->slots && n)) {
+		if (n == GD_BATCH || (i == hi && n)) {
 			ok = group_absorb(job, acc, keys, pay, n);
 			free_cols(job, pay, n * h->nvals);
 			n = 0;
 		}
-		if (i == h->slots || s[GD_STATE] != 2 || !ok)
+		if (i == hi || s[GD_STATE] != 2 || !ok)
 			continue;
 		memcpy(keys + n * h->nkeys, s + GD_KEY,
 		       h->nkeys * sizeof(uint64_t));
@@ -274,15 +284,151 @@ static bool merge_table(const struct gs_job *job, struct group_acc *acc,
 	return ok;
 }
 
+struct merger {
+	const struct gs_job *job;
+	struct group_acc *acc;
+	const struct gd_head *h;
+	const uint64_t *tab;
+	uint64_t lo, hi;
+	bool ok;
+};
+
+static void *merge_some(void *arg)
+{
+	struct merger *m = arg;
+
+	m->ok = merge_slots(m->job, m->acc, m->h, m->tab, m->lo, m->hi);
+	return NULL;
+}
+
+unsigned group_gpu_threads(uint64_t work, uint64_t per)
+{
+	const char *env = getenv(GROUP_GPU_THREADS_ENV);
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	uint64_t t = work / per;
+
+	if (cpus < 1)
+		cpus = 1;
+	if (t > (uint64_t)cpus)
+		t = (uint64_t)cpus;
+	if (env && *env && atol(env) > 0)
+		t = (uint64_t)atol(env);
+	if (t > GD_THREADS_MAX)
+		t = GD_THREADS_MAX;
+	if (t > work)
+		t = work;
+	return t ? (unsigned)t : 1;
+}
+
+/* The table's slots (its used ones alone where the copy is compact) into
+ * acc: on several threads where there are many keys, each its share of
+ * the slots (group_absorb is safe from any number of threads: the run's
+ * table is locked by partition), so a million keys do not wait on one. */
+static bool merge_table(const struct gs_job *job, struct group_acc *acc,
+			const struct gd_head *h, const unsigned char *dev)
+{
+	const uint64_t *tab = (const uint64_t *)(dev + h->table_off);
+	uint64_t slots = h->compact ? h->used : h->slots;
+	unsigned nt = group_gpu_threads(slots, GD_THREAD_KEYS);
+	struct merger m[GD_THREADS_MAX];
+	pthread_t th[GD_THREADS_MAX];
+	bool started[GD_THREADS_MAX], ok = true;
+
+	if (nt <= 1)
+		return merge_slots(job, acc, h, tab, 0, slots);
+	for (unsigned t = 0; t < nt; t++) {
+		m[t] = (struct merger){ job, acc, h, tab, slots * t / nt,
+					slots * (t + 1) / nt, false };
+		started[t] = t > 0 && !pthread_create(&th[t], NULL,
+						      merge_some, &m[t]);
+		if (t > 0 && !started[t])
+			merge_some(&m[t]);	/* no thread: merge here */
+	}
+	merge_some(&m[0]);
+	for (unsigned t = 0; t < nt; t++) {
+		if (t > 0 && started[t])
+			pthread_join(th[t], NULL);
+		ok = ok && m[t].ok;
+	}
+	return ok;
+}
+
+uint64_t group_gpu_drain(const struct gd_head *h, uint64_t spilled,
+			 size_t n)
+{
+	/* past the area already (never, drained here): the merge fails */
+	return spilled + n <= h->spill_cap || spilled > h->spill_cap ? 0 :
+	       spilled;
+}
+
+struct spill_folder {
+	const struct gs_job *job;
+	struct group_acc g;	/* sharing the table of the drain's acc */
+	const unsigned char *recs;
+	size_t n;
+};
+
+static void *fold_some(void *arg)
+{
+	struct spill_folder *f = arg;
+	void *scratch = malloc(group_kernels.scratch_size(f->job) + 1);
+
+	if (!scratch) {
+		group_fail_spill(&f->g, 0, 0);
+		return NULL;
+	}
+	group_kernels.cpu_add(f->job, &f->g, scratch, f->recs, NULL, f->n);
+	free(scratch);
+	return NULL;
+}
+
+bool group_gpu_fold_spill(const struct gs_job *job, struct group_acc *acc,
+			  const void *recs, size_t n)
+{
+	unsigned nt = group_gpu_threads(n, GD_THREAD_RECORDS);
+	size_t rs = job_record_size(job);
+	struct spill_folder f[GD_THREADS_MAX];
+	pthread_t th[GD_THREADS_MAX];
+	bool started[GD_THREADS_MAX];
+
+	/* acc's own table first: cpu_add would join (and register) the
+	 * run's, as a CPU thread does */
+	if (acc->failed || !group_table(job, acc))
+		return false;
+	if (!n)
+		return true;
+	/* on several threads where there are many, each with a local table
+	 * of its own, flushed into acc's (safe from any number of threads,
+	 * as the CPU backend's threads share the run's) */
+	for (unsigned t = 0; t < nt; t++) {
+		memset(&f[t], 0, sizeof(f[t]));
+		f[t].job = job;
+		f[t].g.sh = acc->sh;
+		gs_ref(acc->sh);
+		f[t].recs = (const unsigned char *)recs + n * t / nt * rs;
+		f[t].n = n * (t + 1) / nt - n * t / nt;
+		started[t] = t > 0 && !pthread_create(&th[t], NULL, fold_some,
+						      &f[t]);
+		if (t > 0 && !started[t])
+			fold_some(&f[t]);	/* no thread: fold here */
+	}
+	fold_some(&f[0]);
+	for (unsigned t = 0; t < nt; t++) {
+		if (t > 0 && started[t])
+			pthread_join(th[t], NULL);
+		if (f[t].g.failed)
+			group_fail_spill(acc, 0, 0);
+		group_kernels.acc_free(job, &f[t].g);
+	}
+	return !acc->failed && !atomic_load(&acc->sh->err);
+}
+
 void group_gpu_merge(const struct gs_job *job, struct group_acc *acc,
 		     const void *dev)
 {
 	const struct gd_head *h = dev;
 	const unsigned char *base = dev;
-	void *scratch;
 
-	/* acc's own table first: the spilled records' cpu_add below would
-	 * join (and register) the run's, as a CPU thread does */
 	if (acc->failed || !group_table(job, acc))
 		return;
 	if (h->spilled > h->spill_cap) {
@@ -293,14 +439,5 @@ void group_gpu_merge(const struct gs_job *job, struct group_acc *acc,
 		group_fail_spill(acc, 0, 0);	/* out of memory, unless failed */
 		return;
 	}
-	if (!h->spilled)
-		return;
-	scratch = malloc(group_kernels.scratch_size(job) + 1);
-	if (!scratch) {
-		group_fail_spill(acc, 0, 0);
-		return;
-	}
-	group_kernels.cpu_add(job, acc, scratch, base + h->spill_off, NULL,
-			      h->spilled);
-	free(scratch);
+	(void)group_gpu_fold_spill(job, acc, base + h->spill_off, h->spilled);
 }

@@ -4,7 +4,7 @@
  * written once for the device (CUDA C++) and the host (C11), as
  * hist2d_bin.h is: the host runs the very same fold, one record at a
  * time, in its tests (tests/unit_groupdev.c), and reads the table back
- * into the CPU's own accumulators (src/cpu/group_dev.c).
+ * into the CPU's own accumulators (src/cpu/group_gpu.c).
  *
  * The device accumulator is one block of 64-bit words:
  *
@@ -37,8 +37,14 @@
  * bit at 2^-320 or above and below 2^128 (2^-640 and 2^256 squared).
  * A record with a value that does not fit, or a new key once the table
  * holds max_keys, is copied whole to the spill area, where the host folds
- * it with the CPU's own code (src/cpu/group_dev.c); past spill_cap the
- * count still grows and the host fails the run (never a wrong number).
+ * it with the CPU's own code (src/cpu/group_gpu.c). The host drains the
+ * area before a launch could overflow it (cuda/group_kernels.cu), so
+ * every key count runs; were it to overflow anyway, the count still
+ * grows and the host fails the run (never a wrong number).
+ *
+ * At the end only the keys come back: gd_compact copies each used slot
+ * to the next free place of a buffer of keys slots (any order: the host
+ * merges by key), so 1,000 keys read back kilobytes, not the table.
  */
 #ifndef GROUP_DEV_H
 #define GROUP_DEV_H
@@ -82,10 +88,13 @@ struct gd_head {
 	uint64_t sw;		/* words per slot */
 	uint64_t table_off;	/* bytes from the head to slot 0 */
 	uint64_t spill_off;	/* ... to the spill area */
+	uint64_t used;		/* the compaction's cursor (device); slots
+				 * at table_off (a host copy, compact) */
 	uint32_t rs;		/* record bytes */
 	uint32_t nkeys, nvals, what;	/* enum gs_group_what */
 	uint32_t key_off[GD_MAXK], key_type[GD_MAXK], key_bool[GD_MAXK];
-	uint32_t pad;
+	uint32_t compact;	/* a host copy: 1 where the table at table_off
+				 * is its used slots alone (gd_compact) */
 	struct gd_col col[GD_MAXV];
 };
 
@@ -432,6 +441,21 @@ GD_FN bool gd_fold(struct gd_head *h, unsigned char *base,
 	if (sp < h->spill_cap)
 		memcpy(base + h->spill_off + sp * h->rs, rec, h->rs);
 	return false;
+}
+
+/* Slot i of the table at tab, if used, to the next place of out (of
+ * h->keys slots): *cursor counts the places taken. */
+GD_FN void gd_compact(const struct gd_head *h, const uint64_t *tab,
+		      uint64_t *out, uint64_t *cursor, uint64_t i)
+{
+	const uint64_t *s = tab + i * h->sw;
+	uint64_t j;
+
+	if (s[GD_STATE] != 2)
+		return;
+	j = GD_ADD(cursor, 1);
+	for (uint64_t w = 0; w < h->sw; w++)
+		out[j * h->sw + w] = s[w];
 }
 
 #endif
