@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cpu_keys.h"
+#include "gvals.h"
 #include "ktable.h"
 #include "xprod.h"
 
@@ -212,55 +213,36 @@ size_t ktable_bytes(const struct ktable *t)
 	       t->cap * (t->kw * sizeof(*t->keys) + t->psize);
 }
 
-/* ---- sorted order: a merge sort of entry indices ------------------------- */
-
-static int keycmp(const struct ktable *t, size_t a, size_t b)
-{
-	const uint64_t *x = ktable_key(t, a), *y = ktable_key(t, b);
-
-	if (t->kw == 1)
-		return (*x > *y) - (*x < *y);
-
-	for (size_t i = 0; i < t->kw; i++)
-		if (x[i] != y[i])
-			return x[i] < y[i] ? -1 : 1;
-	return 0;
-}
+/* ---- sorted order: a radix sort of (key, index) records ------------------ */
 
 size_t *ktable_sorted(const struct ktable *t)
 {
-	size_t n = t->n, *a, *b, *s;
+	size_t n = t->n, w = t->kw + 1, *ids;
+	uint64_t *a, *b;
 
 	if (!n)
 		return NULL;
-	a = malloc(n * sizeof(*a));
-	b = malloc(n * sizeof(*b));
-	if (!a || !b) {
-		free(a);
-		free(b);
-		return NULL;
+	a = malloc(n * w * sizeof(*a));
+	b = a ? malloc(n * w * sizeof(*b)) : NULL;
+	ids = b ? malloc(n * sizeof(*ids)) : NULL;
+	if (!ids)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		memcpy(a + i * w, ktable_key(t, i), t->kw * sizeof(*a));
+		a[i * w + t->kw] = i;
+	}
+	/* keys are distinct: the index word never decides, nor does order */
+	if (!gvals_sort(a, b, n, w, t->kw)) {
+		free(ids);
+		ids = NULL;
+		goto out;
 	}
 	for (size_t i = 0; i < n; i++)
-		a[i] = i;
-	for (size_t w = 1; w < n; w *= 2) {	/* bottom-up, runs of w */
-		for (size_t lo = 0; lo < n; lo += 2 * w) {
-			size_t mid = lo + w < n ? lo + w : n;
-			size_t hi = lo + 2 * w < n ? lo + 2 * w : n;
-			size_t i = lo, j = mid, o = lo;
-
-			while (i < mid && j < hi)
-				b[o++] = keycmp(t, a[j], a[i]) < 0 ? a[j++] : a[i++];
-			while (i < mid)
-				b[o++] = a[i++];
-			while (j < hi)
-				b[o++] = a[j++];
-		}
-		s = a;
-		a = b;
-		b = s;
-	}
+		ids[i] = (size_t)a[i * w + t->kw];
+out:
+	free(a);
 	free(b);
-	return a;
+	return ids;
 }
 
 int ktable_sort(struct ktable *t)
