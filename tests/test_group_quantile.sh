@@ -107,6 +107,8 @@ with open(t + "/one.bin", "wb") as f:		# one key of 100 records
     for i in range(100):
         f.write(struct.pack("<if", 7, float(i)))
 PY
+head -c 160000 "$T/q/many.bin" > "$T/q/m1.bin"
+tail -c +160001 "$T/q/many.bin" > "$T/q/m2.bin"
 # qspilled NAME LIMIT ARGS...: ARGS past LIMIT on threads and chunks print
 # $T/want's bytes
 qspilled() {
@@ -137,6 +139,11 @@ for cmd in median mode "quantile -q 0,0.1,0.5,1" \
 	qspilled "few $cmd" 2K $cmd --by 1 -t i32,f32 "$T/q/few.bin"
 	"$G" $cmd --header --by name "$T/q/t.csv" > "$T/want" 2> /dev/null
 	qspilled "text keys $cmd" 64K $cmd --header --by name "$T/q/t.csv"
+	# --per-file: an operand's records, spilled or not, go on to the total
+	"$G" $cmd --by 1 -t i32,f32 --per-file "$T/q/m1.bin" "$T/q/few.bin" \
+		"$T/q/m2.bin" > "$T/want" 2> /dev/null
+	qspilled "per-file $cmd" 64K $cmd --by 1 -t i32,f32 --per-file \
+		"$T/q/m1.bin" "$T/q/few.bin" "$T/q/m2.bin"
 done
 [ -z "$(ls -A "$T/tmp")" ] && ok || bad "temp files" "left: $(ls "$T/tmp")"
 

@@ -41,7 +41,6 @@ struct gvals_acc {
 	size_t nruns;
 	uint64_t spilled;	/* records in runs */
 	void *map;		/* the merged run, mapped (gvals_sorted) */
-	uint64_t map_off;
 	size_t map_bytes;
 	int failed;		/* 0, or why it stopped */
 	int err;		/* a failed spill's errno */
@@ -67,9 +66,10 @@ bool gvals_sort_threads(uint64_t *a, uint64_t *tmp, size_t n, size_t w,
  * or -1 with errno. */
 int gvals_spill(const struct gs_job *job, struct gvals_acc *g);
 /* Every record of g, the runs' and memory's, sorted by key: *w and *n,
- * valid until gvals_release. In memory where nothing spilled and the sort's
- * copy fits the limit, else merged from the runs and mapped. 0, or -1 with
- * err set. */
+ * valid until gvals_release or the next call. In memory where nothing
+ * spilled and the sort's copy fits the limit, else merged from the runs
+ * into one run, mapped; g keeps every record either way (it may be merged
+ * on). 0, or -1 with err set. */
 int gvals_sorted(const struct gs_job *job, struct gvals_acc *g, int threads,
 		 const uint64_t **w, size_t *n, struct gs_err *err);
 /* g's runs let go (the file's space punched out) and its map unmapped. */

@@ -88,10 +88,8 @@ void gvals_release(const struct gs_job *job, struct gvals_acc *g)
 	g->runs = NULL;
 	g->nruns = 0;
 	g->spilled = 0;
-	if (g->map) {
+	if (g->map)
 		munmap(g->map, g->map_bytes);
-		spill_punch(file_fd, g->map_off, g->map_bytes);
-	}
 	g->map = NULL;
 	g->map_bytes = 0;
 }
@@ -221,20 +219,32 @@ static double mib(uint64_t n)
 	return (double)n / (double)((uint64_t)1 << 20);
 }
 
+/* The most records of one key among the n sorted records at w. */
+static uint64_t longest_key(const uint64_t *w, size_t n, size_t wd, size_t nk)
+{
+	uint64_t most = 0, run = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		run = i && !keycmp(w + i * wd, w + (i - 1) * wd, nk) ? run + 1 : 1;
+		most = run > most ? run : most;
+	}
+	return most;
+}
+
 int gvals_sorted(const struct gs_job *job, struct gvals_acc *g, int threads,
 		 const uint64_t **w, size_t *n, struct gs_err *err)
 {
-	size_t wd = gvals_width(job), rb = wd * 8;
-	uint64_t limit = job->group->limit, total, longest, off, *tmp;
+	size_t wd = gvals_width(job), rb = wd * 8, nk = job->group->nkeys;
+	uint64_t limit = job->group->limit, total, longest = 0, off, at, *tmp;
 	long page = sysconf(_SC_PAGESIZE);
-	void *map;
+	unsigned char *map;
 
 	/* the sort's second copy of the records counts as theirs did */
 	if (!g->nruns && (uint64_t)g->n * rb * 2 <= limit) {
 		if (!(tmp = malloc((g->n ? g->n : 1) * rb)))
 			return gs_fail(err, GS_ERUNTIME, "", "out of memory");
-		bool sorted = gvals_sort_threads(g->w, tmp, g->n, wd,
-						 job->group->nkeys, threads);
+		bool sorted = gvals_sort_threads(g->w, tmp, g->n, wd, nk,
+						 threads);
 
 		free(tmp);
 		if (!sorted)
@@ -243,35 +253,43 @@ int gvals_sorted(const struct gs_job *job, struct gvals_acc *g, int threads,
 		*n = g->n;
 		return 0;
 	}
+	/* g stays every record, as one sorted run (--per-file merges an
+	 * operand's accumulator into the total after its result) */
+	if (g->map)
+		munmap(g->map, g->map_bytes);
+	g->map = NULL;
 	total = g->spilled + g->n;
 	if (gvals_spill(job, g) < 0)
 		goto failed;
-	free(g->w);		/* the records are the runs' now */
-	g->w = NULL;
+	if (g->nruns > 1) {
+		off = place(total * rb, 8);
+		if (merge(job, g, off, &longest) < 0)
+			goto failed;
+		/* the runs read are let go: the disk holds one copy */
+		for (size_t i = 0; i < g->nruns; i++)
+			spill_punch(file_fd, g->runs[i].off, g->runs[i].n * rb);
+		g->runs[0] = (struct gvals_run){ off, total };
+		g->nruns = 1;
+	}
 	if (page <= 0)
 		page = 4096;
-	off = place(total * rb, (uint64_t)page);
-	if (merge(job, g, off, &longest) < 0)
+	off = g->runs[0].off;
+	at = off / (uint64_t)page * (uint64_t)page;	/* mmap's alignment */
+	map = mmap(NULL, off - at + total * rb, PROT_READ, MAP_PRIVATE,
+		   file_fd, (off_t)at);
+	if (map == MAP_FAILED)
 		goto failed;
-	/* the runs read are let go: the disk holds one copy */
-	for (size_t i = 0; i < g->nruns; i++)
-		spill_punch(file_fd, g->runs[i].off, g->runs[i].n * rb);
-	g->nruns = 0;
-	g->spilled = 0;
+	g->map = map;
+	g->map_bytes = off - at + total * rb;
+	*w = (const uint64_t *)(map + (off - at));
+	*n = total;
+	if (!longest)
+		longest = longest_key(*w, total, wd, nk);
 	if (longest * 16 > limit)
 		return gs_fail(err, GS_ERUNTIME, "--by", "one key's %llu records "
 			       "need %.2f MiB to sort its values, over the limit "
 			       "of %.2f MiB", (unsigned long long)longest,
 			       mib(longest * 16), mib(limit));
-	map = total ? mmap(NULL, total * rb, PROT_READ,
-			   MAP_PRIVATE, file_fd, (off_t)off) : NULL;
-	if (map == MAP_FAILED)
-		goto failed;
-	g->map = map;
-	g->map_off = off;
-	g->map_bytes = total * rb;
-	*w = map;
-	*n = total;
 	return 0;
 failed:
 	return gs_fail(err, GS_ERUNTIME, "--by", "%llu records of every key's "
