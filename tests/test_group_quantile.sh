@@ -12,8 +12,12 @@
 #  - text keys (strings, by their bytes) against the ungrouped command on
 #    each key's values;
 #  - --per-file's total: one run over the operands in a row;
+#  - past the memory limit (tiny GPUSTAT_GROUP_LIMIT values) sorted runs
+#    spill to $TMPDIR and merge by key: the bytes of the unlimited run for
+#    every format, -j, chunk size, two key columns and text keys;
 #  - refusals, one line each: -f state (no state, as ungrouped), text keys
-#    with npy; the memory limit naming the records and the MiB.
+#    with npy; one key's values over the limit naming its records and the
+#    MiB; a spill that fails naming $TMPDIR.
 #
 # Usage: sh tests/test_group_quantile.sh   (GPUSTAT=path overrides ./gpustat)
 # Prints "FAIL name: reason" lines and last "group_quantile: P passed, F failed".
@@ -71,6 +75,78 @@ for cmd in median mode "quantile -q 0.25,0.75"; do
 		bad "per-file $cmd" "$(diff "$T/want" "$T/got" | head -5)"
 done
 
+# past the memory limit (GPUSTAT_GROUP_LIMIT): each thread's records spill
+# to $TMPDIR as sorted runs, merged by key at the end: the bytes of the run
+# that never spilled, for every format, -j and chunk size, text keys too;
+# no temp file left. One key's values must fit (16 bytes a value): one key
+# of 100 records at 1K is one line naming them; a $TMPDIR that is not there
+# names it.
+mkdir "$T/q" "$T/tmp"
+python3 - "$T" <<'PY'
+import random, struct, sys
+t = sys.argv[1]
+r = random.Random(31)
+vals = lambda: r.choice([r.uniform(-50, 50), float("nan"), -0.0, 0.0, 1.0,
+                         float("inf"), float(r.randint(-3, 3))])
+with open(t + "/q/many.bin", "wb") as f:	# 300 keys, about 100 each
+    for _ in range(30000):
+        f.write(struct.pack("<if", r.randrange(-150, 150), vals()))
+with open(t + "/q/two.bin", "wb") as f:		# two key columns, 3 values
+    for _ in range(12000):
+        f.write(struct.pack("<hdfbi", r.randrange(6), r.choice([-0.0, 0.0,
+                float("nan"), 1.5, -2.0]), vals(), r.randrange(-3, 3),
+                r.randrange(-10**9, 10**9)))
+with open(t + "/q/few.bin", "wb") as f:		# 8 keys of 50
+    for _ in range(400):
+        f.write(struct.pack("<if", r.randrange(8), vals()))
+with open(t + "/q/t.csv", "w") as f:		# text keys
+    f.write("name,v\n")
+    for _ in range(8000):
+        f.write("k%d,%d\n" % (r.randrange(150), r.randint(-99, 99)))
+with open(t + "/one.bin", "wb") as f:		# one key of 100 records
+    for i in range(100):
+        f.write(struct.pack("<if", 7, float(i)))
+PY
+head -c 160000 "$T/q/many.bin" > "$T/q/m1.bin"
+tail -c +160001 "$T/q/many.bin" > "$T/q/m2.bin"
+# qspilled NAME LIMIT ARGS...: ARGS past LIMIT on threads and chunks print
+# $T/want's bytes
+qspilled() {
+	name=$1
+	lim=$2
+	shift 2
+	for o in "-j 1" "-j 2 --chunk-size 1000" "-j 4 --chunk-size 4K" \
+		 "-j 3 --chunk-size 24"; do
+		TMPDIR=$T/tmp GPUSTAT_GROUP_LIMIT=$lim "$G" "$@" $o > "$T/got" \
+			2> /dev/null
+		[ -s "$T/want" ] && cmp -s "$T/got" "$T/want" && ok ||
+			bad "$name, limit $lim $o" "$(cmp "$T/got" "$T/want" 2>&1)"
+	done
+}
+for cmd in median mode "quantile -q 0,0.1,0.5,1" \
+	   "quantile --method lower -q 0.3,0.7"; do
+	for f in text csv json npy binary; do
+		"$G" $cmd --by 1 -t i32,f32 -f $f "$T/q/many.bin" > "$T/want" \
+			2> /dev/null
+		qspilled "many $cmd -f $f" 64K $cmd --by 1 -t i32,f32 -f $f \
+			"$T/q/many.bin"
+	done
+	"$G" $cmd --by 1,4 -t i16,f64,f32,i8,i32 -F 2,3,5 "$T/q/two.bin" \
+		> "$T/want" 2> /dev/null
+	qspilled "two keys $cmd" 64K $cmd --by 1,4 -t i16,f64,f32,i8,i32 \
+		-F 2,3,5 "$T/q/two.bin"
+	"$G" $cmd --by 1 -t i32,f32 "$T/q/few.bin" > "$T/want" 2> /dev/null
+	qspilled "few $cmd" 2K $cmd --by 1 -t i32,f32 "$T/q/few.bin"
+	"$G" $cmd --header --by name "$T/q/t.csv" > "$T/want" 2> /dev/null
+	qspilled "text keys $cmd" 64K $cmd --header --by name "$T/q/t.csv"
+	# --per-file: an operand's records, spilled or not, go on to the total
+	"$G" $cmd --by 1 -t i32,f32 --per-file "$T/q/m1.bin" "$T/q/few.bin" \
+		"$T/q/m2.bin" > "$T/want" 2> /dev/null
+	qspilled "per-file $cmd" 64K $cmd --by 1 -t i32,f32 --per-file \
+		"$T/q/m1.bin" "$T/q/few.bin" "$T/q/m2.bin"
+done
+[ -z "$(ls -A "$T/tmp")" ] && ok || bad "temp files" "left: $(ls "$T/tmp")"
+
 # refusals and the limit: one line each
 for cmd in median mode "quantile -q 0.5"; do
 	"$G" $cmd --by 1 -t i32,f32 -f state "$T/p1.bin" > /dev/null \
@@ -83,13 +159,20 @@ for cmd in median mode "quantile -q 0.5"; do
 	rc=$?
 	[ "$rc" -eq 2 ] && [ "$(wc -l < "$T/err")" -eq 1 ] && ok ||
 		bad "$cmd text keys npy" "rc $rc: $(cat "$T/err")"
-	GPUSTAT_GROUP_LIMIT=1K "$G" $cmd --by 1 -t i32,f32 "$T/p12.bin" \
-		> /dev/null 2> "$T/err"
+	GPUSTAT_GROUP_LIMIT=1K "$G" $cmd --by 1 -t i32,f32 "$T/one.bin" \
+		> "$T/out" 2> "$T/err"
 	rc=$?
-	[ "$rc" -eq 1 ] && [ "$(wc -l < "$T/err")" -eq 1 ] &&
-		grep -q '^gpustat: --by: [0-9]* records .*MiB.*over the limit' \
+	[ "$rc" -eq 1 ] && [ ! -s "$T/out" ] && [ "$(wc -l < "$T/err")" -eq 1 ] &&
+		grep -q "^gpustat: --by: one key's 100 records need [0-9.]* MiB to sort its values, over the limit of [0-9.]* MiB\$" \
 			"$T/err" && ok ||
-		bad "$cmd limit" "rc $rc: $(cat "$T/err")"
+		bad "$cmd one key over the limit" "rc $rc: $(cat "$T/err")"
+	TMPDIR=$T/none GPUSTAT_GROUP_LIMIT=64K "$G" $cmd --by 1 -t i32,f32 \
+		"$T/q/many.bin" > "$T/out" 2> "$T/err"
+	rc=$?
+	[ "$rc" -eq 1 ] && [ ! -s "$T/out" ] && [ "$(wc -l < "$T/err")" -eq 1 ] &&
+		grep -q "^gpustat: --by: [0-9]* records .* MiB, over half the limit of [0-9.]* MiB, and spilling them to $T/none failed: No such file" \
+			"$T/err" && ok ||
+		bad "$cmd no \$TMPDIR" "rc $rc: $(cat "$T/err")"
 	"$G" $cmd --help | grep -q -- '--by' && ok || bad "$cmd --help" "no --by"
 done
 

@@ -577,7 +577,8 @@ static int gvals_done(struct cli *c, void *acc, struct sbuf *b,
 	struct quantile_state *qs = c->state;
 	struct gv o = { .c = c, .job = &c->job, .nk = gr->nkeys, .nv = gr->nvals,
 			.wd = gvals_width(&c->job) };
-	uint64_t nan = 0, *tmp;
+	uint64_t nan = 0;
+	size_t n;
 	int rc;
 
 	if (acc_check(&c->job, acc, err) < 0)
@@ -586,23 +587,9 @@ static int gvals_done(struct cli *c, void *acc, struct sbuf *b,
 	o.median = !o.mode && qs->median;
 	o.nq = o.mode ? 1 : qs->nq;
 	o.tk = c->info.text ? group_text_keys() : NULL;
-	/* the sort's second copy of the records counts as theirs did */
-	if ((uint64_t)g->n * o.wd * 16 > gr->limit)
-		return gs_fail(err, GS_ERUNTIME, "--by", "%llu records of every "
-			       "key's values need %.2f MiB to sort, over the "
-			       "limit of %.2f MiB", (unsigned long long)g->n,
-			       (double)g->n * (double)o.wd * 16 / 1048576.0,
-			       (double)gr->limit / 1048576.0);
-	if (!(tmp = malloc((g->n ? g->n : 1) * o.wd * sizeof(*tmp))))
-		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
-	bool sorted = gvals_sort_threads(g->w, tmp, g->n, o.wd, o.nk,
-					 c->eo.threads);
-
-	free(tmp);
-	if (!sorted)
-		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
-	o.w = g->w;
-	rc = results(&o, g->n, err);
+	if (gvals_sorted(&c->job, g, c->eo.threads, &o.w, &n, err) < 0)
+		return -1;
+	rc = results(&o, n, err);
 	for (size_t i = 0; rc == 0 && i < o.nrun * o.nv; i++)
 		nan += o.nan[i];
 	if (o.mode)

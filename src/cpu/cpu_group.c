@@ -31,6 +31,7 @@
 #include "ksum.h"
 #include "ktable.h"
 #include "cpu_group.h"
+#include "spill_io.h"
 #include "group_shared.h"
 
 /* A thread's own table: at most this many keys (fewer under a small
@@ -518,10 +519,8 @@ static int group_acc_error(const struct gs_job *job, const void *acc,
 	const struct group_acc *g = acc;
 	struct gshared *sh = g->sh;
 	int e = sh ? atomic_load(&sh->err) : 0;
-	const char *dir = getenv("TMPDIR");
+	const char *dir = spill_dir();
 
-	if (!dir || !*dir)
-		dir = "/tmp";
 	if (e && e != ENOMEM)
 		return gs_fail(err, GS_ERUNTIME, "--by", "%llu keys (and "
 			       "counting) need %.2f MiB of accumulators, over "

@@ -1,11 +1,14 @@
 /*
  * cpu_gvals.c - the group-by of quantile, median and mode on the CPU
  * (gvals.h): each record's order keys and select keys appended to the
- * thread's array, the arrays appended together (the first one moved, not
- * copied: src is the caller's to free after a merge, and left empty), and
- * the radix sort that orders them by key.
+ * thread's array (spilled as sorted runs past the limit: gvals_spill.c), the
+ * arrays appended together (the first one moved, not copied: src is the
+ * caller's to free after a merge, and left empty), and the radix sort that
+ * orders them by key.
  */
+#include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,10 +18,11 @@
 #include "ktable.h"
 #include "pool.h"
 #include "select.h"
+#include "spill_io.h"
 
 #define SIGN64 (1ull << 63)
 
-enum { GV_OK, GV_LIMIT, GV_OOM };
+enum { GV_OK, GV_OOM, GV_SPILL };
 
 /* The bytes every live collection holds, all threads and passes. */
 static _Atomic uint64_t live;
@@ -40,15 +44,17 @@ static void fail(struct gvals_acc *g, int why, uint64_t bytes)
 	if (g->failed)
 		return;
 	g->failed = why;
-	g->fail_n = g->n;
+	g->fail_n = g->n + g->spilled;
 	g->fail_bytes = bytes;
 }
 
-/* Room for n more records in g, counted against the limit. */
+/* Room for n more records in g (n at most GVALS_SLICE), counted against the
+ * limit: past half of it (the sort's copy is the other half) g's records
+ * spill, unless g holds fewer than GVALS_SLICE (every thread may). */
 static bool reserve(const struct gs_job *job, struct gvals_acc *g, size_t n)
 {
-	size_t w = gvals_width(job), cap = g->cap ? g->cap : 1024;
-	uint64_t now;
+	size_t w = gvals_width(job), cap = g->cap ? g->cap : GVALS_SLICE;
+	uint64_t now, grow;
 	uint64_t *p;
 
 	if (g->failed)
@@ -57,16 +63,20 @@ static bool reserve(const struct gs_job *job, struct gvals_acc *g, size_t n)
 		return true;
 	while (cap < g->n + n)
 		cap *= 2;
-	now = atomic_fetch_add(&live, (cap - g->cap) * w * 8) +
-	      (cap - g->cap) * w * 8;
-	if (now > job->group->limit) {
-		atomic_fetch_sub(&live, (cap - g->cap) * w * 8);
-		fail(g, GV_LIMIT, now);
-		return false;
+	grow = (cap - g->cap) * w * 8;
+	if (g->cap >= GVALS_SLICE &&
+	    atomic_load(&live) + grow > job->group->limit / 2) {
+		if (gvals_spill(job, g) < 0) {
+			g->err = errno;
+			fail(g, GV_SPILL, atomic_load(&live) + grow);
+			return false;
+		}
+		return true;	/* g->n is 0: a slice fits */
 	}
+	now = atomic_fetch_add(&live, grow) + grow;
 	if (!(p = realloc(g->w, cap * w * sizeof(*p)))) {
-		atomic_fetch_sub(&live, (cap - g->cap) * w * 8);
-		fail(g, GV_OOM, 0);
+		atomic_fetch_sub(&live, grow);
+		fail(g, GV_OOM, now);
 		return false;
 	}
 	g->w = p;
@@ -82,6 +92,7 @@ static void gvals_acc_free(const struct gs_job *job, void *acc)
 	free(g->w);
 	g->w = NULL;
 	g->n = g->cap = 0;
+	gvals_release(job, g);
 }
 
 static void gvals_cpu_add(const struct gs_job *job, void *acc, void *scratch,
@@ -93,29 +104,34 @@ static void gvals_cpu_add(const struct gs_job *job, void *acc, void *scratch,
 	size_t rs = job_record_size(job), w = gvals_width(job);
 	struct colrd *kc = scratch, *vc = kc + gr->nkeys;
 	unsigned char e[8];
-	uint64_t *out;
 
 	(void)data2;
-	if (!reserve(job, g, nrec))
-		return;
 	for (unsigned k = 0; k < gr->nkeys; k++)
 		kc[k] = colrd_of(job, gr->key[k]);
 	for (unsigned j = 0; j < gr->nvals; j++)
 		vc[j] = colrd_of(job, gr->val[j]);
-	out = g->w + g->n * w;
-	for (size_t r = 0; r < nrec; r++, d += rs) {
-		for (unsigned k = 0; k < gr->nkeys; k++) {
-			colrd_element(&kc[k], d, e);
-			*out++ = gkey_of(kc[k].t, e);
+	for (size_t at = 0; at < nrec;) {
+		size_t m = nrec - at < GVALS_SLICE ? nrec - at : GVALS_SLICE;
+		uint64_t *out;
+
+		if (!reserve(job, g, m))
+			return;
+		out = g->w + g->n * w;
+		for (size_t r = 0; r < m; r++, d += rs) {
+			for (unsigned k = 0; k < gr->nkeys; k++) {
+				colrd_element(&kc[k], d, e);
+				*out++ = gkey_of(kc[k].t, e);
+			}
+			for (unsigned j = 0; j < gr->nvals; j++) {
+				colrd_element(&vc[j], d, e);
+				if (!select_key(vc[j].t, e, out))
+					*out = GVALS_NAN;
+				out++;
+			}
 		}
-		for (unsigned j = 0; j < gr->nvals; j++) {
-			colrd_element(&vc[j], d, e);
-			if (!select_key(vc[j].t, e, out))
-				*out = GVALS_NAN;
-			out++;
-		}
+		g->n += m;
+		at += m;
 	}
-	g->n += nrec;
 }
 
 static size_t gvals_scratch_size(const struct gs_job *job)
@@ -127,32 +143,53 @@ static void gvals_acc_merge(const struct gs_job *job, void *acc,
 			    const void *src)
 {
 	struct gvals_acc *g = acc;
-	const struct gvals_acc *s = src;
+	/* src's array and runs move over (every caller frees src after
+	 * merging it, and a thread's array is the bulk) */
+	struct gvals_acc *s = (struct gvals_acc *)src;
 	size_t w = gvals_width(job);
 
 	if (s->failed && !g->failed) {
 		g->failed = s->failed;
+		g->err = s->err;
 		g->fail_n = s->fail_n;
 		g->fail_bytes = s->fail_bytes;
+	}
+	if (s->nruns && !g->failed) {
+		struct gvals_run *r = realloc(g->runs, (g->nruns + s->nruns) *
+					      sizeof(*r));
+
+		if (!r) {
+			fail(g, GV_OOM, 0);
+			return;
+		}
+		memcpy(r + g->nruns, s->runs, s->nruns * sizeof(*r));
+		g->runs = r;
+		g->nruns += s->nruns;
+		g->spilled += s->spilled;
+		free(s->runs);
+		s->runs = NULL;
+		s->nruns = 0;
+		s->spilled = 0;
 	}
 	if (!s->n)
 		return;
 	if (!g->cap && !g->failed) {
-		/* the first: its array moves over (every caller frees src
-		 * after merging it, and the thread's array is the bulk) */
-		struct gvals_acc *from = (struct gvals_acc *)src;
-
-		g->w = from->w;
-		g->n = from->n;
-		g->cap = from->cap;
-		from->w = NULL;
-		from->n = from->cap = 0;
+		g->w = s->w;
+		g->n = s->n;
+		g->cap = s->cap;
+		s->w = NULL;
+		s->n = s->cap = 0;
 		return;
 	}
-	if (!reserve(job, g, s->n))
-		return;
-	memcpy(g->w + g->n * w, s->w, s->n * w * sizeof(*g->w));
-	g->n += s->n;
+	for (size_t at = 0; at < s->n;) {
+		size_t m = s->n - at < GVALS_SLICE ? s->n - at : GVALS_SLICE;
+
+		if (!reserve(job, g, m))
+			return;
+		memcpy(g->w + g->n * w, s->w + at * w, m * w * sizeof(*g->w));
+		g->n += m;
+		at += m;
+	}
 }
 
 static double mib(uint64_t n)
@@ -165,13 +202,14 @@ static int gvals_acc_error(const struct gs_job *job, const void *acc,
 {
 	const struct gvals_acc *g = acc;
 
-	if (g->failed == GV_LIMIT)
+	if (g->failed == GV_SPILL)
 		return gs_fail(err, GS_ERUNTIME, "--by", "%llu records (and "
 			       "counting) of every key's values need %.2f MiB, "
-			       "over the limit of %.2f MiB (spilling to $TMPDIR "
-			       "is not supported yet)",
+			       "over half the limit of %.2f MiB, and spilling "
+			       "them to %s failed: %s",
 			       (unsigned long long)g->fail_n, mib(g->fail_bytes),
-			       mib(job->group->limit));
+			       mib(job->group->limit), spill_dir(),
+			       strerror(g->err));
 	if (g->failed)
 		return gs_fail(err, GS_ERUNTIME, "--by", "out of memory after "
 			       "%llu records", (unsigned long long)g->fail_n);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include "cpu_group.h"
 #include "group_shared.h"
+#include "spill_io.h"
 
 #define IO_BYTES (1u << 20)	/* the writer's buffer and the window */
 
@@ -39,8 +40,29 @@ struct writer {
 	uint64_t start, recs, wides;
 };
 
-static int read_all(int fd, unsigned char *p, size_t n, uint64_t off)
+const char *spill_dir(void)
 {
+	const char *dir = getenv("TMPDIR");
+
+	return dir && *dir ? dir : "/tmp";
+}
+
+int spill_tmpfile(void)
+{
+	char tmpl[4096];
+	int fd;
+
+	snprintf(tmpl, sizeof(tmpl), "%s/gpustat-by-XXXXXX", spill_dir());
+	fd = mkostemp(tmpl, O_CLOEXEC);
+	if (fd >= 0)
+		unlink(tmpl);
+	return fd;
+}
+
+int spill_read(int fd, void *buf, size_t n, uint64_t off)
+{
+	unsigned char *p = buf;
+
 	while (n) {
 		ssize_t r = pread(fd, p, n, (off_t)off);
 
@@ -58,8 +80,10 @@ static int read_all(int fd, unsigned char *p, size_t n, uint64_t off)
 	return 0;
 }
 
-static int write_all(int fd, const unsigned char *p, size_t n, uint64_t off)
+int spill_write(int fd, const void *buf, size_t n, uint64_t off)
 {
+	const unsigned char *p = buf;
+
 	while (n) {
 		ssize_t w = pwrite(fd, p, n, (off_t)off);
 
@@ -77,22 +101,20 @@ static int write_all(int fd, const unsigned char *p, size_t n, uint64_t off)
 	return 0;
 }
 
-/* sh's file, made at the first spill: unlinked at once. */
+void spill_punch(int fd, uint64_t off, uint64_t n)
+{
+	if (n)
+		(void)fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+				(off_t)off, (off_t)n);
+}
+
+/* sh's file, made at the first spill. */
 static int file_of(struct gshared *sh)
 {
-	const char *dir = getenv("TMPDIR");
-	char tmpl[4096];
-
 	if (sh->fd >= 0)
 		return 0;
-	if (!dir || !*dir)
-		dir = "/tmp";
-	snprintf(tmpl, sizeof(tmpl), "%s/gpustat-by-XXXXXX", dir);
-	sh->fd = mkostemp(tmpl, O_CLOEXEC);
-	if (sh->fd < 0)
-		return -1;
-	unlink(tmpl);
-	return 0;
+	sh->fd = spill_tmpfile();
+	return sh->fd < 0 ? -1 : 0;
 }
 
 static int keycmp(const uint64_t *a, const uint64_t *b, size_t kw)
@@ -121,7 +143,7 @@ static int advance(struct gshared *sh, struct cursor *c)
 		c->key = NULL;
 		if (!k)
 			return 0;
-		if (read_all(sh->fd, c->buf, k * sh->rec, c->off) < 0)
+		if (spill_read(sh->fd, c->buf, k * sh->rec, c->off) < 0)
 			return -1;
 		c->off += (uint64_t)k * sh->rec;
 		c->left -= k;
@@ -159,7 +181,7 @@ static int flush(struct writer *w)
 	struct gshared *sh = w->sh;
 	size_t b = w->n * sh->rec;
 
-	if (b && write_all(sh->fd, w->buf, b, sh->end) < 0)
+	if (b && spill_write(sh->fd, w->buf, b, sh->end) < 0)
 		return -1;
 	sh->end += b;
 	w->n = 0;
@@ -406,8 +428,7 @@ int gs_final(const struct gs_job *job, struct gshared *sh)
 	if (clear_parts(sh) < 0)
 		return -1;
 	/* the disk holds one copy: the runs read are let go */
-	(void)fallocate(sh->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0,
-			(off_t)done);
+	spill_punch(sh->fd, 0, done);
 	return 0;
 }
 
@@ -427,7 +448,7 @@ bool gs_window(struct gshared *sh, uint64_t id)
 	}
 	k = n - id < sh->win_cap ? (size_t)(n - id) : (size_t)sh->win_cap;
 	sh->win_n = 0;
-	if (id >= n || read_all(sh->fd, sh->win, k * sh->rec,
+	if (id >= n || spill_read(sh->fd, sh->win, k * sh->rec,
 				sh->runs[0].off + id * sh->rec) < 0) {
 		failed(sh, id >= n ? EINVAL : errno);
 		return false;

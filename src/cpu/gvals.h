@@ -12,8 +12,14 @@
  * then each key's values), which makes every order the same.
  *
  * The records' bytes count against job->group->limit, all threads
- * together; past it the accumulator fails (acc_error) naming the records
- * and the memory.
+ * together: past half of it (the other half is the sort's) a thread sorts
+ * its records by key and writes them as a run to a temp file in $TMPDIR
+ * (gvals_spill.c), keeping at least GVALS_SLICE records in memory. At the
+ * end the runs are merged by key into one sorted run that the results read
+ * mapped, so a key's values are together; one key's values must fit in the
+ * limit (16 bytes a value to sort), or the result fails naming them. A
+ * spill that fails fails the accumulator (acc_error), naming the records,
+ * the memory and the error.
  */
 #ifndef GVALS_H
 #define GVALS_H
@@ -22,10 +28,22 @@
 
 #define GVALS_NAN UINT64_MAX
 
+#define GVALS_SLICE 1024	/* records added at a time; a thread holds as many */
+
+struct gvals_run {
+	uint64_t off, n;	/* n records, sorted, at byte off of the file */
+};
+
 struct gvals_acc {
 	uint64_t *w;		/* n records of nkeys + nvals words */
 	size_t n, cap;
+	struct gvals_run *runs;	/* spilled, in the spill file */
+	size_t nruns;
+	uint64_t spilled;	/* records in runs */
+	void *map;		/* the merged run, mapped (gvals_sorted) */
+	size_t map_bytes;
 	int failed;		/* 0, or why it stopped */
+	int err;		/* a failed spill's errno */
 	uint64_t fail_n, fail_bytes;
 };
 
@@ -43,6 +61,19 @@ bool gvals_sort(uint64_t *a, uint64_t *tmp, size_t n, size_t w, size_t nk);
  * apart, offsets thread by thread within a bucket: the same order). */
 bool gvals_sort_threads(uint64_t *a, uint64_t *tmp, size_t n, size_t w,
 			size_t nk, int threads);
+
+/* gvals_spill.c: g's records sorted and written as a run, g emptied: 0,
+ * or -1 with errno. */
+int gvals_spill(const struct gs_job *job, struct gvals_acc *g);
+/* Every record of g, the runs' and memory's, sorted by key: *w and *n,
+ * valid until gvals_release or the next call. In memory where nothing
+ * spilled and the sort's copy fits the limit, else merged from the runs
+ * into one run, mapped; g keeps every record either way (it may be merged
+ * on). 0, or -1 with err set. */
+int gvals_sorted(const struct gs_job *job, struct gvals_acc *g, int threads,
+		 const uint64_t **w, size_t *n, struct gs_err *err);
+/* g's runs let go (the file's space punched out) and its map unmapped. */
+void gvals_release(const struct gs_job *job, struct gvals_acc *g);
 
 /* Key column k's order key as the value it is: .f for a float key, .i
  * or .u by the signedness of an integer key (a NaN key: the quiet NaN). */
