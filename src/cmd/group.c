@@ -116,19 +116,17 @@ static unsigned *others(const unsigned *key, unsigned nk, unsigned width,
 /* Text input: the key columns key[0..nk) of lines of width fields are
  * strings, read as ids of text_keys (textkeys.h), and the fields -F does
  * not pick are not read (they may be strings too). Their results are rows
- * of strings: not binary, npy, a state or --per-file's yet. */
+ * of strings, or a state of them: not binary, npy or --per-file's yet. */
 static int text_plan(struct cli *c, const unsigned *key, unsigned nk,
 		     unsigned width, struct gs_err *err)
 {
 	unsigned *cols = NULL, n = 0;
 	uint8_t *mask;
 
-	if (c->format == FMT_STATE || c->format == FMT_BINARY ||
-	    c->format == FMT_NPY || c->per_file)
+	if (c->format == FMT_BINARY || c->format == FMT_NPY || c->per_file)
 		return gs_fail(err, GS_EUSAGE, "--by", "text keys are strings: "
 			       "%s of them is not done yet",
 			       c->per_file ? "--per-file" :
-			       c->format == FMT_STATE ? "-f state" :
 			       c->format == FMT_NPY ? "-f npy" : "-f binary");
 	if (c->fields && fields_resolve(c->fields, width, c->info.head, "",
 					&cols, &n, err) < 0)
@@ -249,7 +247,8 @@ static int plan_columns(struct cli *c, enum gs_group_what what,
 		return gs_fail(err, GS_EUSAGE, "--by", "every column is a "
 			       "key: no values left (-F picks them)");
 	spec = (struct gs_group){ .nkeys = nk, .nvals = nv, .key = key,
-				  .val = val, .what = what, .limit = limit() };
+				  .val = val, .what = what, .limit = limit(),
+				  .text = c->info.text ? text_keys : NULL };
 	c->job.group = &spec;
 	return 0;
 }

@@ -670,31 +670,13 @@ struct textin *textin_new(struct input *in, int threads, bool lines)
 	return t;
 }
 
-/* The largest id a key column of type ty holds exactly. */
-static uint64_t key_max(enum gs_type ty)
-{
-	switch (ty) {
-	case GS_U8: return UINT8_MAX;
-	case GS_I8: return INT8_MAX;
-	case GS_U16: return UINT16_MAX;
-	case GS_I16: return INT16_MAX;
-	case GS_U32: return UINT32_MAX;
-	case GS_I32: return INT32_MAX;
-	case GS_F16: return (uint64_t)1 << 11;
-	case GS_BF16: return (uint64_t)1 << 8;
-	case GS_F32: return (uint64_t)1 << 24;
-	case GS_F64: return (uint64_t)1 << 53;
-	default: return INT64_MAX;
-	}
-}
-
 void textin_set_type(struct textin *t, struct gs_dtype dtype, unsigned columns)
 {
 	t->dtype = dtype;
 	t->columns = columns;
 	t->tsize = type_size(dtype.type);
 	t->parse = textnum_parser(dtype.type, dtype.boolean);
-	t->key_max = dtype.boolean ? 1 : key_max(dtype.type);
+	t->key_max = textkeys_max(dtype.type, dtype.boolean);
 }
 
 int textin_set_keys(struct textin *t, struct textkeys *keys,
