@@ -12,7 +12,8 @@
 #  - merge -f state of the shards is one run's -f state, byte for byte
 #    (keys in the order of their bytes whatever order a shard met them);
 #  - the states of runs that spilled to $TMPDIR (a tiny limit) the same;
-#  - merge --per-file: each shard as its own run prints it, then the total;
+#  - merge --per-file, and the run's own --per-file (-f state too): each
+#    shard as its own run prints it, then the total;
 #  - a state of string keys does not merge with one of number keys, nor one
 #    grouped by other columns: one line, exit 1; a state whose keys are out
 #    of order, or cut short, is refused.
@@ -158,6 +159,14 @@ for f in "$T"/s.runs.*; do
 done
 "$G" merge --per-file "$@" | sed 's|\.st$||' > "$T/got" 2> "$T/err"
 same "merge --per-file" "$T/got" "$T/want"
+# the run's own --per-file: the same lines; with -f state each shard's
+# state (its own keys only: read alone, as the shard's own run)
+"$G" sum --text --by 1 -F 2 --per-file "$T"/s.runs.?? > "$T/got" 2> "$T/err"
+same "--per-file" "$T/got" "$T/want"
+cat "$T"/st.* > "$T/want"
+"$G" sum --text --by 1 -F 2 --per-file -f state "$T"/s.runs.?? > "$T/got" \
+	2> "$T/err"
+same "--per-file -f state" "$T/got" "$T/want"
 
 # fails NAME WHY ARGS...: exit 1, one line on stderr holding WHY, no output
 fails() {
