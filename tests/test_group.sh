@@ -21,7 +21,7 @@
 #    merges, on stdin): one run's bytes; other groupings do not merge;
 #  - --backend cuda of mixed records: the GPU's bytes, or (no GPU) a
 #    runtime error, not the usage error of other mixed records;
-#  - refusals, one line each: text keys (strings) -f state or npy,
+#  - refusals, one line each: text keys (strings) -f npy,
 #    --op prod|xor, every column a key, a key past the record
 #    (test_group_text.sh checks text keys).
 #
@@ -333,7 +333,6 @@ refused() {
 		bad "refused $name" "rc $rc: $(cat "$T/err")"
 }
 printf '1 2\n3 4\n' > "$T/t.txt"
-refused text_state "text keys are strings: -f state" sum --by 1 -f state "$T/t.txt"
 refused text_npy "text keys are strings: -f npy" sum --by 1 --text -c 2 -f npy "$T/t.txt"
 refused op_prod "--op prod" reduce --op prod --by 1 -t f32,f64 "$T/p2"
 refused op_xor "--op xor" reduce --op xor --by 1 -t i32,i32 "$T/p2"

@@ -13,7 +13,8 @@
 #  - against datamash -s -g, where it is installed;
 #  - words found in a key without --text: text all the same;
 #  - one-line errors: a header line without --header, a missing file
-#    (not what --by would say of its columns), -f state, npy, --per-file (not done yet), a key as
+#    (not what --by would say of its columns), npy (not done yet; -f
+#    state, merge, --per-file: test_group_textstate.sh), a key as
 #    a value too, more keys than -t u8 numbers, a line of other fields.
 #
 # Usage: sh tests/test_group_text.sh   (GPUSTAT=path overrides ./gpustat)
@@ -104,12 +105,8 @@ fails() {
 		[ "$(wc -l < "$T/err")" -eq 1 ] && grep -q -- "$why" "$T/err" &&
 		ok || bad "$name" "rc $rc: $(cat "$T/err")"
 }
-fails state 2 "--by: text keys are strings: -f state" \
-	sum --header --by station -F temp -f state "$T/h.csv"
 fails npy 2 "--by: text keys are strings: -f npy" \
 	sum --header --by station -F temp -f npy "$T/h.csv"
-fails per_file 2 "--by: text keys are strings: --per-file" \
-	sum --header --by station -F temp --per-file "$T/h.csv" "$T/h.csv"
 fails key_value 2 "--by: a text key is a string: -F cannot make it a value" \
 	sum --header --by station -F temp,station "$T/h.csv"
 python3 -c 'for i in range(300): print("k%d,%d" % (i, i))' > "$T/many.csv"

@@ -6,6 +6,9 @@
  * operands, byte order; a pipe written in steps between the reads: what
  * each step lets out, on 1, 2 and 4 threads).
  *
+ * textquote's fields: their values made in place, where they end, and
+ * where a line of them may be cut.
+ *
  * unit_text --bits TYPE reads one field per line on stdin and prints each
  * value's bits in hex ("error" for a refused one): tests/test_text.sh
  * compares thousands of random fields with Python that way.
@@ -19,6 +22,7 @@
 #include <unistd.h>
 #include "input.h"
 #include "textnum.h"
+#include "textquote.h"
 #include "unit.h"
 
 struct fcase {
@@ -637,6 +641,46 @@ static int print_bits(const char *type)
 	return 0;
 }
 
+static void test_quotes(void)
+{
+	static const struct {
+		const char *text, *value;	/* value NULL: an error */
+		int rc;
+		size_t used;			/* bytes of the field */
+	} q[] = {
+		{ "\"a,b\",1", "a,b", TQ_OK, 5 },
+		{ "\"\"", "", TQ_OK, 2 },
+		{ "\"x\"\"y\"\"\" z", "x\"y\"", TQ_OK, 8 },
+		{ "\"\"\"\"", "\"", TQ_OK, 4 },
+		{ "\"\t \"\n", "\t ", TQ_OK, 4 },
+		{ "\"1.5\"\r\n", "1.5", TQ_OK, 5 },
+		{ "\"ab\nc\"", NULL, TQ_OPEN, 3 },
+		{ "\"ab", NULL, TQ_OPEN, 3 },
+		{ "\"ab\"\"", NULL, TQ_OPEN, 5 },
+		{ "\"ab\"c", NULL, TQ_AFTER, 4 },
+	};
+
+	for (size_t i = 0; i < sizeof(q) / sizeof(q[0]); i++) {
+		char buf[64], *p = buf;
+		const char *v = NULL;
+		size_t n = 0, len = strlen(q[i].text);
+		int rc;
+
+		memcpy(buf, q[i].text, len + 1);
+		rc = textquote_field(&p, buf + len, &v, &n);
+		CHECKF(rc == q[i].rc && (size_t)(p - buf) == q[i].used &&
+		       (!q[i].value || (n == strlen(q[i].value) &&
+					memcmp(v, q[i].value, n) == 0)),
+		       "%zu: rc %d used %zu", i, rc, (size_t)(p - buf));
+	}
+	/* the last separator after a field, never inside quotes */
+	CHECK(textquote_cut("1,\"a, b\"", 0, 8) == 1);
+	CHECK(textquote_cut("1,\"a, b\",", 0, 9) == 8);
+	CHECK(textquote_cut("\"a,\"\",b", 0, 8) == 0);
+	CHECK(textquote_cut("x\n\"a b\" c", 2, 10) == 7);
+	CHECK(textquote_cut("a\"b c\" d", 0, 9) == 6);	/* not quoted */
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && strcmp(argv[1], "--bits") == 0)
@@ -645,6 +689,7 @@ int main(int argc, char **argv)
 	test_long();
 	test_ints();
 	test_invalid();
+	test_quotes();
 	if (mkdtemp(dir)) {
 		test_pieces();
 		test_operands();

@@ -63,6 +63,12 @@ struct cli {
 	struct fields *fields;		/* -F LIST, or NULL */
 	const char *fields_arg;		/* -F's LIST as given */
 	const char *by;			/* --by COLS (cmd/group.c), or NULL */
+	/* --by over text: what each field of a line is (textin.h's
+	 * TEXTIN_*, key_width of them) and the keys' dictionary, for every
+	 * operand --per-file opens after the stream (cmd/group.c) */
+	struct textkeys *text_keys;
+	uint8_t *key_mask;
+	unsigned key_width;
 	unsigned width;			/* -F: the records' width (job.columns
 					 * is the columns cut from them) */
 	unsigned cut;			/* -F: how many columns are cut */

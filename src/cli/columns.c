@@ -111,6 +111,13 @@ int cli_columns(struct cli *c, struct input *in, struct input_info *info,
 	c->job.columns = width;
 	input_set_dtype(in, c->job.dtype, width);
 	input_set_record(in, c->job.rec);
+	/* --per-file's operand of a --by over text: its lines keyed as the
+	 * stream's, into the run's one dictionary */
+	if (info->text && c->key_mask && input_text_keys(in, c->text_keys,
+					c->key_mask, c->key_width) < 0) {
+		gs_fail(err, GS_ERUNTIME, "", "out of memory");
+		goto fail;
+	}
 	if (!c->fields) {
 		if (c->job.rec)
 			cli_one_type(c);
@@ -128,7 +135,7 @@ int cli_columns(struct cli *c, struct input *in, struct input_info *info,
 			   err) < 0)
 		goto fail;
 	rc = whole(cols, n, width) ? 0 : input_project(in, cols, n, width, err);
-	if (rc == 0 && info->text && !c->by)
+	if (rc == 0 && info->text && !c->by && !c->key_mask)
 		rc = skip_unpicked(in, cols, n, width, err);
 	free(cols);
 	c->width = width;

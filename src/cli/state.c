@@ -456,6 +456,11 @@ static int group_same(const struct state *a, const char *aname,
 
 	if (a->job.cmd != CMD_GROUP)
 		return 0;
+	if (!x->text != !y->text)
+		return gs_fail(err, GS_ERUNTIME, bname, "cannot merge with %s: "
+			       "its keys are %s, these %s", aname,
+			       x->text ? "strings" : "numbers",
+			       y->text ? "strings" : "numbers");
 	if (x->what == y->what && x->nkeys == y->nkeys &&
 	    x->nvals == y->nvals &&
 	    !memcmp(x->key, y->key, x->nkeys * sizeof(*x->key)) &&

@@ -56,6 +56,8 @@ static void add_header(struct sbuf *b, const struct wresult *r,
 	sb_add(b, "\n");
 }
 
+static void add_csv_field(struct sbuf *b, const char *s, bool key);
+
 static int put(const struct cli *c, const struct wresult *r, struct sbuf *b,
 	       struct gs_err *err)
 {
@@ -73,7 +75,10 @@ static int put(const struct cli *c, const struct wresult *r, struct sbuf *b,
 		for (unsigned j = from; j < r->cells; j++) {
 			if (j > from)
 				sb_addn(b, &sep, 1);
-			writer_add_text(b, &v[j]);
+			if (c->format == FMT_CSV && v[j].kind == W_STR)
+				add_csv_field(b, v[j].s, true);	/* a key, a name */
+			else
+				writer_add_text(b, &v[j]);
 		}
 		sb_addn(b, "\n", 1);
 	}
@@ -84,10 +89,14 @@ static int put(const struct cli *c, const struct wresult *r, struct sbuf *b,
 /* ---- --per-file ------------------------------------------------------------ */
 
 /* A csv field, quoted as RFC 4180 asks where it holds a separator, a quote
- * or a line end. */
-static void add_csv_field(struct sbuf *b, const char *s)
+ * or a line end; a text key (key) also where it holds white space or is
+ * empty, which gpustat's text input would read otherwise (as a separator,
+ * or an empty field's error). */
+static void add_csv_field(struct sbuf *b, const char *s, bool key)
 {
-	if (!s[strcspn(s, ",\"\r\n")]) {
+	const char *special = key ? ",\" \t\v\f\r\n" : ",\"\r\n";
+
+	if ((*s || !key) && !s[strcspn(s, special)]) {
 		sb_add(b, s);
 		return;
 	}
@@ -104,7 +113,7 @@ static void add_label(struct sbuf *b, enum gs_format f, const char *name)
 {
 	sb_addn(b, f == FMT_CSV ? "," : "\t", 1);
 	if (f == FMT_CSV)
-		add_csv_field(b, name);
+		add_csv_field(b, name, false);
 	else
 		sb_add(b, name);
 }

@@ -30,6 +30,7 @@ const struct opt_spec group_opts[] = {
 
 static struct gs_group spec;
 static struct textkeys *text_keys;	/* text input: the keys' strings */
+static uint8_t *text_mask;	/* and what each field of a line is */
 static char *cut_list;		/* -F's list with the keys first */
 
 /* fields.c's error about COLS as --by's: "--by: WHAT". */
@@ -116,19 +117,17 @@ static unsigned *others(const unsigned *key, unsigned nk, unsigned width,
 /* Text input: the key columns key[0..nk) of lines of width fields are
  * strings, read as ids of text_keys (textkeys.h), and the fields -F does
  * not pick are not read (they may be strings too). Their results are rows
- * of strings: not binary, npy, a state or --per-file's yet. */
+ * of strings, or a state of them: not binary or npy yet. --per-file's
+ * operands are read with the same mask into the same dictionary (c's). */
 static int text_plan(struct cli *c, const unsigned *key, unsigned nk,
 		     unsigned width, struct gs_err *err)
 {
 	unsigned *cols = NULL, n = 0;
 	uint8_t *mask;
 
-	if (c->format == FMT_STATE || c->format == FMT_BINARY ||
-	    c->format == FMT_NPY || c->per_file)
+	if (c->format == FMT_BINARY || c->format == FMT_NPY)
 		return gs_fail(err, GS_EUSAGE, "--by", "text keys are strings: "
 			       "%s of them is not done yet",
-			       c->per_file ? "--per-file" :
-			       c->format == FMT_STATE ? "-f state" :
 			       c->format == FMT_NPY ? "-f npy" : "-f binary");
 	if (c->fields && fields_resolve(c->fields, width, c->info.head, "",
 					&cols, &n, err) < 0)
@@ -154,7 +153,10 @@ static int text_plan(struct cli *c, const unsigned *key, unsigned nk,
 	text_keys = textkeys_new();
 	int rc = text_keys ? input_text_keys(c->in, text_keys, mask, width) : -1;
 
-	free(mask);
+	free(text_mask);
+	c->key_mask = text_mask = mask;
+	c->key_width = width;
+	c->text_keys = text_keys;
 	if (rc < 0)
 		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
 	return 0;
@@ -249,7 +251,8 @@ static int plan_columns(struct cli *c, enum gs_group_what what,
 		return gs_fail(err, GS_EUSAGE, "--by", "every column is a "
 			       "key: no values left (-F picks them)");
 	spec = (struct gs_group){ .nkeys = nk, .nvals = nv, .key = key,
-				  .val = val, .what = what, .limit = limit() };
+				  .val = val, .what = what, .limit = limit(),
+				  .text = c->info.text ? text_keys : NULL };
 	c->job.group = &spec;
 	return 0;
 }

@@ -282,7 +282,7 @@ int group_done(struct cli *c, void *acc, struct sbuf *b, struct gs_err *err)
 	/* a spilled table's final merge can fail: acc_check says how */
 	if (oom && acc_check(&c->job, acc, err) < 0)
 		return -1;
-	o.tk = c->info.text ? group_text_keys() : NULL;
+	o.tk = gr->text;	/* a run's over text, or a merge of its states */
 	if (o.tk && o.idx) {
 		by_bytes = &o;
 		qsort((void *)o.idx, n, sizeof(*o.idx), bytes_cmp);

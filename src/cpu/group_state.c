@@ -4,11 +4,19 @@
  * ascending order with its exact state per value column. Little-endian:
  *
  *   u32 what (0 count, 1 min/max, 2 sum, 3 stats), u32 keys K, u32 values
- *   V, u32 0, u32 key column[K], u32 value column[V], u32 0 where K + V is
- *   odd, u64 entries N; then N entries: u64 order key[K] (ktable.h), and
- *   per value column u64 count, u64 nan, and as what keeps them u64 min,
- *   u64 max (the bits of the column's union gs_scalar), a ksum of the
- *   values and one of their squares.
+ *   V, u32 key form (0 numbers, 1 strings), u32 key column[K], u32 value
+ *   column[V], u32 0 where K + V is odd, u64 entries N; then N entries:
+ *   the K keys, and per value column u64 count, u64 nan, and as what
+ *   keeps them u64 min, u64 max (the bits of the column's union
+ *   gs_scalar), a ksum of the values and one of their squares.
+ *
+ * A number key is its u64 order key (ktable.h), the entries in their
+ * order. A string key (text input's: its id in the run's dictionary,
+ * textkeys.h) is u64 length L, its L bytes and zeros to a multiple of 8,
+ * the entries in the order of the keys' bytes, as the result prints them;
+ * a state read back interns them into one dictionary for the whole
+ * process, so that every state merged holds the same id for the same
+ * bytes.
  *
  * A ksum is u32 flags (ksum.h's KS_*), u32 form: 0, then i64 low and i64
  * high halves of acc and i32 base, u32 0 (the sum acc * 2^base, acc odd
@@ -23,6 +31,7 @@
 #include "cpu_group.h"
 #include "group_shared.h"
 #include "ksum_state.h"
+#include "textkeys.h"
 
 #define KS_BYTES 32			/* the compact form */
 #define KW_BYTES (8 + 8 * XSUM_LIMBS)	/* the wide form */
@@ -140,12 +149,59 @@ struct sizing {
 	size_t n;
 };
 
+/* The id that key column k's order key stands for (string keys). */
+static uint64_t key_id(const struct gs_job *job, unsigned k, uint64_t key)
+{
+	enum gs_type t = job_col_dtype(job, job->group->key[k]).type;
+	double d;
+
+	if (!type_is_float(t))
+		return type_is_signed(t) ? key ^ (uint64_t)1 << 63 : key;
+	gkey_value(GS_F64, key, &d);
+	return (uint64_t)d;
+}
+
+/* The order key of id as a value of key column k (string keys): false
+ * where the column's type holds no such integer exactly. */
+static bool id_key(const struct gs_job *job, unsigned k, uint64_t id,
+		   uint64_t *key)
+{
+	struct gs_dtype t = job_col_dtype(job, job->group->key[k]);
+	double d = (double)id;
+
+	if (id > textkeys_max(t.type, t.boolean))
+		return false;
+	*key = type_is_float(t.type) ? gkey_of(GS_F64, &d) :
+	       type_is_signed(t.type) ? id ^ (uint64_t)1 << 63 : id;
+	return true;
+}
+
+/* A string of n bytes as a state holds it. */
+static size_t str_bytes(size_t n)
+{
+	return 8 + (n + 7) / 8 * 8;
+}
+
+/* The bytes of an entry's keys. */
+static size_t keys_bytes(const struct gs_job *job, const uint64_t *key)
+{
+	const struct gs_group *gr = job->group;
+	size_t n = 0, len;
+
+	if (!gr->text)
+		return 8 * (size_t)gr->nkeys;
+	for (unsigned k = 0; k < gr->nkeys; k++) {
+		(void)textkeys_str(gr->text, key_id(job, k, key[k]), &len);
+		n += str_bytes(len);
+	}
+	return n;
+}
+
 static bool size_entry(void *ctx, const uint64_t *key, unsigned char *pay)
 {
 	struct sizing *z = ctx;
 
-	(void)key;
-	z->n += 8 * z->job->group->nkeys + cols_bytes(z->job, pay);
+	z->n += keys_bytes(z->job, key) + cols_bytes(z->job, pay);
 	return true;
 }
 
@@ -180,24 +236,125 @@ void put_ksum(unsigned char **p, const struct ksum *k)
 	put32(p, 0);
 }
 
+/* One entry: its keys, then its value columns. */
+static void put_entry(const struct gs_job *job, const uint64_t *key,
+		      const unsigned char *pay, unsigned char **p)
+{
+	const struct gs_group *gr = job->group;
+	size_t cs = gcol_size(job);
+
+	for (unsigned k = 0; k < gr->nkeys; k++) {
+		size_t len;
+		const char *s;
+
+		if (!gr->text) {
+			put64(p, key[k]);
+			continue;
+		}
+		s = textkeys_str(gr->text, key_id(job, k, key[k]), &len);
+		put64(p, len);
+		memcpy(*p, s, len);
+		memset(*p + len, 0, str_bytes(len) - 8 - len);
+		*p += str_bytes(len) - 8;
+	}
+	for (unsigned j = 0; j < gr->nvals; j++, pay += cs) {
+		const struct gcol *c = (const struct gcol *)pay;
+
+		put64(p, c->count);
+		put64(p, c->nan);
+		if (gr->what >= GROUP_MINMAX) {
+			put64(p, c->min.u);
+			put64(p, c->max.u);
+		}
+		if (gr->what >= GROUP_SUM)
+			put_ksum(p, &c->s1);
+		if (gr->what == GROUP_STATS)
+			put_ksum(p, &c->s2);
+	}
+}
+
+/* Entries of string keys in the order of their bytes, at p: the table
+ * holds them in the order of their ids, and a spilled one is read through
+ * a window, so the table is read twice in its own order, once for each
+ * entry's rank and size, once to write it where its rank puts it. false:
+ * out of memory, nothing written. */
+static bool put_by_bytes(const struct gs_job *job, struct gshared *sh,
+			 const size_t *idx, size_t n, unsigned char *p)
+{
+	const struct gs_group *gr = job->group;
+	unsigned nk = gr->nkeys;
+	uint64_t nid = textkeys_count(gr->text);
+	uint64_t *rank = textkeys_ranks(gr->text);
+	uint64_t *rk = malloc((n ? n : 1) * nk * sizeof(*rk));
+	size_t *off = malloc((n ? n : 1) * sizeof(*off));
+	size_t *order = malloc((n ? n : 1) * sizeof(*order));
+	size_t *tmp = malloc((n ? n : 1) * sizeof(*tmp));
+	size_t *cnt = calloc(nid + 1, sizeof(*cnt));
+	bool ok = rank && rk && off && order && tmp && cnt;
+
+	for (size_t i = 0; ok && i < n; i++) {
+		const unsigned char *pay = gs_pay(sh, idx[i]);
+		const uint64_t *key = gs_key(sh, idx[i]);
+
+		if (!pay || !key)
+			break;		/* a read failed: acc_error says so */
+		for (unsigned k = 0; k < nk; k++)
+			rk[i * nk + k] = rank[key_id(job, k, key[k])];
+		off[i] = keys_bytes(job, key) + cols_bytes(job, pay);
+		order[i] = i;
+	}
+	/* ranks below nid: a counting sort per key column, the last first */
+	for (unsigned k = nk; ok && k-- > 0; ) {
+		size_t *t;
+
+		memset(cnt, 0, (nid + 1) * sizeof(*cnt));
+		for (size_t i = 0; i < n; i++)
+			cnt[rk[order[i] * nk + k] + 1]++;
+		for (uint64_t r = 0; r < nid; r++)
+			cnt[r + 1] += cnt[r];
+		for (size_t i = 0; i < n; i++)
+			tmp[cnt[rk[order[i] * nk + k]]++] = order[i];
+		t = order;
+		order = tmp;
+		tmp = t;
+	}
+	for (size_t i = 0, at = 0, b; ok && i < n; i++, at += b) {
+		b = off[order[i]];
+		off[order[i]] = at;
+	}
+	for (size_t i = 0; ok && i < n; i++) {
+		const unsigned char *pay = gs_pay(sh, idx[i]);
+		const uint64_t *key = gs_key(sh, idx[i]);
+		unsigned char *at = p + off[i];
+
+		if (!pay || !key)
+			break;
+		put_entry(job, key, pay, &at);
+	}
+	free(rank);
+	free(rk);
+	free(off);
+	free(order);
+	free(tmp);
+	free(cnt);
+	return ok;
+}
+
 void group_state_put(const struct gs_job *job, const void *acc,
 		     unsigned char *p)
 {
 	const struct gs_group *gr = job->group;
 	const struct group_acc *g = acc;
-	size_t n = 0, cs = gcol_size(job);
+	size_t n = 0;
 	bool oom = false;
 	size_t *idx = g->sh && !atomic_load(&g->sh->err) ?
 		      gs_sorted(g->sh, &n, &oom) : NULL;
 	int none = 0;
 
-	if (oom)	/* no entries written: refused (acc_error) */
-		atomic_compare_exchange_strong(&g->sh->err, &none, ENOMEM);
-
 	put32(&p, gr->what);
 	put32(&p, gr->nkeys);
 	put32(&p, gr->nvals);
-	put32(&p, 0);
+	put32(&p, gr->text != NULL);
 	for (unsigned k = 0; k < gr->nkeys; k++)
 		put32(&p, gr->key[k]);
 	for (unsigned j = 0; j < gr->nvals; j++)
@@ -205,29 +362,18 @@ void group_state_put(const struct gs_job *job, const void *acc,
 	if ((gr->nkeys + gr->nvals) % 2)
 		put32(&p, 0);
 	put64(&p, n);
-	for (size_t i = 0; i < n; i++) {
+	if (gr->text && n && !put_by_bytes(job, g->sh, idx, n, p))
+		oom = true;
+	for (size_t i = 0; !gr->text && i < n; i++) {
 		const unsigned char *pay = gs_pay(g->sh, idx[i]);
 		const uint64_t *key = gs_key(g->sh, idx[i]);
 
 		if (!pay || !key)
 			break;		/* a read failed: acc_error says so */
-		for (unsigned k = 0; k < gr->nkeys; k++)
-			put64(&p, key[k]);
-		for (unsigned j = 0; j < gr->nvals; j++, pay += cs) {
-			const struct gcol *c = (const struct gcol *)pay;
-
-			put64(&p, c->count);
-			put64(&p, c->nan);
-			if (gr->what >= GROUP_MINMAX) {
-				put64(&p, c->min.u);
-				put64(&p, c->max.u);
-			}
-			if (gr->what >= GROUP_SUM)
-				put_ksum(&p, &c->s1);
-			if (gr->what == GROUP_STATS)
-				put_ksum(&p, &c->s2);
-		}
+		put_entry(job, key, pay, &p);
 	}
+	if (oom)	/* entries missing: refused (acc_error) */
+		atomic_compare_exchange_strong(&g->sh->err, &none, ENOMEM);
 	free(idx);
 }
 
@@ -274,6 +420,105 @@ static bool canonical(const struct gs_job *job, unsigned k, uint64_t key)
 	return gkey_of(t, v) == key;
 }
 
+/* The dictionary of every string key read from states: one for the
+ * process, so that the same bytes are the same key in every state. */
+static struct textkeys *read_keys;
+
+/* A string key at *p into *key (its id in read_keys as key column k's
+ * order key), its bytes into s[0..*len); false: cut short, not zero
+ * padded, more keys than the column's type numbers, or out of memory. */
+static bool get_str(const struct gs_job *job, unsigned k,
+		    const unsigned char **p, const unsigned char *end,
+		    uint64_t *key, const char **s, size_t *len)
+{
+	uint64_t n;
+	int64_t id;
+
+	if (end - *p < 8)
+		return false;
+	n = get64(p);
+	if (n > (uint64_t)(end - *p) || str_bytes(n) - 8 > (size_t)(end - *p))
+		return false;
+	*s = (const char *)*p;
+	*len = n;
+	for (size_t i = n; i < str_bytes(n) - 8; i++)
+		if ((*p)[i])
+			return false;
+	*p += str_bytes(n) - 8;
+	id = textkeys_intern(read_keys, *s, n);
+	return id >= 0 && id_key(job, k, (uint64_t)id, key);
+}
+
+/* Whether the string keys s[0..nk) (of lengths len) come after the
+ * previous entry's, ps and plen (nk 0 for the first), in the order of
+ * their bytes: one entry per key, in the order the output prints. */
+static bool after(unsigned nk, const char *const *s, const size_t *len,
+		  const char *const *ps, const size_t *plen)
+{
+	for (unsigned k = 0; k < nk; k++) {
+		size_t m = len[k] < plen[k] ? len[k] : plen[k];
+		int r = memcmp(s[k], ps[k], m);
+
+		if (r || len[k] != plen[k])
+			return r ? r > 0 : len[k] > plen[k];
+	}
+	return false;
+}
+
+/* An entry's keys at *p into key. */
+static bool get_keys(const struct gs_job *job, const unsigned char **p,
+		     const unsigned char *end, uint64_t *key, const char **s,
+		     size_t *len, const char **ps, size_t *plen, bool first)
+{
+	const struct gs_group *gr = job->group;
+
+	if (!gr->text) {
+		if ((size_t)(end - *p) < 8 * (size_t)gr->nkeys)
+			return false;
+		for (unsigned k = 0; k < gr->nkeys; k++)
+			if (!canonical(job, k, key[k] = get64(p)))
+				return false;
+		return true;
+	}
+	for (unsigned k = 0; k < gr->nkeys; k++)
+		if (!get_str(job, k, p, end, &key[k], &s[k], &len[k]))
+			return false;
+	if (!first && !after(gr->nkeys, s, len, ps, plen))
+		return false;
+	memcpy(ps, s, gr->nkeys * sizeof(*s));
+	memcpy(plen, len, gr->nkeys * sizeof(*len));
+	return true;
+}
+
+/* An entry's value columns at *p into pay. */
+static bool get_cols(const struct gs_job *job, const unsigned char **p,
+		     const unsigned char *end, unsigned char *pay)
+{
+	const struct gs_group *gr = job->group;
+
+	for (unsigned j = 0; j < gr->nvals; j++) {
+		struct gcol *c = (struct gcol *)(pay + j * gcol_size(job));
+
+		if (end - *p < 16)
+			return false;
+		c->count = get64(p);
+		c->nan = get64(p);
+		if (c->count == 0 || c->nan > c->count)
+			return false;
+		if (gr->what >= GROUP_MINMAX) {
+			if (end - *p < 16)
+				return false;
+			c->min.u = get64(p);
+			c->max.u = get64(p);
+		}
+		if (gr->what >= GROUP_SUM && !get_ksum(p, end, &c->s1))
+			return false;
+		if (gr->what == GROUP_STATS && !get_ksum(p, end, &c->s2))
+			return false;
+	}
+	return true;
+}
+
 int group_state_get(struct gs_job *job, void *acc, const unsigned char *p,
 		    size_t n)
 {
@@ -281,7 +526,9 @@ int group_state_get(struct gs_job *job, void *acc, const unsigned char *p,
 	struct gs_group *gr = calloc(1, sizeof(*gr));
 	unsigned *cols;
 	struct group_acc *g = acc;
-	uint64_t entries;
+	uint64_t entries, form;
+	const char *s[GS_RECORD_MAX], *ps[GS_RECORD_MAX];
+	size_t len[GS_RECORD_MAX], plen[GS_RECORD_MAX];
 
 	if (!gr || n < 16)
 		return -1;
@@ -289,10 +536,14 @@ int group_state_get(struct gs_job *job, void *acc, const unsigned char *p,
 	gr->nkeys = get32(&p);
 	gr->nvals = get32(&p);
 	gr->limit = UINT64_MAX;	/* what the states hold is read already */
-	if (get32(&p) || gr->what > GROUP_STATS || !gr->nkeys || !gr->nvals ||
+	form = get32(&p);
+	if (form > 1 || gr->what > GROUP_STATS || !gr->nkeys || !gr->nvals ||
 	    gr->nkeys > job->columns || gr->nvals > job->columns ||
-	    (size_t)(end - p) < head_bytes(gr) - 16)
+	    gr->nkeys > GS_RECORD_MAX || (size_t)(end - p) < head_bytes(gr) - 16)
 		return -1;
+	if (form && !read_keys && !(read_keys = textkeys_new()))
+		return -1;
+	gr->text = form ? read_keys : NULL;
 	cols = malloc(((size_t)gr->nkeys + gr->nvals) * sizeof(*cols));
 	if (!cols)
 		return -1;
@@ -309,36 +560,14 @@ int group_state_get(struct gs_job *job, void *acc, const unsigned char *p,
 		uint64_t key[GS_RECORD_MAX];
 		unsigned char *pay;
 
-		if (gr->nkeys > GS_RECORD_MAX ||
-		    (size_t)(end - p) < 8 * (size_t)gr->nkeys)
+		if (!get_keys(job, &p, end, key, s, len, ps, plen, i == 0))
 			return -1;
-		for (unsigned k = 0; k < gr->nkeys; k++)
-			if (!canonical(job, k, key[k] = get64(&p)))
-				return -1;
 		if (!group_table(job, g) || !(pay = group_payload(job, g, key)))
 			return -1;
 		if (((struct gcol *)pay)->count)
 			return -1;	/* a key twice */
-		for (unsigned j = 0; j < gr->nvals; j++) {
-			struct gcol *c = (struct gcol *)(pay + j * gcol_size(job));
-
-			if (end - p < 16)
-				return -1;
-			c->count = get64(&p);
-			c->nan = get64(&p);
-			if (c->count == 0 || c->nan > c->count)
-				return -1;
-			if (gr->what >= GROUP_MINMAX) {
-				if (end - p < 16)
-					return -1;
-				c->min.u = get64(&p);
-				c->max.u = get64(&p);
-			}
-			if (gr->what >= GROUP_SUM && !get_ksum(&p, end, &c->s1))
-				return -1;
-			if (gr->what == GROUP_STATS && !get_ksum(&p, end, &c->s2))
-				return -1;
-		}
+		if (!get_cols(job, &p, end, pay))
+			return -1;
 	}
 	return p == end ? 0 : -1;
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 #include "fmthdr.h"
 #include "headline.h"
+#include "textquote.h"
 
 /* The longest header line: a million one-letter names and their commas
  * (-c's cap is 2^20 columns) fit twice over. */
@@ -104,8 +105,11 @@ static int count_line(struct headline *h, const char *name, const uint8_t *p,
 		if (p[i] == '\n' && f)
 			break;
 		if (!is_sep(p[i]) && p[i] != '\n' && (i == 0 || is_sep(p[i - 1]) ||
-						       p[i - 1] == '\n'))
+						       p[i - 1] == '\n')) {
 			f++;
+			if (p[i] == '"')	/* one field, whatever it holds */
+				i = textquote_close((const char *)p, i, n);
+		}
 	}
 	if (i == n && !end && !full)
 		return 0;

@@ -10,6 +10,7 @@
 #include "fmthdr.h"
 #include "textdetect.h"
 #include "textnum.h"
+#include "textquote.h"
 
 _Static_assert(TEXT_PREFIX <= FMT_HEADER_MAX,
 	       "input.c peeks the prefix into its header buffer");
@@ -129,7 +130,7 @@ static void note_field(struct fields *f, const uint8_t *s, size_t n,
 static void scan_fields(const uint8_t *p, size_t n, bool end, struct fields *f)
 {
 	unsigned long long line = 1, field = 0, head_line = 0;
-	size_t i = 0, s;
+	size_t i = 0, s, v, vn = 0;
 
 	memset(f, 0, sizeof(*f));
 	while (i < n) {
@@ -144,10 +145,20 @@ static void scan_fields(const uint8_t *p, size_t n, bool end, struct fields *f)
 			i++;
 			continue;
 		}
-		for (s = i; i < n && !is_sep(p[i]); i++)
+		s = i;
+		v = i;
+		if (p[i] == '"') {	/* a quoted field: its value (textquote.h) */
+			i = textquote_close((const char *)p, i, n) + 1;
+			v = p[i - 1] == '"' && i - 1 > s && (i == n || is_sep(p[i]))
+			    ? s + 1 : s;
+			vn = i - 1 - v;
+		}
+		for (; i < n && !is_sep(p[i]); i++)
 			;
 		if (i == n && !end)
 			break;
+		if (v == s)	/* as it is */
+			vn = i - s;
 		if (!f->head) {
 			const uint8_t *nl = memchr(p + s, '\n', n - s);
 
@@ -156,7 +167,7 @@ static void scan_fields(const uint8_t *p, size_t n, bool end, struct fields *f)
 			f->head_len = (size_t)((nl ? nl : p + n) - f->head);
 			head_line = line;
 		}
-		note_field(f, p + s, i - s, line, ++field, line == head_line);
+		note_field(f, p + v, vn, line, ++field, line == head_line);
 	}
 	if (f->head_len && f->head[f->head_len - 1] == '\r')
 		f->head_len--;

@@ -23,6 +23,7 @@
 #include "textin.h"
 #include "textkeys.h"
 #include "textnum.h"
+#include "textquote.h"
 
 /* Bytes of text per piece: a field may not be longer. Two pieces per
  * thread give the pool slack when pieces parse at different speeds (and
@@ -42,7 +43,7 @@
 enum { WIDTH_C, WIDTH_HEADER, WIDTH_LINE1 };
 
 enum { ERR_NONE, ERR_INVALID, ERR_RANGE, ERR_EMPTY, ERR_COUNT, ERR_LONG,
-       ERR_KEYS, ERR_NOMEM };
+       ERR_KEYS, ERR_NOMEM, ERR_QOPEN, ERR_QAFTER };
 
 struct piece {
 	char *txt;
@@ -102,7 +103,8 @@ struct textin {
 	struct gs_err fail;
 	/* --by's string keys: the fields of the columns keycol marks are
 	 * interned into keys and their ids stored as values of the type (up
-	 * to key_max); pieces then begin at lines only */
+	 * to key_max); with keycol (-F's fields not read too) pieces begin at
+	 * lines only, where a field's number is its column's */
 	struct textkeys *keys;
 	uint8_t *keycol;	/* [nkeycol]: TEXTIN_* */
 	unsigned nkeycol;
@@ -193,9 +195,46 @@ static int key_store(const struct textin *t, struct piece *pc,
 	return TEXTNUM_OK;
 }
 
+/* A field at *pp into out as keycol says; TEXTNUM_OK or ERR_*. A quoted
+ * one (textquote.h) is its value, made in place in the piece's text. */
+static int field_parse(const struct textin *t, struct piece *pc, uint64_t f,
+		       char **pp, const char *end, const char **s, size_t *n,
+		       uint8_t *o)
+{
+	char *p = *pp;
+	int q = TQ_OK, r;
+
+	if (*p == '"') {
+		q = textquote_field(pp, end, s, n);
+	} else {
+		for (*s = p; p < end && !is_sep(*p); p++)
+			;
+		*n = (size_t)(p - *s);
+		*pp = p;
+	}
+	if (q != TQ_OK) {	/* the field as it was, for the message */
+		*s = p;
+		*n = (size_t)(*pp - p) + (q == TQ_AFTER);
+		return q == TQ_OPEN ? ERR_QOPEN : ERR_QAFTER;
+	}
+	if (f >= t->nkeycol || t->keycol[f] == TEXTIN_NUMBER) {
+		if (*n == 0)	/* "" */
+			return ERR_EMPTY;
+		r = t->parse(*s, *n, o);
+		return r == TEXTNUM_OK ? r : r == TEXTNUM_RANGE ? ERR_RANGE :
+		       ERR_INVALID;
+	}
+	if (t->keycol[f] == TEXTIN_KEY)
+		return key_store(t, pc, *s, *n, o);
+	memset(o, 0, t->tsize);		/* not read: any bytes, a zero */
+	return TEXTNUM_OK;
+}
+
 static void piece_parse(const struct textin *t, struct piece *pc)
 {
-	const char *p = pc->txt, *end = p + pc->cut, *s;
+	char *p = pc->txt;
+	const char *end = p + pc->cut, *s;
+	size_t n;
 	uint8_t *o = pc->out;
 	uint64_t line = 0, f = 0;
 	bool prev = !pc->line_start, comma = pc->comma_start;
@@ -221,21 +260,9 @@ static void piece_parse(const struct textin *t, struct piece *pc)
 			comma = true;
 			p++;
 		} else {
-			for (s = p; p < end && !is_sep(*p); p++)
-				;
-			if (f >= t->nkeycol || t->keycol[f] == TEXTIN_NUMBER)
-				r = t->parse(s, (size_t)(p - s), o);
-			else if (t->keycol[f] == TEXTIN_KEY)
-				r = key_store(t, pc, s, (size_t)(p - s), o);
-			else {	/* not read: any bytes, a zero */
-				memset(o, 0, t->tsize);
-				r = TEXTNUM_OK;
-			}
-			if (r > 0)	/* key_store's */
-				piece_error(pc, r, line, f + 1, s, (size_t)(p - s));
-			else if (r != TEXTNUM_OK)
-				piece_error(pc, r == TEXTNUM_RANGE ? ERR_RANGE : ERR_INVALID,
-					    line, f + 1, s, (size_t)(p - s));
+			r = field_parse(t, pc, f, &p, end, &s, &n, o);
+			if (r != TEXTNUM_OK)
+				piece_error(pc, r, line, f + 1, s, n);
 			else
 				o += t->tsize;
 			f++;
@@ -295,17 +322,26 @@ static void batch_work(void *arg, int i, int n)
 /* ---- reading a batch ----------------------------------------------------- */
 
 /* Where p[0..n) may be cut: after a newline or before the separator after
- * a field, the last such place; 0 for none. *line_start: the rest begins a
+ * a field, the last such place, never inside quotes (a newline never is:
+ * quotes cannot hold one); 0 for none. *line_start: the rest begins a
  * line. */
 static size_t cut_point(const struct textin *t, const char *p, size_t n,
 			bool *line_start)
 {
-	size_t i;
+	const char *nl = memrchr(p, '\n', n);
+	size_t i, from = nl ? (size_t)(nl - p) + 1 : 0;
 
+	/* a quote in the last line: the separators after its fields (p
+	 * begins outside quotes, as every cut is) */
+	if (!t->keycol && memchr(p + from, '"', n - from)) {
+		i = textquote_cut(p, from, n);
+		*line_start = i == 0;
+		return i ? i : from;
+	}
 	for (i = n; i > 0; i--) {
 		if (p[i - 1] == '\n')
 			return *line_start = true, i;
-		if (!t->keys && i < n && is_sep(p[i]) && !is_sep(p[i - 1]))
+		if (!t->keycol && i < n && is_sep(p[i]) && !is_sep(p[i - 1]))
 			return *line_start = false, i;
 	}
 	return 0;
@@ -360,7 +396,7 @@ static void piece_full(struct textin *t, struct batch *b)
 
 	/* separators alone (a long run of blanks): any place will do, and
 	 * the state at the cut is the one the piece began with */
-	for (i = 0; cut == 0 && !t->keys && i < pc->len &&
+	for (i = 0; cut == 0 && !t->keycol && i < pc->len &&
 		    is_sep(pc->txt[i]); i++)
 		;
 	if (cut == 0 && i == pc->len) {
@@ -494,10 +530,18 @@ static int piece_fail(struct textin *t, const struct piece *pc, int kind,
 	case ERR_NOMEM:
 		return gs_fail(&t->fail, GS_ERUNTIME, name, "out of memory "
 			       "for --by's keys in line %llu", l);
+	case ERR_QOPEN:
+		return gs_fail(&t->fail, GS_ERUNTIME, name, "unterminated "
+			       "quote in line %llu field %llu: '%s' (a quoted "
+			       "field ends on its line)", l, f, pc->etok);
+	case ERR_QAFTER:
+		return gs_fail(&t->fail, GS_ERUNTIME, name, "text after the "
+			       "closing quote in line %llu field %llu: '%s'", l,
+			       f, pc->etok);
 	}
 	return gs_fail(&t->fail, GS_ERUNTIME, name,
 		       "a %s longer than %zu bytes in line %llu: '%s'",
-		       t->keys ? "line (--by)" : "field", TEXT_PIECE, l,
+		       t->keycol ? "line (--by, -F)" : "field", TEXT_PIECE, l,
 		       pc->etok);
 }
 
@@ -670,31 +714,13 @@ struct textin *textin_new(struct input *in, int threads, bool lines)
 	return t;
 }
 
-/* The largest id a key column of type ty holds exactly. */
-static uint64_t key_max(enum gs_type ty)
-{
-	switch (ty) {
-	case GS_U8: return UINT8_MAX;
-	case GS_I8: return INT8_MAX;
-	case GS_U16: return UINT16_MAX;
-	case GS_I16: return INT16_MAX;
-	case GS_U32: return UINT32_MAX;
-	case GS_I32: return INT32_MAX;
-	case GS_F16: return (uint64_t)1 << 11;
-	case GS_BF16: return (uint64_t)1 << 8;
-	case GS_F32: return (uint64_t)1 << 24;
-	case GS_F64: return (uint64_t)1 << 53;
-	default: return INT64_MAX;
-	}
-}
-
 void textin_set_type(struct textin *t, struct gs_dtype dtype, unsigned columns)
 {
 	t->dtype = dtype;
 	t->columns = columns;
 	t->tsize = type_size(dtype.type);
 	t->parse = textnum_parser(dtype.type, dtype.boolean);
-	t->key_max = dtype.boolean ? 1 : key_max(dtype.type);
+	t->key_max = textkeys_max(dtype.type, dtype.boolean);
 }
 
 int textin_set_keys(struct textin *t, struct textkeys *keys,

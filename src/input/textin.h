@@ -4,7 +4,9 @@
  *
  * Fields are separated by white space (spaces, tabs, CR: CRLF lines work)
  * and/or one comma; empty lines are skipped; an empty field (",," or a
- * comma at either end of a line) is an error. Each field is one element,
+ * comma at either end of a line) is an error. A field that begins with a
+ * double quote is quoted as CSV's (textquote.h): its value is the bytes
+ * between the quotes, separators included; no newline. Each field is one element,
  * parsed by textnum.h to the nearest value of the type. With lines set
  * (-c N given), every non-empty line must hold exactly columns fields: one
  * record per line. Without it every field is an element, wherever the

@@ -178,3 +178,52 @@ const char *textkeys_str(const struct textkeys *k, uint64_t id, size_t *n)
 	*n = k->key[id]->n;
 	return k->key[id]->s;
 }
+
+/* qsort's order of pointers into k->key: by the keys' bytes. */
+static int by_bytes(const void *a, const void *b)
+{
+	const struct tkey *x = **(struct tkey **const *)a;
+	const struct tkey *y = **(struct tkey **const *)b;
+	int r = memcmp(x->s, y->s, x->n < y->n ? x->n : y->n);
+
+	return r ? r : (x->n > y->n) - (x->n < y->n);
+}
+
+uint64_t *textkeys_ranks(const struct textkeys *k)
+{
+	struct tkey **(*order) = malloc((k->count ? k->count : 1) *
+					sizeof(*order));
+	uint64_t *rank = malloc((k->count ? k->count : 1) * sizeof(*rank));
+
+	if (!order || !rank || !k->count) {
+		free(order);
+		free(rank);
+		return NULL;
+	}
+	for (uint64_t i = 0; i < k->count; i++)
+		order[i] = &k->key[i];
+	qsort(order, k->count, sizeof(*order), by_bytes);
+	for (uint64_t r = 0; r < k->count; r++)
+		rank[order[r] - k->key] = r;
+	free(order);
+	return rank;
+}
+
+uint64_t textkeys_max(enum gs_type t, bool boolean)
+{
+	if (boolean)
+		return 1;
+	switch (t) {
+	case GS_U8: return UINT8_MAX;
+	case GS_I8: return INT8_MAX;
+	case GS_U16: return UINT16_MAX;
+	case GS_I16: return INT16_MAX;
+	case GS_U32: return UINT32_MAX;
+	case GS_I32: return INT32_MAX;
+	case GS_F16: return (uint64_t)1 << 11;
+	case GS_BF16: return (uint64_t)1 << 8;
+	case GS_F32: return (uint64_t)1 << 24;
+	case GS_F64: return (uint64_t)1 << 53;
+	default: return INT64_MAX;
+	}
+}

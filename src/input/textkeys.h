@@ -8,8 +8,10 @@
 #ifndef TEXTKEYS_H
 #define TEXTKEYS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "gs.h"
 
 struct textkeys;
 
@@ -36,5 +38,14 @@ int64_t textkeys_intern_cached(struct textkeys *k, struct textkeys_cache *c,
 /* The keys so far, and key id's bytes (NUL-terminated), *n of them. */
 uint64_t textkeys_count(const struct textkeys *k);
 const char *textkeys_str(const struct textkeys *k, uint64_t id, size_t *n);
+
+/* Each key's place in the order of their bytes (memcmp's, a key before
+ * the longer ones it begins, as `sort` in the C locale): rank[id] for
+ * every id, malloc'd; NULL when out of memory or there are no keys. */
+uint64_t *textkeys_ranks(const struct textkeys *k);
+
+/* The largest id a value of type t holds exactly (a boolean's: 1): a
+ * key column of that type numbers at most this many keys and one. */
+uint64_t textkeys_max(enum gs_type t, bool boolean);
 
 #endif

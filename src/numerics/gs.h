@@ -137,11 +137,15 @@ enum gs_algo {
  * -F), what each key keeps per value column, and the bytes its tables may
  * hold in all (the accumulators' limit). */
 enum gs_group_what { GROUP_COUNT, GROUP_MINMAX, GROUP_SUM, GROUP_STATS };
+struct textkeys;
 struct gs_group {
 	unsigned nkeys, nvals;
 	const unsigned *key, *val;
 	enum gs_group_what what;
 	uint64_t limit;
+	/* text input: every key column holds ids of strings, those of this
+	 * dictionary (input's textkeys.h); NULL where keys are numbers */
+	const struct textkeys *text;
 };
 
 /* Everything a backend needs to know to compute a command. The CLI fills it;
