@@ -11,8 +11,9 @@
 #     scans inclusive and exclusive, --carry-in) with --backend cuda, with
 #     --devices 0,0 (two pipelines on one GPU: scan lanes), and --backend
 #     auto handing over after one chunk (GPUSTAT_AUTO_CPU_CHUNKS=1);
-#  2. host checks: tests/gpu/scan_host_check.sh (the scan's kernels replayed
-#     on the host, now with the writer's signs, against cpu_scan) and
+#  2. host checks: tests/gpu/scan_host_check.sh (the scan's rounding,
+#     windows, one-limb hardware sums and wide walk against the one core
+#     and slow references; whole scans are part 4's, on the GPU) and
 #     tests/gpu/multi_host_check.sh;
 #  3. xsum_compare: tests/xsum_compare.sh BACKENDS="cpu cuda" on its zero
 #     inputs (ONLY='*zero*'; cuda = cpu, and cpu was checked here against
@@ -23,9 +24,10 @@
 #     hand-over, --carry-in and --devices scans; devbench's wide f64 scan
 #     time, to compare with RESULTS.md's last figure).
 #
-# The scan_host_check of part 2 also checks the rounding moved into
-# numerics: ieee_round_fast against a slow reference (part 1 of it),
-# sum_round<K> against xsum_round (part 2), the emulated scans (part 4).
+# The one limb reader (xsum_core.h's exact_limbs_round, which sum_round<K>
+# and xsum_round both call) is checked against a slow reference by
+# tests/unit_xsum_core.c; part 2's scan_host_check checks ieee_round_fast
+# against a slow reference and the wide walk against sum_round.
 #
 # Usage (repository root of the branch): sh bench/scan_gpu_check.sh
 # PARTS4 overrides part 4's PARTS ("" skips it); OUT: where logs go.

@@ -21,8 +21,9 @@
  *      the top limb and the lowest nonzero limb now are (wide_fix, struct
  *      wide_at), and each output rounded from three limbs (wide_round),
  *      exactly as sum_round rounds all K.
- * The limb work is __host__ __device__: the host check replays this walk
- * (tests/gpu/scan_check_emu.cuh) against scan_sum_wide's outputs.
+ * The limb work is __host__ __device__: the host check walks random terms
+ * (tests/gpu/scan_check_round.cuh) against scan_sum_wide's adds and
+ * sum_round, the one core's rounding.
  */
 #ifndef AGENT_WIDE_CUH
 #define AGENT_WIDE_CUH
@@ -124,20 +125,15 @@ static __host__ __device__ __forceinline__ void wide_find(const u64 *a,
 		w->top--;
 }
 
-/* Limb j of the magnitude: the limbs themselves, or negated (~x + 1: the
- * + 1 carries up to the lowest nonzero limb and stops there). */
+/* Limb j of the magnitude, as xsum_core.h's exact_mag_limb makes it. */
 template <int K>
 static __host__ __device__ __forceinline__ u64 wide_mag(const u64 *a,
 							unsigned S,
 							const struct wide_at &w,
 							int j)
 {
-	u64 x;
-
-	if (j < w.low || j >= K)
-		return 0;
-	x = a[j * S];
-	return !w.neg ? x : j == w.low ? 0 - x : ~x;
+	return j < w.low || j >= K ? 0 :
+	       exact_mag_limb(a[j * S], j, w.low, w.neg);
 }
 
 /* The prefix rounded into f, as sum_round rounds its K limbs (flags first,

@@ -9,7 +9,8 @@
 #include "scan_round.cuh"
 
 template <int K> struct sum_val {
-	u64 l[K];		/* two's complement, little-endian limbs */
+	uint64_t l[K];		/* two's complement, little-endian limbs
+				 * (xsum_core.h's, struct xsum's type) */
 	unsigned flags;		/* EXACT_NAN | EXACT_PINF | EXACT_NINF */
 };
 
@@ -52,43 +53,12 @@ SCAN_UNROLL
 	}
 }
 
-/*
- * Round a sum into f as xsum_round does (xsum_core.h's rounding: flags
- * first, then the magnitude's top 128 bits and a sticky bit for the rest).
- * An exact zero is +0.
- */
+/* A sum rounded into f: xsum_core.h's exact_limbs_round, xsum_round's. */
 template <int K>
 static __host__ __device__ inline u64 sum_round(const sum_val<K> &v, int lsb,
 						const struct ieee_fmt &f)
 {
-	u64 m[K], mh = 0, a = 0, b = 0, c2 = 0, cy;
-	bool neg = v.l[K - 1] >> 63, low = false;
-	int h = -1, cut, k;
-
-	if (v.flags)
-		return exact_flags_round(v.flags, &f);
-	cy = neg;
-SCAN_UNROLL
-	for (int j = 0; j < K; j++) {
-		m[j] = (neg ? ~v.l[j] : v.l[j]) + cy;
-		cy = cy && m[j] == 0;
-		if (m[j]) {
-			h = j;
-			mh = m[j];
-		}
-	}
-	if (h < 0)
-		return 0;
-	cut = exact_cut(64 * h + 63 - exact_clz64(mh));
-	k = cut / 64;
-SCAN_UNROLL
-	for (int j = 0; j < K; j++) {
-		a = j == k ? m[j] : a;
-		b = j == k + 1 ? m[j] : b;
-		c2 = j == k + 2 ? m[j] : c2;
-		low |= j < k && m[j] != 0;
-	}
-	return exact_top_round(a, b, c2, cut, low, lsb, neg, &f);
+	return exact_limbs_round(v.l, K, v.flags, lsb, &f);
 }
 
 /* Sums of element type T in K limbs with lsb 2^L. */

@@ -279,30 +279,13 @@ static long top_index(const uint64_t *l, unsigned n)
 /* xsum_core.h's rounding of a fixed-point sum, the device scan's too. */
 uint64_t xsum_round(const struct xsum *x, enum xfmt f)
 {
-	uint64_t mag[XSUM_LIMBS + 2];	/* two zero limbs above */
-	bool neg = top_bit(x), low = false;
 	struct ieee_fmt fmt = ieee_fmt_of(f);
 	unsigned flags = (x->nan ? EXACT_NAN : 0) | (x->pinf ? EXACT_PINF : 0) |
 			 (x->ninf ? EXACT_NINF : 0);
-	long top;
-	int cut, k;
 
-	if (flags)
-		return exact_flags_round(flags, &fmt);
-	if (x->negzero && xsum_is_zero(x))
+	if (!flags && x->negzero && xsum_is_zero(x))
 		return (uint64_t)1 << (fmt.width - 1);
-	memcpy(mag, x->limb, sizeof(x->limb));
-	mag[XSUM_LIMBS] = mag[XSUM_LIMBS + 1] = 0;
-	if (neg)
-		limbs_neg(mag, XSUM_LIMBS);
-	if ((top = top_index(mag, XSUM_LIMBS)) < 0)
-		return 0;
-	cut = exact_cut((int)top);
-	k = cut / 64;
-	for (int j = 0; j < k && !low; j++)
-		low = mag[j] != 0;
-	return exact_top_round(mag[k], mag[k + 1], mag[k + 2], cut, low,
-			       -XSUM_FRAC, neg, &fmt);
+	return exact_limbs_round(x->limb, XSUM_LIMBS, flags, -XSUM_FRAC, &fmt);
 }
 
 static double f64_from_bits(uint64_t u)

@@ -13,10 +13,11 @@
  *   exact_slots_carry brings every slot but the top into [-2^31, 2^31), so
  *   its value is one signed 32-bit digit per slot, ready for struct xsum
  *   (xsum_add_slots) or for the next kernel's adds.
- * - the rounding of a fixed-point sum, whatever holds its limbs (struct
- *   xsum's 64-bit limbs, the scan's registers or shared memory):
- *   exact_flags_round for its special flags, exact_top_round for the top
- *   128 bits of its magnitude (exact_cut says where they start).
+ * - the rounding of a fixed-point sum, whatever holds its limbs:
+ *   exact_limbs_round reads them (struct xsum's 64-bit limbs, the scan's
+ *   registers), exact_flags_round rounds its special flags and
+ *   exact_top_round the top 128 bits of its magnitude (exact_cut says where
+ *   they start; the scan's wide walk reads those from shared memory).
  *
  * Everything is integer arithmetic, so the grouping of terms (threads,
  * blocks, chunks, limbs or slots) cannot change the value; the one rounding
@@ -203,6 +204,85 @@ GS_HD uint64_t exact_top_round(unsigned long long x, unsigned long long y,
 
 	return ieee_round_fast((unsigned __int128)hi << 64 | lo, sticky,
 			       cut + lsb, neg, f);
+}
+
+#ifdef __CUDA_ARCH__
+#define EXACT_UNROLL _Pragma("unroll")
+#else
+#define EXACT_UNROLL
+#endif
+
+/* Limb j of a two's complement value of n limbs l, its sign's extension
+ * past them: by index on the host; on the device by a select over every
+ * limb, so that limbs kept in registers (the scan's) are never indexed by
+ * a variable, which would move them to local memory. */
+GS_HD uint64_t exact_limb(const uint64_t *l, int n, int j)
+{
+	uint64_t x = l[n - 1] >> 63 ? ~(uint64_t)0 : 0;
+
+#ifdef __CUDA_ARCH__
+EXACT_UNROLL
+	for (int i = 0; i < n; i++)
+		x = i == j ? l[i] : x;
+	return x;
+#else
+	return j < n ? l[j] : x;
+#endif
+}
+
+/* Limb j of a two's complement value's magnitude, from its limb x there,
+ * the value's lowest nonzero limb lo and its sign: the limbs themselves,
+ * or negated (~x + 1, whose + 1 carries up to limb lo and stops there). */
+GS_HD uint64_t exact_mag_limb(uint64_t x, int j, int lo, bool neg)
+{
+	return j < lo ? 0 : !neg ? x : j == lo ? 0 - x : ~x;
+}
+
+/*
+ * The one reader of a fixed-point sum's limbs, whatever holds them (struct
+ * xsum's 68, the scan's K in registers): the two's complement value of
+ * l[0 .. n), limb 0's lsb weighing 2^lsb, with its special flags, rounded
+ * once to nearest even into f; an exact zero is +0. Its lowest nonzero
+ * limb and its top limb that is not the sign's extension say where the
+ * magnitude's top is (a negative value's is at the lowest nonzero limb
+ * when only ones lie above it) and whether bits below exact_cut's three
+ * limbs are set; those three limbs are read as exact_mag_limb makes them.
+ * l is read only at the loops' own indices and through exact_limb: with n
+ * a constant and the loops unrolled (the device), l stays in registers.
+ */
+GS_HD uint64_t exact_limbs_round(const uint64_t *l, int n, unsigned flags,
+				 int lsb, const struct ieee_fmt *f)
+{
+	bool neg = l[n - 1] >> 63;
+	uint64_t ext = neg ? ~(uint64_t)0 : 0, xlo = 0, xt = 0;
+	int lo = n, t = -1, h, cut, k;
+
+	if (flags)
+		return exact_flags_round(flags, f);
+EXACT_UNROLL
+	for (int j = 0; j < n; j++)
+		if (l[j]) {
+			lo = j;
+			xlo = l[j];
+			break;
+		}
+	if (lo == n)
+		return 0;
+EXACT_UNROLL
+	for (int j = n - 1; j >= 0; j--)
+		if (l[j] != ext) {
+			t = j;
+			xt = l[j];
+			break;
+		}
+	h = t > lo ? t : lo;
+	cut = exact_cut(64 * h + 63 -
+			exact_clz64(exact_mag_limb(h == t ? xt : xlo, h, lo, neg)));
+	k = cut / 64;
+	return exact_top_round(exact_mag_limb(exact_limb(l, n, k), k, lo, neg),
+			       exact_mag_limb(exact_limb(l, n, k + 1), k + 1, lo, neg),
+			       exact_mag_limb(exact_limb(l, n, k + 2), k + 2, lo, neg),
+			       cut, lo < k, lsb, neg, f);
 }
 
 /* Significant bits of |m| (0 for 0). */

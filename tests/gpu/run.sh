@@ -193,8 +193,6 @@ fi
 # input comes through a pipe in small chunks (the variable also makes auto
 # take the hybrid whatever its plan says). Output, error line and exit
 # status must be --backend cpu's, and -v must report chunks on both sides.
-# (scan has no --op xor: and/or/xor carries are checked on the host, by
-# tests/gpu/scan_host_check.cu.)
 if want hybrid; then
 	W=$D/w.hybrid
 	mkdir -p "$W"

@@ -14,8 +14,8 @@
  * follows the grouping, so its prefixes are compared as the outputs they
  * round to (scan_ops.cuh).
  *
- * Whole scans with these block scans, against cpu_scan, are
- * scan_host_check's (part 4, again per algorithm).
+ * Whole scans with these block scans, against cpu_scan, run on the GPU
+ * (tests/gpu/run.sh's algos part).
  */
 #include <stdio.h>
 #include <string.h>

@@ -3,9 +3,8 @@
  * host, each in its device's grouping, on the kernels' own monoids: the
  * warp scan (block_scan.cuh) and the classic scans of --algorithm
  * (block_scan_classic.cuh, whose __host__ __device__ steps are called
- * here in the device's order). Included by scan_check_emu.cuh (whole
- * scans) and scan_algos_host_check.cu (the block scans against each
- * other).
+ * here in the device's order). Included by scan_algos_host_check.cu (the
+ * block scans against each other).
  */
 #ifndef SCAN_CHECK_BLOCK_CUH
 #define SCAN_CHECK_BLOCK_CUH

@@ -2,8 +2,9 @@
  * scan_check_round.cuh - parts 1 to 3 of scan_host_check.cu, included by it
  * (one translation unit; its helpers rnd and rnd_bits come first): the
  * scan's rounding (ieee_round, ieee_round_fast, scan_round_f64) against a
- * slow reference, the sums' rounding against xsum_round, and the product
- * monoids against numerics/xprod.c.
+ * slow reference, the scan's sums (windows, the hardware's one-limb sums,
+ * the wide walk) against the one core's rounding of their K limbs, and the
+ * product monoids against numerics/xprod.c.
  */
 
 /* ---- 1. ieee_round vs a slow reference ---------------------------------- */
@@ -144,43 +145,7 @@ static void check_round(void)
 	}
 }
 
-/* ---- 2. sum_round vs xsum_round ----------------------------------------- */
-
-template <int K, int L>
-static void check_sum_round_one(int f)
-{
-	sum_val<K> v;
-	struct xsum x;
-	int top = (int)(rnd() % K), style = (int)(rnd() % 4);
-
-	for (int j = 0; j < K; j++)
-		v.l[j] = j > top ? 0 : style == 0 ? rnd() :
-			 style == 1 ? (rnd() % 3 == 0 ? rnd() : 0) :
-			 style == 2 ? (j == top ? rnd_bits(1 + (int)(rnd() % 64)) : 0) :
-			 (j == top || j == 0 ? rnd() : ~0ull * (rnd() & 1));
-	if (rnd() & 1) {	/* negate: two's complement of K limbs */
-		u64 c = 1;
-
-		for (int j = 0; j < K; j++) {
-			v.l[j] = ~v.l[j] + c;
-			c = c && v.l[j] == 0;
-		}
-	}
-	/* the same value: the limbs, less 2^(64K) when the top bit is set */
-	xsum_init(&x);
-	for (int j = 0; j < K; j++)
-		xsum_add_u128(&x, v.l[j], L + 64 * j, false);
-	if (v.l[K - 1] >> 63)
-		xsum_add_u128(&x, 1, L + 64 * K, true);
-	v.flags = rnd() % 16 == 0 ? (unsigned)(1 + rnd() % 7) : 0;
-	x.nan = v.flags & EXACT_NAN;
-	x.pinf = v.flags & EXACT_PINF;
-	x.ninf = v.flags & EXACT_NINF;
-	u64 want = xsum_round(&x, (enum xfmt)f), got = sum_round<K>(v, L, ieee_fmt_of((enum xfmt)f));
-
-	EXPECT(want == got, "sum_round K %d fmt %d top %d style %d: %llx != %llx",
-	       K, f, top, style, got, want);
-}
+/* ---- 2. the scan's sums against the one core --------------------------- */
 
 /* A narrow window's value at a random lsb against the wide one it
  * widens to (f64's 34 limbs, lsb -1074): the same rounding. */
@@ -275,15 +240,82 @@ static void check_sum_round(void)
 	}
 	for (int f = XF_F16; f <= XF_F64; f++) {
 		for (int i = 0; i < 20000; i++) {
-			check_sum_round_one<2, 0>(f);
-			check_sum_round_one<2, -24>(f);
-			check_sum_round_one<6, -149>(f);
-			if (i % 4 == 0)
-				check_sum_round_one<34, -1074>(f);
 			check_sum_round_lsb<2>(f);
 			check_sum_round_lsb<3>(f);
 		}
 	}
+}
+
+/* The walk's pieces on their own, one prefix at a time against
+ * scan_sum_wide's K-limb add and sum_round: after every term the kept
+ * sign, top and lowest limbs must be what wide_find finds from scratch,
+ * and the rounding sum_round's. The terms are made to hurt: every
+ * exponent (subnormals, the largest), exact cancellation back to zero,
+ * carries and borrows through runs of full or empty limbs, the sign
+ * crossing zero again and again; a NaN or an infinity (random bits)
+ * ends a sequence. */
+template <typename T, int K, int L>
+static void check_wide_walk_one(int style, int n, const struct ieee_fmt &f)
+{
+	typedef scan_sum_wide<T, K, L> Op;
+	typedef typename scan_ffmt<T>::U U;
+	const int W = scan_ffmt<T>::W, FB = scan_ffmt<T>::FB;
+	scan_cfg c = {};
+	sum_val<K> v = Op::ident(c);
+	u64 lim[K] = { 0 };
+	struct wide_at w = { -1, K, false, 0 }, fresh;
+	T last = 0;
+	int ka, m;
+
+	for (int i = 0; i < n; i++) {
+		U u = (U)rnd_bits(W);
+		T x;
+
+		if (style == 1) {	/* only the top and bottom exponents */
+			U e = (U)((1u << (W - FB - 1)) - 2 - rnd() % 4);
+
+			u = (u & ~((U)((1u << (W - FB - 1)) - 1) << FB)) |
+			    (rnd() & 1 ? (U)(rnd() % 4) : e) << FB;
+		}
+		memcpy(&x, &u, sizeof(x));
+		if (style == 2 && i % 2)	/* back to where it was */
+			x = -last;
+		if (style == 3 && rnd() % 4 == 0)	/* a full run of limbs */
+			x = (T)(rnd() & 1 ? 1 : -1) * std::numeric_limits<T>::denorm_min();
+		if (style == 4)		/* small values around zero */
+			x = (T)((double)(int)(rnd() % 7) - 3.0) *
+			    std::numeric_limits<T>::denorm_min() * (T)(1 << (rnd() % 20));
+		last = x;
+		v = Op::add(v, Op::of(x, c), c);
+		if (wide_elem<T, K, L>(lim, 1, x, &w.flags, &ka, &m))
+			wide_fix<K>(lim, 1, &w, ka, m);
+		fresh = w;
+		wide_find<K>(lim, 1, &fresh);
+		EXPECT(!memcmp(lim, v.l, sizeof(lim)) && w.flags == v.flags,
+		       "wide_term: K %d style %d term %d: the limbs differ from "
+		       "sum_add's", K, style, i);
+		EXPECT(w.top == fresh.top && w.low == fresh.low && w.neg == fresh.neg,
+		       "wide_fix: K %d style %d term %d: top %d low %d neg %d, "
+		       "from scratch %d %d %d", K, style, i, w.top, w.low, w.neg,
+		       fresh.top, fresh.low, fresh.neg);
+		EXPECT(wide_round<K>(lim, 1, w, L, f) == sum_round<K>(v, L, f),
+		       "wide_round: K %d style %d term %d differs from sum_round",
+		       K, style, i);
+		if (w.flags)	/* a NaN or inf sticks: start again */
+			return;
+	}
+}
+
+static void check_wide_walk(void)
+{
+	for (int fm = XF_F16; fm <= XF_F64; fm++)
+		for (int style = 0; style < 5; style++)
+			for (int r = 0; r < 20; r++) {
+				check_wide_walk_one<double, 34, -1074>(style, 400,
+							ieee_fmt_of((enum xfmt)fm));
+				check_wide_walk_one<float, 6, -149>(style, 400,
+							ieee_fmt_of((enum xfmt)fm));
+			}
 }
 
 /* ---- 3. the product monoids against xprod.c ----------------------------- */

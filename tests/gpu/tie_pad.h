@@ -1,6 +1,6 @@
 /*
  * tie_pad.h - how the host checks' near-tie columns end
- * (prod_host_check.cu, scan_host_check.cu). f holds factors whose product
+ * (prod_host_check.cu). f holds factors whose product
  * is a tie of the output format times 2^scale (scale <= 0); this adds up
  * to three pairs 2^j, 2^-j and powers 2^-j that bring the scale to 0 (each
  * within 2^step, which the input type holds), makes one factor negative,
