@@ -122,4 +122,24 @@ fails header 1 "looks like text with a header line 'k,v': use --header" \
 fails missing 1 "$T/none: No such file" sum --by 2 "$T/none"
 fails fields 1 "line 2 has 3 fields, not 2" sum --text --by 1 "$T/short.csv"
 
+# empty fields: an empty key is the key "" (first, as bytes sort), an
+# empty cell of a field -F does not read is nothing, an empty number is
+# still an error; the same bytes through a state and merge
+printf 'k,v,note\na,1,\n,5,x\nb,2,\n,3,\n, 4 ,"y"\n' > "$T/empty.csv"
+printf '\t12\na\t1\nb\t2\n' > "$T/empty.want"
+"$G" sum --header --by k -F v "$T/empty.csv" > "$T/empty.out" 2> "$T/err" &&
+	cmp -s "$T/empty.out" "$T/empty.want" && ok ||
+	bad empty_key "$(cat "$T/err" "$T/empty.out")"
+"$G" sum --header --by k -F v -j 2 --chunk-size 8 -f state "$T/empty.csv" |
+	"$G" merge > "$T/empty.out" 2> "$T/err" &&
+	cmp -s "$T/empty.out" "$T/empty.want" && ok ||
+	bad empty_key_state "$(cat "$T/err" "$T/empty.out")"
+printf 'key,sum\n"",12\na,1\nb,2\n' > "$T/empty.want"
+"$G" sum --header --by k -F v -f csv "$T/empty.csv" > "$T/empty.out" &&
+	cmp -s "$T/empty.out" "$T/empty.want" && ok || bad empty_key_csv "$(cat "$T/empty.out")"
+[ "$("$G" sum --header -F v "$T/empty.csv")" = 15 ] && ok ||
+	bad empty_unread "sum -F v of a CSV with empty notes"
+printf 'k,v\na,1\nb,\n' > "$T/emptyv.csv"
+fails empty_value 1 "empty field in line 3 field 2" sum --header --by k "$T/emptyv.csv"
+
 summary

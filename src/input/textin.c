@@ -230,6 +230,21 @@ static int field_parse(const struct textin *t, struct piece *pc, uint64_t f,
 	return TEXTNUM_OK;
 }
 
+/* An empty field (two separators, or one at a line's end or start): a
+ * number's error, but an empty key of --by, or nothing in a field -F does
+ * not read (a CSV's empty cells beside its numbers). With keycol, pieces
+ * begin at lines, so f is the field's place in its line. */
+static int empty_field(const struct textin *t, struct piece *pc, uint64_t f,
+		       uint8_t *o)
+{
+	if (f >= t->nkeycol || t->keycol[f] == TEXTIN_NUMBER)
+		return ERR_EMPTY;
+	if (t->keycol[f] == TEXTIN_KEY)
+		return key_store(t, pc, "", 0, o);
+	memset(o, 0, t->tsize);
+	return TEXTNUM_OK;
+}
+
 static void piece_parse(const struct textin *t, struct piece *pc)
 {
 	char *p = pc->txt;
@@ -242,9 +257,11 @@ static void piece_parse(const struct textin *t, struct piece *pc)
 
 	for (; p < end && !pc->err; ) {
 		if (*p == '\n') {
-			if (comma)
-				piece_error(pc, ERR_EMPTY, line, f + 1, "", 0);
-			else if (!line_ok(t, pc, line, f))
+			if (comma && (r = empty_field(t, pc, f, o)) != TEXTNUM_OK)
+				piece_error(pc, r, line, f + 1, "", 0);
+			else if (comma)
+				o += t->tsize, f++;
+			if (!pc->err && !line_ok(t, pc, line, f))
 				piece_error(pc, ERR_COUNT, line, 0, "", 0);
 			pc->ecount = f;
 			if (line++ == 0)
@@ -255,9 +272,12 @@ static void piece_parse(const struct textin *t, struct piece *pc)
 		} else if (is_space(*p)) {
 			p++;
 		} else if (*p == ',') {
-			if (!prev || comma)
-				piece_error(pc, ERR_EMPTY, line, f + 1, "", 0);
-			comma = true;
+			if ((!prev || comma) &&
+			    (r = empty_field(t, pc, f, o)) != TEXTNUM_OK)
+				piece_error(pc, r, line, f + 1, "", 0);
+			else if (!prev || comma)
+				o += t->tsize, f++;
+			prev = comma = true;
 			p++;
 		} else {
 			r = field_parse(t, pc, f, &p, end, &s, &n, o);
@@ -270,9 +290,12 @@ static void piece_parse(const struct textin *t, struct piece *pc)
 			comma = false;
 		}
 	}
-	if (!pc->err && pc->last && comma)
-		piece_error(pc, ERR_EMPTY, line, f + 1, "", 0);
-	else if (!pc->err && pc->last && !line_ok(t, pc, line, f))
+	if (!pc->err && pc->last && comma &&
+	    (r = empty_field(t, pc, f, o)) != TEXTNUM_OK)
+		piece_error(pc, r, line, f + 1, "", 0);
+	else if (!pc->err && pc->last && comma)
+		o += t->tsize, f++;
+	if (!pc->err && pc->last && !line_ok(t, pc, line, f))
 		piece_error(pc, ERR_COUNT, line, 0, "", 0), pc->ecount = f;
 	pc->nl = line;
 	pc->tail = f;
