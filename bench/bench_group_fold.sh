@@ -5,6 +5,9 @@
 # $RUNS; each output's md5 beside it, so two binaries' bytes compare.
 #
 #   sh bench/bench_group_fold.sh [GPUSTAT] [KEYS...]
+# On the 16-core device (CPU build; about 70 s):
+#   make CUDA= -s -j16 gpustat && N=100000000 RUNS=1 JOBS=16 \
+#     TMPDIR=/dev/shm sh bench/bench_group_fold.sh ./gpustat 1000 1000000
 # TMPDIR: where the files go (kept between runs); PY=python3.
 BIN=${1:-./gpustat}
 [ $# -gt 0 ] && shift
