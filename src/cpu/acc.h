@@ -200,11 +200,13 @@ void acc_note_negzero(const struct gs_job *job, struct xsum *x,
  * stats_col, per key. */
 struct ktable;
 struct gshared;
+struct gdense;
 struct group_acc {
 	struct gshared *sh;	/* the keys (group_shared.h); NULL until the first */
 	struct ktable *loc;	/* a CPU thread's own, flushed into sh */
 	uint32_t *order;	/* scratch of the flush */
 	size_t cap;		/* loc's keys at most */
+	struct gdense *dense;	/* the thread's window of keys (group_fold.c) */
 	int failed;		/* 0, or why it stopped (cpu_group.c) */
 	uint64_t fail_keys;
 	uint64_t fail_records;	/* FAIL_SPILL's: what the GPU could not take */

@@ -31,6 +31,7 @@
 #include "ksum.h"
 #include "ktable.h"
 #include "cpu_group.h"
+#include "group_fold.h"
 #include "spill_io.h"
 #include "group_shared.h"
 
@@ -171,6 +172,7 @@ static void local_free(const struct gs_job *job, struct group_acc *g)
 		return;
 	for (size_t i = 0; i < g->loc->n; i++)
 		group_pay_free(job, ktable_pay(g->loc, i));
+	group_fold_free(g);
 	ktable_free(g->loc);
 	free(g->loc);
 	free(g->order);
@@ -353,6 +355,17 @@ static bool local_flush(const struct gs_job *job, struct group_acc *g)
 	return rc == 0;
 }
 
+/* group_fold.c's ways out (cpu_group.h). */
+bool group_flush(const struct gs_job *job, struct group_acc *g)
+{
+	return local_flush(job, g);
+}
+
+void group_fail_oom(struct group_acc *g)
+{
+	fail(g, FAIL_OOM);
+}
+
 static void group_cpu_add(const struct gs_job *job, void *acc, void *scratch,
 			  const void *data, const void *data2, size_t nrec)
 {
@@ -366,6 +379,8 @@ static void group_cpu_add(const struct gs_job *job, void *acc, void *scratch,
 
 	(void)data2;
 	if (g->failed || (!g->sh && !attach(job, g)) || !local_table(job, g))
+		return;
+	if (group_fold(job, g, d, nrec))	/* the common shapes, faster */
 		return;
 	for (unsigned k = 0; k < gr->nkeys; k++)
 		kc[k] = colrd_of(job, gr->key[k]);

@@ -38,6 +38,10 @@ bool group_pay_merge(const struct gs_job *job, void *dst, void *src);
 /* g fails (unless it failed already): records that a GPU's table of keys
  * keys could not take overflowed its spill area; records 0: out of
  * memory. */
+/* The thread's table (g->loc) into the run's (false: that failed, the
+ * run's table has the error); g fails for want of memory (group_fold.c). */
+bool group_flush(const struct gs_job *job, struct group_acc *g);
+void group_fail_oom(struct group_acc *g);
 void group_fail_spill(struct group_acc *g, uint64_t records, uint64_t keys);
 
 #endif

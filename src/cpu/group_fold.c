@@ -1,0 +1,406 @@
+/*
+ * group_fold.c - --by's fast fold: one integer key column (i32, i64, u32,
+ * u64) and one value column (f32, f64, i32, i64), the common shape of
+ * keyed records, folded by a loop instantiated for those two types, so a
+ * record costs no type switch.
+ *
+ * Keys in a small range skip the hash: a thread keeps a direct array of
+ * payloads (a window of W order keys from lo, W tied to the limit), placed
+ * at each call around the range of the call's first records; a key inside
+ * it is its payload's index, a key outside goes to the thread's table as
+ * before. At the end of the call the window's touched entries go to the
+ * run's table (gs_absorb) as order keys with their payloads, as the
+ * thread's table's do, and the window is empty again.
+ *
+ * A value folds as cpu_group.c's fold does (count, NaNs, min and max in
+ * the type's order, exact sums); a finite term that adds into a ksum's
+ * 128-bit integer without moving its base adds here inline, every other
+ * through ksum's own path: the ksum's fields come out as ksum.c's would,
+ * so the bytes printed are the same whichever loop folded them.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "colrd.h"
+#include "cpu_group.h"
+#include "cpu_keys.h"
+#include "group_fold.h"
+#include "group_shared.h"
+
+#define SIGN64 (1ull << 63)
+#define WINDOW_MAX (1u << 17)	/* a window's keys at most */
+#define WINDOW_MIN 64u
+#define SAMPLE 1024u		/* records that place the window */
+#define BATCH 512u		/* entries per gs_absorb of the window */
+
+struct gdense {
+	size_t cap, psize;		/* payloads allocated, their bytes */
+	size_t w;			/* this call's window: cap or 0 */
+	uint64_t lo;			/* the window: order keys [lo, lo + w) */
+	unsigned char *pay;		/* w payloads, zeroed */
+	uint32_t *touched;		/* indices whose payload has a record */
+	size_t nt;
+	uint64_t keys[BATCH];		/* a flush's batch */
+	uint32_t order[BATCH];
+	unsigned char *bpay;		/* BATCH payloads */
+};
+
+void group_fold_free(struct group_acc *g)
+{
+	if (!g->dense)
+		return;
+	free(g->dense->pay);
+	free(g->dense->touched);
+	free(g->dense->bpay);
+	free(g->dense);
+	g->dense = NULL;
+}
+
+/* The window, made at a thread's first call: as many keys as a
+ * sixty-fourth of the limit holds, a power of two in [WINDOW_MIN,
+ * WINDOW_MAX]. */
+static struct gdense *dense_of(const struct gs_job *job, struct group_acc *g,
+			       size_t psize)
+{
+	struct gdense *dn;
+	size_t w = WINDOW_MAX;
+
+	if (g->dense)
+		return g->dense;
+	while (w > WINDOW_MIN && (uint64_t)w * psize > job->group->limit / 64)
+		w /= 2;
+	dn = calloc(1, sizeof(*dn));
+	if (!dn)
+		return NULL;
+	dn->cap = w;
+	dn->psize = psize;
+	dn->pay = calloc(w, psize);
+	dn->touched = malloc(w * sizeof(*dn->touched));
+	dn->bpay = malloc(BATCH * psize);
+	g->dense = dn;
+	if (!dn->pay || !dn->touched || !dn->bpay) {
+		group_fold_free(g);
+		return NULL;
+	}
+	return dn;
+}
+
+/* The window's touched entries into the run's table (ok) or dropped
+ * (their widened sums freed); the window then empty. */
+static bool dense_flush(const struct gs_job *job, struct group_acc *g,
+			bool ok)
+{
+	struct gdense *dn = g->dense;
+	size_t n = 0;
+
+	for (size_t t = 0; t < dn->nt; t++) {
+		unsigned char *p = dn->pay + dn->touched[t] * dn->psize;
+
+		if (ok) {
+			dn->keys[n] = dn->lo + dn->touched[t];
+			memcpy(dn->bpay + n * dn->psize, p, dn->psize);
+			n++;
+		} else {
+			group_pay_free(job, p);
+		}
+		memset(p, 0, dn->psize);
+		if (n == BATCH || (n && t + 1 == dn->nt)) {
+			ok = gs_absorb(job, g->sh, dn->keys, dn->bpay, n,
+				       dn->order) == 0;
+			n = 0;
+		}
+	}
+	dn->nt = 0;
+	return ok;
+}
+
+/* ---- the fold, as cpu_group.c's ------------------------------------------ */
+
+/* |acc| < 2^125: a term below 2^125 adds without wrapping past 2^126. */
+static inline bool acc_small(__int128 acc)
+{
+	return (unsigned __int128)(acc + ((__int128)1 << 125)) <
+	       (unsigned __int128)1 << 126;
+}
+
+/* k += (neg ? -m : m) * 2^e, m odd of mbits bits, where ksum.c would add
+ * it into acc at acc's base (no shift, no widening): true, k then as
+ * ksum.c leaves it; false: nothing done. */
+static inline bool ks_inline(struct ksum *k, unsigned __int128 m, int mbits,
+			     int e, bool neg)
+{
+	int d = e - k->base;
+	__int128 t;
+
+	if (k->wide || !k->acc || d < 0 || mbits + d > 125 ||
+	    !acc_small(k->acc))
+		return false;
+	t = (__int128)(m << d);
+	k->acc += neg ? -t : t;
+	if (!k->acc)
+		k->base = 0;
+	k->flags |= KS_TERM | KS_NOTNEGZ;
+	return true;
+}
+
+static inline int bits64(uint64_t m)
+{
+	return 64 - __builtin_clzll(m);
+}
+
+/* v*v into s exactly through ksum's path (cpu_group.c's add_square_f64). */
+static bool square_f64(struct ksum *s, double v)
+{
+	uint64_t u, m;
+	unsigned be;
+
+	memcpy(&u, &v, sizeof(u));
+	be = (unsigned)(u >> 52) & 0x7ff;
+	if (be == 0x7ff)
+		return ksum_add_f64(s, v * v);
+	m = (u & 0xfffffffffffffull) | (uint64_t)(be != 0) << 52;
+	return ksum_add_u128(s, (unsigned __int128)m * m,
+			     2 * ((int)(be + (be == 0)) - 1075), false);
+}
+
+/* v and v * v (stats) into c's sums; false: out of memory. */
+static inline bool sums_f64(struct gcol *c, double v, bool stats)
+{
+	uint64_t u, m;
+	unsigned be;
+	int e, z;
+
+	memcpy(&u, &v, sizeof(u));
+	be = (unsigned)(u >> 52) & 0x7ff;
+	if (be == 0 || be == 0x7ff)	/* zeros, subnormals, infs */
+		return ksum_add_f64(&c->s1, v) &&
+		       (!stats || square_f64(&c->s2, v));
+	m = (u & 0xfffffffffffffull) | 1ull << 52;
+	z = __builtin_ctzll(m);
+	m >>= z;
+	e = (int)be - 1075 + z;
+	if (!ks_inline(&c->s1, m, bits64(m), e, u >> 63) &&
+	    !ksum_add_f64(&c->s1, v))
+		return false;
+	if (!stats)
+		return true;
+	if (ks_inline(&c->s2, (unsigned __int128)m * m, 2 * bits64(m), 2 * e,
+		      false))
+		return true;
+	return square_f64(&c->s2, v);
+}
+
+static inline bool sums_i64(struct gcol *c, int64_t v, bool stats)
+{
+	uint64_t m = v < 0 ? -(uint64_t)v : (uint64_t)v;
+	int z;
+
+	if (!m) {
+		c->s1.flags |= KS_TERM | KS_NOTNEGZ;
+		if (stats)
+			c->s2.flags |= KS_TERM | KS_NOTNEGZ;
+		return true;
+	}
+	z = __builtin_ctzll(m);
+	if (!ks_inline(&c->s1, m >> z, bits64(m >> z), z, v < 0) &&
+	    !ksum_add_i64(&c->s1, v))
+		return false;
+	if (!stats)
+		return true;
+	m >>= z;
+	if (ks_inline(&c->s2, (unsigned __int128)m * m, 2 * bits64(m), 2 * z,
+		      false))
+		return true;
+	m <<= z;
+	return ksum_add_u128(&c->s2, (unsigned __int128)m * m, 0, false);
+}
+
+/* Min and max of a float column, in its order (-0 below +0). */
+static inline void minmax_f64(struct gcol *c, double v, bool first)
+{
+	if (first) {
+		c->min.f = c->max.f = v;
+		return;
+	}
+	if (v > c->min.f && v < c->max.f)
+		return;			/* strictly inside: the keys agree */
+	uint64_t a, lo, hi;
+
+	memcpy(&a, &v, 8);
+	memcpy(&lo, &c->min.f, 8);
+	memcpy(&hi, &c->max.f, 8);
+	if (key64(a) < key64(lo))
+		c->min.f = v;
+	if (key64(a) > key64(hi))
+		c->max.f = v;
+}
+
+static inline bool fold_f64(enum gs_group_what what, struct gcol *c,
+			    double v)
+{
+	bool first = c->count == c->nan;
+
+	c->count++;
+	if (v != v) {
+		c->nan++;
+		return true;
+	}
+	if (what == GROUP_COUNT)
+		return true;
+	minmax_f64(c, v, first);
+	return what == GROUP_MINMAX || sums_f64(c, v, what == GROUP_STATS);
+}
+
+static inline bool fold_i64(enum gs_group_what what, struct gcol *c,
+			    int64_t v)
+{
+	bool first = c->count == c->nan;
+
+	c->count++;
+	if (what == GROUP_COUNT)
+		return true;
+	if (first) {
+		c->min.i = c->max.i = v;
+	} else {
+		if (v < c->min.i)
+			c->min.i = v;
+		if (v > c->max.i)
+			c->max.i = v;
+	}
+	return what == GROUP_MINMAX || sums_i64(c, v, what == GROUP_STATS);
+}
+
+/* ---- the loop ------------------------------------------------------------- */
+
+#define INLINE static inline __attribute__((always_inline))
+
+INLINE uint64_t key_at(enum gs_type t, const unsigned char *p)
+{
+	int32_t i32; int64_t i64; uint32_t u32; uint64_t u64;
+
+	switch (t) {
+	case GS_I32: memcpy(&i32, p, 4); return (uint64_t)(int64_t)i32 ^ SIGN64;
+	case GS_I64: memcpy(&i64, p, 8); return (uint64_t)i64 ^ SIGN64;
+	case GS_U32: memcpy(&u32, p, 4); return u32;
+	default: memcpy(&u64, p, 8); return u64;
+	}
+}
+
+INLINE bool fold_at(enum gs_group_what what, struct gcol *c, enum gs_type t,
+		    const unsigned char *p)
+{
+	float f; double d; int32_t i32; int64_t i64;
+
+	switch (t) {
+	case GS_F32: memcpy(&f, p, 4); return fold_f64(what, c, f);
+	case GS_F64: memcpy(&d, p, 8); return fold_f64(what, c, d);
+	case GS_I32: memcpy(&i32, p, 4); return fold_i64(what, c, i32);
+	default: memcpy(&i64, p, 8); return fold_i64(what, c, i64);
+	}
+}
+
+struct loop {
+	const struct gs_job *job;
+	struct group_acc *g;
+	struct gdense *dn;
+	size_t rs, koff, voff;
+};
+
+/* The window around the keys of the first records (none where their span
+ * is the window's or more: then every key goes to the table). */
+INLINE void place(struct gdense *dn, enum gs_type kt, const unsigned char *d,
+		  size_t n, size_t rs, size_t koff)
+{
+	uint64_t lo = UINT64_MAX, hi = 0, slack;
+
+	for (size_t r = 0; r < n && r < SAMPLE; r++) {
+		uint64_t k = key_at(kt, d + r * rs + koff);
+
+		lo = k < lo ? k : lo;
+		hi = k > hi ? k : hi;
+	}
+	dn->lo = 0;
+	dn->w = 0;
+	if (n == 0 || hi - lo >= dn->cap)
+		return;
+	dn->w = dn->cap;
+	slack = (dn->w - 1 - (hi - lo)) / 2;
+	dn->lo = lo - (slack < lo ? slack : lo);
+}
+
+enum { RUN_OK, RUN_OOM, RUN_FLUSH };
+
+/* Records [0, nrec) at d: RUN_OK, or where it stopped: out of memory,
+ * or the thread's table's flush failed (the run's table has the error). */
+INLINE int run(const struct loop *l, const unsigned char *d, size_t nrec,
+		enum gs_type kt, enum gs_type vt)
+{
+	struct gdense *dn = l->dn;
+	struct group_acc *g = l->g;
+	enum gs_group_what what = l->job->group->what;
+	uint64_t lo = dn->lo, w = dn->w;
+
+	for (size_t r = 0; r < nrec; r++, d += l->rs) {
+		uint64_t k = key_at(kt, d + l->koff), i = k - lo;
+		struct gcol *c;
+
+		if (i < w) {
+			c = (struct gcol *)(dn->pay + i * dn->psize);
+			if (!c->count)
+				dn->touched[dn->nt++] = (uint32_t)i;
+		} else if (!(c = ktable_get(g->loc, &k, NULL))) {
+			return RUN_OOM;
+		}
+		if (!fold_at(what, c, vt, d + l->voff))
+			return RUN_OOM;
+		if (g->loc->n >= g->cap && !group_flush(l->job, g))
+			return RUN_FLUSH;
+	}
+	return RUN_OK;
+}
+
+#define KT(X, V) X(GS_I32, V) X(GS_I64, V) X(GS_U32, V) X(GS_U64, V)
+#define VT(X) KT(X, GS_F32) KT(X, GS_F64) KT(X, GS_I32) KT(X, GS_I64)
+#define FN(K, V) static int run_##K##_##V(const struct loop *l, \
+	const unsigned char *d, size_t n) { return run(l, d, n, K, V); }
+VT(FN)
+
+typedef int (*run_fn)(const struct loop *, const unsigned char *, size_t);
+
+static run_fn pick(enum gs_type kt, enum gs_type vt)
+{
+#define CASE(K, V) if (kt == K && vt == V) return run_##K##_##V;
+	VT(CASE)
+#undef CASE
+	return NULL;
+}
+
+bool group_fold(const struct gs_job *job, struct group_acc *g,
+		const unsigned char *d, size_t nrec)
+{
+	const struct gs_group *gr = job->group;
+	struct colrd kc, vc;
+	struct loop l;
+	run_fn fn;
+	int rc;
+
+	if (gr->nkeys != 1 || gr->nvals != 1)
+		return false;
+	kc = colrd_of(job, gr->key[0]);
+	vc = colrd_of(job, gr->val[0]);
+	if (kc.swap || kc.boolean || vc.swap || vc.boolean ||
+	    !(fn = pick(kc.t, vc.t)))
+		return false;
+	l = (struct loop){ .job = job, .g = g, .rs = job_record_size(job),
+			   .koff = kc.off, .voff = vc.off };
+	if (!(l.dn = dense_of(job, g, gcol_size(job)))) {
+		group_fail_oom(g);
+		return true;
+	}
+	place(l.dn, kc.t, d, nrec, l.rs, l.koff);
+	rc = fn(&l, d, nrec);
+	if (rc == RUN_OOM)
+		group_fail_oom(g);	/* the thread's table stays, as cpu_group.c's */
+	if (dense_flush(job, g, rc == RUN_OK) && rc == RUN_OK)
+		(void)group_flush(job, g);
+	return true;
+}
