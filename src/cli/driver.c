@@ -13,6 +13,7 @@
 #include <string.h>
 #include "command.h"
 #include "perfile.h"
+#include "result_out.h"
 #include "state.h"
 
 /* Every operand as one stream into c->in. */
@@ -197,19 +198,29 @@ static int run_per_file(struct cli *c, const struct pass *passes,
 
 static int run_passes(struct cli *c, const struct pass *passes)
 {
+	bool own_finish = c->command->finish && c->format != FMT_STATE;
+	struct result_out ro;
 	struct gs_err err;
 	struct sbuf b;
 	int rc;
 
 	sb_init(&b);
+	/* --by's rows, a row per key, stream (result_out.h) */
+	if (c->by && !c->per_file && !own_finish)
+		result_out_start(&ro, c, &b);
 	if ((c->per_file ? run_per_file(c, passes, &b, &err)
-			 : run_over(c, passes, &b, NULL, &err)) < 0)
+			 : run_over(c, passes, &b, NULL, &err)) < 0) {
+		if (b.drain)
+			result_out_abort(&ro);
 		return cli_report(c, &err);
+	}
 	input_close(c->in);
 	if (c->in2)
 		input_close(c->in2);
-	if (c->command->finish && c->format != FMT_STATE)
+	if (own_finish)
 		rc = c->command->finish(c, &b);
+	else if (b.drain)
+		rc = result_out_finish(&ro, &b);
 	else
 		rc = cli_finish(c, &b);
 	sb_free(&b);

@@ -10,9 +10,7 @@
 
 void sb_init(struct sbuf *b)
 {
-	b->p = NULL;
-	b->len = b->cap = 0;
-	b->oom = false;
+	*b = (struct sbuf){ .p = NULL };
 }
 
 void sb_free(struct sbuf *b)
@@ -25,6 +23,11 @@ static bool sb_reserve(struct sbuf *b, size_t more)
 {
 	if (b->oom)
 		return false;
+	if (b->drain && b->len && b->len + more + 1 > b->drain_at &&
+	    !b->drain(b)) {
+		b->oom = true;
+		return false;
+	}
 	if (b->len + more + 1 <= b->cap)
 		return true;
 	size_t cap = b->cap ? b->cap : 256;

@@ -12,6 +12,14 @@ struct sbuf {
 	char *p;
 	size_t len, cap;
 	bool oom;		/* an allocation failed; contents are cut */
+	/* Where set, a result streams: before the buffer would pass
+	 * drain_at bytes, drain() takes the bytes it holds (writes them on)
+	 * and empties it, or unsets itself and keeps them (the buffer grows
+	 * as without); drain() false (a write failed: its owner keeps why)
+	 * cuts the contents as oom does. */
+	bool (*drain)(struct sbuf *b);
+	void *drain_ctx;
+	size_t drain_at;
 };
 
 void sb_init(struct sbuf *b);

@@ -167,6 +167,44 @@ const struct textkeys *group_text_keys(void)
 	return text_keys;
 }
 
+/* group_sort_text's rows: qsort has no context of its own */
+static struct {
+	const struct textkeys *tk;
+	unsigned nk;
+	uint64_t (*id)(const void *ctx, size_t row, unsigned k);
+	const void *ctx;
+} by_bytes;
+
+static int bytes_cmp(const void *a, const void *b)
+{
+	size_t ra = *(const size_t *)a, rb = *(const size_t *)b;
+
+	for (unsigned k = 0; k < by_bytes.nk; k++) {
+		size_t na, nb;
+		const char *sa = textkeys_str(by_bytes.tk,
+					      by_bytes.id(by_bytes.ctx, ra, k), &na);
+		const char *sb = textkeys_str(by_bytes.tk,
+					      by_bytes.id(by_bytes.ctx, rb, k), &nb);
+		int r = memcmp(sa, sb, na < nb ? na : nb);
+
+		if (r || na != nb)
+			return r ? r : na < nb ? -1 : 1;
+	}
+	return 0;
+}
+
+void group_sort_text(const struct textkeys *tk, size_t *idx, size_t n,
+		     unsigned nk,
+		     uint64_t (*id)(const void *ctx, size_t row, unsigned k),
+		     const void *ctx)
+{
+	by_bytes.tk = tk;
+	by_bytes.nk = nk;
+	by_bytes.id = id;
+	by_bytes.ctx = ctx;
+	qsort(idx, n, sizeof(*idx), bytes_cmp);
+}
+
 const struct pass group_passes[] = {
 	{ .op = CMD_GROUP, .done = group_done },
 	{ .done = NULL },

@@ -37,7 +37,8 @@ struct gout {
 	struct cli *c;
 	const struct gs_job *job;
 	const struct group_acc *g;
-	const size_t *idx;
+	struct group_rows *rows;	/* the keys in order, a row at a time */
+	size_t *idx;		/* text: the rows' entries in their bytes' order */
 	unsigned nk, nv, per;	/* keys, values, cells per value */
 	const struct textkeys *tk;	/* text: the keys are its strings */
 	/* the row last made */
@@ -52,9 +53,16 @@ static enum gs_type val_type(const struct gout *o, unsigned j)
 	return job_col_dtype(o->job, o->job->group->val[j]).type;
 }
 
-/* Text: key column k of entry e is the id of a string of o->tk. */
-static uint64_t key_id(const struct gout *o, size_t e, unsigned k)
+/* Row r's entry of the table. */
+static size_t entry(const struct gout *o, uint64_t r)
 {
+	return o->idx ? o->idx[r] : group_row(o->rows, r);
+}
+
+/* Text: key column k of entry e is the id of a string of o->tk. */
+static uint64_t key_id(const void *ctx, size_t e, unsigned k)
+{
+	const struct gout *o = ctx;
 	enum gs_type t = job_col_dtype(o->job, o->job->group->key[k]).type;
 	union gs_scalar v = group_key(o->job, o->g, e, k);
 
@@ -83,11 +91,12 @@ static struct wval key_wval(const struct gout *o, size_t e, unsigned k)
 /* Row r's cells into o->vals, once. */
 static void make(struct gout *o, uint64_t r)
 {
-	size_t e = o->idx[r];
 	struct wval *v = o->vals + o->nk;
+	size_t e;
 
 	if (o->at == r)
 		return;
+	e = entry(o, r);
 	o->at = r;
 	for (unsigned k = 0; k < o->nk; k++)
 		o->vals[k] = key_wval(o, e, k);
@@ -140,7 +149,7 @@ static bool get(void *ctx, int id, uint64_t i, uint64_t j, struct wval *v)
 	struct gout *o = ctx;
 
 	if (id == -2) {		/* a list of one value per key */
-		*v = wv_u64(group_count(o->job, o->g, o->idx[j]));
+		*v = wv_u64(group_count(o->job, o->g, entry(o, j)));
 		return true;
 	}
 	make(o, i);
@@ -194,7 +203,7 @@ static int describe(const struct gout *o, const char *name, char ***names,
 	return 0;
 }
 
-static int put(struct gout *o, size_t n, struct sbuf *b, struct gs_err *err)
+static int put(struct gout *o, uint64_t n, struct sbuf *b, struct gs_err *err)
 {
 	struct cli *c = o->c;
 	enum gs_group_what what = c->job.group->what;
@@ -243,34 +252,12 @@ out:
 	return rc;
 }
 
-/* Text keys: the rows by their keys' bytes, column by column (a shorter
- * key first where one is the other's start), as `sort` in the C locale. */
-static const struct gout *by_bytes;
-
-static int bytes_cmp(const void *a, const void *b)
-{
-	const struct gout *o = by_bytes;
-
-	for (unsigned k = 0; k < o->nk; k++) {
-		size_t na, nb;
-		const char *sa = textkeys_str(o->tk, key_id(o, *(const size_t *)a,
-							   k), &na);
-		const char *sb = textkeys_str(o->tk, key_id(o, *(const size_t *)b,
-							   k), &nb);
-		int r = memcmp(sa, sb, na < nb ? na : nb);
-
-		if (r || na != nb)
-			return r ? r : na < nb ? -1 : 1;
-	}
-	return 0;
-}
-
 int group_done(struct cli *c, void *acc, struct sbuf *b, struct gs_err *err)
 {
 	const struct gs_group *gr = c->job.group;
 	struct gout o = { .c = c, .job = &c->job, .g = acc, .nk = gr->nkeys,
 			  .nv = gr->nvals, .at = SIZE_MAX };
-	size_t n;
+	uint64_t n;
 	bool oom;
 	int rc;
 
@@ -278,14 +265,22 @@ int group_done(struct cli *c, void *acc, struct sbuf *b, struct gs_err *err)
 		return -1;
 	o.per = gr->what == GROUP_COUNT ? 2 : gr->what == GROUP_STATS ?
 		NSTATS : 1;	/* sum, min, max: one result */
-	o.idx = group_sorted(&c->job, acc, &n, &oom);
+	o.rows = group_rows(&c->job, acc, &n);
 	/* a spilled table's final merge can fail: acc_check says how */
-	if (oom && acc_check(&c->job, acc, err) < 0)
+	if (!o.rows && acc_check(&c->job, acc, err) < 0)
 		return -1;
+	oom = !o.rows;
 	o.tk = gr->text;	/* a run's over text, or a merge of its states */
-	if (o.tk && o.idx) {
-		by_bytes = &o;
-		qsort((void *)o.idx, n, sizeof(*o.idx), bytes_cmp);
+	/* text keys: in their bytes' order, an index of every key (the
+	 * strings are all in memory already) */
+	if (o.tk && n && !oom) {
+		if (!(o.idx = malloc(n * sizeof(*o.idx)))) {
+			oom = true;
+		} else {
+			for (uint64_t r = 0; r < n; r++)
+				o.idx[r] = group_row(o.rows, r);
+			group_sort_text(o.tk, o.idx, n, o.nk, key_id, &o);
+		}
 	}
 	o.vals = calloc(o.nk + (size_t)o.nv * o.per, sizeof(*o.vals));
 	o.res = calloc(o.nv, sizeof(*o.res));
@@ -298,7 +293,8 @@ int group_done(struct cli *c, void *acc, struct sbuf *b, struct gs_err *err)
 		rc = put(&o, n, b, err);
 	if (rc == 0 && acc_check(&c->job, acc, err) < 0)
 		rc = -1;	/* a spilled table read back short */
-	free((void *)o.idx);
+	free(o.idx);
+	group_rows_free(o.rows);
 	free(o.vals);
 	free(o.res);
 	free(o.cells);

@@ -79,8 +79,9 @@ static union gs_scalar key_of(const struct gv *o, size_t run, unsigned k)
 }
 
 /* Text: the key's string id. */
-static uint64_t key_id(const struct gv *o, size_t run, unsigned k)
+static uint64_t key_id(const void *ctx, size_t run, unsigned k)
 {
+	const struct gv *o = ctx;
 	enum gs_type t = key_type(o, k);
 	union gs_scalar v = key_of(o, run, k);
 
@@ -199,28 +200,6 @@ static bool column(struct part *p, size_t r, unsigned j, uint64_t *v,
 		quantile_cell(t, &pick, v[pick.lo], v[pick.hi], cell);
 	}
 	return true;
-}
-
-/* Text keys: the runs by their keys' bytes, column by column (a shorter
- * key first where one is the other's start), as group_out.c orders them. */
-static const struct gv *by_bytes;
-
-static int bytes_cmp(const void *a, const void *b)
-{
-	const struct gv *o = by_bytes;
-
-	for (unsigned k = 0; k < o->nk; k++) {
-		size_t na, nb;
-		const char *sa = textkeys_str(o->tk, key_id(o, *(const size_t *)a,
-							   k), &na);
-		const char *sb = textkeys_str(o->tk, key_id(o, *(const size_t *)b,
-							   k), &nb);
-		int r = memcmp(sa, sb, na < nb ? na : nb);
-
-		if (r || na != nb)
-			return r ? r : na < nb ? -1 : 1;
-	}
-	return 0;
 }
 
 /* Thread i's runs: each value column's results. */
@@ -348,10 +327,8 @@ static int results(struct gv *o, size_t n, struct gs_err *err)
 		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
 	for (size_t r = 0; r < o->nrun; r++)
 		o->order[r] = r;
-	if (o->tk) {
-		by_bytes = o;
-		qsort(o->order, o->nrun, sizeof(*o->order), bytes_cmp);
-	}
+	if (o->tk)
+		group_sort_text(o->tk, o->order, o->nrun, o->nk, key_id, o);
 	return 0;
 }
 

@@ -211,10 +211,17 @@ struct group_acc {
 	uint64_t fail_keys;
 	uint64_t fail_records;	/* FAIL_SPILL's: what the GPU could not take */
 };
-/* The keys of acc in ascending order (malloc'd, *n of them; NULL with *n
- * 0 for none or out of memory: *oom tells). */
-size_t *group_sorted(const struct gs_job *job, const struct group_acc *acc,
-		     size_t *n, bool *oom);
+/* The keys of acc in ascending order, a row at a time, without an index
+ * of them all (the results stream: group_out.c): group_rows makes the
+ * table final and counts its *n rows (NULL: out of memory, or a spilled
+ * table's failed merge, which acc_check reports); group_row gives row r's
+ * entry, r read in ascending order, from 0 again as often as wanted (json
+ * reads the rows once per field). */
+struct group_rows;
+struct group_rows *group_rows(const struct gs_job *job,
+			      const struct group_acc *acc, uint64_t *n);
+size_t group_row(struct group_rows *rows, uint64_t r);
+void group_rows_free(struct group_rows *rows);
 /* Key column k of entry i: .f for a float key, .i or .u for an integer
  * key by its signedness (a NaN key is the type's quiet NaN). */
 union gs_scalar group_key(const struct gs_job *job,

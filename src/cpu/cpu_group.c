@@ -576,20 +576,47 @@ static struct gshared *shared(const struct group_acc *acc)
 	return acc->sh;
 }
 
-size_t *group_sorted(const struct gs_job *job, const struct group_acc *acc,
-		     size_t *n, bool *oom)
+struct group_rows {
+	struct gs_iter first, it;	/* at row 0, at row r + 1 */
+	uint64_t r;			/* the row of id, or UINT64_MAX */
+	uint64_t id;
+};
+
+struct group_rows *group_rows(const struct gs_job *job,
+			      const struct group_acc *acc, uint64_t *n)
 {
+	struct group_rows *rows = calloc(1, sizeof(*rows));
+
 	*n = 0;
-	*oom = false;
-	if (!acc->sh)
-		return NULL;
+	if (!rows || !acc->sh)
+		return rows;
 	/* the caller's job, not the one the table was made with: that may
 	 * have been a backend's copy, freed with it (auto's hybrid) */
-	if (gs_final(job, shared(acc)) < 0) {
-		*oom = true;
+	if (gs_final(job, shared(acc)) < 0 ||
+	    gs_iter_start(shared(acc), &rows->first) < 0) {
+		free(rows);
 		return NULL;
 	}
-	return gs_sorted(shared(acc), n, oom);
+	*n = gs_keys(shared(acc));
+	rows->it = rows->first;
+	rows->r = UINT64_MAX;
+	return rows;
+}
+
+size_t group_row(struct group_rows *rows, uint64_t r)
+{
+	if (rows->r != UINT64_MAX && r < rows->r) {
+		rows->it = rows->first;		/* from the first row again */
+		rows->r = UINT64_MAX;
+	}
+	while (rows->r != r && gs_iter_next(&rows->it, &rows->id))
+		rows->r++;
+	return (size_t)rows->id;
+}
+
+void group_rows_free(struct group_rows *rows)
+{
+	free(rows);
 }
 
 /* Entry i's payload; a window that could not be read gives zeros, its

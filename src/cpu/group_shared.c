@@ -312,6 +312,77 @@ size_t *gs_sorted(struct gshared *sh, size_t *n, bool *oom)
 	return a;
 }
 
+/* ---- one entry at a time ------------------------------------------------ */
+
+/* Whether partition a's next key is below partition b's. */
+static bool head_below(const struct gs_iter *it, unsigned a, unsigned b)
+{
+	const struct gshared *sh = it->sh;
+	const uint64_t *x = ktable_key(&sh->part[a].t, it->at[a]);
+	const uint64_t *y = ktable_key(&sh->part[b].t, it->at[b]);
+	size_t k = 0;
+
+	while (k + 1 < sh->kw && x[k] == y[k])
+		k++;
+	return x[k] < y[k];
+}
+
+static void heap_down(struct gs_iter *it, unsigned i)
+{
+	for (;;) {
+		unsigned l = 2 * i + 1, m = i, s;
+
+		if (l < it->n && head_below(it, it->heap[l], it->heap[m]))
+			m = l;
+		if (l + 1 < it->n && head_below(it, it->heap[l + 1], it->heap[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		s = it->heap[i];
+		it->heap[i] = it->heap[m];
+		it->heap[m] = s;
+		i = m;
+	}
+}
+
+int gs_iter_start(struct gshared *sh, struct gs_iter *it)
+{
+	memset(it, 0, sizeof(*it));
+	it->sh = sh;
+	if (spilled(sh))
+		return 0;
+	for (unsigned p = 0; p < sh->nparts; p++) {
+		if (!sh->part[p].t.n)
+			continue;
+		/* a partition at a time: the sort's copy is a partition's */
+		if (ktable_sort(&sh->part[p].t) < 0)
+			return -1;
+		it->heap[it->n++] = p;
+	}
+	for (unsigned i = it->n / 2; i-- > 0;)
+		heap_down(it, i);
+	return 0;
+}
+
+bool gs_iter_next(struct gs_iter *it, uint64_t *id)
+{
+	struct gshared *sh = it->sh;
+	unsigned p;
+
+	if (spilled(sh)) {
+		*id = it->next;
+		return it->next++ < sh->runs[0].n;
+	}
+	if (!it->n)
+		return false;
+	p = it->heap[0];
+	*id = (uint64_t)p << 32 | it->at[p];
+	if (++it->at[p] == sh->part[p].t.n)
+		it->heap[0] = it->heap[--it->n];
+	heap_down(it, 0);
+	return true;
+}
+
 bool gs_walk(struct gshared *sh,
 	     bool (*fn)(void *ctx, const uint64_t *key, unsigned char *pay),
 	     void *ctx)

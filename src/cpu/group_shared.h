@@ -97,6 +97,20 @@ int gs_final(const struct gs_job *job, struct gshared *sh);
 /* Entry ids in ascending key order, *n of them (after gs_final; malloc'd;
  * NULL for none or out of memory: *oom). */
 size_t *gs_sorted(struct gshared *sh, size_t *n, bool *oom);
+/* The same order one entry at a time, without an index of every key:
+ * each partition put in key order, then merged as they are read (a
+ * spilled table's one run is in order already). gs_iter_start: after
+ * gs_final; 0, or -1 out of memory (sh unchanged). gs_iter_next: the next
+ * entry id into *id, false at the end. */
+struct gs_iter {
+	struct gshared *sh;
+	uint64_t next;			/* a spilled table's next record */
+	unsigned n;			/* partitions left in the heap */
+	unsigned heap[GS_PARTS_MAX];	/* by their next key */
+	size_t at[GS_PARTS_MAX];	/* each partition's next entry */
+};
+int gs_iter_start(struct gshared *sh, struct gs_iter *it);
+bool gs_iter_next(struct gs_iter *it, uint64_t *id);
 /* Key and payload of entry id. A spilled table's are read through a
  * window: valid until the next call for another entry. */
 const uint64_t *gs_key(struct gshared *sh, uint64_t id);

@@ -1,0 +1,165 @@
+/*
+ * result_out.c - see result_out.h.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "result_out.h"
+
+static const char *tmp_dir(void)
+{
+	const char *dir = getenv("TMPDIR");
+
+	return dir && *dir ? dir : "/tmp";
+}
+
+static int spool_error(struct result_out *r)
+{
+	return gs_fail(&r->err, GS_ERUNTIME, tmp_dir(), "keeping the result "
+		       "for a pipe until it is whole: %s", strerror(errno));
+}
+
+/* The output, at the first drain; a pipe's or a socket's spool. */
+static int open_out(struct result_out *r)
+{
+	struct stat st;
+	char path[4096];
+
+	if (out_open(&r->o, r->c->output, &r->err) < 0)
+		return -1;
+	r->open = true;
+	if (fstat(r->o.fd, &st) < 0 ||
+	    !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+		return 0;
+	snprintf(path, sizeof(path), "%s/gpustat-out-XXXXXX", tmp_dir());
+	r->spool = mkostemp(path, O_CLOEXEC);
+	if (r->spool >= 0)
+		unlink(path);
+	r->hold = r->spool < 0;	/* no spool: held in memory, as before */
+	return 0;
+}
+
+static int put(struct result_out *r, const char *p, size_t n)
+{
+	if (r->spool < 0)
+		return out_write(&r->o, p, n, &r->err);
+	while (n) {
+		ssize_t w = pwrite(r->spool, p, n, (off_t)r->spooled);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			if (w == 0)
+				errno = ENOSPC;
+			return spool_error(r);
+		}
+		p += w;
+		n -= (size_t)w;
+		r->spooled += (uint64_t)w;
+	}
+	return 0;
+}
+
+/* The spool, whole, to the pipe. */
+static int unspool(struct result_out *r)
+{
+	char *buf = malloc(RESULT_OUT_BUFFER);
+	uint64_t at = 0;
+	int rc = 0;
+
+	if (!buf)
+		return gs_fail(&r->err, GS_ERUNTIME, "", "out of memory");
+	while (rc == 0 && at < r->spooled) {
+		size_t n = r->spooled - at < RESULT_OUT_BUFFER ?
+			   (size_t)(r->spooled - at) : RESULT_OUT_BUFFER;
+		ssize_t got = pread(r->spool, buf, n, (off_t)at);
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0) {
+			if (got == 0)
+				errno = EIO;	/* ours: cut short */
+			rc = spool_error(r);
+			break;
+		}
+		rc = out_write(&r->o, buf, (size_t)got, &r->err);
+		at += (uint64_t)got;
+	}
+	free(buf);
+	return rc;
+}
+
+static bool drain(struct sbuf *b)
+{
+	struct result_out *r = b->drain_ctx;
+
+	if (r->failed)
+		return false;
+	if (r->c->operand_failed) {	/* no result will be written */
+		b->len = 0;
+		return true;
+	}
+	if (!r->open && open_out(r) < 0) {
+		r->failed = true;
+		return false;
+	}
+	if (r->hold) {
+		b->drain = NULL;
+		return true;
+	}
+	if (put(r, b->p, b->len) < 0) {
+		r->failed = true;
+		return false;
+	}
+	b->len = 0;
+	return true;
+}
+
+void result_out_start(struct result_out *r, struct cli *c, struct sbuf *b)
+{
+	*r = (struct result_out){ .c = c, .spool = -1 };
+	b->drain = drain;
+	b->drain_ctx = r;
+	b->drain_at = RESULT_OUT_BUFFER;
+}
+
+void result_out_abort(struct result_out *r)
+{
+	if (r->spool >= 0)
+		close(r->spool);
+	r->spool = -1;
+	if (r->open)
+		out_abort(&r->o);
+	r->open = false;
+}
+
+int result_out_finish(struct result_out *r, struct sbuf *b)
+{
+	b->drain = NULL;
+	if (!r->open && !r->failed)
+		return cli_finish(r->c, b);
+	if (!r->failed && r->c->operand_failed) {
+		result_out_abort(r);
+		return GS_ERUNTIME;
+	}
+	if (!r->failed && b->oom) {
+		gs_fail(&r->err, GS_ERUNTIME, "", "out of memory for the output");
+		r->failed = true;
+	}
+	if (!r->failed && (put(r, b->p, b->len) < 0 ||
+			   (r->spool >= 0 && unspool(r) < 0)))
+		r->failed = true;
+	if (r->failed) {
+		result_out_abort(r);
+		return cli_report(r->c, &r->err);
+	}
+	if (r->spool >= 0)
+		close(r->spool);
+	r->spool = -1;
+	r->open = false;
+	return out_close(&r->o, &r->err) < 0 ? cli_report(r->c, &r->err) : 0;
+}
