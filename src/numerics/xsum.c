@@ -406,16 +406,22 @@ static void big_trim(struct big *a)
 		a->n--;
 }
 
-/* |x| as an integer (in units of 2^-2176); returns whether x < 0. */
-static bool big_from_xsum(struct big *a, const struct xsum *x)
+/* |x| as an integer in units of 2^(64 *z - 2176): its low zero limbs
+ * (most of the 2176 fraction bits, for a double's 53) dropped, so the
+ * arithmetic below runs on a few limbs; returns whether x < 0. A two's
+ * complement negation keeps the low zero limbs zero. */
+static bool big_from_xsum(struct big *a, const struct xsum *x, unsigned *z)
 {
 	bool neg = top_bit(x);
+	unsigned lo = 0;
 
-	memset(a, 0, sizeof(*a));
-	memcpy(a->d, x->limb, sizeof(x->limb));
+	while (lo < XSUM_LIMBS && !x->limb[lo])
+		lo++;
+	*z = lo;
+	a->n = XSUM_LIMBS - lo;
+	memcpy(a->d, x->limb + lo, a->n * sizeof(*a->d));
 	if (neg)
-		limbs_neg(a->d, XSUM_LIMBS);
-	a->n = XSUM_LIMBS;
+		limbs_neg(a->d, a->n);
 	big_trim(a);
 	return neg;
 }
@@ -557,13 +563,15 @@ double xsum_mean(const struct xsum *s1, uint64_t n)
 	struct big a;
 	unsigned __int128 q;
 	bool neg, sticky;
+	unsigned z;
 	long e = -XSUM_FRAC;
 
 	if (!n)
 		return NAN;
 	if (s1->negzero && xsum_is_zero(s1))
 		return -0.0;
-	neg = big_from_xsum(&a, s1);
+	neg = big_from_xsum(&a, s1, &z);
+	e += 64l * z;
 	q = ratio(&a, n, 1, false, &sticky, &e);
 	return f64_from_bits(round_q(q, sticky, e, neg, XF_F64));
 }
@@ -584,27 +592,37 @@ static void var_root(const struct big *num, uint64_t d1, uint64_t d2, long e,
 }
 
 /* pvar = N / n^2 and svar = N / (n (n - 1)), in units of 2^-4352, with
- * N = n * L2 * 2^2176 - L1^2 for the integers L1, L2 of s1, s2. */
+ * N = n * L2 * 2^2176 - L1^2 for the integers L1, L2 of s1, s2. The low
+ * zero limbs of L1 and L2 (most of them: 2176 fraction bits against a
+ * double's 53) are dropped first, N then being N' * 2^m for the lower of
+ * the two terms' exponents m: the same value, rounded the same (m is a
+ * multiple of 64, so even, as the root needs), in a few limbs, not 140. */
 void xsum_var(const struct xsum *s1, const struct xsum *s2, uint64_t n,
 	      double *pvar, double *svar, double *pstdev, double *sstdev)
 {
 	struct big t1, t2, l1;
+	long ea, eb, m;
+	unsigned z;
 
 	*pvar = *svar = *pstdev = *sstdev = NAN;
 	if (!n)
 		return;
-	if (big_from_xsum(&t1, s2))
+	if (big_from_xsum(&t1, s2, &z))
 		return;
+	ea = 64l * z + XSUM_FRAC;	/* n * L2 * 2^2176 */
 	big_mul_u64(&t1, n);
-	big_shl(&t1, XSUM_FRAC);
-	big_from_xsum(&l1, s1);
+	big_from_xsum(&l1, s1, &z);
+	eb = 128l * z;			/* L1^2 */
 	big_sqr(&t2, &l1);
+	m = !t2.n || (t1.n && ea < eb) ? ea : eb;
+	big_shl(&t1, (unsigned)(ea - m));
+	big_shl(&t2, (unsigned)(eb - m));
 	if (big_cmp(&t1, &t2) < 0)
 		return;
 	big_sub(&t1, &t2);
-	var_root(&t1, n, n, -2l * XSUM_FRAC, pvar, pstdev);
+	var_root(&t1, n, n, m - 2l * XSUM_FRAC, pvar, pstdev);
 	if (n > 1)
-		var_root(&t1, n, n - 1, -2l * XSUM_FRAC, svar, sstdev);
+		var_root(&t1, n, n - 1, m - 2l * XSUM_FRAC, svar, sstdev);
 }
 
 /* ---- fast bins ----------------------------------------------------------- */
