@@ -1,7 +1,8 @@
 #!/bin/sh
 # test_layers.sh - the folders of src/ and cuda/ are layers: a file includes
 # (#include "NAME") headers of its own folder or of a folder beneath it only,
-# and no other folder's private header. Every folder is on the include path
+# and no other folder's private header; and no file of them is over 800
+# lines. Every folder is on the include path
 # and headers are included by name, so this check is what keeps the layers:
 # it fails naming FILE:LINE of each include that goes up.
 #
@@ -113,6 +114,16 @@ if [ -s "$T/found" ]; then
 	while IFS= read -r line; do
 		bad "layers" "$line"
 	done < "$T/found"
+else
+	ok
+fi
+
+# No source file over 800 lines (a file that grows past it is split by
+# what its parts do, as textin.c and textparse.c are).
+# shellcheck disable=SC2046
+long=$(wc -l $(cat "$T/files") | awk '$2 != "total" && $1 > 800 { print $2 " (" $1 " lines)" }')
+if [ -n "$long" ]; then
+	bad "size" "over 800 lines: $(echo $long)"
 else
 	ok
 fi
