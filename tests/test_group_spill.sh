@@ -198,6 +198,19 @@ rc=$?
 [ "$rc" -ne 0 ] && [ "$(cat "$T/keep")" = before ] &&
 	[ "$(wc -l < "$T/err")" -eq 1 ] && ok ||
 	bad "streamed, a write fails" "rc $rc, $(head -c 100 "$T/keep"): $(cat "$T/err")"
+# a spool that fills (a file-size limit on $TMPDIR's file): what it held
+# goes back into memory, and the pipe gets the whole result once
+"$G" count --by 1 $W -f text "$T/wide.bin" > "$T/want"
+(trap '' XFSZ; ulimit -f 2048 && exec "$G" count --by 1 $W -f text \
+	"$T/wide.bin") 2>&1 | cat > "$T/got"
+same "streamed, a spool that fills"
+# appending: the result waits in the spool (what is appended cannot be
+# cut back), the file's bytes before it stay
+echo before > "$T/app"
+cp "$T/app" "$T/want2"
+cat "$T/want" >> "$T/want2"
+"$G" count --by 1 $W -f text "$T/wide.bin" >> "$T/app" 2>&1
+cmp -s "$T/app" "$T/want2" && ok || bad "streamed >>" "not the file plus the rows"
 [ -z "$(ls -A "$T/tmp")" ] && ok || bad "temp files" "left: $(ls "$T/tmp")"
 [ -z "$(ls -A "$T" | grep '^\.keep')" ] && ok || bad "temp files" "-o's left"
 

@@ -139,6 +139,11 @@ printf 'key,sum\n"",12\na,1\nb,2\n' > "$T/empty.want"
 	cmp -s "$T/empty.out" "$T/empty.want" && ok || bad empty_key_csv "$(cat "$T/empty.out")"
 [ "$("$G" sum --header -F v "$T/empty.csv")" = 15 ] && ok ||
 	bad empty_unread "sum -F v of a CSV with empty notes"
+# the first line's width counts its empty fields (no -c, no --header)
+[ "$(printf '1,,3\n4,,6\n' | "$G" sum --text -F 1,3)" = "$(printf '5\t9')" ] &&
+	ok || bad empty_width "-F 1,3 over 1,,3"
+[ "$(printf ',5\na,7\n' | "$G" sum --text --by 1)" = "$(printf '\t5\na\t7')" ] &&
+	ok || bad empty_width_key "--by 1 over ,5"
 printf 'k,v\na,1\nb,\n' > "$T/emptyv.csv"
 fails empty_value 1 "empty field in line 3 field 2" sum --header --by k "$T/emptyv.csv"
 

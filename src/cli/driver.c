@@ -199,18 +199,19 @@ static int run_per_file(struct cli *c, const struct pass *passes,
 static int run_passes(struct cli *c, const struct pass *passes)
 {
 	bool own_finish = c->command->finish && c->format != FMT_STATE;
+	/* --by's rows, a row per key, stream (result_out.h) */
+	bool stream = c->by && !c->per_file && !own_finish;
 	struct result_out ro;
 	struct gs_err err;
 	struct sbuf b;
 	int rc;
 
 	sb_init(&b);
-	/* --by's rows, a row per key, stream (result_out.h) */
-	if (c->by && !c->per_file && !own_finish)
+	if (stream)
 		result_out_start(&ro, c, &b);
 	if ((c->per_file ? run_per_file(c, passes, &b, &err)
 			 : run_over(c, passes, &b, NULL, &err)) < 0) {
-		if (b.drain)
+		if (stream)
 			result_out_abort(&ro);
 		return cli_report(c, &err);
 	}
@@ -219,7 +220,7 @@ static int run_passes(struct cli *c, const struct pass *passes)
 		input_close(c->in2);
 	if (own_finish)
 		rc = c->command->finish(c, &b);
-	else if (b.drain)
+	else if (stream)
 		rc = result_out_finish(&ro, &b);
 	else
 		rc = cli_finish(c, &b);

@@ -23,17 +23,26 @@ static int spool_error(struct result_out *r)
 		       "for a pipe until it is whole: %s", strerror(errno));
 }
 
-/* The output, at the first drain; a pipe's or a socket's spool. */
+/* Whether fd is /dev/null (nothing to take back there). */
+static bool dev_null(int fd)
+{
+	struct stat a, b;
+
+	return fstat(fd, &a) == 0 && S_ISCHR(a.st_mode) &&
+	       stat("/dev/null", &b) == 0 && a.st_rdev == b.st_rdev;
+}
+
+/* The output, at the first drain, and where what is written cannot be
+ * taken back (a pipe, a socket, a terminal, a file opened to append),
+ * the spool it waits in. */
 static int open_out(struct result_out *r)
 {
-	struct stat st;
 	char path[4096];
 
 	if (out_open(&r->o, r->c->output, &r->err) < 0)
 		return -1;
 	r->open = true;
-	if (fstat(r->o.fd, &st) < 0 ||
-	    !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+	if (r->o.tmp || r->o.seekable || dev_null(r->o.fd))
 		return 0;
 	snprintf(path, sizeof(path), "%s/gpustat-out-XXXXXX", tmp_dir());
 	r->spool = mkostemp(path, O_CLOEXEC);
@@ -45,22 +54,25 @@ static int open_out(struct result_out *r)
 
 static int put(struct result_out *r, const char *p, size_t n)
 {
+	uint64_t at = r->spooled;
+
 	if (r->spool < 0)
 		return out_write(&r->o, p, n, &r->err);
 	while (n) {
-		ssize_t w = pwrite(r->spool, p, n, (off_t)r->spooled);
+		ssize_t w = pwrite(r->spool, p, n, (off_t)at);
 
 		if (w < 0 && errno == EINTR)
 			continue;
-		if (w <= 0) {
+		if (w <= 0) {	/* the spool keeps what it had before */
 			if (w == 0)
 				errno = ENOSPC;
 			return spool_error(r);
 		}
 		p += w;
 		n -= (size_t)w;
-		r->spooled += (uint64_t)w;
+		at += (uint64_t)w;
 	}
+	r->spooled = at;
 	return 0;
 }
 
@@ -93,6 +105,31 @@ static int unspool(struct result_out *r)
 	return rc;
 }
 
+/* A spool that cannot take more (a full $TMPDIR): what it holds back in
+ * front of b's bytes, held in memory from now on, as without a spool.
+ * false: out of memory too (err says why the spool failed). */
+static bool unspool_to_memory(struct result_out *r, struct sbuf *b)
+{
+	size_t n = (size_t)r->spooled, cap = n + b->len + 1;
+	char *p = malloc(cap);
+
+	if (!p || pread(r->spool, p, n, 0) != (ssize_t)n) {
+		free(p);
+		return false;
+	}
+	memcpy(p + n, b->p, b->len);
+	free(b->p);
+	b->p = p;
+	b->len += n;
+	b->cap = cap;
+	close(r->spool);
+	r->spool = -1;
+	r->spooled = 0;
+	r->hold = true;
+	b->drain = NULL;
+	return true;
+}
+
 static bool drain(struct sbuf *b)
 {
 	struct result_out *r = b->drain_ctx;
@@ -112,6 +149,8 @@ static bool drain(struct sbuf *b)
 		return true;
 	}
 	if (put(r, b->p, b->len) < 0) {
+		if (r->spool >= 0 && unspool_to_memory(r, b))
+			return true;
 		r->failed = true;
 		return false;
 	}
@@ -142,6 +181,11 @@ int result_out_finish(struct result_out *r, struct sbuf *b)
 	b->drain = NULL;
 	if (!r->open && !r->failed)
 		return cli_finish(r->c, b);
+	if (r->hold && !r->failed) {	/* held whole: written as any result */
+		r->open = false;
+		out_abort(&r->o);	/* nothing was written to it */
+		return cli_finish(r->c, b);
+	}
 	if (!r->failed && r->c->operand_failed) {
 		result_out_abort(r);
 		return GS_ERUNTIME;

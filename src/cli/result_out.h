@@ -9,10 +9,12 @@
  * by cli_finish, as every other result. The output is opened at the first
  * drain, and the rule that a failed run writes no result holds as for
  * every result: -o FILE is a temporary file until the end (out.h), a
- * regular file that stdout names is cut back; a pipe (or socket) is sent
- * nothing until the result is whole: its bytes wait in a file under
- * $TMPDIR, unlinked at once (where none can be made, in memory, as every
- * result's). Where an operand failed, nothing is written.
+ * regular file that stdout names is cut back; anything else whose bytes
+ * cannot be taken back (a pipe, a socket, a terminal, a file opened to
+ * append; not /dev/null) is sent nothing until the result is whole: its
+ * bytes wait in a file under $TMPDIR, unlinked at once (where none can be
+ * made, or it fills, in memory, as every result's). Where an operand
+ * failed, nothing is written.
  */
 #ifndef RESULT_OUT_H
 #define RESULT_OUT_H

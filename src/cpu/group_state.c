@@ -296,8 +296,10 @@ static bool put_by_bytes(const struct gs_job *job, struct gshared *sh,
 		const unsigned char *pay = gs_pay(sh, idx[i]);
 		const uint64_t *key = gs_key(sh, idx[i]);
 
-		if (!pay || !key)
-			break;		/* a read failed: acc_error says so */
+		if (!pay || !key) {	/* a read failed: acc_error says so */
+			ok = false;
+			break;
+		}
 		for (unsigned k = 0; k < nk; k++)
 			rk[i * nk + k] = rank[key_id(job, k, key[k])];
 		off[i] = keys_bytes(job, key) + cols_bytes(job, pay);

@@ -97,20 +97,30 @@ static bool is_blank(char c)
 static int count_line(struct headline *h, const char *name, const uint8_t *p,
 		      size_t n, bool end, struct gs_err *err)
 {
-	bool full = n >= FMT_HEADER_MAX;
+	bool full = n >= FMT_HEADER_MAX, prev = false, comma = false;
 	unsigned f = 0;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		if (p[i] == '\n' && f)
-			break;
-		if (!is_sep(p[i]) && p[i] != '\n' && (i == 0 || is_sep(p[i - 1]) ||
-						       p[i - 1] == '\n')) {
+		if (p[i] == '\n') {
+			f += comma;	/* a comma at the end: an empty field */
+			if (f)
+				break;
+			prev = comma = false;
+		} else if (p[i] == ',') {	/* two commas: an empty field */
+			f += !prev || comma;
+			prev = comma = true;
+		} else if (!is_sep(p[i]) && (i == 0 || is_sep(p[i - 1]) ||
+					     p[i - 1] == '\n')) {
 			f++;
+			prev = true;
+			comma = false;
 			if (p[i] == '"')	/* one field, whatever it holds */
 				i = textquote_close((const char *)p, i, n);
 		}
 	}
+	if (i == n && end)
+		f += comma;
 	if (i == n && !end && !full)
 		return 0;
 	if (i == n && !end)
