@@ -238,21 +238,6 @@ static int64_t f64_key(double d)
 	return key64(b);
 }
 
-/* v*v into s exactly: a double's significand squared, or an inf. */
-static bool add_square_f64(struct ksum *s, double v)
-{
-	uint64_t u, m;
-	unsigned be;
-
-	memcpy(&u, &v, sizeof(u));
-	be = (unsigned)(u >> 52) & 0x7ff;
-	if (be == 0x7ff)
-		return ksum_add_f64(s, v * v);
-	m = (u & 0xfffffffffffffull) | (uint64_t)(be != 0) << 52;
-	return ksum_add_u128(s, (unsigned __int128)m * m,
-			     2 * ((int)(be + (be == 0)) - 1075), false);
-}
-
 /* The min and max of c's non-NaN values with v (first: its first one),
  * in t's order (floats: -0 below +0, as the ungrouped stats and reduce). */
 static void minmax(struct gcol *c, enum gs_type t, union gs_scalar v,
@@ -309,7 +294,7 @@ static bool fold(enum gs_group_what what, struct gcol *c, enum gs_type t,
 	if (!ok || what != GROUP_STATS)
 		return ok;
 	if (type_is_float(t))
-		return add_square_f64(&c->s2, v.f);
+		return ksum_add_square_f64(&c->s2, v.f);
 	uint64_t m = !type_is_signed(t) ? v.u : v.i < 0 ?
 		     -(uint64_t)v.i : (uint64_t)v.i;
 

@@ -147,21 +147,6 @@ static inline int bits64(uint64_t m)
 	return 64 - __builtin_clzll(m);
 }
 
-/* v*v into s exactly through ksum's path (cpu_group.c's add_square_f64). */
-static bool square_f64(struct ksum *s, double v)
-{
-	uint64_t u, m;
-	unsigned be;
-
-	memcpy(&u, &v, sizeof(u));
-	be = (unsigned)(u >> 52) & 0x7ff;
-	if (be == 0x7ff)
-		return ksum_add_f64(s, v * v);
-	m = (u & 0xfffffffffffffull) | (uint64_t)(be != 0) << 52;
-	return ksum_add_u128(s, (unsigned __int128)m * m,
-			     2 * ((int)(be + (be == 0)) - 1075), false);
-}
-
 /* v and v * v (stats) into c's sums; false: out of memory. */
 static inline bool sums_f64(struct gcol *c, double v, bool stats)
 {
@@ -173,7 +158,7 @@ static inline bool sums_f64(struct gcol *c, double v, bool stats)
 	be = (unsigned)(u >> 52) & 0x7ff;
 	if (be == 0 || be == 0x7ff)	/* zeros, subnormals, infs */
 		return ksum_add_f64(&c->s1, v) &&
-		       (!stats || square_f64(&c->s2, v));
+		       (!stats || ksum_add_square_f64(&c->s2, v));
 	m = (u & 0xfffffffffffffull) | 1ull << 52;
 	z = __builtin_ctzll(m);
 	m >>= z;
@@ -186,7 +171,7 @@ static inline bool sums_f64(struct gcol *c, double v, bool stats)
 	if (ks_inline(&c->s2, (unsigned __int128)m * m, 2 * bits64(m), 2 * e,
 		      false))
 		return true;
-	return square_f64(&c->s2, v);
+	return ksum_add_square_f64(&c->s2, v);
 }
 
 static inline bool sums_i64(struct gcol *c, int64_t v, bool stats)

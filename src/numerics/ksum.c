@@ -133,6 +133,20 @@ bool ksum_add_u128(struct ksum *k, unsigned __int128 m, int e, bool neg)
 	return true;
 }
 
+bool ksum_add_square_f64(struct ksum *k, double v)
+{
+	uint64_t u, m;
+	unsigned be;
+
+	memcpy(&u, &v, sizeof(u));
+	be = (unsigned)(u >> 52) & 0x7ff;
+	if (be == 0x7ff)
+		return ksum_add_f64(k, v * v);
+	m = (u & 0xfffffffffffffull) | (uint64_t)(be != 0) << 52;
+	return ksum_add_u128(k, (unsigned __int128)m * m,
+			     2 * ((int)(be + (be == 0)) - 1075), false);
+}
+
 bool ksum_merge(struct ksum *k, const struct ksum *q)
 {
 	if (q->wide) {

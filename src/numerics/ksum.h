@@ -45,6 +45,9 @@ bool ksum_add_u64(struct ksum *k, uint64_t v);
 /* k += (neg ? -m : m) * 2^e, a finite term (a square of a double's
  * significand, an integer's square); e >= -XSUM_FRAC. */
 bool ksum_add_u128(struct ksum *k, unsigned __int128 m, int e, bool neg);
+/* k += v * v, exactly (a double's significand squared; an inf's square
+ * or a NaN as ksum_add_f64 takes them). */
+bool ksum_add_square_f64(struct ksum *k, double v);
 /* k += q; q is unchanged. false: out of memory (k unchanged). */
 bool ksum_merge(struct ksum *k, const struct ksum *q);
 /* k rounded once into f (bits in the low bits): NaN, +-inf, the exact
