@@ -204,6 +204,13 @@ $(BUILD)/nvcomp_probe: bench/nvcomp_probe.cu $(BUILD)/bench/nvcomp_lib.o $(BUILD
 	@test -n '$(HAVE_NVCOMP)' || { echo "nvcomp_probe needs nvcc and nvCOMP (make NVCOMP=DIR)" >&2; exit 1; }
 	$(CUDA) $(NVCCFLAGS) $(filter -I% -D%,$(CPPFLAGS)) $(NVCOMP_FLAGS) -Ibench \
 		-o $@ $< $(BUILD)/bench/nvcomp_lib.o -cudart static $(LDLIBS) -ldl
+# Its deflate and gzip decoders (bench/bench_nvcomp_gz.sh), through the
+# same loader.
+$(BUILD)/nvcomp_gz_probe: bench/nvcomp_gz_probe.cu bench/nvcomp_gz_check.h bench/nvcomp_gz_fuzz.h \
+		bench/gzwalk.h $(BUILD)/bench/nvcomp_lib.o $(BUILD)/nvccflags
+	@test -n '$(HAVE_NVCOMP)' || { echo "nvcomp_gz_probe needs nvcc and nvCOMP (make NVCOMP=DIR)" >&2; exit 1; }
+	$(CUDA) $(NVCCFLAGS) $(filter -I% -D%,$(CPPFLAGS)) $(NVCOMP_FLAGS) -Ibench \
+		-o $@ $< $(BUILD)/bench/nvcomp_lib.o -cudart static $(LDLIBS) -ldl
 
 # CUDA tells tests/run.sh which configuration was built (empty: CPU only);
 # it builds the unit binaries (UNIT_MAKE) while the first groups run. (Named

@@ -23,6 +23,7 @@
 
 static struct gs_nvcomp lib;
 static const struct gs_nvcomp *loaded;
+static void *lib_handle;	/* the library's, while loaded */
 static char why[256];
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
@@ -84,6 +85,7 @@ static void open_once(void)
 		return;
 	}
 	lib.version = pr.version;
+	lib_handle = h;
 	loaded = &lib;
 }
 
@@ -91,6 +93,11 @@ const struct gs_nvcomp *gs_nvcomp_load(void)
 {
 	pthread_once(&once, open_once);
 	return loaded;
+}
+
+void *gs_nvcomp_sym(const char *name)
+{
+	return gs_nvcomp_load() ? dlsym(lib_handle, name) : NULL;
 }
 
 void gs_nvcomp_describe(char *buf, size_t size)

@@ -31,6 +31,11 @@ struct gs_nvcomp {
  * first call pays for dlopen); NULL where it does not load, and
  * gs_nvcomp_describe says why. */
 const struct gs_nvcomp *gs_nvcomp_load(void);
+
+/* gs_nvcomp_sym: another entry point of the loaded library by name (the
+ * deflate, gzip and CRC32 ones bench/nvcomp_gz_probe.cu measures); NULL
+ * where the library did not load or has no such symbol. */
+void *gs_nvcomp_sym(const char *name);
 #endif
 
 /* gs_nvcomp_describe: one line for --version into buf: "nvcomp 6.0.0
