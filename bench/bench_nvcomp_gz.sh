@@ -25,7 +25,11 @@
 #  4. fuzz runs: one member through nvCOMP, corrupt 34 ways (truncated,
 #     bit-flipped, size-lying, stored blocks and matches that run past the
 #     input or the output), each case in a child process under an alarm;
-#  5. the tables.
+#  5. one member of the whole f32 data (gz1: `pigz -6 -p 16`, the layout
+#     most .gz files have): the probe's --e2e with nvCOMP's gzip lookahead
+#     decoder (the one meant for large chunks), once, against gpustat and
+#     pigz -dc;
+#  6. the tables.
 #
 # Every step runs under a timeout, cut to what is left of BUDGET (default
 # 450) seconds from the start; a step that would start past it is skipped
@@ -135,10 +139,9 @@ for name in arrs:
             f.writelines(ms)
         with open(f'{d}/{name}.gzm.sizes', 'w') as f:
             f.write(''.join(f'{len(m)}\n' for m in ms))
-        if have_bgzip:
-            with open(f'{d}/{name}', 'wb') as f:
-                f.write(arrs[name])
-        else:
+        with open(f'{d}/{name}', 'wb') as f:	# for bgzip and pigz
+            f.write(arrs[name])
+        if not have_bgzip:
             bs = pool.map(block, range(0, len(arrs[name]), 65280), chunksize=256)
             with open(f'{d}/{name}.bgz', 'wb') as f:
                 f.writelines(bs)
@@ -147,9 +150,16 @@ PY
 for f in n.f32 w.i16; do
 	if [ -n "$BGZIP" ]; then
 		run 60 "$BGZIP" -@ 16 -c "$D/$f" > "$D/$f.bgz" || echo "bgzip of $f failed"
-		rm -f "$D/$f"
 	fi
 done
+# one member of the whole f32 file (pigz -p 16 writes one, its blocks
+# flushed apart): only nvCOMP's gzip lookahead decoder takes a chunk that
+# large (the naive one and deflate's decode a chunk on one warp)
+if [ -n "$PIGZ" ]; then
+	run 60 "$PIGZ" -6 -p 16 -c < "$D/n.f32" > "$D/n.f32.gz1" && wc -c < "$D/n.f32.gz1" > "$D/n.f32.gz1.sizes" ||
+		rm -f "$D/n.f32.gz1"
+fi
+rm -f "$D/n.f32" "$D/w.i16"
 ls -l "$D"
 echo "files written at $(el) s"
 
@@ -185,11 +195,11 @@ for f in n.f32.bgz w.i16.bgz n.f32.gzm w.i16.gzm; do
 		[ "$v" = gzip-lookahead ] && a="$a --algo lookahead"
 		echo "-- probe $a -m $m $f"
 		run 60 $P $a -m $m $ix "$z" 2>&1 | tee "$D/report.$f.$v"
-		rate=$(sed -n 's/^RATE decode \([0-9.]*\) pipelined \([0-9.]*\) streamed \([0-9.]*\).*/\1 \2 \3/p' \
+		rate=$(sed -n 's/^RATE decode \([0-9.]*\) pipelined \([0-9.]*\) streamed \([0-9.]*\) crc32 \([0-9.]*\) h2d \([0-9.]*\).*/\1 \2 \3 \4 \5/p' \
 			"$D/report.$f.$v")
 		ok=$(grep -q '^check against zlib: 0 of' "$D/report.$f.$v" &&
 			grep -q 'zlib refused 0$' "$D/report.$f.$v" && echo ok || echo FAILED)
-		[ -n "$rate" ] || { rate="- - -"; ok=FAILED; }
+		[ -n "$rate" ] || { rate="- - - - -"; ok=FAILED; }
 		echo "RATES $f $v $rate $ok" >> "$ROWS"
 		pr=$(echo "$rate" | cut -d' ' -f2)
 		if [ "$ok" = ok ] && awk -v a="$pr" -v b="$best_r" 'BEGIN { exit !(a + 0 > b + 0) }'; then
@@ -220,11 +230,30 @@ for fv in n.f32.bgz:deflate:3 n.f32.gzm:gzip:5 n.f32.bgz:gzip:3; do
 	echo "(fuzz exit $?: 0 all safe, 1 something unsafe, faulted or hung, 124 timeout)"
 done
 
+# one member (last: the extra row of this run; one run each)
+z=$D/n.f32.gz1
+if [ -s "$z" ]; then
+	echo
+	echo "== n.f32.gz1 (one member, pigz -6 -p 16) at $(el) s: $($P --list -i "$z.sizes" "$z" | tail -1)"
+	gj=-
+	[ -n "$G" ] && gj=$(t 30 1 "$G sum -t f32 -j 16 $z")
+	pz=$(t 30 1 "$PIGZ -dc $z")
+	echo "gpustat -j 16: $gj s; pigz -dc: $pz s"
+	echo "-- probe --e2e --api gzip --algo lookahead -m 1024 n.f32.gz1"
+	_t0=$(date +%s%N)
+	if run 45 $P --e2e --api gzip --algo lookahead -m 1024 -i "$z.sizes" "$z" 2>&1; then
+		e=$(awk -v n="$(($(date +%s%N) - _t0))" 'BEGIN { printf "%.3f\n", n / 1e9 }')
+	else
+		e=-
+	fi
+	echo "E2E n.f32.gz1 $($P --list -i "$z.sizes" "$z" | tail -1 | awk '{ printf "%.2f", $(NF - 1) / 1024 }') $pz - $gj $e gzip-lookahead" >> "$ROWS"
+fi
+
 echo
-echo "== nvCOMP's rates, GB/s of output (data in pinned memory unless streamed; check: every member against zlib)"
-printf '%-11s %-15s %9s %10s %9s  %s\n' file api decode pipelined streamed check
-grep '^RATES ' "$ROWS" | while read -r _ f v a b c ok; do
-	printf '%-11s %-15s %9s %10s %9s  %s\n' "$f" "$v" "$a" "$b" "$c" "$ok"
+echo "== nvCOMP's rates, GB/s of output (data in pinned memory unless streamed; h2d: of the compressed bytes; check: every member against zlib)"
+printf '%-11s %-15s %8s %10s %9s %7s %7s  %s\n' file api decode pipelined streamed crc32 h2d check
+grep '^RATES ' "$ROWS" | while read -r _ f v a b c r h ok; do
+	printf '%-11s %-15s %8s %10s %9s %7s %7s  %s\n' "$f" "$v" "$a" "$b" "$c" "$r" "$h" "$ok"
 done
 echo
 echo "== end to end, seconds (a whole process each, best of $RUNS; pigz best of 2; x > 1: the probe is faster)"

@@ -174,7 +174,8 @@ static int full_report(const uint8_t *map, double t_main, double t_walk, double 
 	report_tally("pipelined", tp, t_pipe);
 	report_tally("streamed", tt, t_str);
 	printf("check against zlib: %ld of %zu chunks differ; zlib refused %ld\n", bad, ch.size(), cpu_err);
-	printf("RATE decode %.2f pipelined %.2f streamed %.2f GB/s\n", gbs(out, ts.ms[EV_DEC] * sec),
-	       gbs(tp.out, t_pipe), gbs(tt.out, t_str));
+	printf("RATE decode %.2f pipelined %.2f streamed %.2f crc32 %.2f h2d %.2f GB/s\n",
+	       gbs(out, ts.ms[EV_DEC] * sec), gbs(tp.out, t_pipe), gbs(tt.out, t_str),
+	       gbs(out, ts.ms[EV_CRC] * sec), gbs(in, ts.ms[EV_H2D] * sec));
 	return tally_ok(ts) && tally_ok(tp) && tally_ok(tt) && !bad && !cpu_err ? 0 : 1;
 }
