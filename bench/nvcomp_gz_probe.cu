@@ -623,7 +623,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "nvcomp_gz_probe: %s: no member to decode\n", file);
 		return 2;
 	}
-	if (int bad = crc_selftest()) {
+	/* the full report checks nvCOMP's CRC32 first; --e2e times only what
+	 * a reader would do */
+	int bad = strcmp(mode, "e2e") ? crc_selftest() : 0;
+	if (bad) {
 		fprintf(stderr, "nvcomp_gz_probe: nvCOMP's CRC32 differs from zlib's for %d lengths\n", bad);
 		return 3;
 	}
