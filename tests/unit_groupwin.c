@@ -66,7 +66,7 @@ static unsigned char *run(const char *types, bool swap, size_t *grew, size_t *n)
 	struct gs_record r;
 	struct gs_job job;
 	unsigned char *d = records(swap), *state, *scratch;
-	size_t bad, badlen, before;
+	size_t bad, badlen, before, after;
 
 	CHECK(record_parse(types, &r, &bad, &badlen) == 0);
 	memset(&job, 0, sizeof(job));
@@ -81,7 +81,8 @@ static unsigned char *run(const char *types, bool swap, size_t *grew, size_t *n)
 		group_kernels.acc_init(&job, &acc[t]);
 		group_kernels.cpu_add(&job, &acc[t], scratch, d, NULL, NREC);
 	}
-	*grew = heap_in_use() - before;
+	after = heap_in_use();
+	*grew = after > before ? after - before : 0;
 	group_kernels.acc_init(&job, &all);
 	for (unsigned t = 0; t < THREADS; t++) {
 		group_kernels.acc_merge(&job, &all, &acc[t]);
