@@ -12,7 +12,9 @@
 #    (a ksum's base moving down, its 128 bits widening), i64 extremes
 #    whose squares pass 128 bits;
 #  - sum, count, stats, reduce --op sum|min|max; -j 1, 2 and 4, small and
-#    odd chunk sizes, and a 1K memory limit (a window of 64 keys; spills).
+#    odd chunk sizes, a 1K memory limit (no room for a window: every key
+#    through the thread's table; spills) and a 256K one (a window of 64
+#    keys, held against the limit, for one of the two threads; spills).
 # numpy writes the records; skipped without it.
 #
 # Usage: sh tests/test_group_fold.sh   (GPUSTAT=path overrides ./gpustat)
@@ -91,10 +93,10 @@ for f in i32f32 i64f64 u32i32 u64i64 i32i64 u64f32; do
 		"$G" $cmd --by 1 -t "$tb" "$T/$f.be" > "$T/want" 2>&1 ||
 			{ bad "$f $cmd" "big-endian run failed: $(head -c 200 "$T/want")"; continue; }
 		for o in "" "-j 1" "-j 2 --chunk-size 4K" "-j 4 --chunk-size 12345" \
-			 "-j 2 limit"; do
+			 "-j 2 limit=1K" "-j 2 limit=256K"; do
 			case $o in
-			*limit) GPUSTAT_GROUP_LIMIT=1K TMPDIR=$T "$G" $cmd --by 1 \
-					-t "$t" -j 2 "$T/$f.le" > "$T/got" 2>&1 ;;
+			*limit=*) GPUSTAT_GROUP_LIMIT=${o#*=} TMPDIR=$T "$G" $cmd \
+					--by 1 -t "$t" -j 2 "$T/$f.le" > "$T/got" 2>&1 ;;
 			*) "$G" $cmd --by 1 -t "$t" $o "$T/$f.le" > "$T/got" 2>&1 ;;
 			esac
 			if cmp -s "$T/got" "$T/want"; then

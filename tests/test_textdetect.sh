@@ -243,6 +243,15 @@ printf '\nx,y\n1,2\n' > "$T/blankhead"
 refused blank_then_names "looks like text, not numbers ('x' in line 2 field 1)" "$G" sum "$T/blankhead"
 grep -q -- '--header' "$T/err" && bad blank_then_names_hint "$(cat "$T/err")" || ok
 
+# a first line of words over a line with an empty field is not a header
+# line: a column of words beside numbers, read by -F as --text reads it
+# (--header would drop the first line's 1)
+printf 'a,1\n,2\n' > "$T/wordcol.csv"
+refused wordcol "looks like text, not numbers ('a' in line 1 field 1)" "$G" sum "$T/wordcol.csv"
+grep -q -- '--header' "$T/err" && bad wordcol_hint "$(cat "$T/err")" || ok
+eq wordcol_fields "$("$G" sum -F 2 --text "$T/wordcol.csv")" "$G" sum -F 2 "$T/wordcol.csv"
+eq wordcol_fields_pipe 3 sh -c "\"\$0\" sum -F 2 < \"$T/wordcol.csv\"" "$G"
+
 # ---- text after binary -----------------------------------------------------
 # a later operand of a binary stream that is decimal text is refused, never
 # summed as raw values (8 bytes of text are two f32 or one f64); the same

@@ -59,6 +59,17 @@ static const struct dcase dcases[] = {
 	{ "x\n", 0, TEXT_WORDS, "('x' in line 1 field 1)" },
 	{ "0x10\n", 0, TEXT_WORDS, "'0x10'" },
 	{ "1,,2\n", 0, TEXT_NUMBERS, NULL },	/* --text's error */
+	/* an empty field is no number: the lines under a first line of
+	 * words are not numbers, so it is no header line (a column of words
+	 * that -F or --by reads); fields counted as --text counts them */
+	{ "a,1\n,2\n", 0, TEXT_WORDS, "('a' in line 1 field 1)" },
+	{ "a,1\n2,\n", 0, TEXT_WORDS, "('a' in line 1 field 1)" },
+	{ "a,1\n\"\",2\n", 0, TEXT_WORDS, "('a' in line 1 field 1)" },
+	{ "x,y\n1,2\n3,,4\n", 0, TEXT_WORDS, "('x' in line 1 field 1)" },
+	{ "x,y\n1,2\n3,", 0, TEXT_WORDS, "('x' in line 1 field 1)" },
+	{ ",x,y\n0,1,2\n", 0, TEXT_HEADER, "header line ',x,y'" },
+	{ ",,a\n", 0, TEXT_WORDS, "('a' in line 1 field 3)" },
+	{ "1,,2\n,x\n", 0, TEXT_WORDS, "('x' in line 2 field 2)" },
 	/* binary: a byte that is not text, or printable bytes by chance */
 	{ B("1 2\0003\n"), TEXT_BINARY, NULL },
 	{ "1 2\x01\n", 0, TEXT_BINARY, NULL },
@@ -173,6 +184,35 @@ static void test_prefix(void)
 	CHECKF(v.kind == TEXT_HEADER, "%s", kind_name(v.kind));
 }
 
+/* A first line of words over lines with an empty field is not offered
+ * to --header, which would refuse the empty field or (with -F) drop the
+ * first line's numbers; a comma that the prefix cuts off from what
+ * follows it is not looked at. */
+static void test_empty(void)
+{
+	static char buf[TEXT_PREFIX + 8];
+	static const char *const words[] = { "a,1\n,2\n", "x,y\n1,\n",
+					     "k v\n1,,2\n" };
+	struct text_verdict v;
+	size_t i, n;
+
+	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		verdict(words[i], strlen(words[i]), true, &plain, &v);
+		CHECKF(v.kind == TEXT_WORDS && !strstr(v.msg, "--header"),
+		       "'%s': %s (%s)", words[i], kind_name(v.kind), v.msg);
+	}
+	memcpy(buf, "x,y\n", 4);
+	for (n = 4; n + 4 <= TEXT_PREFIX; n += 4)
+		memcpy(buf + n, "1,2\n", 4);
+	memcpy(buf + TEXT_PREFIX - 2, "1,", 2);
+	for (i = 0; i < 2; i++) {
+		strcpy(buf + TEXT_PREFIX, i ? ",\n" : "2\n");
+		verdict(buf, TEXT_PREFIX + 2, i == 0, &plain, &v);
+		CHECKF(v.kind == TEXT_HEADER, "a comma at the cut (%zu): %s", i,
+		       kind_name(v.kind));
+	}
+}
+
 /* A stream known to be text: only a BOM is looked for; later operands of
  * a stream and empty ones are not looked at. */
 static void test_known(void)
@@ -239,6 +279,7 @@ int main(void)
 {
 	test_cases();
 	test_prefix();
+	test_empty();
 	test_known();
 	test_input();
 	UNIT_END();

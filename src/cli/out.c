@@ -332,9 +332,19 @@ int out_close(struct out *o, struct gs_err *err)
 
 int out_cut(struct out *o, uint64_t keep)
 {
+	off_t end = (off_t)(o->start + o->written);
+	struct stat st;
+
 	if (!o->seekable || o->written <= keep)
 		return 0;
-	if (ftruncate(o->fd, (off_t)(o->start + keep)) < 0)
+	/* a file that others write too (`{ ...; gpustat; } > f`, 2>&1):
+	 * where they wrote after our bytes, or moved the offset we share
+	 * with them, cutting would take theirs too */
+	if (lseek(o->fd, 0, SEEK_CUR) != end || fstat(o->fd, &st) < 0 ||
+	    st.st_size != end)
+		return 0;
+	if (ftruncate(o->fd, (off_t)(o->start + keep)) < 0 ||
+	    lseek(o->fd, (off_t)(o->start + keep), SEEK_SET) < 0)
 		return -1;
 	o->written = keep;
 	return 0;

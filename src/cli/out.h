@@ -50,11 +50,15 @@ int out_pwrite(struct out *o, const void *buf, size_t n, uint64_t off,
  * the temporary file is removed and FILE is left as it was. */
 int out_close(struct out *o, struct gs_err *err);
 /* Cut a seekable output back to the first keep bytes that out_write()
- * wrote (a partial record after a short write); 0, or -1 with errno. */
+ * wrote (a partial record after a short write), and its offset (which a
+ * shell's `{ ...; } > f` shares with the commands after us) back to
+ * their end; nothing is cut where others wrote after our bytes or moved
+ * the offset. 0, or -1 with errno. */
 int out_cut(struct out *o, uint64_t keep);
 /* Give up: remove a temporary file (FILE stays as it was); a regular file
  * written in place (stdout redirected to it) is cut back to where our output
- * began; pipes, devices and appending files keep what they were sent. */
+ * began, its offset too (out_cut); pipes, devices and appending files keep
+ * what they were sent. */
 void out_abort(struct out *o);
 
 #endif

@@ -5,7 +5,9 @@
  * record costs no type switch.
  *
  * Keys in a small range skip the hash: a thread keeps a direct array of
- * payloads (a window of W order keys from lo, W tied to the limit), placed
+ * payloads (a window of W order keys from lo, W tied to the limit, its
+ * bytes held against the limit: the run's windows take a quarter of it
+ * at most, and a thread that finds no room has none), placed
  * at each call around the range of the call's first records; a key inside
  * it is its payload's index, a key outside goes to the thread's table as
  * before. At the end of the call the window's touched entries go to the
@@ -34,6 +36,7 @@
 
 struct gdense {
 	size_t cap, psize;		/* payloads allocated, their bytes */
+	uint64_t held;			/* bytes held in the run's table's windows */
 	size_t w;			/* this call's window: cap or 0 */
 	uint64_t lo;			/* the window: order keys [lo, lo + w) */
 	unsigned char *pay;		/* w payloads, zeroed */
@@ -48,6 +51,8 @@ void group_fold_free(struct group_acc *g)
 {
 	if (!g->dense)
 		return;
+	if (g->dense->held)
+		atomic_fetch_sub(&g->sh->windows, g->dense->held);
 	free(g->dense->pay);
 	free(g->dense->touched);
 	free(g->dense->bpay);
@@ -55,9 +60,32 @@ void group_fold_free(struct group_acc *g)
 	g->dense = NULL;
 }
 
+/* The bytes of a window of w keys and its batch. */
+static uint64_t window_bytes(size_t w, size_t psize)
+{
+	return sizeof(struct gdense) + (uint64_t)w * (psize +
+		sizeof(uint32_t)) + (uint64_t)BATCH * psize;
+}
+
+/* The largest window of [WINDOW_MIN, w] keys (halved from w) whose bytes
+ * the run's windows have room for, those bytes then held in it; 0 where
+ * none has room. */
+static size_t window_hold(struct gshared *sh, size_t w, size_t psize)
+{
+	uint64_t room = sh->limit / 4, b, held = atomic_load(&sh->windows);
+
+	for (; w >= WINDOW_MIN; w /= 2)
+		for (b = window_bytes(w, psize); held + b <= room;)
+			if (atomic_compare_exchange_weak(&sh->windows, &held,
+							 held + b))
+				return w;
+	return 0;
+}
+
 /* The window, made at a thread's first call: as many keys as a
  * sixty-fourth of the limit holds, a power of two in [WINDOW_MIN,
- * WINDOW_MAX]. */
+ * WINDOW_MAX], fewer where the run's windows have no room for them
+ * (window_hold; none: every key goes to the thread's table). */
 static struct gdense *dense_of(const struct gs_job *job, struct group_acc *g,
 			       size_t psize)
 {
@@ -71,12 +99,15 @@ static struct gdense *dense_of(const struct gs_job *job, struct group_acc *g,
 	dn = calloc(1, sizeof(*dn));
 	if (!dn)
 		return NULL;
-	dn->cap = w;
+	g->dense = dn;
 	dn->psize = psize;
+	if (!(w = window_hold(g->sh, w, psize)))
+		return dn;
+	dn->held = window_bytes(w, psize);
+	dn->cap = w;
 	dn->pay = calloc(w, psize);
 	dn->touched = malloc(w * sizeof(*dn->touched));
 	dn->bpay = malloc(BATCH * psize);
-	g->dense = dn;
 	if (!dn->pay || !dn->touched || !dn->bpay) {
 		group_fold_free(g);
 		return NULL;

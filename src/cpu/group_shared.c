@@ -38,6 +38,7 @@ struct gshared *gs_new(const struct gs_job *job)
 	sh->fd = -1;
 	atomic_init(&sh->refs, 1);
 	atomic_init(&sh->bytes, 0);
+	atomic_init(&sh->windows, 0);
 	atomic_init(&sh->err, 0);
 	pthread_mutex_init(&sh->spill_mu, NULL);
 	for (unsigned p = 0; p < sh->nparts; p++) {
@@ -191,7 +192,7 @@ int gs_absorb(const struct gs_job *job, struct gshared *sh,
 	free(own);
 	if (!ok)
 		return fail(sh, ENOMEM);
-	if (atomic_load(&sh->bytes) > sh->limit)
+	if (gs_held(sh) > sh->limit)
 		return gs_spill(job, sh);
 	return atomic_load(&sh->err) ? -1 : 0;
 }
@@ -202,7 +203,7 @@ void *gs_payload(const struct gs_job *job, struct gshared *sh,
 	void *p;
 
 	if (atomic_load(&sh->err) ||
-	    (atomic_load(&sh->bytes) > sh->limit && gs_spill(job, sh) < 0))
+	    (gs_held(sh) > sh->limit && gs_spill(job, sh) < 0))
 		return NULL;
 	p = get(sh, &sh->part[part_of(sh, key)].t, key, fresh);
 	if (!p)

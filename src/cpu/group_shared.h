@@ -47,6 +47,8 @@ struct gshared {
 	unsigned nparts;	/* a power of two */
 	struct gs_part part[GS_PARTS_MAX];
 	_Atomic uint64_t bytes;	/* partitions' and widened keys' in memory */
+	_Atomic uint64_t windows;	/* the threads' direct arrays (group_fold.c):
+				 * held against the limit, never spilled */
 	_Atomic int refs;
 	pthread_mutex_t spill_mu;	/* one spill at a time */
 	int fd;			/* -1 until the first spill */
@@ -63,6 +65,12 @@ struct gshared {
 	unsigned char *win;
 	uint64_t win_lo, win_n, win_cap;
 };
+
+/* The bytes held against sh's limit: its table's and the windows'. */
+static inline uint64_t gs_held(struct gshared *sh)
+{
+	return atomic_load(&sh->bytes) + atomic_load(&sh->windows);
+}
 
 /* A table for job's grouping, one reference held; NULL: out of memory. */
 struct gshared *gs_new(const struct gs_job *job);

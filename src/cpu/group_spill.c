@@ -340,7 +340,7 @@ int gs_spill(const struct gs_job *job, struct gshared *sh)
 	int rc = 0;
 
 	pthread_mutex_lock(&sh->spill_mu);
-	if (atomic_load(&sh->err) || atomic_load(&sh->bytes) <= sh->limit) {
+	if (atomic_load(&sh->err) || gs_held(sh) <= sh->limit) {
 		pthread_mutex_unlock(&sh->spill_mu);
 		return atomic_load(&sh->err) ? -1 : 0;
 	}

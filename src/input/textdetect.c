@@ -106,6 +106,7 @@ struct fields {
 	size_t head_len;
 	size_t rest;		/* fields in the lines after it */
 	bool lines;		/* a line of fields ended with a newline */
+	bool rest_empty;	/* an empty field in the lines after it */
 	struct bad_field head_bad, rest_bad;	/* the first of each */
 };
 
@@ -117,6 +118,10 @@ static void note_field(struct fields *f, const uint8_t *s, size_t n,
 	double v;
 
 	f->rest += !in_head;
+	if (n == 0) {	/* --text's error: left to it, but no number */
+		f->rest_empty |= !in_head;
+		return;
+	}
 	if (b->set || textnum_parser(GS_F64, false)((const char *)s, n, &v) ==
 		      TEXTNUM_OK)
 		return;
@@ -126,18 +131,33 @@ static void note_field(struct fields *f, const uint8_t *s, size_t n,
 	quote(b->tok, s, n);
 }
 
-/* Every field of p[0..n) but a last one that end does not close. */
+/* Every field of p[0..n) but a last one that end does not close. Fields
+ * are counted as --text counts them: two commas, or one that begins or
+ * ends a line, hold an empty field. */
 static void scan_fields(const uint8_t *p, size_t n, bool end, struct fields *f)
 {
 	unsigned long long line = 1, field = 0, head_line = 0;
 	size_t i = 0, s, v, vn = 0;
+	bool prev = false, comma = false, word = false;
 
 	memset(f, 0, sizeof(*f));
 	while (i < n) {
 		if (p[i] == '\n') {
-			f->lines |= field > 0;
+			if (comma)
+				note_field(f, p + i, 0, line, ++field,
+					   !f->head || line == head_line);
+			f->lines |= word;
 			line++;
 			field = 0;
+			prev = comma = word = false;
+			i++;
+			continue;
+		}
+		if (p[i] == ',') {
+			if (!prev || comma)
+				note_field(f, p + i, 0, line, ++field,
+					   !f->head || line == head_line);
+			prev = comma = true;
 			i++;
 			continue;
 		}
@@ -168,7 +188,11 @@ static void scan_fields(const uint8_t *p, size_t n, bool end, struct fields *f)
 			head_line = line;
 		}
 		note_field(f, p + v, vn, line, ++field, line == head_line);
+		prev = word = true;
+		comma = false;
 	}
+	if (end && comma)
+		note_field(f, p + n, 0, line, ++field, !f->head || line == head_line);
 	if (f->head_len && f->head[f->head_len - 1] == '\r')
 		f->head_len--;
 }
@@ -205,8 +229,10 @@ static void judge(const struct fields *f, bool whole, struct text_verdict *v)
 	if (!b->set)
 		return;
 	/* --header takes the operand's first line, so it is offered for a
-	 * line of names that is the first */
-	if (!f->rest_bad.set && f->rest && f->head_bad.line == 1) {
+	 * line of names that is the first, over lines of numbers only (an
+	 * empty field is none: `a,1` over `,2` is a column of words) */
+	if (!f->rest_bad.set && !f->rest_empty && f->rest &&
+	    f->head_bad.line == 1) {
 		quote(head, f->head, f->head_len);
 		v->kind = TEXT_HEADER;
 		snprintf(v->msg, sizeof(v->msg),
@@ -218,7 +244,8 @@ static void judge(const struct fields *f, bool whole, struct text_verdict *v)
 	snprintf(v->msg, sizeof(v->msg),
 		 "looks like text, not numbers ('%s' in line %llu field %llu): gpustat reads numbers split by white space or commas (%s--raw reads the bytes as binary data)",
 		 b->tok, b->line, b->field,
-		 b == &f->head_bad && !f->rest_bad.set && b->line == 1 ?
+		 b == &f->head_bad && !f->rest_bad.set && !f->rest_empty &&
+		 b->line == 1 ?
 		 "--header (-H) skips a line of column names; " : "");
 }
 

@@ -16,8 +16,11 @@
  *    digits, point, exponent, nan/inf/infinity in any case): text. The
  *    last field of a prefix that ends before the operand may be cut, so
  *    it is not looked at;
- *  - a header: the first line is not numbers and the lines after it are
- *    (under --header, which implies --text, no operand is judged);
+ *  - a header: the first line is not numbers and the lines after it are,
+ *    with no empty field (two commas, or one that begins or ends a line:
+ *    --text refuses it as a number, -F and --by read it as words), so
+ *    `a,1` over `,2` is not offered to --header (under --header, which
+ *    implies --text, no operand is judged);
  *  - words: lines of text, but not numbers.
  * Printable bytes with no field, or a short operand whose fields are not
  * numbers and make no line ended by a newline, are binary: a few binary
