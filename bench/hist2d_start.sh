@@ -74,7 +74,7 @@ check() {	# NAME FILE ARGS...: cuda, auto after 1 and 3 chunks = cpu
 	"$G" hist2d -q "$@" -f npy --chunk-size 8M --backend cpu "$f" > "$D/c.npy" 2> "$D/c.err"
 	for how in cuda auto1 auto3; do
 		case $how in
-		cuda) "$G" hist2d -q "$@" -f npy --chunk-size 8M --backend $BE "$f" > "$D/g.npy" 2> "$D/g.err" ;;
+		cuda) "$G" hist2d -q "$@" -f npy --chunk-size 8M --backend "$BE" "$f" > "$D/g.npy" 2> "$D/g.err" ;;
 		auto*) GPUSTAT_AUTO_CPU_CHUNKS=${how#auto} "$G" hist2d -q "$@" -f npy --chunk-size 8M "$f" > "$D/g.npy" 2> "$D/g.err" ;;
 		esac
 		if cmp -s "$D/c.npy" "$D/g.npy" && [ -s "$D/c.npy" ]; then
@@ -92,7 +92,7 @@ check "1024^2 data range" "$D/clean.f32" --bins 1024
 check "f64 -c 3 -F 3,1 100,50" "$D/three.f64" -t f64 -c 3 -F 3,1 --bins 100,50 --range -4:4,-3:5
 check "--weights 3 256^2" "$D/xyw.f32" --weights 3 --bins 256 --range -4:4
 # the context starts ahead of the passes, and -v says so
-if "$G" hist2d -v --backend $BE --bins 1024 "$D/clean.f32" -f npy -o /dev/null 2>&1 |
+if "$G" hist2d -v --backend "$BE" --bins 1024 "$D/clean.f32" -f npy -o /dev/null 2>&1 |
 	grep -q "the GPU starts in the background now, for pass 2 (hist2d)"; then
 	ok=$((ok + 1))
 else
@@ -135,7 +135,7 @@ for b in 1024 4096; do
 	# shellcheck disable=SC2086
 	tc=$(best "$D/c.npy" --backend cpu $R)
 	# shellcheck disable=SC2086
-	tg=$(best "$D/g.npy" --backend $BE $R)
+	tg=$(best "$D/g.npy" --backend "$BE" $R)
 	cmp -s "$D/c.npy" "$D/g.npy" || tg="$tg!"
 	# shellcheck disable=SC2086
 	ta=$(best "$D/a.npy" --backend auto $R)
@@ -151,13 +151,13 @@ echo "(a time ending in ! printed other bytes than --backend cpu's; best of 2 ru
 echo "== -v, 1024^2"
 for be in $BE auto; do
 	echo "-- --backend $be"
-	"$G" hist2d -v --backend $be --bins 1024 --range -4:4 "$D/big.f32" -f npy -o /dev/null 2>&1 |
+	"$G" hist2d -v --backend "$be" --bins 1024 --range -4:4 "$D/big.f32" -f npy -o /dev/null 2>&1 |
 		grep -E "backend|stages|process|pass [0-9]" | cut -c1-600
 done
 echo "== cuda variants, 1024^2 (one run each)"
 for v in "--streams 4" "--chunk-size 256M" "--streams 4 --chunk-size 256M"; do
 	t0=$(now)
 	# shellcheck disable=SC2086
-	"$G" hist2d -q --backend $BE $v --bins 1024 --range -4:4 "$D/big.f32" -f npy -o /dev/null
+	"$G" hist2d -q --backend "$BE" $v --bins 1024 --range -4:4 "$D/big.f32" -f npy -o /dev/null
 	echo "cuda $v: $(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.3f", (b - a) / 1e9 }') s"
 done
