@@ -13,13 +13,15 @@
 #     (shared tiles), 1024^2 and 4096^2 (global atomics) over a given
 #     range, 1024^2 over the data's range (two passes: the context starts
 #     during the first), f64 -c 3 -F 3,1 --bins 100,50, and --weights 3 at
-#     256^2; and that -v says the GPU started in the background;
+#     256^2; and that -v says the GPU started in the background (cuda: at
+#     the first pass; auto: from the range pass, for the counts);
 #  3. times 1e9 points (8 GB, TMPDIR, numpy-generated normals) at 1024^2
 #     and 4096^2 over --range -4:4: --backend cpu (every core), cuda and
 #     auto, best of 2 each, their npy compared with cpu's; numpy's
 #     fromfile + histogram2d on the first 1e8 points, scaled x10; then
 #     -v of cuda and auto at 1024^2 (the stages: read, h2d, kernel; auto's
-#     plan and hand-over), and cuda with --streams 4 and --chunk-size 256M.
+#     plan and hand-over), auto's -v without --range (two passes), and
+#     cuda with --streams 4 and --chunk-size 256M.
 #
 # Usage (repository root, on the GPU machine; about 4 minutes on 16 cores):
 #   TMPDIR=/dev/shm sh bench/hist2d_start.sh [MPOINTS]   (default 1000)
@@ -91,14 +93,22 @@ check "4096^2 range" "$D/small.f32" --bins 4096 --range -4:4
 check "1024^2 data range" "$D/clean.f32" --bins 1024
 check "f64 -c 3 -F 3,1 100,50" "$D/three.f64" -t f64 -c 3 -F 3,1 --bins 100,50 --range -4:4,-3:5
 check "--weights 3 256^2" "$D/xyw.f32" --weights 3 --bins 256 --range -4:4
-# the context starts ahead of the passes, and -v says so
-if "$G" hist2d -v --backend "$BE" --bins 1024 "$D/clean.f32" -f npy -o /dev/null 2>&1 |
-	grep -q "the GPU starts in the background now, for pass 2 (hist2d)"; then
-	ok=$((ok + 1))
-else
-	bad=$((bad + 1))
-	echo "FAIL: no background start in -v of a two-pass cuda run"
-fi
+# the context starts ahead of the passes, and -v says so: --backend cuda
+# from the first pass (minmax), auto (made to want the GPU) from the range
+# pass for the counts'
+vcheck() {	# WHAT ENV-ASSIGNMENT ARGS...
+	what=$1
+	shift
+	if env "$@" hist2d -v --bins 1024 "$D/clean.f32" -f npy -o /dev/null 2>&1 |
+		grep -q "the GPU starts in the background now, for $what"; then
+		ok=$((ok + 1))
+	else
+		bad=$((bad + 1))
+		echo "FAIL: no background start for $what in -v of: $*"
+	fi
+}
+vcheck minmax GPUSTAT_X=1 "$G" --backend "$BE"
+vcheck hist2d GPUSTAT_AUTO_CPU_CHUNKS=1 "$G" --backend auto
 echo "hist2d-start checks: $ok ok, $bad failed"
 
 # ---- 3. the timing table ------------------------------------------------------
@@ -154,6 +164,11 @@ for be in $BE auto; do
 	"$G" hist2d -v --backend "$be" --bins 1024 --range -4:4 "$D/big.f32" -f npy -o /dev/null 2>&1 |
 		grep -E "backend|stages|process|pass [0-9]" | cut -c1-600
 done
+echo "-- --backend auto without --range (two passes: the context starts during the first)"
+t0=$(now)
+"$G" hist2d -v --bins 1024 "$D/big.f32" -f npy -o "$D/a.npy" 2>&1 |
+	grep -E "backend|process|pass [0-9]" | cut -c1-600
+echo "   $(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.3f", (b - a) / 1e9 }') s (with -v)"
 echo "== cuda variants, 1024^2 (one run each)"
 for v in "--streams 4" "--chunk-size 256M" "--streams 4 --chunk-size 256M"; do
 	t0=$(now)

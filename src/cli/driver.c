@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "command.h"
-#include "operation.h"
 #include "perfile.h"
 #include "result_out.h"
 #include "state.h"
@@ -197,31 +196,6 @@ static int run_per_file(struct cli *c, const struct pass *passes,
 	return rc;
 }
 
-/* The GPU's context, started now on a thread of its own where the last
- * pass (the one that reads every record into the result: hist2d's counts
- * after its range) will want a GPU, on the threads its accumulators leave
- * (backend_prestart): the context is made while the input is opened, the
- * accumulators allocated and the passes before it run. */
-static void prestart(struct cli *c, const struct pass *passes)
-{
-	const struct pass *last = passes;
-	struct gs_job job = c->job;
-	int threads = c->eo.threads;
-	struct gs_err err;
-
-	while (last[1].done)
-		last++;
-	job.cmd = last->op;
-	if (engine_fit_threads(&job, &threads, true, 0, &err) < 0)
-		return;
-	if (backend_prestart(c->backend, &job, c->input_bytes,
-			     c->info.compressed, threads, c->eo.device,
-			     c->eo.ndevices) && c->verbose)
-		fprintf(stderr, "gpustat: backend: the GPU starts in the "
-			"background now, for pass %d (%s)\n",
-			(int)(last - passes) + 1, operation_of(&job)->name);
-}
-
 static int run_passes(struct cli *c, const struct pass *passes)
 {
 	bool own_finish = c->command->finish && c->format != FMT_STATE;
@@ -233,7 +207,11 @@ static int run_passes(struct cli *c, const struct pass *passes)
 	int rc;
 
 	sb_init(&b);
-	prestart(c, passes);
+	/* --backend cuda, --devices: the GPU's context from here, beside the
+	 * passes' first steps (cli_prestart); auto's depends on the pass's
+	 * plan, which a command asks for itself (hist2d's range pass) */
+	if (c->backend == BACKEND_CUDA || c->eo.ndevices)
+		cli_prestart(c, passes->op);
 	if (stream)
 		result_out_start(&ro, c, &b);
 	if ((c->per_file ? run_per_file(c, passes, &b, &err)

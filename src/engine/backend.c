@@ -226,13 +226,14 @@ static bool wants_gpu(enum backend_choice choice, const struct gs_job *job,
 	char why[300];
 	const char *no;
 
-	if (choice == BACKEND_CPU || job->algo == ALGO_CPU ||
+	if (choice == BACKEND_CPU)
+		return false;
+	if (choice == BACKEND_CUDA || ndevices)
+		return true;	/* it probes the GPU, whatever the job */
+	if (job->algo != ALGO_DEFAULT || job->op == OP_PROD ||
 	    (job->rec && job->cmd != CMD_GROUP) || !cuda_supports(job, &no))
 		return false;
-	if (choice == BACKEND_CUDA || ndevices || job->algo != ALGO_DEFAULT)
-		return true;
-	return job->op != OP_PROD &&
-	       auto_plan_gpu(job, input_bytes, compressed, threads, why,
+	return auto_plan_gpu(job, input_bytes, compressed, threads, why,
 			     sizeof(why));
 }
 #endif

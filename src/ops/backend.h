@@ -121,9 +121,9 @@ const struct backend *backend_select(enum backend_choice choice,
 
 /* Start the GPU's context (cuda_probe, hundreds of milliseconds) on a
  * thread of its own now, ahead of backend_select, where backend_select
- * would want a GPU for job with these arguments: --backend cuda, an
- * --algorithm of the GPU, --devices, or auto's plan for a GPU
- * (auto_plan_gpu). backend_select's probe (or auto's start thread) then
+ * would want a GPU for job with these arguments: --backend cuda or
+ * --devices (job not looked at), or auto's plan for a GPU (auto_plan_gpu;
+ * job as its pass will run it, threads those its accumulators leave). backend_select's probe (or auto's start thread) then
  * finds it started, or waits for the rest of it: the context is made
  * while the run opens its input, allocates its accumulators and makes its
  * earlier passes (hist2d's range). Once per process; true when started.
