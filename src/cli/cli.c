@@ -11,7 +11,6 @@
 #include "algorithm.h"
 #include "command.h"
 #include "fields.h"
-#include "operation.h"
 #include "sig.h"
 #include "suffix.h"
 #include "progress.h"
@@ -700,23 +699,6 @@ int cli_open_operand(struct cli *c, int i, struct gs_err *err)
 			       "column%s", type_name(job.dtype.type), job.columns,
 			       job.columns == 1 ? "" : "s");
 	return 0;
-}
-
-void cli_prestart(struct cli *c, enum gs_cmd op)
-{
-	struct gs_job job = c->job;
-	int threads = c->eo.threads;
-	struct gs_err err;
-
-	job.cmd = op;
-	if (c->backend == BACKEND_AUTO && !c->eo.ndevices &&
-	    engine_fit_threads(&job, &threads, true, 0, &err) < 0)
-		return;
-	if (backend_prestart(c->backend, &job, c->input_bytes,
-			     c->info.compressed, threads, c->eo.device,
-			     c->eo.ndevices) && c->verbose)
-		fprintf(stderr, "gpustat: backend: the GPU starts in the "
-			"background now, for %s\n", operation_of(&job)->name);
 }
 
 int cli_run(struct cli *c, struct input *in, struct input *in2,
