@@ -154,6 +154,15 @@ int cli_open_operand(struct cli *c, int i, struct gs_err *err);
 int cli_columns(struct cli *c, struct input *in, struct input_info *info,
 		const char *name, struct gs_err *err);
 
+/* Start the GPU's context on a thread of its own now (backend_prestart)
+ * where the pass of operation op will want a GPU: with --backend cuda or
+ * --devices whatever the job, under auto where its plan says so for c's
+ * job made op, on the threads its accumulators leave, so c->job must be
+ * what that pass will run (its fields set: a command asks for a later
+ * pass from an earlier one's start, as hist2d's range pass does for its
+ * counts). -v says when it starts. */
+void cli_prestart(struct cli *c, enum gs_cmd op);
+
 /* Pick the backend and run the job; acc may be NULL for scan. */
 int cli_run(struct cli *c, struct input *in, struct input *in2,
 	    int64_t input_bytes, struct sink *sink, void *acc,

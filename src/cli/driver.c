@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "command.h"
+#include "operation.h"
 #include "perfile.h"
 #include "result_out.h"
 #include "state.h"
@@ -196,6 +197,23 @@ static int run_per_file(struct cli *c, const struct pass *passes,
 	return rc;
 }
 
+void cli_prestart(struct cli *c, enum gs_cmd op)
+{
+	struct gs_job job = c->job;
+	int threads = c->eo.threads;
+	struct gs_err err;
+
+	job.cmd = op;
+	if (c->backend == BACKEND_AUTO && !c->eo.ndevices &&
+	    engine_fit_threads(&job, &threads, true, 0, &err) < 0)
+		return;
+	if (backend_prestart(c->backend, &job, c->input_bytes,
+			     c->info.compressed, threads, c->eo.device,
+			     c->eo.ndevices) && c->verbose)
+		fprintf(stderr, "gpustat: backend: the GPU starts in the "
+			"background now, for %s\n", operation_of(&job)->name);
+}
+
 static int run_passes(struct cli *c, const struct pass *passes)
 {
 	bool own_finish = c->command->finish && c->format != FMT_STATE;
@@ -207,6 +225,11 @@ static int run_passes(struct cli *c, const struct pass *passes)
 	int rc;
 
 	sb_init(&b);
+	/* --backend cuda, --devices: the GPU's context from here, beside the
+	 * passes' first steps (cli_prestart); auto's depends on the pass's
+	 * plan, which a command asks for itself (hist2d's range pass) */
+	if (c->backend == BACKEND_CUDA || c->eo.ndevices)
+		cli_prestart(c, passes->op);
 	if (stream)
 		result_out_start(&ro, c, &b);
 	if ((c->per_file ? run_per_file(c, passes, &b, &err)

@@ -219,10 +219,15 @@ static double scalar_double(enum gs_type t, union gs_scalar a)
 }
 
 /* Pass 1 without --range: each column's min and max, from an input that
- * can be read again (a pipe is copied to a temporary file first). */
+ * can be read again (a pipe is copied to a temporary file first). Where
+ * auto's plan gives the counts a GPU, its context starts now, while this
+ * pass reads (cli_prestart). */
 static int range_start(struct cli *c, struct gs_err *err)
 {
-	return input_rewindable(c->in) ? 0 : spill_input(c, err);
+	if (!input_rewindable(c->in) && spill_input(c, err) < 0)
+		return -1;
+	cli_prestart(c, c->job.weighted ? CMD_HIST2DW : CMD_HIST2D);
+	return 0;
 }
 
 /* numpy's default range of each axis: a.min() and a.max(), refused where

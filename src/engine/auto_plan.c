@@ -192,6 +192,20 @@ static const struct auto_rate *rate_of(const struct gs_job *job)
 	return &op_rates[job->cmd];
 }
 
+/* What -v calls job: the rate's name, and for a 2-D histogram its bins
+ * (the CPU's threads, and so its rate, follow from them: each keeps its
+ * own counts, within the accumulators' limit). Into buf[n], or r->what. */
+static const char *what_of(const struct auto_rate *r, const struct gs_job *job,
+			   char *buf, size_t n)
+{
+	if (job->cmd != CMD_HIST2D && job->cmd != CMD_HIST2DW)
+		return r->what;
+	snprintf(buf, n, "%s (%llux%llu bins)", r->what,
+		 (unsigned long long)job->bins,
+		 (unsigned long long)job->ybins);
+	return buf;
+}
+
 /* The CPU's rate for job on threads threads, in bytes of input per second. */
 static double cpu_rate(const struct auto_rate *r, const struct gs_job *job,
 		       int threads)
@@ -218,6 +232,8 @@ bool auto_plan_gpu(const struct gs_job *job, int64_t input_bytes,
 	const struct auto_rate *r = rate_of(job);
 	double cpu = cpu_rate(r, job, threads), b = (double)input_bytes;
 	double s = AUTO_GPU_START_S, t_cpu, t_gpu;
+	char wbuf[80];
+	const char *what = what_of(r, job, wbuf, sizeof(wbuf));
 
 	const char *hook = getenv(AUTO_CPU_CHUNKS_ENV);
 
@@ -231,7 +247,7 @@ bool auto_plan_gpu(const struct gs_job *job, int64_t input_bytes,
 	if (r->gpu_gbs <= 0) {
 		snprintf(why, n, "%s runs on the CPU under auto: its GPU "
 			 "kernels were slower end to end where measured "
-			 "(--backend cuda runs them)", r->what);
+			 "(--backend cuda runs them)", what);
 		return false;
 	}
 	if (compressed) {
@@ -242,7 +258,7 @@ bool auto_plan_gpu(const struct gs_job *job, int64_t input_bytes,
 		 * the GPU started, one frame 3.04 s against 3.19 */
 		snprintf(why, n, "compressed input: decoding it on the CPU is "
 			 "the limit, not %s of %s, and a GPU's start would take "
-			 "a core from it: the CPU", r->what,
+			 "a core from it: the CPU", what,
 			 type_name(job->dtype.type));
 		return false;
 	}
@@ -251,7 +267,7 @@ bool auto_plan_gpu(const struct gs_job *job, int64_t input_bytes,
 			 "against the input's rate: the GPU starts should %s of "
 			 "%s on %d thread%s not compute %.2f times as fast as "
 			 "the input comes (an unknown length is taken as long)",
-			 r->what, type_name(job->dtype.type), threads,
+			 what, type_name(job->dtype.type), threads,
 			 threads == 1 ? "" : "s", AUTO_LATE_MARGIN);
 		return false;
 	}
@@ -260,14 +276,14 @@ bool auto_plan_gpu(const struct gs_job *job, int64_t input_bytes,
 	if (t_gpu == 0) {
 		snprintf(why, n, "%s of %lld bytes of %s: about %.3f s on %d "
 			 "CPU thread%s (%.1f GB/s), done before a GPU could "
-			 "start (%.2f s): the CPU", r->what,
+			 "start (%.2f s): the CPU", what,
 			 (long long)input_bytes, type_name(job->dtype.type),
 			 t_cpu, threads, threads == 1 ? "" : "s", cpu / 1e9, s);
 		return false;
 	}
 	snprintf(why, n, "%s of %lld bytes of %s: about %.3f s on %d CPU "
 		 "thread%s (%.1f GB/s) against %.3f s with a GPU (%.2f s to "
-		 "start, then %.0f GB/s): %s", r->what, (long long)input_bytes,
+		 "start, then %.0f GB/s): %s", what, (long long)input_bytes,
 		 type_name(job->dtype.type), t_cpu, threads,
 		 threads == 1 ? "" : "s", cpu / 1e9, t_gpu,
 		 s, r->gpu_gbs, t_gpu < t_cpu ? "the CPU starts, the GPU takes "

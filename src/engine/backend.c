@@ -13,6 +13,8 @@
  * --devices takes the GPUs from the first chunk, whatever --backend says
  * (but cpu). The kernels of a job are its operation's (ops.def).
  */
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include "acc.h"
@@ -203,5 +205,65 @@ const struct backend *backend_select(enum backend_choice choice,
 	}
 	*why = "built without CUDA support";
 	return &backend_cpu;
+#endif
+}
+
+#ifdef GS_HAVE_CUDA
+static void *prestart_main(void *v)
+{
+	char why[300];
+
+	cuda_probe((int)(intptr_t)v, why, sizeof(why));
+	return NULL;
+}
+
+/* Whether backend_select would open a GPU for job (its cuda_probe, or
+ * auto's start thread). */
+static bool wants_gpu(enum backend_choice choice, const struct gs_job *job,
+		      int64_t input_bytes, bool compressed, int threads,
+		      int ndevices)
+{
+	char why[300];
+	const char *no;
+
+	if (choice == BACKEND_CPU)
+		return false;
+	if (choice == BACKEND_CUDA || ndevices)
+		return true;	/* it probes the GPU, whatever the job */
+	if (job->algo != ALGO_DEFAULT || job->op == OP_PROD ||
+	    (job->rec && job->cmd != CMD_GROUP) || !cuda_supports(job, &no))
+		return false;
+	return auto_plan_gpu(job, input_bytes, compressed, threads, why,
+			     sizeof(why));
+}
+#endif
+
+bool backend_prestart(enum backend_choice choice, const struct gs_job *job,
+		      int64_t input_bytes, bool compressed, int threads,
+		      int device, int ndevices)
+{
+#ifdef GS_HAVE_CUDA
+	static bool started;
+	pthread_t t;
+
+	if (started || !wants_gpu(choice, job, input_bytes, compressed,
+				  threads, ndevices))
+		return false;
+	/* detached: main() ends the process with _exit, never waiting in
+	 * CUDA's exit handlers for a context still being made */
+	if (pthread_create(&t, NULL, prestart_main, (void *)(intptr_t)device))
+		return false;
+	pthread_detach(t);
+	started = true;
+	return true;
+#else
+	(void)choice;
+	(void)job;
+	(void)input_bytes;
+	(void)compressed;
+	(void)threads;
+	(void)device;
+	(void)ndevices;
+	return false;
 #endif
 }

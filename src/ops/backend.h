@@ -119,6 +119,21 @@ const struct backend *backend_select(enum backend_choice choice,
 				     int threads, int device, int ndevices,
 				     const char **why, struct gs_err *err);
 
+/* Start the GPU's context (cuda_probe, hundreds of milliseconds) on a
+ * thread of its own now, ahead of backend_select, where backend_select
+ * would want a GPU for job with these arguments: --backend cuda or
+ * --devices (job not looked at), or auto's plan for a GPU (auto_plan_gpu;
+ * job as its pass will run it, threads those its accumulators leave). backend_select's probe (or auto's start thread) then
+ * finds it started, or waits for the rest of it: the context is made
+ * while the run opens its input, allocates its accumulators and makes its
+ * earlier passes (hist2d's range). Once per process; true when started.
+ * Without CUDA, or where the job would stay on the CPU, it does nothing;
+ * a probe that fails is found again by backend_select, which reports it
+ * as before. */
+bool backend_prestart(enum backend_choice choice, const struct gs_job *job,
+		      int64_t input_bytes, bool compressed, int threads,
+		      int device, int ndevices);
+
 /* What the last backend_auto or backend_auto_late run did, for -v: chunks
  * on each side, when the GPU started and became ready (or why it did
  * not). */
