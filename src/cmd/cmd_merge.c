@@ -14,6 +14,7 @@
 #include "group.h"
 #include "operation.h"
 #include "perfile.h"
+#include "result_out.h"
 #include "state.h"
 
 /* What the operands hold (the driver's c->state). */
@@ -114,8 +115,10 @@ static int merge_stream(struct cli *c)
 	struct merge_state *m = c->state;
 	const struct command *cmd = command_find(m->total.command);
 	const struct pass *last = cmd ? cmd->passes : NULL;
+	struct result_out ro;
 	struct gs_err err;
 	struct sbuf b;
+	bool own_finish, stream;
 	int rc;
 
 	while (last && last[1].done)
@@ -151,13 +154,23 @@ static int merge_stream(struct cli *c)
 		gs_fail(&err, GS_ERUNTIME, "", "out of memory");
 		return cli_report(c, &err);
 	}
+	/* --by's rows (or its state), a key at a time, stream as a run's
+	 * (result_out.h) */
+	own_finish = cmd->finish && c->format != FMT_STATE;
+	stream = m->total.job.cmd == CMD_GROUP && !m->each && !own_finish;
 	sb_init(&b);
+	if (stream)
+		result_out_start(&ro, c, &b);
 	rc = m->each ? merged_per_file(c, m, last, &b, &err)
 		     : merged_result(c, last, &m->total, &b, &err);
-	if (rc < 0)
+	if (rc < 0) {
+		if (stream)
+			result_out_abort(&ro);
+		sb_free(&b);
 		return cli_report(c, &err);
-	rc = cmd->finish && c->format != FMT_STATE ? cmd->finish(c, &b)
-						   : cli_finish(c, &b);
+	}
+	rc = own_finish ? cmd->finish(c, &b) : stream ?
+	     result_out_finish(&ro, &b) : cli_finish(c, &b);
 	sb_free(&b);
 	return rc;
 }

@@ -33,6 +33,16 @@ struct state_codec {
 	size_t (*bytes_of)(const struct gs_job *job, const void *acc);
 	int (*get_n)(struct gs_job *job, void *acc, const unsigned char *p,
 		     size_t n);
+	/* A payload of any length (a group-by's keys: the data's), made and
+	 * read a piece at a time (acc.h's group_state_*): put_to, head,
+	 * entries, head_free. NULL for the others. */
+	void (*put_to)(const struct gs_job *job, const void *acc,
+		       const struct gs_sink *out);
+	int (*head)(struct gs_job *job, const struct gs_src *src,
+		    uint64_t limit, uint64_t *entries);
+	int (*entries)(const struct gs_job *job, void *acc,
+		       const struct gs_src *src, uint64_t entries);
+	void (*head_free)(struct gs_job *job);
 };
 /* Each operation's codec: the STATE(x) of its row of ops.def. */
 #define OPERATION(id, name, cpu, gpu, state, ...) state
