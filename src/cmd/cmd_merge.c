@@ -92,6 +92,8 @@ static int merged_per_file(struct cli *c, const struct merge_state *m,
 
 	if (perfile_init(&pf, n + 1) < 0)
 		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
+	if (b->drain)	/* --by's: each result as it is made */
+		perfile_direct(&pf, c, b);
 	for (int i = 0; i < n && rc == 0; i++) {
 		const char *name = c->noperands ? c->operands[i] : "-";
 
@@ -157,7 +159,7 @@ static int merge_stream(struct cli *c)
 	/* --by's rows (or its state), a key at a time, stream as a run's
 	 * (result_out.h) */
 	own_finish = cmd->finish && c->format != FMT_STATE;
-	stream = m->total.job.cmd == CMD_GROUP && !m->each && !own_finish;
+	stream = m->total.job.cmd == CMD_GROUP && !own_finish;
 	sb_init(&b);
 	if (stream)
 		result_out_start(&ro, c, &b);
