@@ -65,6 +65,10 @@ void state_merge_acc(const struct gs_job *job, void *total, void *acc);
  * of an integer product's overflow is forgotten once two states merge. */
 int state_load(const char *path, struct state *total, const char **first,
 	       struct gs_err *err);
+/* The same, a group-by's table (a new one: the first state's) bounded
+ * by limit bytes in memory (state_load's: group_limit()). */
+int state_load_within(const char *path, struct state *total,
+		      const char **first, uint64_t limit, struct gs_err *err);
 /* The memory a group-by's table (its run's, or a merge's of its states)
  * may hold before it spills to $TMPDIR: half the machine's (at least the
  * accumulators' 1 GiB), or GPUSTAT_GROUP_LIMIT's (the tests' small one). */

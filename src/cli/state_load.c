@@ -197,7 +197,7 @@ static int fold(struct state *total, const char **first, struct state *s,
  * keys, a key at a time, into the total's table; the first state's table
  * is the total. */
 static int load_group(struct reader *r, struct state *s, uint64_t payload,
-		      struct state *total, const char **first,
+		      struct state *total, const char **first, uint64_t limit,
 		      const char *name, const char *where, struct gs_err *err)
 {
 	const struct state_codec *codec = state_codec_for(&s->job);
@@ -207,7 +207,7 @@ static int load_group(struct reader *r, struct state *s, uint64_t payload,
 	bool fresh = !total->acc;
 
 	r->left = payload;
-	if (codec->head(&s->job, &src, group_limit(), &entries) < 0) {
+	if (codec->head(&s->job, &src, limit, &entries) < 0) {
 		codec->head_free(&s->job);
 		return bad_payload(r, &s->job, payload, name, where, err);
 	}
@@ -243,8 +243,8 @@ static int load_group(struct reader *r, struct state *s, uint64_t payload,
 
 /* The state at r's front into *total. */
 static int load_one(struct reader *r, struct state *total,
-		    const char **first, const char *name, const char *where,
-		    struct gs_err *err)
+		    const char **first, uint64_t limit, const char *name,
+		    const char *where, struct gs_err *err)
 {
 	struct state s;
 	uint64_t payload;
@@ -257,8 +257,8 @@ static int load_one(struct reader *r, struct state *total,
 		return -1;
 	take(r, (size_t)h);
 	if (state_codec_for(&s.job)->head)
-		return load_group(r, &s, payload, total, first, name, where,
-				  err);
+		return load_group(r, &s, payload, total, first, limit, name,
+				  where, err);
 	/* a payload its options do not set (hist2d --weights'): what the
 	 * file holds of it, its length checked as it is read */
 	if ((state_codec_for(&s.job)->get_n ||
@@ -274,6 +274,12 @@ static int load_one(struct reader *r, struct state *total,
 
 int state_load(const char *path, struct state *total, const char **first,
 	       struct gs_err *err)
+{
+	return state_load_within(path, total, first, group_limit(), err);
+}
+
+int state_load_within(const char *path, struct state *total,
+		      const char **first, uint64_t limit, struct gs_err *err)
 {
 	bool in = strcmp(path, "-") == 0;
 	const char *name = in ? "stdin" : path;
@@ -296,8 +302,8 @@ int state_load(const char *path, struct state *total, const char **first,
 		if (where)	/* the later states of one file: by offset */
 			sprintf(where, "%s: byte %llu", name,
 				(unsigned long long)r.at);
-		rc = load_one(&r, total, first, name, where ? where : name,
-			      err);
+		rc = load_one(&r, total, first, limit, name,
+			      where ? where : name, err);
 		if (*first != where)
 			free(where);
 		if (rc == 0 && fill(&r, 1) < 0)

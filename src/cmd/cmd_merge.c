@@ -40,7 +40,11 @@ static int read_operand(struct cli *c, const char *path, int i,
 			m->each[i] = m->total;
 		return 0;
 	}
-	if (state_load(path, &m->each[i], &first, err) < 0)
+	/* every operand's table is held to the end, and the total's: a
+	 * share of the limit each */
+	if (state_load_within(path, &m->each[i], &first,
+			      group_limit() / ((uint64_t)c->noperands + 1),
+			      err) < 0)
 		return -1;
 	return state_fold_copy(&m->total, &m->first, &m->each[i], first, err);
 }
