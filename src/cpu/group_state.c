@@ -24,6 +24,11 @@
  * Both are exact; the compact form is written wherever the sum fits it
  * (compact_of), so a key's bytes depend on its value only: the same for
  * every -j, chunking, order and merge of states.
+ *
+ * The payload is written a key at a time (group_state_write), through a
+ * small buffer into the result's, which drains to the output: its length
+ * is counted first (group_state_bytes, for the header), so it is never
+ * held whole. group_state_read.c reads it back the same way.
  */
 #include <errno.h>
 #include <stdlib.h>

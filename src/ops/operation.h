@@ -26,9 +26,9 @@ struct state_codec {
 	/* Whether acc, read from bytes, is one a run could have made (the
 	 * merges rely on it: a product's bounds normalized); NULL: any is. */
 	bool (*valid)(const struct gs_job *job, const void *acc);
-	/* Where the payload's length is the state's own (a group-by's keys):
-	 * it, and reading p[0..n) into acc, with what of the job the payload
-	 * holds (job->group), -1 for a payload no run makes; bytes and get
+	/* Where the payload's length is the state's own (hist2d --weights'
+	 * sums, a group-by's keys): it, and (not a group-by's) reading
+	 * p[0..n) into acc, -1 for a payload no run makes; bytes and get
 	 * are then unused. NULL for the others. */
 	size_t (*bytes_of)(const struct gs_job *job, const void *acc);
 	int (*get_n)(struct gs_job *job, void *acc, const unsigned char *p,
