@@ -244,6 +244,11 @@ for f in swapped twice; do
 		grep -q "^gpustat: $T/$f: state payload: not what a group state holds$" "$T/err" &&
 		ok || bad "merge of a state with a key $f" "rc $rc: $(cat "$T/err")"
 done
+# a merge's table past its limit spills as a run's: where it cannot, one
+# line (not one per state after), nothing written
+TMPDIR=$T/none GPUSTAT_GROUP_LIMIT=64K "$G" merge -f state "$T/ws1" \
+	"$T/ws2" "$T/ws1" > "$T/out" 2> "$T/err"
+failing "merge, no \$TMPDIR" $?
 # peak NAME BYTES CMD...: CMD's peak memory below 3/4 of BYTES
 peak() {
 	name=$1

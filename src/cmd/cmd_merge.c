@@ -63,11 +63,19 @@ static int merge_open(struct cli *c, struct gs_err *err)
 	m->each = c->per_file ? calloc((size_t)n, sizeof(*m->each)) : NULL;
 	if (c->per_file && !m->each)
 		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
+		struct gs_err table;
+
+		/* a total that failed (a group-by's table that could not
+		 * spill: reported) takes no more */
+		if (m->total.acc &&
+		    acc_check(&m->total.job, m->total.acc, &table) < 0)
+			break;
 		if (read_operand(c, ops[i], i, err) < 0) {
 			c->operand_failed = true;
 			cli_report(c, err);
 		}
+	}
 	err->code = GS_ERUNTIME;
 	err->what[0] = '\0';	/* reported already */
 	return c->operand_failed ? -1 : 0;
