@@ -17,6 +17,10 @@
 #  - the rows streamed: a spilled run's peak memory (/usr/bin/time) below
 #    the bytes it prints, the same bytes to a file, -o, a pipe; a failed
 #    write leaves -o's FILE as it was.
+#  - states streamed: -f state, merge (of files and of a pipe, -f state
+#    and rows) and --per-file's states and rows, each one run's bytes, at
+#    a peak memory below them; a state whose keys are out of order or
+#    twice refused; a -f state whose write fails leaves -o's FILE as it was.
 #
 # Usage: sh tests/test_group_spill.sh   (GPUSTAT=path overrides ./gpustat)
 # Prints "FAIL name: reason" lines and last "group_spill: P passed, F failed".
@@ -190,6 +194,86 @@ if [ -x /usr/bin/time ] && [ -z "$GPUSTAT_ASAN" ]; then
 else	# ASan's shadow memory makes RSS meaningless
 	echo "group_spill: note: skipped the memory check (no /usr/bin/time, or ASan)"
 fi
+# states stream too: -f state writes a key at a time, merge reads its
+# states a piece at a time into a table bounded as a run's, --per-file's
+# states and binary rows go out as they are made. The same bytes across
+# -j, limits, shards (and a pipe of them); each run's peak memory below
+# the bytes it writes (a 30 MB state; before, -f state held its payload
+# twice, merge every state whole and its table unbounded)
+"$G" count --by 1 $W -f state "$T/wide.bin" > "$T/wst"
+head -c 1140000 "$T/wide.bin" > "$T/w1"	# 60,000 records of 19 bytes
+tail -c +1140001 "$T/wide.bin" > "$T/w2"
+"$G" count --by 1 $W -f state "$T/w1" > "$T/ws1"
+GPUSTAT_GROUP_LIMIT=4M "$G" count --by 1 $W -f state -j 2 "$T/w2" > "$T/ws2"
+cp "$T/wst" "$T/want"
+for j in 1 2; do
+	GPUSTAT_GROUP_LIMIT=4M "$G" count --by 1 $W -f state -j $j \
+		"$T/wide.bin" > "$T/got" 2>&1
+	same "streamed -f state -j $j"
+done
+GPUSTAT_GROUP_LIMIT=4M "$G" merge -f state "$T/ws2" "$T/ws1" > "$T/got" 2>&1
+same "streamed merge -f state"
+cat "$T/ws1" "$T/ws2" | GPUSTAT_GROUP_LIMIT=64K "$G" merge -f state \
+	> "$T/got" 2>&1
+same "streamed merge -f state of a pipe"
+"$G" count --by 1 $W -f binary "$T/wide.bin" > "$T/want"
+GPUSTAT_GROUP_LIMIT=4M "$G" merge -f binary "$T/ws1" "$T/ws2" > "$T/got" 2>&1
+same "streamed merge -f binary"
+"$G" count --by 1 $W -f binary --per-file "$T/w1" "$T/w2" > "$T/want"
+GPUSTAT_GROUP_LIMIT=4M "$G" merge -f binary --per-file "$T/ws1" "$T/ws2" \
+	> "$T/got" 2>&1
+same "streamed merge --per-file"
+cat "$T/ws1" "$T/ws2" > "$T/want"
+GPUSTAT_GROUP_LIMIT=4M "$G" count --by 1 $W -f state --per-file -j 2 \
+	"$T/w1" "$T/w2" > "$T/got" 2>&1
+same "streamed --per-file -f state"
+# a state is read a key at a time, each after the one before: a key out
+# of order, or twice, is no state (and nothing is written)
+python3 -c '
+import sys
+s = open(sys.argv[1], "rb").read()
+e = s.index(b"\n\n") + 2 + 88	# the header, the grouping: 15 u32 columns
+n = 248				# a key of 15 counts
+open(sys.argv[2], "wb").write(s[:e] + s[e + n:e + 2 * n] + s[e:e + n] + s[e + 2 * n:])
+open(sys.argv[3], "wb").write(s[:e] + s[e:e + n] + s[e:e + 2 * n] + s[e + 2 * n:])
+' "$T/ws1" "$T/swapped" "$T/twice"
+for f in swapped twice; do
+	"$G" merge "$T/ws2" "$T/$f" > "$T/out" 2> "$T/err"
+	rc=$?
+	[ "$rc" -eq 1 ] && [ ! -s "$T/out" ] &&
+		grep -q "^gpustat: $T/$f: state payload: not what a group state holds$" "$T/err" &&
+		ok || bad "merge of a state with a key $f" "rc $rc: $(cat "$T/err")"
+done
+# a merge's table past its limit spills as a run's: where it cannot, one
+# line (not one per state after), nothing written
+TMPDIR=$T/none GPUSTAT_GROUP_LIMIT=64K "$G" merge -f state "$T/ws1" \
+	"$T/ws2" "$T/ws1" > "$T/out" 2> "$T/err"
+failing "merge, no \$TMPDIR" $?
+# peak NAME BYTES CMD...: CMD's peak memory below 3/4 of BYTES
+peak() {
+	name=$1
+	bytes=$2
+	shift 2
+	GPUSTAT_GROUP_LIMIT=4M /usr/bin/time -f '%M' -o "$T/rss" "$@" \
+		> "$T/got" 2> "$T/err"
+	kib=$(tail -1 "$T/rss")
+	[ "$(wc -c < "$T/got")" -eq "$bytes" ] &&
+		[ "$kib" -lt $((bytes / 1024 * 3 / 4)) ] && ok ||
+		bad "$name" "peak $kib KiB for $(wc -c < "$T/got") of $bytes bytes: $(head -c 200 "$T/err")"
+}
+if [ -x /usr/bin/time ] && [ -z "$GPUSTAT_ASAN" ]; then
+	n=$(wc -c < "$T/wst")
+	peak "streamed -f state memory" "$n" "$G" count --by 1 $W -f state \
+		-j 2 "$T/wide.bin"
+	peak "streamed merge -f state memory" "$n" "$G" merge -f state \
+		"$T/ws1" "$T/ws2"
+	peak "streamed merge memory" 29760000 "$G" merge -f binary \
+		"$T/ws1" "$T/ws2"
+	peak "streamed --per-file -f state memory" $(($(wc -c < "$T/ws1") * 2)) \
+		"$G" count --by 1 $W -f state --per-file "$T/w1" "$T/w2"
+	peak "streamed merge --per-file memory" 59520000 "$G" merge -f binary \
+		--per-file "$T/ws1" "$T/ws2"
+fi
 # a write that fails half-way: -o FILE is left as it was, no temp file
 echo before > "$T/keep"
 (trap '' XFSZ; ulimit -f 4096 && GPUSTAT_GROUP_LIMIT=4M exec "$G" count \
@@ -198,6 +282,12 @@ rc=$?
 [ "$rc" -ne 0 ] && [ "$(cat "$T/keep")" = before ] &&
 	[ "$(wc -l < "$T/err")" -eq 1 ] && ok ||
 	bad "streamed, a write fails" "rc $rc, $(head -c 100 "$T/keep"): $(cat "$T/err")"
+(trap '' XFSZ; ulimit -f 4096 && GPUSTAT_GROUP_LIMIT=4M exec "$G" count \
+	--by 1 $W -f state "$T/wide.bin" -o "$T/keep" 2> "$T/err")
+rc=$?
+[ "$rc" -ne 0 ] && [ "$(cat "$T/keep")" = before ] &&
+	[ "$(wc -l < "$T/err")" -eq 1 ] && ok ||
+	bad "streamed state, a write fails" "rc $rc, $(head -c 100 "$T/keep"): $(cat "$T/err")"
 # a spool that fills (a file-size limit on $TMPDIR's file): what it held
 # goes back into memory, and the pipe gets the whole result once
 "$G" count --by 1 $W -f text "$T/wide.bin" > "$T/want"

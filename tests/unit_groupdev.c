@@ -2,7 +2,7 @@
  * unit_groupdev.c - --by's device form (group_dev.h), run on the host: the
  * very fold the GPU runs (cuda/group_kernels.cu), one record at a time,
  * then the table read back through group_gpu_merge and group_absorb,
- * must give the state bytes (group_state_put) of the CPU's own fold
+ * must give the state bytes (group_state_write) of the CPU's own fold
  * (cpu_group.c) of the same records:
  *  - keys of every integer type and of f16/f32/f64 (NaNs of several
  *    payloads, -0 and +0, infinities), one and two key columns;
@@ -239,14 +239,32 @@ static void end_run(const struct gs_job *job, struct group_acc *a)
 	*a = r;
 }
 
+struct into {
+	unsigned char *p;
+	size_t at, n;
+};
+
+static bool put_into(void *ctx, const void *p, size_t n)
+{
+	struct into *to = ctx;
+
+	if (to->at + n > to->n)
+		return false;
+	memcpy(to->p + to->at, p, n);
+	to->at += n;
+	return true;
+}
+
 static size_t state_of(const struct gs_job *job, const struct group_acc *g,
 		       unsigned char **p)
 {
 	size_t n = group_state_bytes(job, g);
+	struct into to = { malloc(n ? n : 1), 0, n };
+	struct gs_sink sink = { put_into, &to };
 
-	*p = malloc(n ? n : 1);
-	group_state_put(job, g, *p);
-	return n;
+	*p = to.p;
+	group_state_write(job, g, &sink);
+	return to.at == n ? n : 0;	/* every byte the length said */
 }
 
 static void check(const struct config *c, enum gs_group_what what)

@@ -181,6 +181,8 @@ static int run_per_file(struct cli *c, const struct pass *passes,
 			       "read twice; give files");
 	if (perfile_init(&pf, n + 1) < 0)
 		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
+	if (b->drain)	/* --by's: each result as it is made */
+		perfile_direct(&pf, c, b);
 	for (int i = 0; i < n && rc == 0; i++)
 		rc = operand_result(c, passes, i, &pf, &total, &records, err);
 	if (rc == 0 && n > 1 && c->format != FMT_STATE) {
@@ -217,8 +219,10 @@ void cli_prestart(struct cli *c, enum gs_cmd op)
 static int run_passes(struct cli *c, const struct pass *passes)
 {
 	bool own_finish = c->command->finish && c->format != FMT_STATE;
-	/* --by's rows, a row per key, stream (result_out.h) */
-	bool stream = c->by && !c->per_file && !own_finish;
+	/* --by's rows, a row per key, stream (result_out.h); --per-file's
+	 * too where they are joined one after another (perfile_direct), or
+	 * else as they are joined */
+	bool stream = c->by && !own_finish;
 	struct result_out ro;
 	struct gs_err err;
 	struct sbuf b;

@@ -29,10 +29,15 @@ struct perfile {
 	int n;			/* results so far */
 	struct sbuf *body;	/* each as its command formats it */
 	const char **name;	/* its operand, or NULL for the total */
+	struct sbuf *direct;	/* or every result straight into this */
 };
 
 /* Make room for n results; -1 when out of memory. */
 int perfile_init(struct perfile *pf, int n);
+/* Where c->format's results are joined as they come, one after another
+ * (binary, state), each result straight into b (perfile_next's buffer:
+ * --by's rows then stream, result_out.h), none kept apart. */
+void perfile_direct(struct perfile *pf, const struct cli *c, struct sbuf *b);
 /* The next result: a buffer to format it into, labelled name (NULL: the
  * total). Call with pf having room. */
 struct sbuf *perfile_next(struct perfile *pf, const char *name);

@@ -86,6 +86,29 @@ static void key_value(const char *command, const struct gs_job *job,
 	}
 }
 
+/* The header of c's state of a payload of n bytes. */
+static void put_header(const struct cli *c, uint64_t n, struct sbuf *b)
+{
+	char v[VALUE_MAX];
+
+	sb_addf(b, "%s %d\n", STATE_MAGIC, STATE_VERSION);
+	for (int k = 0; k < NKEYS; k++) {
+		if (!has_key(&c->job, k))
+			continue;
+		key_value(c->command->name, &c->job, c->records, n, k, v);
+		sb_addf(b, "%s %s\n", keys[k], v);
+	}
+	sb_add(b, "\n");
+}
+
+static bool to_sbuf(void *ctx, const void *p, size_t n)
+{
+	struct sbuf *b = ctx;
+
+	sb_addn(b, p, n);
+	return !b->oom;
+}
+
 int state_write(const struct cli *c, const void *acc, struct sbuf *b,
 		struct gs_err *err)
 {
@@ -93,25 +116,26 @@ int state_write(const struct cli *c, const void *acc, struct sbuf *b,
 	const struct state_codec *codec = state_codec_for(job);
 	size_t n = codec->bytes_of ? codec->bytes_of(job, acc)
 				   : codec->bytes(job);
-	unsigned char *payload = malloc(n ? n : 1);
-	char v[VALUE_MAX];
+	unsigned char *payload;
 
-	if (!payload)
+	/* a group-by's table can fail as it is read (a spilled run) */
+	if (codec->put_to) {	/* a key at a time, into b as it drains */
+		struct gs_sink to = { to_sbuf, b };
+
+		if (acc_check(job, acc, err) < 0)
+			return -1;
+		put_header(c, n, b);
+		codec->put_to(job, acc, &to);
+		return acc_check(job, acc, err);
+	}
+	if (!(payload = malloc(n ? n : 1)))
 		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
 	codec->put(job, acc, payload);
-	/* a group-by's table can fail as it is read (a spilled run) */
 	if (acc_check(job, acc, err) < 0) {
 		free(payload);
 		return -1;
 	}
-	sb_addf(b, "%s %d\n", STATE_MAGIC, STATE_VERSION);
-	for (int k = 0; k < NKEYS; k++) {
-		if (!has_key(job, k))
-			continue;
-		key_value(c->command->name, job, c->records, n, k, v);
-		sb_addf(b, "%s %s\n", keys[k], v);
-	}
-	sb_add(b, "\n");
+	put_header(c, n, b);
 	sb_addn(b, payload, n);
 	free(payload);
 	return 0;
@@ -395,22 +419,24 @@ static int read_header(const unsigned char **p, const unsigned char *end,
 	return header_sane(&s->job, name, err);
 }
 
-ssize_t state_read(const unsigned char *p, size_t n, const char *name,
-		   uint64_t off, struct state *s, struct gs_err *err)
+ssize_t state_header(const unsigned char *p, size_t n, const char *where,
+		     struct state *s, uint64_t *payload, struct gs_err *err)
 {
 	const unsigned char *start = p, *end = p + n;
-	uint64_t payload = 0;
-	char where[300];
 
-	snprintf(where, sizeof(where), off ? "%s: byte %llu" : "%s", name,
-		 (unsigned long long)off);
 	memset(s, 0, sizeof(*s));
+	*payload = 0;
 	if (n < 8 || memcmp(p, STATE_MAGIC, 8) != 0)
 		return gs_fail(err, GS_ERUNTIME, where, "not a gpustat state "
 			       "(made by -f state)");
-	if (read_header(&p, end, where, s, &payload, err) < 0)
+	if (read_header(&p, end, where, s, payload, err) < 0)
 		return -1;
+	return p - start;
+}
 
+int state_payload(struct state *s, const unsigned char *p, size_t n,
+		  uint64_t payload, const char *where, struct gs_err *err)
+{
 	const struct operation *op = operation_of(&s->job);
 	const struct state_codec *codec = state_codec_for(&s->job);
 	const struct acc_kernels *k = acc_kernels_for(&s->job);
@@ -422,10 +448,8 @@ ssize_t state_read(const unsigned char *p, size_t n, const char *name,
 			       "%llu, but %s of %.200s needs %zu bytes",
 			       (unsigned long long)payload, op->name, t,
 			       codec->bytes(&s->job));
-	if ((uint64_t)(end - p) < payload)
-		return gs_fail(err, GS_ERUNTIME, where, "truncated state: %llu "
-			       "of %llu payload bytes", (unsigned long long)(end - p),
-			       (unsigned long long)payload);
+	if ((uint64_t)n < payload)
+		return state_truncated(where, n, payload, err);
 	s->acc = malloc(k->acc_size(&s->job));
 	if (!s->acc)
 		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
@@ -433,8 +457,7 @@ ssize_t state_read(const unsigned char *p, size_t n, const char *name,
 	if (codec->get_n && codec->get_n(&s->job, s->acc, p, payload) < 0) {
 		acc_release(&s->job, s->acc);
 		s->acc = NULL;
-		return gs_fail(err, GS_ERUNTIME, where, "state payload: not "
-			       "what a %s state holds", op->name);
+		return state_malformed(&s->job, where, err);
 	}
 	if (!codec->get_n)
 		codec->get(&s->job, s->acc, p);
@@ -444,7 +467,22 @@ ssize_t state_read(const unsigned char *p, size_t n, const char *name,
 		return gs_fail(err, GS_ERUNTIME, where, "state payload: values "
 			       "no run makes (a product's bounds)");
 	}
-	return (ssize_t)(p + payload - start);
+	return 0;
+}
+
+int state_truncated(const char *where, uint64_t have, uint64_t payload,
+		    struct gs_err *err)
+{
+	return gs_fail(err, GS_ERUNTIME, where, "truncated state: %llu of %llu "
+		       "payload bytes", (unsigned long long)have,
+		       (unsigned long long)payload);
+}
+
+int state_malformed(const struct gs_job *job, const char *where,
+		    struct gs_err *err)
+{
+	return gs_fail(err, GS_ERUNTIME, where, "state payload: not what a %s "
+		       "state holds", operation_of(job)->name);
 }
 
 /* Group-by states: the same key and value columns (the payload's). */
@@ -501,136 +539,3 @@ int state_check(const struct state *a, const char *aname,
 	return group_same(a, aname, b, bname, err);
 }
 
-/* ---- loading and merging ---------------------------------------------------- */
-
-/* The whole of fd, in a growing buffer. */
-static int slurp(int fd, unsigned char **buf, size_t *len)
-{
-	size_t cap = 1 << 16;
-	ssize_t r;
-
-	*len = 0;
-	*buf = malloc(cap);
-	if (!*buf)
-		return -1;
-	for (;;) {
-		if (*len == cap) {
-			unsigned char *p = realloc(*buf, cap *= 2);
-
-			if (!p)
-				return -1;
-			*buf = p;
-		}
-		r = read(fd, *buf + *len, cap - *len);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return (int)r;
-		*len += (size_t)r;
-	}
-}
-
-/* An integer product's overflow index is its shard's own: the product of
- * the shards before it moves the element where the whole product passed
- * 2^128, and the shards may come in any order, so a merge knows none. */
-static void forget_overflow_index(const struct gs_job *job, void *acc)
-{
-	struct red_col *r = acc;
-
-	if (job->cmd != CMD_REDUCE || job->op != OP_PROD || job->rec ||
-	    type_is_float(job->dtype.type))
-		return;
-	for (unsigned k = 0; k < job->columns; k++)
-		r[k].u.ip.at = UINT64_MAX;
-}
-
-void state_merge_acc(const struct gs_job *job, void *total, void *acc)
-{
-	forget_overflow_index(job, total);
-	forget_overflow_index(job, acc);
-	acc_kernels_for(job)->acc_merge(job, total, acc);
-}
-
-/* Fold s (from name) into *total, or make it the total (its first,
- * name). */
-static int fold(struct state *total, const char **first, struct state *s,
-		const char *name, struct gs_err *err)
-{
-	if (!total->acc) {
-		*total = *s;
-		if (total->job.rec)	/* its own copy of the record */
-			total->job.rec = &total->rec;
-		*first = name;
-		return 0;
-	}
-	if (state_check(total, *first, s, name, err) < 0) {
-		acc_release(&s->job, s->acc);
-		return -1;
-	}
-	if (total->records + s->records < total->records) {
-		acc_release(&s->job, s->acc);
-		return gs_fail(err, GS_ERUNTIME, name, "more than 2^64 records "
-			       "in all");
-	}
-	state_merge_acc(&s->job, total->acc, s->acc);
-	total->records += s->records;
-	acc_release(&s->job, s->acc);
-	return acc_check(&total->job, total->acc, err);
-}
-
-int state_load(const char *path, struct state *total, const char **first,
-	       struct gs_err *err)
-{
-	bool in = strcmp(path, "-") == 0;
-	int fd = in ? STDIN_FILENO : open(path, O_RDONLY);
-	const char *name = in ? "stdin" : path;
-	unsigned char *buf = NULL;
-	size_t len = 0, at = 0;
-	int rc = fd < 0 ? -1 : slurp(fd, &buf, &len);
-
-	if (fd >= 0 && !in)
-		close(fd);
-	if (rc < 0) {
-		free(buf);
-		return gs_fail(err, GS_ERUNTIME, name, "%s", fd < 0 || errno ?
-			       strerror(errno) : "out of memory");
-	}
-	if (len == 0)
-		rc = gs_fail(err, GS_ERUNTIME, name, "empty: no state");
-	while (rc == 0 && at < len) {
-		struct state s;
-		ssize_t n = state_read(buf + at, len - at, name, at, &s, err);
-		char *where = at ? malloc(strlen(name) + 32) : NULL;
-
-		if (where)	/* the later states of one file: by offset */
-			sprintf(where, "%s: byte %zu", name, at);
-		rc = n < 0 ? -1 : fold(total, first, &s, where ? where : name, err);
-		if (*first != where)
-			free(where);
-		at += n > 0 ? (size_t)n : 0;
-	}
-	free(buf);
-	return rc;
-}
-
-int state_fold_copy(struct state *total, const char **first,
-		    const struct state *s, const char *name,
-		    struct gs_err *err)
-{
-	size_t n = acc_kernels_for(&s->job)->acc_size(&s->job);
-	struct state copy = *s;
-
-	copy.acc = malloc(n);
-	if (!copy.acc)
-		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
-	memcpy(copy.acc, s->acc, n);
-	/* a state that owns memory (a group-by's table) is copied whole:
-	 * merged into a fresh one */
-	if (acc_kernels_for(&s->job)->acc_free) {
-		acc_kernels_for(&s->job)->acc_init(&s->job, copy.acc);
-		acc_kernels_for(&s->job)->acc_merge(&s->job, copy.acc, s->acc);
-		if (acc_check(&s->job, copy.acc, err) < 0)
-			return -1;
-	}
-	return fold(total, first, &copy, name, err);
-}

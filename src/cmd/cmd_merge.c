@@ -14,6 +14,7 @@
 #include "group.h"
 #include "operation.h"
 #include "perfile.h"
+#include "result_out.h"
 #include "state.h"
 
 /* What the operands hold (the driver's c->state). */
@@ -39,7 +40,11 @@ static int read_operand(struct cli *c, const char *path, int i,
 			m->each[i] = m->total;
 		return 0;
 	}
-	if (state_load(path, &m->each[i], &first, err) < 0)
+	/* every operand's table is held to the end, and the total's: a
+	 * share of the limit each */
+	if (state_load_within(path, &m->each[i], &first,
+			      group_limit() / ((uint64_t)c->noperands + 1),
+			      err) < 0)
 		return -1;
 	return state_fold_copy(&m->total, &m->first, &m->each[i], first, err);
 }
@@ -58,11 +63,19 @@ static int merge_open(struct cli *c, struct gs_err *err)
 	m->each = c->per_file ? calloc((size_t)n, sizeof(*m->each)) : NULL;
 	if (c->per_file && !m->each)
 		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
+		struct gs_err table;
+
+		/* a total that failed (a group-by's table that could not
+		 * spill: reported) takes no more */
+		if (m->total.acc &&
+		    acc_check(&m->total.job, m->total.acc, &table) < 0)
+			break;
 		if (read_operand(c, ops[i], i, err) < 0) {
 			c->operand_failed = true;
 			cli_report(c, err);
 		}
+	}
 	err->code = GS_ERUNTIME;
 	err->what[0] = '\0';	/* reported already */
 	return c->operand_failed ? -1 : 0;
@@ -91,6 +104,8 @@ static int merged_per_file(struct cli *c, const struct merge_state *m,
 
 	if (perfile_init(&pf, n + 1) < 0)
 		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
+	if (b->drain)	/* --by's: each result as it is made */
+		perfile_direct(&pf, c, b);
 	for (int i = 0; i < n && rc == 0; i++) {
 		const char *name = c->noperands ? c->operands[i] : "-";
 
@@ -114,8 +129,10 @@ static int merge_stream(struct cli *c)
 	struct merge_state *m = c->state;
 	const struct command *cmd = command_find(m->total.command);
 	const struct pass *last = cmd ? cmd->passes : NULL;
+	struct result_out ro;
 	struct gs_err err;
 	struct sbuf b;
+	bool own_finish, stream;
 	int rc;
 
 	while (last && last[1].done)
@@ -151,13 +168,23 @@ static int merge_stream(struct cli *c)
 		gs_fail(&err, GS_ERUNTIME, "", "out of memory");
 		return cli_report(c, &err);
 	}
+	/* --by's rows (or its state), a key at a time, stream as a run's
+	 * (result_out.h) */
+	own_finish = cmd->finish && c->format != FMT_STATE;
+	stream = m->total.job.cmd == CMD_GROUP && !own_finish;
 	sb_init(&b);
+	if (stream)
+		result_out_start(&ro, c, &b);
 	rc = m->each ? merged_per_file(c, m, last, &b, &err)
 		     : merged_result(c, last, &m->total, &b, &err);
-	if (rc < 0)
+	if (rc < 0) {
+		if (stream)
+			result_out_abort(&ro);
+		sb_free(&b);
 		return cli_report(c, &err);
-	rc = cmd->finish && c->format != FMT_STATE ? cmd->finish(c, &b)
-						   : cli_finish(c, &b);
+	}
+	rc = own_finish ? cmd->finish(c, &b) : stream ?
+	     result_out_finish(&ro, &b) : cli_finish(c, &b);
 	sb_free(&b);
 	return rc;
 }

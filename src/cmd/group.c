@@ -16,12 +16,9 @@
 #include "fields.h"
 #include "group.h"
 #include "input.h"
+#include "state.h"
 #include "textin.h"
 #include "textkeys.h"
-
-/* A test's lower limit on the table's bytes (tests/test_group_spill.sh),
- * so that spilling can be tried on small inputs. */
-#define GROUP_LIMIT_ENV "GPUSTAT_GROUP_LIMIT"
 
 const struct opt_spec group_opts[] = {
 	GROUP_OPT,
@@ -74,25 +71,6 @@ int group_check(struct cli *c, struct gs_err *err)
 	free(cut_list);
 	cut_list = list;	/* kept, as argv's -F list is */
 	return fields_parse(list, &c->fields, err);
-}
-
-/* The memory the keys' table may hold before it spills to $TMPDIR
- * (group_shared.h), all threads together: half the machine's memory (at
- * least the accumulators' 1 GiB), since the keys are the data's, not a
- * choice of columns or bins; GPUSTAT_GROUP_LIMIT sets another (the tests'
- * small one). */
-static uint64_t limit(void)
-{
-	const char *v = getenv(GROUP_LIMIT_ENV);
-	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-	uint64_t n;
-
-	if (v && *v && parse_size(v, &n) == 0)
-		return n;
-	if (pages > 0 && page > 0 &&
-	    (uint64_t)pages / 2 > ENGINE_ACC_LIMIT / (uint64_t)page)
-		return (uint64_t)pages / 2 * (uint64_t)page;
-	return ENGINE_ACC_LIMIT;
 }
 
 /* The value columns of records of width columns whose keys are key[0..nk):
@@ -289,7 +267,7 @@ static int plan_columns(struct cli *c, enum gs_group_what what,
 		return gs_fail(err, GS_EUSAGE, "--by", "every column is a "
 			       "key: no values left (-F picks them)");
 	spec = (struct gs_group){ .nkeys = nk, .nvals = nv, .key = key,
-				  .val = val, .what = what, .limit = limit(),
+				  .val = val, .what = what, .limit = group_limit(),
 				  .text = c->info.text ? text_keys : NULL };
 	c->job.group = &spec;
 	return 0;

@@ -233,15 +233,37 @@ void group_stats(const struct gs_job *job, const struct group_acc *acc,
 		 size_t i, unsigned j, struct stats_col *s);
 void group_reduce(const struct gs_job *job, const struct group_acc *acc,
 		  size_t i, unsigned j, enum gs_op op, struct red_col *r);
-/* The accumulator as a state's payload (group_state.c, docs/STATE.md):
- * its bytes, the bytes, and back: p[0..n) into acc (made by acc_init),
- * the grouping it was made with into job->group (malloc'd). -1: not such
- * a payload, or out of memory. */
+/* A state's bytes as they are made, in order (state.c's: the result's
+ * buffer, which drains to the output): put false where it failed (its
+ * owner says why). */
+struct gs_sink {
+	bool (*put)(void *ctx, const void *p, size_t n);
+	void *ctx;
+};
+/* A state's payload as it is read: need(ctx, n) the next n bytes (valid
+ * until the next call), NULL where fewer are left or they cannot be read;
+ * take(ctx, n) moves past n of them. */
+struct gs_src {
+	const unsigned char *(*need)(void *ctx, size_t n);
+	void (*take)(void *ctx, size_t n);
+	void *ctx;
+};
+/* The accumulator as a state's payload (group_state.c, docs/STATE.md),
+ * a key at a time, never held whole: its bytes, then the bytes into out.
+ * Back: the grouping at src's front into job->group (malloc'd, its
+ * table's limit limit; group_state_head_free frees it), and *entries the
+ * keys that follow; then those keys into acc's table (made by acc_init,
+ * or one that holds keys already: equal keys merge exactly), as one state
+ * holds them, once each, in the order of the output. -1: not such a
+ * payload, or out of memory. */
 size_t group_state_bytes(const struct gs_job *job, const void *acc);
-void group_state_put(const struct gs_job *job, const void *acc,
-		     unsigned char *p);
-int group_state_get(struct gs_job *job, void *acc, const unsigned char *p,
-		    size_t n);
+void group_state_write(const struct gs_job *job, const void *acc,
+		       const struct gs_sink *out);
+int group_state_head(struct gs_job *job, const struct gs_src *src,
+		     uint64_t limit, uint64_t *entries);
+void group_state_head_free(struct gs_job *job);
+int group_state_entries(const struct gs_job *job, void *acc,
+			const struct gs_src *src, uint64_t entries);
 /* The records of entry i's key. */
 uint64_t group_count(const struct gs_job *job, const struct group_acc *acc,
 		     size_t i);

@@ -24,22 +24,22 @@
  * Both are exact; the compact form is written wherever the sum fits it
  * (compact_of), so a key's bytes depend on its value only: the same for
  * every -j, chunking, order and merge of states.
+ *
+ * The payload is written a key at a time (group_state_write), through a
+ * small buffer into the result's, which drains to the output: its length
+ * is counted first (group_state_bytes, for the header), so it is never
+ * held whole. group_state_read.c reads it back the same way.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "cpu_group.h"
 #include "group_shared.h"
+#include "group_state.h"
 #include "ksum_state.h"
+#include "spill_io.h"
 #include "textkeys.h"
-
-#define KS_BYTES 32			/* the compact form */
-#define KW_BYTES (8 + 8 * XSUM_LIMBS)	/* the wide form */
-
-static size_t head_bytes(const struct gs_group *gr)
-{
-	return 16 + 4 * (size_t)(gr->nkeys + gr->nvals + (gr->nkeys + gr->nvals) % 2) + 8;
-}
 
 /* k's finite sum as acc * 2^base, acc odd (or 0) and |acc| < 2^126, the
  * compact form: false where the sum needs the wide one. The value alone
@@ -94,36 +94,6 @@ size_t ks_bytes(const struct ksum *k)
 	return compact_of(k, &a, &e) ? KS_BYTES : KW_BYTES;
 }
 
-static void put32(unsigned char **p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		*(*p)++ = (unsigned char)(v >> (8 * i));
-}
-
-static void put64(unsigned char **p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		*(*p)++ = (unsigned char)(v >> (8 * i));
-}
-
-static uint32_t get32(const unsigned char **p)
-{
-	uint32_t v = 0;
-
-	for (int i = 0; i < 4; i++)
-		v |= (uint32_t)*(*p)++ << (8 * i);
-	return v;
-}
-
-static uint64_t get64(const unsigned char **p)
-{
-	uint64_t v = 0;
-
-	for (int i = 0; i < 8; i++)
-		v |= (uint64_t)*(*p)++ << (8 * i);
-	return v;
-}
-
 /* The bytes of one entry's value columns. */
 static size_t cols_bytes(const struct gs_job *job, const unsigned char *pay)
 {
@@ -159,27 +129,6 @@ static uint64_t key_id(const struct gs_job *job, unsigned k, uint64_t key)
 		return type_is_signed(t) ? key ^ (uint64_t)1 << 63 : key;
 	gkey_value(GS_F64, key, &d);
 	return (uint64_t)d;
-}
-
-/* The order key of id as a value of key column k (string keys): false
- * where the column's type holds no such integer exactly. */
-static bool id_key(const struct gs_job *job, unsigned k, uint64_t id,
-		   uint64_t *key)
-{
-	struct gs_dtype t = job_col_dtype(job, job->group->key[k]);
-	double d = (double)id;
-
-	if (id > textkeys_max(t.type, t.boolean))
-		return false;
-	*key = type_is_float(t.type) ? gkey_of(GS_F64, &d) :
-	       type_is_signed(t.type) ? id ^ (uint64_t)1 << 63 : id;
-	return true;
-}
-
-/* A string of n bytes as a state holds it. */
-static size_t str_bytes(size_t n)
-{
-	return 8 + (n + 7) / 8 * 8;
 }
 
 /* The bytes of an entry's keys. */
@@ -273,24 +222,122 @@ static void put_entry(const struct gs_job *job, const uint64_t *key,
 	}
 }
 
-/* Entries of string keys in the order of their bytes, at p: the table
- * holds them in the order of their ids, and a spilled one is read through
- * a window, so the table is read twice in its own order, once for each
- * entry's rank and size, once to write it where its rank puts it. false:
- * out of memory, nothing written. */
+/* A state's bytes as they are made: through a buffer handed to the sink
+ * whenever it is full, so the payload is never held whole. */
+struct stream {
+	const struct gs_sink *out;
+	unsigned char *buf;
+	size_t len, cap;
+	bool failed;		/* the sink refused (its owner says why) */
+	bool oom;
+};
+
+#define STREAM_BYTES ((size_t)1 << 16)
+
+static bool flush(struct stream *s)
+{
+	if (s->len && !s->failed && !s->out->put(s->out->ctx, s->buf, s->len))
+		s->failed = true;
+	s->len = 0;
+	return !s->failed;
+}
+
+/* Room for n bytes more (an entry): the buffer handed on first where they
+ * do not fit, grown where one entry is more than it holds. NULL: the sink
+ * failed, or out of memory. */
+static unsigned char *room(struct stream *s, size_t n)
+{
+	if (s->len + n > s->cap && !flush(s))
+		return NULL;
+	if (n > s->cap) {
+		unsigned char *p = realloc(s->buf, n);
+
+		if (!p) {
+			s->oom = true;
+			return NULL;
+		}
+		s->buf = p;
+		s->cap = n;
+	}
+	return s->buf + s->len;
+}
+
+/* One entry, as many bytes as put_entry writes. */
+static bool emit(struct stream *s, const struct gs_job *job,
+		 const uint64_t *key, const unsigned char *pay)
+{
+	size_t n = keys_bytes(job, key) + cols_bytes(job, pay);
+	unsigned char *p = room(s, n);
+
+	if (!p)
+		return false;
+	put_entry(job, key, pay, &p);
+	s->len += n;
+	return true;
+}
+
+/* A spilled table's entries of string keys, each at its place off[i] in
+ * the order of their bytes: the table is read in its own order (through
+ * its window), its entries written at their offsets into a temp file,
+ * which is then handed on front to back. */
+static bool put_spilled(const struct gs_job *job, struct gshared *sh,
+			const size_t *idx, const size_t *off, size_t n,
+			struct stream *s)
+{
+	int fd = spill_tmpfile(), none = 0;
+	uint64_t end = 0;
+	bool ok = fd >= 0;
+
+	for (size_t i = 0; ok && i < n; i++) {
+		const unsigned char *pay = gs_pay(sh, idx[i]);
+		const uint64_t *key = gs_key(sh, idx[i]);
+		size_t b = key && pay ? keys_bytes(job, key) +
+					cols_bytes(job, pay) : 0;
+		unsigned char *p = b ? room(s, b) : NULL;
+
+		if (!p)	/* a read failed: acc_error says so */
+			break;
+		put_entry(job, key, pay, &p);
+		ok = spill_write(fd, s->buf + s->len, b, off[i]) == 0;
+		end = off[i] + b > end ? off[i] + b : end;
+	}
+	for (uint64_t at = 0; ok && at < end; ) {
+		size_t b = end - at < STREAM_BYTES ? (size_t)(end - at) : STREAM_BYTES;
+		unsigned char *p = room(s, b);
+
+		if (!p)
+			break;
+		ok = spill_read(fd, p, b, at) == 0;
+		s->len += b;
+		at += b;
+	}
+	if (!ok && atomic_compare_exchange_strong(&sh->err, &none, errno)) {
+		sh->err_keys = n;	/* acc_error: the temp file failed */
+		sh->err_bytes = end;
+	}
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+/* Entries of string keys in the order of their bytes: the table holds
+ * them in the order of their ids; they are ranked (a counting sort per
+ * key column) and written in that order, from memory, or where the table
+ * spilled, through put_spilled. An index of every key, as the result's
+ * (the strings are all in memory already). false: out of memory. */
 static bool put_by_bytes(const struct gs_job *job, struct gshared *sh,
-			 const size_t *idx, size_t n, unsigned char *p)
+			 const size_t *idx, size_t n, struct stream *s)
 {
 	const struct gs_group *gr = job->group;
 	unsigned nk = gr->nkeys;
 	uint64_t nid = textkeys_count(gr->text);
 	uint64_t *rank = textkeys_ranks(gr->text);
-	uint64_t *rk = malloc((n ? n : 1) * nk * sizeof(*rk));
-	size_t *off = malloc((n ? n : 1) * sizeof(*off));
-	size_t *order = malloc((n ? n : 1) * sizeof(*order));
-	size_t *tmp = malloc((n ? n : 1) * sizeof(*tmp));
+	uint64_t *rk = malloc(n * nk * sizeof(*rk));
+	size_t *off = sh->nruns ? malloc(n * sizeof(*off)) : NULL;
+	size_t *order = malloc(n * sizeof(*order));
+	size_t *tmp = malloc(n * sizeof(*tmp));
 	size_t *cnt = calloc(nid + 1, sizeof(*cnt));
-	bool ok = rank && rk && off && order && tmp && cnt;
+	bool ok = rank && rk && (off || !sh->nruns) && order && tmp && cnt;
 
 	for (size_t i = 0; ok && i < n; i++) {
 		const unsigned char *pay = gs_pay(sh, idx[i]);
@@ -302,7 +349,8 @@ static bool put_by_bytes(const struct gs_job *job, struct gshared *sh,
 		}
 		for (unsigned k = 0; k < nk; k++)
 			rk[i * nk + k] = rank[key_id(job, k, key[k])];
-		off[i] = keys_bytes(job, key) + cols_bytes(job, pay);
+		if (off)
+			off[i] = keys_bytes(job, key) + cols_bytes(job, pay);
 		order[i] = i;
 	}
 	/* ranks below nid: a counting sort per key column, the last first */
@@ -320,18 +368,17 @@ static bool put_by_bytes(const struct gs_job *job, struct gshared *sh,
 		order = tmp;
 		tmp = t;
 	}
-	for (size_t i = 0, at = 0, b; ok && i < n; i++, at += b) {
+	for (size_t i = 0, at = 0, b; ok && off && i < n; i++, at += b) {
 		b = off[order[i]];
 		off[order[i]] = at;
 	}
-	for (size_t i = 0; ok && i < n; i++) {
-		const unsigned char *pay = gs_pay(sh, idx[i]);
-		const uint64_t *key = gs_key(sh, idx[i]);
-		unsigned char *at = p + off[i];
+	if (ok && off)
+		(void)put_spilled(job, sh, idx, off, n, s);
+	for (size_t i = 0; ok && !off && i < n; i++) {
+		size_t id = idx[order[i]];
 
-		if (!pay || !key)
+		if (!emit(s, job, gs_key(sh, id), gs_pay(sh, id)))
 			break;
-		put_entry(job, key, pay, &at);
 	}
 	free(rank);
 	free(rk);
@@ -342,234 +389,73 @@ static bool put_by_bytes(const struct gs_job *job, struct gshared *sh,
 	return ok;
 }
 
-void group_state_put(const struct gs_job *job, const void *acc,
-		     unsigned char *p)
+/* Number keys: the table's entries in key order, one at a time. false:
+ * out of memory. */
+static bool put_in_order(const struct gs_job *job, struct gshared *sh,
+			 struct stream *s)
+{
+	struct gs_iter it;
+	uint64_t id;
+
+	if (gs_iter_start(sh, &it) < 0)
+		return false;
+	while (gs_iter_next(&it, &id)) {
+		const unsigned char *pay = gs_pay(sh, id);
+		const uint64_t *key = gs_key(sh, id);
+
+		if (!pay || !key || !emit(s, job, key, pay))
+			break;	/* a read failed: acc_error says so */
+	}
+	return true;
+}
+
+void group_state_write(const struct gs_job *job, const void *acc,
+		       const struct gs_sink *out)
 {
 	const struct gs_group *gr = job->group;
 	const struct group_acc *g = acc;
-	size_t n = 0;
-	bool oom = false;
-	size_t *idx = g->sh && !atomic_load(&g->sh->err) ?
-		      gs_sorted(g->sh, &n, &oom) : NULL;
+	struct gshared *sh = g->sh && !atomic_load(&g->sh->err) ? g->sh : NULL;
+	size_t n = sh ? (size_t)gs_keys(sh) : 0;
+	struct stream s = { .out = out, .buf = malloc(STREAM_BYTES),
+			    .cap = STREAM_BYTES };
+	size_t *idx = NULL;
+	bool idx_oom = false, ok;
+	unsigned char *p = s.buf;
 	int none = 0;
 
+	if (!s.buf) {
+		s.oom = true;
+		goto out;
+	}
 	put32(&p, gr->what);
 	put32(&p, gr->nkeys);
 	put32(&p, gr->nvals);
 	put32(&p, gr->text != NULL);
-	for (unsigned k = 0; k < gr->nkeys; k++)
-		put32(&p, gr->key[k]);
-	for (unsigned j = 0; j < gr->nvals; j++)
-		put32(&p, gr->val[j]);
-	if ((gr->nkeys + gr->nvals) % 2)
-		put32(&p, 0);
-	put64(&p, n);
-	if (gr->text && n && !put_by_bytes(job, g->sh, idx, n, p))
-		oom = true;
-	for (size_t i = 0; !gr->text && i < n; i++) {
-		const unsigned char *pay = gs_pay(g->sh, idx[i]);
-		const uint64_t *key = gs_key(g->sh, idx[i]);
-
-		if (!pay || !key)
-			break;		/* a read failed: acc_error says so */
-		put_entry(job, key, pay, &p);
+	s.len = 4 * 4;
+	for (unsigned k = 0; k < gr->nkeys + gr->nvals; k++) {
+		if (!(p = room(&s, 8)))
+			goto out;
+		put32(&p, k < gr->nkeys ? gr->key[k] : gr->val[k - gr->nkeys]);
+		s.len += 4;
 	}
-	if (oom)	/* entries missing: refused (acc_error) */
+	if (!(p = room(&s, 12)))
+		goto out;
+	if ((gr->nkeys + gr->nvals) % 2) {
+		put32(&p, 0);
+		s.len += 4;
+	}
+	put64(&p, n);
+	s.len += 8;
+	if (gr->text && n)
+		idx = gs_sorted(sh, &n, &idx_oom);
+	ok = !n || (gr->text ? idx && put_by_bytes(job, sh, idx, n, &s)
+			     : put_in_order(job, sh, &s));
+	s.oom = s.oom || !ok;
+	(void)flush(&s);
+out:
+	if (s.oom && g->sh)	/* entries missing: refused (acc_error) */
 		atomic_compare_exchange_strong(&g->sh->err, &none, ENOMEM);
 	free(idx);
+	free(s.buf);
 }
 
-/* A ksum at *p (end: the payload's end) into k: false if it is cut short
- * or malformed, or out of memory. */
-bool get_ksum(const unsigned char **p, const unsigned char *end,
-	      struct ksum *k)
-{
-	uint32_t form;
-
-	if (end - *p < KS_BYTES)
-		return false;
-	ksum_init(k);
-	k->flags = get32(p);
-	form = get32(p);
-	if (form > 1 || k->flags >= 32 || (form && end - *p < KW_BYTES - 8))
-		return false;
-	if (form) {
-		if (!(k->wide = malloc(sizeof(*k->wide))))
-			return false;
-		xsum_init(k->wide);
-		for (int i = 0; i < XSUM_LIMBS; i++)
-			k->wide->limb[i] = get64(p);
-		return true;
-	}
-	uint64_t lo = get64(p), hi = get64(p);
-
-	k->acc = (__int128)((unsigned __int128)hi << 64 | lo);
-	k->base = (int32_t)get32(p);
-	/* |acc| < 2^126, ksum.c's invariant: its adds cannot wrap */
-	return get32(p) == 0 && (k->acc || !k->base) &&
-	       k->acc < (__int128)1 << 126 && k->acc > -((__int128)1 << 126) &&
-	       k->base >= -XSUM_FRAC && k->base <= 2048;
-}
-
-/* Whether k is the order key of an element of key column k's type:
- * one value per key (-0 and NaNs of other bits are no keys). */
-static bool canonical(const struct gs_job *job, unsigned k, uint64_t key)
-{
-	enum gs_type t = job_col_dtype(job, job->group->key[k]).type;
-	unsigned char v[8] = { 0 };
-
-	gkey_value(t, key, v);
-	return gkey_of(t, v) == key;
-}
-
-/* The dictionary of every string key read from states: one for the
- * process, so that the same bytes are the same key in every state. */
-static struct textkeys *read_keys;
-
-/* A string key at *p into *key (its id in read_keys as key column k's
- * order key), its bytes into s[0..*len); false: cut short, not zero
- * padded, more keys than the column's type numbers, or out of memory. */
-static bool get_str(const struct gs_job *job, unsigned k,
-		    const unsigned char **p, const unsigned char *end,
-		    uint64_t *key, const char **s, size_t *len)
-{
-	uint64_t n;
-	int64_t id;
-
-	if (end - *p < 8)
-		return false;
-	n = get64(p);
-	if (n > (uint64_t)(end - *p) || str_bytes(n) - 8 > (size_t)(end - *p))
-		return false;
-	*s = (const char *)*p;
-	*len = n;
-	for (size_t i = n; i < str_bytes(n) - 8; i++)
-		if ((*p)[i])
-			return false;
-	*p += str_bytes(n) - 8;
-	id = textkeys_intern(read_keys, *s, n);
-	return id >= 0 && id_key(job, k, (uint64_t)id, key);
-}
-
-/* Whether the string keys s[0..nk) (of lengths len) come after the
- * previous entry's, ps and plen (nk 0 for the first), in the order of
- * their bytes: one entry per key, in the order the output prints. */
-static bool after(unsigned nk, const char *const *s, const size_t *len,
-		  const char *const *ps, const size_t *plen)
-{
-	for (unsigned k = 0; k < nk; k++) {
-		size_t m = len[k] < plen[k] ? len[k] : plen[k];
-		int r = memcmp(s[k], ps[k], m);
-
-		if (r || len[k] != plen[k])
-			return r ? r > 0 : len[k] > plen[k];
-	}
-	return false;
-}
-
-/* An entry's keys at *p into key. */
-static bool get_keys(const struct gs_job *job, const unsigned char **p,
-		     const unsigned char *end, uint64_t *key, const char **s,
-		     size_t *len, const char **ps, size_t *plen, bool first)
-{
-	const struct gs_group *gr = job->group;
-
-	if (!gr->text) {
-		if ((size_t)(end - *p) < 8 * (size_t)gr->nkeys)
-			return false;
-		for (unsigned k = 0; k < gr->nkeys; k++)
-			if (!canonical(job, k, key[k] = get64(p)))
-				return false;
-		return true;
-	}
-	for (unsigned k = 0; k < gr->nkeys; k++)
-		if (!get_str(job, k, p, end, &key[k], &s[k], &len[k]))
-			return false;
-	if (!first && !after(gr->nkeys, s, len, ps, plen))
-		return false;
-	memcpy(ps, s, gr->nkeys * sizeof(*s));
-	memcpy(plen, len, gr->nkeys * sizeof(*len));
-	return true;
-}
-
-/* An entry's value columns at *p into pay. */
-static bool get_cols(const struct gs_job *job, const unsigned char **p,
-		     const unsigned char *end, unsigned char *pay)
-{
-	const struct gs_group *gr = job->group;
-
-	for (unsigned j = 0; j < gr->nvals; j++) {
-		struct gcol *c = (struct gcol *)(pay + j * gcol_size(job));
-
-		if (end - *p < 16)
-			return false;
-		c->count = get64(p);
-		c->nan = get64(p);
-		if (c->count == 0 || c->nan > c->count)
-			return false;
-		if (gr->what >= GROUP_MINMAX) {
-			if (end - *p < 16)
-				return false;
-			c->min.u = get64(p);
-			c->max.u = get64(p);
-		}
-		if (gr->what >= GROUP_SUM && !get_ksum(p, end, &c->s1))
-			return false;
-		if (gr->what == GROUP_STATS && !get_ksum(p, end, &c->s2))
-			return false;
-	}
-	return true;
-}
-
-int group_state_get(struct gs_job *job, void *acc, const unsigned char *p,
-		    size_t n)
-{
-	const unsigned char *end = p + n;
-	struct gs_group *gr = calloc(1, sizeof(*gr));
-	unsigned *cols;
-	struct group_acc *g = acc;
-	uint64_t entries, form;
-	const char *s[GS_RECORD_MAX], *ps[GS_RECORD_MAX];
-	size_t len[GS_RECORD_MAX], plen[GS_RECORD_MAX];
-
-	if (!gr || n < 16)
-		return -1;
-	gr->what = (enum gs_group_what)get32(&p);
-	gr->nkeys = get32(&p);
-	gr->nvals = get32(&p);
-	gr->limit = UINT64_MAX;	/* what the states hold is read already */
-	form = get32(&p);
-	if (form > 1 || gr->what > GROUP_STATS || !gr->nkeys || !gr->nvals ||
-	    gr->nkeys > job->columns || gr->nvals > job->columns ||
-	    gr->nkeys > GS_RECORD_MAX || (size_t)(end - p) < head_bytes(gr) - 16)
-		return -1;
-	if (form && !read_keys && !(read_keys = textkeys_new()))
-		return -1;
-	gr->text = form ? read_keys : NULL;
-	cols = malloc(((size_t)gr->nkeys + gr->nvals) * sizeof(*cols));
-	if (!cols)
-		return -1;
-	for (unsigned i = 0; i < gr->nkeys + gr->nvals; i++)
-		if ((cols[i] = get32(&p)) >= job->columns)
-			return -1;
-	if ((gr->nkeys + gr->nvals) % 2 && get32(&p))
-		return -1;
-	gr->key = cols;
-	gr->val = cols + gr->nkeys;
-	job->group = gr;
-	entries = get64(&p);
-	for (uint64_t i = 0; i < entries; i++) {
-		uint64_t key[GS_RECORD_MAX];
-		unsigned char *pay;
-
-		if (!get_keys(job, &p, end, key, s, len, ps, plen, i == 0))
-			return -1;
-		if (!group_table(job, g) || !(pay = group_payload(job, g, key)))
-			return -1;
-		if (((struct gcol *)pay)->count)
-			return -1;	/* a key twice */
-		if (!get_cols(job, &p, end, pay))
-			return -1;
-	}
-	return p == end ? 0 : -1;
-}

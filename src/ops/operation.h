@@ -26,13 +26,23 @@ struct state_codec {
 	/* Whether acc, read from bytes, is one a run could have made (the
 	 * merges rely on it: a product's bounds normalized); NULL: any is. */
 	bool (*valid)(const struct gs_job *job, const void *acc);
-	/* Where the payload's length is the state's own (a group-by's keys):
-	 * it, and reading p[0..n) into acc, with what of the job the payload
-	 * holds (job->group), -1 for a payload no run makes; bytes and get
+	/* Where the payload's length is the state's own (hist2d --weights'
+	 * sums, a group-by's keys): it, and (not a group-by's) reading
+	 * p[0..n) into acc, -1 for a payload no run makes; bytes and get
 	 * are then unused. NULL for the others. */
 	size_t (*bytes_of)(const struct gs_job *job, const void *acc);
 	int (*get_n)(struct gs_job *job, void *acc, const unsigned char *p,
 		     size_t n);
+	/* A payload of any length (a group-by's keys: the data's), made and
+	 * read a piece at a time (acc.h's group_state_*): put_to, head,
+	 * entries, head_free. NULL for the others. */
+	void (*put_to)(const struct gs_job *job, const void *acc,
+		       const struct gs_sink *out);
+	int (*head)(struct gs_job *job, const struct gs_src *src,
+		    uint64_t limit, uint64_t *entries);
+	int (*entries)(const struct gs_job *job, void *acc,
+		       const struct gs_src *src, uint64_t entries);
+	void (*head_free)(struct gs_job *job);
 };
 /* Each operation's codec: the STATE(x) of its row of ops.def. */
 #define OPERATION(id, name, cpu, gpu, state, ...) state

@@ -516,9 +516,11 @@ static const struct state_codec mixed_state = {
 
 /* a group-by: the keys and their states (cpu/group_state.c) */
 const struct state_codec group_state = {
-	.put = group_state_put,
 	.bytes_of = group_state_bytes,
-	.get_n = group_state_get,
+	.put_to = group_state_write,
+	.head = group_state_head,
+	.entries = group_state_entries,
+	.head_free = group_state_head_free,
 };
 
 const struct state_codec *state_codec_for(const struct gs_job *job)
@@ -527,6 +529,7 @@ const struct state_codec *state_codec_for(const struct gs_job *job)
 
 	/* a group-by reads mixed records itself, and a weighted hist's record
 	 * is its values and weight, whole */
-	return job->rec && own && !own->get_n && job->cmd != CMD_HISTW ?
+	return job->rec && own && !own->get_n && !own->head &&
+	       job->cmd != CMD_HISTW ?
 		&mixed_state : own;
 }
