@@ -49,35 +49,11 @@ template <> struct hist_elem<bf16_bits> {
 	enum { conv = CONV_BF16, bt = BT_F32 };
 };
 
-/* x rounded to the nearest f16, ties to even, as bits: numpy's direct
- * double-to-half rounding (not through float, which could round twice). */
-__host__ __device__ static inline uint16_t half_rn(double x)
-{
-	uint16_t sign = signbit(x) ? 0x8000 : 0;
-	double a = fabs(x);
-	int e;
-
-	if (a != a)
-		return sign | 0x7e00;
-	if (a >= 65520.0)	/* 65504 + half an ulp: ties go to 2^16, inf */
-		return sign | 0x7c00;
-	if (a < 0x1p-14)	/* subnormal or zero: a count of 2^-24 */
-		return sign | (uint16_t)nearbyint(a * 0x1p24);
-	double f = frexp(a, &e);	/* a = f * 2^e, f in [0.5, 1), e in -13..16 */
-	uint32_t m = (uint32_t)nearbyint(ldexp(f, 11));	/* 1024..2048 */
-	uint32_t biased = (uint32_t)(e + 14);	/* a's exponent e - 1, + 15 */
-	if (m == 2048) {	/* rounded up to the next power of two */
-		m = 1024;
-		biased++;	/* <= 30: a < 65520 keeps m < 2048 at e == 16 */
-	}
-	return sign | (uint16_t)(biased << 10) | (uint16_t)(m - 1024);
-}
-
 template <int BT>
 __host__ __device__ static inline double round_to(double x)
 {
 	if (BT == BT_F16)
-		return ieee_f16_to_f32(half_rn(x));
+		return ieee_f64_round_f16(x);	/* numpy's direct double->half */
 	if (BT == BT_F32)
 		return (float)x;
 	return x;
@@ -165,7 +141,7 @@ __host__ __device__ static inline double diff_in(const struct rparams &r,
 						 double v)
 {
 	if (BT == BT_F16)
-		return ieee_f16_to_f32(half_rn(FSUB((float)v, (float)r.lob)));
+		return ieee_f64_round_f16(FSUB((float)v, (float)r.lob));
 	if (BT == BT_F32)
 		return FSUB((float)v, (float)r.lob);
 	return DSUB(v, r.lob);

@@ -49,28 +49,20 @@ static __host__ __device__ constexpr int red_prod_group()
 }
 
 /* Fold float x into (*m, *e, *flags): m * 2^e is the product of the finite
- * nonzero factors so far; NaN, inf and zero only set flags; every sign
- * flips PROD_NEG (the CPU's fprod_mul_f64 does the same). */
+ * nonzero factors so far; NaN, inf and zero only set flags (prod_factor,
+ * as the CPU's fprod_mul_f64). */
 template <typename T>
 static __host__ __device__ inline void
 red_fold(T x, unsigned long long *m, int *e, uint64_t *flags)
 {
-	typedef dtype_fmt<T> F;
-	unsigned long long u = exact_elem_bits(x);
-	unsigned be = (unsigned)(u >> (F::p - 1)) & F::emax;
-	unsigned long long frac = u & ((1ull << (F::p - 1)) - 1);
+	uint64_t f;
+	int fe;
 
-	*flags ^= (u >> (F::w - 1)) * PROD_NEG;
-	if (be == F::emax) {
-		*flags |= frac ? PROD_NAN : PROD_INF;
-		return;
+	if (prod_factor(exact_elem_bits(x), dtype_fmt<T>::p, dtype_fmt<T>::w,
+			&f, &fe, flags)) {
+		*m *= f;
+		*e += fe;
 	}
-	if (be == 0 && frac == 0) {
-		*flags |= PROD_ZERO;
-		return;
-	}
-	*m *= frac | (unsigned long long)(be != 0) << (F::p - 1);
-	*e += (int)(be + (be == 0)) - F::bias_p;
 }
 
 /* The same for integers (e unused): *m takes |x|, a zero sets PROD_ZERO,
@@ -80,14 +72,13 @@ static __host__ __device__ inline void
 red_ifold(T x, unsigned long long *m, uint64_t *flags)
 {
 	unsigned long long a = (unsigned long long)x;
+	bool neg = false;
 
 	if constexpr (std::is_signed<T>::value) {
-		if (x < 0) {
-			a = 0 - (unsigned long long)(long long)x;
-			*flags ^= PROD_NEG;
-		}
+		neg = x < 0;
+		a = neg ? 0 - (unsigned long long)(long long)x : a;
 	}
-	*flags |= a ? 0 : PROD_ZERO;
+	*flags = prod_flags(*flags, iprod_factor_flags(a, neg));
 	*m *= a ? a : 1;
 }
 

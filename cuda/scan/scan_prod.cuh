@@ -19,19 +19,6 @@
  * grouping.
  */
 
-/* The sign bit of a float element (zeros and NaNs have one too). */
-template <typename T>
-static __host__ __device__ __forceinline__ bool scan_signbit(T x)
-{
-	if constexpr (std::is_same<T, f16_bits>::value ||
-		      std::is_same<T, bf16_bits>::value)
-		return x.v >> 15;
-	else if constexpr (std::is_same<T, float>::value)
-		return exact_bits_f32(x) >> 31;
-	else
-		return exact_bits_f64(x) >> 63;
-}
-
 /* Whether a bracket is one exact factor with a single nonzero limb, as
  * scan_fprod::of makes them. */
 static __host__ __device__ __forceinline__ bool scan_fp_single(const fprod &b)
@@ -68,59 +55,35 @@ template <typename T> struct scan_fprod {
 	}
 
 	/* x as a bracket of one exact limb (hi[1], top bit set), or as a
-	 * flag; every sign flips PROD_NEG, as fprod_mul_f64 does. */
+	 * flag (prod_factor, as fprod_mul_f64). */
 	static __host__ __device__ __forceinline__ V of(T x, const scan_cfg &)
 	{
-		struct exact_term t = exact_elem(x);
 		V v = {};
+		uint64_t m;
+		int e;
 
-		v.flags = scan_signbit(x) ? PROD_NEG : 0;
-		if (t.flags) {
-			v.flags |= t.flags & EXACT_NAN ? PROD_NAN : PROD_INF;
-		} else if (t.m == 0) {
-			v.flags |= PROD_ZERO;
-		} else {
-			u64 m = (u64)(t.m < 0 ? -t.m : t.m);
+		if (prod_factor(exact_elem_bits(x), dtype_fmt<T>::p,
+				dtype_fmt<T>::w, &m, &e, &v.flags)) {
 			int z = exact_clz64(m);
 
 			v.lo[1] = v.hi[1] = m << z;
-			v.exp = (long long)t.e - z - 64;
+			v.exp = (long long)e - z - 64;
 		}
 		return v;
 	}
 
-	/* fprod_round: NaN (or 0 * inf), a signed inf or zero, else both
-	 * ends rounded, which must agree. */
+	/* fprod_round_fmt, as the CPU's fprod_round. */
 	static __host__ __device__ __forceinline__ bool
 	out(const V &v, const scan_cfg &c, u64 *bits, struct scan_bad *why)
 	{
-		bool neg = v.flags & PROD_NEG;
-		u128 lo = (u128)1 << 127, hi = lo;	/* the empty product */
-		long e = -127;
-		u64 a, b;
+		uint64_t b;
+		bool ok = fprod_round_fmt(&v, &c.fmt, &b);
 
 		why->lo = why->hi = 0;
 		why->neg = 0;
 		why->kind = SCAN_BAD_ROUND;
-		if ((v.flags & PROD_NAN) ||
-		    (v.flags & (PROD_ZERO | PROD_INF)) == (PROD_ZERO | PROD_INF)) {
-			*bits = c.fmt.nan;
-			return true;
-		}
-		if (v.flags & (PROD_ZERO | PROD_INF)) {
-			*bits = (u64)neg << (c.fmt.width - 1) |
-				(v.flags & PROD_INF ? c.fmt.inf : 0);
-			return true;
-		}
-		if (v.hi[1]) {
-			lo = (u128)v.lo[1] << 64 | v.lo[0];
-			hi = (u128)v.hi[1] << 64 | v.hi[0];
-			e = (long)v.exp;
-		}
-		a = ieee_round_fast(lo, false, e, neg, &c.fmt);
-		b = hi == lo ? a : ieee_round_fast(hi, false, e, neg, &c.fmt);
-		*bits = a;
-		return a == b;
+		*bits = b;
+		return ok;
 	}
 };
 
@@ -151,7 +114,7 @@ template <typename T> struct scan_iprod {
 		return r;
 	}
 
-	/* |x|, or a zero flag (iprod_mul: a zero flips no sign). */
+	/* |x|, or a zero flag (iprod_factor_flags, as iprod_mul). */
 	static __host__ __device__ __forceinline__ V of(T x, const scan_cfg &)
 	{
 		u64 m = (u64)x;
@@ -161,7 +124,7 @@ template <typename T> struct scan_iprod {
 			neg = x < 0;
 			m = neg ? 0 - (u64)(long long)x : (u64)(long long)x;
 		}
-		V v = { { m, 0 }, (neg ? PROD_NEG : 0) | (m ? 0 : PROD_ZERO) };
+		V v = { { m, 0 }, iprod_factor_flags(m, neg) };
 
 		return v;
 	}

@@ -67,63 +67,20 @@ struct ranged {
 
 /* ---- f16 rounding ---------------------------------------------------- */
 
-/* Round a double to the nearest f16, ties to even (numpy's double->half). */
-static uint16_t d2h(double x)
-{
-	uint16_t sign = signbit(x) ? 0x8000 : 0;
-	double a = fabs(x);
-	int e;
-
-	if (isnan(x))
-		return sign | 0x7e00;
-	if (a >= 65520.0)	/* halfway between 65504 and 2^16 rounds up */
-		return sign | 0x7c00;
-	if (a < 0x1p-14)	/* subnormal: units of 2^-24; 1024 is 2^-14 */
-		return sign | (uint16_t)nearbyint(a * 0x1p24);
-	double f = frexp(a, &e);	/* a = f * 2^e, f in [0.5, 1) */
-	uint32_t m = (uint32_t)nearbyint(ldexp(f, 11));
-	int biased = e - 1 + 15;
-	if (m == 2048) {
-		m = 1024;
-		biased++;
-	}
-	if (biased >= 31)
-		return sign | 0x7c00;
-	return sign | (uint16_t)(biased << 10) | (uint16_t)(m - 1024);
-}
-
+/* x rounded to the nearest f16, ties to even (numpy's double->half): a
+ * NaN keeps its sign. */
 uint16_t hist_half_bits(double x)
 {
-	return d2h(x);
-}
+	struct ieee_fmt f = ieee_fmt_of(XF_F16);
 
-/* x rounded to f16 (ties to even) as a double: f16_to_f32(d2h(x)), without
- * frexp and friends, for the hot loop. Normal results: add half an f16 ulp
- * less one to the 42 bits that f16 drops, plus the kept last bit (ties go
- * to even), then clear them; a carry into the exponent is the right result.
- * Subnormal results: adding 2^28, whose ulp is 2^-24, rounds to a multiple
- * of 2^-24. From 65520 up the result is infinite, as in d2h. */
-static inline double round_half(double x)
-{
-	double a = fabs(x);
-	uint64_t u;
-
-	if (!(a < 65520.0))
-		return a != a ? x : copysign(INFINITY, x);
-	if (a < 0x1p-14)
-		return copysign((a + 0x1p28) - 0x1p28, x);
-	memcpy(&u, &a, sizeof(u));
-	u += 0x1ffffffffffu + ((u >> 42) & 1);
-	u &= ~(uint64_t)0x3ffffffffffu;
-	memcpy(&a, &u, sizeof(a));
-	return copysign(a, x);
+	return (uint16_t)(ieee_round_f64(x, &f) | (x != x && signbit(x) ? 0x8000 : 0));
 }
 
 static inline double round_to(enum bin_type bt, double x)
 {
 	switch (bt) {
 	case BT_F16:
-		return round_half(x);
+		return ieee_f64_round_f16(x);
 	case BT_F32:
 		return (float)x;
 	default:
@@ -220,7 +177,7 @@ static inline double diff_in(const struct ranged *r, enum bin_type bt, double v)
 {
 	switch (bt) {
 	case BT_F16:
-		return round_half((float)v - (float)r->lob);
+		return ieee_f64_round_f16((float)v - (float)r->lob);
 	case BT_F32:
 		return (float)v - (float)r->lob;
 	default:

@@ -218,6 +218,39 @@ GS_HD uint64_t ieee_round_f64(double v, const struct ieee_fmt *f)
 			  f);
 }
 
+/*
+ * x rounded to the nearest f16, ties to even, as the double of that value
+ * (ieee_round_f64 into f16, widened back), in a few integer steps for the
+ * histograms' loops on either side. Normal results: add half an f16 ulp
+ * less one to the 42 bits that f16 drops, plus the kept last bit (ties go
+ * to even), then clear them; a carry into the exponent is the right result.
+ * Subnormal results: adding 2^28, whose ulp is 2^-24, rounds to a multiple
+ * of 2^-24. From 65520 (65504 + half an ulp) up the result is infinite; a
+ * NaN stays as it is.
+ */
+GS_HD double ieee_f64_round_f16(double x)
+{
+	uint64_t u, s;
+	double a;
+
+	memcpy(&u, &x, sizeof(u));
+	s = u & 1ull << 63;
+	u &= ~s;
+	if (u >= 0x40effe0000000000ull) {		/* 65520 */
+		u = u > 0x7ff0000000000000ull ? u : 0x7ff0000000000000ull;
+	} else if (u < 0x3f10000000000000ull) {		/* 2^-14 */
+		memcpy(&a, &u, sizeof(a));
+		a = (a + 0x1p28) - 0x1p28;
+		memcpy(&u, &a, sizeof(u));
+	} else {
+		u += 0x1ffffffffffull + (u >> 42 & 1);
+		u &= ~0x3ffffffffffull;
+	}
+	u |= s;
+	memcpy(&a, &u, sizeof(a));
+	return a;
+}
+
 /* ---- the half formats, widened ------------------------------------------ */
 
 GS_HD float ieee_f32_from_bits(uint32_t u)

@@ -2,7 +2,6 @@
  * xprod.c - exact products and rounding into a format named by enum xfmt:
  * see xprod.h.
  */
-#include <math.h>
 #include <string.h>
 #include "xprod.h"
 
@@ -60,55 +59,15 @@ void fprod_mul_f64(struct fprod *p, double v)
 	int e;
 
 	memcpy(&u, &v, sizeof(u));
-	p->flags ^= (u >> 63) * PROD_NEG;
-	if (isnan(v)) {
-		p->flags |= PROD_NAN;
-		return;
-	}
-	if (isinf(v)) {
-		p->flags |= PROD_INF;
-		return;
-	}
-	if (v == 0) {
-		p->flags |= PROD_ZERO;
-		return;
-	}
-	e = (int)((u >> 52) & 0x7ff);
-	m = u & ((1ull << 52) - 1);
-	if (e)
-		m |= 1ull << 52;
-	else
-		e = 1;
-	fprod_mul64(p, m, (int64_t)e - 1075);	/* v = m * 2^(e - 1075) */
+	if (prod_factor(u, 53, 64, &m, &e, &p->flags))
+		fprod_mul64(p, m, e);
 }
 
 bool fprod_round(const struct fprod *p, enum xfmt f, uint64_t *bits)
 {
 	struct ieee_fmt d = ieee_fmt_of(f);
-	bool neg = p->flags & PROD_NEG;
-	unsigned __int128 lo = (unsigned __int128)1 << 127, hi = lo;
-	int64_t e = -127;	/* the empty product */
-	uint64_t a, b;
 
-	if ((p->flags & PROD_NAN) ||
-	    (p->flags & (PROD_ZERO | PROD_INF)) == (PROD_ZERO | PROD_INF)) {
-		*bits = d.nan;
-		return true;
-	}
-	if (p->flags & (PROD_ZERO | PROD_INF)) {
-		*bits = (uint64_t)neg << (d.width - 1) |
-			(p->flags & PROD_INF ? d.inf : 0);
-		return true;
-	}
-	if (p->hi[1]) {
-		lo = (unsigned __int128)p->lo[1] << 64 | p->lo[0];
-		hi = (unsigned __int128)p->hi[1] << 64 | p->hi[0];
-		e = p->exp;
-	}
-	a = round_u128(lo, e, neg, f);
-	b = round_u128(hi, e, neg, f);
-	*bits = a;
-	return a == b;
+	return fprod_round_fmt(p, &d, bits);
 }
 
 /* ---- integer products --------------------------------------------------- */
@@ -123,12 +82,11 @@ void iprod_at_init(struct iprod_at *p)
 
 void iprod_mul(struct iprod *p, __int128 v)
 {
-	if (v == 0) {
-		p->flags |= PROD_ZERO;
-		return;
-	}
-	p->flags ^= v < 0 ? PROD_NEG : 0;
-	iprod_mul64(p, (uint64_t)(v < 0 ? -(unsigned __int128)v : (unsigned __int128)v));
+	uint64_t a = (uint64_t)(v < 0 ? -(unsigned __int128)v : (unsigned __int128)v);
+
+	p->flags = prod_flags(p->flags, iprod_factor_flags(a, v < 0));
+	if (a)
+		iprod_mul64(p, a);
 }
 
 void iprod_at_merge(struct iprod_at *p, const struct iprod_at *q)

@@ -9,7 +9,7 @@
  *   exact product, 128-bit ends in 64-bit limbs ([0] low), hi's top bit
  *   set; after every step lo is rounded down and hi up to 128 bits, so a
  *   product of a few exact factors stays exact and the bracket says when it
- *   rounds (both ends round alike: xprod.c's fprod_round).
+ *   rounds (both ends round alike: fprod_round_fmt).
  * - struct iprod: a product of integers, its magnitude while under 2^128;
  *   past that PROD_OVER, and mag keeps the low 128 bits of the product that
  *   passed (what __builtin_mul_overflow leaves), then stays.
@@ -17,6 +17,9 @@
  * overflow are flags. The all-zero value (hi or mag 0) is the empty
  * product, 1, so a zeroed accumulator is one; the CPU starts from 1 as a
  * bracket instead (fprod_one; mag 1), which merges to the same bits.
+ * An element becomes a factor (prod_factor, iprod_factor_flags) and a
+ * bracket is rounded (fprod_round_fmt) here too, so neither side has its
+ * own form of those.
  */
 #ifndef XPROD_CORE_H
 #define XPROD_CORE_H
@@ -159,6 +162,75 @@ GS_HD void fprod_merge(struct fprod *p, const struct fprod *q)
 	up = ((s ? h[1] << 1 : h[1]) | h[0]) != 0;
 	c = fprod_set(p, h[3], h[2], h[1], l[3], l[2], l[1], s, up);
 	p->exp += q->exp + 128 - s + c;
+}
+
+/* ---- factors and the rounding ------------------------------------------
+ * An element becomes a factor here on either side: the CPU's element steps
+ * (xprod.c), the reduce kernels' groups (cuda/prod.cuh) and the scan's
+ * elements (cuda/scan/scan_prod.cuh). */
+
+/* A float factor of bits u in a format of p significand bits (the hidden
+ * one included) and w bits in all: true with m * 2^e (m != 0) where it is
+ * finite and nonzero; else NaN, inf or zero goes into *flags. Every sign
+ * flips PROD_NEG, a zero's and a NaN's too. */
+GS_HD bool prod_factor(uint64_t u, int p, int w, uint64_t *m, int *e,
+		       uint64_t *flags)
+{
+	unsigned emax = (1u << (w - p)) - 1;	/* the exponent field's top */
+	unsigned be = (unsigned)(u >> (p - 1)) & emax;
+	uint64_t frac = u & ((1ull << (p - 1)) - 1);
+
+	*flags ^= (u >> (w - 1) & 1) * PROD_NEG;
+	if (be == emax) {
+		*flags |= frac ? PROD_NAN : PROD_INF;
+		return false;
+	}
+	if (be == 0 && frac == 0) {
+		*flags |= PROD_ZERO;
+		return false;
+	}
+	*m = frac | (uint64_t)(be != 0) << (p - 1);
+	*e = (int)(be + (be == 0)) - (int)(emax >> 1) - (p - 1);
+	return true;
+}
+
+/* The flags of an integer factor of magnitude a and sign neg, to combine
+ * by prod_flags: a zero sets PROD_ZERO and flips no sign. */
+GS_HD uint64_t iprod_factor_flags(uint64_t a, bool neg)
+{
+	return a ? (neg ? PROD_NEG : 0) : PROD_ZERO;
+}
+
+/* p rounded once, to nearest even, into f: NaN for a NaN factor or 0 *
+ * inf, a signed inf or zero, else both ends of the bracket, which must
+ * agree: false where they do not (*bits is then lo's). The all-zero value
+ * is the empty product, 1. */
+GS_HD bool fprod_round_fmt(const struct fprod *p, const struct ieee_fmt *f,
+			   uint64_t *bits)
+{
+	bool neg = p->flags & PROD_NEG;
+	unsigned __int128 lo = (unsigned __int128)1 << 127, hi = lo;
+	int64_t e = -127;
+	uint64_t a;
+
+	if ((p->flags & PROD_NAN) ||
+	    (p->flags & (PROD_ZERO | PROD_INF)) == (PROD_ZERO | PROD_INF)) {
+		*bits = f->nan;
+		return true;
+	}
+	if (p->flags & (PROD_ZERO | PROD_INF)) {
+		*bits = (uint64_t)neg << (f->width - 1) |
+			(p->flags & PROD_INF ? f->inf : 0);
+		return true;
+	}
+	if (p->hi[1]) {
+		lo = (unsigned __int128)p->lo[1] << 64 | p->lo[0];
+		hi = (unsigned __int128)p->hi[1] << 64 | p->hi[0];
+		e = p->exp;
+	}
+	a = ieee_round_fast(lo, false, e, neg, f);
+	*bits = a;
+	return hi == lo || ieee_round_fast(hi, false, e, neg, f) == a;
 }
 
 /* p's magnitude *= m (not 0), until it passes 2^128; after that only the

@@ -18,7 +18,8 @@
  *      shared memory) against scan_sum_wide's K-limb adds and sum_round;
  *   3. the prod monoids: a factor's bracket and a chain of them against
  *      xprod.c's element steps (fprod_mul_f64, iprod_mul), the one-factor
- *      step against the full merge, the rounding against fprod_round.
+ *      step against the full merge (the rounding is xprod_core.h's
+ *      fprod_round_fmt on both sides: unit_xprod).
  * Whole scans (the kernels' phases, chunks, --algorithm's block scans,
  * auto's hand-over) are checked on the GPU itself against cpu_scan
  * (tests/gpu/run.sh's scans and hybrid parts), not replayed here.
