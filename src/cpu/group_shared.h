@@ -64,6 +64,12 @@ struct gshared {
 	uint64_t win_lo, win_n, win_cap;
 };
 
+/* The partition of the key whose ktable_hash is h. */
+static inline unsigned gs_part(const struct gshared *sh, uint64_t h)
+{
+	return (unsigned)(h >> 58) & (sh->nparts - 1);
+}
+
 /* A table for job's grouping, one reference held; NULL: out of memory. */
 struct gshared *gs_new(const struct gs_job *job);
 void gs_ref(struct gshared *sh);
