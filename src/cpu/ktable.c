@@ -213,21 +213,8 @@ void *ktable_get(struct ktable *t, const uint64_t *key, bool *fresh)
 /* How far ahead of the lookups the batch loads the slots (PF_SLOT) and
  * then the entries the slots name (PF_ENTRY): far enough to overlap the
  * misses of a table bigger than the caches. */
-#define PF_SLOT 16u
-#define PF_ENTRY 8u
-
-static void prefetch_entry(const struct ktable *t, uint64_t h)
-{
-	uint32_t e = t->slot[h & t->mask];
-
-	if (e) {
-		__builtin_prefetch(ktable_key(t, e - 1), 1);
-		__builtin_prefetch(ktable_pay(t, e - 1), 1);
-		if (t->psize)
-			__builtin_prefetch((char *)ktable_pay(t, e - 1) +
-					   t->psize - 1, 1);
-	}
-}
+#define PF_SLOT 32u
+#define PF_ENTRY 16u
 
 int ktable_find(struct ktable *t, const uint64_t *keys, size_t stride,
 		size_t n, uint64_t *h, uint32_t *idx)
@@ -239,8 +226,19 @@ int ktable_find(struct ktable *t, const uint64_t *keys, size_t stride,
 
 		if (i < n)
 			__builtin_prefetch(&t->slot[h[i] & t->mask]);
-		if (i >= PF_SLOT - PF_ENTRY && i - (PF_SLOT - PF_ENTRY) < n)
-			prefetch_entry(t, h[i - (PF_SLOT - PF_ENTRY)]);
+		/* here, not in a function of its own: gcc takes one that
+		 * only loads and prefetches for pure, and drops its calls */
+		if (i >= PF_SLOT - PF_ENTRY && i - (PF_SLOT - PF_ENTRY) < n) {
+			uint32_t s = t->slot[h[i - (PF_SLOT - PF_ENTRY)] & t->mask];
+
+			if (s) {
+				const char *p = ktable_pay(t, s - 1);
+
+				__builtin_prefetch(ktable_key(t, s - 1));
+				__builtin_prefetch(p);
+				__builtin_prefetch(p + t->psize - !!t->psize);
+			}
+		}
 		if (i < PF_SLOT)
 			continue;
 		e = entry_of(t, keys + (i - PF_SLOT) * stride, h[i - PF_SLOT],
