@@ -4,6 +4,11 @@
  * keyed records, folded by a loop instantiated for those two types, so a
  * record costs no type switch.
  *
+ * A thread whose table fills with too few records a key (cpu_group.c's
+ * group_full) sends the keys outside the window to the run's table by
+ * partition instead (group_scatter.h), as (order key, value) pairs that
+ * fold_ents_* fold there.
+ *
  * Keys in a small range skip the hash: a thread keeps a direct array of
  * payloads (a window of W order keys from lo, W tied to the limit), placed
  * at each call around the range of the call's first records; a key inside

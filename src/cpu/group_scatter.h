@@ -60,6 +60,8 @@ static inline unsigned char *gscatter_room(struct gscatter *s, unsigned p)
 	return s->buf + ((size_t)p * s->cap + s->n[p]) * s->esize;
 }
 
+/* Partition p's buffer at its batch or more: folded if its lock is
+ * free (or the buffer full), else left to fill (gscatter_push's result). */
 bool gscatter_full(struct gscatter *s, unsigned p);
 
 /* The entry written at gscatter_room(s, p) taken: true, or false where a
