@@ -7,7 +7,9 @@
  * (numerically; NaN after everything and equal to every NaN; -0 == +0),
  * and the key gives back an element of the same value.
  * The table: counts per key for 1- and 2-column keys, checked against a
- * sort of the input, in sorted order, across many growths.
+ * sort of the input, in sorted order, across many growths, the keys
+ * looked up one at a time and in batches (ktable_find) of sizes around
+ * its prefetch distances.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -119,24 +121,43 @@ static int cmp2(const void *a, const void *b)
 	return (x[1] > y[1]) - (x[1] < y[1]);
 }
 
-/* n keys of kw words from a pool of about m distinct ones. */
-static void check_table(size_t kw, size_t n, uint64_t m)
+/* n keys of kw words from a pool of about m distinct ones, one at a time
+ * (batch 0: ktable_get) or in batches of up to batch (ktable_find, every
+ * batch's size drawn, the table growing within them). */
+static void check_table(size_t kw, size_t n, uint64_t m, size_t batch)
 {
 	uint64_t *in = malloc(n * 2 * sizeof(*in));
+	uint64_t *h = malloc((batch + 1) * sizeof(*h));
+	uint32_t *idx = malloc((batch + 1) * sizeof(*idx));
 	struct ktable t;
-	size_t *order, runs = 0, bad = 0, fresh_n = 0;
+	size_t *order, runs = 0, bad = 0, fresh_n = 0, hbad = 0;
 
 	CHECK(ktable_init(&t, kw, sizeof(uint64_t)) == 0);
 	for (size_t i = 0; i < n; i++) {
+		in[2 * i] = rnd() % m * 0x9e3779b97f4a7c15ull;
+		in[2 * i + 1] = kw > 1 ? rnd() % 3 : 0;
+	}
+	for (size_t i = 0, b; i < n; i += b) {
 		bool fresh;
 		uint64_t *c;
 
-		in[2 * i] = rnd() % m * 0x9e3779b97f4a7c15ull;
-		in[2 * i + 1] = kw > 1 ? rnd() % 3 : 0;
+		if (batch) {
+			b = 1 + rnd() % batch;
+			b = b < n - i ? b : n - i;
+			CHECK(ktable_find(&t, in + 2 * i, 2, b, h, idx) == 0);
+			for (size_t j = 0; j < b; j++) {
+				hbad += h[j] != ktable_hash(in + 2 * (i + j), kw);
+				++*(uint64_t *)ktable_pay(&t, idx[j]);
+			}
+			continue;
+		}
+		b = 1;
 		c = ktable_get(&t, in + 2 * i, &fresh);
 		fresh_n += fresh;
 		++*c;
 	}
+	if (batch)
+		fresh_n = t.n;	/* a batch does not tell */
 	qsort(in, n, 2 * sizeof(*in), cmp2);
 	order = ktable_sorted(&t);
 	for (size_t i = 0; i < n; runs++) {
@@ -150,21 +171,25 @@ static void check_table(size_t kw, size_t n, uint64_t m)
 			bad++;
 		i = j;
 	}
-	CHECKF(runs == t.n && fresh_n == t.n && !bad,
-	       "kw %zu: %zu keys, %zu runs, %zu fresh, %zu wrong", kw, t.n,
-	       runs, fresh_n, bad);
+	CHECKF(runs == t.n && fresh_n == t.n && !bad && !hbad,
+	       "kw %zu batch %zu: %zu keys, %zu runs, %zu fresh, %zu wrong, "
+	       "%zu hashes wrong", kw, batch, t.n, runs, fresh_n, bad, hbad);
 	free(order);
 	free(in);
+	free(h);
+	free(idx);
 	ktable_free(&t);
 }
 
 int main(void)
 {
 	check_keys();
-	check_table(1, 1, 10);
-	check_table(1, 1000, 10);
-	check_table(1, 200000, 50000);
-	check_table(2, 200000, 50000);
-	check_table(1, 300000, 1ull << 62);
+	for (size_t batch = 0; batch <= 1024; batch = batch ? batch * 32 : 1) {
+		check_table(1, 1, 10, batch);
+		check_table(1, 1000, 10, batch);
+		check_table(1, 200000, 50000, batch);
+		check_table(2, 200000, 50000, batch);
+		check_table(1, 300000, 1ull << 62, batch);
+	}
 	UNIT_END();
 }

@@ -207,6 +207,7 @@ struct group_acc {
 	uint32_t *order;	/* scratch of the flush */
 	size_t cap;		/* loc's keys at most */
 	struct gdense *dense;	/* the thread's window of keys (group_fold.c) */
+	struct gscatter *scat;	/* or, its keys too many: group_scatter.h */
 	int failed;		/* 0, or why it stopped (cpu_group.c) */
 	uint64_t fail_keys;
 	uint64_t fail_records;	/* FAIL_SPILL's: what the GPU could not take */

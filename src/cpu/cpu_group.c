@@ -33,6 +33,7 @@
 #include "cpu_group.h"
 #include "group_fold.h"
 #include "spill_io.h"
+#include "group_scatter.h"
 #include "group_shared.h"
 
 /* A thread's own table: at most this many keys (fewer under a small
@@ -40,6 +41,10 @@
  * it is flushed into the run's shared table. */
 #define LOCAL_KEYS 16384u
 #define LOCAL_KEYS_MIN 64u
+/* A full table that held fewer records than this a key did not pay: the
+ * thread's keys are many, its records go to the run's table by partition
+ * (group_scatter.h) from then on. */
+#define PAYS 4u
 
 _Static_assert(sizeof(size_t) == sizeof(uint64_t), "entry ids are 64-bit");
 
@@ -173,6 +178,8 @@ static void local_free(const struct gs_job *job, struct group_acc *g)
 	for (size_t i = 0; i < g->loc->n; i++)
 		group_pay_free(job, ktable_pay(g->loc, i));
 	group_fold_free(g);
+	gscatter_free(g->scat);
+	g->scat = NULL;
 	ktable_free(g->loc);
 	free(g->loc);
 	free(g->order);
@@ -346,9 +353,69 @@ bool group_flush(const struct gs_job *job, struct group_acc *g)
 	return local_flush(job, g);
 }
 
+/* Whether the thread's table held PAYS records a key (every record counts
+ * in its first value column). */
+static bool table_pays(const struct gs_job *job, const struct group_acc *g)
+{
+	uint64_t recs = 0;
+
+	for (size_t i = 0; i < g->loc->n; i++)
+		recs += col_of(job, ktable_pay(g->loc, i), 0)->count;
+	return recs >= (uint64_t)PAYS * g->loc->n;
+}
+
+bool group_full(const struct gs_job *job, struct group_acc *g,
+		size_t vbytes, gscatter_fold by)
+{
+	bool spread = !g->scat && !table_pays(job, g);
+
+	if (!local_flush(job, g))
+		return false;
+	if (spread && !(g->scat = gscatter_new(job, g->sh, vbytes, by))) {
+		fail(g, FAIL_OOM);
+		return false;
+	}
+	return true;
+}
+
+bool group_scatter_failed(struct group_acc *g)
+{
+	if (!atomic_load(&g->sh->err))
+		fail(g, FAIL_OOM);
+	return false;
+}
+
 void group_fail_oom(struct group_acc *g)
 {
 	fail(g, FAIL_OOM);
+}
+
+/* The scattered records (a key's words, then the record) into t (the
+ * generic loop's gscatter_fold; ctx: the value columns' readers). */
+static bool fold_records(void *ctx, const struct gs_job *job,
+			 struct ktable *t, const unsigned char *ents,
+			 size_t esize, size_t n, const uint32_t *idx,
+			 unsigned *wides)
+{
+	const struct gs_group *gr = job->group;
+	const struct colrd *vc = ctx;
+	size_t kb = gr->nkeys * sizeof(uint64_t), cs = gcol_size(job);
+	unsigned char e[8];
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned char *pay = ktable_pay(t, idx[i]);
+		const unsigned char *d = ents + i * esize + kb;
+		unsigned before = group_pay_wides(job, pay);
+
+		for (unsigned j = 0; j < gr->nvals; j++) {
+			colrd_element(&vc[j], d, e);
+			if (!fold(gr->what, (struct gcol *)(pay + j * cs),
+				  vc[j].t, e))
+				return false;
+		}
+		*wides += group_pay_wides(job, pay) - before;
+	}
+	return true;
 }
 
 static void group_cpu_add(const struct gs_job *job, void *acc, void *scratch,
@@ -371,12 +438,28 @@ static void group_cpu_add(const struct gs_job *job, void *acc, void *scratch,
 		kc[k] = colrd_of(job, gr->key[k]);
 	for (unsigned j = 0; j < gr->nvals; j++)
 		vc[j] = colrd_of(job, gr->val[j]);
+	if (g->scat) {
+		g->scat->job = job;
+		g->scat->ctx = vc;
+	}
 	for (size_t r = 0; r < nrec; r++, d += rs) {
 		unsigned char *pay;
 
 		for (unsigned k = 0; k < gr->nkeys; k++) {
 			colrd_element(&kc[k], d, e);
 			key[k] = gkey_of(kc[k].t, e);
+		}
+		if (g->scat) {
+			unsigned p = gscatter_part(g->scat, key);
+			unsigned char *to = gscatter_room(g->scat, p);
+
+			memcpy(to, key, gr->nkeys * sizeof(*key));
+			memcpy(to + gr->nkeys * sizeof(*key), d, rs);
+			if (!gscatter_push(g->scat, p)) {
+				(void)group_scatter_failed(g);
+				return;
+			}
+			continue;
 		}
 		if (!(pay = ktable_get(g->loc, key, NULL))) {
 			fail(g, FAIL_OOM);
@@ -389,8 +472,16 @@ static void group_cpu_add(const struct gs_job *job, void *acc, void *scratch,
 				return;
 			}
 		}
-		if (g->loc->n >= g->cap && !local_flush(job, g))
-			return;
+		if (g->loc->n >= g->cap) {
+			if (!group_full(job, g, rs, fold_records))
+				return;
+			if (g->scat)
+				g->scat->ctx = vc;
+		}
+	}
+	if (g->scat && !gscatter_drain(g->scat)) {
+		(void)group_scatter_failed(g);
+		return;
 	}
 	(void)local_flush(job, g);
 }

@@ -9,6 +9,7 @@
 #include "acc.h"
 #include "ksum.h"
 #include "ktable.h"
+#include "group_scatter.h"
 
 /* What a key keeps per value column; a payload holds the first fields
  * that job->group->what needs (col_size). */
@@ -41,6 +42,15 @@ bool group_pay_merge(const struct gs_job *job, void *dst, void *src);
 /* The thread's table (g->loc) into the run's (false: that failed, the
  * run's table has the error); g fails for want of memory (group_fold.c). */
 bool group_flush(const struct gs_job *job, struct group_acc *g);
+/* The thread's full table into the run's, as group_flush; where it held
+ * too few records a key to pay, g->scat is made (entries of vbytes of
+ * values, folded by by) and the thread's records go there from then
+ * on. */
+bool group_full(const struct gs_job *job, struct group_acc *g,
+		size_t vbytes, gscatter_fold by);
+/* g after g->scat failed (group_scatter.h): failed for want of memory
+ * unless the run's table has the error; false. */
+bool group_scatter_failed(struct group_acc *g);
 void group_fail_oom(struct group_acc *g);
 void group_fail_spill(struct group_acc *g, uint64_t records, uint64_t keys);
 

@@ -4,6 +4,11 @@
  * keyed records, folded by a loop instantiated for those two types, so a
  * record costs no type switch.
  *
+ * A thread whose table fills with too few records a key (cpu_group.c's
+ * group_full) sends the keys outside the window to the run's table by
+ * partition instead (group_scatter.h), as (order key, value) pairs that
+ * fold_ents_* fold there.
+ *
  * Keys in a small range skip the hash: a thread keeps a direct array of
  * payloads (a window of W order keys from lo, W tied to the limit, its
  * bytes held against the limit: the run's windows take a quarter of it
@@ -26,6 +31,7 @@
 #include "cpu_group.h"
 #include "cpu_keys.h"
 #include "group_fold.h"
+#include "group_scatter.h"
 #include "group_shared.h"
 
 #define SIGN64 (1ull << 63)
@@ -285,6 +291,48 @@ static inline bool fold_i64(enum gs_group_what what, struct gcol *c,
 	return what == GROUP_MINMAX || sums_i64(c, v, what == GROUP_STATS);
 }
 
+/* ---- many keys: the records by partition (group_scatter.h) ------------- */
+
+/* An entry: the order key, then the value as a double's or an int64's
+ * bits (fold_at's conversion, done before the entry is written). */
+struct fent {
+	uint64_t key, v;
+};
+
+/* The wide ksums of c (of a SUM or STATS). */
+static inline unsigned wides_of(enum gs_group_what what, const struct gcol *c)
+{
+	return (c->s1.wide != NULL) +
+	       (what == GROUP_STATS && c->s2.wide != NULL);
+}
+
+#define FOLD_ENTS(NAME, FOLD, T)						\
+static bool NAME(void *ctx, const struct gs_job *job, struct ktable *t,	\
+		 const unsigned char *ents, size_t esize, size_t n,		\
+		 const uint32_t *idx, unsigned *wides)				\
+{									\
+	enum gs_group_what what = job->group->what;			\
+	const struct fent *f = (const struct fent *)ents;		\
+									\
+	(void)ctx;							\
+	(void)esize;							\
+	for (size_t i = 0; i < n; i++) {				\
+		struct gcol *c = ktable_pay(t, idx[i]);			\
+		unsigned w = what >= GROUP_SUM ? wides_of(what, c) : 0;	\
+		T v;							\
+									\
+		memcpy(&v, &f[i].v, sizeof(v));				\
+		if (!FOLD(what, c, v))					\
+			return false;					\
+		if (what >= GROUP_SUM)					\
+			*wides += wides_of(what, c) - w;		\
+	}								\
+	return true;							\
+}
+FOLD_ENTS(fold_ents_f64, fold_f64, double)
+FOLD_ENTS(fold_ents_i64, fold_i64, int64_t)
+#undef FOLD_ENTS
+
 /* ---- the loop ------------------------------------------------------------- */
 
 #define INLINE static inline __attribute__((always_inline))
@@ -298,6 +346,19 @@ INLINE uint64_t key_at(enum gs_type t, const unsigned char *p)
 	case GS_I64: memcpy(&i64, p, 8); return (uint64_t)i64 ^ SIGN64;
 	case GS_U32: memcpy(&u32, p, 4); return u32;
 	default: memcpy(&u64, p, 8); return u64;
+	}
+}
+
+/* The value at p as a struct fent's bits. */
+INLINE uint64_t value_bits(enum gs_type t, const unsigned char *p)
+{
+	float f; double d; int32_t i32; int64_t i64; uint64_t u;
+
+	switch (t) {
+	case GS_F32: memcpy(&f, p, 4); d = f; memcpy(&u, &d, 8); return u;
+	case GS_F64: memcpy(&u, p, 8); return u;
+	case GS_I32: memcpy(&i32, p, 4); i64 = i32; memcpy(&u, &i64, 8); return u;
+	default: memcpy(&u, p, 8); return u;
 	}
 }
 
@@ -343,15 +404,17 @@ INLINE void place(struct gdense *dn, enum gs_type kt, const unsigned char *d,
 	dn->lo = lo - (slack < lo ? slack : lo);
 }
 
-enum { RUN_OK, RUN_OOM, RUN_FLUSH };
+enum { RUN_OK, RUN_OOM, RUN_FLUSH, RUN_SCATTER };
 
 /* Records [0, nrec) at d: RUN_OK, or where it stopped: out of memory,
- * or the thread's table's flush failed (the run's table has the error). */
+ * the thread's table's flush failed (the run's table has the error), or
+ * g->scat's did (group_scatter_failed says which). */
 INLINE int run(const struct loop *l, const unsigned char *d, size_t nrec,
 		enum gs_type kt, enum gs_type vt)
 {
 	struct gdense *dn = l->dn;
 	struct group_acc *g = l->g;
+	struct gscatter *sc = g->scat;
 	enum gs_group_what what = l->job->group->what;
 	uint64_t lo = dn->lo, w = dn->w;
 
@@ -363,13 +426,27 @@ INLINE int run(const struct loop *l, const unsigned char *d, size_t nrec,
 			c = (struct gcol *)(dn->pay + i * dn->psize);
 			if (!c->count)
 				dn->touched[dn->nt++] = (uint32_t)i;
+		} else if (sc) {
+			unsigned p = gscatter_part(sc, &k);
+			struct fent *f = (struct fent *)gscatter_room(sc, p);
+
+			f->key = k;
+			f->v = value_bits(vt, d + l->voff);
+			if (!gscatter_push(sc, p))
+				return RUN_SCATTER;
+			continue;
 		} else if (!(c = ktable_get(g->loc, &k, NULL))) {
 			return RUN_OOM;
 		}
 		if (!fold_at(what, c, vt, d + l->voff))
 			return RUN_OOM;
-		if (g->loc->n >= g->cap && !group_flush(l->job, g))
-			return RUN_FLUSH;
+		if (g->loc->n >= g->cap) {
+			if (!group_full(l->job, g, sizeof(uint64_t),
+					type_is_float(vt) ? fold_ents_f64 :
+					fold_ents_i64))
+				return RUN_FLUSH;
+			sc = g->scat;
+		}
 	}
 	return RUN_OK;
 }
@@ -413,9 +490,15 @@ bool group_fold(const struct gs_job *job, struct group_acc *g,
 		return true;
 	}
 	place(l.dn, kc.t, d, nrec, l.rs, l.koff);
+	if (g->scat)
+		g->scat->job = job;
 	rc = fn(&l, d, nrec);
+	if (rc == RUN_OK && g->scat && !gscatter_drain(g->scat))
+		rc = RUN_SCATTER;
 	if (rc == RUN_OOM)
 		group_fail_oom(g);	/* the thread's table stays, as cpu_group.c's */
+	if (rc == RUN_SCATTER)
+		(void)group_scatter_failed(g);
 	if (dense_flush(job, g, rc == RUN_OK) && rc == RUN_OK)
 		(void)group_flush(job, g);
 	return true;

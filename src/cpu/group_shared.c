@@ -91,8 +91,7 @@ void gs_unref(const struct gs_job *job, struct gshared *sh)
 
 static unsigned part_of(const struct gshared *sh, const uint64_t *key)
 {
-	return sh->nparts == 1 ? 0 :
-	       (unsigned)(ktable_hash(key, sh->kw) >> 58) & (sh->nparts - 1);
+	return sh->nparts == 1 ? 0 : gs_part(sh, ktable_hash(key, sh->kw));
 }
 
 /* The first failure sticks, with the keys and bytes it had. */

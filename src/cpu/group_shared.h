@@ -72,6 +72,12 @@ static inline uint64_t gs_held(struct gshared *sh)
 	return atomic_load(&sh->bytes) + atomic_load(&sh->windows);
 }
 
+/* The partition of the key whose ktable_hash is h. */
+static inline unsigned gs_part(const struct gshared *sh, uint64_t h)
+{
+	return (unsigned)(h >> 58) & (sh->nparts - 1);
+}
+
 /* A table for job's grouping, one reference held; NULL: out of memory. */
 struct gshared *gs_new(const struct gs_job *job);
 void gs_ref(struct gshared *sh);

@@ -169,9 +169,11 @@ static int grow_entries(struct ktable *t)
 	return 0;
 }
 
-void *ktable_get(struct ktable *t, const uint64_t *key, bool *fresh)
+/* The entry of key whose hash is h, inserted (payload zeroed) if new:
+ * its index, or -1 when memory or the entries run out. */
+static int64_t entry_of(struct ktable *t, const uint64_t *key, uint64_t h,
+			bool *fresh)
 {
-	uint64_t h = ktable_hash(key, t->kw);
 	size_t i = h & t->mask, kb = t->kw * sizeof(*key);
 	uint32_t e;
 
@@ -181,15 +183,15 @@ void *ktable_get(struct ktable *t, const uint64_t *key, bool *fresh)
 		    !memcmp(ktable_key(t, e - 1), key, kb)) {
 			if (fresh)
 				*fresh = false;
-			return ktable_pay(t, e - 1);
+			return e - 1;
 		}
 		i = (i + 1) & t->mask;
 	}
 	if (t->n == t->cap && grow_entries(t))
-		return NULL;
+		return -1;
 	if ((t->n + 1) * 2 > t->mask + 1) {
 		if (grow_slots(t))
-			return NULL;
+			return -1;
 		place(t->slot, t->mask, h, (uint32_t)t->n + 1);
 	} else {
 		t->slot[i] = (uint32_t)t->n + 1;
@@ -198,7 +200,54 @@ void *ktable_get(struct ktable *t, const uint64_t *key, bool *fresh)
 	memset(ktable_pay(t, t->n), 0, t->psize);
 	if (fresh)
 		*fresh = true;
-	return ktable_pay(t, t->n++);
+	return (int64_t)t->n++;
+}
+
+void *ktable_get(struct ktable *t, const uint64_t *key, bool *fresh)
+{
+	int64_t e = entry_of(t, key, ktable_hash(key, t->kw), fresh);
+
+	return e < 0 ? NULL : ktable_pay(t, (size_t)e);
+}
+
+/* How far ahead of the lookups the batch loads the slots (PF_SLOT) and
+ * then the entries the slots name (PF_ENTRY): far enough to overlap the
+ * misses of a table bigger than the caches. */
+#define PF_SLOT 32u
+#define PF_ENTRY 16u
+
+int ktable_find(struct ktable *t, const uint64_t *keys, size_t stride,
+		size_t n, uint64_t *h, uint32_t *idx)
+{
+	for (size_t i = 0; i < n; i++)
+		h[i] = ktable_hash(keys + i * stride, t->kw);
+	for (size_t i = 0; i < n + PF_SLOT; i++) {
+		int64_t e;
+
+		if (i < n)
+			__builtin_prefetch(&t->slot[h[i] & t->mask]);
+		/* here, not in a function of its own: gcc takes one that
+		 * only loads and prefetches for pure, and drops its calls */
+		if (i >= PF_SLOT - PF_ENTRY && i - (PF_SLOT - PF_ENTRY) < n) {
+			uint32_t s = t->slot[h[i - (PF_SLOT - PF_ENTRY)] & t->mask];
+
+			if (s) {
+				const char *p = ktable_pay(t, s - 1);
+
+				__builtin_prefetch(ktable_key(t, s - 1));
+				__builtin_prefetch(p);
+				__builtin_prefetch(p + t->psize - !!t->psize);
+			}
+		}
+		if (i < PF_SLOT)
+			continue;
+		e = entry_of(t, keys + (i - PF_SLOT) * stride, h[i - PF_SLOT],
+			     NULL);
+		if (e < 0)
+			return -1;
+		idx[i - PF_SLOT] = (uint32_t)e;
+	}
+	return 0;
 }
 
 void ktable_clear(struct ktable *t)

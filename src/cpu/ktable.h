@@ -43,6 +43,13 @@ void ktable_free(struct ktable *t);
 /* The payload of key, inserted zeroed if new (*fresh tells, when not
  * NULL); NULL when memory or the 2^32 - 1 entries run out. */
 void *ktable_get(struct ktable *t, const uint64_t *key, bool *fresh);
+/* The entries of n keys at keys, keys + stride, ... (stride in words),
+ * each inserted zeroed if new, into idx[0..n), their hashes into h[0..n)
+ * (scratch): as n ktable_gets, the table's memory loaded ahead of the
+ * lookups. 0, or -1 when memory or the entries run out (some of the keys
+ * in, idx unset). */
+int ktable_find(struct ktable *t, const uint64_t *keys, size_t stride,
+		size_t n, uint64_t *h, uint32_t *idx);
 /* Key and payload of entry i (i < n). */
 static inline const uint64_t *ktable_key(const struct ktable *t, size_t i)
 {
