@@ -101,7 +101,7 @@ static void add_field(struct sbuf *b, void *ctx, const struct wfield *f)
 
 /* ---- per_row fields: one pass over the rows ------------------------------ */
 
-#define SPOOL_MEM (4u << 20)	/* a field's text kept in memory, at most */
+#define SPOOL_MEM (1u << 20)	/* a field's text kept in memory, at most */
 
 /* A field's text until its turn: in memory, past SPOOL_MEM in a temp
  * file. */
