@@ -14,7 +14,7 @@
 #    longer than the spool keeps in memory: they go through a temp file)
 #    and sum's npy, from exact integer arithmetic;
 #  - no keys and one key: every format's bytes at -j 1 and -j 4, json's
-#    empty lists;
+#    empty lists; json without a $TMPDIR for its spool;
 #  - json costs about what csv does (each row computed once, not once per
 #    field: stats' json took 4x csv's CPU time when each field recomputed
 #    its rows).
@@ -104,6 +104,11 @@ done
 grep -q '"keys":\[\],"count":\[\],"nan":\[\],"min":\[\]' "$T/got" && ok ||
 	bad "no keys json" "$(head -c 300 "$T/got")"
 [ -z "$(ls -A "$T/tmp")" ] && ok || bad "temp files" "left: $(ls "$T/tmp")"
+# json's fields past the spool's memory, without a $TMPDIR: held in memory
+"$G" stats --by 1 -t i64,i32,f64 -f json -j 2 "$T/a.bin" > "$T/want"
+TMPDIR=$T/none "$G" stats --by 1 -t i64,i32,f64 -f json -j 2 "$T/a.bin" \
+	> "$T/got" 2>&1
+same "json without a \$TMPDIR"
 
 # the values, from exact integer arithmetic
 "$G" sum --by 1 -F 2 -t i64,i32,f64 -j 4 "$T/a.bin" > "$T/sum.txt"

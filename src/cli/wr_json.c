@@ -104,12 +104,13 @@ static void add_field(struct sbuf *b, void *ctx, const struct wfield *f)
 #define SPOOL_MEM (1u << 20)	/* a field's text kept in memory, at most */
 
 /* A field's text until its turn: in memory, past SPOOL_MEM in a temp
- * file. */
+ * file (unlinked at once; closed at the end). */
 struct spool {
 	struct sbuf mem;
 	int fd;
 	uint64_t len;		/* in the file */
 	bool any;		/* a value written: the next after a comma */
+	bool held;		/* no file could be made: all in memory */
 };
 
 struct rowpass {
@@ -129,12 +130,15 @@ static int spool_fail(struct gs_err *err)
 static int spool_add(struct spool *s, const char *p, size_t n,
 		     struct gs_err *err)
 {
-	if (s->fd < 0 && s->mem.len + n > SPOOL_MEM) {
-		if ((s->fd = spill_tmpfile()) < 0 ||
-		    spill_write(s->fd, s->mem.p, s->mem.len, 0) < 0)
+	if (s->fd < 0 && !s->held && s->mem.len + n > SPOOL_MEM) {
+		/* no temp file ($TMPDIR missing): held in memory, as the
+		 * result was before it streamed */
+		s->held = (s->fd = spill_tmpfile()) < 0;
+		if (s->fd >= 0 && spill_write(s->fd, s->mem.p, s->mem.len, 0) < 0)
 			return spool_fail(err);
-		s->len = s->mem.len;
-		s->mem.len = 0;
+		s->len = s->fd >= 0 ? s->mem.len : 0;
+		if (s->fd >= 0)
+			s->mem.len = 0;
 	}
 	if (s->fd < 0) {
 		sb_addn(&s->mem, p, n);
