@@ -78,8 +78,10 @@ static int put_row(const struct cli *c, const struct wresult *r, uint64_t i,
 		unsigned char out[8];
 		uint64_t bits = 0;
 
-		rc = value_bits(c, r->cell_descr ? r->cell_descr[j - r->array_from]
-				: r->descr, &v[j], &bits, err);
+		const char *d = r->cell_descr ?
+				r->cell_descr[j - r->array_from] : r->descr;
+
+		rc = value_bits(c, d, &v[j], &bits, err);
 		for (int k = 0; k < 8; k++)
 			out[k] = (unsigned char)(bits >> (8 * k));
 		if (rc == 0)

@@ -118,7 +118,7 @@ struct rowpass {
 	struct sbuf *b;
 	unsigned nrow;			/* per_row fields */
 	const struct wfield *f[16];
-	struct spool sp[16];		/* [0] unused: the first goes to b */
+	struct spool sp[16];	/* [0] unused: the first goes to b */
 };
 
 static int spool_fail(struct gs_err *err)
@@ -134,7 +134,8 @@ static int spool_add(struct spool *s, const char *p, size_t n,
 		/* no temp file ($TMPDIR missing): held in memory, as the
 		 * result was before it streamed */
 		s->held = (s->fd = spill_tmpfile()) < 0;
-		if (s->fd >= 0 && spill_write(s->fd, s->mem.p, s->mem.len, 0) < 0)
+		if (s->fd >= 0 &&
+		    spill_write(s->fd, s->mem.p, s->mem.len, 0) < 0)
 			return spool_fail(err);
 		s->len = s->fd >= 0 ? s->mem.len : 0;
 		if (s->fd >= 0)
@@ -142,8 +143,8 @@ static int spool_add(struct spool *s, const char *p, size_t n,
 	}
 	if (s->fd < 0) {
 		sb_addn(&s->mem, p, n);
-		return s->mem.oom ? gs_fail(err, GS_ERUNTIME, "", "out of memory")
-				  : 0;
+		return s->mem.oom ? gs_fail(err, GS_ERUNTIME, "",
+					    "out of memory") : 0;
 	}
 	if (spill_write(s->fd, p, n, s->len) < 0)
 		return spool_fail(err);
@@ -193,7 +194,7 @@ static int pass_fmt(void *ctx, uint64_t a, uint64_t z, struct wval *cells,
 				}
 				continue;
 			}
-			sb_addn(&bufs[k], f->depth == 3 ? ",[" : ",", f->depth == 3 ? 2 : 1);
+			sb_add(&bufs[k], f->depth == 3 ? ",[" : ",");
 			for (uint64_t j = 0; j < mid; j++) {
 				if (j)
 					sb_addn(&bufs[k], ",", 1);
@@ -268,7 +269,7 @@ static int put(const struct cli *c, const struct wresult *r, struct sbuf *b,
 			continue;
 		}
 		sb_add(b, "[");
-		if (at == 0) {	/* the pass: the first field's text to b */
+		if (at == 0) {	/* the pass; the first field's text to b */
 			const struct wblocks w = { .r = r, .ctx = &p,
 						   .nbuf = p.nrow,
 						   .fmt = pass_fmt,

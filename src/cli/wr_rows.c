@@ -51,19 +51,22 @@ int writer_blocks(const struct wblocks *w, struct gs_err *err)
 
 		r->block(r->ctx, r0, r1);
 		for (int t = 0; t < nt; t++) {
-			s[t].a = r0 + (r1 - r0) * (uint64_t)t / (uint64_t)nt;
-			s[t].z = r0 + (r1 - r0) * (uint64_t)(t + 1) / (uint64_t)nt;
+			uint64_t m = r1 - r0;
+
+			s[t].a = r0 + m * (uint64_t)t / (uint64_t)nt;
+			s[t].z = r0 + m * (uint64_t)(t + 1) / (uint64_t)nt;
 		}
 		if (nt > 1)
 			pool_run(r->pool, fmt_task, s);
 		else
 			fmt_task(s, 0, 1);
+		/* in row order: the first failing row's error */
 		for (int t = 0; rc == 0 && t < nt; t++) {
 			for (unsigned k = 0; rc == 0 && k < w->nbuf; k++)
-				rc = s[t].bufs[k].oom ? gs_fail(err, GS_ERUNTIME,
-						"", "out of memory") :
-				     w->take(w->ctx, k, &s[t].bufs[k], err);
-			if (rc == 0 && s[t].rc) {	/* the first failing row's */
+				rc = !s[t].bufs[k].oom ?
+				     w->take(w->ctx, k, &s[t].bufs[k], err) :
+				     gs_fail(err, GS_ERUNTIME, "", "out of memory");
+			if (rc == 0 && s[t].rc) {
 				*err = s[t].err;
 				rc = -1;
 			}

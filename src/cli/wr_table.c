@@ -88,7 +88,8 @@ static int put(const struct cli *c, const struct wresult *r, struct sbuf *b,
 	       struct gs_err *err)
 {
 	if (has_header(c->format))
-		add_header(b, r, first_cell(c, r), c->format == FMT_CSV ? ',' : '\t');
+		add_header(b, r, first_cell(c, r),
+			   c->format == FMT_CSV ? ',' : '\t');
 	return writer_rows(c, r, put_row, b, err);
 }
 

@@ -25,7 +25,7 @@
 #define IO_BYTES (1u << 20)	/* the writer's buffer and the window */
 
 struct cursor {
-	struct kcur k;		/* the current record's key; NULL once done */
+	struct kcur k;		/* the record's key; NULL once done */
 	unsigned char *pay;
 	const struct ktable *t;	/* memory: a partition in key order */
 	size_t *idx, i;

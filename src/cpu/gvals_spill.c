@@ -98,7 +98,7 @@ void gvals_release(const struct gs_job *job, struct gvals_acc *g)
 /* ---- the merge ------------------------------------------------------------ */
 
 struct cursor {
-	struct kcur k;		/* the record (key first); NULL once done */
+	struct kcur k;		/* the record, key first; NULL: done */
 	uint64_t off, left;	/* records of the run still in the file */
 	uint64_t *buf;
 	size_t cap, bn, bi;	/* records */
@@ -200,7 +200,8 @@ static uint64_t longest_key(const uint64_t *w, size_t n, size_t wd, size_t nk)
 	uint64_t most = 0, run = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		run = i && !kheap_cmp(w + i * wd, w + (i - 1) * wd, nk) ? run + 1 : 1;
+		run = i && !kheap_cmp(w + i * wd, w + (i - 1) * wd, nk) ?
+		      run + 1 : 1;
 		most = run > most ? run : most;
 	}
 	return most;
