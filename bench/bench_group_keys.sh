@@ -10,7 +10,9 @@
 #
 #   sh bench/bench_group_keys.sh [KEYS...]        (default 1000000 10000000)
 # REPS=1 (records per key); TYPES="i64,f64 i32,f32"; GS=./gpustat (OLD=path
-# of another build runs beside it); JOBS= (gpustat -j; default its own);
+# of another build runs beside it); OP=sum (the command: stats, count, ...);
+# FMT=text (-f: json, csv, npy; rows are checked for text only); ARGS= (more
+# options, e.g. "--backend cpu"); JOBS= (gpustat -j; default its own);
 # LIMIT= (GPUSTAT_GROUP_LIMIT, e.g. 1G to force spilling); TMPDIR: where the
 # files (and gpustat's spilled runs) go; PY=python3.
 #
@@ -84,11 +86,12 @@ PY
 		for gs in "$GS" ${OLD:+"$OLD"}; do
 			name=gpustat
 			[ "$gs" = "$GS" ] || name=old
-			r=$(measure env ${LIMIT:+GPUSTAT_GROUP_LIMIT=$LIMIT} "$gs" sum --by 1 \
-				-t "$T" ${JOBS:+-j "$JOBS"} "$F")
+			r=$(measure env ${LIMIT:+GPUSTAT_GROUP_LIMIT=$LIMIT} "$gs" \
+				${OP:-sum} --by 1 -t "$T" -f "${FMT:-text}" $ARGS \
+				${JOBS:+-j "$JOBS"} "$F")
 			row "$K" "$T" "$name" "$r"
 			n=$(wc -l < "$TMP/gk.out")
-			[ "$r" = "fail fail fail" ] || [ "$n" -eq "$K" ] ||
+			[ "${FMT:-text}" != text ] || [ "$r" = "fail fail fail" ] || [ "$n" -eq "$K" ] ||
 				echo "   !! $name printed $n rows, not $K"
 		done
 		avail=$(awk '/MemAvailable/ { print $2 * 1024 }' /proc/meminfo)

@@ -66,14 +66,35 @@ static int put_u64(struct sbuf *b, const uint64_t *v, uint64_t n,
 	return b->oom ? gs_fail(err, GS_ERUNTIME, "", "out of memory") : 0;
 }
 
+/* Row i's kept cells, 8 bytes each. */
+static int put_row(const struct cli *c, const struct wresult *r, uint64_t i,
+		   struct wval *v, struct sbuf *b, struct gs_err *err)
+{
+	int rc = 0;
+
+	if (!r->row(r->ctx, i, v))
+		return 0;
+	for (unsigned j = r->array_from; j < r->cells && rc == 0; j++) {
+		unsigned char out[8];
+		uint64_t bits = 0;
+
+		const char *d = r->cell_descr ?
+				r->cell_descr[j - r->array_from] : r->descr;
+
+		rc = value_bits(c, d, &v[j], &bits, err);
+		for (int k = 0; k < 8; k++)
+			out[k] = (unsigned char)(bits >> (8 * k));
+		if (rc == 0)
+			sb_addn(b, out, 8);
+	}
+	return rc;
+}
+
 static int put(const struct cli *c, const struct wresult *r, struct sbuf *b,
 	       struct gs_err *err)
 {
-	struct wval *v = writer_cells(r, err);
 	int rc = 0;
 
-	if (!v)
-		return -1;
 	if (c->format == FMT_NPY && r->cell_descr) {
 		struct sbuf d;
 
@@ -94,23 +115,8 @@ static int put(const struct cli *c, const struct wresult *r, struct sbuf *b,
 	if (r->u64)
 		rc = put_u64(b, r->u64, r->dims[0] * (r->ndim > 1 ? r->dims[1] : 1),
 			     err);
-	for (uint64_t i = 0; r->u64 == NULL && i < r->rows && rc == 0; i++) {
-		if (!r->row(r->ctx, i, v))
-			continue;
-		for (unsigned j = r->array_from; j < r->cells && rc == 0; j++) {
-			unsigned char out[8];
-			uint64_t bits = 0;
-
-			rc = value_bits(c, r->cell_descr ?
-					r->cell_descr[j - r->array_from] :
-					r->descr, &v[j], &bits, err);
-			for (int k = 0; k < 8; k++)
-				out[k] = (unsigned char)(bits >> (8 * k));
-			if (rc == 0)
-				sb_addn(b, out, 8);
-		}
-	}
-	free(v);
+	if (rc == 0 && !r->u64)
+		rc = writer_rows(c, r, put_row, b, err);
 	return rc;
 }
 

@@ -58,32 +58,39 @@ static void add_header(struct sbuf *b, const struct wresult *r,
 
 static void add_csv_field(struct sbuf *b, const char *s, bool key);
 
+static unsigned first_cell(const struct cli *c, const struct wresult *r)
+{
+	return has_header(c->format) ? r->table_from : r->text_from;
+}
+
+static int put_row(const struct cli *c, const struct wresult *r, uint64_t i,
+		   struct wval *v, struct sbuf *b, struct gs_err *err)
+{
+	char sep = c->format == FMT_CSV ? ',' : '\t';
+	unsigned from = first_cell(c, r);
+
+	(void)err;
+	if (!r->row(r->ctx, i, v))
+		return 0;
+	for (unsigned j = from; j < r->cells; j++) {
+		if (j > from)
+			sb_addn(b, &sep, 1);
+		if (c->format == FMT_CSV && v[j].kind == W_STR)
+			add_csv_field(b, v[j].s, true);	/* a key, a name */
+		else
+			writer_add_text(b, &v[j]);
+	}
+	sb_addn(b, "\n", 1);
+	return 0;
+}
+
 static int put(const struct cli *c, const struct wresult *r, struct sbuf *b,
 	       struct gs_err *err)
 {
-	char sep = c->format == FMT_CSV ? ',' : '\t';
-	unsigned from = has_header(c->format) ? r->table_from : r->text_from;
-	struct wval *v = writer_cells(r, err);
-
-	if (!v)
-		return -1;
 	if (has_header(c->format))
-		add_header(b, r, from, sep);
-	for (uint64_t i = 0; i < r->rows; i++) {
-		if (!r->row(r->ctx, i, v))
-			continue;
-		for (unsigned j = from; j < r->cells; j++) {
-			if (j > from)
-				sb_addn(b, &sep, 1);
-			if (c->format == FMT_CSV && v[j].kind == W_STR)
-				add_csv_field(b, v[j].s, true);	/* a key, a name */
-			else
-				writer_add_text(b, &v[j]);
-		}
-		sb_addn(b, "\n", 1);
-	}
-	free(v);
-	return 0;
+		add_header(b, r, first_cell(c, r),
+			   c->format == FMT_CSV ? ',' : '\t');
+	return writer_rows(c, r, put_row, b, err);
 }
 
 /* ---- --per-file ------------------------------------------------------------ */

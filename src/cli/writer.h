@@ -24,6 +24,8 @@
 #include "cli.h"
 #include "report.h"
 
+struct pool;
+
 /* One value, and how each format writes it:
  *
  *   kind     text   json        f8 array     u8, i8 array
@@ -71,6 +73,12 @@ struct wfield {
 	size_t stride;
 	const char *str;
 	uint64_t mid;		/* depth 3 */
+	/* With the result's block (below): list i (depth 2, 3) or value i
+	 * (depth 1) is row i's, for every row, and get() gives them from
+	 * the rows readied: the field is written in one pass over the rows
+	 * with the other such fields (the ones after the first kept in a
+	 * spool until their turn), each row readied once. */
+	bool per_row;
 };
 
 struct wresult {
@@ -84,6 +92,16 @@ struct wresult {
 	uint64_t rows;
 	unsigned cells, text_from, table_from, array_from;
 	bool (*row)(void *ctx, uint64_t r, struct wval *cells);
+	/* Where set, the rows are readied a block at a time on the writer's
+	 * thread: block(ctx, r0, r1) readies rows [r0, r1), at most
+	 * block_rows of them, after which row() of those rows (and get() of
+	 * a per_row field's values of them) may run on pool's threads at
+	 * once, each thread with cells of its own; their text is made in
+	 * buffers of each thread's and added to the output in row order.
+	 * pool NULL: the writer's thread alone. */
+	void (*block)(void *ctx, uint64_t r0, uint64_t r1);
+	uint64_t block_rows;
+	struct pool *pool;
 	/* The header (tsv, csv): the first `labels` cells are named by
 	 * names[0..labels), the rest, each column's values in turn, by the
 	 * other names with "_COLUMN" after them where there are columns. */
@@ -144,6 +162,31 @@ extern const struct wformat wr_table, wr_json, wr_binary, wr_npy, wr_state,
 	wr_pgm, wr_png;
 
 const struct wformat *writer_format(enum gs_format f);
+
+/* The rows of a table's format (wr_rows.c): one(c, r, i, cells, out,
+ * err) writes row i into out (cells: room for its values); in row order
+ * into b, or with r->block, a block of rows at a time on r->pool's threads,
+ * each thread's text added to b in row order. 0, or the first failing
+ * row's -1 with err. */
+typedef int (*writer_row_fn)(const struct cli *c, const struct wresult *r,
+			     uint64_t i, struct wval *cells, struct sbuf *out,
+			     struct gs_err *err);
+int writer_rows(const struct cli *c, const struct wresult *r,
+		writer_row_fn one, struct sbuf *b, struct gs_err *err);
+/* The general pass under writer_rows and json's per_row fields: for each
+ * block, fmt(ctx, a, z, cells, bufs, err) writes rows [a, z) into a
+ * thread's nbuf buffers, then take(ctx, k, buf, err) is handed buffer k of
+ * each thread's share in row order. 0, or -1 with err. */
+struct wblocks {
+	const struct wresult *r;
+	void *ctx;
+	unsigned nbuf;
+	int (*fmt)(void *ctx, uint64_t a, uint64_t z, struct wval *cells,
+		   struct sbuf *bufs, struct gs_err *err);
+	int (*take)(void *ctx, unsigned k, const struct sbuf *buf,
+		    struct gs_err *err);
+};
+int writer_blocks(const struct wblocks *w, struct gs_err *err);
 
 /* Helpers of the formats: room for a row's cells; a value as text
  * writes it; each result's bytes one after another (binary, state). */

@@ -28,10 +28,20 @@
 #include <string.h>
 #include "commands.h"
 #include "group.h"
+#include "pool.h"
 #include "results.h"
 #include "stats_cells.h"
 #include "textkeys.h"
 #include "writer.h"
+
+/* Rows are made a block at a time (the writer's block): the block's
+ * entries copied out of the table on the writer's thread (a spilled
+ * table reads through one window), then each row's cells computed on the
+ * pool's threads, once, whatever the format reads of them (json reads
+ * each row once per field). */
+#define BLOCK_BYTES (8u << 20)	/* a block's rows, about */
+#define BLOCK_MIN 64u
+#define BLOCK_MAX 65536u
 
 struct gout {
 	struct cli *c;
@@ -40,12 +50,18 @@ struct gout {
 	struct group_rows *rows;	/* the keys in order, a row at a time */
 	size_t *idx;		/* text: the rows' entries in their bytes' order */
 	unsigned nk, nv, per;	/* keys, values, cells per value */
+	unsigned ncells;	/* nk + nv * per */
 	const struct textkeys *tk;	/* text: the keys are its strings */
-	/* the row last made */
-	size_t at;
-	struct wval *vals;	/* nk + nv * per */
-	struct result *res;	/* sum: [nv] */
-	struct cell *cells;	/* stats: [nv][NSTATS] */
+	struct pool pool;
+	bool pooled;
+	/* the block: rows [r0, r1), bn at most */
+	uint64_t r0, r1;
+	size_t bn, esize;
+	unsigned char *ents;	/* [bn] the entries copied out, esize each */
+	struct wval *vals;	/* [bn][ncells] */
+	uint64_t *count;	/* [bn] sum's records */
+	struct result *res;	/* sum: [bn][nv] */
+	struct cell *cells;	/* stats: [bn][nv][NSTATS] */
 };
 
 static enum gs_type val_type(const struct gout *o, unsigned j)
@@ -53,34 +69,31 @@ static enum gs_type val_type(const struct gout *o, unsigned j)
 	return job_col_dtype(o->job, o->job->group->val[j]).type;
 }
 
-/* Row r's entry of the table. */
-static size_t entry(const struct gout *o, uint64_t r)
+static uint64_t as_id(enum gs_type t, union gs_scalar v)
 {
-	return o->idx ? o->idx[r] : group_row(o->rows, r);
+	return type_is_float(t) ? (uint64_t)v.f :
+	       type_is_signed(t) ? (uint64_t)v.i : v.u;
 }
 
 /* Text: key column k of entry e is the id of a string of o->tk. */
 static uint64_t key_id(const void *ctx, size_t e, unsigned k)
 {
 	const struct gout *o = ctx;
-	enum gs_type t = job_col_dtype(o->job, o->job->group->key[k]).type;
-	union gs_scalar v = group_key(o->job, o->g, e, k);
 
-	return type_is_float(t) ? (uint64_t)v.f :
-	       type_is_signed(t) ? (uint64_t)v.i : v.u;
+	return as_id(job_col_dtype(o->job, o->job->group->key[k]).type,
+		     group_key(o->job, o->g, e, k));
 }
 
-static struct wval key_wval(const struct gout *o, size_t e, unsigned k)
+/* Key column k of a copied entry. */
+static struct wval key_wval(const struct gout *o, const void *ent, unsigned k)
 {
 	enum gs_type t = job_col_dtype(o->job, o->job->group->key[k]).type;
-	union gs_scalar v = group_key(o->job, o->g, e, k);
+	union gs_scalar v = group_entry_key(o->job, ent, k);
 	size_t n;
 
 	if (o->tk)
 		return (struct wval){ .kind = W_STR,
-				      .s = textkeys_str(o->tk, key_id(o, e, k),
-							&n) };
-
+				      .s = textkeys_str(o->tk, as_id(t, v), &n) };
 	if (type_is_float(t))
 		return wv_f64(v.f);
 	if (type_is_signed(t))
@@ -88,23 +101,21 @@ static struct wval key_wval(const struct gout *o, size_t e, unsigned k)
 	return wv_u64(v.u);
 }
 
-/* Row r's cells into o->vals, once. */
-static void make(struct gout *o, uint64_t r)
+/* Row i of the block: its cells, from its copied entry. */
+static void make(struct gout *o, size_t i)
 {
-	struct wval *v = o->vals + o->nk;
-	size_t e;
+	const void *ent = o->ents + i * o->esize;
+	struct wval *vals = o->vals + i * o->ncells, *v = vals + o->nk;
+	enum gs_group_what what = o->job->group->what;
 
-	if (o->at == r)
-		return;
-	e = entry(o, r);
-	o->at = r;
 	for (unsigned k = 0; k < o->nk; k++)
-		o->vals[k] = key_wval(o, e, k);
+		vals[k] = key_wval(o, ent, k);
+	o->count[i] = group_count(o->job, ent);
 	for (unsigned j = 0; j < o->nv; j++) {
-		enum gs_group_what what = o->job->group->what;
 		struct stats_col s;
 
 		if (what == GROUP_SUM || what == GROUP_MINMAX) {
+			struct result *res = &o->res[i * o->nv + j];
 			struct gs_job cj = *o->job;
 			struct red_col rc;
 			struct gs_err err;
@@ -114,49 +125,75 @@ static void make(struct gout *o, uint64_t r)
 			cj.columns = 1;
 			cj.cmd = CMD_REDUCE;
 			cj.dtype = (struct gs_dtype){ .type = val_type(o, j) };
-			group_reduce(o->job, o->g, e, j, cj.op, &rc);
-			(void)red_result(&cj, &rc, &o->res[j], &err);
-			results_value(&o->res[j], &v[j]);
+			group_reduce(o->job, ent, j, cj.op, &rc);
+			(void)red_result(&cj, &rc, res, &err);
+			results_value(res, &v[j]);
 			continue;
 		}
-		group_stats(o->job, o->g, e, j, &s);
+		group_stats(o->job, ent, j, &s);
 		if (what == GROUP_COUNT) {
 			v[2 * j] = wv_u64(s.count);
 			v[2 * j + 1] = wv_u64(s.nan);
 			continue;
 		}
-		memset(&o->cells[j * NSTATS], 0, NSTATS * sizeof(*o->cells));
-		column_cells(val_type(o, j), &s, &o->cells[j * NSTATS]);
-		for (unsigned i = 0; i < NSTATS; i++)
-			v[j * NSTATS + i] = cell_value(&o->cells[j * NSTATS + i]);
+		struct cell *cells = &o->cells[(i * o->nv + j) * NSTATS];
+
+		memset(cells, 0, NSTATS * sizeof(*cells));
+		column_cells(val_type(o, j), &s, cells);
+		for (unsigned c = 0; c < NSTATS; c++)
+			v[j * NSTATS + c] = cell_value(&cells[c]);
 	}
+}
+
+static void make_task(void *arg, int t, int nt)
+{
+	struct gout *o = arg;
+	size_t n = (size_t)(o->r1 - o->r0);
+
+	for (size_t i = n * (size_t)t / (size_t)nt;
+	     i < n * (size_t)(t + 1) / (size_t)nt; i++)
+		make(o, i);
+}
+
+/* The writer's block: rows [r0, r1) copied out in order, then made. */
+static void block(void *ctx, uint64_t r0, uint64_t r1)
+{
+	struct gout *o = ctx;
+
+	o->r0 = r0;
+	o->r1 = r1;
+	for (uint64_t r = r0; r < r1; r++)
+		group_entry_copy(o->job, o->g, o->idx ? o->idx[r] :
+				 group_row(o->rows, r),
+				 o->ents + (r - r0) * o->esize);
+	if (o->pooled)
+		pool_run(&o->pool, make_task, o);
+	else
+		make_task(o, 0, 1);
 }
 
 static bool row(void *ctx, uint64_t r, struct wval *cells)
 {
 	struct gout *o = ctx;
 
-	make(o, r);
-	memcpy(cells, o->vals, (o->nk + (size_t)o->nv * o->per) *
-	       sizeof(*cells));
+	memcpy(cells, o->vals + (r - o->r0) * o->ncells,
+	       o->ncells * sizeof(*cells));
 	return true;
 }
 
 /* json: id -1 the keys, -2 sum's records, else the id-th cell of each
- * value column */
+ * value column; of the block's rows */
 static bool get(void *ctx, int id, uint64_t i, uint64_t j, struct wval *v)
 {
 	struct gout *o = ctx;
 
-	if (id == -2) {		/* a list of one value per key */
-		*v = wv_u64(group_count(o->job, o->g, entry(o, j)));
-		return true;
-	}
-	make(o, i);
-	if (id == -1)
-		*v = o->vals[j];
+	if (id == -2)		/* a list of one value per key */
+		*v = wv_u64(o->count[j - o->r0]);
+	else if (id == -1)
+		*v = o->vals[(i - o->r0) * o->ncells + j];
 	else
-		*v = o->vals[o->nk + j * o->per + (unsigned)id];
+		*v = o->vals[(i - o->r0) * o->ncells + o->nk + j * o->per +
+			     (unsigned)id];
 	return true;
 }
 
@@ -220,27 +257,30 @@ static int put(struct gout *o, uint64_t n, struct sbuf *b, struct gs_err *err)
 		goto out;
 	}
 	fields[nf++] = (struct wfield){ .name = "keys", .depth = 2, .n = n,
-					.m = o->nk, .get = get, .id = -1 };
+					.m = o->nk, .get = get, .id = -1,
+					.per_row = true };
 	if (o->per == 1) {
 		fields[nf++] = (struct wfield){ .name = "count", .depth = 1,
-						.m = n, .get = get, .id = -2 };
+						.m = n, .get = get, .id = -2,
+						.per_row = true };
 		fields[nf++] = (struct wfield){ .name = "result", .depth = 2,
 						.n = n, .m = o->nv, .get = get,
-						.id = 0 };
+						.id = 0, .per_row = true };
 	} else {
 		for (unsigned i = 0; i < o->per; i++)
 			fields[nf++] = (struct wfield){
 				.name = what == GROUP_COUNT ?
 					(i ? "nan" : "count") : stat_names[i],
 				.depth = 2, .n = n, .m = o->nv, .get = get,
-				.id = (int)i };
+				.id = (int)i, .per_row = true };
 	}
 	const struct wresult r = {
 		.ctx = o, .rows = n, .cells = cells, .row = row,
 		.names = (const char *const *)names, .nnames = cells,
 		.labels = cells, .cell_descr = descr, .ndim = 1,
 		.dims = { n }, .op = reduce ? name : NULL, .fields = fields,
-		.nfields = nf,
+		.nfields = nf, .block = block, .block_rows = o->bn,
+		.pool = o->pooled ? &o->pool : NULL,
 	};
 
 	rc = writer_put(c, &r, b, err);
@@ -252,11 +292,36 @@ out:
 	return rc;
 }
 
+/* The block's room: as many rows as about BLOCK_BYTES hold. */
+static bool block_room(struct gout *o)
+{
+	enum gs_group_what what = o->job->group->what;
+	size_t row = o->esize + o->ncells * sizeof(*o->vals) + sizeof(*o->count)
+		     + (what == GROUP_STATS ? o->nv * NSTATS * sizeof(*o->cells)
+		     : what == GROUP_SUM || what == GROUP_MINMAX ?
+		     o->nv * sizeof(*o->res) : 0);
+
+	o->bn = BLOCK_BYTES / row;
+	o->bn = o->bn < BLOCK_MIN ? BLOCK_MIN : o->bn > BLOCK_MAX ? BLOCK_MAX
+	      : o->bn;
+	o->ents = malloc(o->bn * o->esize);
+	o->vals = calloc(o->bn * o->ncells, sizeof(*o->vals));
+	o->count = malloc(o->bn * sizeof(*o->count));
+	o->res = what == GROUP_SUM || what == GROUP_MINMAX ?
+		 malloc(o->bn * o->nv * sizeof(*o->res)) : NULL;
+	o->cells = what == GROUP_STATS ?
+		   malloc(o->bn * o->nv * NSTATS * sizeof(*o->cells)) : NULL;
+	return o->ents && o->vals && o->count &&
+	       (o->res || !(what == GROUP_SUM || what == GROUP_MINMAX)) &&
+	       (o->cells || what != GROUP_STATS);
+}
+
 int group_done(struct cli *c, void *acc, struct sbuf *b, struct gs_err *err)
 {
 	const struct gs_group *gr = c->job.group;
 	struct gout o = { .c = c, .job = &c->job, .g = acc, .nk = gr->nkeys,
-			  .nv = gr->nvals, .at = SIZE_MAX };
+			  .nv = gr->nvals };
+	int nt = c->eo.threads > 0 ? c->eo.threads : 1;
 	uint64_t n;
 	bool oom;
 	int rc;
@@ -265,10 +330,15 @@ int group_done(struct cli *c, void *acc, struct sbuf *b, struct gs_err *err)
 		return -1;
 	o.per = gr->what == GROUP_COUNT ? 2 : gr->what == GROUP_STATS ?
 		NSTATS : 1;	/* sum, min, max: one result */
-	o.rows = group_rows(&c->job, acc, &n);
+	o.ncells = o.nk + o.nv * o.per;
+	o.esize = group_entry_size(&c->job);
+	o.pooled = nt > 1 && pool_init(&o.pool, nt) == 0;
+	o.rows = group_rows(&c->job, acc, o.pooled ? &o.pool : NULL, &n);
 	/* a spilled table's final merge can fail: acc_check says how */
-	if (!o.rows && acc_check(&c->job, acc, err) < 0)
-		return -1;
+	if (!o.rows && acc_check(&c->job, acc, err) < 0) {
+		rc = -1;
+		goto out;
+	}
 	oom = !o.rows;
 	o.tk = gr->text;	/* a run's over text, or a merge of its states */
 	/* text keys: in their bytes' order, an index of every key (the
@@ -282,20 +352,20 @@ int group_done(struct cli *c, void *acc, struct sbuf *b, struct gs_err *err)
 			group_sort_text(o.tk, o.idx, n, o.nk, key_id, &o);
 		}
 	}
-	o.vals = calloc(o.nk + (size_t)o.nv * o.per, sizeof(*o.vals));
-	o.res = calloc(o.nv, sizeof(*o.res));
-	o.cells = gr->what == GROUP_STATS ?
-		  calloc((size_t)o.nv * NSTATS, sizeof(*o.cells)) : NULL;
-	if (oom || !o.vals || !o.res ||
-	    (gr->what == GROUP_STATS && !o.cells))
+	if (oom || !block_room(&o))
 		rc = gs_fail(err, GS_ERUNTIME, "", "out of memory");
 	else
 		rc = put(&o, n, b, err);
 	if (rc == 0 && acc_check(&c->job, acc, err) < 0)
 		rc = -1;	/* a spilled table read back short */
+out:
+	if (o.pooled)
+		pool_release(&o.pool);
 	free(o.idx);
 	group_rows_free(o.rows);
+	free(o.ents);
 	free(o.vals);
+	free(o.count);
 	free(o.res);
 	free(o.cells);
 	return rc;

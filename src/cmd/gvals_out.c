@@ -61,6 +61,8 @@ struct gv {
 	char **names;
 	const char **descr;
 	unsigned ncells;
+	struct pool pool;	/* -j's threads, where more than one */
+	bool pooled;
 };
 
 static enum gs_type val_type(const struct gv *o, unsigned j)
@@ -229,33 +231,23 @@ static void work(void *arg, int i, int n)
  * records, then their modes joined in run order. 0, or -1: out of memory. */
 static int split(struct gv *o, const size_t *len, size_t n)
 {
-	int nt = o->c->eo.threads > 0 ? o->c->eo.threads : 1;
-	struct pool pool;
+	int nt = o->pooled ? o->pool.n : 1;
 	struct part *p;
 	size_t r = 0, done = 0, total = 0;
 	int rc = 0;
 
-	if ((size_t)nt > o->nrun)
-		nt = o->nrun ? (int)o->nrun : 1;
-	if (nt > 1 && pool_init(&pool, nt) < 0)
-		nt = 1;
-	if (!(p = calloc((size_t)nt, sizeof(*p)))) {
-		if (nt > 1)
-			pool_release(&pool);
+	if (!(p = calloc((size_t)nt, sizeof(*p))))
 		return -1;
-	}
 	for (int i = 0; i < nt; i++) {
 		p[i] = (struct part){ .o = o, .len = len, .r0 = r };
 		while (r < o->nrun && (i == nt - 1 || done < n / nt * (i + 1)))
 			done += len[r++];
 		p[i].r1 = r;
 	}
-	if (nt > 1) {
-		pool_run(&pool, work, p);
-		pool_release(&pool);
-	} else {
+	if (nt > 1)
+		pool_run(&o->pool, work, p);
+	else
 		work(p, 0, 1);
-	}
 	for (int i = 0; i < nt; i++) {
 		rc = p[i].oom ? -1 : rc;
 		total += p[i].nmodes;
@@ -345,6 +337,14 @@ static bool with_col(const struct gv *o)
 {
 	return o->mode && (o->nv > 1 || o->c->format == FMT_BINARY ||
 			   o->c->format == FMT_NPY);
+}
+
+/* quantile's and median's rows are there to read on any thread */
+static void block(void *ctx, uint64_t r0, uint64_t r1)
+{
+	(void)ctx;
+	(void)r0;
+	(void)r1;
 }
 
 static bool row(void *ctx, uint64_t r, struct wval *cells)
@@ -524,6 +524,9 @@ static int put(struct gv *o, struct sbuf *b, struct gs_err *err)
 		.names = (const char *const *)o->names, .nnames = nnames,
 		.labels = labels, .cell_descr = o->descr, .ndim = 1,
 		.dims = { rows }, .fields = fields, .nfields = nf,
+		/* mode's rows come from a cursor: one thread */
+		.block = o->mode ? NULL : block, .block_rows = 16384,
+		.pool = o->pooled ? &o->pool : NULL,
 	};
 
 	return writer_put(o->c, &r, b, err);
@@ -531,6 +534,8 @@ static int put(struct gv *o, struct sbuf *b, struct gs_err *err)
 
 static void gv_free(struct gv *o)
 {
+	if (o->pooled)
+		pool_release(&o->pool);
 	for (unsigned i = 0; o->names && i < o->nk + 3; i++)
 		free(o->names[i]);
 	free(o->names);
@@ -566,6 +571,7 @@ static int gvals_done(struct cli *c, void *acc, struct sbuf *b,
 	o.tk = c->info.text ? group_text_keys() : NULL;
 	if (gvals_sorted(&c->job, g, c->eo.threads, &o.w, &n, err) < 0)
 		return -1;
+	o.pooled = c->eo.threads > 1 && pool_init(&o.pool, c->eo.threads) == 0;
 	rc = results(&o, n, err);
 	for (size_t i = 0; rc == 0 && i < o.nrun * o.nv; i++)
 		nan += o.nan[i];

@@ -214,26 +214,37 @@ struct group_acc {
 };
 /* The keys of acc in ascending order, a row at a time, without an index
  * of them all (the results stream: group_out.c): group_rows makes the
- * table final and counts its *n rows (NULL: out of memory, or a spilled
- * table's failed merge, which acc_check reports); group_row gives row r's
- * entry, r read in ascending order, from 0 again as often as wanted (json
- * reads the rows once per field). */
+ * table final (its partitions sorted on pool's threads, where pool is not
+ * NULL) and counts its *n rows (NULL: out of memory, or a spilled table's
+ * failed merge, which acc_check reports); group_row gives row r's entry, r
+ * read in ascending order, from 0 again as often as wanted. */
 struct group_rows;
+struct pool;
 struct group_rows *group_rows(const struct gs_job *job,
-			      const struct group_acc *acc, uint64_t *n);
+			      const struct group_acc *acc, struct pool *pool,
+			      uint64_t *n);
 size_t group_row(struct group_rows *rows, uint64_t r);
 void group_rows_free(struct group_rows *rows);
 /* Key column k of entry i: .f for a float key, .i or .u for an integer
  * key by its signedness (a NaN key is the type's quiet NaN). */
 union gs_scalar group_key(const struct gs_job *job,
 			  const struct group_acc *acc, size_t i, unsigned k);
-/* Value column j of entry i as the ungrouped state of that key's records:
- * a stats_col (count, nan, min, max, s1, s2, as far as what keeps them)
- * and a red_col of reduce --op op (sum, min, max). */
-void group_stats(const struct gs_job *job, const struct group_acc *acc,
-		 size_t i, unsigned j, struct stats_col *s);
-void group_reduce(const struct gs_job *job, const struct group_acc *acc,
-		  size_t i, unsigned j, enum gs_op op, struct red_col *r);
+/* Entry i copied out of the table into dst (group_entry_size bytes,
+ * 16-aligned): the functions below read such a copy on any thread, where
+ * a spilled table's entries are read through one window at a time. */
+size_t group_entry_size(const struct gs_job *job);
+void group_entry_copy(const struct gs_job *job, const struct group_acc *acc,
+		      size_t i, void *dst);
+/* Key column k of a copied entry, as group_key. */
+union gs_scalar group_entry_key(const struct gs_job *job, const void *entry,
+				unsigned k);
+/* Value column j of a copied entry as the ungrouped state of that key's
+ * records: a stats_col (count, nan, min, max, s1, s2, as far as what
+ * keeps them) and a red_col of reduce --op op (sum, min, max). */
+void group_stats(const struct gs_job *job, const void *entry, unsigned j,
+		 struct stats_col *s);
+void group_reduce(const struct gs_job *job, const void *entry, unsigned j,
+		  enum gs_op op, struct red_col *r);
 /* A state's bytes as they are made, in order (state.c's: the result's
  * buffer, which drains to the output): put false where it failed (its
  * owner says why). */
@@ -265,9 +276,8 @@ int group_state_head(struct gs_job *job, const struct gs_src *src,
 void group_state_head_free(struct gs_job *job);
 int group_state_entries(const struct gs_job *job, void *acc,
 			const struct gs_src *src, uint64_t entries);
-/* The records of entry i's key. */
-uint64_t group_count(const struct gs_job *job, const struct group_acc *acc,
-		     size_t i);
+/* The records of a copied entry's key. */
+uint64_t group_count(const struct gs_job *job, const void *entry);
 /* n keys (n * nkeys order keys, ascending or not) with their payloads (n
  * struct gcol per value column, cpu_group.h, 16-byte aligned) merged
  * exactly into g's table, as a CPU thread's flush is: safe beside the CPU

@@ -653,13 +653,14 @@ static struct gshared *shared(const struct group_acc *acc)
 }
 
 struct group_rows {
-	struct gs_iter first, it;	/* at row 0, at row r + 1 */
-	uint64_t r;			/* the row of id, or UINT64_MAX */
+	struct gs_iter it;	/* at row r + 1 */
+	uint64_t r;		/* the row of id, or UINT64_MAX */
 	uint64_t id;
 };
 
 struct group_rows *group_rows(const struct gs_job *job,
-			      const struct group_acc *acc, uint64_t *n)
+			      const struct group_acc *acc, struct pool *pool,
+			      uint64_t *n)
 {
 	struct group_rows *rows = calloc(1, sizeof(*rows));
 
@@ -669,12 +670,11 @@ struct group_rows *group_rows(const struct gs_job *job,
 	/* the caller's job, not the one the table was made with: that may
 	 * have been a backend's copy, freed with it (auto's hybrid) */
 	if (gs_final(job, shared(acc)) < 0 ||
-	    gs_iter_start(shared(acc), &rows->first) < 0) {
+	    gs_iter_start(shared(acc), &rows->it, pool) < 0) {
 		free(rows);
 		return NULL;
 	}
 	*n = gs_keys(shared(acc));
-	rows->it = rows->first;
 	rows->r = UINT64_MAX;
 	return rows;
 }
@@ -682,7 +682,7 @@ struct group_rows *group_rows(const struct gs_job *job,
 size_t group_row(struct group_rows *rows, uint64_t r)
 {
 	if (rows->r != UINT64_MAX && r < rows->r) {
-		rows->it = rows->first;		/* from the first row again */
+		gs_iter_rewind(&rows->it);	/* from the first row again */
 		rows->r = UINT64_MAX;
 	}
 	while (rows->r != r && gs_iter_next(&rows->it, &rows->id))
@@ -695,16 +695,6 @@ void group_rows_free(struct group_rows *rows)
 	free(rows);
 }
 
-/* Entry i's payload; a window that could not be read gives zeros, its
- * error in the table (acc_error). */
-static const unsigned char *pay_at(const struct group_acc *acc, size_t i)
-{
-	static _Alignas(16) unsigned char zero[sizeof(struct gcol) * GS_RECORD_MAX];
-	const unsigned char *p = gs_pay(shared(acc), i);
-
-	return p ? p : zero;
-}
-
 static uint64_t key_at(const struct group_acc *acc, size_t i, unsigned k)
 {
 	const uint64_t *key = gs_key(shared(acc), i);
@@ -712,14 +702,14 @@ static uint64_t key_at(const struct group_acc *acc, size_t i, unsigned k)
 	return key ? key[k] : 0;
 }
 
-union gs_scalar group_key(const struct gs_job *job,
-			  const struct group_acc *acc, size_t i, unsigned k)
+static union gs_scalar key_value(const struct gs_job *job, unsigned k,
+				 uint64_t key)
 {
 	enum gs_type t = job_col_dtype(job, job->group->key[k]).type;
 	unsigned char v[8] = { 0 };
 	union gs_scalar s;
 
-	gkey_value(t, key_at(acc, i, k), v);
+	gkey_value(t, key, v);
 	if (type_is_float(t))
 		s.f = as_f64(t, v);
 	else if (type_is_signed(t))
@@ -729,10 +719,55 @@ union gs_scalar group_key(const struct gs_job *job,
 	return s;
 }
 
-void group_stats(const struct gs_job *job, const struct group_acc *acc,
-		 size_t i, unsigned j, struct stats_col *s)
+union gs_scalar group_key(const struct gs_job *job,
+			  const struct group_acc *acc, size_t i, unsigned k)
 {
-	const struct gcol *c = col_of(job, (void *)pay_at(acc, i), j);
+	return key_value(job, k, key_at(acc, i, k));
+}
+
+/* An entry copied out: its payload (16-aligned), then its key words. */
+static size_t pay_bytes(const struct gs_job *job)
+{
+	return gcol_size(job) * job->group->nvals;
+}
+
+size_t group_entry_size(const struct gs_job *job)
+{
+	return (pay_bytes(job) + job->group->nkeys * sizeof(uint64_t) + 15) /
+	       16 * 16;
+}
+
+void group_entry_copy(const struct gs_job *job, const struct group_acc *acc,
+		      size_t i, void *dst)
+{
+	size_t pb = pay_bytes(job), kb = job->group->nkeys * sizeof(uint64_t);
+	const unsigned char *p = gs_pay(shared(acc), i);
+	const uint64_t *key = p ? gs_key(shared(acc), i) : NULL;
+
+	/* a window that could not be read gives zeros, its error in the
+	 * table (acc_error) */
+	if (p && key) {
+		memcpy(dst, p, pb);
+		memcpy((unsigned char *)dst + pb, key, kb);
+	} else {
+		memset(dst, 0, pb + kb);
+	}
+}
+
+union gs_scalar group_entry_key(const struct gs_job *job, const void *entry,
+				unsigned k)
+{
+	const unsigned char *e = entry;
+	uint64_t key;
+
+	memcpy(&key, e + pay_bytes(job) + k * sizeof(key), sizeof(key));
+	return key_value(job, k, key);
+}
+
+void group_stats(const struct gs_job *job, const void *entry, unsigned j,
+		 struct stats_col *s)
+{
+	const struct gcol *c = col_of(job, (void *)entry, j);
 
 	memset(s, 0, sizeof(*s));
 	s->count = c->count;
@@ -748,10 +783,10 @@ void group_stats(const struct gs_job *job, const struct group_acc *acc,
 		ksum_to_xsum(&c->s2, &s->s2);
 }
 
-void group_reduce(const struct gs_job *job, const struct group_acc *acc,
-		  size_t i, unsigned j, enum gs_op op, struct red_col *r)
+void group_reduce(const struct gs_job *job, const void *entry, unsigned j,
+		  enum gs_op op, struct red_col *r)
 {
-	const struct gcol *c = col_of(job, (void *)pay_at(acc, i), j);
+	const struct gcol *c = col_of(job, (void *)entry, j);
 
 	memset(r, 0, sizeof(*r));
 	r->count = c->count;
@@ -766,10 +801,9 @@ void group_reduce(const struct gs_job *job, const struct group_acc *acc,
 	r->u.mm.v = op == OP_MIN ? c->min : c->max;
 }
 
-uint64_t group_count(const struct gs_job *job, const struct group_acc *acc,
-		     size_t i)
+uint64_t group_count(const struct gs_job *job, const void *entry)
 {
-	return col_of(job, (void *)pay_at(acc, i), 0)->count;
+	return col_of(job, (void *)entry, 0)->count;
 }
 
 bool group_absorb(const struct gs_job *job, struct group_acc *g,

@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include "cpu_group.h"
 #include "group_shared.h"
+#include "pool.h"
 
 /* Partitions: as many as the limit gives GS_PART_MIN each, up to
  * GS_PARTS_MAX (a tiny test limit gets one: every partition's first
@@ -314,60 +315,70 @@ size_t *gs_sorted(struct gshared *sh, size_t *n, bool *oom)
 
 /* ---- one entry at a time ------------------------------------------------ */
 
-/* Whether partition a's next key is below partition b's. */
-static bool head_below(const struct gs_iter *it, unsigned a, unsigned b)
-{
-	const struct gshared *sh = it->sh;
-	const uint64_t *x = ktable_key(&sh->part[a].t, it->at[a]);
-	const uint64_t *y = ktable_key(&sh->part[b].t, it->at[b]);
-	size_t k = 0;
+/* The partitions put in key order, a thread's share at a time. */
+struct psort {
+	struct gshared *sh;
+	_Atomic unsigned next;
+	_Atomic bool failed;
+};
 
-	while (k + 1 < sh->kw && x[k] == y[k])
-		k++;
-	return x[k] < y[k];
+static void sort_task(void *arg, int i, int n)
+{
+	struct psort *s = arg;
+	unsigned p;
+
+	(void)i;
+	(void)n;
+	while ((p = atomic_fetch_add(&s->next, 1)) < s->sh->nparts)
+		if (ktable_sort(&s->sh->part[p].t) < 0)
+			atomic_store(&s->failed, true);
 }
 
-static void heap_down(struct gs_iter *it, unsigned i)
+int gs_iter_start(struct gshared *sh, struct gs_iter *it, struct pool *pool)
 {
-	for (;;) {
-		unsigned l = 2 * i + 1, m = i, s;
+	struct psort s = { .sh = sh };
 
-		if (l < it->n && head_below(it, it->heap[l], it->heap[m]))
-			m = l;
-		if (l + 1 < it->n && head_below(it, it->heap[l + 1], it->heap[m]))
-			m = l + 1;
-		if (m == i)
-			return;
-		s = it->heap[i];
-		it->heap[i] = it->heap[m];
-		it->heap[m] = s;
-		i = m;
-	}
-}
-
-int gs_iter_start(struct gshared *sh, struct gs_iter *it)
-{
 	memset(it, 0, sizeof(*it));
 	it->sh = sh;
 	if (spilled(sh))
 		return 0;
+	atomic_init(&s.next, 0);
+	atomic_init(&s.failed, false);
+	if (pool && sh->nparts > 1)
+		pool_run(pool, sort_task, &s);
+	else
+		sort_task(&s, 0, 1);
+	if (atomic_load(&s.failed))
+		return -1;
+	gs_iter_rewind(it);
+	return 0;
+}
+
+void gs_iter_rewind(struct gs_iter *it)
+{
+	struct gshared *sh = it->sh;
+
+	it->next = 0;
+	it->n = 0;
+	if (spilled(sh))
+		return;
 	for (unsigned p = 0; p < sh->nparts; p++) {
+		struct gs_icur *c = &it->cur[p];
+
 		if (!sh->part[p].t.n)
 			continue;
-		/* a partition at a time: the sort's copy is a partition's */
-		if (ktable_sort(&sh->part[p].t) < 0)
-			return -1;
-		it->heap[it->n++] = p;
+		*c = (struct gs_icur){ .k.key = ktable_key(&sh->part[p].t, 0),
+				       .p = p };
+		it->heap[it->n++] = &c->k;
 	}
-	for (unsigned i = it->n / 2; i-- > 0;)
-		heap_down(it, i);
-	return 0;
+	kheap_make(it->heap, it->n, sh->kw);
 }
 
 bool gs_iter_next(struct gs_iter *it, uint64_t *id)
 {
 	struct gshared *sh = it->sh;
-	unsigned p;
+	struct gs_icur *c;
+	const struct ktable *t;
 
 	if (spilled(sh)) {
 		*id = it->next;
@@ -375,11 +386,14 @@ bool gs_iter_next(struct gs_iter *it, uint64_t *id)
 	}
 	if (!it->n)
 		return false;
-	p = it->heap[0];
-	*id = (uint64_t)p << 32 | it->at[p];
-	if (++it->at[p] == sh->part[p].t.n)
+	c = (struct gs_icur *)it->heap[0];
+	t = &sh->part[c->p].t;
+	*id = (uint64_t)c->p << 32 | c->at;
+	if (++c->at == t->n)
 		it->heap[0] = it->heap[--it->n];
-	heap_down(it, 0);
+	else
+		c->k.key = ktable_key(t, c->at);
+	kheap_sift(it->heap, it->n, 0, sh->kw);
 	return true;
 }
 

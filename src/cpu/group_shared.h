@@ -26,6 +26,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "gs.h"
+#include "kheap.h"
 #include "ktable.h"
 
 #define GS_PARTS_MAX 64		/* partitions with a limit of 16 MiB or more */
@@ -112,18 +113,27 @@ int gs_final(const struct gs_job *job, struct gshared *sh);
  * NULL for none or out of memory: *oom). */
 size_t *gs_sorted(struct gshared *sh, size_t *n, bool *oom);
 /* The same order one entry at a time, without an index of every key:
- * each partition put in key order, then merged as they are read (a
- * spilled table's one run is in order already). gs_iter_start: after
- * gs_final; 0, or -1 out of memory (sh unchanged). gs_iter_next: the next
- * entry id into *id, false at the end. */
+ * each partition put in key order (on pool's threads where pool is not
+ * NULL: a copy of a partition per thread at once), then merged as they
+ * are read (a spilled table's one run is in order already). gs_iter_start:
+ * after gs_final; 0, or -1 out of memory (sh's keys unchanged). gs_iter_next:
+ * the next entry id into *id, false at the end; gs_iter_rewind: at the
+ * first again. The heap points into the iterator: it is not to be copied. */
+struct gs_icur {
+	struct kcur k;		/* the partition's next key */
+	unsigned p;
+	size_t at;		/* its next entry */
+};
 struct gs_iter {
 	struct gshared *sh;
 	uint64_t next;			/* a spilled table's next record */
 	unsigned n;			/* partitions left in the heap */
-	unsigned heap[GS_PARTS_MAX];	/* by their next key */
-	size_t at[GS_PARTS_MAX];	/* each partition's next entry */
+	struct kcur *heap[GS_PARTS_MAX];	/* by their next key */
+	struct gs_icur cur[GS_PARTS_MAX];
 };
-int gs_iter_start(struct gshared *sh, struct gs_iter *it);
+struct pool;
+int gs_iter_start(struct gshared *sh, struct gs_iter *it, struct pool *pool);
+void gs_iter_rewind(struct gs_iter *it);
 bool gs_iter_next(struct gs_iter *it, uint64_t *id);
 /* Key and payload of entry id. A spilled table's are read through a
  * window: valid until the next call for another entry. */

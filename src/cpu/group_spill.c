@@ -19,12 +19,13 @@
 #include <unistd.h>
 #include "cpu_group.h"
 #include "group_shared.h"
+#include "kheap.h"
 #include "spill_io.h"
 
 #define IO_BYTES (1u << 20)	/* the writer's buffer and the window */
 
 struct cursor {
-	const uint64_t *key;	/* the current record's; NULL once done */
+	struct kcur k;		/* the record's key; NULL once done */
 	unsigned char *pay;
 	const struct ktable *t;	/* memory: a partition in key order */
 	size_t *idx, i;
@@ -117,22 +118,14 @@ static int file_of(struct gshared *sh)
 	return sh->fd < 0 ? -1 : 0;
 }
 
-static int keycmp(const uint64_t *a, const uint64_t *b, size_t kw)
-{
-	for (size_t k = 0; k < kw; k++)
-		if (a[k] != b[k])
-			return a[k] < b[k] ? -1 : 1;
-	return 0;
-}
-
 /* ---- cursors and their heap ------------------------------------------------ */
 
 static int advance(struct gshared *sh, struct cursor *c)
 {
 	if (c->t) {
-		c->key = NULL;
+		c->k.key = NULL;
 		if (c->i < c->t->n) {
-			c->key = ktable_key(c->t, c->idx[c->i]);
+			c->k.key = ktable_key(c->t, c->idx[c->i]);
 			c->pay = ktable_pay(c->t, c->idx[c->i++]);
 		}
 		return 0;
@@ -140,7 +133,7 @@ static int advance(struct gshared *sh, struct cursor *c)
 	if (c->bi == c->bn) {
 		size_t k = c->left < c->cap ? (size_t)c->left : c->cap;
 
-		c->key = NULL;
+		c->k.key = NULL;
 		if (!k)
 			return 0;
 		if (spill_read(sh->fd, c->buf, k * sh->rec, c->off) < 0)
@@ -151,27 +144,8 @@ static int advance(struct gshared *sh, struct cursor *c)
 		c->bi = 0;
 	}
 	c->pay = c->buf + c->bi++ * sh->rec;
-	c->key = (const uint64_t *)(c->pay + sh->psize);
+	c->k.key = (const uint64_t *)(c->pay + sh->psize);
 	return 0;
-}
-
-static void sift(struct cursor **h, size_t n, size_t i, size_t kw)
-{
-	for (;;) {
-		size_t l = 2 * i + 1, m = i;
-		struct cursor *s;
-
-		if (l < n && keycmp(h[l]->key, h[m]->key, kw) < 0)
-			m = l;
-		if (l + 1 < n && keycmp(h[l + 1]->key, h[m]->key, kw) < 0)
-			m = l + 1;
-		if (m == i)
-			return;
-		s = h[i];
-		h[i] = h[m];
-		h[m] = s;
-		i = m;
-	}
 }
 
 /* ---- the writer ------------------------------------------------------------- */
@@ -218,7 +192,7 @@ static int put(const struct gs_job *job, struct writer *w,
 
 /* The cursors' records merged into one new run at the file's end. */
 static int merge(const struct gs_job *job, struct gshared *sh,
-		 struct cursor **h, size_t n)
+		 struct kcur **h, size_t n)
 {
 	struct writer w = { .sh = sh, .start = sh->end };
 	struct gs_run *r;
@@ -229,15 +203,16 @@ static int merge(const struct gs_job *job, struct gshared *sh,
 		errno = ENOMEM;
 		return -1;
 	}
-	for (size_t i = n; i-- > 0;)
-		sift(h, n, i, sh->kw);
+	kheap_make(h, n, sh->kw);
 	while (n && rc == 0) {
-		rc = put(job, &w, h[0]->key, h[0]->pay);
+		struct cursor *c = (struct cursor *)h[0];
+
+		rc = put(job, &w, c->k.key, c->pay);
 		if (rc == 0)
-			rc = advance(sh, h[0]);
-		if (!h[0]->key)
+			rc = advance(sh, c);
+		if (!c->k.key)
 			h[0] = h[--n];
-		sift(h, n, 0, sh->kw);
+		kheap_sift(h, n, 0, sh->kw);
 	}
 	if (rc == 0 && w.n)
 		w.wides += group_pay_wides(job, w.buf + (w.n - 1) * sh->rec);
@@ -310,12 +285,12 @@ static int clear_parts(struct gshared *sh)
 static int run_of(const struct gs_job *job, struct gshared *sh,
 		  struct cursor *c, size_t n)
 {
-	struct cursor **h = malloc((n ? n : 1) * sizeof(*h));
+	struct kcur **h = malloc((n ? n : 1) * sizeof(*h));
 	int rc = -1;
 
 	if (h) {
 		for (size_t i = 0; i < n; i++)
-			h[i] = &c[i];
+			h[i] = &c[i].k;
 		rc = merge(job, sh, h, n);
 	} else {
 		errno = ENOMEM;

@@ -15,6 +15,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "gvals.h"
+#include "kheap.h"
 #include "spill_io.h"
 
 #define IO_BYTES (1u << 20)	/* a cursor's buffer at most, and the writer's */
@@ -97,26 +98,18 @@ void gvals_release(const struct gs_job *job, struct gvals_acc *g)
 /* ---- the merge ------------------------------------------------------------ */
 
 struct cursor {
-	const uint64_t *rec;	/* the current record; NULL once done */
+	struct kcur k;		/* the record, key first; NULL: done */
 	uint64_t off, left;	/* records of the run still in the file */
 	uint64_t *buf;
 	size_t cap, bn, bi;	/* records */
 };
-
-static int keycmp(const uint64_t *a, const uint64_t *b, size_t nk)
-{
-	for (size_t k = 0; k < nk; k++)
-		if (a[k] != b[k])
-			return a[k] < b[k] ? -1 : 1;
-	return 0;
-}
 
 static int advance(struct cursor *c, size_t w)
 {
 	if (c->bi == c->bn) {
 		size_t k = c->left < c->cap ? (size_t)c->left : c->cap;
 
-		c->rec = NULL;
+		c->k.key = NULL;
 		if (!k)
 			return 0;
 		if (spill_read(file_fd, c->buf, k * w * sizeof(*c->buf),
@@ -127,27 +120,8 @@ static int advance(struct cursor *c, size_t w)
 		c->bn = k;
 		c->bi = 0;
 	}
-	c->rec = c->buf + c->bi++ * w;
+	c->k.key = c->buf + c->bi++ * w;
 	return 0;
-}
-
-static void sift(struct cursor **h, size_t n, size_t i, size_t nk)
-{
-	for (;;) {
-		size_t l = 2 * i + 1, m = i;
-		struct cursor *s;
-
-		if (l < n && keycmp(h[l]->rec, h[m]->rec, nk) < 0)
-			m = l;
-		if (l + 1 < n && keycmp(h[l + 1]->rec, h[m]->rec, nk) < 0)
-			m = l + 1;
-		if (m == i)
-			return;
-		s = h[i];
-		h[i] = h[m];
-		h[m] = s;
-		i = m;
-	}
 }
 
 /* g's runs merged by key into `total` records at off; *longest: the most
@@ -158,7 +132,8 @@ static int merge(const struct gs_job *job, struct gvals_acc *g, uint64_t off,
 	size_t w = gvals_width(job), nk = job->group->nkeys, rb = w * 8;
 	size_t n = g->nruns, cap, wcap = IO_BYTES / rb ? IO_BYTES / rb : 1;
 	uint64_t share = job->group->limit / 4 / n, run = 0;
-	struct cursor *c = calloc(n, sizeof(*c)), **h = calloc(n, sizeof(*h));
+	struct cursor *c = calloc(n, sizeof(*c));
+	struct kcur **h = calloc(n, sizeof(*h));
 	uint64_t *out = malloc(wcap * rb), *last = malloc(nk * 8);
 	size_t on = 0;
 	bool have = false;	/* last holds the last record's key */
@@ -174,7 +149,7 @@ static int merge(const struct gs_job *job, struct gvals_acc *g, uint64_t off,
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		c[i] = (struct cursor){ .off = g->runs[i].off,
 					.left = g->runs[i].n, .cap = cap };
-		h[i] = &c[i];
+		h[i] = &c[i].k;
 		if (!(c[i].buf = malloc(cap * rb))) {
 			errno = ENOMEM;
 			rc = -1;
@@ -182,8 +157,8 @@ static int merge(const struct gs_job *job, struct gvals_acc *g, uint64_t off,
 			rc = advance(&c[i], w);
 		}
 	}
-	for (size_t i = n; rc == 0 && i-- > 0;)
-		sift(h, n, i, nk);
+	if (rc == 0)
+		kheap_make(h, n, nk);
 	*longest = 0;
 	while (rc == 0 && n) {
 		if (on == wcap) {
@@ -193,15 +168,15 @@ static int merge(const struct gs_job *job, struct gvals_acc *g, uint64_t off,
 			if (rc)
 				break;
 		}
-		run = have && !keycmp(last, h[0]->rec, nk) ? run + 1 : 1;
+		run = have && !kheap_cmp(last, h[0]->key, nk) ? run + 1 : 1;
 		*longest = run > *longest ? run : *longest;
-		memcpy(last, h[0]->rec, nk * 8);
+		memcpy(last, h[0]->key, nk * 8);
 		have = true;
-		memcpy(out + on++ * w, h[0]->rec, rb);
-		rc = advance(h[0], w);
-		if (!h[0]->rec)
+		memcpy(out + on++ * w, h[0]->key, rb);
+		rc = advance((struct cursor *)h[0], w);
+		if (!h[0]->key)
 			h[0] = h[--n];
-		sift(h, n, 0, nk);
+		kheap_sift(h, n, 0, nk);
 	}
 	if (rc == 0 && on)
 		rc = spill_write(file_fd, out, on * rb, off);
@@ -225,7 +200,8 @@ static uint64_t longest_key(const uint64_t *w, size_t n, size_t wd, size_t nk)
 	uint64_t most = 0, run = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		run = i && !keycmp(w + i * wd, w + (i - 1) * wd, nk) ? run + 1 : 1;
+		run = i && !kheap_cmp(w + i * wd, w + (i - 1) * wd, nk) ?
+		      run + 1 : 1;
 		most = run > most ? run : most;
 	}
 	return most;
