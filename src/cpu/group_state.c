@@ -397,7 +397,7 @@ static bool put_in_order(const struct gs_job *job, struct gshared *sh,
 	struct gs_iter it;
 	uint64_t id;
 
-	if (gs_iter_start(sh, &it) < 0)
+	if (gs_iter_start(sh, &it, NULL) < 0)
 		return false;
 	while (gs_iter_next(&it, &id)) {
 		const unsigned char *pay = gs_pay(sh, id);
