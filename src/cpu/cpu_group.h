@@ -6,6 +6,7 @@
 #ifndef CPU_GROUP_H
 #define CPU_GROUP_H
 
+#include <string.h>
 #include "acc.h"
 #include "ksum.h"
 #include "ktable.h"
@@ -24,6 +25,52 @@ enum { FAIL_NONE, FAIL_OOM, FAIL_SPILL };
 
 /* Bytes of a struct gcol in job's payloads (what job->group->what keeps). */
 size_t gcol_size(const struct gs_job *job);
+
+/* Value column j of a payload. */
+static inline struct gcol *col_of(const struct gs_job *job, void *pay, unsigned j)
+{
+	return (struct gcol *)((char *)pay + j * gcol_size(job));
+}
+
+/* An element of type t at p as a double, an int64 or a uint64 (by
+ * the type's kind). */
+static inline double as_f64(enum gs_type t, const unsigned char *p)
+{
+	uint16_t h;
+	float f;
+	double d;
+
+	switch (t) {
+	case GS_F16: memcpy(&h, p, 2); return f16_to_f32(h);
+	case GS_BF16: memcpy(&h, p, 2); return bf16_to_f32(h);
+	case GS_F32: memcpy(&f, p, 4); return f;
+	default: memcpy(&d, p, 8); return d;
+	}
+}
+
+static inline int64_t as_i64(enum gs_type t, const unsigned char *p)
+{
+	int8_t a; int16_t b; int32_t c; int64_t d;
+
+	switch (t) {
+	case GS_I8: memcpy(&a, p, 1); return a;
+	case GS_I16: memcpy(&b, p, 2); return b;
+	case GS_I32: memcpy(&c, p, 4); return c;
+	default: memcpy(&d, p, 8); return d;
+	}
+}
+
+static inline uint64_t as_u64(enum gs_type t, const unsigned char *p)
+{
+	uint8_t a; uint16_t b; uint32_t c; uint64_t d;
+
+	switch (t) {
+	case GS_U8: memcpy(&a, p, 1); return a;
+	case GS_U16: memcpy(&b, p, 2); return b;
+	case GS_U32: memcpy(&c, p, 4); return c;
+	default: memcpy(&d, p, 8); return d;
+	}
+}
 /* g's table, made where it has none; false once g failed. */
 bool group_table(const struct gs_job *job, struct group_acc *g);
 /* The payload of key in g's table (zeroed if new), for one thread alone;
