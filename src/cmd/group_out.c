@@ -58,6 +58,8 @@ struct gout {
 	uint64_t r0, r1;
 	size_t bn, esize;
 	unsigned char *ents;	/* [bn] the entries copied out, esize each */
+	uint64_t *ids;		/* [bn] their ids, where the threads copy */
+	bool direct;		/* the table's entries readable on any thread */
 	struct wval *vals;	/* [bn][ncells] */
 	uint64_t *count;	/* [bn] sum's records */
 	struct result *res;	/* sum: [bn][nv] */
@@ -108,6 +110,8 @@ static void make(struct gout *o, size_t i)
 	struct wval *vals = o->vals + i * o->ncells, *v = vals + o->nk;
 	enum gs_group_what what = o->job->group->what;
 
+	if (o->direct)
+		group_entry_copy(o->job, o->g, o->ids[i], (void *)ent);
 	for (unsigned k = 0; k < o->nk; k++)
 		vals[k] = key_wval(o, ent, k);
 	o->count[i] = group_count(o->job, ent);
@@ -116,6 +120,15 @@ static void make(struct gout *o, size_t i)
 
 		if (what == GROUP_SUM || what == GROUP_MINMAX) {
 			struct result *res = &o->res[i * o->nv + j];
+
+			/* a float sum held compact: rounded straight from it */
+			if (o->job->op == OP_SUM &&
+			    type_is_float(val_type(o, j)) &&
+			    group_sum_f64(o->job, ent, j, &res->f)) {
+				res->kind = RES_F64;
+				v[j] = wv_f64(res->f);
+				continue;
+			}
 			struct gs_job cj = *o->job;
 			struct red_col rc;
 			struct gs_err err;
@@ -162,10 +175,17 @@ static void block(void *ctx, uint64_t r0, uint64_t r1)
 
 	o->r0 = r0;
 	o->r1 = r1;
-	for (uint64_t r = r0; r < r1; r++)
-		group_entry_copy(o->job, o->g, o->idx ? o->idx[r] :
-				 group_row(o->rows, r),
-				 o->ents + (r - r0) * o->esize);
+	/* the rows' order is found here, one at a time; their entries are
+	 * copied on the threads where the table is in memory */
+	for (uint64_t r = r0; r < r1; r++) {
+		size_t id = o->idx ? o->idx[r] : group_row(o->rows, r);
+
+		if (o->direct)
+			o->ids[r - r0] = id;
+		else
+			group_entry_copy(o->job, o->g, id,
+					 o->ents + (r - r0) * o->esize);
+	}
 	if (o->pooled)
 		pool_run(&o->pool, make_task, o);
 	else
@@ -305,13 +325,14 @@ static bool block_room(struct gout *o)
 	o->bn = o->bn < BLOCK_MIN ? BLOCK_MIN : o->bn > BLOCK_MAX ? BLOCK_MAX
 	      : o->bn;
 	o->ents = malloc(o->bn * o->esize);
+	o->ids = malloc(o->bn * sizeof(*o->ids));
 	o->vals = calloc(o->bn * o->ncells, sizeof(*o->vals));
 	o->count = malloc(o->bn * sizeof(*o->count));
 	o->res = what == GROUP_SUM || what == GROUP_MINMAX ?
 		 malloc(o->bn * o->nv * sizeof(*o->res)) : NULL;
 	o->cells = what == GROUP_STATS ?
 		   malloc(o->bn * o->nv * NSTATS * sizeof(*o->cells)) : NULL;
-	return o->ents && o->vals && o->count &&
+	return o->ents && o->ids && o->vals && o->count &&
 	       (o->res || !(what == GROUP_SUM || what == GROUP_MINMAX)) &&
 	       (o->cells || what != GROUP_STATS);
 }
@@ -340,6 +361,7 @@ int group_done(struct cli *c, void *acc, struct sbuf *b, struct gs_err *err)
 		goto out;
 	}
 	oom = !o.rows;
+	o.direct = !oom && group_entries_direct(acc);
 	o.tk = gr->text;	/* a run's over text, or a merge of its states */
 	/* text keys: in their bytes' order, an index of every key (the
 	 * strings are all in memory already) */
@@ -364,6 +386,7 @@ out:
 	free(o.idx);
 	group_rows_free(o.rows);
 	free(o.ents);
+	free(o.ids);
 	free(o.vals);
 	free(o.count);
 	free(o.res);

@@ -276,6 +276,15 @@ int group_state_head(struct gs_job *job, const struct gs_src *src,
 void group_state_head_free(struct gs_job *job);
 int group_state_entries(const struct gs_job *job, void *acc,
 			const struct gs_src *src, uint64_t entries);
+/* Whether group_entry_copy may run on several threads at once (the table
+ * in memory, not read back through a spilled run's window). */
+bool group_entries_direct(const struct group_acc *acc);
+/* A float value column's sum of a copied entry, rounded once to a double
+ * straight from its compact form: false where it must go through
+ * group_reduce (a NaN or an infinity among the terms, a widened sum). The
+ * same bits as group_reduce's sum rounded by red_result. */
+bool group_sum_f64(const struct gs_job *job, const void *entry, unsigned j,
+		   double *d);
 /* The records of a copied entry's key. */
 uint64_t group_count(const struct gs_job *job, const void *entry);
 /* n keys (n * nkeys order keys, ascending or not) with their payloads (n

@@ -166,6 +166,26 @@ void group_reduce(const struct gs_job *job, const void *entry, unsigned j,
 	r->u.mm.v = op == OP_MIN ? c->min : c->max;
 }
 
+bool group_entries_direct(const struct group_acc *acc)
+{
+	return !acc->sh || acc->sh->nruns == 0;
+}
+
+bool group_sum_f64(const struct gs_job *job, const void *entry, unsigned j,
+		   double *d)
+{
+	const struct gcol *c = col_of(job, (void *)entry, j);
+	uint64_t bits;
+
+	/* NaN, the infinities and a widened sum take group_reduce's way */
+	if (c->nan || c->s1.wide ||
+	    (c->s1.flags & (KS_NAN | KS_PINF | KS_NINF)))
+		return false;
+	bits = ksum_round(&c->s1, XF_F64);
+	memcpy(d, &bits, sizeof(*d));
+	return true;
+}
+
 uint64_t group_count(const struct gs_job *job, const void *entry)
 {
 	return col_of(job, (void *)entry, 0)->count;
