@@ -184,6 +184,13 @@ $(BUILD):
 $(BUILD)/tests/%: tests/%.c $(LIBGS)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBGS) $(LDLIBS)
+# unit_xprod's vectors: products rounded by Python's fractions (a few
+# seconds), made here rather than kept as 8,500 lines of numbers.
+$(BUILD)/tests/xprod_vectors.h: tests/gen_xprod_vectors.py
+	@mkdir -p $(@D)
+	python3 tests/gen_xprod_vectors.py > $@.tmp && mv $@.tmp $@
+$(BUILD)/tests/unit_xprod: $(BUILD)/tests/xprod_vectors.h
+$(BUILD)/tests/unit_xprod: CPPFLAGS += -I$(BUILD)/tests
 $(BUILD)/bench_kernels: bench/bench_kernels.c $(LIBGS)
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBGS) $(LDLIBS)
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generate tests/xprod_vectors.h: exact expected results for tests/unit_xprod.c.
+"""Generate xprod_vectors.h (make writes it into build/tests/): exact expected results for tests/unit_xprod.c.
 
 Each case is a list of double factors; its expected results are the exact
 product (fractions.Fraction) rounded once, to nearest even, into f64, f32,
@@ -9,10 +9,10 @@ correct rounding too). The IEEE special cases follow IEEE multiplication:
 NaN for a NaN factor or 0 * inf, else a zero or an infinity whose sign is
 the XOR of the factors' signs. A second table gives doubles and their f16
 rounding (cross-checked against numpy's float16 where numpy is present,
-whose double-to-half conversion rounds once). The C test needs no Python:
-the generated header is committed.
+whose double-to-half conversion rounds once). The Makefile runs this
+before it builds unit_xprod (a few seconds; the standard library only).
 
-    python3 tests/gen_xprod_vectors.py > tests/xprod_vectors.h
+    python3 tests/gen_xprod_vectors.py > build/tests/xprod_vectors.h
 """
 import math
 import random

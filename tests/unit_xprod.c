@@ -4,7 +4,7 @@
  * fprod_round_fmt; iprod_factor_flags and the integer product) and ieee.h's
  * f16 roundings, against references that do not use them: products of
  * doubles rounded by fractions.Fraction into every format
- * (tests/xprod_vectors.h, from tests/gen_xprod_vectors.py), a factor's
+ * (xprod_vectors.h, which make writes from tests/gen_xprod_vectors.py), a factor's
  * m * 2^e against ldexp, integer products against __builtin_mul_overflow.
  */
 #include <math.h>
