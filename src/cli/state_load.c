@@ -331,8 +331,10 @@ int state_fold_copy(struct state *total, const char **first,
 	if (acc_kernels_for(&s->job)->acc_free) {
 		acc_kernels_for(&s->job)->acc_init(&s->job, copy.acc);
 		acc_kernels_for(&s->job)->acc_merge(&s->job, copy.acc, s->acc);
-		if (acc_check(&s->job, copy.acc, err) < 0)
+		if (acc_check(&s->job, copy.acc, err) < 0) {
+			acc_release(&s->job, copy.acc);
 			return -1;
+		}
 	}
 	return fold(total, first, &copy, name, err);
 }

@@ -66,7 +66,8 @@ bool gscatter_full(struct gscatter *s, unsigned p);
 
 /* The entry written at gscatter_room(s, p) taken: true, or false where a
  * fold failed: the run's table has the error (a spill's), or, where it
- * has none, out of memory. The failed partition's entries are dropped. */
+ * has none, out of memory. Every partition's entries are then dropped
+ * (the run has failed). */
 static inline bool gscatter_push(struct gscatter *s, unsigned p)
 {
 	return ++s->n[p] < s->batch || gscatter_full(s, p);
