@@ -140,7 +140,8 @@ static bool after_str(struct prev *pv, unsigned nk, const char *const *s,
 	}
 	all = 0;
 	for (unsigned k = 0; k < nk; all += len[k], k++) {
-		memcpy(pv->s + all, s[k], len[k]);
+		if (len[k])	/* an empty key may have no bytes at all */
+			memcpy(pv->s + all, s[k], len[k]);
 		pv->len[k] = len[k];
 	}
 	pv->any = true;
