@@ -122,7 +122,7 @@ static bool after_str(struct prev *pv, unsigned nk, const char *const *s,
 	for (unsigned k = 0; pv->any && !r && k < nk; ps += pv->len[k], k++) {
 		size_t m = len[k] < pv->len[k] ? len[k] : pv->len[k];
 
-		r = memcmp(s[k], ps, m);
+		r = m ? memcmp(s[k], ps, m) : 0;	/* ps may be NULL: no bytes yet */
 		if (!r && len[k] != pv->len[k])
 			r = len[k] > pv->len[k] ? 1 : -1;
 	}
