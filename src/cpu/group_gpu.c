@@ -127,10 +127,12 @@ uint64_t group_gpu_max_keys(const struct gs_job *job)
 	return h.max_keys;
 }
 
-bool group_gpu_auto(const struct gs_job *job, char *why, size_t n)
+/* group_gpu_auto's checks; with keys false, not the keys' width. */
+static bool auto_checks(const struct gs_job *job, bool keys, char *why,
+			size_t n)
 {
 	const struct gs_group *gr = job->group;
-	uint64_t most = group_gpu_max_keys(job), keys = 1;
+	uint64_t most = group_gpu_max_keys(job), nk = 1;
 	const char *no;
 
 	if (!group_gpu_supports(job, &no)) {
@@ -145,11 +147,11 @@ bool group_gpu_auto(const struct gs_job *job, char *why, size_t n)
 				 "2^128; --backend cuda runs it)");
 			return false;
 		}
-	for (unsigned k = 0; k < gr->nkeys; k++) {
+	for (unsigned k = 0; keys && k < gr->nkeys; k++) {
 		struct gs_dtype d = job_col_dtype(job, gr->key[k]);
 		size_t bits = d.boolean ? 1 : type_size(d.type) * 8;
 
-		if (bits > 16 || keys > most >> bits) {
+		if (bits > 16 || nk > most >> bits) {
 			snprintf(why, n, "a group-by whose keys (%s) may be "
 				 "more than the GPU's table holds (%llu): the "
 				 "CPU (--backend cuda runs it, spilling past "
@@ -157,9 +159,19 @@ bool group_gpu_auto(const struct gs_job *job, char *why, size_t n)
 				 (unsigned long long)most);
 			return false;
 		}
-		keys <<= bits;
+		nk <<= bits;
 	}
 	return true;
+}
+
+bool group_gpu_auto(const struct gs_job *job, char *why, size_t n)
+{
+	return auto_checks(job, true, why, n);
+}
+
+bool group_gpu_auto_sized(const struct gs_job *job, char *why, size_t n)
+{
+	return auto_checks(job, false, why, n);
 }
 
 /* The value whose order key (gd_fkey, or an integer's) is k. */

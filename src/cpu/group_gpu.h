@@ -34,6 +34,11 @@ uint64_t group_gpu_max_keys(const struct gs_job *job);
  * its values always fit the window (no f64 values), so nothing can spill
  * and no run can fail; why[n] says what it found. */
 bool group_gpu_auto(const struct gs_job *job, char *why, size_t n);
+/* Whether auto may plan job for the GPU from the input's known size:
+ * group_gpu_auto's checks but the keys' width (keys past the table are
+ * folded on the CPU: correct, and no faster than the CPU alone, so the
+ * plan weighs the GPU against the CPU's best rate, that of few keys). */
+bool group_gpu_auto_sized(const struct gs_job *job, char *why, size_t n);
 /* acc += the device accumulator at dev (a host copy of group_gpu_layout's
  * bytes; its table whole, or, where the head says compact, its used
  * slots alone, gd_compact's): every key of its table through

@@ -167,13 +167,26 @@ static const struct auto_rate op_rates[] = {
 };
 
 /* Whether auto may take the GPU for job at all (why[n] says why not; why
- * may be NULL): a group-by only where it cannot spill (group_gpu.c). */
-static bool gpu_takes(const struct gs_job *job, char *why, size_t n)
+ * may be NULL). A group-by: where its keys cannot outgrow the device
+ * table (group_gpu_auto), or, for a plan from the input's known size
+ * (sized), whatever its keys (group_gpu_auto_sized): the plan then weighs
+ * the GPU against the CPU's rate with few keys, its fastest. The revisions
+ * (auto_plan_late, auto_plan_stream) take it only in the first case: a CPU
+ * slower than planned is one with many keys, which the GPU's table may not
+ * hold either. */
+static bool gpu_takes(const struct gs_job *job, bool sized, char *why,
+		      size_t n)
 {
 	char none[1];
 
-	return job->cmd != CMD_GROUP ||
-	       group_gpu_auto(job, why ? why : none, why ? n : sizeof(none));
+	if (job->cmd != CMD_GROUP)
+		return true;
+	if (!why) {
+		why = none;
+		n = sizeof(none);
+	}
+	return sized ? group_gpu_auto_sized(job, why, n) :
+		       group_gpu_auto(job, why, n);
 }
 
 static const struct auto_rate *rate_of(const struct gs_job *job)
@@ -206,11 +219,15 @@ static const char *what_of(const struct auto_rate *r, const struct gs_job *job,
 	return buf;
 }
 
-/* The CPU's rate for job on threads threads, in bytes of input per second. */
+/* The CPU's rate for job on threads threads, in bytes of input per second
+ * (a group-by's rate is in records). */
 static double cpu_rate(const struct auto_rate *r, const struct gs_job *job,
 		       int threads)
 {
 	double size = (double)type_size(job->dtype.type);
+
+	if (job->cmd == CMD_GROUP)
+		size = job->rec ? (double)job->rec->size : size * job->columns;
 
 	return r->cpu_me * 1e6 * size * (threads < 1 ? 1 : threads);
 }
@@ -234,6 +251,9 @@ bool auto_plan_gpu(const struct gs_job *job, int64_t input_bytes,
 	double s = AUTO_GPU_START_S, t_cpu, t_gpu;
 	char wbuf[80];
 	const char *what = what_of(r, job, wbuf, sizeof(wbuf));
+	char tbuf[80];
+	const char *tn = job->rec ? record_name(job->rec, tbuf, sizeof(tbuf)) :
+				    type_name(job->dtype.type);
 
 	const char *hook = getenv(AUTO_CPU_CHUNKS_ENV);
 
@@ -242,7 +262,7 @@ bool auto_plan_gpu(const struct gs_job *job, int64_t input_bytes,
 			 "over once it is ready", AUTO_CPU_CHUNKS_ENV);
 		return true;
 	}
-	if (!gpu_takes(job, why, n))
+	if (!gpu_takes(job, input_bytes >= 0 && !compressed, why, n))
 		return false;
 	if (r->gpu_gbs <= 0) {
 		snprintf(why, n, "%s runs on the CPU under auto: its GPU "
@@ -259,7 +279,7 @@ bool auto_plan_gpu(const struct gs_job *job, int64_t input_bytes,
 		snprintf(why, n, "compressed input: decoding it on the CPU is "
 			 "the limit, not %s of %s, and a GPU's start would take "
 			 "a core from it: the CPU", what,
-			 type_name(job->dtype.type));
+			 tn);
 		return false;
 	}
 	if (input_bytes < 0) {
@@ -267,7 +287,7 @@ bool auto_plan_gpu(const struct gs_job *job, int64_t input_bytes,
 			 "against the input's rate: the GPU starts should %s of "
 			 "%s on %d thread%s not compute %.2f times as fast as "
 			 "the input comes (an unknown length is taken as long)",
-			 what, type_name(job->dtype.type), threads,
+			 what, tn, threads,
 			 threads == 1 ? "" : "s", AUTO_LATE_MARGIN);
 		return false;
 	}
@@ -277,17 +297,25 @@ bool auto_plan_gpu(const struct gs_job *job, int64_t input_bytes,
 		snprintf(why, n, "%s of %lld bytes of %s: about %.3f s on %d "
 			 "CPU thread%s (%.1f GB/s), done before a GPU could "
 			 "start (%.2f s): the CPU", what,
-			 (long long)input_bytes, type_name(job->dtype.type),
+			 (long long)input_bytes, tn,
 			 t_cpu, threads, threads == 1 ? "" : "s", cpu / 1e9, s);
 		return false;
 	}
 	snprintf(why, n, "%s of %lld bytes of %s: about %.3f s on %d CPU "
 		 "thread%s (%.1f GB/s) against %.3f s with a GPU (%.2f s to "
 		 "start, then %.0f GB/s): %s", what, (long long)input_bytes,
-		 type_name(job->dtype.type), t_cpu, threads,
+		 tn, t_cpu, threads,
 		 threads == 1 ? "" : "s", cpu / 1e9, t_gpu,
 		 s, r->gpu_gbs, t_gpu < t_cpu ? "the CPU starts, the GPU takes "
 		 "over once it is ready" : "the CPU");
+	if (t_gpu < t_cpu && job->cmd == CMD_GROUP &&
+	    !group_gpu_auto(job, tbuf, sizeof(tbuf))) {
+		size_t len = strlen(why);
+
+		snprintf(why + len, n - len, " (keys past the GPU's table of "
+			 "%llu are folded on the CPU)",
+			 (unsigned long long)group_gpu_max_keys(job));
+	}
 	return t_gpu < t_cpu;
 }
 
@@ -295,7 +323,7 @@ bool auto_plan_watch(const struct gs_job *job, int64_t input_bytes,
 		     bool compressed)
 {
 	return input_bytes != 0 && !compressed && rate_of(job)->gpu_gbs > 0 &&
-	       gpu_takes(job, NULL, 0);
+	       gpu_takes(job, false, NULL, 0);
 }
 
 /* GPUSTAT_AUTO_CPU_GBS as bytes per second; 0 unless set to a finite
@@ -329,7 +357,7 @@ bool auto_plan_late(const struct gs_job *job, int threads, uint64_t done,
 	snprintf(why, n, "the CPU ran at %.2f GB/s%s, the plan's %.2f",
 		 cpu / 1e9, faked ? " (" AUTO_CPU_GBS_ENV ")" : "", plan / 1e9);
 	if (r->gpu_gbs <= 0 || cpu <= 0 || (!faked && secs < AUTO_LATE_MIN_S) ||
-	    !gpu_takes(job, NULL, 0))
+	    !gpu_takes(job, false, NULL, 0))
 		return false;
 	t_gpu = gpu_time(r, (double)left, cpu);
 	t_cpu = (double)left / cpu;
@@ -353,7 +381,7 @@ bool auto_plan_stream(const struct gs_job *job, uint64_t done, double secs,
 		cpu = (double)done / secs;
 	brief = cpu <= 0 || in <= 0 || (!faked && secs < AUTO_LATE_MIN_S);
 	bool start = !brief && rate_of(job)->gpu_gbs > 0 &&
-		     gpu_takes(job, NULL, 0) &&
+		     gpu_takes(job, false, NULL, 0) &&
 		     cpu < AUTO_LATE_MARGIN * in;
 
 	verdict = start ? "" : brief ? "alone, too briefly measured to judge: "
