@@ -141,6 +141,9 @@ int hist2dw_state_get(struct gs_job *job, void *acc, const unsigned char *p,
  * of the range: in double for a given range, in the data's type for its
  * own; cpu_hist2d.c), as doubles; edges has that axis's bins + 1. */
 void hist2d_edges(const struct gs_job *job, int axis, double *edges);
+/* The bins [*lo, *hi) of part `part` of `parts` of n bins that
+ * acc_merge_part merges (cpu_hist2d.c): the parts cover 0..n once. */
+void hist2d_part(uint64_t n, int part, int parts, uint64_t *lo, uint64_t *hi);
 
 /* ---- stats --------------------------------------------------------------
  * Per column. Integers: min/max as exact int64/uint64 (in .i/.u by
@@ -302,6 +305,13 @@ struct acc_kernels {
 	size_t (*acc_size)(const struct gs_job *job);
 	void (*acc_init)(const struct gs_job *job, void *acc);
 	void (*acc_merge)(const struct gs_job *job, void *acc, const void *src);
+	/* Part `part` of `parts` of acc_merge, for accumulators of many bins
+	 * (hist2d: a thread's table is up to 128 MiB): every part once, in
+	 * any order, is acc_merge; parts touch disjoint bytes of acc, so the
+	 * CPU backend's threads merge one part each at once. NULL: acc_merge
+	 * on one thread. */
+	void (*acc_merge_part)(const struct gs_job *job, void *acc,
+			       const void *src, int part, int parts);
 	/* Per-thread scratch for cpu_add, allocated once. May be 0. */
 	size_t (*scratch_size)(const struct gs_job *job);
 	/* Fold nrec records at data (and data2 for dot A B) into acc. */

@@ -55,6 +55,8 @@ struct cpu {
 	size_t out_rec;			/* output bytes per record */
 	size_t piece;			/* records per output buffer */
 
+	void *final;			/* the accumulator finish() fills */
+
 	/* the work of the current pool_run */
 	const unsigned char *d, *d2;
 	size_t n;
@@ -299,6 +301,17 @@ static int cpu_scan_seed(void *ctx, const struct red_col *state,
 	return 0;
 }
 
+/* finish: thread i merges part i of every thread's accumulator into
+ * c->final (acc_merge_part), so T tables of many bins are read by T
+ * threads at once instead of by one. */
+static void merge_task(void *v, int i, int t)
+{
+	struct cpu *c = v;
+
+	for (int j = 0; j < c->nthreads; j++)
+		c->k->acc_merge_part(c->job, c->final, c->acc[j], i, t);
+}
+
 static int cpu_finish(void *ctx, void *acc, struct gs_err *err)
 {
 	struct cpu *c = ctx;
@@ -309,8 +322,13 @@ static int cpu_finish(void *ctx, void *acc, struct gs_err *err)
 		c->k->acc_merge(c->job, acc, c->state);
 		return 0;
 	}
-	for (int i = 0; i < c->nthreads; i++)
-		c->k->acc_merge(c->job, acc, c->acc[i]);
+	if (c->k->acc_merge_part && c->nthreads > 1) {
+		c->final = acc;
+		pool_run(&c->pool, merge_task, c);
+	} else {
+		for (int i = 0; i < c->nthreads; i++)
+			c->k->acc_merge(c->job, acc, c->acc[i]);
+	}
 	return c->k->acc_error ? c->k->acc_error(c->job, acc, err) : 0;
 }
 
@@ -337,6 +355,17 @@ static void cpu_close(void *ctx)
 	free(c->state);
 	free(c->out);
 	free(c);
+}
+
+/* Each thread makes its own accumulator: the pages of tables of many
+ * bins (hist2d's 4096 x 4096: 128 MiB a thread) are faulted in and zeroed
+ * by T threads at once, and first touched by the thread that fills them. */
+static void init_task(void *v, int i, int t)
+{
+	struct cpu *c = v;
+
+	(void)t;
+	c->k->acc_init(c->job, c->acc[i]);
 }
 
 static int setup_scan(struct cpu *c)
@@ -399,8 +428,8 @@ static int cpu_open(void **ctxp, const struct backend_env *env, struct gs_err *e
 		c->scratch[i] = ssz ? malloc(ssz) : NULL;
 		if (!c->acc[i] || (ssz && !c->scratch[i]))
 			return gs_fail(err, GS_ERUNTIME, "", "out of memory");
-		c->k->acc_init(c->job, c->acc[i]);
 	}
+	pool_run(&c->pool, init_task, c);
 	if (c->scan && setup_scan(c) < 0)
 		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
 	if (c->locate) {
