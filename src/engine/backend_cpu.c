@@ -42,6 +42,10 @@ struct cpu {
 	int nthreads;
 	size_t acc_sz;
 	void **acc;			/* [nthreads] accumulators */
+	/* their kernels: acc_* or thread_* (acc.h) */
+	void (*t_init)(const struct gs_job *, void *);
+	void (*t_free)(const struct gs_job *, void *);
+	int (*t_error)(const struct gs_job *, const void *, struct gs_err *);
 	void **scratch;			/* [nthreads] */
 
 	bool scan;			/* a scan: output through the sink */
@@ -276,8 +280,8 @@ static int cpu_submit(void *ctx, const struct chunk *ch, struct gs_err *err)
 		pool_run(&c->pool, add_task, c);
 	c->env.release(c->env.engine, ch->id);
 	/* a kernel that can fail (a group-by's table past its memory) */
-	for (int i = 0; rc == 0 && c->k->acc_error && i < c->nthreads; i++)
-		rc = c->k->acc_error(c->job, c->acc[i], err);
+	for (int i = 0; rc == 0 && c->t_error && i < c->nthreads; i++)
+		rc = c->t_error(c->job, c->acc[i], err);
 	return rc;
 }
 
@@ -302,14 +306,14 @@ static int cpu_scan_seed(void *ctx, const struct red_col *state,
 }
 
 /* finish: thread i merges part i of every thread's accumulator into
- * c->final (acc_merge_part), so T tables of many bins are read by T
- * threads at once instead of by one. */
+ * c->final (merge_part), so T tables of many bins are read by T threads
+ * at once instead of by one. */
 static void merge_task(void *v, int i, int t)
 {
 	struct cpu *c = v;
 
 	for (int j = 0; j < c->nthreads; j++)
-		c->k->acc_merge_part(c->job, c->final, c->acc[j], i, t);
+		c->k->merge_part(c->job, c->final, c->acc[j], i, t);
 }
 
 static int cpu_finish(void *ctx, void *acc, struct gs_err *err)
@@ -322,7 +326,7 @@ static int cpu_finish(void *ctx, void *acc, struct gs_err *err)
 		c->k->acc_merge(c->job, acc, c->state);
 		return 0;
 	}
-	if (c->k->acc_merge_part && c->nthreads > 1) {
+	if (c->k->merge_part) {
 		c->final = acc;
 		pool_run(&c->pool, merge_task, c);
 	} else {
@@ -340,8 +344,8 @@ static void cpu_close(void *ctx)
 		return;
 	pool_release(&c->pool);
 	for (int i = 0; i < c->nthreads; i++) {
-		if (c->acc && c->acc[i] && c->k->acc_free)
-			c->k->acc_free(c->job, c->acc[i]);
+		if (c->acc && c->acc[i] && c->t_free)
+			c->t_free(c->job, c->acc[i]);
 		if (c->acc)
 			free(c->acc[i]);
 		if (c->scratch)
@@ -365,7 +369,7 @@ static void init_task(void *v, int i, int t)
 	struct cpu *c = v;
 
 	(void)t;
-	c->k->acc_init(c->job, c->acc[i]);
+	c->t_init(c->job, c->acc[i]);
 }
 
 static int setup_scan(struct cpu *c)
@@ -418,7 +422,13 @@ static int cpu_open(void **ctxp, const struct backend_env *env, struct gs_err *e
 
 	if (c->scan && cpu_scan_scratch_size(c->job) > ssz)
 		ssz = cpu_scan_scratch_size(c->job);
-	c->acc_sz = c->k->acc_size(c->job);
+	/* a thread's accumulator: the kernels' own kind, or an acc */
+	bool own = c->k->thread_size != NULL;
+
+	c->acc_sz = own ? c->k->thread_size(c->job) : c->k->acc_size(c->job);
+	c->t_init = own ? c->k->thread_init : c->k->acc_init;
+	c->t_free = own ? c->k->thread_free : c->k->acc_free;
+	c->t_error = own ? c->k->thread_error : c->k->acc_error;
 	c->acc = calloc((size_t)c->nthreads, sizeof(void *));
 	c->scratch = calloc((size_t)c->nthreads, sizeof(void *));
 	if (!c->acc || !c->scratch)
