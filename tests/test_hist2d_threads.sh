@@ -9,7 +9,8 @@
 #  - the threads' tables are merged a part each (merge_part): 4096 x 3,
 #    1 x 4096 and 4096 x 4096 bins, whose parts end mid-row, on -j 1, 2
 #    and 3 and chunks of 1 MiB, every bin of the table compared, and the
-#    records outside the range counted.
+#    records outside the range counted; 4096 x 4096 on 16 threads, which
+#    the accumulators' limit now allows.
 #
 # Usage: sh tests/test_hist2d_threads.sh   (GPUSTAT=path overrides ./gpustat)
 cd "$(dirname "$0")/.." || exit 2
@@ -72,6 +73,16 @@ tcase() {
 tcase x4096y3 4096,3 0:4096,0:3
 tcase x1y4096 1,4096 0:3,0:4096 -F 2,1
 tcase x4096y4096 4096 0:4096,0:4096
+
+# 4096 x 4096 on 16 threads: 16-bit counts fit the accumulators' limit
+# (1 GiB: 128 MiB of result and 32 MiB a thread; 64-bit counts left 6),
+# and 16 parts merge them
+"$G" hist2d -v --backend cpu -t u16 -j 16 --bins 4096 --range 0:4096 \
+	--nonzero "$T/p.u16" > "$T/out" 2> "$T/err"
+grep -q 'cpu (16 threads)' "$T/err" && ok ||
+	bad j16_threads "$(grep backend "$T/err")"
+cmp -s "$T/out" "$T/x4096y4096" && ok ||
+	bad j16 "$(diff "$T/x4096y4096" "$T/out" | head -4)"
 
 # ---- one bin past many wraps a thread ---------------------------------------------
 
