@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.." || exit 2
 NAME=hist2d_threads
 . tests/lib.sh
 
-# ---- the points, and each case's table as Python counts it --------------------
+# ---- the points, and each case's table as Python counts it ------------------
 
 # u16 (x, y): 600000 at (7, 1), 65536 at (4095, 2), 65535 at (0, 0), 300000
 # spread over x < 4096, y < 3, and 1000 with x = 5000: outside 0:4096. The
@@ -84,7 +84,7 @@ grep -q 'cpu (16 threads)' "$T/err" && ok ||
 cmp -s "$T/out" "$T/x4096y4096" && ok ||
 	bad j16 "$(diff "$T/x4096y4096" "$T/out" | head -4)"
 
-# ---- one bin past many wraps a thread ---------------------------------------------
+# ---- one bin past many wraps a thread ---------------------------
 
 # u8 (1, 2) 2^24 + 2^20 times (34 MB): 272 wraps of one thread's counter
 python3 - "$T/c.u8" <<'PY'
