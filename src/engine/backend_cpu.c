@@ -2,8 +2,9 @@
  * backend_cpu.c - the CPU backend: every command on -j threads.
  *
  * Reductions (hist, stats, dot, sum, reduce): each thread folds its slice of
- * every chunk into its own accumulator; finish() merges them. The merges are
- * exact, so the thread count never changes a bit of the result.
+ * every chunk into its own accumulator; finish() merges them (hist2d's
+ * tables a part of the bins per thread). The merges are exact, so the
+ * thread count never changes a bit of the result.
  *
  * scan: a chunk is cut into pieces whose output fits a fixed output buffer.
  * With one thread a piece is scanned straight through. With T threads:
@@ -362,8 +363,10 @@ static void cpu_close(void *ctx)
 }
 
 /* Each thread makes its own accumulator: the pages of tables of many
- * bins (hist2d's 4096 x 4096: 128 MiB a thread) are faulted in and zeroed
- * by T threads at once, and first touched by the thread that fills them. */
+ * bins (hist2d's 4096 x 4096: 32 MiB a thread) are faulted in and zeroed
+ * by T threads at once, and first touched by the thread that fills them.
+ * On 2 cores (5e7 points, 64-bit tables) one thread zeroed both 128 MiB
+ * tables in 0.19-0.42 s before the first chunk. */
 static void init_task(void *v, int i, int t)
 {
 	struct cpu *c = v;
