@@ -47,11 +47,16 @@ void hist2d_edges(const struct gs_job *job, int axis, double *edges)
 /* A CPU thread counts into 16-bit counters (struct h2thread), a quarter
  * of the result's 64-bit ones: at 4096 x 4096 bins 32 MiB a thread
  * instead of 128, so that 16 threads' tables fit the accumulators' limit
- * (ENGINE_ACC_LIMIT, 1 GiB: 64-bit tables left 7 threads) and more of
+ * (ENGINE_ACC_LIMIT, 1 GiB: 64-bit tables left 6 threads) and more of
  * them stay in cache. A counter that wraps to 0 appends its bin to the
  * thread's list of wraps, each worth 65536 when the thread's counts are
  * added into the result (h2thread_merge_part): the counts stay exact,
- * and the list holds at most one entry per 65536 points.
+ * and the list holds at most one entry per 65536 points. 5e7 f32 normals
+ * over -4:4 on 2 threads (the 2-core VM below, best of 5, CPU seconds of
+ * the slower thread), 64-bit against 16-bit: counting 0.43 against 0.38 s
+ * at 1024 x 1024 bins, 0.64 against 0.50 at 4096 x 4096; there the
+ * tables' zeroing 0.19 against 0.01 s (one thread zeroed both), their
+ * merge 0.04 against 0.02.
  *
  * Points are binned a block at a time into codes, then counted: the
  * counting loop, free of the binning's work, keeps many increments of a
@@ -69,7 +74,7 @@ struct h2thread {
 	uint64_t nan, outside;
 	uint32_t *wrap;		/* a bin per wrap of its counter */
 	uint64_t nwrap, cap;
-	uint64_t failed;	/* the list could not grow: acc_error */
+	uint64_t failed;	/* the list could not grow: thread_error */
 	uint16_t counts[];	/* counts[ix * ny + iy] mod 65536 */
 };
 
