@@ -28,8 +28,11 @@
  * the H200 (f32 points, 1024x1024 bins, 16 threads): the CPU at 1e8
  * points (0.31 s against 0.59 with --backend cuda) and at 2.5e8 (about
  * the CPU's time for what a GPU's start takes), the GPU at 1e9 (1.52 s on
- * the CPU, 1.01 with --backend cuda), and at 4096x4096 on the 7 threads
- * whose counts fit; the reason names the bins.
+ * the CPU, 1.01 with --backend cuda); at 4096x4096 the GPU at 5e8 points
+ * on the 6 threads that 64-bit counts left (2.028 s on the CPU, 0.936
+ * with cuda), and the same as 1024x1024 on the 16 that 16-bit counts
+ * leave (the CPU's rate a thread held at 4096x4096); the reason names
+ * the bins and the threads.
  *
  * --by (check_group), (i32, f32) records on 16 threads, as
  * bench/bench_group.sh measured on the H200: 1e8 records on the CPU (0.23 s
@@ -229,6 +232,19 @@ static void check_hist2d(void)
 	CHECKF(auto_plan_gpu(&big, 1000000000 * point, false, 7, why,
 			     sizeof(why)), "1e9 points, 4096^2: %s", why);
 	CHECK(strstr(why, "(4096x4096 bins)") != NULL);
+	CHECKF(auto_plan_gpu(&big, 500000000 * point, false, 6, why,
+			     sizeof(why)), "5e8 points, 4096^2, 6 threads: %s",
+	       why);
+	CHECK(strstr(why, "on 6 CPU threads") != NULL);
+	for (int64_t n = 100000000; n <= 1000000000; n += 50000000) {
+		bool small = auto_plan_gpu(&j, n * point, false, 16, why,
+					   sizeof(why));
+
+		CHECKF(auto_plan_gpu(&big, n * point, false, 16, why,
+				     sizeof(why)) == small,
+		       "%lld points, 4096^2 and 1024^2 on 16 threads: %s",
+		       (long long)n, why);
+	}
 }
 
 static void check_group(void)

@@ -141,6 +141,9 @@ int hist2dw_state_get(struct gs_job *job, void *acc, const unsigned char *p,
  * of the range: in double for a given range, in the data's type for its
  * own; cpu_hist2d.c), as doubles; edges has that axis's bins + 1. */
 void hist2d_edges(const struct gs_job *job, int axis, double *edges);
+/* The bins [*lo, *hi) of part `part` of `parts` of n bins that
+ * merge_part merges (cpu_hist2d.c): the parts cover 0..n once. */
+void hist2d_part(uint64_t n, int part, int parts, uint64_t *lo, uint64_t *hi);
 
 /* ---- stats --------------------------------------------------------------
  * Per column. Integers: min/max as exact int64/uint64 (in .i/.u by
@@ -304,7 +307,8 @@ struct acc_kernels {
 	void (*acc_merge)(const struct gs_job *job, void *acc, const void *src);
 	/* Per-thread scratch for cpu_add, allocated once. May be 0. */
 	size_t (*scratch_size)(const struct gs_job *job);
-	/* Fold nrec records at data (and data2 for dot A B) into acc. */
+	/* Fold nrec records at data (and data2 for dot A B) into acc, a
+	 * thread's accumulator (thread_size's where there is one). */
 	void (*cpu_add)(const struct gs_job *job, void *acc, void *scratch,
 			const void *data, const void *data2, size_t nrec);
 	/* Where the state holds memory of its own (a group-by's table): free
@@ -314,6 +318,23 @@ struct acc_kernels {
 	 * err filled once acc has failed; NULL: it cannot. */
 	int (*acc_error)(const struct gs_job *job, const void *acc,
 			 struct gs_err *err);
+	/* A CPU thread's own accumulator, where it differs from acc (hist2d's
+	 * 16-bit counts): its size, init, free and error as acc_size,
+	 * acc_init, acc_free and acc_error are acc's; cpu_add folds into it,
+	 * and only merge_part adds it into an acc. NULL: a thread's
+	 * accumulator is an acc. */
+	size_t (*thread_size)(const struct gs_job *job);
+	void (*thread_init)(const struct gs_job *job, void *t);
+	void (*thread_free)(const struct gs_job *job, void *t);
+	int (*thread_error)(const struct gs_job *job, const void *t,
+			    struct gs_err *err);
+	/* Part `part` of `parts` of the merge of a thread's accumulator src
+	 * into acc: every part once, in any order, adds all of src; parts
+	 * write disjoint bytes of acc, so the CPU backend's threads merge a
+	 * part each at once (hist2d's 4096 x 4096 bins: a thread's table is
+	 * 32 MiB, the result 128). NULL: acc_merge, on one thread. */
+	void (*merge_part)(const struct gs_job *job, void *acc, const void *src,
+			   int part, int parts);
 };
 
 /* Each operation's kernels: the cpu column of ops.def, defined by its

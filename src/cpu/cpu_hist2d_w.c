@@ -172,23 +172,35 @@ static void hist2dw_acc_init(const struct gs_job *job, void *acc)
 	h->ny = job->ybins;
 }
 
-static void hist2dw_acc_merge(const struct gs_job *job, void *acc,
-			      const void *src)
+/* A failed widening is flagged by whichever parts meet one, at once: an
+ * atomic store of the one value 1. */
+static void hist2dw_acc_merge_part(const struct gs_job *job, void *acc,
+				   const void *src, int part, int parts)
 {
 	struct hist2d_acc *h = acc, *s = (struct hist2d_acc *)src;
-	uint64_t n = h->nx * h->ny;
+	uint64_t lo, hi;
 
-	h->nan += s->nan;
-	h->outside += s->outside;
-	*hist2dw_failed(h) |= *hist2dw_failed(s);
+	if (part == 0) {
+		h->nan += s->nan;
+		h->outside += s->outside;
+		if (*hist2dw_failed(s))
+			__atomic_store_n(hist2dw_failed(h), 1, __ATOMIC_RELAXED);
+	}
+	hist2d_part(h->nx * h->ny, part, parts, &lo, &hi);
 	if (!w_float(job)) {
-		for (uint64_t i = 0; i < n; i++)
+		for (uint64_t i = lo; i < hi; i++)
 			add128(hist2dw_isum(h) + 2 * i, hist2dw_isum(s) + 2 * i);
 		return;
 	}
-	for (uint64_t i = 0; i < n; i++)
+	for (uint64_t i = lo; i < hi; i++)
 		if (!ksum_merge(&hist2dw_ksum(h)[i], &hist2dw_ksum(s)[i]))
-			*hist2dw_failed(h) = 1;
+			__atomic_store_n(hist2dw_failed(h), 1, __ATOMIC_RELAXED);
+}
+
+static void hist2dw_acc_merge(const struct gs_job *job, void *acc,
+			      const void *src)
+{
+	hist2dw_acc_merge_part(job, acc, src, 0, 1);
 }
 
 static void hist2dw_acc_free(const struct gs_job *job, void *acc)
@@ -317,6 +329,7 @@ const struct acc_kernels hist2dw_kernels = {
 	.acc_size = hist2dw_acc_size,
 	.acc_init = hist2dw_acc_init,
 	.acc_merge = hist2dw_acc_merge,
+	.merge_part = hist2dw_acc_merge_part,
 	.scratch_size = hist2dw_scratch_size,
 	.cpu_add = hist2dw_cpu_add,
 	.acc_free = hist2dw_acc_free,

@@ -19,6 +19,8 @@ static unsigned __int128 acc_bytes(const struct gs_job *job, int t, bool own,
 	const struct acc_kernels *k = acc_kernels_for(job);
 	unsigned __int128 acc = k->acc_size(job), scratch = k->scratch_size(job);
 	unsigned __int128 fixed = extra + (own ? acc : 0);
+	/* a thread's accumulator: its own kind (hist2d's 16-bit counts) */
+	unsigned __int128 thread = k->thread_size ? k->thread_size(job) : acc;
 
 	if (operation_of(job)->stream) {
 		if (cpu_scan_scratch_size(job) > scratch)
@@ -26,7 +28,7 @@ static unsigned __int128 acc_bytes(const struct gs_job *job, int t, bool own,
 		scratch += acc;		/* each thread's carry-in */
 		fixed += acc;		/* the state after every chunk */
 	}
-	return fixed + (unsigned __int128)t * (acc + scratch);
+	return fixed + (unsigned __int128)t * (thread + scratch);
 }
 
 static double gib(unsigned __int128 n)

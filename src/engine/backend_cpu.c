@@ -2,8 +2,9 @@
  * backend_cpu.c - the CPU backend: every command on -j threads.
  *
  * Reductions (hist, stats, dot, sum, reduce): each thread folds its slice of
- * every chunk into its own accumulator; finish() merges them. The merges are
- * exact, so the thread count never changes a bit of the result.
+ * every chunk into its own accumulator; finish() merges them (hist2d's
+ * tables a part of the bins per thread). The merges are exact, so the
+ * thread count never changes a bit of the result.
  *
  * scan: a chunk is cut into pieces whose output fits a fixed output buffer.
  * With one thread a piece is scanned straight through. With T threads:
@@ -42,6 +43,10 @@ struct cpu {
 	int nthreads;
 	size_t acc_sz;
 	void **acc;			/* [nthreads] accumulators */
+	/* their kernels: acc_* or thread_* (acc.h) */
+	void (*t_init)(const struct gs_job *, void *);
+	void (*t_free)(const struct gs_job *, void *);
+	int (*t_error)(const struct gs_job *, const void *, struct gs_err *);
 	void **scratch;			/* [nthreads] */
 
 	bool scan;			/* a scan: output through the sink */
@@ -54,6 +59,8 @@ struct cpu {
 	unsigned char *out;
 	size_t out_rec;			/* output bytes per record */
 	size_t piece;			/* records per output buffer */
+
+	void *final;			/* the accumulator finish() fills */
 
 	/* the work of the current pool_run */
 	const unsigned char *d, *d2;
@@ -274,8 +281,8 @@ static int cpu_submit(void *ctx, const struct chunk *ch, struct gs_err *err)
 		pool_run(&c->pool, add_task, c);
 	c->env.release(c->env.engine, ch->id);
 	/* a kernel that can fail (a group-by's table past its memory) */
-	for (int i = 0; rc == 0 && c->k->acc_error && i < c->nthreads; i++)
-		rc = c->k->acc_error(c->job, c->acc[i], err);
+	for (int i = 0; rc == 0 && c->t_error && i < c->nthreads; i++)
+		rc = c->t_error(c->job, c->acc[i], err);
 	return rc;
 }
 
@@ -299,6 +306,17 @@ static int cpu_scan_seed(void *ctx, const struct red_col *state,
 	return 0;
 }
 
+/* finish: thread i merges part i of every thread's accumulator into
+ * c->final (merge_part), so T tables of many bins are read by T threads
+ * at once instead of by one. */
+static void merge_task(void *v, int i, int t)
+{
+	struct cpu *c = v;
+
+	for (int j = 0; j < c->nthreads; j++)
+		c->k->merge_part(c->job, c->final, c->acc[j], i, t);
+}
+
 static int cpu_finish(void *ctx, void *acc, struct gs_err *err)
 {
 	struct cpu *c = ctx;
@@ -309,8 +327,13 @@ static int cpu_finish(void *ctx, void *acc, struct gs_err *err)
 		c->k->acc_merge(c->job, acc, c->state);
 		return 0;
 	}
-	for (int i = 0; i < c->nthreads; i++)
-		c->k->acc_merge(c->job, acc, c->acc[i]);
+	if (c->k->merge_part) {
+		c->final = acc;
+		pool_run(&c->pool, merge_task, c);
+	} else {
+		for (int i = 0; i < c->nthreads; i++)
+			c->k->acc_merge(c->job, acc, c->acc[i]);
+	}
 	return c->k->acc_error ? c->k->acc_error(c->job, acc, err) : 0;
 }
 
@@ -322,8 +345,8 @@ static void cpu_close(void *ctx)
 		return;
 	pool_release(&c->pool);
 	for (int i = 0; i < c->nthreads; i++) {
-		if (c->acc && c->acc[i] && c->k->acc_free)
-			c->k->acc_free(c->job, c->acc[i]);
+		if (c->acc && c->acc[i] && c->t_free)
+			c->t_free(c->job, c->acc[i]);
 		if (c->acc)
 			free(c->acc[i]);
 		if (c->scratch)
@@ -337,6 +360,19 @@ static void cpu_close(void *ctx)
 	free(c->state);
 	free(c->out);
 	free(c);
+}
+
+/* Each thread makes its own accumulator: the pages of tables of many
+ * bins (hist2d's 4096 x 4096: 32 MiB a thread) are faulted in and zeroed
+ * by T threads at once, and first touched by the thread that fills them.
+ * On 2 cores (5e7 points, 64-bit tables) one thread zeroed both 128 MiB
+ * tables in 0.19-0.42 s before the first chunk. */
+static void init_task(void *v, int i, int t)
+{
+	struct cpu *c = v;
+
+	(void)t;
+	c->t_init(c->job, c->acc[i]);
 }
 
 static int setup_scan(struct cpu *c)
@@ -389,7 +425,13 @@ static int cpu_open(void **ctxp, const struct backend_env *env, struct gs_err *e
 
 	if (c->scan && cpu_scan_scratch_size(c->job) > ssz)
 		ssz = cpu_scan_scratch_size(c->job);
-	c->acc_sz = c->k->acc_size(c->job);
+	/* a thread's accumulator: the kernels' own kind, or an acc */
+	bool own = c->k->thread_size != NULL;
+
+	c->acc_sz = own ? c->k->thread_size(c->job) : c->k->acc_size(c->job);
+	c->t_init = own ? c->k->thread_init : c->k->acc_init;
+	c->t_free = own ? c->k->thread_free : c->k->acc_free;
+	c->t_error = own ? c->k->thread_error : c->k->acc_error;
 	c->acc = calloc((size_t)c->nthreads, sizeof(void *));
 	c->scratch = calloc((size_t)c->nthreads, sizeof(void *));
 	if (!c->acc || !c->scratch)
@@ -399,8 +441,8 @@ static int cpu_open(void **ctxp, const struct backend_env *env, struct gs_err *e
 		c->scratch[i] = ssz ? malloc(ssz) : NULL;
 		if (!c->acc[i] || (ssz && !c->scratch[i]))
 			return gs_fail(err, GS_ERUNTIME, "", "out of memory");
-		c->k->acc_init(c->job, c->acc[i]);
 	}
+	pool_run(&c->pool, init_task, c);
 	if (c->scan && setup_scan(c) < 0)
 		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
 	if (c->locate) {
