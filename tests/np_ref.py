@@ -208,13 +208,9 @@ def _round_half_even(v):
     return f + 1 if r > 0.5 or r == 0.5 and f % 2 else f
 
 
-def quantile(xs, q, method="linear"):
-    """np.quantile(xs, q, method=method) of sorted xs (no NaN, at least
-    one) and a python float q, in doubles as numpy 2 computes it: the
-    element itself for the element methods (an int stays an int), else
-    _lerp of the neighbours (a + d * g, or b - d * (1 - g) from g = 0.5)
-    with g = the virtual index less the index taken (the last for an
-    index past n - 1, the first below 0)."""
+def _terms(xs, q, method):
+    """numpy's quantile of sorted xs as (element, None, None) or the
+    (a, b, g) it interpolates between."""
     n = len(xs)
     if method in ELEMENT:
         if method == "lower":
@@ -229,7 +225,7 @@ def quantile(xs, q, method="linear"):
             g = v - prev
             take = g == 0 and (method == "inverted_cdf" or prev % 2 == 1)
             i = max(prev if take else prev + 1, 0)
-        return xs[int(i)]
+        return xs[int(i)], None, None
     if method == "linear":
         v = (n - 1) * q
     elif method == "averaged_inverted_cdf":
@@ -251,9 +247,35 @@ def quantile(xs, q, method="linear"):
         g = 0.5 if g == 0 else 1.0
     elif method == "midpoint":
         g = 0.0 if v % 1 == 0 else 0.5
-    # python floats give numpy's NaN for inf - inf and inf * 0 too
-    a, b = float(xs[lo]), float(xs[hi])
-    return _lerp(a, b, g)
+    return float(xs[lo]), float(xs[hi]), g
+
+
+def quantile(xs, q, method="linear"):
+    """np.quantile(xs, q, method=method) of sorted xs (no NaN, at least
+    one) and a python float q, in doubles as numpy 2 computes it: the
+    element itself for the element methods (an int stays an int), else
+    _lerp of the neighbours (a + d * g, or b - d * (1 - g) from g = 0.5)
+    with g = the virtual index less the index taken (the last for an
+    index past n - 1, the first below 0). Python floats give numpy's NaN
+    for inf - inf and inf * 0 too."""
+    a, b, g = _terms(xs, q, method)
+    return a if b is None else _lerp(a, b, g)
+
+
+def quantile_inf(xs, q, method="linear"):
+    """What gpustat gives (docs/NUMERICS.md) where numpy's _lerp meets an
+    infinite neighbour and makes NaN: x_lo at g = 0, x_hi at g = 1, else
+    the infinity (-inf with +inf: NaN); None where no infinity is met."""
+    a, b, g = _terms(xs, q, method)
+    if b is None or not (math.isinf(a) or math.isinf(b)):
+        return None
+    if g == 0 or a == b:
+        return a
+    if g == 1:
+        return b
+    if math.isinf(a) and math.isinf(b):
+        return math.nan
+    return a if math.isinf(a) else b
 
 
 # ---- npy ------------------------------------------------------------------
