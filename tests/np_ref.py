@@ -142,33 +142,38 @@ def dd_density(h, xe, ye, et):
 # ---- histogram (1-d, numpy's uniform-bin path) ------------------------
 
 def histogram(vals, t, n, rng=None, typed=False):
-    """np.histogram(a, n, range=rng) of floats of type t: (edges, each
-    value's bin or None). rng of python floats is weak (edges computed in
-    f64 and cast to t, bounds cast to t), typed=True makes it scalars of
-    t, as the data's min and max are (everything computed in t).
+    """np.histogram(a, n, range=rng) of values of type t (f16, f32, f64
+    or int): (edges, each value's bin or None). rng of python floats is
+    weak (edges computed in f64 and cast to the data's float type, the
+    bounds cast to it), typed=True makes it scalars of the data's type,
+    as its min and max are (a float type's edges computed in it).
 
     Each value: kept when first <= x <= last; f = (x - first) / (last -
     first) * n truncated; n to n - 1; one down when x < edges[i], one up
-    when x >= edges[i + 1] and i is not the last bin."""
+    when x >= edges[i + 1] and i is not the last bin. Integers are kept
+    by exact comparison, then binned as doubles (numpy's f64 edges)."""
+    bt = ftype(t)
     if rng is None:
         lo, hi, et = outer_edges(vals, t, None)
     else:
         lo, hi = rng
-        et = ftype(t) if typed else "f64"
+        et = bt if typed else "f64"
         if lo == hi:
             lo, hi = rnd(lo - 0.5, et), rnd(hi + 0.5, et)
-    edges = [rnd(e, t) for e in linspace(rnd(lo, et), rnd(hi, et), n + 1,
-                                         et)]
-    first, last = rnd(lo, t), rnd(hi, t)
-    denom = rnd(hi - lo, et)	# _unsigned_subtract(last_edge, first_edge)
-    qt = t if et == t else "f64"	# array t / f64 scalar promotes
+    edges = [rnd(e, bt) for e in linspace(rnd(lo, et), rnd(hi, et), n + 1,
+                                          et)]
+    if isinstance(lo, int):	# int64 scalars: exact bounds and width
+        first, last, denom, xt = lo, hi, float(hi - lo), "f64"
+    else:	# _unsigned_subtract(last_edge, first_edge) in their type
+        first, last, denom, xt = rnd(lo, bt), rnd(hi, bt), rnd(hi - lo, et), bt
+    qt = bt if et == bt else "f64"	# an array of bt / an f64 scalar
     out = []
     for x in vals:
-        x = float(x)
         if not first <= x <= last:
             out.append(None)
             continue
-        f = rnd(rnd(rnd(x - first, t) / denom, qt) * n, qt)
+        x = float(x)
+        f = rnd(rnd(rnd(x - first, xt) / denom, qt) * n, qt)
         i = int(f)
         if i == n:
             i -= 1

@@ -22,13 +22,15 @@ numpy: random and adversarial values (f16, f32, f64; numpy's default
   against math.fsum; the edges; unit weights against numpy's counts;
   --density of counts bit for bit, weighted within numpy's own rounding
   (its bincount sums in input order); one bin per value against
-  numpy.bincount's bins. Where numpy is present, np_ref's bins, edges,
+  numpy.bincount's bins. np_ref's histogram against numpy's answers kept
+  in fixtures/hist, and where numpy is present, np_ref's bins, edges,
   densities and bincount against numpy's own.
 
 Prints "ok NAME" or "FAIL NAME: why" per check, and "checks N" at the end.
 """
 import json
 import math
+import os
 import random
 import struct
 import subprocess
@@ -352,6 +354,7 @@ def numpy_cases():
             report(f"np_{name}_wdensity", None if all(
                 np_ref.isclose(a, b, 1e-9, 1e-12 * top, True)
                 for a, b in zip(g, wdens)) else f"{g} vs {wdens}")
+    hist_fixtures()
     # one bin per value: np.bincount's bins, each sum exact
     x = [rnd.randrange(256) for _ in range(5000)]
     w = [np_ref.rnd(rnd.gauss(0, 1) * 1e8, "f32") for _ in x]
@@ -374,6 +377,49 @@ def numpy_cases():
             for a, b in zip(j["sums"][0], seq)) and
             sum(1 for b in x if 0 <= b < 256) == 5000
             else "far from numpy's")
+
+
+def hist_fixtures():
+    """np_ref.histogram against numpy's own answers kept in fixtures/hist
+    (numpy.histogram(a, bins=N) of every type, and of each column over
+    the data's range for -c 2 and 3): where numpy is missing (CI) too,
+    np_ref's uniform-bin path and edges are numpy's."""
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                        "fixtures", "hist")
+    code = {"u8": "B", "i8": "b", "u16": "H", "i16": "h", "u32": "I",
+            "i32": "i", "u64": "Q", "i64": "q", "f16": "e", "f32": "f",
+            "f64": "d", "bf16": "H"}
+    bad, n = [], 0
+    with open(os.path.join(here, "cases.txt")) as f:
+        cases = [line.split() for line in f if not line.startswith("#")]
+    for name, t, cols, bins, status in cases:
+        if status != "ok":
+            continue
+        cols, bins, n = int(cols), int(bins), n + 1
+        with open(os.path.join(here, name + ".bin"), "rb") as f:
+            raw = f.read()
+        v = list(struct.unpack("<%d%s" % (len(raw) // struct.calcsize(
+            code[t]), code[t]), raw))
+        if t == "bf16":		# numpy's histogram of the f32 conversion
+            v = [struct.unpack("<f", struct.pack("<I", b << 16))[0]
+                 for b in v]
+        tt = "f32" if t == "bf16" else "int" if t[0] in "ui" else t
+        counts = []
+        for c in range(cols):
+            rng = (min(v), max(v)) if cols > 1 else None
+            edges, idx = np_ref.histogram(v[c::cols], tt, bins, rng, True)
+            counts.append([idx.count(b) for b in range(bins)])
+        with open(os.path.join(here, name + ".counts"), "rb") as f:
+            want = list(struct.unpack("<%dQ" % (bins * cols), f.read()))
+        with open(os.path.join(here, name + ".edges"), "rb") as f:
+            raw = f.read()
+        ec = {"f16": "e", "f32": "f", "bf16": "f"}.get(t, "d")
+        wedges = list(struct.unpack("<%d%s" % (bins + 1, ec), raw))
+        if want != [counts[c][b] for b in range(bins)
+                    for c in range(cols)] or wedges != edges:
+            bad.append(name)
+    report("np_ref_hist_fixtures", None if n > 200 and not bad else
+           f"{len(bad)} of {n} cases differ from numpy's: {bad[:4]}")
 
 
 def cross_numpy(np, name, t, v, w, n, rg, edges, idx, dens, wdens):
