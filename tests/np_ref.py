@@ -131,10 +131,11 @@ def histogram2d(xs, ys, t, bins, rng=None, ws=None):
 
 def dd_density(h, xe, ye, et):
     """histogramdd's density: hist / dx / dy / hist.sum(), widths of the
-    edges' type (np.diff), the sum of the counts exact (ints)."""
+    edges' type (np.diff); the sum exact (numpy's of counts is; of float
+    weights numpy's pairwise sum is within its rounding of it)."""
     dx = [rnd(xe[i + 1] - xe[i], et[0]) for i in range(len(xe) - 1)]
     dy = [rnd(ye[i + 1] - ye[i], et[1]) for i in range(len(ye) - 1)]
-    s = float(sum(sum(r) for r in h))
+    s = float(math.fsum(v for r in h for v in r))
     return [[float(c) / dx[i] / dy[j] / s for j, c in enumerate(r)]
             for i, r in enumerate(h)]
 

@@ -443,7 +443,7 @@ def cross_numpy(np, name, t, v, w, n, rg, edges, idx, dens, wdens):
         why = "edges differ"
     elif [float(x) for x in dn] != dens:
         why = "density differs"
-    elif not np.allclose(dw, wdens, rtol=1e-12, atol=0):
+    elif not np.allclose(dw, wdens, rtol=1e-9, atol=0):
         why = "weighted density differs"
     report(f"numpy_{name}", why)
 
