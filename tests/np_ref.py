@@ -116,6 +116,9 @@ def histogram2d(xs, ys, t, bins, rng=None, ws=None):
     ry = rng[1] if rng else None
     xe, et = dd_edges(xs, t, nx, rx)
     ye, et2 = dd_edges(ys, t, ny, ry)
+    # a width past the type's largest (f16) makes delta and step inf and
+    # edge 0 NaN (0 * inf); numpy's searchsorted then puts the data's max,
+    # the last edge, before edge 0, and ravel_multi_index raises
     if any(math.isnan(e) or math.isinf(e) for e in xe + ye):
         raise ValueError("edges that are not finite")
     h = [[0.0 if ws is not None else 0 for _ in range(ny)]
@@ -269,7 +272,7 @@ def quantile(xs, q, method="linear"):
 
 
 def quantile_inf(xs, q, method="linear"):
-    """What gpustat gives (docs/NUMERICS.md) where numpy's _lerp meets an
+    """What gpustat gives (man/gpustat.1) where numpy's _lerp meets an
     infinite neighbour and makes NaN: x_lo at g = 0, x_hi at g = 1, else
     the infinity (-inf with +inf: NaN); None where no infinity is met."""
     a, b, g = _terms(xs, q, method)
