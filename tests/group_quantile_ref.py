@@ -320,9 +320,12 @@ def npy_check(name, out, csv, nby, cmd, nv):
     if np is not None:
         import io
         a = np.load(io.BytesIO(out))
-        good = good and [tuple(x.item() for x in row) for row in a] == \
-            rows and list(a.dtype.names) == names
-        why = why if not good else "numpy reads other rows"
+        same = list(a.dtype.names) == names and len(a) == len(rows) and \
+            all(np_ref.same_bits(row[f].item(), mine[c])
+                for row, mine in zip(a, rows)
+                for c, f in enumerate(names))
+        if good and not same:
+            good, why = False, "numpy reads other rows than np_ref"
     report(name + " npy", good, why)
 
 
