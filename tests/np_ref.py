@@ -32,6 +32,21 @@ def rnd(x, t):
         return math.copysign(math.inf, x)
 
 
+def next_in(t, x, up):
+    """The next value of float type t after x (x of t, finite) upward or
+    downward."""
+    if t == "f64":
+        return math.nextafter(x, math.inf if up else -math.inf)
+    c, u = ("<e", "<H") if t == "f16" else ("<f", "<I")
+    b = struct.unpack(u, struct.pack(c, x))[0]
+    neg = b >> (15 if t == "f16" else 31)
+    if x == 0:
+        b = 1 if up else (1 << (15 if t == "f16" else 31)) | 1
+    else:
+        b += 1 if up != bool(neg) else -1
+    return struct.unpack(c, struct.pack(u, b))[0]
+
+
 def ftype(t):
     """The float type numpy computes edges of data of type t in."""
     return t if t in ("f16", "f32") else "f64"

@@ -8,7 +8,8 @@
 #    numpy's default range over the values only;
 #  - against numpy.histogram's answers (weights_ref.py numpy: as
 #    tests/np_ref.py computes them with python alone, and numpy itself
-#    where python3 has it): each value's bin, counts, edges, --density of
+#    where python3 has it), every f16 value in [-3, 3] among them: each
+#    value's bin, counts, edges, --density of
 #    counts bit for bit, numpy.bincount's bins;
 #  - the same bytes for every -j and --chunk-size, ranged, default range
 #    and one bin per value;

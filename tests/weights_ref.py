@@ -16,7 +16,9 @@ exact (python alone): values whose bins are plain (k + 0.5, the range's
   numpy's default range taken over the values, never the weights;
   --density as numpy's formula, n / db / n.sum().
 numpy: random and adversarial values (f16, f32, f64; numpy's default
-  range and a given one; values on the edges) against numpy.histogram's
+  range and a given one; values on the edges, the data's own edges and
+  the values of the type beside them; every f16 value in [-3, 3], with
+  numpy's range and with one f16 cannot hold) against numpy.histogram's
   answers as tests/np_ref.py computes them with python alone (numpy's
   uniform-bin path in the data's type): each value's bin, each bin's sum
   against math.fsum; the edges; unit weights against numpy's counts;
@@ -301,7 +303,17 @@ def numpy_cases():
         cases.append((f"range_{t}", t, v2, 7, (-1.0, 1.0)))
         cases.append((f"tenths_{t}", t, [np_ref.rnd(i / 10, t)
                                          for i in range(31)], 3, None))
+    # every f16 value in [-3, 3]: each one's bin, numpy's f16 arithmetic
+    every = [x for x in (struct.unpack("<e", struct.pack("<H", b))[0]
+                         for b in range(1 << 16)) if -3 <= x <= 3]
+    cases.append(("every_f16", "f16", every, 7, None))
+    cases.append(("every_f16_range", "f16", every, 11, (-2.3, 1.1)))
     for name, t, v, n, rg in cases:
+        if rg is None and name.startswith("normal"):
+            # the data's own edges, and the values of t beside them
+            e = np_ref.histogram(v, t, n)[0]
+            v = v + e + [np_ref.next_in(t, x, True) for x in e[:-1]] + \
+                [np_ref.next_in(t, x, False) for x in e[1:]]
         w = [rnd.gauss(0, 1) * 10.0 ** rnd.randrange(-5, 5) for _ in v]
         if len(w) > 22:		# sums that cancel
             for k in range(0, len(w), 11):
