@@ -9,8 +9,8 @@
 #  - against numpy.histogram's answers (weights_ref.py numpy: as
 #    tests/np_ref.py computes them with python alone, and numpy itself
 #    where python3 has it), every f16 value in [-3, 3] among them: each
-#    value's bin, counts, edges, --density of
-#    counts bit for bit, numpy.bincount's bins;
+#    value's bin, counts, edges, --density of counts bit for bit,
+#    numpy.bincount's bins;
 #  - the same bytes for every -j and --chunk-size, ranged, default range
 #    and one bin per value;
 #  - the table, npy (f8, i8, u8 by the weights' type), --nonzero, the note;
