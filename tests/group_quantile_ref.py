@@ -5,40 +5,45 @@
 Usage: group_quantile_ref.py GPUSTAT TMPDIR PART. Prints "ok NAME" or
 "FAIL NAME: WHY" per check and "checks N" last.
 
-Each data set is records of a -t list (numpy makes them): key columns
-with -0 and +0, NaNs of other payloads, infinities, integer extremes and
-keys of one record; value columns with NaN, infinities, -0, ties and
-integer extremes. For every command and option set checked:
+Each data set is records of a -t list (random and struct make them): key
+columns with -0 and +0, NaNs of other payloads, infinities, integer
+extremes and keys of one record; value columns with NaN, infinities, -0,
+ties and integer extremes. For every command and option set checked:
 
   - the text rows are, key by key in ascending order (numbers by value,
     -0 and +0 one key, every NaN one key, last; text keys by their bytes),
     the key's cells then exactly the lines the ungrouped command prints on
     that key's records alone (cut to the value columns, run apart);
-  - json's numbers against numpy per key: np.nanquantile(v, q,
-    method=...), np.nanmedian, and mode by counting (collections.Counter,
-    -0 as 0, every value of the highest count ascending), counts and NaNs;
+  - json's numbers against numpy's per key, as tests/np_ref.py computes
+    numpy.quantile(v, q, method=...) without NaNs (numpy.nanquantile) in
+    doubles, and mode by counting (collections.Counter, -0 as 0, every
+    value of the highest count ascending), counts and NaNs; where numpy
+    is present, np_ref's answers against numpy.quantile's too;
   - the same bytes for -j 1, -j 2 and -j 3 with small odd chunks, and
-    from stdin; csv's header; npy's fields, row by row csv's numbers.
+    from stdin; csv's header; npy's fields (read with struct), row by row
+    csv's numbers.
 """
-import io
 import json
 import math
+import random
+import struct
 import subprocess
 import sys
 from collections import Counter
 
-import numpy as np
+import np_ref
 
 G, T, PART = sys.argv[1], sys.argv[2], sys.argv[3]
-rng = np.random.default_rng(31)
+rng = random.Random(31)
+np = np_ref.np_cross()
 checks = 0
 METHODS = ["inverted_cdf", "averaged_inverted_cdf", "closest_observation",
            "interpolated_inverted_cdf", "hazen", "weibull", "linear",
            "median_unbiased", "normal_unbiased", "lower", "higher",
            "midpoint", "nearest"]
-NP = {"i8": "<i1", "u8": "<u1", "i16": "<i2", "u16": "<u2", "i32": "<i4",
-      "u32": "<u4", "i64": "<i8", "u64": "<u8", "f16": "<f2", "f32": "<f4",
-      "f64": "<f8"}
+CODE = {"i8": "b", "u8": "B", "i16": "h", "u16": "H", "i32": "i",
+        "u32": "I", "i64": "q", "u64": "Q", "f16": "e", "f32": "f",
+        "f64": "d"}
 
 
 def report(name, good, why=""):
@@ -63,28 +68,37 @@ def sort_key(k):
     return tuple((1, 0) if x == "nan" else (0, x) for x in k)
 
 
-def pyval(x):
-    return x.item() if hasattr(x, "item") else x
+def pack(t, vals):
+    return struct.pack("<%d%s" % (len(vals), CODE[t]), *vals)
 
 
 # ---- data sets --------------------------------------------------------------
 
+def of_type(t, x):
+    """x as a value of type t (floats rounded, an overflow infinite)."""
+    return np_ref.rnd(x, t) if t[0] == "f" else x
+
+
+def int_range(t):
+    bits = int(t[1:])
+    return (0, (1 << bits) - 1) if t[0] == "u" else \
+        (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+
+
 def fvals(t, n):
     """n float values of type t: ties, NaN, infinities, -0."""
-    with np.errstate(over="ignore"):
-        pool = np.array([1.5, -2.25, 0.0, -0.0, np.nan, np.inf, -np.inf, 3.0,
-                         1e-3, 7.0, 7.0, -1e5], dtype=NP[t])
-    v = rng.choice(pool, n)
-    return np.where(rng.random(n) < 0.5, rng.normal(0, 100, n).astype(NP[t]), v)
+    pool = [of_type(t, x) for x in (1.5, -2.25, 0.0, -0.0, math.nan,
+                                    math.inf, -math.inf, 3.0, 1e-3, 7.0,
+                                    7.0, -1e5)]
+    return [of_type(t, rng.gauss(0, 100)) if rng.random() < 0.5
+            else rng.choice(pool) for _ in range(n)]
 
 
 def ivals(t, n):
-    info = np.iinfo(NP[t])
-    pool = np.array([info.min, info.max, 0, 1, 1, 2, info.max - 1],
-                    dtype=NP[t])
-    r = rng.integers(max(info.min, -1000), min(info.max, 1000), n,
-                     dtype=NP[t], endpoint=True)
-    return np.where(rng.random(n) < 0.4, rng.choice(pool, n), r)
+    lo, hi = int_range(t)
+    pool = [lo, hi, 0, 1, 1, 2, hi - 1]
+    return [rng.choice(pool) if rng.random() < 0.4 else
+            rng.randint(max(lo, -1000), min(hi, 1000)) for _ in range(n)]
 
 
 def vals(t, n):
@@ -92,30 +106,30 @@ def vals(t, n):
 
 
 def keys_f64(n):
-    pool = np.array([0.0, -0.0, np.inf, -np.inf, 5e-324, -1.5, 2.5, 1e300],
-                    dtype="<f8")
-    nan2 = np.frombuffer(np.array([0x7ff8000000000001, 0xfff8000000000000],
-                                  dtype="<u8").tobytes(), dtype="<f8")
-    return rng.choice(np.concatenate([pool, nan2, [np.nan]]), n)
+    """-0 and +0, infinities, a subnormal, NaNs of three payloads."""
+    nan2 = [struct.unpack("<d", struct.pack("<Q", b))[0]
+            for b in (0x7ff8000000000001, 0xfff8000000000000)]
+    pool = [0.0, -0.0, math.inf, -math.inf, 5e-324, -1.5, 2.5, 1e300] + \
+        nan2 + [math.nan]
+    return [rng.choice(pool) for _ in range(n)]
 
 
 def keys_int(t, n, distinct):
-    info = np.iinfo(NP[t])
-    pool = np.array([info.min, info.max, 0, -1 if info.min else 1],
-                    dtype=NP[t])
-    r = rng.integers(0, distinct, n, dtype=np.int64).astype(NP[t])
-    return np.where(rng.random(n) < 0.3, rng.choice(pool, n), r)
+    lo, hi = int_range(t)
+    pool = [lo, hi, 0, -1 if lo else 1]
+    return [rng.choice(pool) if rng.random() < 0.3 else
+            rng.randrange(distinct) for _ in range(n)]
 
 
 def dataset(part):
-    """(types, by (1-based), records, value -t type, nv)."""
+    """(types, by (1-based), columns, value -t type, value columns)."""
     if part == "ikey":		# i32 keys, one f32 value, mixed records
         n = 400
         types, by = ["i32", "f32"], [1]
         cols = [keys_int("i32", n, 12), vals("f32", n)]
         cols[0][-1] = 424242	# a key of one record
-        cols[1][:8] = np.nan
-        cols[0][:8] = 77		# a key of NaNs only
+        cols[1][:8] = [math.nan] * 8
+        cols[0][:8] = [77] * 8	# a key of NaNs only
     elif part == "fkey":	# f64 keys (-0, NaNs, infinities), i64 values
         n = 300
         types, by = ["f64", "i64"], [1]
@@ -135,34 +149,38 @@ def dataset(part):
     elif part == "many":	# many records and keys: the radix sorts
         n = 30000
         types, by = ["i64", "f64"], [1]
-        cols = [rng.integers(-30, 30, n), rng.normal(0, 1, n).round(2)]
+        cols = [[rng.randrange(-30, 30) for _ in range(n)],
+                [round(rng.gauss(0, 1), 2) for _ in range(n)]]
     elif part == "big":		# past the threads' sort (65536 records)
         n = 100000
         types, by = ["i16", "f64", "f32"], [1, 3]
-        cols = [rng.integers(-2, 3, n), rng.normal(0, 1, n).round(3),
-                rng.choice(np.array([0.0, -0.0, np.nan, 1.5, -np.inf],
-                                    dtype="<f4"), n)]
+        cols = [[rng.randrange(-2, 3) for _ in range(n)],
+                [round(rng.gauss(0, 1), 3) for _ in range(n)],
+                [rng.choice([0.0, -0.0, math.nan, 1.5, -math.inf])
+                 for _ in range(n)]]
     else:
         raise SystemExit("no part " + part)
-    dt = np.dtype([("c%d" % i, NP[t]) for i, t in enumerate(types)])
-    rec = np.zeros(len(cols[0]), dtype=dt)
-    for i, c in enumerate(cols):
-        rec["c%d" % i] = c
+    rows = list(zip(*cols))
     vcols = [i for i in range(len(types)) if i + 1 not in by]
     vt = types[vcols[0]]
     assert all(types[i] == vt for i in vcols)
-    return types, by, rec, vt, vcols
+    return types, by, rows, vt, vcols
 
 
-def groups(rec, by):
+def records(types, rows):
+    fmt = "<" + "".join(CODE[t] for t in types)
+    return b"".join(struct.pack(fmt, *r) for r in rows)
+
+
+def groups(rows, by):
     g = {}
-    for r in range(len(rec)):
-        k = sum((canon(pyval(rec[r]["c%d" % (b - 1)])) for b in by), ())
+    for r, row in enumerate(rows):
+        k = sum((canon(row[b - 1]) for b in by), ())
         g.setdefault(k, []).append(r)
     return [(k, g[k]) for k in sorted(g, key=sort_key)]
 
 
-# ---- the checks ---------------------------------------------------------------
+# ---- the checks -----------------------------------------------------------
 
 def key_cells(types, by, k, i):
     """The key's cells as gpustat prints a value of its type."""
@@ -170,21 +188,21 @@ def key_cells(types, by, k, i):
     for c, b in enumerate(by):
         t = types[b - 1]
         x = k[c]
-        v = np.array([np.nan if x == "nan" else x], dtype=NP[t])
         path = "%s/key%d_%d.bin" % (T, i, c)
-        v.tofile(path)
+        with open(path, "wb") as f:
+            f.write(pack(t, [math.nan if x == "nan" else x]))
         rc, out, err = run(["reduce", "--op", "min", "-t", t, path])
         cells.append(out.decode().strip())
     return cells
 
 
-def want_text(cmd, opts, types, by, rec, vt, vcols, gr, kcells):
+def want_text(cmd, opts, rec, vt, vcols, gr, kcells):
     """Each key's cells then the ungrouped command's lines."""
     want = b""
     for i, (k, rows) in enumerate(gr):
-        cut = np.stack([rec["c%d" % c][rows] for c in vcols], axis=1)
         path = "%s/v%d.bin" % (T, i)
-        cut.astype(NP[vt]).tofile(path)
+        with open(path, "wb") as f:
+            f.write(pack(vt, [rec[r][c] for r in rows for c in vcols]))
         rc, out, err = run([cmd] + opts + ["-t", vt, "-c", str(len(vcols)),
                                            path])
         if rc:
@@ -210,71 +228,112 @@ def jnum(x):
         else float("-inf") if x == "-inf" else x
 
 
+def is_nan(x):
+    return isinstance(x, float) and math.isnan(x)
+
+
+def column_check(cmd, q, method, js, i, j, k, v, cross):
+    """Key k's value column j (its values v) in json: counts, NaNs, the
+    mode by counting, each q's quantile against np_ref's numpy.quantile
+    (and numpy's own where present, into cross). A reason, or None."""
+    nan = sum(map(is_nan, v))
+    if js["count"][i][j] != len(v) or js["nan"][i][j] != nan:
+        return "key %s col %d: count/nan" % (k, j)
+    live = [x for x in v if not is_nan(x)]
+    if cmd == "mode":
+        cnt = Counter(0.0 if x == 0 and isinstance(x, float) else x
+                      for x in live)
+        best = max(cnt.values()) if cnt else 0
+        modes = sorted(x for x in cnt if cnt[x] == best)
+        got = [jnum(x) for x in js["mode"][i][j]]
+        if js["mode_count"][i][j] != best or len(got) != len(modes) \
+                or not all(close(a, b) for a, b in zip(got, modes)):
+            return "key %s col %d: mode %s %s, want %s %s" % (
+                k, j, got, js["mode_count"][i][j], modes, best)
+        return None
+    # numpy's input: doubles, but integers as they are for the methods
+    # that take an element
+    lv = sorted(float(x) for x in live) if not live or \
+        isinstance(live[0], float) or method not in np_ref.ELEMENT \
+        else sorted(live)
+    for qi, qq in enumerate(q):
+        ref = np_ref.quantile(lv, float(qq), method) if lv else math.nan
+        if cross is not None and lv:
+            want = np.quantile(np.array(lv), float(qq), method=method)
+            want = want.item() if hasattr(want, "item") else want
+            if not (ref == want or is_nan(ref) and is_nan(want)):
+                cross.append("key %s col %d q %s %s: np_ref %r, numpy %r"
+                             % (k, j, qq, method, ref, want))
+        got = jnum(js["median"][i][j] if cmd == "median"
+                   else js["quantiles"][i][qi][j])
+        if is_nan(ref) and lv:	# an infinite neighbour: gpustat's rule
+            alt = np_ref.quantile_inf(lv, float(qq), method)
+            ref = ref if alt is None else alt
+        if not close(got, ref):
+            return "key %s col %d q %s %s: %r, numpy %r" % (
+                k, j, qq, method, got, ref)
+    return None
+
+
 def numpy_check(name, cmd, q, method, js, rec, vcols, gr):
-    """json against numpy per key and value column."""
-    good, why = True, ""
+    """json against numpy's answers per key and value column: np_ref's,
+    and where numpy is present, np_ref's against numpy's."""
     if len(js["keys"]) != len(gr):
         return report(name + " json keys", False, "%d keys, want %d" %
                       (len(js["keys"]), len(gr)))
+    why, cross = None, [] if np is not None else None
     for i, (k, rows) in enumerate(gr):
         jk = [("nan",) if x == "nan" else canon(jnum(x))
               if isinstance(jnum(x), float) else (x,) for x in js["keys"][i]]
         if sum(jk, ()) != k:
-            good, why = False, "key %d: %s, want %s" % (i, jk, k)
+            why = "key %d: %s, want %s" % (i, jk, k)
             break
         for j, c in enumerate(vcols):
-            v = rec["c%d" % c][rows]
-            nan = int(np.isnan(v).sum()) if v.dtype.kind == "f" else 0
-            if js["count"][i][j] != len(rows) or js["nan"][i][j] != nan:
-                good, why = False, "key %s col %d: count/nan" % (k, j)
+            why = column_check(cmd, q, method, js, i, j, k,
+                               [rec[r][c] for r in rows], cross)
+            if why:
                 break
-            live = v[~np.isnan(v)] if v.dtype.kind == "f" else v
-            if cmd == "mode":
-                cnt = Counter(0.0 if x == 0 and isinstance(x, float) else x
-                              for x in (pyval(e) for e in live))
-                best = max(cnt.values()) if cnt else 0
-                modes = sorted(x for x in cnt if cnt[x] == best)
-                got = [jnum(x) for x in js["mode"][i][j]]
-                if js["mode_count"][i][j] != best or len(got) != len(modes) \
-                        or not all(close(a, b) for a, b in zip(got, modes)):
-                    good, why = False, "key %s col %d: mode %s %s, want " \
-                        "%s %s" % (k, j, got, js["mode_count"][i][j], modes,
-                                   best)
-                    break
-                continue
-            for qi, qq in enumerate(q):
-                if not len(live):
-                    ref = float("nan")
-                else:
-                    with np.errstate(all="ignore"):
-                        lv = live.astype(np.float64) if live.dtype.kind == \
-                            "f" or method not in ("lower", "higher",
-                                                  "nearest", "inverted_cdf",
-                                                  "closest_observation") \
-                            else live
-                        ref = pyval(np.quantile(lv, float(qq),
-                                                method=method))
-                got = jnum(js["median"][i][j] if cmd == "median"
-                           else js["quantiles"][i][qi][j])
-                if isinstance(ref, float) and math.isnan(ref) and \
-                        isinstance(got, float) and math.isinf(got) and \
-                        got in list(lv):
-                    ref = got	# an infinite neighbour: that infinity
-                if not close(got, ref):
-                    good, why = False, "key %s col %d q %s %s: %r, numpy " \
-                        "%r" % (k, j, qq, method, got, ref)
-                    break
-            if not good:
+        if why:
+            break
+    report(name + " numpy", why is None, why)
+    if cross is not None and cmd != "mode":
+        report(name + " np_ref is numpy", not cross, "; ".join(cross[:3]))
+
+
+def npy_check(name, out, csv, nby, cmd, nv):
+    """npy's fields, row by row, csv's numbers (and numpy's reading of
+    the bytes where numpy is present)."""
+    names, shape, rows = np_ref.npy_load(out)
+    keep = list(range(len(names)))
+    if cmd == "mode" and nv == 1:	# npy has the column always
+        keep.pop(nby)
+    good = len(rows) == len(csv) and (not csv or len(keep) == len(csv[0]))
+    why = "%s %d rows, csv %d" % (names, len(rows), len(csv))
+    for r in range(len(rows) if good else 0):
+        for f, cell in zip(keep, csv[r]):
+            if not close(float(rows[r][f]), float(cell)):
+                good, why = False, "row %d %s: %r, csv %s" % (
+                    r, names[f], rows[r][f], cell)
                 break
         if not good:
             break
-    report(name + " numpy", good, why)
+    if np is not None:
+        import io
+        a = np.load(io.BytesIO(out))
+        same = list(a.dtype.names) == names and len(a) == len(rows) and \
+            all(np_ref.same_bits(row[f].item(), mine[c])
+                for row, mine in zip(a, rows)
+                for c, f in enumerate(names))
+        if good and not same:
+            good, why = False, "numpy reads other rows than np_ref"
+    report(name + " npy", good, why)
 
 
 def check(part):
     types, by, rec, vt, vcols = dataset(part)
     data = "%s/%s.bin" % (T, part)
-    rec.tofile(data)
+    with open(data, "wb") as f:
+        f.write(records(types, rec))
     tl = ",".join(types)
     g = ",".join(str(b) for b in by)
     gr = groups(rec, by)
@@ -294,8 +353,7 @@ def check(part):
         if rc:
             report(name, False, "rc %d: %s" % (rc, err.decode()))
             continue
-        want, why = want_text(cmd, opts, types, by, rec, vt, vcols, gr,
-                              kcells)
+        want, why = want_text(cmd, opts, rec, vt, vcols, gr, kcells)
         report(name + " rows", want == got,
                why or "got\n%s\nwant\n%s" % (got.decode()[:800],
                                             (want or b"").decode()[:800]))
@@ -333,21 +391,7 @@ def check(part):
         csv = [line.split(",") for line in out.decode().splitlines()[1:]]
         rc, out, err = run(base + ["-f", "npy", data])
         try:
-            a = np.load(io.BytesIO(out))
-            names = list(a.dtype.names)
-            if cmd == "mode" and nv == 1:	# npy has the column always
-                names.pop(len(by))
-            good = len(a) == len(csv) and len(names) == len(csv[0])
-            why = "%s %d rows, csv %d" % (a.dtype, len(a), len(csv))
-            for r in range(len(a) if good else 0):
-                if not good:
-                    break
-                for f, cell in zip(names, csv[r]):
-                    if not close(float(a[r][f]), float(cell)):
-                        good, why = False, "row %d %s: %r, csv %s" % (
-                            r, f, a[r][f], cell)
-                        break
-            report(name + " npy", good, why)
+            npy_check(name, out, csv, len(by), cmd, nv)
         except Exception as e:
             report(name + " npy", False, "%s (rc %d: %s)" % (e, rc,
                                                          err.decode()))

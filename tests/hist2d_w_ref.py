@@ -14,21 +14,25 @@ exact (python alone): points at the centres of integer-edged bins, on the
   -f npy's dtype (f8, i8, u8) and values; the outside and nan counts;
   --density as numpy's formula, hist / dx / dy / total.
 numpy: random and adversarial points (f16, f32, f64; numpy's default range
-  and a given one; points on the edges): each point's bin as
-  numpy.histogram2d finds it (searchsorted on numpy's own edges), each
-  bin's sum against math.fsum; unit weights against numpy's counts; edges
-  against numpy's; the sums within rounding of histogram2d(weights=w);
-  --density of counts bit for bit against histogram2d(density=True),
-  weighted against it within numpy's own rounding.
+  and a given one; points on the edges) against numpy.histogram2d's
+  answers as tests/np_ref.py computes them with python alone: each point's
+  bin (searchsorted on numpy's edges), each bin's sum against math.fsum;
+  unit weights against numpy's counts; edges; the sums within rounding of
+  histogram2d(weights=w) (its bincount sums in input order); --density of
+  counts bit for bit, weighted within numpy's own rounding. Where numpy
+  is present, np_ref's answers against numpy's own.
 
 Prints "ok NAME" or "FAIL NAME: why" per check, and "checks N" at the end.
 """
 import json
 import math
+import random
 import struct
 import subprocess
 import sys
 from fractions import Fraction
+
+import np_ref
 
 G, T, MODE = sys.argv[1], sys.argv[2], sys.argv[3]
 checks = 0
@@ -152,7 +156,6 @@ def pack(recs, t, order):
 
 
 def exact_cases():
-    import random
     rnd = random.Random(33)
     nx, ny = 6, 4
     recs = []
@@ -259,87 +262,97 @@ def exact_cases():
 # ---- numpy -----------------------------------------------------------------
 
 def numpy_cases():
-    import numpy as np
-    f16, f32, f64 = np.float16, np.float32, np.float64
-    fmt = {f16: "f16", f32: "f32", f64: "f64"}
-    rng = np.random.default_rng(2032)
+    """gpustat against numpy.histogram2d's answers as tests/np_ref.py
+    computes them, and np_ref against numpy itself where present."""
+    np = np_ref.np_cross()
+    r = random.Random(2032)
 
-    def bins_of(v, e):
-        """histogramdd's bin of each value: searchsorted on the edges,
-        side='right', the last edge into the last bin; -1 for none."""
-        i = np.searchsorted(e, v, side="right") - 1
-        n = len(e) - 1
-        i[v == e[-1]] = n - 1
-        i[(i < 0) | (i >= n) | np.isnan(v)] = -1
-        return i
-
-    def case(name, x, y, w, bins, rg):
-        dt = x.dtype.type
-        args = ["-t", fmt[dt], "--weights", "3", "--bins",
-                f"{bins[0]},{bins[1]}"]
+    def case(name, t, x, y, w, bins, rg):
+        args = ["-t", t, "--weights", "3", "--bins", f"{bins[0]},{bins[1]}"]
         if rg:
             args += ["--range", f"{rg[0][0]!r}:{rg[0][1]!r},"
                                 f"{rg[1][0]!r}:{rg[1][1]!r}"]
-        data = np.stack([x, y, w], axis=1).astype(dt).tobytes()
-        H, xe, ye = np.histogram2d(x, y, bins=bins, range=rg, weights=w)
+        data = pack(list(zip(x, y, w)), t, (0, 1, 2))
+        H, xe, ye, et, where = np_ref.histogram2d(x, y, t, bins, rg, w)
+        C = np_ref.histogram2d(x, y, t, bins, rg)[0]
+        D = np_ref.dd_density(C, xe, ye, et)
+        DW = np_ref.dd_density(H, xe, ye, et)
+        if np is not None:
+            cross_numpy(np, name, t, x, y, w, bins, rg, (H, xe, ye, D, DW))
         j = h2_json(f"np_{name}", args, data)
         if not j:
             return
         report(f"np_{name}_edges", None if
-               [jnum(v) for v in j["xedges"]] == xe.astype(f64).tolist() and
-               [jnum(v) for v in j["yedges"]] == ye.astype(f64).tolist()
+               [jnum(v) for v in j["xedges"]] == xe and
+               [jnum(v) for v in j["yedges"]] == ye
                else "edges differ from numpy's")
-        ix, iy = bins_of(x, xe), bins_of(y, ye)
         g = [[[] for _ in range(bins[1])] for _ in range(bins[0])]
-        for a, b, c in zip(ix.tolist(), iy.tolist(), w.astype(f64).tolist()):
-            if a >= 0 and b >= 0:
-                g[a][b].append(c)
+        for at, c in zip(where, w):
+            if at:
+                g[at[0]][at[1]].append(c)
         check_grid(f"np_{name}_fsum", j["sums"],
                    [[exact_sum(b) for b in row] for row in g])
-        got = np.array([[jnum(v) for v in row] for row in j["sums"]])
-        report(f"np_{name}_numpy", None if np.allclose(
-            got, H, rtol=1e-6, atol=1e-6 * np.abs(w.astype(f64)).sum())
+        tot = math.fsum(abs(c) for c in w)
+        report(f"np_{name}_numpy", None if all(
+            np_ref.isclose(jnum(a), b, 1e-6, 1e-6 * tot)
+            for ra, rb in zip(j["sums"], H) for a, b in zip(ra, rb))
             else "far from numpy's histogram2d(weights=w)")
         # unit weights: numpy's counts
-        one = np.ones_like(w)
-        j = h2_json(f"np_{name}_ones", args, np.stack(
-            [x, y, one], axis=1).astype(dt).tobytes())
-        C, _, _ = np.histogram2d(x, y, bins=bins, range=rg)
+        j = h2_json(f"np_{name}_ones", args,
+                    pack([(a, b, 1.0) for a, b in zip(x, y)], t, (0, 1, 2)))
         if j:
-            check_grid(f"np_{name}_ones", j["sums"], C.tolist())
+            check_grid(f"np_{name}_ones", j["sums"],
+                       [[float(c) for c in row] for row in C])
         # --density: of counts numpy's bits, weighted within rounding
-        D, _, _ = np.histogram2d(x, y, bins=bins, range=rg, density=True)
         dargs = [a for a in args if a not in ("--weights", "3")]
         j = h2_json(f"np_{name}_density", dargs + ["-c", "3", "--density"],
                     data)
         if j:
-            check_grid(f"np_{name}_density", j["density"], D.tolist())
-        DW, _, _ = np.histogram2d(x, y, bins=bins, range=rg, weights=w,
-                                  density=True)
+            check_grid(f"np_{name}_density", j["density"], D)
         j = h2_json(f"np_{name}_wdensity", args + ["--density"], data)
         if j:
-            got = np.array([[jnum(v) for v in row] for row in j["density"]])
-            report(f"np_{name}_wdensity", None if np.allclose(
-                got, DW, rtol=1e-9, atol=1e-12, equal_nan=True)
+            report(f"np_{name}_wdensity", None if all(
+                np_ref.isclose(jnum(a), b, 1e-9, 1e-12, True)
+                for ra, rb in zip(j["density"], DW) for a, b in zip(ra, rb))
                 else "far from numpy's density")
 
-    for dt in (f16, f32, f64):
-        n = dt.__name__
-        x = rng.normal(size=3000).astype(dt)
-        y = (rng.normal(size=3000) * 2 + 1).astype(dt)
-        w = rng.uniform(0.5, 2, size=3000).astype(dt)
-        case(f"normal_{n}", x, y, w, (13, 7), None)
-        case(f"normal_range_{n}", x, y, w, (9, 11),
+    for t in ("f16", "f32", "f64"):
+        x = [np_ref.rnd(r.gauss(0, 1), t) for _ in range(3000)]
+        y = [np_ref.rnd(r.gauss(0, 1) * 2 + 1, t) for _ in range(3000)]
+        w = [np_ref.rnd(r.uniform(0.5, 2), t) for _ in range(3000)]
+        case(f"normal_{t}", t, x, y, w, (13, 7), None)
+        case(f"normal_range_{t}", t, x, y, w, (9, 11),
              ((-1.1, 0.7), (-0.3, 2.9)))
         # points on numpy's edges of a given range, their neighbours, NaN
-        e = np.linspace(-1, 1, 8)
-        v = np.concatenate([e, np.nextafter(e, -np.inf),
-                            np.nextafter(e, np.inf), [np.nan, 3.0]])
-        xs = v.astype(dt)
-        ys = rng.permutation(v).astype(dt)
-        ws = rng.normal(size=len(v)).astype(dt)
-        case(f"edges_{n}", xs, ys, ws, (7, 7), ((-1.0, 1.0), (-1.0, 1.0)))
+        e = np_ref.linspace(-1.0, 1.0, 8, "f64")
+        v = e + [math.nextafter(a, -math.inf) for a in e] + \
+            [math.nextafter(a, math.inf) for a in e] + [math.nan, 3.0]
+        xs = [np_ref.rnd(a, t) for a in v]
+        ys = [np_ref.rnd(a, t) for a in r.sample(v, len(v))]
+        ws = [np_ref.rnd(r.gauss(0, 1), t) for _ in v]
+        case(f"edges_{t}", t, xs, ys, ws, (7, 7), ((-1.0, 1.0), (-1.0, 1.0)))
     print(f"checks {checks}")
+
+
+def cross_numpy(np, name, t, x, y, w, bins, rg, mine):
+    """np_ref's histogram2d, edges and densities against numpy's."""
+    dt = {"f16": np.float16, "f32": np.float32, "f64": np.float64}[t]
+    a, b, c = np.array(x, dt), np.array(y, dt), np.array(w, dt)
+    H, xe, ye = np.histogram2d(a, b, bins=bins, range=rg, weights=c)
+    D = np.histogram2d(a, b, bins=bins, range=rg, density=True)[0]
+    DW = np.histogram2d(a, b, bins=bins, range=rg, weights=c,
+                        density=True)[0]
+    why = None
+    if H.tolist() != mine[0]:
+        why = "weighted counts differ"
+    elif xe.astype(float).tolist() != mine[1] or \
+            ye.astype(float).tolist() != mine[2]:
+        why = "edges differ"
+    elif D.tolist() != mine[3]:
+        why = "density differs"
+    elif not np.allclose(DW, mine[4], rtol=1e-9, atol=1e-12):
+        why = "weighted density differs"
+    report(f"numpy_{name}", why)
 
 
 if MODE == "exact":

@@ -12,6 +12,9 @@
 # when a check failed. Without an executable G the script ends at once,
 # counting one failure.
 G=${GPUSTAT:-./gpustat}
+# the references import tests/np_ref.py: no __pycache__ left in tests/
+PYTHONDONTWRITEBYTECODE=1
+export PYTHONDONTWRITEBYTECODE
 case $G in /*|./*|../*) ;; */*) G=./$G ;; esac
 T=$(mktemp -d "${TMPDIR:-/tmp}/gpustat-$NAME.XXXXXX") || exit 2
 trap 'rm -rf "$T"' EXIT

@@ -16,20 +16,30 @@ exact (python alone): values whose bins are plain (k + 0.5, the range's
   numpy's default range taken over the values, never the weights;
   --density as numpy's formula, n / db / n.sum().
 numpy: random and adversarial values (f16, f32, f64; numpy's default
-  range and a given one; values on the edges): each value's bin from
-  numpy.histogram itself, each bin's sum against math.fsum; unit weights
-  against numpy's counts; --density of counts bit for bit against
-  numpy.histogram(density=True), weighted against it within numpy's own
-  rounding; one bin per value against numpy.bincount's bins.
+  range and a given one; values on the edges, the data's own edges and
+  the values of the type beside them; every f16 value in [-3, 3], with
+  numpy's range and with one f16 cannot hold) against numpy.histogram's
+  answers as tests/np_ref.py computes them with python alone (numpy's
+  uniform-bin path in the data's type): each value's bin, each bin's sum
+  against math.fsum; the edges; unit weights against numpy's counts;
+  --density of counts bit for bit, weighted within numpy's own rounding
+  (its bincount sums in input order); one bin per value against
+  numpy.bincount's bins. np_ref's histogram against numpy's answers kept
+  in fixtures/hist, and where numpy is present, np_ref's bins, edges,
+  densities and bincount against numpy's own.
 
 Prints "ok NAME" or "FAIL NAME: why" per check, and "checks N" at the end.
 """
 import json
 import math
+import os
+import random
 import struct
 import subprocess
 import sys
 from fractions import Fraction
+
+import np_ref
 
 G, T, MODE = sys.argv[1], sys.argv[2], sys.argv[3]
 checks = 0
@@ -109,7 +119,6 @@ ADVERSARIAL = [1e308, -1e308, 1.0, 5e-324, -5e-324, -0.0, 1e-300, 2.0**-1074,
 
 
 def exact_cases():
-    import random
     rnd = random.Random(32)
     n = 10
     # records (value, weight), f64: value k + 0.5 in bin k; the range's
@@ -277,90 +286,178 @@ def exact_cases():
 # ---- numpy -----------------------------------------------------------------
 
 def numpy_cases():
-    import numpy as np
-    rng = np.random.default_rng(7)
-    f16, f32, f64 = np.float16, np.float32, np.float64
-    fmt = {f16: "f16", f32: "f32", f64: "f64"}
-
-    def on_edges(dt, lo, hi, n):
-        e = np.linspace(lo, hi, n + 1)
-        return np.concatenate([e, np.nextafter(e, -np.inf),
-                               np.nextafter(e, np.inf)]).astype(dt)
-
+    """gpustat against numpy.histogram's answers as tests/np_ref.py
+    computes them (numpy's uniform-bin path in the data's type), and,
+    where numpy is present, np_ref against numpy itself."""
+    np = np_ref.np_cross()
+    rnd = random.Random(7)
     cases = []
-    for dt in (f16, f32, f64):
-        v = np.concatenate([rng.normal(size=2000), on_edges(dt, -1, 1, 7)])
-        cases.append((f"normal_{fmt[dt]}", v.astype(dt), 7, None))
-        v2 = np.concatenate([v, [np.nan, np.inf, -np.inf, 5, -5]])
-        cases.append((f"range_{fmt[dt]}", v2.astype(dt), 7, (-1.0, 1.0)))
-        cases.append((f"tenths_{fmt[dt]}", (np.arange(0, 31) / 10).astype(dt),
-                      3, None))
-    for name, v, n, rg in cases:
-        dt = v.dtype.type
-        w = rng.normal(size=len(v)) * 10.0 ** rng.integers(-5, 5, len(v))
-        w[::11] = -w[1::11][:len(w[::11])] if len(w) > 22 else w[::11]
-        w = w.astype(f64)
-        rec = np.empty(len(v), dtype=[("x", v.dtype), ("w", "<f8")])
-        rec["x"], rec["w"] = v, w
-        fin = v[np.isfinite(v)]
-        r = rg if rg is not None else (fin.min(), fin.max())
-        # each value's bin, by numpy
-        idx = []
-        for x in v:
-            h, _ = np.histogram(np.array([x], v.dtype), n, range=r)
-            idx.append(int(np.argmax(h)) if h.sum() else -1)
-        want = [exact_sum([float(w[i]) for i in range(len(v)) if idx[i] == b])
+    for t in ("f16", "f32", "f64"):
+        e = np_ref.linspace(-1.0, 1.0, 8, "f64")
+        edges = e + [math.nextafter(x, -math.inf) for x in e] + \
+            [math.nextafter(x, math.inf) for x in e]
+        v = [np_ref.rnd(x, t) for x in
+             [rnd.gauss(0, 1) for _ in range(2000)] + edges]
+        cases.append((f"normal_{t}", t, v, 7, None))
+        v2 = v + [math.nan, math.inf, -math.inf, 5.0, -5.0]
+        cases.append((f"range_{t}", t, v2, 7, (-1.0, 1.0)))
+        cases.append((f"tenths_{t}", t, [np_ref.rnd(i / 10, t)
+                                         for i in range(31)], 3, None))
+    # every f16 value in [-3, 3]: each one's bin, numpy's f16 arithmetic
+    every = [x for x in (struct.unpack("<e", struct.pack("<H", b))[0]
+                         for b in range(1 << 16)) if -3 <= x <= 3]
+    cases.append(("every_f16", "f16", every, 7, None))
+    cases.append(("every_f16_range", "f16", every, 11, (-2.3, 1.1)))
+    for name, t, v, n, rg in cases:
+        if rg is None and name.startswith("normal"):
+            # the data's own edges, and the values of t beside them
+            e = np_ref.histogram(v, t, n)[0]
+            v = v + e + [np_ref.next_in(t, x, True) for x in e[:-1]] + \
+                [np_ref.next_in(t, x, False) for x in e[1:]]
+        w = [rnd.gauss(0, 1) * 10.0 ** rnd.randrange(-5, 5) for _ in v]
+        if len(w) > 22:		# sums that cancel
+            for k in range(0, len(w), 11):
+                if k + 1 < len(w):
+                    w[k] = -w[k + 1]
+        data = b"".join(struct.pack("<" + np_ref.PACK[t] + "d", x, y)
+                        for x, y in zip(v, w))
+        # each value's bin and the edges, as numpy.histogram finds them
+        edges, idx = np_ref.histogram(v, t, n, rg)
+        counts = [idx.count(b) for b in range(n)]
+        dens = np_ref.density(counts, edges, t)
+        seq = [0.0] * n		# numpy's bincount: sums in input order
+        for i, x in zip(idx, w):
+            if i is not None:
+                seq[i] += x
+        wdens = np_ref.density(seq, edges, t)
+        if np is not None:
+            cross_numpy(np, name, t, v, w, n, rg, edges, idx, dens, wdens)
+        want = [exact_sum([w[i] for i in range(len(v)) if idx[i] == b])
                 for b in range(n)]
-        args = ["-t", f"{fmt[dt]},f64", "--weights", "2", "--bins", str(n)]
+        args = ["-t", f"{t},f64", "--weights", "2", "--bins", str(n)]
         if rg is not None:
             args += ["--range", f"{rg[0]!r}:{rg[1]!r}"]
-        j = hist_json(f"np_{name}", args, rec.tobytes())
+        j = hist_json(f"np_{name}", args, data)
         if not j:
             continue
         check_bins(f"np_{name}", j["sums"][0], want)
-        hn, e = np.histogram(v, n, range=rg)
-        report(f"np_{name}_edges", None if j["edges"] ==
-               [float(x) for x in e] else "edges differ")
+        report(f"np_{name}_edges", None if j["edges"] == edges
+               else "edges differ")
         # unit weights: numpy's counts
-        rec["w"] = 1.0
-        j = hist_json(f"np_{name}_ones", args, rec.tobytes())
+        ones = b"".join(struct.pack("<" + np_ref.PACK[t] + "d", x, 1.0)
+                        for x in v)
+        j = hist_json(f"np_{name}_ones", args, ones)
         if j:
             check_bins(f"np_{name}_ones", j["sums"][0],
-                       [float(c) for c in hn])
+                       [float(c) for c in counts])
         # --density of the counts: numpy's bits
-        dn, _ = np.histogram(v, n, range=rg, density=True)
-        j = hist_json(f"np_{name}_density", ["-t", fmt[dt], "--density",
+        vals = struct.pack(f"<{len(v)}{np_ref.PACK[t]}", *v)
+        j = hist_json(f"np_{name}_density", ["-t", t, "--density",
                                              "--bins", str(n)] +
                       (["--range", f"{rg[0]!r}:{rg[1]!r}"] if rg else []),
-                      v.tobytes())
+                      vals)
         if j:
-            check_bins(f"np_{name}_density", j["density"][0],
-                       [float(x) for x in dn])
+            check_bins(f"np_{name}_density", j["density"][0], dens)
         # weighted --density: numpy's float sums round several times
-        rec["w"] = w
-        dw, _ = np.histogram(v, n, range=rg, weights=w, density=True)
-        j = hist_json(f"np_{name}_wdensity", args + ["--density"],
-                      rec.tobytes())
+        j = hist_json(f"np_{name}_wdensity", args + ["--density"], data)
         if j:
-            g = np.array([jnum(x) for x in j["density"][0]])
-            report(f"np_{name}_wdensity", None if np.allclose(
-                g, dw, rtol=1e-9, atol=1e-12 * np.abs(dw).max(),
-                equal_nan=True) else f"{g} vs {dw}")
+            g = [jnum(x) for x in j["density"][0]]
+            top = max(abs(x) for x in wdens)
+            report(f"np_{name}_wdensity", None if all(
+                np_ref.isclose(a, b, 1e-9, 1e-12 * top, True)
+                for a, b in zip(g, wdens)) else f"{g} vs {wdens}")
+    hist_fixtures()
     # one bin per value: np.bincount's bins, each sum exact
-    x = rng.integers(0, 256, 5000).astype(np.uint8)
-    w = (rng.normal(size=5000) * 1e8).astype(f32)
-    rec = np.empty(5000, dtype=[("x", "u1"), ("w", "<f4")])
-    rec["x"], rec["w"] = x, w
+    x = [rnd.randrange(256) for _ in range(5000)]
+    w = [np_ref.rnd(rnd.gauss(0, 1) * 1e8, "f32") for _ in x]
+    seq = [0.0] * 256
+    for b, y in zip(x, w):
+        seq[b] += y
+    if np is not None:
+        got = np.bincount(np.array(x), weights=np.array(w),
+                          minlength=256).tolist()
+        report("numpy_bincount", None if got == seq
+               else "np.bincount does not sum in input order")
     j = hist_json("np_bincount", ["--weights", "2", "-t", "u8,f32"],
-                  rec.tobytes())
+                  b"".join(struct.pack("<Bf", b, y) for b, y in zip(x, w)))
     if j:
-        bc = np.bincount(x, minlength=256)
-        want = [exact_sum([float(t) for t in w[x == b]]) for b in range(256)]
+        want = [exact_sum([y for b, y in zip(x, w) if b == k])
+                for k in range(256)]
         check_bins("np_bincount", j["sums"][0], want)
-        approx = np.bincount(x, weights=w.astype(f64), minlength=256)
-        report("np_bincount_close", None if np.allclose(
-            [jnum(s) for s in j["sums"][0]], approx, rtol=1e-9, atol=1e-3)
-            and bc.sum() == 5000 else "far from numpy's")
+        report("np_bincount_close", None if all(
+            np_ref.isclose(jnum(a), b, 1e-9, 1e-3)
+            for a, b in zip(j["sums"][0], seq)) and
+            sum(1 for b in x if 0 <= b < 256) == 5000
+            else "far from numpy's")
+
+
+def hist_fixtures():
+    """np_ref.histogram against numpy's own answers kept in fixtures/hist
+    (numpy.histogram(a, bins=N) of every type, and of each column over
+    the data's range for -c 2 and 3): where numpy is missing (CI) too,
+    np_ref's uniform-bin path and edges are numpy's."""
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                        "fixtures", "hist")
+    code = {"u8": "B", "i8": "b", "u16": "H", "i16": "h", "u32": "I",
+            "i32": "i", "u64": "Q", "i64": "q", "f16": "e", "f32": "f",
+            "f64": "d", "bf16": "H"}
+    bad, n = [], 0
+    with open(os.path.join(here, "cases.txt")) as f:
+        cases = [line.split() for line in f if not line.startswith("#")]
+    for name, t, cols, bins, status in cases:
+        if status != "ok":
+            continue
+        cols, bins, n = int(cols), int(bins), n + 1
+        with open(os.path.join(here, name + ".bin"), "rb") as f:
+            raw = f.read()
+        v = list(struct.unpack("<%d%s" % (len(raw) // struct.calcsize(
+            code[t]), code[t]), raw))
+        if t == "bf16":		# numpy's histogram of the f32 conversion
+            v = [struct.unpack("<f", struct.pack("<I", b << 16))[0]
+                 for b in v]
+        tt = "f32" if t == "bf16" else "int" if t[0] in "ui" else t
+        counts = []
+        for c in range(cols):
+            rng = (min(v), max(v)) if cols > 1 else None
+            edges, idx = np_ref.histogram(v[c::cols], tt, bins, rng, True)
+            counts.append([idx.count(b) for b in range(bins)])
+        with open(os.path.join(here, name + ".counts"), "rb") as f:
+            want = list(struct.unpack("<%dQ" % (bins * cols), f.read()))
+        with open(os.path.join(here, name + ".edges"), "rb") as f:
+            raw = f.read()
+        ec = {"f16": "e", "f32": "f", "bf16": "f"}.get(t, "d")
+        wedges = list(struct.unpack("<%d%s" % (bins + 1, ec), raw))
+        if want != [counts[c][b] for b in range(bins)
+                    for c in range(cols)] or wedges != edges:
+            bad.append(name)
+    report("np_ref_hist_fixtures", None if n > 200 and not bad else
+           f"{len(bad)} of {n} cases differ from numpy's: {bad[:4]}")
+
+
+def cross_numpy(np, name, t, v, w, n, rg, edges, idx, dens, wdens):
+    """np_ref's answers against numpy.histogram's own."""
+    dt = {"f16": np.float16, "f32": np.float32, "f64": np.float64}[t]
+    a = np.array(v, dt)
+    fin = a[np.isfinite(a)]
+    r = rg if rg is not None else (fin.min(), fin.max())
+    nidx = []
+    for x in a:
+        h, _ = np.histogram(np.array([x], dt), n, range=r)
+        nidx.append(int(np.argmax(h)) if h.sum() else None)
+    hn, e = np.histogram(a, n, range=rg)
+    dn, _ = np.histogram(a, n, range=rg, density=True)
+    dw, _ = np.histogram(a, n, range=rg, weights=np.array(w),
+                         density=True)
+    why = None
+    if nidx != idx:
+        why = "bins of values differ"
+    elif [float(x) for x in e] != edges:
+        why = "edges differ"
+    elif [float(x) for x in dn] != dens:
+        why = "density differs"
+    elif not np.allclose(dw, wdens, rtol=1e-9, atol=0):
+        why = "weighted density differs"
+    report(f"numpy_{name}", why)
 
 
 if MODE == "exact":
