@@ -110,6 +110,18 @@ if [ "$(stat -f -c %T "$T" 2> /dev/null)" != tmpfs ]; then
 		grep -q "pass 1: .*; 0.0 of [1-9][0-9.]* MiB of its file reads not in memory" "$T/e" &&
 			ok || bad "-v, NO_VIEWS=$nv: read again, it is in memory" "$(grep pass "$T/e")"
 	done
+	# auto plans a cold file as a pipe (the disk's rate), a cached one not
+	drop "$T/d"
+	"$G" sum -t f64 -v "$T/d" 2> "$T/e" > /dev/null
+	grep -q "^gpustat: input: a file mostly on disk" "$T/e" && ok ||
+		bad "-v: a dropped file is mostly on disk" "$(head -n 3 "$T/e")"
+	"$G" sum -t f64 -v "$T/d" 2> "$T/e" > /dev/null
+	grep -q "mostly on disk" "$T/e" && bad "-v: read again, not on disk" ||
+		ok
+	drop "$T/d"
+	GPUSTAT_COLD_READ=off "$G" sum -t f64 -v "$T/d" 2> "$T/e" > /dev/null
+	grep -q "mostly on disk" "$T/e" && bad "-v: COLD_READ=off asks nothing" ||
+		ok
 fi
 GPUSTAT_COLD_READ=off "$G" sum -t f64 -v "$T/d" 2> "$T/e" > /dev/null
 grep -q "pass 1: [0-9.]* MiB in [0-9.]* s ([0-9.]* GB/s)$" "$T/e" && ok ||

@@ -34,6 +34,9 @@
  * leave (the CPU's rate a thread held at 4096x4096); the reason names
  * the bins and the threads.
  *
+ * A cold file (job->cold_input) comes at its disk's rate: never the GPU
+ * in the plan, watched as a pipe is.
+ *
  * --by (check_group), (i32, f32) records on 16 threads, as
  * bench/bench_group.sh measured on the H200: 1e8 records on the CPU (0.23 s
  * against 0.63 with --backend cuda at 1,000 keys), 1e9 on the GPU (1.94 s
@@ -316,6 +319,16 @@ int main(void)
 		check_job(&jobs[i]);
 	check_hist2d();
 	check_group();
+	/* a cold file: the disk's rate, planned as a pipe's, then watched */
+	for (size_t i = 0; i < sizeof(jobs) / sizeof(jobs[0]); i++) {
+		struct gs_job cold = jobs[i];
+
+		cold.cold_input = true;
+		CHECKF(!auto_plan_gpu(&cold, (int64_t)64 << 30, false, 1, why,
+				      sizeof(why)), "cold 64 GiB: %s", why);
+		CHECK(strstr(why, "a file mostly on disk") == why);
+		CHECK(auto_plan_watch(&cold, (int64_t)64 << 30, false));
+	}
 	for (size_t i = 0; i < sizeof(unmeasured) / sizeof(unmeasured[0]); i++)
 		for (int64_t b = -1; b <= (int64_t)64 << 30; b = b < 1 ? 1 << 20 : b * 4) {
 			CHECK(!auto_plan_gpu(&unmeasured[i], b, false, 1, why, sizeof(why)));

@@ -284,6 +284,13 @@ bool auto_plan_gpu(const struct gs_job *job, int64_t input_bytes,
 			 tn);
 		return false;
 	}
+	if (job->cold_input) {
+		snprintf(why, n, "a file mostly on disk: it comes at the "
+			 "disk's rate, unknown before it is read, far below what "
+			 "%s of %s computes on %d thread%s: the CPU, watched as "
+			 "for a pipe", what, tn, threads, threads == 1 ? "" : "s");
+		return false;
+	}
 	if (input_bytes < 0) {
 		snprintf(why, n, "input of unknown length: the CPU, watched "
 			 "against the input's rate: the GPU starts should %s of "

@@ -334,13 +334,13 @@ static uint64_t chunk_bytes(const struct hybrid *h, const struct chunk *ch)
 
 /* Whether backend_auto_late's GPU starts now, from the CPU's chunks so
  * far: auto_plan_late for an input of known length (the CPU's time left
- * against a GPU's), auto_plan_stream for one of unknown length (the CPU's
- * rate against the input's). */
+ * against a GPU's), auto_plan_stream for one of unknown length or a cold
+ * file (the CPU's rate against the input's). */
 static bool late_start(const struct hybrid *h, char *why, size_t n)
 {
 	uint64_t left = 0;
 
-	if (h->env.input_bytes < 0)
+	if (h->env.input_bytes < 0 || h->env.job->cold_input)
 		return auto_plan_stream(h->env.job, h->timed, h->timed_s,
 					h->wall_s, why, n);
 	if ((uint64_t)h->env.input_bytes > h->done)
@@ -439,7 +439,7 @@ static int hyb_finish(void *v, void *acc, struct gs_err *err)
  * the input, each with both rates. */
 static void late_report(const struct hybrid *h, char *buf, size_t n)
 {
-	bool stream = h->env.input_bytes < 0;
+	bool stream = h->env.input_bytes < 0 || h->env.job->cold_input;
 	char rates[200];
 
 	if (!h->late) {

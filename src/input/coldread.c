@@ -168,6 +168,34 @@ enum cold_how coldread_plan(int fd, off_t off, size_t n, bool view)
 	return how;
 }
 
+#define COLD_FILE_SAMPLES 16
+
+bool coldread_file_cold(int fd)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	struct stat sb;
+	unsigned out = 0;
+	void *m;
+
+	pthread_once(&cold_once, cold_env);
+	if (cold_modes[cold_mode].how == COLD_CACHED || page <= 0 ||
+	    fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode) || sb.st_size <= 0)
+		return false;
+	m = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED)
+		return false;
+	for (unsigned k = 0; k < COLD_FILE_SAMPLES; k++) {
+		size_t at = (size_t)sb.st_size / COLD_FILE_SAMPLES * k;
+		unsigned char v = 1;
+
+		if (mincore((unsigned char *)m + at / (size_t)page *
+			    (size_t)page, (size_t)page, &v) == 0 && !(v & 1))
+			out++;
+	}
+	munmap(m, (size_t)sb.st_size);
+	return out * 2 > COLD_FILE_SAMPLES;
+}
+
 void coldread_ahead(int fd, off_t off, size_t n)
 {
 	struct stat sb;

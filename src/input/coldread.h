@@ -53,6 +53,11 @@ enum cold_how {
  * (COLD_DIRECT, COLD_COPY), which the copy's read counts. */
 enum cold_how coldread_plan(int fd, off_t off, size_t n, bool view);
 
+/* Whether most of the regular file fd's pages are on disk, not in memory
+ * (a sample of COLD_FILE_SAMPLES of them, mincore(2)); false where it
+ * cannot be told or GPUSTAT_COLD_READ=off. */
+bool coldread_file_cold(int fd);
+
 /* Queue [off, off + n) and the window after it for reading (WILLNEED),
  * skipping what an earlier call on the same file queued. */
 void coldread_ahead(int fd, off_t off, size_t n);

@@ -33,6 +33,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "coldread.h"
 #include "fields.h"
 #include "headline.h"
 #include "informat.h"
@@ -660,6 +661,27 @@ bool input_rewindable(const struct input *in)
 		}
 	}
 	return true;
+}
+
+bool input_cold(const struct input *in)
+{
+	bool cold = false;
+
+	for (int i = 0; i < in->npaths && !cold; i++) {
+		const char *path = operand_path(in, i);
+		int fd;
+
+		if (strcmp(path, "-") == 0) {
+			cold = in->stdin_reg && coldread_file_cold(STDIN_FILENO);
+			continue;
+		}
+		fd = open(path, O_RDONLY);
+		if (fd >= 0) {
+			cold = coldread_file_cold(fd);
+			close(fd);
+		}
+	}
+	return cold;
 }
 
 int input_rewind(struct input *in, struct gs_err *err)

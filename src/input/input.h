@@ -165,6 +165,11 @@ bool input_failed(const struct input *in);	/* some operand was reported */
 bool input_rewindable(const struct input *in);
 int input_rewind(struct input *in, struct gs_err *err);
 
+/* Whether an operand is a regular file (stdin redirected from one too)
+ * whose pages are mostly on disk, not in the page cache (coldread.h): it
+ * comes at the disk's rate. */
+bool input_cold(const struct input *in);
+
 void input_close(struct input *in);
 
 /* The payload bytes of regular files read so far in this process: *all

@@ -176,6 +176,9 @@ struct gs_job {
 	bool weighted;
 	unsigned wcol;
 	bool two_inputs;	/* dot A B: records come as two parallel streams */
+	/* the input is a file mostly on disk, not in the page cache: it comes
+	 * at the disk's rate, unknown beforehand (auto plans it as a pipe's) */
+	bool cold_input;
 	const struct select_plan *select;	/* CMD_SELECT, _COLLECT, _MODECOUNT */
 	enum gs_algo algo;	/* --algorithm (hist, sum, reduce, dot, scan) */
 	/* Records of mixed types, or NULL: then columns == rec->n, each
