@@ -16,6 +16,7 @@
 #define DTYPE_CUH
 
 #include <type_traits>
+#include "fkeys.h"
 #include "gpu.h"
 
 /* The half types, as they lie in memory. */

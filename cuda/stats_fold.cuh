@@ -36,9 +36,7 @@ template <typename T>
 __host__ __device__ static inline unsigned long long key_of(T x)
 {
 	if constexpr (std::is_same_v<T, double>) {
-		unsigned long long u = exact_bits_f64(x);
-
-		return u ^ (u >> 63 ? ~0ull : 1ull << 63);
+		return f64_ukey(x);
 	} else if constexpr (is_int_v<T>) {
 		if constexpr (std::is_signed_v<T>)
 			return (unsigned long long)(long long)x ^ 1ull << 63;
@@ -53,7 +51,7 @@ __host__ __device__ static inline unsigned long long key_of(T x)
 			u = (unsigned)x.v << 16;
 		else
 			u = exact_bits_f32(x);
-		return u ^ (u >> 31 ? 0xffffffffu : 0x80000000u);
+		return ukey32(u);
 	}
 }
 
@@ -167,11 +165,6 @@ struct stats_win {
 	unsigned kmax, kmin;	/* 32-bit keys; kmax == 0: none seen */
 };
 
-static __host__ __device__ inline unsigned stats_key32(unsigned u)
-{
-	return u ^ ((unsigned)((int)u >> 31) | 0x80000000u);
-}
-
 static __host__ __device__ inline unsigned __int128 stats_win_sq(unsigned u,
 								 int b)
 {
@@ -200,7 +193,7 @@ static __host__ __device__ inline void stats_win_add(struct stats_win *w,
 {
 	int e = (int)((u >> 23) & 0xff);
 	long long m = (long long)(u & 0x7fffff);
-	unsigned key = stats_key32(u);
+	unsigned key = ukey32(u);
 
 	if (e == 0xff && m) {
 		r->nan++;
@@ -251,8 +244,8 @@ static __host__ __device__ inline void stats_win_add4(struct stats_win *w,
 						      long long *s1,
 						      unsigned __int128 *s2)
 {
-	unsigned k0 = stats_key32(a.x), k1 = stats_key32(a.y),
-		 k2 = stats_key32(a.z), k3 = stats_key32(a.w);
+	unsigned k0 = ukey32(a.x), k1 = ukey32(a.y),
+		 k2 = ukey32(a.z), k3 = ukey32(a.w);
 	unsigned hi = max(max(k0, k1), max(k2, k3));
 	unsigned lo = min(min(k0, k1), min(k2, k3));
 

@@ -164,7 +164,7 @@ static __host__ __device__ __forceinline__ void scan_wbits_add(scan_wbits<T> *s,
 		a = scan_ffmt<T>::bits(x) & abs;
 	c = a & (a - 1);
 	if constexpr (sizeof(T) == 8)
-		low = exact_bits_f64(scan_f64_of_bits(a) - scan_f64_of_bits(c));
+		low = exact_bits_f64(ieee_f64_from_bits(a) - ieee_f64_from_bits(c));
 	else
 		low = exact_bits_f32(ieee_f32_from_bits(a) - ieee_f32_from_bits(c));
 	low = a & frac ? low : a;

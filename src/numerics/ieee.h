@@ -271,6 +271,30 @@ GS_HD float ieee_f32_from_bits(uint32_t u)
 	return f;
 }
 
+GS_HD double ieee_f64_from_bits(uint64_t u)
+{
+	double d;
+
+	memcpy(&d, &u, sizeof(d));
+	return d;
+}
+
+GS_HD unsigned long long exact_bits_f64(double v)
+{
+	unsigned long long u;
+
+	memcpy(&u, &v, sizeof(u));
+	return u;
+}
+
+GS_HD unsigned exact_bits_f32(float v)
+{
+	unsigned u;
+
+	memcpy(&u, &v, sizeof(u));
+	return u;
+}
+
 /* An f16 as the float of the same value (exact). Subnormal halves are
  * m * 2^-24: exact as a float product. NaN payloads move to the top of the
  * float's fraction, as hardware does. */

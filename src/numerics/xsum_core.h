@@ -43,22 +43,6 @@ struct exact_term {
 	unsigned flags;
 };
 
-GS_HD unsigned long long exact_bits_f64(double v)
-{
-	unsigned long long u;
-
-	memcpy(&u, &v, sizeof(u));
-	return u;
-}
-
-GS_HD unsigned exact_bits_f32(float v)
-{
-	unsigned u;
-
-	memcpy(&u, &v, sizeof(u));
-	return u;
-}
-
 /* An IEEE value of p significand bits (hidden bit included) and exponent
  * field width w, given its fields: m * 2^e exactly. bias_p = bias + p - 1. */
 GS_HD struct exact_term exact_fields(bool neg, unsigned be,
