@@ -179,7 +179,7 @@ static __host__ __device__ inline void stats_win_fold(struct stats_win *w,
 						      struct stats_thr *r,
 						      long long *slot)
 {
-	exact_w32_fold(&w->s1, &r->s1, slot);
+	exact_win_fold(&w->s1, &r->s1, slot);
 	if (w->s2)
 		exact_thr_add(&r->s2, (__int128)w->s2, 2 * (w->s1.b - 150),
 			      slot + EXACT_SLOTS);
@@ -208,10 +208,10 @@ static __host__ __device__ inline void stats_win_add(struct stats_win *w,
 	}
 	if (e > w->s1.b + EXACT_W32_SPAN) {
 		stats_win_fold(w, r, slot);
-		w->s1.b = e - EXACT_W32_SPAN;	/* as exact_w32_add */
+		w->s1.b = e - EXACT_W32_SPAN;	/* as exact_win_add */
 	}
 	if (e >= w->s1.b) {
-		w->s1.acc += exact_w32_term(u, w->s1.b);
+		w->s1.acc += exact_win_term(u, w->s1.b);
 		w->s2 += stats_win_sq(u, w->s1.b);
 		return;
 	}
@@ -224,7 +224,7 @@ static __host__ __device__ inline void stats_win_add(struct stats_win *w,
 }
 
 /* The first k of the eight f32 a.x .. c.w, one by one, as
- * exact_w32_add_first. */
+ * exact_win_add_first. */
 static __host__ __device__ inline void stats_win_add_first(struct stats_win *w,
 							   struct stats_thr *r,
 							   uint4 a, uint4 c,
@@ -249,8 +249,8 @@ static __host__ __device__ inline void stats_win_add4(struct stats_win *w,
 	unsigned hi = max(max(k0, k1), max(k2, k3));
 	unsigned lo = min(min(k0, k1), min(k2, k3));
 
-	*s1 += exact_w32_term(a.x, b) + exact_w32_term(a.y, b) +
-	       exact_w32_term(a.z, b) + exact_w32_term(a.w, b);
+	*s1 += exact_win_term(a.x, b) + exact_win_term(a.y, b) +
+	       exact_win_term(a.z, b) + exact_win_term(a.w, b);
 	*s2 += stats_win_sq(a.x, b) + stats_win_sq(a.y, b) +
 	       stats_win_sq(a.z, b) + stats_win_sq(a.w, b);
 	w->kmax = hi > w->kmax ? hi : w->kmax;
@@ -292,7 +292,7 @@ static __host__ __device__ inline void stats_fold_win(struct stats_thr *r,
 	exact_thr_init(&r->s1, EXACT_EMIN);
 	exact_thr_init(&r->s2, EXACT_EMIN);
 	r->nan = r->kmax = r->nkmin = 0;
-	exact_w32_init(&w.s1);
+	exact_win_init(&w.s1);
 	w.s2 = 0;
 	w.kmax = 0;
 	w.kmin = ~0u;
