@@ -198,15 +198,15 @@ struct exact_w64 {
 	int b;		/* window: exponent fields b .. b + EXACT_W64_SPAN */
 };
 
-/* A window's format: its element's bits (U) and fields. */
+/* A window's format (dtype.cuh's) and span. */
 template <class W> struct exact_wfmt;
-template <> struct exact_wfmt<struct exact_w32> {
+template <> struct exact_wfmt<struct exact_w32> : dtype_fmt<float> {
 	typedef unsigned U;
-	enum { SPAN = EXACT_W32_SPAN, FB = 23, EMAX = 0xff, BIAS_P = 150 };
+	enum { SPAN = EXACT_W32_SPAN };
 };
-template <> struct exact_wfmt<struct exact_w64> {
+template <> struct exact_wfmt<struct exact_w64> : dtype_fmt<double> {
 	typedef unsigned long long U;
-	enum { SPAN = EXACT_W64_SPAN, FB = 52, EMAX = 0x7ff, BIAS_P = 1075 };
+	enum { SPAN = EXACT_W64_SPAN };
 };
 
 template <class W>
@@ -255,13 +255,13 @@ static __host__ __device__ inline void exact_win_fold(W *w, struct exact_thr *t,
 						      long long *slot)
 {
 	if (w->acc)
-		exact_thr_add(t, w->acc, w->b - exact_wfmt<W>::BIAS_P, slot);
+		exact_thr_add(t, w->acc, w->b - exact_wfmt<W>::bias_p, slot);
 	w->acc = 0;
 }
 
 /* Add any value of the window's format (bits u): the window's path if it
  * is in the window or above it (then the window moves up to it first),
- * t's otherwise. The new b keeps the invariant: e <= EMAX - 1 and
+ * t's otherwise. The new b keeps the invariant: e <= emax - 1 and
  * e > b + SPAN >= SPAN + 1. */
 template <class W>
 static __host__ __device__ inline void
@@ -269,12 +269,13 @@ exact_win_add(W *w, struct exact_thr *t, typename exact_wfmt<W>::U u,
 	      long long *slot)
 {
 	typedef exact_wfmt<W> F;
-	const typename F::U frac = ((typename F::U)1 << F::FB) - 1;
-	int e = (int)((u >> F::FB) & F::EMAX);
+	const int FB = F::p - 1;
+	const typename F::U frac = ((typename F::U)1 << FB) - 1;
+	int e = (int)((u >> FB) & F::emax);
 	long long m = (long long)(u & frac);
 	bool neg = u >> (8 * sizeof(u) - 1);
 
-	if (e == F::EMAX) {
+	if (e == F::emax) {
 		t->flags |= m ? EXACT_NAN : neg ? EXACT_NINF : EXACT_PINF;
 		return;
 	}
@@ -288,8 +289,8 @@ exact_win_add(W *w, struct exact_thr *t, typename exact_wfmt<W>::U u,
 	}
 	if (e == 0 && m == 0)
 		return;
-	m |= (long long)(e != 0) << F::FB;
-	exact_thr_add64(t, neg ? -m : m, (e ? e : 1) - F::BIAS_P, slot);
+	m |= (long long)(e != 0) << FB;
+	exact_thr_add64(t, neg ? -m : m, (e ? e : 1) - F::bias_p, slot);
 }
 
 /* The first k of the elements of a vector pair (eight f32, a.x .. c.w, or

@@ -131,7 +131,8 @@ SCAN_UNROLL
 				scan_wbits_add(&wb, x[j]);
 		} else {
 			for (int j = 0; j < SCAN_ITEMS && r0 + j < a.nrec; j++) {
-				exact_win_add(&w, &th, scan_exact_bits(x[j]), slot);
+				exact_win_add(&w, &th, scan_exact_bits(x[j]),
+					      slot);
 				scan_wbits_add(&wb, x[j]);
 			}
 		}
