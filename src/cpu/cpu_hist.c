@@ -190,8 +190,8 @@ bins_avx2(const struct hist_ranged *r, enum hist_bt bt, bool in_bt,
 }
 
 __attribute__((target("avx2")))
-static void bins_avx2_f32(const struct hist_ranged *r, const double *v, size_t m,
-			  uint32_t *code)
+static void bins_avx2_f32(const struct hist_ranged *r, const double *v,
+			  size_t m, uint32_t *code)
 {
 	if (r->in_bt)
 		bins_avx2(r, BT_F32, true, v, m, code);
@@ -200,8 +200,8 @@ static void bins_avx2_f32(const struct hist_ranged *r, const double *v, size_t m
 }
 
 __attribute__((target("avx2")))
-static void bins_avx2_f64(const struct hist_ranged *r, const double *v, size_t m,
-			  uint32_t *code)
+static void bins_avx2_f64(const struct hist_ranged *r, const double *v,
+			  size_t m, uint32_t *code)
 {
 	bins_avx2(r, BT_F64, false, v, m, code);	/* in_bt: no rounding */
 }
@@ -258,56 +258,57 @@ static void count_codes(const struct hist_ranged *r, struct hist_acc *h,
  * and true, so that no choice is left in the loop; one column apart.
  * below[], above[] and nan[] are consecutive arrays of C counts, so the
  * out-of-range code n + k lands at v[k*C + c]. */
-#define RANGED_LOOP(name, T, BT, CONV)						\
-static inline __attribute__((always_inline)) void				\
-name##_in(const struct hist_ranged *r, struct hist_acc *h, const T *p,		\
-	  size_t nrec, bool in_bt)						\
-{										\
-	uint64_t C = h->columns, n = r->n;					\
-	if (C == 1) {								\
-		for (size_t k = 0; k < nrec; k++) {				\
-			uint64_t i = hist_ranged_bin(r, BT, in_bt, CONV(p[k]));	\
+#define RANGED_LOOP(name, T, BT, CONV)					\
+static inline __attribute__((always_inline)) void			\
+name##_in(const struct hist_ranged *r, struct hist_acc *h, const T *p,	\
+	  size_t nrec, bool in_bt)					\
+{									\
+	uint64_t C = h->columns, n = r->n;				\
+	if (C == 1) {							\
+		for (size_t k = 0; k < nrec; k++) {			\
+			uint64_t i = hist_ranged_bin(r, BT, in_bt,		\
+							     CONV(p[k]));	\
 			h->v[i < n ? 3 + i : i - n]++;			\
-		}								\
-		return;								\
-	}									\
-	for (size_t k = 0; k < nrec; k++) {					\
-		for (uint64_t c = 0; c < C; c++) {				\
-			uint64_t i = hist_ranged_bin(r, BT, in_bt,			\
-						CONV(p[k * C + c]));		\
-			if (i < n)						\
-				hist_counts(h, c)[i]++;				\
-			else							\
-				h->v[(i - n) * C + c]++;			\
-		}								\
-	}									\
-}										\
-static void name(const struct hist_ranged *r, struct hist_acc *h,			\
-		 const void *data, size_t nrec)					\
-{										\
-	bins_fn *vec = ranged_vector(r);					\
-	const T *p = data;							\
-	size_t nv = nrec * h->columns, j = 0;					\
-	if (vec) {								\
-		double v[RANGED_BLOCK];						\
-		uint32_t code[RANGED_BLOCK];					\
-		for (; j < nv; j += RANGED_BLOCK) {				\
-			size_t m = nv - j < RANGED_BLOCK ?			\
-				   nv - j : RANGED_BLOCK;			\
-			size_t m4 = (m + 3) & ~(size_t)3;			\
-			for (size_t k = 0; k < m; k++)				\
-				v[k] = CONV(p[j + k]);				\
+		}							\
+		return;							\
+	}								\
+	for (size_t k = 0; k < nrec; k++) {				\
+		for (uint64_t c = 0; c < C; c++) {			\
+			uint64_t i = hist_ranged_bin(r, BT, in_bt,	\
+						CONV(p[k * C + c]));	\
+			if (i < n)					\
+				hist_counts(h, c)[i]++;			\
+			else						\
+				h->v[(i - n) * C + c]++;		\
+		}							\
+	}								\
+}									\
+static void name(const struct hist_ranged *r, struct hist_acc *h,	\
+		 const void *data, size_t nrec)				\
+{									\
+	bins_fn *vec = ranged_vector(r);				\
+	const T *p = data;						\
+	size_t nv = nrec * h->columns, j = 0;				\
+	if (vec) {							\
+		double v[RANGED_BLOCK];					\
+		uint32_t code[RANGED_BLOCK];				\
+		for (; j < nv; j += RANGED_BLOCK) {			\
+			size_t m = nv - j < RANGED_BLOCK ?		\
+				   nv - j : RANGED_BLOCK;		\
+			size_t m4 = (m + 3) & ~(size_t)3;		\
+			for (size_t k = 0; k < m; k++)			\
+				v[k] = CONV(p[j + k]);			\
 			for (size_t k = m; k < m4; k++)	/* tail: codes unused */ \
-				v[k] = 0;					\
-			vec(r, v, m4, code);					\
-			count_codes(r, h, code, j, m);				\
-		}								\
-		return;								\
-	}									\
-	if (r->in_bt)								\
-		name##_in(r, h, data, nrec, true);				\
-	else									\
-		name##_in(r, h, data, nrec, false);				\
+				v[k] = 0;				\
+			vec(r, v, m4, code);				\
+			count_codes(r, h, code, j, m);			\
+		}							\
+		return;							\
+	}								\
+	if (r->in_bt)							\
+		name##_in(r, h, data, nrec, true);			\
+	else								\
+		name##_in(r, h, data, nrec, false);			\
 }
 
 static inline double conv_f16(uint16_t x) { return f16_to_f32(x); }
@@ -327,8 +328,8 @@ RANGED_LOOP(ranged_bf16, uint16_t, BT_F32, conv_bf16)
 RANGED_LOOP(ranged_f32, float, BT_F32, CONV_D)
 RANGED_LOOP(ranged_f64, double, BT_F64, CONV_D)
 
-typedef void ranged_fn(const struct hist_ranged *, struct hist_acc *, const void *,
-		       size_t);
+typedef void ranged_fn(const struct hist_ranged *, struct hist_acc *,
+		       const void *, size_t);
 static ranged_fn *const ranged_loops[GS_NTYPES] = {
 	[GS_U8] = ranged_u8, [GS_I8] = ranged_i8, [GS_U16] = ranged_u16,
 	[GS_I16] = ranged_i16, [GS_U32] = ranged_u32, [GS_I32] = ranged_i32,

@@ -37,13 +37,13 @@ enum hist_bt { BT_F16, BT_F32, BT_F64 };
 
 struct hist_ranged {
 	enum hist_bt bt;
-	bool in_bt;		/* numpy's default range: steps in the bin type */
+	bool in_bt;		/* numpy's default range: steps in bt */
 	uint64_t n;
 	double rn;		/* n as numpy's steps see it (f16 rounds it) */
 	double lo, hi;		/* the outer edges */
 	double lob, hib;	/* lo and hi rounded to the bin type */
 	double delta, step;	/* linspace's hi - lo and delta / n */
-	double denom;		/* the estimate's divisor: delta, or job->span */
+	double denom;		/* the estimate's divisor: delta or span */
 	double n1, nm1;		/* n + 1 and n - 1 */
 	const double *edges;	/* edge i for i = 0..n, or NULL */
 };
@@ -51,7 +51,7 @@ struct hist_ranged {
 GS_HD double hist_round_to(enum hist_bt bt, double x)
 {
 	if (bt == BT_F16)
-		return ieee_f64_round_f16(x);	/* numpy's direct double->half */
+		return ieee_f64_round_f16(x);	/* numpy's double->half */
 	if (bt == BT_F32)
 		return (float)x;
 	return x;
@@ -134,7 +134,8 @@ GS_HD double hist_edge_of(const struct hist_ranged *r, enum hist_bt bt,
 
 /* v - lo rounded to the bin type; f16 subtracts in float, as numpy's half
  * loops do, then rounds to f16. */
-GS_HD double hist_diff_in(const struct hist_ranged *r, enum hist_bt bt, double v)
+GS_HD double hist_diff_in(const struct hist_ranged *r, enum hist_bt bt,
+			  double v)
 {
 	if (bt == BT_F16)
 		return ieee_f64_round_f16(HB_FSUB((float)v, (float)r->lob));
@@ -197,7 +198,7 @@ GS_HD_HOT uint64_t hist_ranged_bin(const struct hist_ranged *r, enum hist_bt bt,
 	lt = vc < hist_edge_of(r, bt, in_bt, i);
 	down = lt & (i > 0);
 	up = !lt & (i != n - 1) & (vc >= hist_edge_of(r, bt, in_bt, i + 1));
-	keep = (uint64_t)in - 1;			/* 0 in range, else ~0 */
+	keep = (uint64_t)in - 1;		/* 0 in range, else ~0 */
 	i = i - down + up;
 	return (i & ~keep) | (out & keep);
 }
