@@ -30,9 +30,10 @@
  * type instead of double: the widening by 0.5, linspace's hi - lo, step =
  * delta / N, i * step and + lo (i and N themselves rounded to f16 for f16,
  * as numpy's arange and its int-to-half conversion do), and the estimate's
- * division and multiplication (op() below). Each step is done in double and
- * rounded once to f16 or f32, which is the correctly rounded f16/f32 result:
- * double has more than 2p + 2 bits for both. For integer data numpy divides
+ * division and multiplication (hist_op in numerics/hist1d_bin.h, which
+ * holds the steps for both backends). Each step is done in double and
+ * rounded once to f16 or f32, which is the correctly rounded f16/f32
+ * result: double has more than 2p + 2 bits for both. For integer data numpy divides
  * by max - min computed exactly in the unsigned type (job->span), not by the
  * difference of the rounded doubles. bf16 data gets f32 arithmetic: the
  * histogram of its exact conversion to f32.
@@ -76,8 +77,8 @@ void hist_edges(const struct gs_job *job, double *edges)
 
 /* Bin types f32 and f64 (all data but f16) take this path where the CPU has
  * AVX2: values are converted to double a block at a time, their bin codes
- * (ranged_bin's) computed four at a time, then counted. The steps are
- * ranged_bin's, lane by lane, in the same IEEE operations (no FMA, the
+ * (hist_ranged_bin's) computed four at a time, then counted. The steps are
+ * hist_ranged_bin's, lane by lane, in the same IEEE operations (no FMA, the
  * same roundings: cvtpd_ps is the cast to float), so the codes are the
  * same bits; the edges come from the formula, which vectorizes where a
  * table would need gathers. Codes fit 32 bits: n < 2^30 (ranged_vector;
@@ -90,7 +91,8 @@ void hist_edges(const struct gs_job *job, double *edges)
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 
-/* x rounded to the bin type where in_bt (op), or always (round_to). */
+/* x rounded to the bin type where in_bt (hist_op), or always
+ * (hist_round_to). */
 __attribute__((target("avx2")))
 static inline __m256d round_v(enum hist_bt bt, __m256d x)
 {
@@ -110,7 +112,7 @@ struct ranged_v {
 	__m128 lobf;
 };
 
-/* edge_formula of four bins i (r->step != 0) */
+/* hist_edge_formula of four bins i (r->step != 0) */
 __attribute__((target("avx2")))
 static inline __m256d edge_v(const struct ranged_v *k, enum hist_bt bt,
 			     bool in_bt, __m256d ri)
@@ -121,7 +123,7 @@ static inline __m256d edge_v(const struct ranged_v *k, enum hist_bt bt,
 	return round_v(bt, _mm256_add_pd(y, k->lo));
 }
 
-/* ranged_bin of v[0..3] into code[0..3] */
+/* hist_ranged_bin of v[0..3] into code[0..3] */
 __attribute__((target("avx2")))
 static inline __attribute__((always_inline)) void
 bins4_avx2(const struct hist_ranged *r, const struct ranged_v *k,
