@@ -136,14 +136,6 @@ static __host__ __device__ inline void exact_thr_add64(struct exact_thr *t,
 	exact_thr_add_nb(t, m, e, 64 - exact_clz64(a), slot);
 }
 
-static __host__ __device__ inline void exact_thr_add_term(struct exact_thr *t,
-							   struct exact_term x,
-							   long long *slot)
-{
-	t->flags |= x.flags;
-	exact_thr_add(t, x.m, x.e, slot);
-}
-
 /* Add (neg ? -mag : mag) * 2^e for any 128-bit magnitude (u64 * u64), as
  * its two 64-bit halves, each of which fits a signed term. */
 static __host__ __device__ inline void

@@ -142,11 +142,6 @@ GS_HD struct exact_term exact_prod_f64(double a, double b)
 	return exact_mul(exact_f64(a), exact_f64(b));
 }
 
-GS_HD struct exact_term exact_prod_f32(float a, float b)
-{
-	return exact_mul(exact_f32(a), exact_f32(b));
-}
-
 GS_HD int exact_clz64(unsigned long long x)
 {
 #ifdef __CUDA_ARCH__
