@@ -16,6 +16,7 @@
 #define DTYPE_CUH
 
 #include <type_traits>
+#include "fkeys.h"
 #include "gpu.h"
 
 /* The half types, as they lie in memory. */
@@ -36,6 +37,11 @@ template <> struct dtype_fmt<f16_bits> { enum { p = 11, w = 16, emax = 0x1f, bia
 template <> struct dtype_fmt<bf16_bits> { enum { p = 8, w = 16, emax = 0xff, bias_p = 134 }; };
 template <> struct dtype_fmt<float> { enum { p = 24, w = 32, emax = 0xff, bias_p = 150 }; };
 template <> struct dtype_fmt<double> { enum { p = 53, w = 64, emax = 0x7ff, bias_p = 1075 }; };
+/* The unsigned integer that holds a float type's bits (32 of them for the
+ * types up to 4 bytes). */
+template <typename T>
+using dtype_bits = typename std::conditional<sizeof(T) == 8,
+		unsigned long long, unsigned>::type;
 
 /* An empty value that names a type: dtype_dispatch's argument. */
 template <typename T> struct dtype_tag { typedef T type; };

@@ -136,14 +136,6 @@ static __host__ __device__ inline void exact_thr_add64(struct exact_thr *t,
 	exact_thr_add_nb(t, m, e, 64 - exact_clz64(a), slot);
 }
 
-static __host__ __device__ inline void exact_thr_add_term(struct exact_thr *t,
-							   struct exact_term x,
-							   long long *slot)
-{
-	t->flags |= x.flags;
-	exact_thr_add(t, x.m, x.e, slot);
-}
-
 /* Add (neg ? -mag : mag) * 2^e for any 128-bit magnitude (u64 * u64), as
  * its two 64-bit halves, each of which fits a signed term. */
 static __host__ __device__ inline void
@@ -164,7 +156,7 @@ exact_thr_add_u128(struct exact_thr *t, unsigned __int128 mag, bool neg, int e,
  * lowest binade): a value in the window adds its signed significand shifted
  * by (exponent field - b), with no test of any kind, so the hot loop is a
  * few integer instructions per element and branch-free. Everything else
- * takes the slow path (exact_w32_add / exact_w64_add): a value above the
+ * takes the slow path (exact_win_add): a value above the
  * window moves the window up (acc goes into the thread's struct exact_thr,
  * exact, and b becomes its exponent less the span); values below it, zeros,
  * subnormals, infinities and NaNs go to the struct exact_thr as before. So
@@ -198,13 +190,19 @@ struct exact_w64 {
 	int b;		/* window: exponent fields b .. b + EXACT_W64_SPAN */
 };
 
-static __host__ __device__ inline void exact_w32_init(struct exact_w32 *w)
-{
-	w->acc = 0;
-	w->b = 1;
-}
+/* A window's format (dtype.cuh's) and span. */
+template <class W> struct exact_wfmt;
+template <> struct exact_wfmt<struct exact_w32> : dtype_fmt<float> {
+	typedef unsigned U;
+	enum { SPAN = EXACT_W32_SPAN };
+};
+template <> struct exact_wfmt<struct exact_w64> : dtype_fmt<double> {
+	typedef unsigned long long U;
+	enum { SPAN = EXACT_W64_SPAN };
+};
 
-static __host__ __device__ inline void exact_w64_init(struct exact_w64 *w)
+template <class W>
+static __host__ __device__ inline void exact_win_init(W *w)
 {
 	w->acc = 0;
 	w->b = 1;
@@ -218,7 +216,7 @@ static __host__ __device__ inline bool exact_w32_in(unsigned u, int b)
 
 /* Its value in units of 2^(b - 150), for u in the window: the significand
  * times +-2^d, d <= 28, as one 32 x 32 -> 64-bit multiply. */
-static __host__ __device__ inline long long exact_w32_term(unsigned u, int b)
+static __host__ __device__ inline long long exact_win_term(unsigned u, int b)
 {
 	int d = (int)((u >> 23) & 0xff) - b;
 	int s = (int)((u & 0x7fffff) | 0x800000);
@@ -233,7 +231,7 @@ static __host__ __device__ inline bool exact_w64_in(unsigned long long u, int b)
 }
 
 /* The same for f64: the 53-bit significand shifted by d <= 52. */
-static __host__ __device__ inline __int128 exact_w64_term(unsigned long long u,
+static __host__ __device__ inline __int128 exact_win_term(unsigned long long u,
 							  int b)
 {
 	int d = (int)((u >> 52) & 0x7ff) - b;
@@ -244,90 +242,61 @@ static __host__ __device__ inline __int128 exact_w64_term(unsigned long long u,
 }
 
 /* Move a window's sum into t (exactly) and empty it. */
-static __host__ __device__ inline void exact_w32_fold(struct exact_w32 *w,
-						      struct exact_thr *t,
+template <class W>
+static __host__ __device__ inline void exact_win_fold(W *w, struct exact_thr *t,
 						      long long *slot)
 {
 	if (w->acc)
-		exact_thr_add(t, w->acc, w->b - 150, slot);
+		exact_thr_add(t, w->acc, w->b - exact_wfmt<W>::bias_p, slot);
 	w->acc = 0;
 }
 
-static __host__ __device__ inline void exact_w64_fold(struct exact_w64 *w,
-						      struct exact_thr *t,
-						      long long *slot)
-{
-	if (w->acc)
-		exact_thr_add(t, w->acc, w->b - 1075, slot);
-	w->acc = 0;
-}
-
-/* Add any f32 (bits u): the window's path if it is in the window or above
- * it (then the window moves up to it first), t's otherwise. */
-static __host__ __device__ inline void exact_w32_add(struct exact_w32 *w,
-						     struct exact_thr *t,
-						     unsigned u, long long *slot)
-{
-	int e = (int)((u >> 23) & 0xff);
-	long long m = (long long)(u & 0x7fffff);
-
-	if (e == 0xff) {
-		t->flags |= m ? EXACT_NAN : u >> 31 ? EXACT_NINF : EXACT_PINF;
-		return;
-	}
-	if (e > w->b + EXACT_W32_SPAN) {
-		/* e <= 254 and e > b + 28 >= 29: the new b keeps the invariant */
-		exact_w32_fold(w, t, slot);
-		w->b = e - EXACT_W32_SPAN;
-	}
-	if (e >= w->b) {
-		w->acc += exact_w32_term(u, w->b);
-		return;
-	}
-	if (e == 0 && m == 0)
-		return;
-	m |= (long long)(e != 0) << 23;
-	exact_thr_add64(t, u >> 31 ? -m : m, (e ? e : 1) - 150, slot);
-}
-
-static __host__ __device__ inline void exact_w64_add(struct exact_w64 *w,
-						     struct exact_thr *t,
-						     unsigned long long u,
-						     long long *slot)
-{
-	int e = (int)((u >> 52) & 0x7ff);
-	long long m = (long long)(u & 0xfffffffffffffull);
-
-	if (e == 0x7ff) {
-		t->flags |= m ? EXACT_NAN : u >> 63 ? EXACT_NINF : EXACT_PINF;
-		return;
-	}
-	if (e > w->b + EXACT_W64_SPAN) {
-		/* e <= 2046 and e > b + 52 >= 53: the new b keeps the invariant */
-		exact_w64_fold(w, t, slot);
-		w->b = e - EXACT_W64_SPAN;
-	}
-	if (e >= w->b) {
-		w->acc += exact_w64_term(u, w->b);
-		return;
-	}
-	if (e == 0 && m == 0)
-		return;
-	m |= (long long)(e != 0) << 52;
-	exact_thr_add64(t, u >> 63 ? -m : m, (e ? e : 1) - 1075, slot);
-}
-
-/* The first k of the eight f32 (bits) a.x .. c.w, one by one (see
- * vec128_shift). */
+/* Add any value of the window's format (bits u): the window's path if it
+ * is in the window or above it (then the window moves up to it first),
+ * t's otherwise. The new b keeps the invariant: e <= emax - 1 and
+ * e > b + SPAN >= SPAN + 1. */
+template <class W>
 static __host__ __device__ inline void
-exact_w32_add_first(struct exact_w32 *w, struct exact_thr *t, uint4 a,
-		    uint4 c, int k, long long *slot)
+exact_win_add(W *w, struct exact_thr *t, typename exact_wfmt<W>::U u,
+	      long long *slot)
+{
+	typedef exact_wfmt<W> F;
+	const int FB = F::p - 1;
+	const typename F::U frac = ((typename F::U)1 << FB) - 1;
+	int e = (int)((u >> FB) & F::emax);
+	long long m = (long long)(u & frac);
+	bool neg = u >> (8 * sizeof(u) - 1);
+
+	if (e == F::emax) {
+		t->flags |= m ? EXACT_NAN : neg ? EXACT_NINF : EXACT_PINF;
+		return;
+	}
+	if (e > w->b + F::SPAN) {
+		exact_win_fold(w, t, slot);
+		w->b = e - F::SPAN;
+	}
+	if (e >= w->b) {
+		w->acc += exact_win_term(u, w->b);
+		return;
+	}
+	if (e == 0 && m == 0)
+		return;
+	m |= (long long)(e != 0) << FB;
+	exact_thr_add64(t, neg ? -m : m, (e ? e : 1) - F::bias_p, slot);
+}
+
+/* The first k of the elements of a vector pair (eight f32, a.x .. c.w, or
+ * four f64), one by one (see vec128_shift). */
+template <class W, class V>
+static __host__ __device__ inline void
+exact_win_add_first(W *w, struct exact_thr *t, V a, V c, int k,
+		    long long *slot)
 {
 #ifdef __CUDA_ARCH__
 #pragma unroll 1
 #endif
 	for (int i = 0; i < k; i++) {
-		exact_w32_add(w, t, a.x, slot);
+		exact_win_add(w, t, a.x, slot);
 		vec128_shift(a, c);
 	}
 }
@@ -345,29 +314,15 @@ static __host__ __device__ inline void exact_w32_add8(struct exact_w32 *w,
 	    exact_w32_in(a.z, b) & exact_w32_in(a.w, b) &
 	    exact_w32_in(c.x, b) & exact_w32_in(c.y, b) &
 	    exact_w32_in(c.z, b) & exact_w32_in(c.w, b)) {
-		long long s0 = exact_w32_term(a.x, b) + exact_w32_term(a.y, b),
-			  s1 = exact_w32_term(a.z, b) + exact_w32_term(a.w, b),
-			  s2 = exact_w32_term(c.x, b) + exact_w32_term(c.y, b),
-			  s3 = exact_w32_term(c.z, b) + exact_w32_term(c.w, b);
+		long long s0 = exact_win_term(a.x, b) + exact_win_term(a.y, b),
+			  s1 = exact_win_term(a.z, b) + exact_win_term(a.w, b),
+			  s2 = exact_win_term(c.x, b) + exact_win_term(c.y, b),
+			  s3 = exact_win_term(c.z, b) + exact_win_term(c.w, b);
 
 		w->acc += (s0 + s1) + (s2 + s3);	/* < 2^55 */
 		return;
 	}
-	exact_w32_add_first(w, t, a, c, 8, slot);
-}
-
-/* The first k of the four f64 (bits) a.x .. c.y, one by one. */
-static __host__ __device__ inline void
-exact_w64_add_first(struct exact_w64 *w, struct exact_thr *t, ulonglong2 a,
-		    ulonglong2 c, int k, long long *slot)
-{
-#ifdef __CUDA_ARCH__
-#pragma unroll 1
-#endif
-	for (int i = 0; i < k; i++) {
-		exact_w64_add(w, t, a.x, slot);
-		vec128_shift(a, c);
-	}
+	exact_win_add_first(w, t, a, c, 8, slot);
 }
 
 /* Four f64 (bits a, c) the same way. */
@@ -380,11 +335,11 @@ static __host__ __device__ inline void exact_w64_add4(struct exact_w64 *w,
 
 	if (exact_w64_in(a.x, b) & exact_w64_in(a.y, b) &
 	    exact_w64_in(c.x, b) & exact_w64_in(c.y, b)) {
-		w->acc += (exact_w64_term(a.x, b) + exact_w64_term(a.y, b)) +
-			  (exact_w64_term(c.x, b) + exact_w64_term(c.y, b));
+		w->acc += (exact_win_term(a.x, b) + exact_win_term(a.y, b)) +
+			  (exact_win_term(c.x, b) + exact_win_term(c.y, b));
 		return;
 	}
-	exact_w64_add_first(w, t, a, c, 4, slot);
+	exact_win_add_first(w, t, a, c, 4, slot);
 }
 
 #ifdef __CUDACC__

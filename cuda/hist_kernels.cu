@@ -271,7 +271,9 @@ static cudaError_t launch_ranged(const struct gs_job *job, void *dacc,
 				 const void *d, size_t nrec, int nsm,
 				 cudaStream_t s)
 {
-	struct ranged_slot<T, CONV, BT> slot = { rparams_make<BT>(job) };
+	struct ranged_slot<T, CONV, BT> slot = { hist_ranged_make(job),
+						 3 * (uint64_t)job->columns,
+						 job->columns };
 
 	return launch_slots<T>(job, dacc, d, nrec, hist_nslots(job), slot,
 			       nsm, s);

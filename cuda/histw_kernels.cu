@@ -188,7 +188,7 @@ struct hw_params {
  * bins v * n + i, or misses below, above, nan. */
 template <typename T>
 struct ranged_bins {
-	struct rparams r;
+	struct hist_ranged r;
 
 	__host__ __device__ uint64_t
 	operator()(const typename hist_elem<T>::raw *rec, unsigned v,
@@ -196,7 +196,8 @@ struct ranged_bins {
 	{
 		typedef hist_elem<T> E;
 		unsigned col = v + (v >= k.wcol);
-		uint64_t i = ranged_bin<E::bt>(r, to_double<E::conv>(rec[col]));
+		uint64_t i = hist_ranged_bin(&r, (enum hist_bt)E::bt, r.in_bt,
+					     to_double<E::conv>(rec[col]));
 
 		if (i < r.n)
 			return v * r.n + i;
@@ -458,7 +459,7 @@ static cudaError_t histw_launch_t(const struct gs_job *job, void *dacc,
 	}
 	struct ranged_bins<T> b;
 
-	b.r = rparams_make<hist_elem<T>::bt>(job);
+	b.r = hist_ranged_make(job);
 	return hw_run<T>(job, dacc, d, nrec, nsm, s, b);
 }
 

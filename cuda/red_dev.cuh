@@ -52,24 +52,6 @@ struct red_dev_word {
 	unsigned long long nan;		/* floats: a NaN was seen */
 };
 
-/* Order of doubles (not NaN) as unsigned keys, -0.0 < +0.0: negative
- * values reversed below the positive ones. */
-static __host__ __device__ inline unsigned long long red_key_f64(double v)
-{
-	unsigned long long u = exact_bits_f64(v);
-
-	return u >> 63 ? ~u : u | RED_SIGN;
-}
-
-static __host__ __device__ inline double red_f64_of_key(unsigned long long k)
-{
-	unsigned long long u = k >> 63 ? k & ~RED_SIGN : ~k;
-	double v;
-
-	memcpy(&v, &u, sizeof(v));
-	return v;
-}
-
 /* The key of x, or false for a NaN. */
 template <typename T>
 static __host__ __device__ inline bool red_key(T x, unsigned long long *k)
@@ -79,7 +61,7 @@ static __host__ __device__ inline bool red_key(T x, unsigned long long *k)
 
 		if (v != v)
 			return false;
-		*k = red_key_f64(v);
+		*k = f64_ukey(v);
 	} else if constexpr (std::is_signed<T>::value) {
 		*k = (unsigned long long)(long long)x ^ RED_SIGN;
 	} else {
@@ -159,9 +141,9 @@ static inline void red_merge_mm(const struct gs_job *job, struct red_col *c,
 	union gs_scalar *v = &c->u.mm.v;
 
 	if (type_is_float(t)) {
-		kc = red_key_f64(v->f);		/* the CPU never stores a NaN */
+		kc = f64_ukey(v->f);		/* the CPU never stores a NaN */
 		if (mn ? k < kc : k > kc)
-			v->f = red_f64_of_key(k);
+			v->f = ukey_to_f64(k);
 	} else if (type_is_signed(t)) {
 		long long x = (long long)(k ^ RED_SIGN);
 

@@ -46,15 +46,15 @@ red_win_thread(struct exact_thr *t, const float *d, size_t n, size_t g,
 {
 	struct exact_w32 w;
 
-	exact_w32_init(&w);
+	exact_win_init(&w);
 	vec128_walk((const unsigned *)d, n, g, T,
 		    [&w, t, slot](uint4 a, uint4 c) {
 			    exact_w32_add8(&w, t, a, c, slot);
 		    },
 		    [&w, t, slot](uint4 a, uint4 c, int k) {
-			    exact_w32_add_first(&w, t, a, c, k, slot);
+			    exact_win_add_first(&w, t, a, c, k, slot);
 		    });
-	exact_w32_fold(&w, t, slot);
+	exact_win_fold(&w, t, slot);
 }
 
 /* f64: the same, two doubles per vector. */
@@ -64,15 +64,15 @@ red_win_thread(struct exact_thr *t, const double *d, size_t n, size_t g,
 {
 	struct exact_w64 w;
 
-	exact_w64_init(&w);
+	exact_win_init(&w);
 	vec128_walk((const unsigned long long *)d, n, g, T,
 		    [&w, t, slot](ulonglong2 a, ulonglong2 c) {
 			    exact_w64_add4(&w, t, a, c, slot);
 		    },
 		    [&w, t, slot](ulonglong2 a, ulonglong2 c, int k) {
-			    exact_w64_add_first(&w, t, a, c, k, slot);
+			    exact_win_add_first(&w, t, a, c, k, slot);
 		    });
-	exact_w64_fold(&w, t, slot);
+	exact_win_fold(&w, t, slot);
 }
 
 #endif

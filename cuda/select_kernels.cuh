@@ -31,6 +31,7 @@
 
 #include <stdint.h>
 #include "dtype.cuh"
+#include "fkeys.h"
 extern "C" {
 #include "select.h"
 }
@@ -150,15 +151,6 @@ static inline unsigned select_shared_slots(const struct gs_job *job)
 
 /* ---- keys: cpu_select.c's, per element type --------------------------- */
 
-/* A float's bits (sign bit s) as an ordered key, -0 taken as +0. */
-__host__ __device__ static inline uint64_t select_float_key(uint64_t b,
-							    uint64_t s)
-{
-	if (b == s)
-		b = 0;
-	return b & s ? ~b & (s | (s - 1)) : b | s;
-}
-
 /* raw: the element's bits; key(): false for a NaN. flip: the sign bit of a
  * signed integer. exp, man: a float's exponent and significand fields. */
 template <typename R, uint64_t flip>
@@ -179,7 +171,7 @@ struct select_flt_key {
 
 		if ((v & exp) == exp && (v & man))
 			return false;
-		*k = select_float_key(v, (uint64_t)1 << (8 * sizeof(R) - 1));
+		*k = fkey_nz(v, (uint64_t)1 << (8 * sizeof(R) - 1));
 		return true;
 	}
 };

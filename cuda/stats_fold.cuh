@@ -36,9 +36,7 @@ template <typename T>
 __host__ __device__ static inline unsigned long long key_of(T x)
 {
 	if constexpr (std::is_same_v<T, double>) {
-		unsigned long long u = exact_bits_f64(x);
-
-		return u ^ (u >> 63 ? ~0ull : 1ull << 63);
+		return f64_ukey(x);
 	} else if constexpr (is_int_v<T>) {
 		if constexpr (std::is_signed_v<T>)
 			return (unsigned long long)(long long)x ^ 1ull << 63;
@@ -53,7 +51,7 @@ __host__ __device__ static inline unsigned long long key_of(T x)
 			u = (unsigned)x.v << 16;
 		else
 			u = exact_bits_f32(x);
-		return u ^ (u >> 31 ? 0xffffffffu : 0x80000000u);
+		return ukey32(u);
 	}
 }
 
@@ -167,11 +165,6 @@ struct stats_win {
 	unsigned kmax, kmin;	/* 32-bit keys; kmax == 0: none seen */
 };
 
-static __host__ __device__ inline unsigned stats_key32(unsigned u)
-{
-	return u ^ ((unsigned)((int)u >> 31) | 0x80000000u);
-}
-
 static __host__ __device__ inline unsigned __int128 stats_win_sq(unsigned u,
 								 int b)
 {
@@ -186,7 +179,7 @@ static __host__ __device__ inline void stats_win_fold(struct stats_win *w,
 						      struct stats_thr *r,
 						      long long *slot)
 {
-	exact_w32_fold(&w->s1, &r->s1, slot);
+	exact_win_fold(&w->s1, &r->s1, slot);
 	if (w->s2)
 		exact_thr_add(&r->s2, (__int128)w->s2, 2 * (w->s1.b - 150),
 			      slot + EXACT_SLOTS);
@@ -200,7 +193,7 @@ static __host__ __device__ inline void stats_win_add(struct stats_win *w,
 {
 	int e = (int)((u >> 23) & 0xff);
 	long long m = (long long)(u & 0x7fffff);
-	unsigned key = stats_key32(u);
+	unsigned key = ukey32(u);
 
 	if (e == 0xff && m) {
 		r->nan++;
@@ -215,10 +208,10 @@ static __host__ __device__ inline void stats_win_add(struct stats_win *w,
 	}
 	if (e > w->s1.b + EXACT_W32_SPAN) {
 		stats_win_fold(w, r, slot);
-		w->s1.b = e - EXACT_W32_SPAN;	/* as exact_w32_add */
+		w->s1.b = e - EXACT_W32_SPAN;	/* as exact_win_add */
 	}
 	if (e >= w->s1.b) {
-		w->s1.acc += exact_w32_term(u, w->s1.b);
+		w->s1.acc += exact_win_term(u, w->s1.b);
 		w->s2 += stats_win_sq(u, w->s1.b);
 		return;
 	}
@@ -231,7 +224,7 @@ static __host__ __device__ inline void stats_win_add(struct stats_win *w,
 }
 
 /* The first k of the eight f32 a.x .. c.w, one by one, as
- * exact_w32_add_first. */
+ * exact_win_add_first. */
 static __host__ __device__ inline void stats_win_add_first(struct stats_win *w,
 							   struct stats_thr *r,
 							   uint4 a, uint4 c,
@@ -251,13 +244,13 @@ static __host__ __device__ inline void stats_win_add4(struct stats_win *w,
 						      long long *s1,
 						      unsigned __int128 *s2)
 {
-	unsigned k0 = stats_key32(a.x), k1 = stats_key32(a.y),
-		 k2 = stats_key32(a.z), k3 = stats_key32(a.w);
+	unsigned k0 = ukey32(a.x), k1 = ukey32(a.y),
+		 k2 = ukey32(a.z), k3 = ukey32(a.w);
 	unsigned hi = max(max(k0, k1), max(k2, k3));
 	unsigned lo = min(min(k0, k1), min(k2, k3));
 
-	*s1 += exact_w32_term(a.x, b) + exact_w32_term(a.y, b) +
-	       exact_w32_term(a.z, b) + exact_w32_term(a.w, b);
+	*s1 += exact_win_term(a.x, b) + exact_win_term(a.y, b) +
+	       exact_win_term(a.z, b) + exact_win_term(a.w, b);
 	*s2 += stats_win_sq(a.x, b) + stats_win_sq(a.y, b) +
 	       stats_win_sq(a.z, b) + stats_win_sq(a.w, b);
 	w->kmax = hi > w->kmax ? hi : w->kmax;
@@ -299,7 +292,7 @@ static __host__ __device__ inline void stats_fold_win(struct stats_thr *r,
 	exact_thr_init(&r->s1, EXACT_EMIN);
 	exact_thr_init(&r->s2, EXACT_EMIN);
 	r->nan = r->kmax = r->nkmin = 0;
-	exact_w32_init(&w.s1);
+	exact_win_init(&w.s1);
 	w.s2 = 0;
 	w.kmax = 0;
 	w.kmin = ~0u;

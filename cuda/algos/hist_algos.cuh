@@ -260,7 +260,8 @@ static cudaError_t hist_algo_launch(const struct gs_job *job, void *dacc,
 	return dtype_dispatch(t, [&](auto tag) {
 		typedef hist_elem<DTYPE_OF(tag)> E;
 		struct ranged_slot<typename E::raw, E::conv, E::bt> slot = {
-			rparams_make<E::bt>(job) };
+			hist_ranged_make(job), 3 * (uint64_t)job->columns,
+			job->columns };
 
 		return hist_algo_slots<typename E::raw>(job, dacc, d, nrec,
 							slot, nsm, s);

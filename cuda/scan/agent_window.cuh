@@ -42,21 +42,6 @@ static __device__ __forceinline__ u64 scan_exact_bits(double x)
 	return (u64)__double_as_longlong(x);
 }
 
-/* One element into a window and thread accumulator. */
-static __device__ __forceinline__ void scan_exact_add(struct exact_w32 *w,
-						 struct exact_thr *t, unsigned u,
-						 long long *slot)
-{
-	exact_w32_add(w, t, u, slot);
-}
-
-static __device__ __forceinline__ void scan_exact_add(struct exact_w64 *w,
-						 struct exact_thr *t, u64 u,
-						 long long *slot)
-{
-	exact_w64_add(w, t, u, slot);
-}
-
 /* A thread's records of a full tile (whole vectors) into w: eight f32
  * (bf16 widened) or four and four f64, through the windows' branch-free
  * paths. */
@@ -98,20 +83,6 @@ SCAN_UNROLL
 	exact_w64_add4(w, t, v[2], v[3], slot);
 }
 
-static __device__ __forceinline__ void scan_exact_fold(struct exact_w32 *w,
-						  struct exact_thr *t,
-						  long long *slot)
-{
-	exact_w32_fold(w, t, slot);
-}
-
-static __device__ __forceinline__ void scan_exact_fold(struct exact_w64 *w,
-						  struct exact_thr *t,
-						  long long *slot)
-{
-	exact_w64_fold(w, t, slot);
-}
-
 /* Window phase 1: each part's exact total and lowest and top bits, in one
  * read of the chunk (the split is the out kernel's). a: only in, nrec,
  * ntiles, sp and columns are used. A window holds at most 2^21 f64 terms
@@ -145,8 +116,7 @@ scan_win_totals_kernel(const scan_args<Op> a, struct scan_win_part *xp)
 		sf = 0;
 	__syncthreads();
 	exact_thr_init(&th, EXACT_EMIN);
-	w.acc = 0;
-	w.b = 1;
+	exact_win_init(&w);
 	scan_wbits_init(&wb);
 	col = scan_part(a, &t, &end);
 	r0 = t * SCAN_TILE + (size_t)threadIdx.x * SCAN_ITEMS;
@@ -161,7 +131,8 @@ SCAN_UNROLL
 				scan_wbits_add(&wb, x[j]);
 		} else {
 			for (int j = 0; j < SCAN_ITEMS && r0 + j < a.nrec; j++) {
-				scan_exact_add(&w, &th, scan_exact_bits(x[j]), slot);
+				exact_win_add(&w, &th, scan_exact_bits(x[j]),
+					      slot);
 				scan_wbits_add(&wb, x[j]);
 			}
 		}
@@ -170,7 +141,7 @@ SCAN_UNROLL
 			x[j] = nx[j];
 	}
 	scan_wbits_done(&wb, &lo, &nhi);
-	scan_exact_fold(&w, &th, slot);
+	exact_win_fold(&w, &th, slot);
 	exact_thr_flush(&th, slot);
 	if (th.flags)
 		atomicOr(&sf, th.flags);

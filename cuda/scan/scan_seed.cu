@@ -72,7 +72,7 @@ static bool scan_seed_word(const struct gs_job *job, const struct red_col *st,
 		if (job->op >= OP_AND || s->count == 0)
 			continue;
 		if (type_is_float(t))
-			v[c].w = scan_key_f64(s->u.mm.v.f);
+			v[c].w = f64_ukey(s->u.mm.v.f);
 		else if (type_is_signed(t))
 			v[c].w = (u64)s->u.mm.v.i ^ SCAN_SIGN;
 		else

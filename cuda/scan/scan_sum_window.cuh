@@ -122,7 +122,7 @@ static __host__ __device__ __forceinline__ F scan_pow2(int k)
 	if constexpr (sizeof(F) == 4)
 		return ieee_f32_from_bits((unsigned)(127 + k) << 23);
 	else
-		return scan_f64_of_bits((u64)(1023 + k) << 52);
+		return ieee_f64_from_bits((u64)(1023 + k) << 52);
 }
 
 /* The window lsbs w for which element type T and output type O (float or

@@ -48,43 +48,6 @@ static __host__ __device__ inline int scan_ctz64(u64 x)
 #endif
 }
 
-/* A float type's bits and format: U holds the bits (32 bits for the types
- * up to 4 bytes), W of them, FB fraction bits; a finite value is
- * m * 2^(max(be, 1) - BIAS_P) for exponent field be and significand m. */
-template <typename T> struct scan_ffmt;
-template <> struct scan_ffmt<float> {
-	typedef unsigned U;
-	enum { W = 32, FB = 23, BIAS_P = 150 };
-	static __host__ __device__ __forceinline__ U bits(float x)
-	{
-		return exact_bits_f32(x);
-	}
-};
-template <> struct scan_ffmt<double> {
-	typedef u64 U;
-	enum { W = 64, FB = 52, BIAS_P = 1075 };
-	static __host__ __device__ __forceinline__ U bits(double x)
-	{
-		return exact_bits_f64(x);
-	}
-};
-template <> struct scan_ffmt<bf16_bits> {
-	typedef unsigned U;
-	enum { W = 16, FB = 7, BIAS_P = 134 };
-	static __host__ __device__ __forceinline__ U bits(bf16_bits x)
-	{
-		return x.v;
-	}
-};
-template <> struct scan_ffmt<f16_bits> {
-	typedef unsigned U;
-	enum { W = 16, FB = 10, BIAS_P = 25 };
-	static __host__ __device__ __forceinline__ U bits(f16_bits x)
-	{
-		return x.v;
-	}
-};
-
 /* A float element's fields: its value is (*neg ? -*m : *m) * 2^*e with
  * *m < 2^53 (0 for a zero); the flags of an infinity or a NaN (then *m is
  * meaningless), 0 for a finite value. No 128-bit term, no branch. */
@@ -92,16 +55,16 @@ template <typename T>
 static __host__ __device__ __forceinline__ unsigned scan_fields(T x, bool *neg,
 								u64 *m, int *e)
 {
-	typedef scan_ffmt<T> F;
-	typedef typename F::U U;
-	const U abs = ((U)1 << (F::W - 1)) - 1, frac = ((U)1 << F::FB) - 1;
+	typedef dtype_fmt<T> F;
+	typedef dtype_bits<T> U;
+	const U abs = ((U)1 << (F::w - 1)) - 1, frac = ((U)1 << (F::p - 1)) - 1;
 	const U inf = abs & ~frac;
-	U u = F::bits(x), a = u & abs;
-	unsigned be = (unsigned)(a >> F::FB);
+	U u = (U)exact_elem_bits(x), a = u & abs;
+	unsigned be = (unsigned)(a >> (F::p - 1));
 
-	*neg = (u >> (F::W - 1)) & 1;
-	*m = (u64)((a & frac) | (U)(be != 0) << F::FB);
-	*e = (int)(be + (be == 0)) - F::BIAS_P;
+	*neg = (u >> (F::w - 1)) & 1;
+	*m = (u64)((a & frac) | (U)(be != 0) << (F::p - 1));
+	*e = (int)(be + (be == 0)) - F::bias_p;
 	/* EXACT_NAN 1, EXACT_PINF 2, EXACT_NINF 4 */
 	return (unsigned)(a > inf) | (unsigned)(a == inf) << (1 + *neg);
 }
@@ -136,7 +99,7 @@ static __host__ __device__ inline int scan_clz32(unsigned x)
  * as f32 (its bits shifted up: the same value); f16 has no window.
  */
 template <typename T> struct scan_wbits {
-	typedef typename std::conditional<sizeof(T) == 8, u64, unsigned>::type U;
+	typedef dtype_bits<T> U;
 	typedef typename std::conditional<sizeof(T) == 8, double, float>::type F;
 	U low, top;	/* smallest lowest-bit value, largest |x|, as bits */
 };
@@ -153,18 +116,19 @@ static __host__ __device__ __forceinline__ void scan_wbits_add(scan_wbits<T> *s,
 							       T x)
 {
 	typedef typename scan_wbits<T>::U U;
-	typedef scan_ffmt<typename scan_wbits<T>::F> G;
-	const U abs = ((U)1 << (G::W - 1)) - 1, frac = ((U)1 << G::FB) - 1;
+	typedef dtype_fmt<typename scan_wbits<T>::F> G;
+	const U abs = ((U)1 << (G::w - 1)) - 1, frac = ((U)1 << (G::p - 1)) - 1;
 	const U inf = abs & ~frac;
 	U a, c, low;
 
 	if constexpr (std::is_same<T, bf16_bits>::value)
 		a = ((U)x.v << 16) & abs;
 	else
-		a = scan_ffmt<T>::bits(x) & abs;
+		a = (U)exact_elem_bits(x) & abs;
 	c = a & (a - 1);
 	if constexpr (sizeof(T) == 8)
-		low = exact_bits_f64(scan_f64_of_bits(a) - scan_f64_of_bits(c));
+		low = exact_bits_f64(ieee_f64_from_bits(a) -
+				     ieee_f64_from_bits(c));
 	else
 		low = exact_bits_f32(ieee_f32_from_bits(a) - ieee_f32_from_bits(c));
 	low = a & frac ? low : a;
@@ -180,25 +144,26 @@ static __host__ __device__ __forceinline__ void
 scan_wbits_done(const scan_wbits<T> *s, int *lo, int *nhi)
 {
 	typedef typename scan_wbits<T>::U U;
-	typedef scan_ffmt<typename scan_wbits<T>::F> G;
-	const U frac = ((U)1 << G::FB) - 1;
+	typedef dtype_fmt<typename scan_wbits<T>::F> G;
+	const int FB = G::p - 1, BIAS_P = G::bias_p;
+	const U frac = ((U)1 << FB) - 1;
 	int l, h;
 	unsigned bl, bh;
 
 	if (s->top == 0)
 		return;		/* zeros and specials only */
-	bl = (unsigned)(s->low >> G::FB);	/* a power of two */
-	bh = (unsigned)(s->top >> G::FB);
+	bl = (unsigned)(s->low >> FB);	/* a power of two */
+	bh = (unsigned)(s->top >> FB);
 	if constexpr (sizeof(T) == 8) {
-		l = bl ? (int)bl - (G::BIAS_P - G::FB) :
-			 1 - G::BIAS_P + scan_ctz64(s->low);
-		h = bh ? (int)bh - (G::BIAS_P - G::FB) :
-			 1 - G::BIAS_P + 63 - exact_clz64(s->top & frac);
+		l = bl ? (int)bl - (BIAS_P - FB) :
+			 1 - BIAS_P + scan_ctz64(s->low);
+		h = bh ? (int)bh - (BIAS_P - FB) :
+			 1 - BIAS_P + 63 - exact_clz64(s->top & frac);
 	} else {
-		l = bl ? (int)bl - (G::BIAS_P - G::FB) :
-			 1 - G::BIAS_P + scan_ctz32(s->low);
-		h = bh ? (int)bh - (G::BIAS_P - G::FB) :
-			 1 - G::BIAS_P + 31 - scan_clz32(s->top & frac);
+		l = bl ? (int)bl - (BIAS_P - FB) :
+			 1 - BIAS_P + scan_ctz32(s->low);
+		h = bh ? (int)bh - (BIAS_P - FB) :
+			 1 - BIAS_P + 31 - scan_clz32(s->top & frac);
 	}
 	*lo = l < *lo ? l : *lo;
 	*nhi = -h < *nhi ? -h : *nhi;

@@ -13,30 +13,6 @@ struct word_val {
 	unsigned nan;		/* floats: a NaN was seen */
 };
 
-static __host__ __device__ inline u64 scan_key_f64(double v)
-{
-	u64 u = exact_bits_f64(v);
-
-	return u >> 63 ? ~u : u | SCAN_SIGN;
-}
-
-static __host__ __device__ inline double scan_f64_of_bits(u64 u)
-{
-	double v;
-
-	memcpy(&v, &u, sizeof(v));
-	return v;
-}
-
-static __host__ __device__ inline double scan_f64_of_key(u64 k)
-{
-	u64 u = k >> 63 ? k & ~SCAN_SIGN : ~k;
-	double v;
-
-	memcpy(&v, &u, sizeof(v));
-	return v;
-}
-
 template <typename T>
 static __host__ __device__ __forceinline__ double scan_to_f64(T x)
 {
@@ -93,7 +69,7 @@ template <typename T, int OP> struct scan_word {
 			double d = scan_to_f64(x);
 
 			v.nan = d != d;	/* the word stays the identity */
-			v.w = v.nan ? c.ident : scan_key_f64(d);
+			v.w = v.nan ? c.ident : f64_ukey(d);
 		} else {
 			/* sign- or zero-extended, as the CPU's __int128 */
 			u64 b = std::is_signed<T>::value ? (u64)(long long)x
@@ -109,7 +85,7 @@ template <typename T, int OP> struct scan_word {
 	{
 		if constexpr (dtype_is_float<T>::value) {
 			*bits = v.nan ? c.fmt.nan
-				      : scan_round_f64(scan_f64_of_key(v.w), c.fmt);
+				      : scan_round_f64(ukey_to_f64(v.w), c.fmt);
 			return true;
 		} else {
 			u64 w = FLIP ? v.w ^ SCAN_SIGN : v.w;
@@ -147,8 +123,8 @@ static inline u64 scan_word_ident(enum gs_type t, enum gs_op op)
 	u64 umax = nb == 64 ? ~0ull : (1ull << nb) - 1;
 
 	if (type_is_float(t))
-		return op == OP_MIN ? scan_key_f64(__builtin_inf())
-				    : scan_key_f64(-__builtin_inf());
+		return op == OP_MIN ? f64_ukey(__builtin_inf())
+				    : f64_ukey(-__builtin_inf());
 	switch (op) {
 	case OP_MIN:	/* the key of the largest value */
 		return type_is_signed(t) ? (umax >> 1) ^ SCAN_SIGN : umax;

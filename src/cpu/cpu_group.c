@@ -27,7 +27,7 @@
 #include <string.h>
 #include "acc.h"
 #include "colrd.h"
-#include "cpu_keys.h"
+#include "fkeys.h"
 #include "ksum.h"
 #include "ktable.h"
 #include "cpu_group.h"
@@ -193,14 +193,6 @@ static void group_acc_free(const struct gs_job *job, void *acc)
 }
 
 /* ---- elements ------------------------------------------------------------ */
-
-static int64_t f64_key(double d)
-{
-	uint64_t b;
-
-	memcpy(&b, &d, sizeof b);
-	return key64(b);
-}
 
 /* The min and max of c's non-NaN values with v (first: its first one),
  * in t's order (floats: -0 below +0, as the ungrouped stats and reduce). */

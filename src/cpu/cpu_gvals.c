@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "colrd.h"
-#include "cpu_keys.h"
+#include "fkeys.h"
 #include "gvals.h"
 #include "ktable.h"
 #include "pool.h"
@@ -409,12 +409,7 @@ union gs_scalar gvals_key(const struct gs_job *job, unsigned k, uint64_t key)
 	union gs_scalar s;
 
 	if (type_is_float(t)) {
-		uint64_t b = (uint64_t)key64(key ^ SIGN64);
-
-		if (key == UINT64_MAX)
-			s.f = NAN;
-		else
-			memcpy(&s.f, &b, sizeof(s.f));
+		s.f = key == UINT64_MAX ? NAN : ukey_to_f64(key);
 	} else if (type_is_signed(t)) {
 		s.i = (int64_t)(key ^ SIGN64);
 	} else {

@@ -30,9 +30,10 @@
  * type instead of double: the widening by 0.5, linspace's hi - lo, step =
  * delta / N, i * step and + lo (i and N themselves rounded to f16 for f16,
  * as numpy's arange and its int-to-half conversion do), and the estimate's
- * division and multiplication (op() below). Each step is done in double and
- * rounded once to f16 or f32, which is the correctly rounded f16/f32 result:
- * double has more than 2p + 2 bits for both. For integer data numpy divides
+ * division and multiplication (hist_op in numerics/hist1d_bin.h, which
+ * holds the steps for both backends). Each step is done in double and
+ * rounded once to f16 or f32, which is the correctly rounded f16/f32
+ * result: double has more than 2p + 2 bits for both. For integer data numpy divides
  * by max - min computed exactly in the unsigned type (job->span), not by the
  * difference of the rounded doubles. bf16 data gets f32 arithmetic: the
  * histogram of its exact conversion to f32.
@@ -45,25 +46,11 @@
 #include <string.h>
 
 #include "acc.h"
+#include "hist1d_bin.h"
 
 #define HIST8_SUBS 4
 #define HIST8_BLOCK (1u << 30)	/* < 2^32 increments per 32-bit count */
 _Static_assert(HIST8_SUBS == 4, "perval8_block unrolls by 4");
-
-enum bin_type { BT_F16, BT_F32, BT_F64 };
-
-struct ranged {
-	enum bin_type bt;
-	bool in_bt;		/* numpy's default range: steps in the bin type */
-	uint64_t n;
-	double rn;		/* n as numpy's steps see it (f16 rounds it) */
-	double lo, hi;		/* the outer edges */
-	double lob, hib;	/* lo and hi rounded to the bin type */
-	double delta, step;	/* linspace's hi - lo and delta / n */
-	double denom;		/* the estimate's divisor: delta, or job->span */
-	double n1, nm1;		/* n + 1 and n - 1 */
-	const double *edges;	/* edge i for i = 0..n, or NULL */
-};
 
 /* ---- f16 rounding ---------------------------------------------------- */
 
@@ -76,177 +63,22 @@ uint16_t hist_half_bits(double x)
 	return (uint16_t)(ieee_round_f64(x, &f) | (x != x && signbit(x) ? 0x8000 : 0));
 }
 
-static inline double round_to(enum bin_type bt, double x)
-{
-	switch (bt) {
-	case BT_F16:
-		return ieee_f64_round_f16(x);
-	case BT_F32:
-		return (float)x;
-	default:
-		return x;
-	}
-}
-
-/* ---- ranged bins ------------------------------------------------------ */
-
-static enum bin_type bin_type_of(enum gs_type t)
-{
-	if (t == GS_F16)
-		return BT_F16;
-	if (t == GS_F32 || t == GS_BF16)
-		return BT_F32;
-	return BT_F64;
-}
-
-/* One step of numpy's arithmetic: rounded to the bin type where numpy
- * works in the data's type (its default range), else double. The hot loop
- * passes in_bt and bt as constants, so that the choice leaves it. */
-static inline double op(bool in_bt, enum bin_type bt, double x)
-{
-	return in_bt ? round_to(bt, x) : x;
-}
-
-static void ranged_init(const struct gs_job *job, struct ranged *r)
-{
-	enum bin_type bt = bin_type_of(job->dtype.type);
-	bool in_bt = job->data_range;
-
-	r->bt = bt;
-	r->in_bt = in_bt;
-	r->n = job->bins;
-	r->rn = op(in_bt, bt, (double)r->n);
-	r->lo = job->lo;
-	r->hi = job->hi;
-	if (r->lo == r->hi) {
-		r->lo = op(in_bt, bt, r->lo - 0.5);
-		r->hi = op(in_bt, bt, r->hi + 0.5);
-	}
-	r->lob = round_to(bt, r->lo);
-	r->hib = round_to(bt, r->hi);
-	r->delta = op(in_bt, bt, r->hi - r->lo);
-	r->step = op(in_bt, bt, r->delta / r->rn);
-	r->denom = job->data_range && job->span != 0 ? job->span : r->delta;
-	r->n1 = (double)r->n + 1;
-	r->nm1 = (double)r->n - 1;
-	r->edges = NULL;
-}
-
-/* Edge i < n in the bin type (edge n is hib). numpy multiplies and adds in
- * two roundings; this file is compiled with -std=c11, where gcc does not
- * contract them to FMA. */
-static inline double edge_formula(const struct ranged *r, enum bin_type bt,
-				  bool in_bt, uint64_t i)
-{
-	double ri = op(in_bt, bt, (double)i), y;
-
-	if (r->step != 0) {
-		y = op(in_bt, bt, ri * r->step);
-	} else {		/* step underflowed: numpy divides first */
-		y = op(in_bt, bt, ri / r->rn);
-		y = op(in_bt, bt, y * r->delta);
-	}
-	y += r->lo;
-	return round_to(bt, y);
-}
-
-static double edge_at(const struct ranged *r, uint64_t i)
-{
-	return i == r->n ? r->hib : edge_formula(r, r->bt, r->in_bt, i);
-}
+/* ---- ranged bins (numerics/hist1d_bin.h) ---------------------------- */
 
 void hist_edges(const struct gs_job *job, double *edges)
 {
-	struct ranged r;
+	struct hist_ranged r = hist_ranged_make(job);
 
-	ranged_init(job, &r);
 	for (uint64_t i = 0; i <= r.n; i++)
-		edges[i] = edge_at(&r, i);
-}
-
-/* Edge i <= n from the table where the call made one, else edge i < n
- * from the formula (the hot loop never asks the formula for edge n). */
-static inline double edge_of(const struct ranged *r, enum bin_type bt,
-			     bool in_bt, uint64_t i)
-{
-	return r->edges ? r->edges[i] : edge_formula(r, bt, in_bt, i);
-}
-
-/* v - lo rounded to the bin type, as numpy subtracts. */
-static inline double diff_in(const struct ranged *r, enum bin_type bt, double v)
-{
-	switch (bt) {
-	case BT_F16:
-		return ieee_f64_round_f16((float)v - (float)r->lob);
-	case BT_F32:
-		return (float)v - (float)r->lob;
-	default:
-		return v - r->lob;
-	}
-}
-
-/* Where v - lo overflows the bin type (f16 mostly), the estimate is
- * infinite and numpy fails with an IndexError; we give the bin whose edges
- * hold v instead: the last i with edge[i] <= v (lo <= v <= hi here). */
-static __attribute__((noinline)) uint64_t search_bin(const struct ranged *r,
-						     double v)
-{
-	uint64_t a = 0, b = r->n - 1;
-
-	while (a < b) {
-		uint64_t m = a + (b - a + 1) / 2;
-		if (edge_at(r, m) <= v)
-			a = m;
-		else
-			b = m - 1;
-	}
-	return a;
-}
-
-/* The bin of v (already exact in the bin type): 0..n-1, or n + 0 below,
- * n + 1 above, n + 2 NaN.
- * Written without branches on the data: random data in and out of the
- * range would otherwise mispredict one every few values. The estimate and
- * its correction are made for every v, from v clamped into [lo, hi]: the
- * same v where v is in the range, and an estimate in [0, n - 1] after
- * clamping (or NaN, which clamps to n - 1) where it is not, so that the
- * edges read exist and the conversion to an integer is defined. The result
- * is picked at the end by a mask. Only an in-range v whose estimate is not
- * below n + 1 (infinite or NaN) branches off to search_bin, as before. */
-static inline __attribute__((always_inline)) uint64_t
-ranged_bin(const struct ranged *r, enum bin_type bt, bool in_bt, double v)
-{
-	uint64_t n = r->n, i;
-	bool in = (v >= r->lob) & (v <= r->hib);	/* false for NaN */
-	uint64_t out = n + 2 * (v != v) + (v > r->hib);
-	double vc = v > r->lob ? v : r->lob;		/* NaN: lo */
-
-	vc = vc < r->hib ? vc : r->hib;
-	double est = op(in_bt, bt,
-			op(in_bt, bt, diff_in(r, bt, vc) / r->denom) * r->rn);
-
-	if (__builtin_expect(in & !(est < r->n1), 0))
-		return search_bin(r, v);
-	/* trunc(est) where est < n, else n - 1 */
-	est = est < r->nm1 ? est : r->nm1;
-	i = (uint64_t)(int64_t)est;
-	/* numpy's correction: down when v < edge[i], else up when v >=
-	 * edge[i + 1] and i is not the last bin */
-	bool lt = vc < edge_of(r, bt, in_bt, i);
-	bool down = lt & (i > 0);
-	bool up = !lt & (i != n - 1) & (vc >= edge_of(r, bt, in_bt, i + 1));
-	uint64_t keep = (uint64_t)in - 1;		/* 0 in range, else ~0 */
-
-	i = i - down + up;
-	return (i & ~keep) | (out & keep);
+		edges[i] = hist_edge_at(&r, i);
 }
 
 /* ---- ranged bins with AVX2 --------------------------------------------- */
 
 /* Bin types f32 and f64 (all data but f16) take this path where the CPU has
  * AVX2: values are converted to double a block at a time, their bin codes
- * (ranged_bin's) computed four at a time, then counted. The steps are
- * ranged_bin's, lane by lane, in the same IEEE operations (no FMA, the
+ * (hist_ranged_bin's) computed four at a time, then counted. The steps are
+ * hist_ranged_bin's, lane by lane, in the same IEEE operations (no FMA, the
  * same roundings: cvtpd_ps is the cast to float), so the codes are the
  * same bits; the edges come from the formula, which vectorizes where a
  * table would need gathers. Codes fit 32 bits: n < 2^30 (ranged_vector;
@@ -259,15 +91,16 @@ ranged_bin(const struct ranged *r, enum bin_type bt, bool in_bt, double v)
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 
-/* x rounded to the bin type where in_bt (op), or always (round_to). */
+/* x rounded to the bin type where in_bt (hist_op), or always
+ * (hist_round_to). */
 __attribute__((target("avx2")))
-static inline __m256d round_v(enum bin_type bt, __m256d x)
+static inline __m256d round_v(enum hist_bt bt, __m256d x)
 {
 	return bt == BT_F32 ? _mm256_cvtps_pd(_mm256_cvtpd_ps(x)) : x;
 }
 
 __attribute__((target("avx2")))
-static inline __m256d op_v(bool in_bt, enum bin_type bt, __m256d x)
+static inline __m256d op_v(bool in_bt, enum hist_bt bt, __m256d x)
 {
 	return in_bt ? round_v(bt, x) : x;
 }
@@ -279,9 +112,9 @@ struct ranged_v {
 	__m128 lobf;
 };
 
-/* edge_formula of four bins i (r->step != 0) */
+/* hist_edge_formula of four bins i (r->step != 0) */
 __attribute__((target("avx2")))
-static inline __m256d edge_v(const struct ranged_v *k, enum bin_type bt,
+static inline __m256d edge_v(const struct ranged_v *k, enum hist_bt bt,
 			     bool in_bt, __m256d ri)
 {
 	__m256d y = op_v(in_bt, bt, _mm256_mul_pd(op_v(in_bt, bt, ri),
@@ -290,11 +123,11 @@ static inline __m256d edge_v(const struct ranged_v *k, enum bin_type bt,
 	return round_v(bt, _mm256_add_pd(y, k->lo));
 }
 
-/* ranged_bin of v[0..3] into code[0..3] */
+/* hist_ranged_bin of v[0..3] into code[0..3] */
 __attribute__((target("avx2")))
 static inline __attribute__((always_inline)) void
-bins4_avx2(const struct ranged *r, const struct ranged_v *k,
-	   enum bin_type bt, bool in_bt, const double *v, uint32_t *code)
+bins4_avx2(const struct hist_ranged *r, const struct ranged_v *k,
+	   enum hist_bt bt, bool in_bt, const double *v, uint32_t *code)
 {
 	__m256d x = _mm256_loadu_pd(v), d;
 	__m256d in = _mm256_and_pd(_mm256_cmp_pd(x, k->lob, _CMP_GE_OQ),
@@ -313,7 +146,7 @@ bins4_avx2(const struct ranged *r, const struct ranged_v *k,
 
 	if (__builtin_expect(_mm256_movemask_pd(bad) != 0, 0)) {
 		for (int l = 0; l < 4; l++)
-			code[l] = (uint32_t)ranged_bin(r, bt, in_bt, v[l]);
+			code[l] = (uint32_t)hist_ranged_bin(r, bt, in_bt, v[l]);
 		return;
 	}
 	/* the bin as a double: trunc(min(est, n - 1)), corrected */
@@ -342,7 +175,7 @@ bins4_avx2(const struct ranged *r, const struct ranged_v *k,
 /* The codes of v[0..m), m a multiple of 4. */
 __attribute__((target("avx2")))
 static inline __attribute__((always_inline)) void
-bins_avx2(const struct ranged *r, enum bin_type bt, bool in_bt,
+bins_avx2(const struct hist_ranged *r, enum hist_bt bt, bool in_bt,
 	  const double *v, size_t m, uint32_t *code)
 {
 	const struct ranged_v k = {
@@ -359,8 +192,8 @@ bins_avx2(const struct ranged *r, enum bin_type bt, bool in_bt,
 }
 
 __attribute__((target("avx2")))
-static void bins_avx2_f32(const struct ranged *r, const double *v, size_t m,
-			  uint32_t *code)
+static void bins_avx2_f32(const struct hist_ranged *r, const double *v,
+			  size_t m, uint32_t *code)
 {
 	if (r->in_bt)
 		bins_avx2(r, BT_F32, true, v, m, code);
@@ -369,21 +202,21 @@ static void bins_avx2_f32(const struct ranged *r, const double *v, size_t m,
 }
 
 __attribute__((target("avx2")))
-static void bins_avx2_f64(const struct ranged *r, const double *v, size_t m,
-			  uint32_t *code)
+static void bins_avx2_f64(const struct hist_ranged *r, const double *v,
+			  size_t m, uint32_t *code)
 {
 	bins_avx2(r, BT_F64, false, v, m, code);	/* in_bt: no rounding */
 }
 
 #endif
 
-typedef void bins_fn(const struct ranged *, const double *, size_t,
+typedef void bins_fn(const struct hist_ranged *, const double *, size_t,
 		     uint32_t *);
 
 /* The vector code for r's bin type, or NULL where the scalar loop runs:
  * no AVX2 (or a test asking for the portable loop: cpu_portable), f16
  * bins, or edges the formula would compute otherwise. */
-static bins_fn *ranged_vector(const struct ranged *r)
+static bins_fn *ranged_vector(const struct hist_ranged *r)
 {
 	if (!cpu_avx2() || r->bt == BT_F16 || r->step == 0 ||
 	    r->n >= (1u << 30))
@@ -396,7 +229,7 @@ static bins_fn *ranged_vector(const struct ranged *r)
 }
 
 /* Count codes of the values p[j0..j0+m) of a C-column stream. */
-static void count_codes(const struct ranged *r, struct hist_acc *h,
+static void count_codes(const struct hist_ranged *r, struct hist_acc *h,
 			const uint32_t *code, size_t j0, size_t m)
 {
 	uint64_t C = h->columns, n = r->n, c = j0 % C;
@@ -427,56 +260,57 @@ static void count_codes(const struct ranged *r, struct hist_acc *h,
  * and true, so that no choice is left in the loop; one column apart.
  * below[], above[] and nan[] are consecutive arrays of C counts, so the
  * out-of-range code n + k lands at v[k*C + c]. */
-#define RANGED_LOOP(name, T, BT, CONV)						\
-static inline __attribute__((always_inline)) void				\
-name##_in(const struct ranged *r, struct hist_acc *h, const T *p,		\
-	  size_t nrec, bool in_bt)						\
-{										\
-	uint64_t C = h->columns, n = r->n;					\
-	if (C == 1) {								\
-		for (size_t k = 0; k < nrec; k++) {				\
-			uint64_t i = ranged_bin(r, BT, in_bt, CONV(p[k]));	\
+#define RANGED_LOOP(name, T, BT, CONV)					\
+static inline __attribute__((always_inline)) void			\
+name##_in(const struct hist_ranged *r, struct hist_acc *h, const T *p,	\
+	  size_t nrec, bool in_bt)					\
+{									\
+	uint64_t C = h->columns, n = r->n;				\
+	if (C == 1) {							\
+		for (size_t k = 0; k < nrec; k++) {			\
+			uint64_t i = hist_ranged_bin(r, BT, in_bt,		\
+							     CONV(p[k]));	\
 			h->v[i < n ? 3 + i : i - n]++;			\
-		}								\
-		return;								\
-	}									\
-	for (size_t k = 0; k < nrec; k++) {					\
-		for (uint64_t c = 0; c < C; c++) {				\
-			uint64_t i = ranged_bin(r, BT, in_bt,			\
-						CONV(p[k * C + c]));		\
-			if (i < n)						\
-				hist_counts(h, c)[i]++;				\
-			else							\
-				h->v[(i - n) * C + c]++;			\
-		}								\
-	}									\
-}										\
-static void name(const struct ranged *r, struct hist_acc *h,			\
-		 const void *data, size_t nrec)					\
-{										\
-	bins_fn *vec = ranged_vector(r);					\
-	const T *p = data;							\
-	size_t nv = nrec * h->columns, j = 0;					\
-	if (vec) {								\
-		double v[RANGED_BLOCK];						\
-		uint32_t code[RANGED_BLOCK];					\
-		for (; j < nv; j += RANGED_BLOCK) {				\
-			size_t m = nv - j < RANGED_BLOCK ?			\
-				   nv - j : RANGED_BLOCK;			\
-			size_t m4 = (m + 3) & ~(size_t)3;			\
-			for (size_t k = 0; k < m; k++)				\
-				v[k] = CONV(p[j + k]);				\
+		}							\
+		return;							\
+	}								\
+	for (size_t k = 0; k < nrec; k++) {				\
+		for (uint64_t c = 0; c < C; c++) {			\
+			uint64_t i = hist_ranged_bin(r, BT, in_bt,	\
+						CONV(p[k * C + c]));	\
+			if (i < n)					\
+				hist_counts(h, c)[i]++;			\
+			else						\
+				h->v[(i - n) * C + c]++;		\
+		}							\
+	}								\
+}									\
+static void name(const struct hist_ranged *r, struct hist_acc *h,	\
+		 const void *data, size_t nrec)				\
+{									\
+	bins_fn *vec = ranged_vector(r);				\
+	const T *p = data;						\
+	size_t nv = nrec * h->columns, j = 0;				\
+	if (vec) {							\
+		double v[RANGED_BLOCK];					\
+		uint32_t code[RANGED_BLOCK];				\
+		for (; j < nv; j += RANGED_BLOCK) {			\
+			size_t m = nv - j < RANGED_BLOCK ?		\
+				   nv - j : RANGED_BLOCK;		\
+			size_t m4 = (m + 3) & ~(size_t)3;		\
+			for (size_t k = 0; k < m; k++)			\
+				v[k] = CONV(p[j + k]);			\
 			for (size_t k = m; k < m4; k++)	/* tail: codes unused */ \
-				v[k] = 0;					\
-			vec(r, v, m4, code);					\
-			count_codes(r, h, code, j, m);				\
-		}								\
-		return;								\
-	}									\
-	if (r->in_bt)								\
-		name##_in(r, h, data, nrec, true);				\
-	else									\
-		name##_in(r, h, data, nrec, false);				\
+				v[k] = 0;				\
+			vec(r, v, m4, code);				\
+			count_codes(r, h, code, j, m);			\
+		}							\
+		return;							\
+	}								\
+	if (r->in_bt)							\
+		name##_in(r, h, data, nrec, true);			\
+	else								\
+		name##_in(r, h, data, nrec, false);			\
 }
 
 static inline double conv_f16(uint16_t x) { return f16_to_f32(x); }
@@ -496,8 +330,8 @@ RANGED_LOOP(ranged_bf16, uint16_t, BT_F32, conv_bf16)
 RANGED_LOOP(ranged_f32, float, BT_F32, CONV_D)
 RANGED_LOOP(ranged_f64, double, BT_F64, CONV_D)
 
-typedef void ranged_fn(const struct ranged *, struct hist_acc *, const void *,
-		       size_t);
+typedef void ranged_fn(const struct hist_ranged *, struct hist_acc *,
+		       const void *, size_t);
 static ranged_fn *const ranged_loops[GS_NTYPES] = {
 	[GS_U8] = ranged_u8, [GS_I8] = ranged_i8, [GS_U16] = ranged_u16,
 	[GS_I16] = ranged_i16, [GS_U32] = ranged_u32, [GS_I32] = ranged_i32,
@@ -508,18 +342,18 @@ static ranged_fn *const ranged_loops[GS_NTYPES] = {
 void hist_codes(const struct gs_job *job, const double *v, size_t m,
 		uint32_t *code)
 {
-	struct ranged r;
+	struct hist_ranged r;
 	bins_fn *vec;
 	size_t j = 0;
 
-	ranged_init(job, &r);
+	r = hist_ranged_make(job);
 	vec = ranged_vector(&r);
 	if (vec && m >= 4) {
 		j = m & ~(size_t)3;
 		vec(&r, v, j, code);
 	}
 	for (; j < m; j++)
-		code[j] = (uint32_t)ranged_bin(&r, r.bt, r.in_bt, v[j]);
+		code[j] = (uint32_t)hist_ranged_bin(&r, r.bt, r.in_bt, v[j]);
 }
 
 /* ---- per-value bins ----------------------------------------------------- */
@@ -622,10 +456,10 @@ static void hist_cpu_add(const struct gs_job *job, void *acc, void *scratch,
 			 const void *data, const void *data2, size_t nrec)
 {
 	enum gs_type t = job->dtype.type;
-	struct ranged r;
+	struct hist_ranged r;
 
 	if (job->ranged) {
-		ranged_init(job, &r);
+		r = hist_ranged_make(job);
 		if (!ranged_vector(&r) && r.n <= EDGE_TABLE_MAX &&
 		    nrec * job->columns >= EDGE_TABLE_PER * (r.n + 1)) {
 			hist_edges(job, scratch);

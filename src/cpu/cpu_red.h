@@ -13,6 +13,7 @@
 #define CPU_RED_H
 
 #include "acc.h"
+#include "fkeys.h"
 
 /* Records are processed in blocks of this many: gather buffers stay in L1
  * (1024 doubles are 8 KiB) and a failed fast scan block costs little. */
@@ -27,14 +28,5 @@ void gather_f64(enum gs_type t, const void *data, unsigned columns,
 		unsigned col, size_t r0, size_t n, double *dst);
 void gather_int(enum gs_type t, const void *data, unsigned columns,
 		unsigned col, size_t r0, size_t n, __int128 *dst);
-
-/* Order of doubles with -0.0 < +0.0, as a signed integer key (not NaN). */
-static inline int64_t f64_key(double v)
-{
-	int64_t k;
-
-	__builtin_memcpy(&k, &v, sizeof(k));
-	return k < 0 ? k ^ INT64_MAX : k;
-}
 
 #endif

@@ -21,7 +21,7 @@
 #include <math.h>
 #include <string.h>
 #include "cpu_fsum32.h"
-#include "cpu_keys.h"
+#include "fkeys.h"
 #include "cpu_red.h"
 #include "numfmt.h"
 
@@ -438,7 +438,7 @@ static void iother_block(const struct gs_job *job, struct red_col *c,
  * With one column, min and max run on the data itself, MM_BLOCK values at
  * a time, in a loop with no branch and a fixed trip count, which the
  * compiler vectorizes (and builds again for AVX2 where the CPU has it).
- * A float is compared by its key (cpu_keys.h), which orders the values as
+ * A float is compared by its key (fkeys.h), which orders the values as
  * f64_key does (-0 below +0). A block holding a NaN goes the gathered
  * way (fother_block), which leaves the NaN out and flags it; so does the
  * tail of fewer than MM_BLOCK.

@@ -10,19 +10,12 @@
  */
 #include <string.h>
 
+#include "fkeys.h"
 #include "select.h"
 
 unsigned select_key_bits(enum gs_type t)
 {
 	return (unsigned)type_size(t) * 8;
-}
-
-/* A float's bits (with sign bit s) as an ordered key: -0 taken as +0. */
-static inline uint64_t float_key(uint64_t bits, uint64_t s)
-{
-	if (bits == s)
-		bits = 0;
-	return bits & s ? ~bits & (s | (s - 1)) : bits | s;
 }
 
 #define F16_NAN(b) (((b) & 0x7c00u) == 0x7c00u && ((b) & 0x03ffu))
@@ -51,10 +44,10 @@ KEY_FN(key_u32, uint32_t, b, 0)
 KEY_FN(key_i32, uint32_t, b ^ 0x80000000u, 0)
 KEY_FN(key_u64, uint64_t, b, 0)
 KEY_FN(key_i64, uint64_t, b ^ 0x8000000000000000ull, 0)
-KEY_FN(key_f16, uint16_t, float_key(b, 0x8000u), F16_NAN(b))
-KEY_FN(key_bf16, uint16_t, float_key(b, 0x8000u), BF16_NAN(b))
-KEY_FN(key_f32, uint32_t, float_key(b, 0x80000000u), F32_NAN(b))
-KEY_FN(key_f64, uint64_t, float_key(b, 0x8000000000000000ull), F64_NAN(b))
+KEY_FN(key_f16, uint16_t, fkey_nz(b, 0x8000u), F16_NAN(b))
+KEY_FN(key_bf16, uint16_t, fkey_nz(b, 0x8000u), BF16_NAN(b))
+KEY_FN(key_f32, uint32_t, fkey_nz(b, 0x80000000u), F32_NAN(b))
+KEY_FN(key_f64, uint64_t, fkey_nz(b, 0x8000000000000000ull), F64_NAN(b))
 
 bool select_key(enum gs_type t, const void *p, uint64_t *key)
 {

@@ -31,7 +31,7 @@
 
 #include "acc.h"
 #include "cpu_f32bits.h"
-#include "cpu_keys.h"
+#include "fkeys.h"
 
 #define STATS_GROUP 8
 #define F32_BLOCK (1u << 16)	/* m^2 < 2^48: 2^16 of them fit a uint64 */
@@ -86,16 +86,6 @@ union stats_slot {
 	struct f64_slot f64;
 	struct int_slot in;
 };
-
-/* ---- order keys --------------------------------------------------------- */
-
-static int64_t f64_key(double d)
-{
-	uint64_t b;
-
-	memcpy(&b, &d, sizeof b);
-	return key64(b);
-}
 
 /* Fold a chunk's min and max into c before its count and nan take the
  * chunk in: c holds values of its own when c->count > c->nan. */

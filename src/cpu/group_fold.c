@@ -29,7 +29,7 @@
 #include <string.h>
 #include "colrd.h"
 #include "cpu_group.h"
-#include "cpu_keys.h"
+#include "fkeys.h"
 #include "group_fold.h"
 #include "group_scatter.h"
 #include "group_shared.h"

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cpu_keys.h"
+#include "fkeys.h"
 #include "gvals.h"
 #include "ktable.h"
 #include "xprod.h"
@@ -14,14 +14,9 @@
 
 static uint64_t float_key(double d)
 {
-	uint64_t b;
-
 	if (isnan(d))
 		return KEY_NAN;
-	if (d == 0)
-		d = 0;			/* -0 groups with +0 */
-	memcpy(&b, &d, sizeof(b));
-	return (uint64_t)key64(b) ^ SIGN64;
+	return f64_ukey(d == 0 ? 0 : d);	/* -0 groups with +0 */
 }
 
 uint64_t gkey_of(enum gs_type t, const void *p)
@@ -49,7 +44,7 @@ uint64_t gkey_of(enum gs_type t, const void *p)
 
 void gkey_value(enum gs_type t, uint64_t k, void *p)
 {
-	uint64_t i = k ^ SIGN64, b;
+	uint64_t i = k ^ SIGN64;
 	double d;
 	float f;
 	uint16_t h;
@@ -64,12 +59,7 @@ void gkey_value(enum gs_type t, uint64_t k, void *p)
 	default:
 		break;
 	}
-	if (k == KEY_NAN) {
-		d = NAN;
-	} else {
-		b = (uint64_t)key64(k ^ SIGN64);
-		memcpy(&d, &b, sizeof(d));
-	}
+	d = k == KEY_NAN ? NAN : ukey_to_f64(k);
 	switch (t) {
 	case GS_F16:
 		h = (uint16_t)round_f64(d, XF_F16);

@@ -50,6 +50,7 @@
 #define GROUP_DEV_H
 
 #include "gs.h"
+#include "fkeys.h"
 #include "ieee.h"
 
 #define GD_MAXK 4		/* key columns the device form takes */
@@ -211,16 +212,6 @@ GS_HD uint64_t gd_load(const unsigned char *p, uint32_t t, uint32_t boolean,
 	return u;
 }
 
-/* The order key of a double's bits, -0 below +0 (cpu_keys.h's key64,
- * made unsigned). */
-GS_HD uint64_t gd_fkey(double d)
-{
-	uint64_t b;
-
-	memcpy(&b, &d, 8);
-	return (b ^ ((uint64_t)((int64_t)b >> 63) >> 1)) ^ GD_SIGN;
-}
-
 /* A key column's order key: ktable.c's gkey_of. */
 GS_HD uint64_t gd_key(const unsigned char *p, uint32_t t, uint32_t boolean)
 {
@@ -233,7 +224,7 @@ GS_HD uint64_t gd_key(const unsigned char *p, uint32_t t, uint32_t boolean)
 		return u ^ GD_SIGN;
 	if (d != d)
 		return GD_KEY_NAN;
-	return gd_fkey(d == 0 ? 0.0 : d);
+	return f64_ukey(d == 0 ? 0.0 : d);
 }
 
 /* One value, taken apart. */
@@ -286,7 +277,7 @@ GS_HD struct gd_val gd_value(const unsigned char *rec, const struct gd_col *c,
 		return v;
 	}
 	v.nan = d != d;
-	v.ord = gd_fkey(d);
+	v.ord = f64_ukey(d);
 	memcpy(&b, &d, 8);
 	v.neg = b >> 63;
 	be = (int)(b >> 52 & 0x7ff);

@@ -30,13 +30,6 @@
 #define HIST2D_CODE_NAN 0xfffffffeu
 #define HIST2D_CODE_OUT 0xffffffffu
 
-/* The bisection is off the hot path: not inlined into the point loops. */
-#ifdef __CUDACC__
-#define GS_HD_COLD static __host__ __device__ __noinline__
-#else
-#define GS_HD_COLD static __attribute__((noinline))
-#endif
-
 /* One axis: its edges (host or device memory, as the caller runs) and
  * what the estimate needs. */
 struct h2axis {

@@ -23,6 +23,16 @@
 #else
 #define GS_HD static inline
 #endif
+/* GS_HD for code on a hot path that must be inlined into a loop which
+ * passes it constants, and for code off it (not inlined into the loops). */
+#ifdef __CUDACC__
+#define GS_HD_HOT static __host__ __device__ __forceinline__
+#define GS_HD_COLD static __host__ __device__ __noinline__
+#else
+#define GS_HD_HOT static inline __attribute__((always_inline))
+#define GS_HD_COLD static __attribute__((noinline))
+#endif
+#define GS_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
 /* The IEEE formats results are rounded to. */
 enum xfmt { XF_F16, XF_BF16, XF_F32, XF_F64 };
@@ -259,6 +269,30 @@ GS_HD float ieee_f32_from_bits(uint32_t u)
 
 	memcpy(&f, &u, sizeof(f));
 	return f;
+}
+
+GS_HD double ieee_f64_from_bits(uint64_t u)
+{
+	double d;
+
+	memcpy(&d, &u, sizeof(d));
+	return d;
+}
+
+GS_HD unsigned long long exact_bits_f64(double v)
+{
+	unsigned long long u;
+
+	memcpy(&u, &v, sizeof(u));
+	return u;
+}
+
+GS_HD unsigned exact_bits_f32(float v)
+{
+	unsigned u;
+
+	memcpy(&u, &v, sizeof(u));
+	return u;
 }
 
 /* An f16 as the float of the same value (exact). Subnormal halves are

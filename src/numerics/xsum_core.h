@@ -43,22 +43,6 @@ struct exact_term {
 	unsigned flags;
 };
 
-GS_HD unsigned long long exact_bits_f64(double v)
-{
-	unsigned long long u;
-
-	memcpy(&u, &v, sizeof(u));
-	return u;
-}
-
-GS_HD unsigned exact_bits_f32(float v)
-{
-	unsigned u;
-
-	memcpy(&u, &v, sizeof(u));
-	return u;
-}
-
 /* An IEEE value of p significand bits (hidden bit included) and exponent
  * field width w, given its fields: m * 2^e exactly. bias_p = bias + p - 1. */
 GS_HD struct exact_term exact_fields(bool neg, unsigned be,
@@ -156,11 +140,6 @@ GS_HD struct exact_term exact_mul(struct exact_term a, struct exact_term b)
 GS_HD struct exact_term exact_prod_f64(double a, double b)
 {
 	return exact_mul(exact_f64(a), exact_f64(b));
-}
-
-GS_HD struct exact_term exact_prod_f32(float a, float b)
-{
-	return exact_mul(exact_f32(a), exact_f32(b));
 }
 
 GS_HD int exact_clz64(unsigned long long x)

@@ -117,7 +117,8 @@ static void ranged(const char *name, size_t n, unsigned C, uint64_t bins,
 	job.hi = 1;
 	job.dtype.type = sizeof(T) == 4 ? GS_F32 : GS_F64;
 	std::vector<T> v = data<T>(n * C, small);
-	struct ranged_slot<T, CONV_NUM, BT> s = { rparams_make<BT>(&job) };
+	struct ranged_slot<T, CONV_NUM, BT> s = { hist_ranged_make(&job),
+						   3 * (uint64_t)C, C };
 
 	check(name, &job, v.data(), v.size(), s);
 }

@@ -211,7 +211,7 @@ static void check_1d(const char *name, enum gs_type t, unsigned C,
 	if (ranged) {
 		struct ranged_bins<T> b;
 
-		b.r = rparams_make<E::bt>(&job);
+		b.r = hist_ranged_make(&job);
 		compare<T>(name, &job, a, b, dacc, bytes);
 	} else if constexpr (!dtype_is_float<T>::value && sizeof(T) <= 2) {
 		struct perval_bins<T> b;

@@ -258,8 +258,8 @@ template <typename T, int K, int L>
 static void check_wide_walk_one(int style, int n, const struct ieee_fmt &f)
 {
 	typedef scan_sum_wide<T, K, L> Op;
-	typedef typename scan_ffmt<T>::U U;
-	const int W = scan_ffmt<T>::W, FB = scan_ffmt<T>::FB;
+	typedef dtype_bits<T> U;
+	const int W = dtype_fmt<T>::w, FB = dtype_fmt<T>::p - 1;
 	scan_cfg c = {};
 	sum_val<K> v = Op::ident(c);
 	u64 lim[K] = { 0 };
