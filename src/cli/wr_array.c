@@ -170,7 +170,8 @@ static bool npy_parse(const struct sbuf *r, char *descr, size_t dn,
 static int npy_refuse(const struct wjoin *j, struct gs_err *err)
 {
 	if (j->i == 0)
-		return gs_fail(err, GS_ERUNTIME, "", "internal: not an npy result");
+		return gs_fail(err, GS_ERUNTIME, "",
+			       "internal: not an npy result");
 	return gs_fail(err, GS_ERUNTIME, j->name ? j->name : "total",
 		       "--per-file: its result's shape differs from the first "
 		       "operand's");
