@@ -112,10 +112,11 @@ static int merged_per_file(struct cli *c, const struct merge_state *m,
 		if (rc < 0 && !err->where[0])	/* a result's error: whose */
 			snprintf(err->where, sizeof(err->where), "%s", name);
 	}
-	if (rc == 0 && n > 1 && c->format != FMT_STATE)
-		rc = perfile_end(&pf, merged_result(c, last, &m->total,
-						    perfile_next(&pf, NULL),
-						    err), err);
+	if (rc == 0 && n > 1 && c->format != FMT_STATE) {
+		rc = merged_result(c, last, &m->total, perfile_next(&pf, NULL),
+				   err);
+		rc = perfile_end(&pf, rc, err);
+	}
 	if (rc == 0)
 		rc = perfile_join(&pf, err);
 	perfile_free(&pf);
