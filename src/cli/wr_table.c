@@ -146,7 +146,8 @@ static void add_line(struct wjoin *j, const char *p, size_t n)
 
 	j->past = true;
 	if (!header || j->i == 0) {
-		sb_addn(b, j->held.p, j->held.len);
+		if (j->held.len)	/* held.p may be NULL */
+			sb_addn(b, j->held.p, j->held.len);
 		sb_addn(b, p, n);
 		if (header)
 			add_label(b, j->c->format, "file");
