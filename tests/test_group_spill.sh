@@ -19,7 +19,9 @@
 #    write leaves -o's FILE as it was.
 #  - states streamed: -f state, merge (of files and of a pipe, -f state
 #    and rows) and --per-file's states and rows, each one run's bytes, at
-#    a peak memory below them; a state whose keys are out of order or
+#    a peak memory below them; --per-file's rows in text, tsv, csv, json
+#    and npy, labelled, the separate runs' bytes, to a file and a pipe,
+#    at a peak within half their bytes of binary rows'; a state whose keys are out of order or
 #    twice refused; a -f state whose write fails leaves -o's FILE as it was.
 #
 # Usage: sh tests/test_group_spill.sh   (GPUSTAT=path overrides ./gpustat)
@@ -227,6 +229,63 @@ cat "$T/ws1" "$T/ws2" > "$T/want"
 GPUSTAT_GROUP_LIMIT=4M "$G" count --by 1 $W -f state --per-file -j 2 \
 	"$T/w1" "$T/w2" > "$T/got" 2>&1
 same "streamed --per-file -f state"
+# --per-file's rows in text, tsv, csv, json and npy go out as they are
+# made too, each operand's labelled as perfile.h says: byte for byte the
+# separate runs' outputs, labelled here (the total: one run over both);
+# npy's results must share a shape: wide.bin twice
+pf_want() {	# pf_want FORMAT OPERAND... (the last: the total's data)
+	f=$1
+	shift
+	i=0
+	for op in "$@"; do
+		i=$((i + 1))
+		"$G" count --by 1 $W -f $f "$op" > "$T/pf$i"
+	done
+	python3 - "$f" "$T" "$#" "$@" <<'PY'
+import json, sys
+f, t, n, ops = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4:]
+res = [open("%s/pf%d" % (t, i + 1), "rb").read() for i in range(n)]
+names = ops[:-1] + [None]
+out = sys.stdout.buffer
+if f == "json":
+    out.write(b"[" + b",\n".join(
+        b'{"file":' + json.dumps(nm).encode() + b"," + r.rstrip(b"\n")[1:]
+        for r, nm in zip(res, names)) + b"]\n")
+elif f == "npy":
+    hl = res[0][8] | res[0][9] << 8
+    d = res[0][10:10 + hl].rstrip(b" \n").replace(
+        b"'shape': (", b"'shape': (%d, " % n)
+    pad = -(10 + len(d) + 1) % 64
+    out.write(b"\x93NUMPY\x01\x00" + bytes([(len(d) + pad + 1) & 255,
+              (len(d) + pad + 1) >> 8]) + d + b" " * pad + b"\n")
+    for r in res:
+        out.write(r[10 + (r[8] | r[9] << 8):])
+else:
+    sep = b"," if f == "csv" else b"\t"
+    for i, (r, nm) in enumerate(zip(res, names)):
+        lines = r.split(b"\n")[:-1]
+        if f != "text":
+            if i == 0:
+                out.write(lines[0] + sep + b"file\n")
+            lines = lines[1:]
+        for ln in lines:
+            out.write(ln + sep + (nm or "total").encode() + b"\n")
+PY
+}
+cat "$T/wide.bin" "$T/wide.bin" > "$T/wide2.bin"
+for f in text tsv csv json npy; do
+	case $f in
+	npy) ops="$T/wide.bin $T/wide.bin" all=$T/wide2.bin ;;
+	*) ops="$T/w1 $T/w2" all=$T/wide.bin ;;
+	esac
+	pf_want $f $ops "$all" > "$T/want"
+	GPUSTAT_GROUP_LIMIT=4M "$G" count --by 1 $W -f $f --per-file -j 2 \
+		$ops > "$T/got" 2>&1
+	same "streamed --per-file -f $f"
+	GPUSTAT_GROUP_LIMIT=4M "$G" count --by 1 $W -f $f --per-file $ops \
+		2>&1 | cat > "$T/got"
+	same "streamed --per-file -f $f, a pipe"
+done
 # a state is read a key at a time, each after the one before: a key out
 # of order, or twice, is no state (and nothing is written)
 python3 -c '
@@ -273,6 +332,24 @@ if [ -x /usr/bin/time ] && [ -z "$GPUSTAT_ASAN" ]; then
 		"$G" count --by 1 $W -f state --per-file "$T/w1" "$T/w2"
 	peak "streamed merge --per-file memory" 59520000 "$G" merge -f binary \
 		--per-file "$T/ws1" "$T/ws2"
+	# --per-file's labelled rows: never a result held whole (before,
+	# each operand's was, and then all of them joined): the peak within
+	# half the output's bytes of binary rows' (which stream) peak
+	GPUSTAT_GROUP_LIMIT=4M /usr/bin/time -f '%M' -o "$T/rss" "$G" count \
+		--by 1 $W -f binary --per-file "$T/w1" "$T/w2" > /dev/null
+	base=$(tail -1 "$T/rss")
+	for f in text csv json npy; do
+		ops="$T/w1 $T/w2"
+		[ $f = npy ] && ops="$T/wide.bin $T/wide.bin"
+		GPUSTAT_GROUP_LIMIT=4M /usr/bin/time -f '%M' -o "$T/rss" "$G" \
+			count --by 1 $W -f $f --per-file $ops > "$T/got"
+		kib=$(tail -1 "$T/rss")
+		bytes=$(wc -c < "$T/got")
+		[ "$bytes" -gt 16000000 ] &&
+			[ "$kib" -lt $((base + bytes / 2048)) ] && ok ||
+			bad "streamed --per-file -f $f memory" \
+				"peak $kib KiB for $bytes bytes (binary's $base KiB)"
+	done
 fi
 # a write that fails half-way: -o FILE is left as it was, no temp file
 echo before > "$T/keep"

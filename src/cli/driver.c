@@ -132,6 +132,7 @@ static int operand_result(struct cli *c, const struct pass *passes, int i,
 		return -1;
 	rc = run_over(c, passes, perfile_next(pf, name),
 		      passes[1].done ? NULL : &acc, err);
+	rc = perfile_end(pf, rc, err);
 	if (rc < 0 && !err->where[0])	/* a result's error: whose */
 		snprintf(err->where, sizeof(err->where), "%s", name);
 	if (c->noperands > 1) {
@@ -179,10 +180,7 @@ static int run_per_file(struct cli *c, const struct pass *passes,
 		return gs_fail(err, GS_EUSAGE, "", "--per-file: the total reads "
 			       "every operand again, and a pipe cannot be "
 			       "read twice; give files");
-	if (perfile_init(&pf, n + 1) < 0)
-		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
-	if (b->drain)	/* --by's: each result as it is made */
-		perfile_direct(&pf, c, b);
+	perfile_init(&pf, c, n, b);
 	for (int i = 0; i < n && rc == 0; i++)
 		rc = operand_result(c, passes, i, &pf, &total, &records, err);
 	if (rc == 0 && n > 1 && c->format != FMT_STATE) {
@@ -191,9 +189,10 @@ static int run_per_file(struct cli *c, const struct pass *passes,
 		c->records = records;
 		rc = total ? pass_done(c, passes, total, t, err)
 			   : run_over(c, passes, t, NULL, err);
+		rc = perfile_end(&pf, rc, err);
 	}
 	if (rc == 0)
-		rc = perfile_join(c, &pf, b, err);
+		rc = perfile_join(&pf, err);
 	acc_release(&c->job, total);
 	perfile_free(&pf);
 	return rc;
@@ -220,8 +219,7 @@ static int run_passes(struct cli *c, const struct pass *passes)
 {
 	bool own_finish = c->command->finish && c->format != FMT_STATE;
 	/* --by's rows, a row per key, stream (result_out.h); --per-file's
-	 * too where they are joined one after another (perfile_direct), or
-	 * else as they are joined */
+	 * too, each labelled as it is made (perfile.h) */
 	bool stream = c->by && !own_finish;
 	struct result_out ro;
 	struct gs_err err;

@@ -3,8 +3,11 @@
  * wc(1) prints one line per file and a total line.
  *
  * Each result is written exactly as a run over that operand alone would
- * print it (driver.c, cmd_merge.c, cmd_scan.c run them); this file keeps
- * them, and the writer of the format (writer.h) labels and joins them:
+ * print it (driver.c, cmd_merge.c, cmd_scan.c run them), into a buffer
+ * that hands its bytes on to the format's writer (writer.h) a MiB at a
+ * time as they are made, so no result is held whole (--by's rows, a row
+ * per key, stream through it into the output: result_out.h); the writer
+ * labels and joins them:
  *
  *   text       every line of a result ends with a tab and the operand's
  *              name ("total" for the total), so a one-line result reads as
@@ -14,7 +17,9 @@
  *   json       a list of the results, each with "file": the name, the
  *              total last with "file": null
  *   binary     the results one after another, the total last
- *   npy        one array: the results stacked along a new first axis
+ *   npy        one array: the results stacked along a new first axis (its
+ *              header from the first result's, whose shape every other
+ *              result's must have)
  *   state      each operand's state, no total (gpustat merge makes it)
  *
  * As wc's, the total comes only with two or more operands.
@@ -24,27 +29,31 @@
 
 #include "cli.h"
 #include "report.h"
+#include "writer.h"
 
 struct perfile {
-	int n;			/* results so far */
-	struct sbuf *body;	/* each as its command formats it */
-	const char **name;	/* its operand, or NULL for the total */
+	const struct wformat *f;
+	struct wjoin j;		/* the results joined into j.b */
+	struct sbuf cur;	/* the result being made, drained into j */
 	struct sbuf *direct;	/* or every result straight into this */
+	bool started;		/* the result's start was called */
+	bool failed;		/* the join failed: err says why */
+	struct gs_err err;
 };
 
-/* Make room for n results; -1 when out of memory. */
-int perfile_init(struct perfile *pf, int n);
-/* Where c->format's results are joined as they come, one after another
- * (binary, state), each result straight into b (perfile_next's buffer:
- * --by's rows then stream, result_out.h), none kept apart. */
-void perfile_direct(struct perfile *pf, const struct cli *c, struct sbuf *b);
+/* Results of c's run over `operands` operands (the total after them where
+ * there are two or more, but for states) to be joined into b. */
+void perfile_init(struct perfile *pf, const struct cli *c, int operands,
+		  struct sbuf *b);
 /* The next result: a buffer to format it into, labelled name (NULL: the
- * total). Call with pf having room. */
+ * total); perfile_end() after it. */
 struct sbuf *perfile_next(struct perfile *pf, const char *name);
-/* The results, labelled and joined for c->format, into b; -1 with err
- * when an npy result is not one this program writes. */
-int perfile_join(const struct cli *c, const struct perfile *pf,
-		 struct sbuf *b, struct gs_err *err);
+/* The end of the result that perfile_next() began, which returned rc:
+ * rc, or -1 with err where joining it failed (an npy result of another
+ * shape than the first's, or none this program writes; an image). */
+int perfile_end(struct perfile *pf, int rc, struct gs_err *err);
+/* After the last result's end: what closes the joined results. */
+int perfile_join(struct perfile *pf, struct gs_err *err);
 void perfile_free(struct perfile *pf);
 
 #endif

@@ -166,35 +166,83 @@ static bool npy_parse(const struct sbuf *r, char *descr, size_t dn,
 	return true;
 }
 
-/* The results as one array with a first axis of one row per result. */
-static int npy_join(const struct cli *c, const struct sbuf *body,
-		    const char *const *names, int n, struct sbuf *b,
-		    struct gs_err *err)
+/* The operand whose result's header is refused. */
+static int npy_refuse(const struct wjoin *j, struct gs_err *err)
 {
-	char descr[DESCR_MAX], d[DESCR_MAX];
-	uint64_t dims[NPY_DIMS_MAX + 1], e[NPY_DIMS_MAX];
-	int ndim, nd;
-	size_t at;
+	if (j->i == 0)
+		return gs_fail(err, GS_ERUNTIME, "",
+			       "internal: not an npy result");
+	return gs_fail(err, GS_ERUNTIME, j->name ? j->name : "total",
+		       "--per-file: its result's shape differs from the first "
+		       "operand's");
+}
 
-	if (n == 0)
-		return 0;
-	if (!npy_parse(&body[0], descr, sizeof(descr), dims + 1, &ndim, &at))
-		return gs_fail(err, GS_ERUNTIME, "", "internal: not an npy result");
-	for (int i = 1; i < n; i++)
-		if (!npy_parse(&body[i], d, sizeof(d), e, &nd, &at) ||
-		    strcmp(d, descr) || nd != ndim ||
-		    memcmp(e, dims + 1, (size_t)nd * sizeof(*e)))
-			return gs_fail(err, GS_ERUNTIME, names[i] ? names[i]
-				       : "total", "--per-file: its result's shape "
-				       "differs from the first operand's");
-	dims[0] = (uint64_t)n;
-	npy_header(b, descr, dims, ndim + 1, 0);
-	for (int i = 0; i < n; i++) {
-		npy_parse(&body[i], d, sizeof(d), e, &nd, &at);
-		sb_addn(b, body[i].p + at, body[i].len - at);
-	}
+static int npy_start(struct wjoin *j, struct gs_err *err)
+{
+	(void)err;
+	j->past = false;
+	j->held.len = 0;
 	return 0;
 }
 
-const struct wformat wr_binary = { put, writer_concat };
-const struct wformat wr_npy = { put, npy_join };
+/* The result's header, whole in j->held: the first result's shape with
+ * a first axis of one row per result before it, written at once (the
+ * number of results is known from the start, and every result's shape
+ * must be the first's), a later one's checked against it; then the
+ * data after it. */
+static int npy_head(struct wjoin *j, struct gs_err *err)
+{
+	char d[DESCR_MAX];
+	uint64_t dims[NPY_DIMS_MAX + 1];
+	int nd;
+	size_t at;
+
+	if (!npy_parse(&j->held, d, sizeof(d), dims + 1, &nd, &at))
+		return npy_refuse(j, err);
+	if (j->i == 0) {
+		if (!(j->descr = strdup(d)))
+			return gs_fail(err, GS_ERUNTIME, "", "out of memory");
+		memcpy(j->dims, dims + 1, (size_t)nd * sizeof(*dims));
+		j->ndim = nd;
+		dims[0] = (uint64_t)j->n;
+		npy_header(j->b, d, dims, nd + 1, 0);
+	} else if (strcmp(d, j->descr) || nd != j->ndim ||
+		   memcmp(dims + 1, j->dims, (size_t)nd * sizeof(*dims))) {
+		return npy_refuse(j, err);
+	}
+	sb_addn(j->b, j->held.p + at, j->held.len - at);
+	j->held.len = 0;
+	j->past = true;
+	return 0;
+}
+
+/* Bytes held until the header is whole (its length is in its first 10),
+ * the data straight on after it. */
+static int npy_add(struct wjoin *j, const char *p, size_t n,
+		   struct gs_err *err)
+{
+	const unsigned char *u;
+
+	if (j->past) {
+		sb_addn(j->b, p, n);
+		return 0;
+	}
+	sb_addn(&j->held, p, n);
+	if (j->held.oom)
+		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
+	u = (const unsigned char *)j->held.p;
+	if (j->held.len < 10 ||
+	    (!memcmp(j->held.p, "\x93NUMPY\x01\x00", 8) &&
+	     j->held.len < 10 + ((size_t)u[8] | (size_t)u[9] << 8)))
+		return 0;
+	return npy_head(j, err);
+}
+
+static int npy_end(struct wjoin *j, struct gs_err *err)
+{
+	return j->past ? 0 : npy_head(j, err);
+}
+
+const struct wformat wr_binary = { .put = put, .add = writer_concat };
+const struct wformat wr_npy = { .put = put, .start = npy_start,
+				.add = npy_add, .end = npy_end };

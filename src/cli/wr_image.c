@@ -149,13 +149,11 @@ static int png_put(const struct cli *c, const struct wresult *r,
 }
 
 /* --per-file: one image per operand would make no one file */
-static int image_join(const struct cli *c, const struct sbuf *body,
-		      const char *const *names, int n, struct sbuf *b,
-		      struct gs_err *err)
+static int image_join(struct wjoin *j, struct gs_err *err)
 {
-	return gs_fail(err, GS_EUSAGE, c->cmd, "-f %s writes one image, not "
-		       "--per-file's", format_name(c->format));
+	return gs_fail(err, GS_EUSAGE, j->c->cmd, "-f %s writes one image, "
+		       "not --per-file's", format_name(j->c->format));
 }
 
-const struct wformat wr_pgm = { pgm_put, image_join };
-const struct wformat wr_png = { png_put, image_join };
+const struct wformat wr_pgm = { .put = pgm_put, .start = image_join };
+const struct wformat wr_png = { .put = png_put, .start = image_join };

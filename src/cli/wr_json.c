@@ -292,29 +292,80 @@ static int put(const struct cli *c, const struct wresult *r, struct sbuf *b,
 	return rc;
 }
 
-/* --per-file: a list of the results, each object with "file" first. */
-static int join(const struct cli *c, const struct sbuf *body,
-		const char *const *names, int n, struct sbuf *b,
-		struct gs_err *err)
-{
-	sb_add(b, "[");
-	for (int i = 0; i < n; i++) {
-		const struct sbuf *r = &body[i];
-		size_t len = r->len;
+/* ---- --per-file: a list of the results, "file" first in each --------- */
 
-		while (len && r->p[len - 1] == '\n')
-			len--;
-		sb_add(b, i ? ",\n{\"file\":" : "{\"file\":");
-		if (names[i])
-			add_string(b, names[i]);
-		else
-			sb_add(b, "null");
-		if (len > 2)		/* "{}" has nothing to follow it */
-			sb_add(b, ",");
-		sb_addn(b, r->p + 1, len - 1);
-	}
-	sb_add(b, "]\n");
+static int join_start(struct wjoin *j, struct gs_err *err)
+{
+	(void)err;
+	sb_add(j->b, j->i ? ",\n{\"file\":" : "[{\"file\":");
+	if (j->name)
+		add_string(j->b, j->name);
+	else
+		sb_add(j->b, "null");
+	j->past = false;
+	j->held.len = 0;
+	j->newlines = 0;
 	return 0;
 }
 
-const struct wformat wr_json = { put, join };
+/* The length of n bytes at p without the line ends that end them. */
+static size_t unended(const char *p, size_t n)
+{
+	while (n && p[n - 1] == '\n')
+		n--;
+	return n;
+}
+
+/* The object's bytes after its "{", a comma first unless it is "{}";
+ * its last line ends held back, and dropped at its end. */
+static int join_add(struct wjoin *j, const char *p, size_t n,
+		    struct gs_err *err)
+{
+	size_t k;
+
+	if (!j->past) {		/* "{}" or more: known past 2 bytes */
+		sb_addn(&j->held, p, n);
+		if (j->held.oom)
+			return gs_fail(err, GS_ERUNTIME, "", "out of memory");
+		k = unended(j->held.p, j->held.len);
+		if (k <= 2)
+			return 0;
+		sb_add(j->b, ",");
+		sb_addn(j->b, j->held.p + 1, k - 1);
+		j->newlines = j->held.len - k;
+		j->held.len = 0;
+		j->past = true;
+		return 0;
+	}
+	k = unended(p, n);
+	if (k) {
+		for (; j->newlines; j->newlines--)
+			sb_addn(j->b, "\n", 1);
+		sb_addn(j->b, p, k);
+	}
+	j->newlines += n - k;
+	return 0;
+}
+
+/* A result of 2 bytes or fewer ("{}"): no comma before its rest. */
+static int join_end(struct wjoin *j, struct gs_err *err)
+{
+	size_t k = unended(j->held.p, j->held.len);
+
+	(void)err;
+	if (!j->past && k > 1)
+		sb_addn(j->b, j->held.p + 1, k - 1);
+	j->held.len = 0;
+	return 0;
+}
+
+static int join_close(struct wjoin *j, struct gs_err *err)
+{
+	(void)err;
+	sb_add(j->b, j->i ? "]\n" : "[]\n");
+	return 0;
+}
+
+const struct wformat wr_json = { .put = put, .start = join_start,
+				 .add = join_add, .end = join_end,
+				 .close = join_close };

@@ -125,35 +125,66 @@ static void add_label(struct sbuf *b, enum gs_format f, const char *name)
 		sb_add(b, name);
 }
 
-/* Every line of body with name after it; the header line (tsv, csv) kept
- * only for the first result, with "file" after it. */
-static void join_one(const struct cli *c, const struct sbuf *body,
-		     const char *name, bool first, struct sbuf *b)
+/* The separator and the label that end result j's lines. */
+static int start(struct wjoin *j, struct gs_err *err)
 {
-	const char *p = body->p, *end = body->p + body->len;
-	bool header = has_header(c->format);
-
-	while (p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
-
-		if (!header || first) {
-			sb_addn(b, p, n);
-			add_label(b, c->format, header ? "file" : name);
-			sb_add(b, "\n");
-		}
-		header = false;
-		p += n + 1;
-	}
-}
-
-static int join(const struct cli *c, const struct sbuf *body,
-		const char *const *names, int n, struct sbuf *b,
-		struct gs_err *err)
-{
-	for (int i = 0; i < n; i++)
-		join_one(c, &body[i], names[i] ? names[i] : "total", i == 0, b);
+	(void)err;
+	j->past = !has_header(j->c->format);	/* no header line to keep */
+	j->held.len = 0;
+	j->label.len = 0;
+	add_label(&j->label, j->c->format, j->name ? j->name : "total");
 	return 0;
 }
 
-const struct wformat wr_table = { put, join };
+/* A line of the result (the bytes held, then p's n) with its label; the
+ * header line (tsv, csv) kept only for the first result, with "file"
+ * after it. */
+static void add_line(struct wjoin *j, const char *p, size_t n)
+{
+	struct sbuf *b = j->b;
+	bool header = !j->past;
+
+	j->past = true;
+	if (!header || j->i == 0) {
+		if (j->held.len)	/* held.p may be NULL */
+			sb_addn(b, j->held.p, j->held.len);
+		sb_addn(b, p, n);
+		if (header)
+			add_label(b, j->c->format, "file");
+		else
+			sb_addn(b, j->label.p, j->label.len);
+		sb_addn(b, "\n", 1);
+	}
+	j->held.len = 0;
+}
+
+/* Every whole line as it comes; a line's start held until its end. */
+static int add(struct wjoin *j, const char *p, size_t n, struct gs_err *err)
+{
+	while (n) {
+		const char *nl = memchr(p, '\n', n);
+		size_t k = nl ? (size_t)(nl - p) : n;
+
+		if (!nl) {
+			sb_addn(&j->held, p, n);
+			break;
+		}
+		add_line(j, p, k);
+		p += k + 1;
+		n -= k + 1;
+	}
+	return j->held.oom ? gs_fail(err, GS_ERUNTIME, "", "out of memory")
+			   : 0;
+}
+
+/* A last line without its line end is a line too. */
+static int end(struct wjoin *j, struct gs_err *err)
+{
+	(void)err;
+	if (j->held.len)
+		add_line(j, "", 0);
+	return 0;
+}
+
+const struct wformat wr_table = { .put = put, .start = start, .add = add,
+				  .end = end };

@@ -146,14 +146,42 @@ int writer_put(const struct cli *c, const struct wresult *r, struct sbuf *b,
 /* The dtype of one 8-byte value of type t's results: "<f8", "<i8", "<u8". */
 const char *writer_descr(enum gs_type t);
 
-/* A format: how it writes a result, and how --per-file joins each
- * operand's result as formatted into one (names[i] NULL: the total). */
+/* --per-file's joining (perfile.c): each operand's result, as its format
+ * writes it, handed on in pieces as it is made, labelled and joined into
+ * one output (perfile.h says how for each format), so no result is held
+ * whole. The fields after name are the formats' own, freed by perfile. */
+struct wjoin {
+	const struct cli *c;
+	struct sbuf *b;		/* the joined output */
+	int n;			/* results in all, the total last */
+	int i;			/* this result's place, from 0 */
+	const char *name;	/* its operand, or NULL: the total */
+	struct sbuf held;	/* bytes held back: a line not yet ended,
+				 * json's first ones, npy's header */
+	bool past;		/* past the result's opening (a header
+				 * line, json's "{", npy's header) */
+	size_t newlines;	/* json: line ends held back (a result's
+				 * last ones are dropped) */
+	struct sbuf label;	/* text, tsv, csv: what ends each line */
+	char *descr;		/* npy: the first result's dtype */
+	uint64_t dims[4];	/* and shape, which every result's must be */
+	int ndim;
+};
+
+/* A format: how it writes a result, and how --per-file joins the results:
+ * start(j) before result j->i's bytes, add(j, p, n) its next n bytes,
+ * end(j) after its last, close(j) after the last result's; each NULL
+ * where there is nothing to do; 0, or -1 with err. start NULL and add
+ * writer_concat: the results one after another, written straight into
+ * the output. */
 struct wformat {
 	int (*put)(const struct cli *c, const struct wresult *r,
 		   struct sbuf *b, struct gs_err *err);
-	int (*join)(const struct cli *c, const struct sbuf *body,
-		    const char *const *names, int n, struct sbuf *b,
-		    struct gs_err *err);
+	int (*start)(struct wjoin *j, struct gs_err *err);
+	int (*add)(struct wjoin *j, const char *p, size_t n,
+		   struct gs_err *err);
+	int (*end)(struct wjoin *j, struct gs_err *err);
+	int (*close)(struct wjoin *j, struct gs_err *err);
 };
 
 /* wr_table.c, wr_json.c, wr_array.c (binary and npy), writer.c (state),
@@ -192,8 +220,7 @@ int writer_blocks(const struct wblocks *w, struct gs_err *err);
  * writes it; each result's bytes one after another (binary, state). */
 struct wval *writer_cells(const struct wresult *r, struct gs_err *err);
 void writer_add_text(struct sbuf *b, const struct wval *v);
-int writer_concat(const struct cli *c, const struct sbuf *body,
-		  const char *const *names, int n, struct sbuf *b,
+int writer_concat(struct wjoin *j, const char *p, size_t n,
 		  struct gs_err *err);
 
 #endif

@@ -102,23 +102,23 @@ static int merged_per_file(struct cli *c, const struct merge_state *m,
 	int n = c->noperands ? c->noperands : 1, rc = 0;
 	struct perfile pf;
 
-	if (perfile_init(&pf, n + 1) < 0)
-		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
-	if (b->drain)	/* --by's: each result as it is made */
-		perfile_direct(&pf, c, b);
+	perfile_init(&pf, c, n, b);
 	for (int i = 0; i < n && rc == 0; i++) {
 		const char *name = c->noperands ? c->operands[i] : "-";
 
 		rc = merged_result(c, last, &m->each[i], perfile_next(&pf, name),
 				   err);
+		rc = perfile_end(&pf, rc, err);
 		if (rc < 0 && !err->where[0])	/* a result's error: whose */
 			snprintf(err->where, sizeof(err->where), "%s", name);
 	}
-	if (rc == 0 && n > 1 && c->format != FMT_STATE)
+	if (rc == 0 && n > 1 && c->format != FMT_STATE) {
 		rc = merged_result(c, last, &m->total, perfile_next(&pf, NULL),
 				   err);
+		rc = perfile_end(&pf, rc, err);
+	}
 	if (rc == 0)
-		rc = perfile_join(c, &pf, b, err);
+		rc = perfile_join(&pf, err);
 	perfile_free(&pf);
 	return rc;
 }
