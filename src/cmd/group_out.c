@@ -168,8 +168,10 @@ static void make_task(void *arg, int t, int nt)
 		make(o, i);
 }
 
-/* The writer's block: rows [r0, r1) copied out in order, then made. */
-static void block(void *ctx, uint64_t r0, uint64_t r1)
+/* The writer's block: rows [r0, r1) copied out in order, then made; a
+ * spilled table's window that could not be read stops the rows (its
+ * entries were copied as zeros) with the table's error. */
+static int block(void *ctx, uint64_t r0, uint64_t r1, struct gs_err *err)
 {
 	struct gout *o = ctx;
 
@@ -186,10 +188,13 @@ static void block(void *ctx, uint64_t r0, uint64_t r1)
 			group_entry_copy(o->job, o->g, id,
 					 o->ents + (r - r0) * o->esize);
 	}
+	if (!o->direct && acc_check(o->job, o->g, err) < 0)
+		return -1;
 	if (o->pooled)
 		pool_run(&o->pool, make_task, o);
 	else
 		make_task(o, 0, 1);
+	return 0;
 }
 
 static bool row(void *ctx, uint64_t r, struct wval *cells)

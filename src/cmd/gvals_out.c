@@ -340,11 +340,13 @@ static bool with_col(const struct gv *o)
 }
 
 /* quantile's and median's rows are there to read on any thread */
-static void block(void *ctx, uint64_t r0, uint64_t r1)
+static int block(void *ctx, uint64_t r0, uint64_t r1, struct gs_err *err)
 {
 	(void)ctx;
 	(void)r0;
 	(void)r1;
+	(void)err;
+	return 0;
 }
 
 static bool row(void *ctx, uint64_t r, struct wval *cells)
