@@ -188,7 +188,7 @@ sys.stdout.buffer.write(b"".join(struct.pack("<qd", x, x / 8) for x in k))
 			bad "rows stop at a failed read" "pread $last after $at"
 	done
 else
-	echo "group_spill: note: no cc, or under ASan: the failed reads are skipped"
+	echo "group_spill: note: no cc, or under ASan: failed reads skipped"
 fi
 [ -z "$(ls -A "$T/tmp")" ] && ok || bad "temp files" "left: $(ls "$T/tmp")"
 

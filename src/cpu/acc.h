@@ -245,6 +245,13 @@ void group_stats(const struct gs_job *job, const void *entry, unsigned j,
 		 struct stats_col *s);
 void group_reduce(const struct gs_job *job, const void *entry, unsigned j,
 		  enum gs_op op, struct red_col *r);
+/* group_stats of GROUP_STATS without the xsums: count, nan, min and max
+ * into s (its s1, s2 left alone), the compact sums themselves (ksum.h)
+ * into *s1, *s2, pointing into entry. */
+struct ksum;
+void group_stats_compact(const struct gs_job *job, const void *entry,
+			 unsigned j, struct stats_col *s,
+			 const struct ksum **s1, const struct ksum **s2);
 /* A state's bytes as they are made, in order (state.c's: the result's
  * buffer, which drains to the output): put false where it failed (its
  * owner says why). */

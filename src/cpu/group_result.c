@@ -148,6 +148,20 @@ void group_stats(const struct gs_job *job, const void *entry, unsigned j,
 		ksum_to_xsum(&c->s2, &s->s2);
 }
 
+void group_stats_compact(const struct gs_job *job, const void *entry,
+			 unsigned j, struct stats_col *s,
+			 const struct ksum **s1, const struct ksum **s2)
+{
+	const struct gcol *c = col_of(job, (void *)entry, j);
+
+	s->count = c->count;
+	s->nan = c->nan;
+	s->min = c->min;
+	s->max = c->max;
+	*s1 = &c->s1;
+	*s2 = &c->s2;
+}
+
 void group_reduce(const struct gs_job *job, const void *entry, unsigned j,
 		  enum gs_op op, struct red_col *r)
 {
