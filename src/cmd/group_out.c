@@ -191,17 +191,21 @@ static int block(void *ctx, uint64_t r0, uint64_t r1, struct gs_err *err)
 
 	o->r0 = r0;
 	o->r1 = r1;
-	/* the rows' order is found here, one at a time; their entries are
-	 * copied on the threads where the table is in memory */
-	for (uint64_t r = r0; r < r1; r++) {
-		size_t id = o->idx ? o->idx[r] : group_row(o->rows, r);
+	/* the rows' order is found here; their entries are copied on the
+	 * threads where the table is in memory */
+	if (o->direct && !o->idx)	/* the order merged on the threads */
+		group_rows_take(o->rows, r0, o->ids, (size_t)(r1 - r0),
+				o->pooled ? &o->pool : NULL);
+	else
+		for (uint64_t r = r0; r < r1; r++) {
+			size_t id = o->idx ? o->idx[r] : group_row(o->rows, r);
 
-		if (o->direct)
-			o->ids[r - r0] = id;
-		else
-			group_entry_copy(o->job, o->g, id,
-					 o->ents + (r - r0) * o->esize);
-	}
+			if (o->direct)
+				o->ids[r - r0] = id;
+			else
+				group_entry_copy(o->job, o->g, id, o->ents +
+						 (r - r0) * o->esize);
+		}
 	if (!o->direct && acc_check(o->job, o->g, err) < 0)
 		return -1;
 	if (o->pooled)

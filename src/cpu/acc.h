@@ -224,6 +224,11 @@ struct group_rows *group_rows(const struct gs_job *job,
 			      const struct group_acc *acc, struct pool *pool,
 			      uint64_t *n);
 size_t group_row(struct group_rows *rows, uint64_t r);
+/* Rows [r0, r0 + m)'s entries into ids, as group_row gives them, merged
+ * on pool's threads (NULL: this one) where they follow the last row read
+ * (a table in memory: group_entries_direct). */
+void group_rows_take(struct group_rows *rows, uint64_t r0, uint64_t *ids,
+		     size_t m, struct pool *pool);
 void group_rows_free(struct group_rows *rows);
 /* Key column k of entry i: .f for a float key, .i or .u for an integer
  * key by its signedness (a NaN key is the type's quiet NaN). */

@@ -55,6 +55,23 @@ size_t group_row(struct group_rows *rows, uint64_t r)
 	return (size_t)rows->id;
 }
 
+void group_rows_take(struct group_rows *rows, uint64_t r0, uint64_t *ids,
+		     size_t m, struct pool *pool)
+{
+	bool next = rows->r == UINT64_MAX ? r0 == 0 : r0 == rows->r + 1;
+
+	if (!m)
+		return;
+	if (!next) {	/* out of turn: a row at a time */
+		for (size_t i = 0; i < m; i++)
+			ids[i] = group_row(rows, r0 + i);
+		return;
+	}
+	gs_iter_take(&rows->it, ids, m, pool);
+	rows->r = r0 + m - 1;
+	rows->id = ids[m - 1];
+}
+
 void group_rows_free(struct group_rows *rows)
 {
 	free(rows);
