@@ -143,30 +143,23 @@ static void make(struct gout *o, size_t i)
 			results_value(res, &v[j]);
 			continue;
 		}
-		if (what == GROUP_STATS) {
-			struct cell *cells = &o->cells[(i * o->nv + j) * NSTATS];
-			const struct ksum *s1, *s2;
-
-			/* mean and variances from the compact sums */
-			memset(cells, 0, NSTATS * sizeof(*cells));
-			group_stats_compact(o->job, ent, j, &s, &s1, &s2);
-			if (column_cells_compact(val_type(o, j), &s, s1, s2,
-						 cells)) {
-				for (unsigned c = 0; c < NSTATS; c++)
-					v[j * NSTATS + c] = cell_value(&cells[c]);
-				continue;
-			}
-		}
-		group_stats(o->job, ent, j, &s);
 		if (what == GROUP_COUNT) {
+			group_stats(o->job, ent, j, &s);
 			v[2 * j] = wv_u64(s.count);
 			v[2 * j + 1] = wv_u64(s.nan);
 			continue;
 		}
 		struct cell *cells = &o->cells[(i * o->nv + j) * NSTATS];
+		const struct ksum *s1, *s2;
 
+		/* mean and variances from the compact sums where they hold
+		 * them (not a wide or special sum), else from xsums */
 		memset(cells, 0, NSTATS * sizeof(*cells));
-		column_cells(val_type(o, j), &s, cells);
+		group_stats_compact(o->job, ent, j, &s, &s1, &s2);
+		if (!column_cells_compact(val_type(o, j), &s, s1, s2, cells)) {
+			group_stats(o->job, ent, j, &s);
+			column_cells(val_type(o, j), &s, cells);
+		}
 		for (unsigned c = 0; c < NSTATS; c++)
 			v[j * NSTATS + c] = cell_value(&cells[c]);
 	}
