@@ -13,7 +13,9 @@
 #    --per-file;
 #  - no temp file left in $TMPDIR; $TMPDIR missing, or a write that fails
 #    (a file size limit: EFBIG, as a full disk's ENOSPC), is one line
-#    naming the keys and the memory, exit 1, nothing on stdout;
+#    naming the keys and the memory, exit 1, nothing on stdout; a read
+#    back that fails while the rows are written (tests/pread_shim.c) too,
+#    the rows stopping at it;
 #  - the rows streamed: a spilled run's peak memory (/usr/bin/time) below
 #    the bytes it prints, the same bytes to a file, -o, a pipe; a failed
 #    write leaves -o's FILE as it was.
@@ -154,6 +156,42 @@ grep -q "$T/none failed: No such file" "$T/err" && ok ||
 rc=$?
 : > "$T/out"
 failing "a write fails" $rc
+[ -z "$(ls -A "$T/tmp")" ] && ok || bad "temp files" "left: $(ls "$T/tmp")"
+
+# a read of the spilled table that fails while its rows are written (an
+# LD_PRELOAD shim fails the Nth pread: EIO): one line, exit 1, nothing on
+# stdout (a pipe), and the rows stop there: no read after the failed one
+# (each one after it would have read on, rows of zeros for the block's
+# entries the window could not give). The last reads are the rows'
+# windows (100,000 keys: about 8 of them).
+if [ -z "$GPUSTAT_ASAN" ] && command -v cc > /dev/null 2>&1 &&
+   cc -shared -fPIC -o "$T/pread.so" tests/pread_shim.c -ldl 2> /dev/null; then
+	python3 -c '
+import random, struct, sys
+random.seed(9)
+k = list(range(100000))
+random.shuffle(k)
+sys.stdout.buffer.write(b"".join(struct.pack("<qd", x, x / 8) for x in k))
+' > "$T/rd.bin"
+	rd() {
+		GPUSTAT_GROUP_LIMIT=64K GS_PREAD_COUNT=1 LD_PRELOAD=$T/pread.so \
+			"$G" sum --by 1 -t i64,f64 -j 1 "$T/rd.bin" "$@"
+	}
+	calls=$(rd 2>&1 > /dev/null | tail -1 | sed 's/^pread_shim: //')
+	for back in 0 3; do
+		at=$((calls - back))
+		(GS_PREAD_FAIL_AT=$at rd 2> "$T/err2"; echo $? > "$T/rc") |
+			cat > "$T/out"
+		grep -v '^pread_shim' "$T/err2" > "$T/err"
+		failing "a read of the rows fails (pread $at of $calls)" \
+			"$(cat "$T/rc")"
+		last=$(grep '^pread_shim' "$T/err2" | tail -1 | sed 's/^.*: //')
+		[ "$last" = $((at - 1)) ] && ok ||
+			bad "rows stop at a failed read" "pread $last after $at"
+	done
+else
+	echo "group_spill: note: no cc, or under ASan: failed reads skipped"
+fi
 [ -z "$(ls -A "$T/tmp")" ] && ok || bad "temp files" "left: $(ls "$T/tmp")"
 
 # the result streams (result_out.h): 120,000 keys of 15 value columns

@@ -49,7 +49,8 @@ int writer_blocks(const struct wblocks *w, struct gs_err *err)
 	for (uint64_t r0 = 0; rc == 0 && r0 < r->rows; r0 += per) {
 		uint64_t r1 = r->rows - r0 < per ? r->rows : r0 + per;
 
-		r->block(r->ctx, r0, r1);
+		if ((rc = r->block(r->ctx, r0, r1, err)) < 0)
+			break;
 		for (int t = 0; t < nt; t++) {
 			uint64_t m = r1 - r0;
 

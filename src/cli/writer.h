@@ -93,13 +93,15 @@ struct wresult {
 	unsigned cells, text_from, table_from, array_from;
 	bool (*row)(void *ctx, uint64_t r, struct wval *cells);
 	/* Where set, the rows are readied a block at a time on the writer's
-	 * thread: block(ctx, r0, r1) readies rows [r0, r1), at most
+	 * thread: block(ctx, r0, r1, err) readies rows [r0, r1), at most
 	 * block_rows of them, after which row() of those rows (and get() of
 	 * a per_row field's values of them) may run on pool's threads at
 	 * once, each thread with cells of its own; their text is made in
 	 * buffers of each thread's and added to the output in row order.
-	 * pool NULL: the writer's thread alone. */
-	void (*block)(void *ctx, uint64_t r0, uint64_t r1);
+	 * pool NULL: the writer's thread alone. block returns 0, or -1 with
+	 * err where the rows could not be readied (a spilled table read
+	 * back short): the writer stops there, none of those rows written. */
+	int (*block)(void *ctx, uint64_t r0, uint64_t r1, struct gs_err *err);
 	uint64_t block_rows;
 	struct pool *pool;
 	/* The header (tsv, csv): the first `labels` cells are named by

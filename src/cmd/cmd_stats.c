@@ -9,6 +9,7 @@
 #include <string.h>
 #include "command.h"
 #include "group.h"
+#include "kstats.h"
 #include "stats_cells.h"
 #include "writer.h"
 
@@ -21,6 +22,14 @@ static void cell_double(struct cell *c, double v)
 {
 	c->f = v;
 	c->is_int = false;
+}
+
+static double f64_of(uint64_t bits)
+{
+	double d;
+
+	memcpy(&d, &bits, sizeof(d));
+	return d;
 }
 
 static void cell_u64(struct cell *c, uint64_t v)
@@ -106,6 +115,31 @@ void column_cells(enum gs_type t, const struct stats_col *s,
 	cell_double(&cells[7], svar);
 	cell_double(&cells[8], psd);
 	cell_double(&cells[9], ssd);
+}
+
+bool column_cells_compact(enum gs_type t, const struct stats_col *s,
+			  const struct ksum *s1, const struct ksum *s2,
+			  struct cell *cells /* [NSTATS] */)
+{
+	uint64_t n = s->count - s->nan;
+	double mean, pvar, svar, psd, ssd;
+
+	if (!n || !ksum_stats(s1, s2, n, &mean, &pvar, &svar, &psd, &ssd))
+		return false;
+	if (!type_is_float(t) && !ksum_to_dec(s1, cells[4].text))
+		return false;
+	cell_double(&cells[4], f64_of(ksum_round(s1, XF_F64)));
+	cells[4].is_int = !type_is_float(t);
+	cell_u64(&cells[0], s->count);
+	cell_u64(&cells[1], s->nan);
+	cell_scalar(&cells[2], t, s->min);
+	cell_scalar(&cells[3], t, s->max);
+	cell_double(&cells[5], mean);
+	cell_double(&cells[6], pvar);
+	cell_double(&cells[7], svar);
+	cell_double(&cells[8], psd);
+	cell_double(&cells[9], ssd);
+	return true;
 }
 
 struct table {

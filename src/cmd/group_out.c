@@ -143,16 +143,23 @@ static void make(struct gout *o, size_t i)
 			results_value(res, &v[j]);
 			continue;
 		}
-		group_stats(o->job, ent, j, &s);
 		if (what == GROUP_COUNT) {
+			group_stats(o->job, ent, j, &s);
 			v[2 * j] = wv_u64(s.count);
 			v[2 * j + 1] = wv_u64(s.nan);
 			continue;
 		}
 		struct cell *cells = &o->cells[(i * o->nv + j) * NSTATS];
+		const struct ksum *s1, *s2;
 
+		/* mean and variances from the compact sums where they hold
+		 * them (not a wide or special sum), else from xsums */
 		memset(cells, 0, NSTATS * sizeof(*cells));
-		column_cells(val_type(o, j), &s, cells);
+		group_stats_compact(o->job, ent, j, &s, &s1, &s2);
+		if (!column_cells_compact(val_type(o, j), &s, s1, s2, cells)) {
+			group_stats(o->job, ent, j, &s);
+			column_cells(val_type(o, j), &s, cells);
+		}
 		for (unsigned c = 0; c < NSTATS; c++)
 			v[j * NSTATS + c] = cell_value(&cells[c]);
 	}
@@ -168,28 +175,37 @@ static void make_task(void *arg, int t, int nt)
 		make(o, i);
 }
 
-/* The writer's block: rows [r0, r1) copied out in order, then made. */
-static void block(void *ctx, uint64_t r0, uint64_t r1)
+/* The writer's block: rows [r0, r1) copied out in order, then made; a
+ * spilled table's window that could not be read stops the rows (its
+ * entries were copied as zeros) with the table's error. */
+static int block(void *ctx, uint64_t r0, uint64_t r1, struct gs_err *err)
 {
 	struct gout *o = ctx;
 
 	o->r0 = r0;
 	o->r1 = r1;
-	/* the rows' order is found here, one at a time; their entries are
-	 * copied on the threads where the table is in memory */
-	for (uint64_t r = r0; r < r1; r++) {
-		size_t id = o->idx ? o->idx[r] : group_row(o->rows, r);
+	/* the rows' order is found here; their entries are copied on the
+	 * threads where the table is in memory */
+	if (o->direct && !o->idx)	/* the order merged on the threads */
+		group_rows_take(o->rows, r0, o->ids, (size_t)(r1 - r0),
+				o->pooled ? &o->pool : NULL);
+	else
+		for (uint64_t r = r0; r < r1; r++) {
+			size_t id = o->idx ? o->idx[r] : group_row(o->rows, r);
 
-		if (o->direct)
-			o->ids[r - r0] = id;
-		else
-			group_entry_copy(o->job, o->g, id,
-					 o->ents + (r - r0) * o->esize);
-	}
+			if (o->direct)
+				o->ids[r - r0] = id;
+			else
+				group_entry_copy(o->job, o->g, id, o->ents +
+						 (r - r0) * o->esize);
+		}
+	if (!o->direct && acc_check(o->job, o->g, err) < 0)
+		return -1;
 	if (o->pooled)
 		pool_run(&o->pool, make_task, o);
 	else
 		make_task(o, 0, 1);
+	return 0;
 }
 
 static bool row(void *ctx, uint64_t r, struct wval *cells)

@@ -41,6 +41,14 @@
 #include "textkeys.h"
 #include "writer.h"
 
+#define BLOCK_ROWS 16384u	/* the writer's rows at a time */
+
+struct mrow {
+	size_t run;		/* the key's place in order */
+	unsigned col;
+	size_t k;		/* which of its modes */
+};
+
 struct gv {
 	struct cli *c;
 	const struct gs_job *job;
@@ -56,8 +64,11 @@ struct gv {
 	uint64_t *best;		/* mode: [run][column] its count */
 	size_t *mfirst, *mn;	/* mode: [run][column] its modes in modes[] */
 	uint64_t *modes;
-	/* the row cursor of mode */
+	/* the row cursor of mode, and where it stood at each row of the
+	 * block (the rows then made on any thread) */
 	size_t at_run, at_col, at_mode;
+	struct mrow *brow;	/* [16384] */
+	uint64_t b0;		/* the block's first row */
 	char **names;
 	const char **descr;
 	unsigned ncells;
@@ -339,19 +350,36 @@ static bool with_col(const struct gv *o)
 			   o->c->format == FMT_NPY);
 }
 
-/* quantile's and median's rows are there to read on any thread */
-static void block(void *ctx, uint64_t r0, uint64_t r1)
+/* quantile's and median's rows are there to read on any thread; mode's
+ * come from its cursor, each row's place kept for the block */
+static int block(void *ctx, uint64_t r0, uint64_t r1, struct gs_err *err)
 {
-	(void)ctx;
-	(void)r0;
-	(void)r1;
+	struct gv *o = ctx;
+
+	(void)err;
+	o->b0 = r0;
+	for (uint64_t r = r0; o->mode && r < r1; r++) {
+		size_t c = o->order[o->at_run] * o->nv + o->at_col;
+
+		o->brow[r - r0] = (struct mrow){ o->at_run, o->at_col,
+						 o->at_mode };
+		if (++o->at_mode >= o->mn[c]) {
+			o->at_mode = 0;
+			if (++o->at_col == o->nv) {
+				o->at_col = 0;
+				o->at_run++;
+			}
+		}
+	}
+	return 0;
 }
 
 static bool row(void *ctx, uint64_t r, struct wval *cells)
 {
 	struct gv *o = ctx;
 	const struct quantile_state *qs = o->c->state;
-	size_t i = o->mode ? o->at_run : (size_t)(r / o->nq), run = o->order[i];
+	const struct mrow *m = o->mode ? &o->brow[r - o->b0] : NULL;
+	size_t i = m ? m->run : (size_t)(r / o->nq), run = o->order[i];
 	unsigned at = o->nk;
 
 	for (unsigned k = 0; k < o->nk; k++)
@@ -369,21 +397,14 @@ static bool row(void *ctx, uint64_t r, struct wval *cells)
 							       o->nv + j]);
 		return true;
 	}
-	size_t c = run * o->nv + o->at_col;
+	size_t c = run * o->nv + m->col;
 
 	if (with_col(o))
-		cells[at++] = wv_u64(o->at_col);
-	cells[at] = o->mn[c] ? mode_value(val_type(o, o->at_col),
-					  o->modes[o->mfirst[c] + o->at_mode])
+		cells[at++] = wv_u64(m->col);
+	cells[at] = o->mn[c] ? mode_value(val_type(o, m->col),
+					  o->modes[o->mfirst[c] + m->k])
 			     : wv_f64(NAN);
 	cells[at + 1] = wv_u64(o->best[c]);
-	if (++o->at_mode >= o->mn[c]) {
-		o->at_mode = 0;
-		if (++o->at_col == o->nv) {
-			o->at_col = 0;
-			o->at_run++;
-		}
-	}
 	return true;
 }
 
@@ -488,6 +509,8 @@ static int put(struct gv *o, struct sbuf *b, struct gs_err *err)
 	}
 	if (describe(o, labels, err) < 0)
 		return -1;
+	if (o->mode && !(o->brow = malloc(BLOCK_ROWS * sizeof(*o->brow))))
+		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
 	if (!o->mode)
 		fields[nf++] = (struct wfield){ .name = "method",
 						.str = qmethod_names[qs->method] };
@@ -524,8 +547,7 @@ static int put(struct gv *o, struct sbuf *b, struct gs_err *err)
 		.names = (const char *const *)o->names, .nnames = nnames,
 		.labels = labels, .cell_descr = o->descr, .ndim = 1,
 		.dims = { rows }, .fields = fields, .nfields = nf,
-		/* mode's rows come from a cursor: one thread */
-		.block = o->mode ? NULL : block, .block_rows = 16384,
+		.block = block, .block_rows = BLOCK_ROWS,
 		.pool = o->pooled ? &o->pool : NULL,
 	};
 
@@ -549,6 +571,7 @@ static void gv_free(struct gv *o)
 	free(o->mfirst);
 	free(o->mn);
 	free(o->modes);
+	free(o->brow);
 }
 
 static int gvals_done(struct cli *c, void *acc, struct sbuf *b,

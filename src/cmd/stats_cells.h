@@ -7,6 +7,7 @@
 #define STATS_CELLS_H
 
 #include "acc.h"
+#include "ksum.h"
 #include "writer.h"
 
 enum { NSTATS = 10 };
@@ -32,5 +33,11 @@ struct cell {
 void column_cells(enum gs_type t, const struct stats_col *s,
 		  struct cell *cells);
 struct wval cell_value(const struct cell *c);
+/* The same cells from a key's compact sums s1, s2 (ksum.h; s's xsums
+ * unread): false, cells untouched, where they do not hold them (a wide
+ * or special sum, no values: column_cells then). */
+bool column_cells_compact(enum gs_type t, const struct stats_col *s,
+			  const struct ksum *s1, const struct ksum *s2,
+			  struct cell *cells);
 
 #endif

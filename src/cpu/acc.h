@@ -227,6 +227,11 @@ struct group_rows *group_rows(const struct gs_job *job,
 			      const struct group_acc *acc, struct pool *pool,
 			      uint64_t *n);
 size_t group_row(struct group_rows *rows, uint64_t r);
+/* Rows [r0, r0 + m)'s entries into ids, as group_row gives them, merged
+ * on pool's threads (NULL: this one) where they follow the last row read
+ * (a table in memory: group_entries_direct). */
+void group_rows_take(struct group_rows *rows, uint64_t r0, uint64_t *ids,
+		     size_t m, struct pool *pool);
 void group_rows_free(struct group_rows *rows);
 /* Key column k of entry i: .f for a float key, .i or .u for an integer
  * key by its signedness (a NaN key is the type's quiet NaN). */
@@ -248,6 +253,13 @@ void group_stats(const struct gs_job *job, const void *entry, unsigned j,
 		 struct stats_col *s);
 void group_reduce(const struct gs_job *job, const void *entry, unsigned j,
 		  enum gs_op op, struct red_col *r);
+/* group_stats of GROUP_STATS without the xsums: count, nan, min and max
+ * into s (its s1, s2 left alone), the compact sums themselves (ksum.h)
+ * into *s1, *s2, pointing into entry. */
+struct ksum;
+void group_stats_compact(const struct gs_job *job, const void *entry,
+			 unsigned j, struct stats_col *s,
+			 const struct ksum **s1, const struct ksum **s2);
 /* A state's bytes as they are made, in order (state.c's: the result's
  * buffer, which drains to the output): put false where it failed (its
  * owner says why). */

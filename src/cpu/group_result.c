@@ -55,6 +55,23 @@ size_t group_row(struct group_rows *rows, uint64_t r)
 	return (size_t)rows->id;
 }
 
+void group_rows_take(struct group_rows *rows, uint64_t r0, uint64_t *ids,
+		     size_t m, struct pool *pool)
+{
+	bool next = rows->r == UINT64_MAX ? r0 == 0 : r0 == rows->r + 1;
+
+	if (!m)
+		return;
+	if (!next) {	/* out of turn: a row at a time */
+		for (size_t i = 0; i < m; i++)
+			ids[i] = group_row(rows, r0 + i);
+		return;
+	}
+	gs_iter_take(&rows->it, ids, m, pool);
+	rows->r = r0 + m - 1;
+	rows->id = ids[m - 1];
+}
+
 void group_rows_free(struct group_rows *rows)
 {
 	free(rows);
@@ -146,6 +163,20 @@ void group_stats(const struct gs_job *job, const void *entry, unsigned j,
 	ksum_to_xsum(&c->s1, &s->s1);
 	if (job->group->what == GROUP_STATS)
 		ksum_to_xsum(&c->s2, &s->s2);
+}
+
+void group_stats_compact(const struct gs_job *job, const void *entry,
+			 unsigned j, struct stats_col *s,
+			 const struct ksum **s1, const struct ksum **s2)
+{
+	const struct gcol *c = col_of(job, (void *)entry, j);
+
+	s->count = c->count;
+	s->nan = c->nan;
+	s->min = c->min;
+	s->max = c->max;
+	*s1 = &c->s1;
+	*s2 = &c->s2;
 }
 
 void group_reduce(const struct gs_job *job, const void *entry, unsigned j,

@@ -417,3 +417,147 @@ bool gs_walk(struct gshared *sh,
 				return false;
 	return true;
 }
+
+/* ---- a block of entries at a time, on threads --------------------------- */
+
+/* The first index of [lo, hi) of t whose key is x or above (hi: none). */
+static size_t lower(const struct ktable *t, size_t lo, size_t hi,
+		    const uint64_t *x, size_t kw)
+{
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (kheap_cmp(ktable_key(t, mid), x, kw) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* cut[p]: where partition p stands after the k keys that come next from
+ * at[] on (the partitions' keys from at[] merged; k of them are left).
+ * The cut lies in [lo, hi) of each partition: a pivot, the middle key of
+ * the widest range, has below it the keys that the partitions' searches
+ * count; at most k of them, and it is in the cut with them (the ranges'
+ * fronts move up to it), else it and all above it are not (their backs
+ * move down). A later pivot lies between the earlier ones, so a search
+ * within a range counts as one over the partition would. */
+static void select_cut(const struct gshared *sh, const size_t *at,
+		       uint64_t k, size_t *cut)
+{
+	size_t lo[GS_PARTS_MAX], hi[GS_PARTS_MAX], pos[GS_PARTS_MAX];
+
+	for (unsigned p = 0; p < sh->nparts; p++) {
+		size_t n = sh->part[p].t.n;
+
+		lo[p] = at[p];
+		hi[p] = n - at[p] < k ? n : at[p] + (size_t)k;
+	}
+	for (;;) {
+		unsigned w = 0;
+		uint64_t below = 0;
+		const uint64_t *x;
+		size_t mid;
+
+		for (unsigned p = 1; p < sh->nparts; p++)
+			if (hi[p] - lo[p] > hi[w] - lo[w])
+				w = p;
+		if (hi[w] == lo[w])
+			break;
+		mid = lo[w] + (hi[w] - lo[w]) / 2;
+		x = ktable_key(&sh->part[w].t, mid);
+		for (unsigned p = 0; p < sh->nparts; p++) {
+			pos[p] = p == w ? mid : lower(&sh->part[p].t, lo[p],
+						      hi[p], x, sh->kw);
+			below += pos[p] - at[p];
+		}
+		for (unsigned p = 0; p < sh->nparts; p++)
+			if (below < k)
+				lo[p] = pos[p] + (p == w);
+			else
+				hi[p] = pos[p];
+	}
+	memcpy(cut, lo, sh->nparts * sizeof(*cut));
+}
+
+/* The ids of the keys from partitions' a[] to z[] in order into out. */
+static void merge_range(const struct gshared *sh, const size_t *a,
+			const size_t *z, uint64_t *out)
+{
+	struct gs_icur cur[GS_PARTS_MAX];
+	struct kcur *heap[GS_PARTS_MAX];
+	size_t n = 0;
+
+	for (unsigned p = 0; p < sh->nparts; p++) {
+		if (a[p] == z[p])
+			continue;
+		cur[p] = (struct gs_icur){
+			.k.key = ktable_key(&sh->part[p].t, a[p]), .p = p,
+			.at = a[p] };
+		heap[n++] = &cur[p].k;
+	}
+	kheap_make(heap, n, sh->kw);
+	while (n) {
+		struct gs_icur *c = (struct gs_icur *)heap[0];
+
+		*out++ = (uint64_t)c->p << 32 | c->at;
+		if (++c->at == z[c->p])
+			heap[0] = heap[--n];
+		else
+			c->k.key = ktable_key(&sh->part[c->p].t, c->at);
+		kheap_sift(heap, n, 0, sh->kw);
+	}
+}
+
+struct take {
+	const struct gshared *sh;
+	size_t at[GS_PARTS_MAX], end[GS_PARTS_MAX];
+	uint64_t *ids;
+	size_t m;
+};
+
+/* Thread i of n: ranks [m i / n, m (i + 1) / n) of the block. */
+static void take_task(void *arg, int i, int n)
+{
+	struct take *tk = arg;
+	size_t a[GS_PARTS_MAX], z[GS_PARTS_MAX];
+	uint64_t r0 = tk->m * (uint64_t)i / (uint64_t)n;
+	uint64_t r1 = tk->m * (uint64_t)(i + 1) / (uint64_t)n;
+
+	select_cut(tk->sh, tk->at, r0, a);
+	select_cut(tk->sh, tk->at, r1, z);
+	if (i == n - 1)
+		memcpy(tk->end, z, tk->sh->nparts * sizeof(*z));
+	merge_range(tk->sh, a, z, tk->ids + r0);
+}
+
+void gs_iter_take(struct gs_iter *it, uint64_t *ids, size_t m,
+		  struct pool *pool)
+{
+	struct gshared *sh = it->sh;
+	struct take tk = { .sh = sh, .ids = ids, .m = m };
+
+	if (spilled(sh) || !pool || pool->n < 2 || m < 1024) {
+		for (size_t i = 0; i < m && gs_iter_next(it, &ids[i]); i++)
+			;
+		return;
+	}
+	for (unsigned p = 0; p < sh->nparts; p++)
+		tk.at[p] = it->cur[p].at;
+	pool_run(pool, take_task, &tk);
+	/* the heap again, at the cut after the block */
+	it->n = 0;
+	for (unsigned p = 0; p < sh->nparts; p++) {
+		struct gs_icur *c = &it->cur[p];
+
+		c->at = tk.end[p];
+		if (c->at == sh->part[p].t.n)
+			continue;
+		*c = (struct gs_icur){ .k.key = ktable_key(&sh->part[p].t,
+							   c->at),
+				       .p = p, .at = c->at };
+		it->heap[it->n++] = &c->k;
+	}
+	kheap_make(it->heap, it->n, sh->kw);
+}

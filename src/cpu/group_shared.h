@@ -135,6 +135,12 @@ struct pool;
 int gs_iter_start(struct gshared *sh, struct gs_iter *it, struct pool *pool);
 void gs_iter_rewind(struct gs_iter *it);
 bool gs_iter_next(struct gs_iter *it, uint64_t *id);
+/* The next m entry ids into ids, as m calls of gs_iter_next give them (m
+ * of them are left). With pool's threads, each merges its share of the m:
+ * a search of the partitions' sorted keys finds where the share begins
+ * and ends, so the heap's one-at-a-time merge is no thread's alone. */
+void gs_iter_take(struct gs_iter *it, uint64_t *ids, size_t m,
+		  struct pool *pool);
 /* Key and payload of entry id. A spilled table's are read through a
  * window: valid until the next call for another entry. */
 const uint64_t *gs_key(struct gshared *sh, uint64_t id);

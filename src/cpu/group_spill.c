@@ -414,6 +414,9 @@ bool gs_window(struct gshared *sh, uint64_t id)
 
 	if (id >= sh->win_lo && id - sh->win_lo < sh->win_n)
 		return true;
+	/* after a failed read, no more: the rows stop at the first */
+	if (atomic_load(&sh->err))
+		return false;
 	if (!sh->win) {
 		sh->win_cap = IO_BYTES / sh->rec ? IO_BYTES / sh->rec : 1;
 		if (!(sh->win = malloc(sh->win_cap * sh->rec))) {
