@@ -12,6 +12,7 @@
  * its prefetch distances.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "unit.h"
@@ -174,6 +175,13 @@ static void check_table(size_t kw, size_t n, uint64_t m, size_t batch)
 	CHECKF(runs == t.n && fresh_n == t.n && !bad && !hbad,
 	       "kw %zu batch %zu: %zu keys, %zu runs, %zu fresh, %zu wrong, "
 	       "%zu hashes wrong", kw, batch, t.n, runs, fresh_n, bad, hbad);
+	/* a payload never straddles more cache lines than its size needs */
+	CHECK(!t.n || (uintptr_t)t.pay % 64 == 0);
+	CHECK(ktable_sort(&t) == 0);
+	CHECK(!t.n || (uintptr_t)t.pay % 64 == 0);
+	for (size_t i = 1; kw == 1 && i < t.n; i++)
+		bad += ktable_key(&t, i - 1)[0] >= ktable_key(&t, i)[0];
+	CHECKF(!bad, "kw %zu: sorted out of order", kw);
 	free(order);
 	free(in);
 	free(h);

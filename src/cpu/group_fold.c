@@ -293,6 +293,11 @@ static inline bool fold_i64(enum gs_group_what what, struct gcol *c,
 
 /* ---- many keys: the records by partition (group_scatter.h) ------------- */
 
+/* How far ahead of the fold a partition's batch loads the payloads: the
+ * lookups (ktable_find) loaded them too, but a batch's lines outgrow L2
+ * before the fold comes back to its first ones. */
+#define PF_PAY 16u
+
 /* An entry: the order key, then the value as a double's or an int64's
  * bits (fold_at's conversion, done before the entry is written). */
 struct fent {
@@ -321,6 +326,8 @@ static bool NAME(void *ctx, const struct gs_job *job, struct ktable *t,	\
 		unsigned w = what >= GROUP_SUM ? wides_of(what, c) : 0;	\
 		T v;							\
 									\
+		if (i + PF_PAY < n)					\
+			__builtin_prefetch(ktable_pay(t, idx[i + PF_PAY]), 1);	\
 		memcpy(&v, &f[i].v, sizeof(v));				\
 		if (!FOLD(what, c, v))					\
 			return false;					\

@@ -11,6 +11,7 @@
 
 #define SIGN64 (1ull << 63)
 #define KEY_NAN UINT64_MAX
+#define PAY_ALIGN 64		/* a cache line */
 
 static uint64_t float_key(double d)
 {
@@ -137,6 +138,17 @@ static int grow_slots(struct ktable *t)
 	return 0;
 }
 
+/* Payloads of cap entries, on a cache line's boundary: a payload of 64
+ * bytes (a sum's struct gcol) is then one line, not two, and a fold into
+ * a table past the caches loads half the lines. NULL: out of memory. */
+static unsigned char *pay_alloc(size_t cap, size_t psize)
+{
+	size_t b = (cap * psize + !psize + PAY_ALIGN - 1) / PAY_ALIGN *
+		   PAY_ALIGN;
+
+	return aligned_alloc(PAY_ALIGN, b);
+}
+
 static int grow_entries(struct ktable *t)
 {
 	size_t cap = t->cap ? t->cap * 2 : 64;
@@ -151,9 +163,12 @@ static int grow_entries(struct ktable *t)
 	if (!k)
 		return -1;
 	t->keys = k;
-	p = realloc(t->pay, cap * t->psize + !t->psize);
+	p = pay_alloc(cap, t->psize);
 	if (!p)
 		return -1;
+	if (t->n)
+		memcpy(p, t->pay, t->n * t->psize);
+	free(t->pay);
 	t->pay = p;
 	t->cap = cap;
 	return 0;
@@ -294,7 +309,7 @@ int ktable_sort(struct ktable *t)
 		return 0;
 	idx = ktable_sorted(t);
 	k = idx ? malloc(t->cap * kb) : NULL;
-	p = k ? malloc(t->cap * t->psize + !t->psize) : NULL;
+	p = k ? pay_alloc(t->cap, t->psize) : NULL;
 	if (!p) {
 		free(idx);
 		free(k);

@@ -11,7 +11,8 @@
  * The table is open addressing over entry indices, entries stored in
  * insertion order (keys and payloads in two arrays), so a thread's table
  * merges into another by walking its entries, and the sorted order is an
- * index sort over the keys. Payloads start zeroed.
+ * index sort over the keys. Payloads start zeroed; their array starts on
+ * a cache line (64 bytes).
  */
 #ifndef KTABLE_H
 #define KTABLE_H
