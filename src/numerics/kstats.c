@@ -11,6 +11,7 @@
 #include <string.h>
 #include "ieee.h"
 #include "kstats.h"
+#include "xsum.h"
 
 #define KL 9			/* limbs: N below 2^KMAX, scaled by ratio() */
 #define KMAX 500		/* bits of the terms of N at most */
@@ -114,26 +115,6 @@ static unsigned __int128 ratio(uint64_t *a, uint64_t d1, uint64_t d2,
 	       bits64(a, shift);
 }
 
-/* floor(sqrt(v)), and whether it is exact (digit-by-digit, base 4). */
-static uint64_t isqrt128(unsigned __int128 v, bool *exact)
-{
-	unsigned __int128 r = 0, bit = (unsigned __int128)1 << 126;
-
-	while (bit > v)
-		bit >>= 2;
-	while (bit) {
-		if (v >= r + bit) {
-			v -= r + bit;
-			r = (r >> 1) + bit;
-		} else {
-			r >>= 1;
-		}
-		bit >>= 2;
-	}
-	*exact = v == 0;
-	return (uint64_t)r;
-}
-
 static double round_f64(unsigned __int128 q, bool sticky, long e, bool neg)
 {
 	struct ieee_fmt f = ieee_fmt_of(XF_F64);
@@ -169,7 +150,7 @@ static void var_root(const uint64_t *num, uint64_t d1, uint64_t d2, long e,
 	memcpy(a, num, sizeof(a));
 	q = ratio(a, d1, d2, true, &sticky, &e);
 	*var = round_f64(q, sticky, e, false);
-	r = isqrt128(q, &exact);
+	r = xsum_isqrt128(q, &exact);
 	*root = round_f64(r, sticky || !exact, e / 2, false);
 }
 

@@ -538,8 +538,7 @@ static unsigned __int128 ratio(struct big *a, uint64_t d1, uint64_t d2,
 	return q;
 }
 
-/* floor(sqrt(v)), and whether it is exact (digit-by-digit, base 4). */
-static uint64_t isqrt128(unsigned __int128 v, bool *exact)
+uint64_t xsum_isqrt128(unsigned __int128 v, bool *exact)
 {
 	unsigned __int128 r = 0, bit = (unsigned __int128)1 << 126;
 
@@ -587,7 +586,7 @@ static void var_root(const struct big *num, uint64_t d1, uint64_t d2, long e,
 
 	q = ratio(&a, d1, d2, true, &sticky, &e);
 	*var = f64_from_bits(round_q(q, sticky, e, false, XF_F64));
-	r = isqrt128(q, &exact);
+	r = xsum_isqrt128(q, &exact);
 	*root = f64_from_bits(round_q(r, sticky || !exact, e / 2, false, XF_F64));
 }
 
