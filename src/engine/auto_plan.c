@@ -317,8 +317,10 @@ bool auto_plan_gpu(const struct gs_job *job, int64_t input_bytes,
 		 threads == 1 ? "" : "s", cpu / 1e9, t_gpu,
 		 s, r->gpu_gbs, t_gpu < t_cpu ? "the CPU starts, the GPU takes "
 		 "over once it is ready" : "the CPU");
+	char no[160];
+
 	if (t_gpu < t_cpu && job->cmd == CMD_GROUP &&
-	    !group_gpu_auto(job, tbuf, sizeof(tbuf))) {
+	    !group_gpu_auto(job, no, sizeof(no))) {
 		size_t len = strlen(why);
 
 		snprintf(why + len, n - len, " (keys past the GPU's table of "

@@ -675,7 +675,8 @@ bool input_cold(const struct input *in)
 			cold = in->stdin_reg && coldread_file_cold(STDIN_FILENO);
 			continue;
 		}
-		fd = open(path, O_RDONLY);
+		/* never blocks on a FIFO or a device among the operands */
+		fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 		if (fd >= 0) {
 			cold = coldread_file_cold(fd);
 			close(fd);
