@@ -5,5 +5,5 @@
 cd "$(dirname "$0")/../.." || exit 2
 . tests/gpu/includes.sh
 ${NVCC:-nvcc} -std=c++17 -O2 $GS_INC -Xcompiler -Wall,-Wextra -o build/histw_host_check \
-	tests/gpu/histw_host_check.cu build/libgs.a -lzstd -lz -ldeflate -lpthread -lm || exit 1
+	tests/gpu/histw_host_check.cu build/libgs.a $GS_LIBS || exit 1
 exec build/histw_host_check
