@@ -129,6 +129,15 @@ static double now(void)
 	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* The process's CPU seconds, all its threads'. */
+static double cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 static void pin(struct hybrid *h, void *p);
 
 static void *gpu_start(void *v)
@@ -356,7 +365,8 @@ static int cpu_watched(struct hybrid *h, const struct chunk *ch,
 		       struct gs_err *err)
 {
 	uint64_t bytes = chunk_bytes(h, ch);
-	double t0 = now(), w0 = h->write_s, t1;
+	bool disk = ch->in_place && h->env.job->cold_input;
+	double t0 = now(), w0 = h->write_s, c0 = disk ? cpu_now() : 0, t1;
 	char why[sizeof(h->late_why)];
 
 	if (backend_cpu.submit(h->cpu, ch, err) < 0)
@@ -368,7 +378,18 @@ static int cpu_watched(struct hybrid *h, const struct chunk *ch,
 		return 0;
 	}
 	h->timed += bytes;
-	h->timed_s += t1 - t0 - (h->write_s - w0);
+	/* A cold file's chunk mapped in place is read by the threads' page
+	 * faults: its wall time is mostly the disk's, so the CPU would seem
+	 * to compute no faster than the input comes and the GPU would always
+	 * start (then reading into pinned buffers: a cold scan ran at 0.87x
+	 * cat on the GPU, 1.08x on the CPU alone). Its compute is the CPU
+	 * time its threads spent, shared among them; a fault's wait for the
+	 * disk is not in it. */
+	if (disk)
+		h->timed_s += (cpu_now() - c0) / (h->env.threads > 0 ?
+						    h->env.threads : 1);
+	else
+		h->timed_s += t1 - t0 - (h->write_s - w0);
 	h->wall_s = t1 - h->t_first;
 	if (!late_start(h, why, sizeof(why)))
 		return 0;
