@@ -557,22 +557,38 @@ uint64_t xsum_isqrt128(unsigned __int128 v, bool *exact)
 	return (uint64_t)r;
 }
 
-double xsum_mean(const struct xsum *s1, uint64_t n)
+/* l[0 .. nl) as a trimmed struct big. */
+static void big_of(struct big *a, const uint64_t *l, unsigned nl)
+{
+	a->n = nl;
+	memcpy(a->d, l, nl * sizeof(*l));
+	big_trim(a);
+}
+
+double xsum_limbs_mean(const uint64_t *l, unsigned nl, uint64_t d, long e,
+		       bool neg)
 {
 	struct big a;
 	unsigned __int128 q;
-	bool neg, sticky;
+	bool sticky;
+
+	big_of(&a, l, nl);
+	q = ratio(&a, d, 1, false, &sticky, &e);
+	return f64_from_bits(round_q(q, sticky, e, neg, XF_F64));
+}
+
+double xsum_mean(const struct xsum *s1, uint64_t n)
+{
+	struct big a;
+	bool neg;
 	unsigned z;
-	long e = -XSUM_FRAC;
 
 	if (!n)
 		return NAN;
 	if (s1->negzero && xsum_is_zero(s1))
 		return -0.0;
 	neg = big_from_xsum(&a, s1, &z);
-	e += 64l * z;
-	q = ratio(&a, n, 1, false, &sticky, &e);
-	return f64_from_bits(round_q(q, sticky, e, neg, XF_F64));
+	return xsum_limbs_mean(a.d, a.n, n, 64l * z - XSUM_FRAC, neg);
 }
 
 /* var = a / (d1 * d2) * 2^e and its root, each rounded once. */
@@ -588,6 +604,31 @@ static void var_root(const struct big *num, uint64_t d1, uint64_t d2, long e,
 	*var = f64_from_bits(round_q(q, sticky, e, false, XF_F64));
 	r = xsum_isqrt128(q, &exact);
 	*root = f64_from_bits(round_q(r, sticky || !exact, e / 2, false, XF_F64));
+}
+
+/* The variances and deviations of N = t1 - t2 in units of 2^e (trimmed
+ * bigs, t1 destroyed); NaN where t1 < t2. */
+static void var_of(struct big *t1, const struct big *t2, uint64_t n, long e,
+		   double *pvar, double *svar, double *pstdev, double *sstdev)
+{
+	*pvar = *svar = *pstdev = *sstdev = NAN;
+	if (big_cmp(t1, t2) < 0)
+		return;
+	big_sub(t1, t2);
+	var_root(t1, n, n, e, pvar, pstdev);
+	if (n > 1)
+		var_root(t1, n, n - 1, e, svar, sstdev);
+}
+
+void xsum_limbs_var(const uint64_t *a, const uint64_t *b, unsigned nl,
+		    uint64_t n, long e, double *pvar, double *svar,
+		    double *pstdev, double *sstdev)
+{
+	struct big t1, t2;
+
+	big_of(&t1, a, nl);
+	big_of(&t2, b, nl);
+	var_of(&t1, &t2, n, e, pvar, svar, pstdev, sstdev);
 }
 
 /* pvar = N / n^2 and svar = N / (n (n - 1)), in units of 2^-4352, with
@@ -616,12 +657,7 @@ void xsum_var(const struct xsum *s1, const struct xsum *s2, uint64_t n,
 	m = !t2.n || (t1.n && ea < eb) ? ea : eb;
 	big_shl(&t1, (unsigned)(ea - m));
 	big_shl(&t2, (unsigned)(eb - m));
-	if (big_cmp(&t1, &t2) < 0)
-		return;
-	big_sub(&t1, &t2);
-	var_root(&t1, n, n, m - 2l * XSUM_FRAC, pvar, pstdev);
-	if (n > 1)
-		var_root(&t1, n, n - 1, m - 2l * XSUM_FRAC, svar, sstdev);
+	var_of(&t1, &t2, n, m - 2l * XSUM_FRAC, pvar, svar, pstdev, sstdev);
 }
 
 /* ---- fast bins ----------------------------------------------------------- */

@@ -121,6 +121,15 @@ double xsum_mean(const struct xsum *s1, uint64_t n);
 uint64_t xsum_isqrt128(unsigned __int128 v, bool *exact);
 void xsum_var(const struct xsum *s1, const struct xsum *s2, uint64_t n,
 	      double *pvar, double *svar, double *pstdev, double *sstdev);
+/* The same from integers held as nl little-endian limbs (kstats.c's
+ * compact sums): l / d * 2^e rounded once, negated if neg; and from
+ * N = a - b in units of 2^e (e even, as the root halves it), NaN where
+ * a < b. */
+double xsum_limbs_mean(const uint64_t *l, unsigned nl, uint64_t d, long e,
+		       bool neg);
+void xsum_limbs_var(const uint64_t *a, const uint64_t *b, unsigned nl,
+		    uint64_t n, long e, double *pvar, double *svar,
+		    double *pstdev, double *sstdev);
 
 /* ---- fast bins ----------------------------------------------------------
  * Hot-loop helpers: exact sums gathered by exponent into 128-bit bins. A bin
