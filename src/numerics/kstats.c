@@ -3,15 +3,15 @@
  *
  * The numerator N = n * S2 - S1^2 with S1 = a1 * 2^b1, S2 = a2 * 2^b2 is
  * n * a2 * 2^(b2 - m) - a1^2 * 2^(2 b1 - m), times 2^m for the lower
- * (even) of the two exponents, built here in fixed arrays of KL limbs;
- * the divisions and their one rounding each are xsum.c's (xsum_limbs_var,
+ * (even) of the two exponents: its terms are made here, the shifts,
+ * divisions and their one rounding each are xsum.c's (xsum_limbs_var,
  * xsum_limbs_mean), xsum_var's own.
  */
 #include "ieee.h"
 #include "kstats.h"
 #include "xsum.h"
 
-#define KL 9			/* limbs: N below 2^KMAX */
+#define KL 4			/* limbs of n * a2 and a1^2 */
 #define KMAX 500		/* bits of the terms of N at most */
 
 static unsigned __int128 mag(__int128 a)
@@ -31,19 +31,6 @@ static int top(const uint64_t *l)
 		if (l[i])
 			return i * 64 + 63 - __builtin_clzll(l[i]);
 	return -1;
-}
-
-/* l <<= s (the caller keeps it within KL limbs). */
-static void shl(uint64_t *l, unsigned s)
-{
-	unsigned k = s / 64, b = s % 64;
-
-	for (int i = KL; i-- > 0;) {
-		uint64_t hi = i - (int)k >= 0 ? l[i - k] : 0;
-		uint64_t lo = i - (int)k - 1 >= 0 ? l[i - k - 1] : 0;
-
-		l[i] = b ? hi << b | lo >> (64 - b) : hi;
-	}
 }
 
 static double mean_of(const struct ksum *s1, uint64_t n)
@@ -97,12 +84,10 @@ bool ksum_stats(const struct ksum *s1, const struct ksum *s2, uint64_t n,
 	if ((s2->acc && top(t1) + (e1 - m) >= KMAX) ||
 	    (s1->acc && top(t2) + (e2 - m) >= KMAX))
 		return false;
-	if (s2->acc)
-		shl(t1, (unsigned)(e1 - m));
-	if (s1->acc)
-		shl(t2, (unsigned)(e2 - m));
 	*mean = mean_of(s1, n);
-	xsum_limbs_var(t1, t2, KL, n, m, pvar, svar, pstdev, sstdev);
+	xsum_limbs_var(t1, s2->acc ? (unsigned)(e1 - m) : 0, t2,
+		       s1->acc ? (unsigned)(e2 - m) : 0, KL, n, m, pvar, svar,
+		       pstdev, sstdev);
 	return true;
 }
 

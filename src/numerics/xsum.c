@@ -606,12 +606,15 @@ static void var_root(const struct big *num, uint64_t d1, uint64_t d2, long e,
 	*root = f64_from_bits(round_q(r, sticky || !exact, e / 2, false, XF_F64));
 }
 
-/* The variances and deviations of N = t1 - t2 in units of 2^e (trimmed
- * bigs, t1 destroyed); NaN where t1 < t2. */
-static void var_of(struct big *t1, const struct big *t2, uint64_t n, long e,
-		   double *pvar, double *svar, double *pstdev, double *sstdev)
+/* The variances and deviations of N = t1 * 2^s1 - t2 * 2^s2 in units of
+ * 2^e (trimmed bigs, destroyed); NaN where N < 0. */
+static void var_of(struct big *t1, unsigned s1, struct big *t2, unsigned s2,
+		   uint64_t n, long e, double *pvar, double *svar,
+		   double *pstdev, double *sstdev)
 {
 	*pvar = *svar = *pstdev = *sstdev = NAN;
+	big_shl(t1, s1);
+	big_shl(t2, s2);
 	if (big_cmp(t1, t2) < 0)
 		return;
 	big_sub(t1, t2);
@@ -620,15 +623,15 @@ static void var_of(struct big *t1, const struct big *t2, uint64_t n, long e,
 		var_root(t1, n, n - 1, e, svar, sstdev);
 }
 
-void xsum_limbs_var(const uint64_t *a, const uint64_t *b, unsigned nl,
-		    uint64_t n, long e, double *pvar, double *svar,
-		    double *pstdev, double *sstdev)
+void xsum_limbs_var(const uint64_t *a, unsigned sa, const uint64_t *b,
+		    unsigned sb, unsigned nl, uint64_t n, long e, double *pvar,
+		    double *svar, double *pstdev, double *sstdev)
 {
 	struct big t1, t2;
 
 	big_of(&t1, a, nl);
 	big_of(&t2, b, nl);
-	var_of(&t1, &t2, n, e, pvar, svar, pstdev, sstdev);
+	var_of(&t1, sa, &t2, sb, n, e, pvar, svar, pstdev, sstdev);
 }
 
 /* pvar = N / n^2 and svar = N / (n (n - 1)), in units of 2^-4352, with
@@ -655,9 +658,8 @@ void xsum_var(const struct xsum *s1, const struct xsum *s2, uint64_t n,
 	eb = 128l * z;			/* L1^2 */
 	big_sqr(&t2, &l1);
 	m = !t2.n || (t1.n && ea < eb) ? ea : eb;
-	big_shl(&t1, (unsigned)(ea - m));
-	big_shl(&t2, (unsigned)(eb - m));
-	var_of(&t1, &t2, n, m - 2l * XSUM_FRAC, pvar, svar, pstdev, sstdev);
+	var_of(&t1, (unsigned)(ea - m), &t2, (unsigned)(eb - m), n,
+	       m - 2l * XSUM_FRAC, pvar, svar, pstdev, sstdev);
 }
 
 /* ---- fast bins ----------------------------------------------------------- */

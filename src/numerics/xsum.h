@@ -123,13 +123,13 @@ void xsum_var(const struct xsum *s1, const struct xsum *s2, uint64_t n,
 	      double *pvar, double *svar, double *pstdev, double *sstdev);
 /* The same from integers held as nl little-endian limbs (kstats.c's
  * compact sums): l / d * 2^e rounded once, negated if neg; and from
- * N = a - b in units of 2^e (e even, as the root halves it), NaN where
- * a < b. */
+ * N = a * 2^sa - b * 2^sb in units of 2^e (e even, as the root halves
+ * it), NaN where N < 0. */
 double xsum_limbs_mean(const uint64_t *l, unsigned nl, uint64_t d, long e,
 		       bool neg);
-void xsum_limbs_var(const uint64_t *a, const uint64_t *b, unsigned nl,
-		    uint64_t n, long e, double *pvar, double *svar,
-		    double *pstdev, double *sstdev);
+void xsum_limbs_var(const uint64_t *a, unsigned sa, const uint64_t *b,
+		    unsigned sb, unsigned nl, uint64_t n, long e, double *pvar,
+		    double *svar, double *pstdev, double *sstdev);
 
 /* ---- fast bins ----------------------------------------------------------
  * Hot-loop helpers: exact sums gathered by exponent into 128-bit bins. A bin
