@@ -29,7 +29,7 @@ static int top(const uint64_t *l)
 {
 	for (int i = KL; i-- > 0;)
 		if (l[i])
-			return i * 64 + 63 - __builtin_clzll(l[i]);
+			return i * 64 + 63 - ieee_clz64(l[i]);
 	return -1;
 }
 

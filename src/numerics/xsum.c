@@ -273,7 +273,7 @@ static long top_index(const uint64_t *l, unsigned n)
 {
 	while (n && !l[n - 1])
 		n--;
-	return n ? (long)n * 64 - 1 - __builtin_clzll(l[n - 1]) : -1;
+	return n ? (long)n * 64 - 1 - ieee_clz64(l[n - 1]) : -1;
 }
 
 /* xsum_core.h's rounding of a fixed-point sum, the device scan's too. */
