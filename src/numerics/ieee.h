@@ -85,6 +85,12 @@ GS_HD int ieee_clz32(uint32_t x) { return x ? __builtin_clz(x) : 32; }
 GS_HD int ieee_ctz32(uint32_t x) { return __builtin_ctz(x); }
 #endif
 
+/* Is u the bits of a NaN of the format whose +inf is inf (any width)? */
+GS_HD bool ieee_is_nan(uint64_t u, uint64_t inf)
+{
+	return (u & (inf | (inf - 1))) > inf;
+}
+
 /* Leading zeros of m != 0. */
 GS_HD int ieee_clz128(unsigned __int128 m)
 {
