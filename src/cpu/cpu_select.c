@@ -78,20 +78,14 @@ double select_key_value(enum gs_type t, uint64_t key, int64_t *i, uint64_t *u)
 	*u = 0;
 	if (type_is_float(t)) {
 		uint64_t b = key_bits(key, s);
-		uint32_t b32 = (uint32_t)b;
-		float f;
-		double d;
 
 		if (t == GS_F16)
 			return f16_to_f32((uint16_t)b);
 		if (t == GS_BF16)
 			return bf16_to_f32((uint16_t)b);
-		if (t == GS_F32) {
-			memcpy(&f, &b32, 4);
-			return f;
-		}
-		memcpy(&d, &b, 8);
-		return d;
+		if (t == GS_F32)
+			return ieee_f32_from_bits((uint32_t)b);
+		return ieee_f64_from_bits(b);
 	}
 	if (!type_is_signed(t)) {
 		*u = key;

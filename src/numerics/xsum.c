@@ -288,17 +288,9 @@ uint64_t xsum_round(const struct xsum *x, enum xfmt f)
 	return exact_limbs_round(x->limb, XSUM_LIMBS, flags, -XSUM_FRAC, &fmt);
 }
 
-static double f64_from_bits(uint64_t u)
-{
-	double v;
-
-	memcpy(&v, &u, sizeof(v));
-	return v;
-}
-
 double xsum_to_f64(const struct xsum *x)
 {
-	return f64_from_bits(xsum_round(x, XF_F64));
+	return ieee_f64_from_bits(xsum_round(x, XF_F64));
 }
 
 /* ---- integers ------------------------------------------------------------ */
@@ -574,7 +566,7 @@ double xsum_limbs_mean(const uint64_t *l, unsigned nl, uint64_t d, long e,
 
 	big_of(&a, l, nl);
 	q = ratio(&a, d, 1, false, &sticky, &e);
-	return f64_from_bits(round_q(q, sticky, e, neg, XF_F64));
+	return ieee_f64_from_bits(round_q(q, sticky, e, neg, XF_F64));
 }
 
 double xsum_mean(const struct xsum *s1, uint64_t n)
@@ -601,9 +593,9 @@ static void var_root(const struct big *num, uint64_t d1, uint64_t d2, long e,
 	bool sticky, exact;
 
 	q = ratio(&a, d1, d2, true, &sticky, &e);
-	*var = f64_from_bits(round_q(q, sticky, e, false, XF_F64));
+	*var = ieee_f64_from_bits(round_q(q, sticky, e, false, XF_F64));
 	r = xsum_isqrt128(q, &exact);
-	*root = f64_from_bits(round_q(r, sticky || !exact, e / 2, false, XF_F64));
+	*root = ieee_f64_from_bits(round_q(r, sticky || !exact, e / 2, false, XF_F64));
 }
 
 /* The variances and deviations of N = t1 * 2^s1 - t2 * 2^s2 in units of

@@ -154,14 +154,6 @@ void xbins_flush(struct xbins *b, struct xsum *x);
 /* Slow path of the adders below: an operand is NaN or infinite. */
 void xbins_add_special(struct xbins *b, double a, double b2, bool prod);
 
-static inline uint64_t xbins_bits_(double v)
-{
-	uint64_t u;
-
-	memcpy(&u, &v, sizeof(u));
-	return u;
-}
-
 /*
  * A finite double is m * 2^(e - 1075) with m = frac | 2^52 (normal, e >= 1)
  * or m = frac, e taken as 1 (subnormal), so its bin is e + XBINS_BIAS - 1075
@@ -169,7 +161,7 @@ static inline uint64_t xbins_bits_(double v)
  */
 static inline void xbins_add_f64(struct xbins *b, double v)
 {
-	uint64_t u = xbins_bits_(v);
+	uint64_t u = exact_bits_f64(v);
 	uint32_t e = (u >> 52) & 0x7ff, i;
 	int64_t m, s;
 
@@ -187,7 +179,7 @@ static inline void xbins_add_f64(struct xbins *b, double v)
  * the sum of the exponents (>= 52, <= 4142 for finite doubles). */
 static inline void xbins_add_prod_f64(struct xbins *b, double a, double b2)
 {
-	uint64_t u = xbins_bits_(a), w = xbins_bits_(b2);
+	uint64_t u = exact_bits_f64(a), w = exact_bits_f64(b2);
 	uint32_t ea = (u >> 52) & 0x7ff, eb = (w >> 52) & 0x7ff, i;
 	uint64_t ma, mb;
 	__int128 p, s;
