@@ -133,7 +133,7 @@ static __host__ __device__ inline void exact_thr_add64(struct exact_thr *t,
 {
 	unsigned long long a = m < 0 ? -(unsigned long long)m : (unsigned long long)m;
 
-	exact_thr_add_nb(t, m, e, 64 - exact_clz64(a), slot);
+	exact_thr_add_nb(t, m, e, 64 - ieee_clz64(a), slot);
 }
 
 /* Add (neg ? -mag : mag) * 2^e for any 128-bit magnitude (u64 * u64), as

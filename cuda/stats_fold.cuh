@@ -20,14 +20,9 @@ constexpr bool is_int_v = std::is_integral_v<T>;
 template <typename T>
 __host__ __device__ static inline bool is_nan(T x)
 {
-	if constexpr (std::is_same_v<T, f16_bits>)
-		return (x.v & 0x7fff) > 0x7c00;
-	else if constexpr (std::is_same_v<T, bf16_bits>)
-		return (x.v & 0x7fff) > 0x7f80;
-	else if constexpr (std::is_same_v<T, float>)
-		return (exact_bits_f32(x) & 0x7fffffffu) > 0x7f800000u;
-	else
-		return (exact_bits_f64(x) & ~(1ull << 63)) > 0x7ff0000000000000ull;
+	typedef dtype_fmt<T> F;
+
+	return ieee_is_nan(exact_elem_bits(x), (uint64_t)F::emax << (F::p - 1));
 }
 
 /* Bits whose unsigned order is the order of the values (non-NaN floats,

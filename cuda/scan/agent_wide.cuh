@@ -155,7 +155,7 @@ static __host__ __device__ __forceinline__ u64 wide_round(const u64 *a,
 	h = w.neg && w.low > w.top ? w.low : w.top;
 	if (h < 0)
 		return 0;
-	cut = exact_cut(64 * h + 63 - exact_clz64(wide_mag<K>(a, S, w, h)));
+	cut = exact_cut(64 * h + 63 - ieee_clz64(wide_mag<K>(a, S, w, h)));
 	k = cut / 64;
 	return exact_top_round(wide_mag<K>(a, S, w, k), wide_mag<K>(a, S, w, k + 1),
 			       wide_mag<K>(a, S, w, k + 2), cut, w.low < k, lsb,

@@ -64,7 +64,7 @@ template <typename T> struct scan_fprod {
 
 		if (prod_factor(exact_elem_bits(x), dtype_fmt<T>::p,
 				dtype_fmt<T>::w, &m, &e, &v.flags)) {
-			int z = exact_clz64(m);
+			int z = ieee_clz64(m);
 
 			v.lo[1] = v.hi[1] = m << z;
 			v.exp = (long long)e - z - 64;

@@ -61,15 +61,13 @@ static __host__ __device__ inline u64 sum_round(const sum_val<K> &v, int lsb,
 	return exact_limbs_round(v.l, K, v.flags, lsb, &f);
 }
 
-/* Sums of element type T in K limbs with lsb 2^L. */
-template <typename T, int K, int L> struct scan_sum_wide {
-	typedef T elem;
-	typedef sum_val<K> V;
-	enum { WINDOW = 0 };	/* runs when no narrow window is chosen */
-
-	static __host__ __device__ __forceinline__ V ident(const scan_cfg &)
+/* The identity and the add of K-limb sums, for the monoids that hold
+ * them (scan_sum_wide, scan_sum_window). */
+template <int K> struct sum_monoid {
+	static __host__ __device__ __forceinline__ sum_val<K>
+	ident(const scan_cfg &)
 	{
-		V v;
+		sum_val<K> v;
 
 SCAN_UNROLL
 		for (int j = 0; j < K; j++)
@@ -78,11 +76,18 @@ SCAN_UNROLL
 		return v;
 	}
 
-	static __host__ __device__ __forceinline__ V
-	add(const V &a, const V &b, const scan_cfg &)
+	static __host__ __device__ __forceinline__ sum_val<K>
+	add(const sum_val<K> &a, const sum_val<K> &b, const scan_cfg &)
 	{
 		return sum_add<K>(a, b);
 	}
+};
+
+/* Sums of element type T in K limbs with lsb 2^L. */
+template <typename T, int K, int L> struct scan_sum_wide : sum_monoid<K> {
+	typedef T elem;
+	typedef sum_val<K> V;
+	enum { WINDOW = 0 };	/* runs when no narrow window is chosen */
 
 	static __host__ __device__ __forceinline__ V of(T x, const scan_cfg &)
 	{

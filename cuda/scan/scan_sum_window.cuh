@@ -9,27 +9,10 @@
 #include "scan_window.cuh"
 
 /* Float sums of element type T in N limbs whose lsb is cfg.w. */
-template <typename T, int N> struct scan_sum_window {
+template <typename T, int N> struct scan_sum_window : sum_monoid<N> {
 	typedef T elem;
 	typedef sum_val<N> V;
 	enum { WINDOW = N };
-
-	static __host__ __device__ __forceinline__ V ident(const scan_cfg &)
-	{
-		V v;
-
-SCAN_UNROLL
-		for (int j = 0; j < N; j++)
-			v.l[j] = 0;
-		v.flags = 0;
-		return v;
-	}
-
-	static __host__ __device__ __forceinline__ V
-	add(const V &a, const V &b, const scan_cfg &)
-	{
-		return sum_add<N>(a, b);
-	}
 
 	/* Every bit of x lies at or above w, so the low bits shifted out
 	 * when x's exponent is below w are zeros. */

@@ -39,15 +39,6 @@ struct scan_win {
 /* lo and nhi start here (a byte-wise memset of 0x7f): "no bit seen". */
 #define SCAN_WIN_NONE 0x7f7f7f7f
 
-static __host__ __device__ inline int scan_ctz64(u64 x)
-{
-#ifdef __CUDA_ARCH__
-	return __ffsll((long long)x) - 1;
-#else
-	return __builtin_ctzll(x);
-#endif
-}
-
 /* A float element's fields: its value is (*neg ? -*m : *m) * 2^*e with
  * *m < 2^53 (0 for a zero); the flags of an infinity or a NaN (then *m is
  * meaningless), 0 for a finite value. No 128-bit term, no branch. */
@@ -67,25 +58,6 @@ static __host__ __device__ __forceinline__ unsigned scan_fields(T x, bool *neg,
 	*e = (int)(be + (be == 0)) - F::bias_p;
 	/* EXACT_NAN 1, EXACT_PINF 2, EXACT_NINF 4 */
 	return (unsigned)(a > inf) | (unsigned)(a == inf) << (1 + *neg);
-}
-
-/* Trailing and leading zeros of a 32-bit x != 0. */
-static __host__ __device__ inline int scan_ctz32(unsigned x)
-{
-#ifdef __CUDA_ARCH__
-	return __ffs((int)x) - 1;
-#else
-	return __builtin_ctz(x);
-#endif
-}
-
-static __host__ __device__ inline int scan_clz32(unsigned x)
-{
-#ifdef __CUDA_ARCH__
-	return __clz((int)x);
-#else
-	return __builtin_clz(x);
-#endif
 }
 
 /*
@@ -156,14 +128,14 @@ scan_wbits_done(const scan_wbits<T> *s, int *lo, int *nhi)
 	bh = (unsigned)(s->top >> FB);
 	if constexpr (sizeof(T) == 8) {
 		l = bl ? (int)bl - (BIAS_P - FB) :
-			 1 - BIAS_P + scan_ctz64(s->low);
+			 1 - BIAS_P + ieee_ctz64(s->low);
 		h = bh ? (int)bh - (BIAS_P - FB) :
-			 1 - BIAS_P + 63 - exact_clz64(s->top & frac);
+			 1 - BIAS_P + 63 - ieee_clz64(s->top & frac);
 	} else {
 		l = bl ? (int)bl - (BIAS_P - FB) :
-			 1 - BIAS_P + scan_ctz32(s->low);
+			 1 - BIAS_P + ieee_ctz32(s->low);
 		h = bh ? (int)bh - (BIAS_P - FB) :
-			 1 - BIAS_P + 31 - scan_clz32(s->top & frac);
+			 1 - BIAS_P + 31 - ieee_clz32(s->top & frac);
 	}
 	*lo = l < *lo ? l : *lo;
 	*nhi = -h < *nhi ? -h : *nhi;
@@ -223,9 +195,9 @@ static __host__ __device__ inline bool sum_bits(const sum_val<K> &v, int *lo,
 
 		cy = cy && m == 0;
 		if (m && l < 0)
-			l = 64 * j + scan_ctz64(m);
+			l = 64 * j + ieee_ctz64(m);
 		if (m)
-			h = 64 * j + 63 - exact_clz64(m);
+			h = 64 * j + 63 - ieee_clz64(m);
 	}
 	*lo = l;
 	*top = h;
@@ -246,7 +218,7 @@ static __host__ __device__ inline void scan_window_pick(struct scan_win *win,
 							unsigned columns,
 							size_t nrec)
 {
-	int lo = win->lo, lg = 64 - exact_clz64(nrec), top, cl, ct, span;
+	int lo = win->lo, lg = 64 - ieee_clz64(nrec), top, cl, ct, span;
 
 	top = lo == SCAN_WIN_NONE ? INT_MIN / 2 : -win->nhi + lg;
 	for (unsigned c = 0; c < columns; c++) {

@@ -13,17 +13,6 @@ struct word_val {
 	unsigned nan;		/* floats: a NaN was seen */
 };
 
-template <typename T>
-static __host__ __device__ __forceinline__ double scan_to_f64(T x)
-{
-	if constexpr (std::is_same<T, f16_bits>::value)
-		return ieee_f16_to_f32(x.v);
-	else if constexpr (std::is_same<T, bf16_bits>::value)
-		return ieee_bf16_to_f32(x.v);
-	else
-		return x;
-}
-
 /* min, max, and, or or xor (OP, fixed at compile time: the add is then
  * a compare and select or one logic op) over element type T. */
 template <typename T, int OP> struct scan_word {
@@ -66,7 +55,7 @@ template <typename T, int OP> struct scan_word {
 		V v = { c.ident, 0 };
 
 		if constexpr (dtype_is_float<T>::value) {
-			double d = scan_to_f64(x);
+			double d = exact_elem_f64(x);
 
 			v.nan = d != d;	/* the word stays the identity */
 			v.w = v.nan ? c.ident : f64_ukey(d);

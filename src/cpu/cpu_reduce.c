@@ -446,14 +446,10 @@ static void iother_block(const struct gs_job *job, struct red_col *c,
 #define MM_BLOCK 1024
 
 #define KEY_ID(x) (x)
-#define NAN_NONE(x) 0
-#define NAN_F16(x) (((x) & 0x7fff) > 0x7c00)
-#define NAN_BF16(x) (((x) & 0x7fff) > 0x7f80)
-#define NAN_F32(x) (((x) & 0x7fffffffu) > 0x7f800000u)
-#define NAN_F64(x) (((x) & INT64_MAX) > 0x7ff0000000000000ull)
 
-/* The least and greatest key of a block, and 0 where it holds a NaN. */
-#define MM_KEYS(name, ATTR, T, K, KEY, ISNAN)                              \
+/* The least and greatest key of a block, and 0 where it holds a NaN (INF:
+ * a float format's +inf, 0 for integers). */
+#define MM_KEYS(name, ATTR, T, K, KEY, INF)                                \
 ATTR static int name(const void *data, K *lo, K *hi)                      \
 {                                                                         \
 	const T *u = data;                                                \
@@ -465,7 +461,7 @@ ATTR static int name(const void *data, K *lo, K *hi)                      \
                                                                           \
 		a = k < a ? k : a;                                        \
 		z = k > z ? k : z;                                        \
-		nan |= (T)ISNAN(u[i]);                                    \
+		nan |= (T)(INF && ieee_is_nan(u[i], INF));                \
 	}                                                                 \
 	*lo = a;                                                          \
 	*hi = z;                                                          \
@@ -488,9 +484,9 @@ static void mm_gathered(const struct gs_job *job, struct red_col *c,
 
 /* Type name's one-column min or max: K its key, SET(v, k) the value of key
  * k into union gs_scalar v. */
-#define MM_FLAT(name, T, K, KEY, ISNAN, SET)                               \
-MM_KEYS(name##_c, , T, K, KEY, ISNAN)                                     \
-MM_KEYS(name##_avx2, AVX2_FN, T, K, KEY, ISNAN)                           \
+#define MM_FLAT(name, T, K, KEY, INF, SET)                                 \
+MM_KEYS(name##_c, , T, K, KEY, INF)                                       \
+MM_KEYS(name##_avx2, AVX2_FN, T, K, KEY, INF)                             \
 static void name(const struct gs_job *job, struct red_col *c,             \
 		 struct red_scratch *sc, const void *data, size_t nrec)   \
 {                                                                         \
@@ -524,18 +520,18 @@ static void name(const struct gs_job *job, struct red_col *c,             \
 #define SET_F32(v, k) ((v).f = key32_to_f64(k))
 #define SET_F64(v, k) ((v).f = key64_to_f64(k))
 
-MM_FLAT(mm_u8, uint8_t, uint8_t, KEY_ID, NAN_NONE, SET_U)
-MM_FLAT(mm_i8, int8_t, int8_t, KEY_ID, NAN_NONE, SET_I)
-MM_FLAT(mm_u16, uint16_t, uint16_t, KEY_ID, NAN_NONE, SET_U)
-MM_FLAT(mm_i16, int16_t, int16_t, KEY_ID, NAN_NONE, SET_I)
-MM_FLAT(mm_u32, uint32_t, uint32_t, KEY_ID, NAN_NONE, SET_U)
-MM_FLAT(mm_i32, int32_t, int32_t, KEY_ID, NAN_NONE, SET_I)
-MM_FLAT(mm_u64, uint64_t, uint64_t, KEY_ID, NAN_NONE, SET_U)
-MM_FLAT(mm_i64, int64_t, int64_t, KEY_ID, NAN_NONE, SET_I)
-MM_FLAT(mm_f16, uint16_t, int16_t, key16, NAN_F16, SET_F16)
-MM_FLAT(mm_bf16, uint16_t, int16_t, key16, NAN_BF16, SET_BF16)
-MM_FLAT(mm_f32, uint32_t, int32_t, key32, NAN_F32, SET_F32)
-MM_FLAT(mm_f64, uint64_t, int64_t, key64, NAN_F64, SET_F64)
+MM_FLAT(mm_u8, uint8_t, uint8_t, KEY_ID, 0, SET_U)
+MM_FLAT(mm_i8, int8_t, int8_t, KEY_ID, 0, SET_I)
+MM_FLAT(mm_u16, uint16_t, uint16_t, KEY_ID, 0, SET_U)
+MM_FLAT(mm_i16, int16_t, int16_t, KEY_ID, 0, SET_I)
+MM_FLAT(mm_u32, uint32_t, uint32_t, KEY_ID, 0, SET_U)
+MM_FLAT(mm_i32, int32_t, int32_t, KEY_ID, 0, SET_I)
+MM_FLAT(mm_u64, uint64_t, uint64_t, KEY_ID, 0, SET_U)
+MM_FLAT(mm_i64, int64_t, int64_t, KEY_ID, 0, SET_I)
+MM_FLAT(mm_f16, uint16_t, int16_t, key16, 0x7c00, SET_F16)
+MM_FLAT(mm_bf16, uint16_t, int16_t, key16, 0x7f80, SET_BF16)
+MM_FLAT(mm_f32, uint32_t, int32_t, key32, 0x7f800000, SET_F32)
+MM_FLAT(mm_f64, uint64_t, int64_t, key64, 0x7ff0000000000000ull, SET_F64)
 
 typedef void mm_fn(const struct gs_job *, struct red_col *,
 		   struct red_scratch *, const void *, size_t);

@@ -18,12 +18,6 @@ unsigned select_key_bits(enum gs_type t)
 	return (unsigned)type_size(t) * 8;
 }
 
-#define F16_NAN(b) (((b) & 0x7c00u) == 0x7c00u && ((b) & 0x03ffu))
-#define BF16_NAN(b) (((b) & 0x7f80u) == 0x7f80u && ((b) & 0x007fu))
-#define F32_NAN(b) (((b) & 0x7f800000u) == 0x7f800000u && ((b) & 0x007fffffu))
-#define F64_NAN(b) (((b) & 0x7ff0000000000000ull) == 0x7ff0000000000000ull && \
-		    ((b) & 0x000fffffffffffffull))
-
 /* The key of one element; each returns false for a NaN. */
 #define KEY_FN(name, T, expr, isnan)					\
 	static inline bool name(const void *p, uint64_t *key)		\
@@ -44,10 +38,11 @@ KEY_FN(key_u32, uint32_t, b, 0)
 KEY_FN(key_i32, uint32_t, b ^ 0x80000000u, 0)
 KEY_FN(key_u64, uint64_t, b, 0)
 KEY_FN(key_i64, uint64_t, b ^ 0x8000000000000000ull, 0)
-KEY_FN(key_f16, uint16_t, fkey_nz(b, 0x8000u), F16_NAN(b))
-KEY_FN(key_bf16, uint16_t, fkey_nz(b, 0x8000u), BF16_NAN(b))
-KEY_FN(key_f32, uint32_t, fkey_nz(b, 0x80000000u), F32_NAN(b))
-KEY_FN(key_f64, uint64_t, fkey_nz(b, 0x8000000000000000ull), F64_NAN(b))
+KEY_FN(key_f16, uint16_t, fkey_nz(b, 0x8000u), ieee_is_nan(b, 0x7c00))
+KEY_FN(key_bf16, uint16_t, fkey_nz(b, 0x8000u), ieee_is_nan(b, 0x7f80))
+KEY_FN(key_f32, uint32_t, fkey_nz(b, 0x80000000u), ieee_is_nan(b, 0x7f800000))
+KEY_FN(key_f64, uint64_t, fkey_nz(b, 0x8000000000000000ull),
+       ieee_is_nan(b, 0x7ff0000000000000ull))
 
 bool select_key(enum gs_type t, const void *p, uint64_t *key)
 {
@@ -83,20 +78,14 @@ double select_key_value(enum gs_type t, uint64_t key, int64_t *i, uint64_t *u)
 	*u = 0;
 	if (type_is_float(t)) {
 		uint64_t b = key_bits(key, s);
-		uint32_t b32 = (uint32_t)b;
-		float f;
-		double d;
 
 		if (t == GS_F16)
 			return f16_to_f32((uint16_t)b);
 		if (t == GS_BF16)
 			return bf16_to_f32((uint16_t)b);
-		if (t == GS_F32) {
-			memcpy(&f, &b32, 4);
-			return f;
-		}
-		memcpy(&d, &b, 8);
-		return d;
+		if (t == GS_F32)
+			return ieee_f32_from_bits((uint32_t)b);
+		return ieee_f64_from_bits(b);
 	}
 	if (!type_is_signed(t)) {
 		*u = key;

@@ -71,16 +71,32 @@ GS_HD struct ieee_fmt ieee_fmt_of(enum xfmt f)
 	return r;
 }
 
+/* Leading zeros of x (all its bits for 0), and trailing zeros of x != 0,
+ * in 64 and in 32 bits: the device's instructions, the compiler's builtins. */
+#ifdef __CUDA_ARCH__
+GS_HD int ieee_clz64(uint64_t x) { return __clzll((long long)x); }
+GS_HD int ieee_ctz64(uint64_t x) { return __ffsll((long long)x) - 1; }
+GS_HD int ieee_clz32(uint32_t x) { return __clz((int)x); }
+GS_HD int ieee_ctz32(uint32_t x) { return __ffs((int)x) - 1; }
+#else
+GS_HD int ieee_clz64(uint64_t x) { return x ? __builtin_clzll(x) : 64; }
+GS_HD int ieee_ctz64(uint64_t x) { return __builtin_ctzll(x); }
+GS_HD int ieee_clz32(uint32_t x) { return x ? __builtin_clz(x) : 32; }
+GS_HD int ieee_ctz32(uint32_t x) { return __builtin_ctz(x); }
+#endif
+
+/* Is u the bits of a NaN of the format whose +inf is inf (any width)? */
+GS_HD bool ieee_is_nan(uint64_t u, uint64_t inf)
+{
+	return (u & (inf | (inf - 1))) > inf;
+}
+
 /* Leading zeros of m != 0. */
 GS_HD int ieee_clz128(unsigned __int128 m)
 {
 	uint64_t hi = (uint64_t)(m >> 64), lo = (uint64_t)m;
 
-#ifdef __CUDA_ARCH__
-	return hi ? __clzll((long long)hi) : 64 + __clzll((long long)lo);
-#else
-	return hi ? __builtin_clzll(hi) : 64 + __builtin_clzll(lo);
-#endif
+	return hi ? ieee_clz64(hi) : 64 + ieee_clz64(lo);
 }
 
 /* (m + d) >> sh rounded to nearest even, where 0 <= d < 1 is nonzero iff

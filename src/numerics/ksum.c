@@ -135,10 +135,9 @@ bool ksum_add_u128(struct ksum *k, unsigned __int128 m, int e, bool neg)
 
 bool ksum_add_square_f64(struct ksum *k, double v)
 {
-	uint64_t u, m;
+	uint64_t u = exact_bits_f64(v), m;
 	unsigned be;
 
-	memcpy(&u, &v, sizeof(u));
 	be = (unsigned)(u >> 52) & 0x7ff;
 	if (be == 0x7ff)
 		return ksum_add_f64(k, v * v);

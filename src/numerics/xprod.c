@@ -35,19 +35,11 @@ uint64_t round_f64(double v, enum xfmt f)
 
 double xfmt_to_f64(uint64_t bits, enum xfmt f)
 {
-	double v;
-	float s;
-	uint32_t w = (uint32_t)bits;
-
 	switch (f) {
 	case XF_F16: return f16_to_f32((uint16_t)bits);
 	case XF_BF16: return bf16_to_f32((uint16_t)bits);
-	case XF_F32:
-		memcpy(&s, &w, sizeof(s));
-		return s;
-	default:
-		memcpy(&v, &bits, sizeof(v));
-		return v;
+	case XF_F32: return ieee_f32_from_bits((uint32_t)bits);
+	default: return ieee_f64_from_bits(bits);
 	}
 }
 
@@ -55,11 +47,10 @@ double xfmt_to_f64(uint64_t bits, enum xfmt f)
 
 void fprod_mul_f64(struct fprod *p, double v)
 {
-	uint64_t u, m;
+	uint64_t m;
 	int e;
 
-	memcpy(&u, &v, sizeof(u));
-	if (prod_factor(u, 53, 64, &m, &e, &p->flags))
+	if (prod_factor(exact_bits_f64(v), 53, 64, &m, &e, &p->flags))
 		fprod_mul64(p, m, e);
 }
 

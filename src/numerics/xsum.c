@@ -273,7 +273,7 @@ static long top_index(const uint64_t *l, unsigned n)
 {
 	while (n && !l[n - 1])
 		n--;
-	return n ? (long)n * 64 - 1 - __builtin_clzll(l[n - 1]) : -1;
+	return n ? (long)n * 64 - 1 - ieee_clz64(l[n - 1]) : -1;
 }
 
 /* xsum_core.h's rounding of a fixed-point sum, the device scan's too. */
@@ -288,17 +288,9 @@ uint64_t xsum_round(const struct xsum *x, enum xfmt f)
 	return exact_limbs_round(x->limb, XSUM_LIMBS, flags, -XSUM_FRAC, &fmt);
 }
 
-static double f64_from_bits(uint64_t u)
-{
-	double v;
-
-	memcpy(&v, &u, sizeof(v));
-	return v;
-}
-
 double xsum_to_f64(const struct xsum *x)
 {
-	return f64_from_bits(xsum_round(x, XF_F64));
+	return ieee_f64_from_bits(xsum_round(x, XF_F64));
 }
 
 /* ---- integers ------------------------------------------------------------ */
@@ -557,22 +549,38 @@ uint64_t xsum_isqrt128(unsigned __int128 v, bool *exact)
 	return (uint64_t)r;
 }
 
-double xsum_mean(const struct xsum *s1, uint64_t n)
+/* l[0 .. nl) as a trimmed struct big. */
+static void big_of(struct big *a, const uint64_t *l, unsigned nl)
+{
+	a->n = nl;
+	memcpy(a->d, l, nl * sizeof(*l));
+	big_trim(a);
+}
+
+double xsum_limbs_mean(const uint64_t *l, unsigned nl, uint64_t d, long e,
+		       bool neg)
 {
 	struct big a;
 	unsigned __int128 q;
-	bool neg, sticky;
+	bool sticky;
+
+	big_of(&a, l, nl);
+	q = ratio(&a, d, 1, false, &sticky, &e);
+	return ieee_f64_from_bits(round_q(q, sticky, e, neg, XF_F64));
+}
+
+double xsum_mean(const struct xsum *s1, uint64_t n)
+{
+	struct big a;
+	bool neg;
 	unsigned z;
-	long e = -XSUM_FRAC;
 
 	if (!n)
 		return NAN;
 	if (s1->negzero && xsum_is_zero(s1))
 		return -0.0;
 	neg = big_from_xsum(&a, s1, &z);
-	e += 64l * z;
-	q = ratio(&a, n, 1, false, &sticky, &e);
-	return f64_from_bits(round_q(q, sticky, e, neg, XF_F64));
+	return xsum_limbs_mean(a.d, a.n, n, 64l * z - XSUM_FRAC, neg);
 }
 
 /* var = a / (d1 * d2) * 2^e and its root, each rounded once. */
@@ -585,9 +593,37 @@ static void var_root(const struct big *num, uint64_t d1, uint64_t d2, long e,
 	bool sticky, exact;
 
 	q = ratio(&a, d1, d2, true, &sticky, &e);
-	*var = f64_from_bits(round_q(q, sticky, e, false, XF_F64));
+	*var = ieee_f64_from_bits(round_q(q, sticky, e, false, XF_F64));
 	r = xsum_isqrt128(q, &exact);
-	*root = f64_from_bits(round_q(r, sticky || !exact, e / 2, false, XF_F64));
+	*root = ieee_f64_from_bits(round_q(r, sticky || !exact, e / 2, false, XF_F64));
+}
+
+/* The variances and deviations of N = t1 * 2^s1 - t2 * 2^s2 in units of
+ * 2^e (trimmed bigs, destroyed); NaN where N < 0. */
+static void var_of(struct big *t1, unsigned s1, struct big *t2, unsigned s2,
+		   uint64_t n, long e, double *pvar, double *svar,
+		   double *pstdev, double *sstdev)
+{
+	*pvar = *svar = *pstdev = *sstdev = NAN;
+	big_shl(t1, s1);
+	big_shl(t2, s2);
+	if (big_cmp(t1, t2) < 0)
+		return;
+	big_sub(t1, t2);
+	var_root(t1, n, n, e, pvar, pstdev);
+	if (n > 1)
+		var_root(t1, n, n - 1, e, svar, sstdev);
+}
+
+void xsum_limbs_var(const uint64_t *a, unsigned sa, const uint64_t *b,
+		    unsigned sb, unsigned nl, uint64_t n, long e, double *pvar,
+		    double *svar, double *pstdev, double *sstdev)
+{
+	struct big t1, t2;
+
+	big_of(&t1, a, nl);
+	big_of(&t2, b, nl);
+	var_of(&t1, sa, &t2, sb, n, e, pvar, svar, pstdev, sstdev);
 }
 
 /* pvar = N / n^2 and svar = N / (n (n - 1)), in units of 2^-4352, with
@@ -614,14 +650,8 @@ void xsum_var(const struct xsum *s1, const struct xsum *s2, uint64_t n,
 	eb = 128l * z;			/* L1^2 */
 	big_sqr(&t2, &l1);
 	m = !t2.n || (t1.n && ea < eb) ? ea : eb;
-	big_shl(&t1, (unsigned)(ea - m));
-	big_shl(&t2, (unsigned)(eb - m));
-	if (big_cmp(&t1, &t2) < 0)
-		return;
-	big_sub(&t1, &t2);
-	var_root(&t1, n, n, m - 2l * XSUM_FRAC, pvar, pstdev);
-	if (n > 1)
-		var_root(&t1, n, n - 1, m - 2l * XSUM_FRAC, svar, sstdev);
+	var_of(&t1, (unsigned)(ea - m), &t2, (unsigned)(eb - m), n,
+	       m - 2l * XSUM_FRAC, pvar, svar, pstdev, sstdev);
 }
 
 /* ---- fast bins ----------------------------------------------------------- */

@@ -121,6 +121,15 @@ double xsum_mean(const struct xsum *s1, uint64_t n);
 uint64_t xsum_isqrt128(unsigned __int128 v, bool *exact);
 void xsum_var(const struct xsum *s1, const struct xsum *s2, uint64_t n,
 	      double *pvar, double *svar, double *pstdev, double *sstdev);
+/* The same from integers held as nl little-endian limbs (kstats.c's
+ * compact sums): l / d * 2^e rounded once, negated if neg; and from
+ * N = a * 2^sa - b * 2^sb in units of 2^e (e even, as the root halves
+ * it), NaN where N < 0. */
+double xsum_limbs_mean(const uint64_t *l, unsigned nl, uint64_t d, long e,
+		       bool neg);
+void xsum_limbs_var(const uint64_t *a, unsigned sa, const uint64_t *b,
+		    unsigned sb, unsigned nl, uint64_t n, long e, double *pvar,
+		    double *svar, double *pstdev, double *sstdev);
 
 /* ---- fast bins ----------------------------------------------------------
  * Hot-loop helpers: exact sums gathered by exponent into 128-bit bins. A bin
@@ -145,14 +154,6 @@ void xbins_flush(struct xbins *b, struct xsum *x);
 /* Slow path of the adders below: an operand is NaN or infinite. */
 void xbins_add_special(struct xbins *b, double a, double b2, bool prod);
 
-static inline uint64_t xbins_bits_(double v)
-{
-	uint64_t u;
-
-	memcpy(&u, &v, sizeof(u));
-	return u;
-}
-
 /*
  * A finite double is m * 2^(e - 1075) with m = frac | 2^52 (normal, e >= 1)
  * or m = frac, e taken as 1 (subnormal), so its bin is e + XBINS_BIAS - 1075
@@ -160,7 +161,7 @@ static inline uint64_t xbins_bits_(double v)
  */
 static inline void xbins_add_f64(struct xbins *b, double v)
 {
-	uint64_t u = xbins_bits_(v);
+	uint64_t u = exact_bits_f64(v);
 	uint32_t e = (u >> 52) & 0x7ff, i;
 	int64_t m, s;
 
@@ -178,7 +179,7 @@ static inline void xbins_add_f64(struct xbins *b, double v)
  * the sum of the exponents (>= 52, <= 4142 for finite doubles). */
 static inline void xbins_add_prod_f64(struct xbins *b, double a, double b2)
 {
-	uint64_t u = xbins_bits_(a), w = xbins_bits_(b2);
+	uint64_t u = exact_bits_f64(a), w = exact_bits_f64(b2);
 	uint32_t ea = (u >> 52) & 0x7ff, eb = (w >> 52) & 0x7ff, i;
 	uint64_t ma, mb;
 	__int128 p, s;

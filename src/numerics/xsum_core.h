@@ -142,15 +142,6 @@ GS_HD struct exact_term exact_prod_f64(double a, double b)
 	return exact_mul(exact_f64(a), exact_f64(b));
 }
 
-GS_HD int exact_clz64(unsigned long long x)
-{
-#ifdef __CUDA_ARCH__
-	return __clzll((long long)x);
-#else
-	return x ? __builtin_clzll(x) : 64;
-#endif
-}
-
 /* A sum's special flags rounded into f: NaN (or both infinities) is NaN,
  * one infinity is that infinity; 0 (no bits of a special) without flags. */
 GS_HD uint64_t exact_flags_round(unsigned flags, const struct ieee_fmt *f)
@@ -256,7 +247,7 @@ EXACT_UNROLL
 		}
 	h = t > lo ? t : lo;
 	cut = exact_cut(64 * h + 63 -
-			exact_clz64(exact_mag_limb(h == t ? xt : xlo, h, lo, neg)));
+			ieee_clz64(exact_mag_limb(h == t ? xt : xlo, h, lo, neg)));
 	k = cut / 64;
 	return exact_top_round(exact_mag_limb(exact_limb(l, n, k), k, lo, neg),
 			       exact_mag_limb(exact_limb(l, n, k + 1), k + 1, lo, neg),
@@ -271,8 +262,8 @@ GS_HD int exact_nbits(__int128 m)
 	unsigned long long hi = (unsigned long long)(a >> 64);
 
 	if (hi)
-		return 128 - exact_clz64(hi);
-	return 64 - exact_clz64((unsigned long long)a);
+		return 128 - ieee_clz64(hi);
+	return 64 - ieee_clz64((unsigned long long)a);
 }
 
 /* ---- the slot form --------------------------------------------------------- */
