@@ -153,7 +153,10 @@ static bool dense_flush(const struct gs_job *job, struct group_acc *g,
 /* ---- the fold, as cpu_group.c's ------------------------------------------ */
 
 #define INLINE static inline __attribute__((always_inline))
-#define COLD static __attribute__((noinline, cold))
+/* out of line, but not marked cold: gcc then moved the rest of the
+ * stats loop after such a call into the loop's cold section, and ran it
+ * there (1,000 keys, stats: 0.91 -> 0.78 s without the mark) */
+#define SLOW static __attribute__((noinline))
 #define KS_MAX (((__int128)1 << 126) - 1)	/* ksum.c's |acc| at most */
 
 /* k += (neg ? -m : m) * 2^e, m < 2^mb (mb <= 126, a bound on m's bits,
@@ -190,7 +193,7 @@ static inline int bits64(uint64_t m)
 /* The terms ks_fast refused, or that it is not for (zeros, subnormals,
  * infs): the term's odd part tried inline again (its trailing zeros may
  * bring it to the base), else ksum.c's own path. */
-COLD bool add_f64_slow(struct ksum *k, double v)
+SLOW bool add_f64_slow(struct ksum *k, double v)
 {
 	uint64_t u, m;
 	unsigned be;
@@ -207,7 +210,7 @@ COLD bool add_f64_slow(struct ksum *k, double v)
 	       ksum_add_f64(k, v);
 }
 
-COLD bool add_sq_f64_slow(struct ksum *k, double v)
+SLOW bool add_sq_f64_slow(struct ksum *k, double v)
 {
 	uint64_t u, m;
 	unsigned be;
@@ -225,7 +228,7 @@ COLD bool add_sq_f64_slow(struct ksum *k, double v)
 	       ksum_add_square_f64(k, v);
 }
 
-COLD bool add_i64_slow(struct ksum *k, int64_t v)
+SLOW bool add_i64_slow(struct ksum *k, int64_t v)
 {
 	uint64_t m = v < 0 ? -(uint64_t)v : (uint64_t)v;
 	int z;
@@ -239,7 +242,7 @@ COLD bool add_i64_slow(struct ksum *k, int64_t v)
 	       ksum_add_i64(k, v);
 }
 
-COLD bool add_sq_i64_slow(struct ksum *k, int64_t v)
+SLOW bool add_sq_i64_slow(struct ksum *k, int64_t v)
 {
 	uint64_t m = v < 0 ? -(uint64_t)v : (uint64_t)v;
 	int z;
