@@ -8,7 +8,8 @@
  * and the key gives back an element of the same value.
  * The table: counts per key for 1- and 2-column keys, checked against a
  * sort of the input, in sorted order, across many growths, the keys
- * looked up one at a time and in batches (ktable_find) of sizes around
+ * looked up one at a time and in batches (ktable_find, and
+ * ktable_find_hashed given the low halves of the hashes) of sizes around
  * its prefetch distances.
  */
 #include <math.h>
@@ -145,9 +146,19 @@ static void check_table(size_t kw, size_t n, uint64_t m, size_t batch)
 		if (batch) {
 			b = 1 + rnd() % batch;
 			b = b < n - i ? b : n - i;
-			CHECK(ktable_find(&t, in + 2 * i, 2, b, h, idx) == 0);
+			/* every other batch with its hashes given, their
+			 * low halves only (ktable_find_hashed) */
+			if (i / b % 2) {
+				for (size_t j = 0; j < b; j++)
+					h[j] = (uint32_t)ktable_hash(in + 2 * (i + j), kw);
+				CHECK(ktable_find_hashed(&t, in + 2 * i, 2, b, h,
+							 idx) == 0);
+			} else {
+				CHECK(ktable_find(&t, in + 2 * i, 2, b, h, idx) == 0);
+			}
 			for (size_t j = 0; j < b; j++) {
-				hbad += h[j] != ktable_hash(in + 2 * (i + j), kw);
+				hbad += (uint32_t)h[j] !=
+					(uint32_t)ktable_hash(in + 2 * (i + j), kw);
 				++*(uint64_t *)ktable_pay(&t, idx[j]);
 			}
 			continue;

@@ -152,28 +152,34 @@ static bool dense_flush(const struct gs_job *job, struct group_acc *g,
 
 /* ---- the fold, as cpu_group.c's ------------------------------------------ */
 
-/* |acc| < 2^125: a term below 2^125 adds without wrapping past 2^126. */
-static inline bool acc_small(__int128 acc)
-{
-	return (unsigned __int128)(acc + ((__int128)1 << 125)) <
-	       (unsigned __int128)1 << 126;
-}
+#define INLINE static inline __attribute__((always_inline))
+/* out of line, but not marked cold: gcc then moved the rest of the
+ * stats loop after such a call into the loop's cold section, and ran it
+ * there (1,000 keys, stats: 0.91 -> 0.78 s without the mark) */
+#define SLOW static __attribute__((noinline))
+#define KS_MAX (((__int128)1 << 126) - 1)	/* ksum.c's |acc| at most */
 
-/* k += (neg ? -m : m) * 2^e, m odd of mbits bits, where ksum.c would add
- * it into acc at acc's base (no shift, no widening): true, k then as
- * ksum.c leaves it; false: nothing done. */
-static inline bool ks_inline(struct ksum *k, unsigned __int128 m, int mbits,
-			     int e, bool neg)
+/* k += (neg ? -m : m) * 2^e, m < 2^mb (mb <= 126, a bound on m's bits,
+ * its trailing zeros kept), where ksum.c would add it into acc without
+ * moving its base (acc nonzero, e at its base or above, the term and the
+ * sum within 126 bits): true, k then as ksum.c leaves it (m * 2^e is
+ * m's odd part at its own place shifted to the base); false: nothing
+ * done. A bound mb above m's bits refuses some terms ksum.c would take:
+ * those go through it. */
+INLINE bool ks_fast(struct ksum *k, unsigned __int128 m, int mb, int e,
+		    bool neg)
 {
-	int d = e - k->base;
-	__int128 t;
+	unsigned d = (unsigned)(e - k->base);
+	__int128 t, r;
 
-	if (k->wide || !k->acc || d < 0 || mbits + d > 125 ||
-	    !acc_small(k->acc))
+	if (!k->acc || k->wide || d > (unsigned)(126 - mb))
 		return false;
 	t = (__int128)(m << d);
-	k->acc += neg ? -t : t;
-	if (!k->acc)
+	r = k->acc + (neg ? -t : t);	/* both below 2^126: no wrap */
+	if ((unsigned __int128)(r + KS_MAX) > (unsigned __int128)(2 * KS_MAX))
+		return false;
+	k->acc = r;
+	if (!r)
 		k->base = 0;
 	k->flags |= KS_TERM | KS_NOTNEGZ;
 	return true;
@@ -184,60 +190,77 @@ static inline int bits64(uint64_t m)
 	return 64 - __builtin_clzll(m);
 }
 
-/* v and v * v (stats) into c's sums; false: out of memory. */
-static inline bool sums_f64(struct gcol *c, double v, bool stats)
+/* The terms ks_fast refused, or that it is not for (zeros, subnormals,
+ * infs): the term's odd part tried inline again (its trailing zeros may
+ * bring it to the base), else ksum.c's own path. */
+SLOW bool add_f64_slow(struct ksum *k, double v)
 {
 	uint64_t u, m;
 	unsigned be;
-	int e, z;
+	int z;
 
 	memcpy(&u, &v, sizeof(u));
 	be = (unsigned)(u >> 52) & 0x7ff;
-	if (be == 0 || be == 0x7ff)	/* zeros, subnormals, infs */
-		return ksum_add_f64(&c->s1, v) &&
-		       (!stats || ksum_add_square_f64(&c->s2, v));
+	if (be == 0 || be == 0x7ff)
+		return ksum_add_f64(k, v);
 	m = (u & 0xfffffffffffffull) | 1ull << 52;
 	z = __builtin_ctzll(m);
 	m >>= z;
-	e = (int)be - 1075 + z;
-	if (!ks_inline(&c->s1, m, bits64(m), e, u >> 63) &&
-	    !ksum_add_f64(&c->s1, v))
-		return false;
-	if (!stats)
-		return true;
-	if (ks_inline(&c->s2, (unsigned __int128)m * m, 2 * bits64(m), 2 * e,
-		      false))
-		return true;
-	return ksum_add_square_f64(&c->s2, v);
+	return ks_fast(k, m, bits64(m), (int)be - 1075 + z, u >> 63) ||
+	       ksum_add_f64(k, v);
 }
 
-static inline bool sums_i64(struct gcol *c, int64_t v, bool stats)
+SLOW bool add_sq_f64_slow(struct ksum *k, double v)
+{
+	uint64_t u, m;
+	unsigned be;
+	int z;
+
+	memcpy(&u, &v, sizeof(u));
+	be = (unsigned)(u >> 52) & 0x7ff;
+	if (be == 0 || be == 0x7ff)
+		return ksum_add_square_f64(k, v);
+	m = (u & 0xfffffffffffffull) | 1ull << 52;
+	z = __builtin_ctzll(m);
+	m >>= z;
+	return ks_fast(k, (unsigned __int128)m * m, 2 * bits64(m),
+		       2 * ((int)be - 1075 + z), false) ||
+	       ksum_add_square_f64(k, v);
+}
+
+SLOW bool add_i64_slow(struct ksum *k, int64_t v)
 {
 	uint64_t m = v < 0 ? -(uint64_t)v : (uint64_t)v;
 	int z;
 
 	if (!m) {
-		c->s1.flags |= KS_TERM | KS_NOTNEGZ;
-		if (stats)
-			c->s2.flags |= KS_TERM | KS_NOTNEGZ;
+		k->flags |= KS_TERM | KS_NOTNEGZ;
 		return true;
 	}
 	z = __builtin_ctzll(m);
-	if (!ks_inline(&c->s1, m >> z, bits64(m >> z), z, v < 0) &&
-	    !ksum_add_i64(&c->s1, v))
-		return false;
-	if (!stats)
+	return ks_fast(k, m >> z, bits64(m >> z), z, v < 0) ||
+	       ksum_add_i64(k, v);
+}
+
+SLOW bool add_sq_i64_slow(struct ksum *k, int64_t v)
+{
+	uint64_t m = v < 0 ? -(uint64_t)v : (uint64_t)v;
+	int z;
+
+	if (!m) {
+		k->flags |= KS_TERM | KS_NOTNEGZ;
 		return true;
+	}
+	z = __builtin_ctzll(m);
 	m >>= z;
-	if (ks_inline(&c->s2, (unsigned __int128)m * m, 2 * bits64(m), 2 * z,
-		      false))
+	if (ks_fast(k, (unsigned __int128)m * m, 2 * bits64(m), 2 * z, false))
 		return true;
 	m <<= z;
-	return ksum_add_u128(&c->s2, (unsigned __int128)m * m, 0, false);
+	return ksum_add_u128(k, (unsigned __int128)m * m, 0, false);
 }
 
 /* Min and max of a float column, in its order (-0 below +0). */
-static inline void minmax_f64(struct gcol *c, double v, bool first)
+INLINE void minmax_f64(struct gcol *c, double v, bool first)
 {
 	if (first) {
 		c->min.f = c->max.f = v;
@@ -256,10 +279,18 @@ static inline void minmax_f64(struct gcol *c, double v, bool first)
 		c->max.f = v;
 }
 
-static inline bool fold_f64(enum gs_group_what what, struct gcol *c,
-			    double v)
+/* A float of eb exponent bits and mb significand bits (its implicit one
+ * among them), as bits u: an f32's or an f64's. Its normal values' terms
+ * go to ks_fast as they are, their trailing zeros kept: the common case
+ * then takes no count of them. */
+INLINE bool fold_fl(enum gs_group_what what, struct gcol *c, uint64_t u,
+		    double v, int eb, int mb)
 {
 	bool first = c->count == c->nan;
+	unsigned emax = (1u << eb) - 1, be = (unsigned)(u >> (mb - 1)) & emax;
+	uint64_t m = (u & ((1ull << (mb - 1)) - 1)) | 1ull << (mb - 1);
+	int e = (int)be - (int)(emax >> 1) - (mb - 1);
+	bool neg = u >> (eb + mb - 1);
 
 	c->count++;
 	if (v != v) {
@@ -269,13 +300,41 @@ static inline bool fold_f64(enum gs_group_what what, struct gcol *c,
 	if (what == GROUP_COUNT)
 		return true;
 	minmax_f64(c, v, first);
-	return what == GROUP_MINMAX || sums_f64(c, v, what == GROUP_STATS);
+	if (what == GROUP_MINMAX)
+		return true;
+	if (be - 1 >= emax - 1)		/* zeros, subnormals, infs */
+		return add_f64_slow(&c->s1, v) &&
+		       (what != GROUP_STATS || add_sq_f64_slow(&c->s2, v));
+	if (!ks_fast(&c->s1, m, mb, e, neg) && !add_f64_slow(&c->s1, v))
+		return false;
+	if (what != GROUP_STATS)
+		return true;
+	return ks_fast(&c->s2, (unsigned __int128)m * m, 2 * mb, 2 * e, false) ||
+	       add_sq_f64_slow(&c->s2, v);
 }
 
-static inline bool fold_i64(enum gs_group_what what, struct gcol *c,
-			    int64_t v)
+INLINE bool fold_f32(enum gs_group_what what, struct gcol *c, uint32_t u)
+{
+	float f;
+
+	memcpy(&f, &u, sizeof(f));
+	return fold_fl(what, c, u, f, 8, 24);
+}
+
+INLINE bool fold_f64(enum gs_group_what what, struct gcol *c, double v)
+{
+	uint64_t u;
+
+	memcpy(&u, &v, sizeof(u));
+	return fold_fl(what, c, u, v, 11, 53);
+}
+
+/* An integer of at most mb bits of magnitude (32: an i32's). */
+INLINE bool fold_int(enum gs_group_what what, struct gcol *c, int64_t v,
+		     int mb)
 {
 	bool first = c->count == c->nan;
+	uint64_t m = v < 0 ? -(uint64_t)v : (uint64_t)v;
 
 	c->count++;
 	if (what == GROUP_COUNT)
@@ -288,7 +347,26 @@ static inline bool fold_i64(enum gs_group_what what, struct gcol *c,
 		if (v > c->max.i)
 			c->max.i = v;
 	}
-	return what == GROUP_MINMAX || sums_i64(c, v, what == GROUP_STATS);
+	if (what == GROUP_MINMAX)
+		return true;
+	if (!ks_fast(&c->s1, m, mb, 0, v < 0) && !add_i64_slow(&c->s1, v))
+		return false;
+	if (what != GROUP_STATS)
+		return true;
+	if (mb <= 32 && ks_fast(&c->s2, (unsigned __int128)m * m, 2 * mb, 0,
+				false))
+		return true;
+	return add_sq_i64_slow(&c->s2, v);
+}
+
+INLINE bool fold_i32(enum gs_group_what what, struct gcol *c, int32_t v)
+{
+	return fold_int(what, c, v, 32);
+}
+
+INLINE bool fold_i64(enum gs_group_what what, struct gcol *c, int64_t v)
+{
+	return fold_int(what, c, v, 64);
 }
 
 /* ---- many keys: the records by partition (group_scatter.h) ------------- */
@@ -298,8 +376,9 @@ static inline bool fold_i64(enum gs_group_what what, struct gcol *c,
  * before the fold comes back to its first ones. */
 #define PF_PAY 16u
 
-/* An entry: the order key, then the value as a double's or an int64's
- * bits (fold_at's conversion, done before the entry is written). */
+/* An entry: the order key, then the value's bits (value_bits): an f64's
+ * or an i64's, or an f32's or an i32's in the low half, the key's hash's
+ * low 32 bits in the high one (gscatter's hashed: the lookups take it). */
 struct fent {
 	uint64_t key, v;
 };
@@ -311,38 +390,40 @@ static inline unsigned wides_of(enum gs_group_what what, const struct gcol *c)
 	       (what == GROUP_STATS && c->s2.wide != NULL);
 }
 
-#define FOLD_ENTS(NAME, FOLD, T)						\
-static bool NAME(void *ctx, const struct gs_job *job, struct ktable *t,	\
-		 const unsigned char *ents, size_t esize, size_t n,		\
-		 const uint32_t *idx, unsigned *wides)				\
-{									\
-	enum gs_group_what what = job->group->what;			\
-	const struct fent *f = (const struct fent *)ents;		\
-									\
-	(void)ctx;							\
-	(void)esize;							\
-	for (size_t i = 0; i < n; i++) {				\
-		struct gcol *c = ktable_pay(t, idx[i]);			\
-		unsigned w = what >= GROUP_SUM ? wides_of(what, c) : 0;	\
-		T v;							\
-									\
-		if (i + PF_PAY < n)					\
-			__builtin_prefetch(ktable_pay(t, idx[i + PF_PAY]), 1);	\
-		memcpy(&v, &f[i].v, sizeof(v));				\
-		if (!FOLD(what, c, v))					\
-			return false;					\
-		if (what >= GROUP_SUM)					\
-			*wides += wides_of(what, c) - w;		\
-	}								\
-	return true;							\
+/* A value of type t, as value_bits wrote it, folded into c: the fold
+ * made for its type and for what (constants in each instance). */
+INLINE bool fold_bits(enum gs_group_what what, struct gcol *c, enum gs_type t,
+		      uint64_t b)
+{
+	double d;
+
+	switch (t) {
+	case GS_F32: return fold_f32(what, c, (uint32_t)b);
+	case GS_F64: memcpy(&d, &b, 8); return fold_f64(what, c, d);
+	case GS_I32: return fold_i32(what, c, (int32_t)(uint32_t)b);
+	default: return fold_i64(what, c, (int64_t)b);
+	}
 }
-FOLD_ENTS(fold_ents_f64, fold_f64, double)
-FOLD_ENTS(fold_ents_i64, fold_i64, int64_t)
-#undef FOLD_ENTS
+
+INLINE bool fold_ents(const struct fent *f, struct ktable *t, size_t n,
+		      const uint32_t *idx, unsigned *wides,
+		      enum gs_group_what what, enum gs_type vt)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct gcol *c = ktable_pay(t, idx[i]);
+		unsigned w = what >= GROUP_SUM ? wides_of(what, c) : 0;
+
+		if (i + PF_PAY < n)
+			__builtin_prefetch(ktable_pay(t, idx[i + PF_PAY]), 1);
+		if (!fold_bits(what, c, vt, f[i].v))
+			return false;
+		if (what >= GROUP_SUM)
+			*wides += wides_of(what, c) - w;
+	}
+	return true;
+}
 
 /* ---- the loop ------------------------------------------------------------- */
-
-#define INLINE static inline __attribute__((always_inline))
 
 INLINE uint64_t key_at(enum gs_type t, const unsigned char *p)
 {
@@ -356,29 +437,22 @@ INLINE uint64_t key_at(enum gs_type t, const unsigned char *p)
 	}
 }
 
+/* Whether a value of type t leaves an entry's high half to the hash. */
+INLINE bool narrow(enum gs_type t)
+{
+	return t == GS_F32 || t == GS_I32;
+}
+
 /* The value at p as a struct fent's bits. */
 INLINE uint64_t value_bits(enum gs_type t, const unsigned char *p)
 {
-	float f; double d; int32_t i32; int64_t i64; uint64_t u;
+	uint32_t u32;
+	uint64_t u;
 
 	switch (t) {
-	case GS_F32: memcpy(&f, p, 4); d = f; memcpy(&u, &d, 8); return u;
-	case GS_F64: memcpy(&u, p, 8); return u;
-	case GS_I32: memcpy(&i32, p, 4); i64 = i32; memcpy(&u, &i64, 8); return u;
+	case GS_F32: memcpy(&u32, p, 4); return u32;
+	case GS_I32: memcpy(&u32, p, 4); return u32;
 	default: memcpy(&u, p, 8); return u;
-	}
-}
-
-INLINE bool fold_at(enum gs_group_what what, struct gcol *c, enum gs_type t,
-		    const unsigned char *p)
-{
-	float f; double d; int32_t i32; int64_t i64;
-
-	switch (t) {
-	case GS_F32: memcpy(&f, p, 4); return fold_f64(what, c, f);
-	case GS_F64: memcpy(&d, p, 8); return fold_f64(what, c, d);
-	case GS_I32: memcpy(&i32, p, 4); return fold_i64(what, c, i32);
-	default: memcpy(&i64, p, 8); return fold_i64(what, c, i64);
 	}
 }
 
@@ -415,60 +489,86 @@ enum { RUN_OK, RUN_OOM, RUN_FLUSH, RUN_SCATTER };
 
 /* Records [0, nrec) at d: RUN_OK, or where it stopped: out of memory,
  * the thread's table's flush failed (the run's table has the error), or
- * g->scat's did (group_scatter_failed says which). */
+ * g->scat's did (group_scatter_failed says which). An instance per key
+ * type, value type and what (fold_ents' too): a record costs no switch. */
 INLINE int run(const struct loop *l, const unsigned char *d, size_t nrec,
-		enum gs_type kt, enum gs_type vt)
+	       enum gs_type kt, enum gs_type vt, enum gs_group_what what,
+	       gscatter_fold by)
 {
 	struct gdense *dn = l->dn;
 	struct group_acc *g = l->g;
 	struct gscatter *sc = g->scat;
-	enum gs_group_what what = l->job->group->what;
+	unsigned char *pay = dn->pay;
 	uint64_t lo = dn->lo, w = dn->w;
+	size_t rs = l->rs, koff = l->koff, voff = l->voff, ps = dn->psize;
 
-	for (size_t r = 0; r < nrec; r++, d += l->rs) {
-		uint64_t k = key_at(kt, d + l->koff), i = k - lo;
+	for (size_t r = 0; r < nrec; r++, d += rs) {
+		uint64_t k = key_at(kt, d + koff), i = k - lo;
+		uint64_t v = value_bits(vt, d + voff);
 		struct gcol *c;
 
 		if (i < w) {
-			c = (struct gcol *)(dn->pay + i * dn->psize);
+			c = (struct gcol *)(pay + i * ps);
 			if (!c->count)
 				dn->touched[dn->nt++] = (uint32_t)i;
-		} else if (sc) {
-			unsigned p = gscatter_part(sc, &k);
+			if (!fold_bits(what, c, vt, v))
+				return RUN_OOM;
+			continue;
+		}
+		if (sc) {
+			uint64_t h = ktable_hash1(k);
+			unsigned p = gs_part(sc->sh, h);
 			struct fent *f = (struct fent *)gscatter_room(sc, p);
 
 			f->key = k;
-			f->v = value_bits(vt, d + l->voff);
+			f->v = narrow(vt) ? v | h << 32 : v;
+			/* the partition's next line, written a few hundred
+			 * records on: loaded now, its store does not wait */
+			__builtin_prefetch((const char *)f + 64, 1);
 			if (!gscatter_push(sc, p))
 				return RUN_SCATTER;
 			continue;
-		} else if (!(c = ktable_get(g->loc, &k, NULL))) {
-			return RUN_OOM;
 		}
-		if (!fold_at(what, c, vt, d + l->voff))
+		if (!(c = ktable_get(g->loc, &k, NULL)) ||
+		    !fold_bits(what, c, vt, v))
 			return RUN_OOM;
 		if (g->loc->n >= g->cap) {
-			if (!group_full(l->job, g, sizeof(uint64_t),
-					type_is_float(vt) ? fold_ents_f64 :
-					fold_ents_i64))
+			if (!group_full(l->job, g, sizeof(uint64_t), by))
 				return RUN_FLUSH;
-			sc = g->scat;
+			if ((sc = g->scat))
+				sc->hashed = narrow(vt);
 		}
 	}
 	return RUN_OK;
 }
 
-#define KT(X, V) X(GS_I32, V) X(GS_I64, V) X(GS_U32, V) X(GS_U64, V)
-#define VT(X) KT(X, GS_F32) KT(X, GS_F64) KT(X, GS_I32) KT(X, GS_I64)
-#define FN(K, V) static int run_##K##_##V(const struct loop *l, \
-	const unsigned char *d, size_t n) { return run(l, d, n, K, V); }
-VT(FN)
-
 typedef int (*run_fn)(const struct loop *, const unsigned char *, size_t);
 
-static run_fn pick(enum gs_type kt, enum gs_type vt)
+#define WH(X, K, V) X(K, V, GROUP_COUNT) X(K, V, GROUP_MINMAX) \
+	X(K, V, GROUP_SUM) X(K, V, GROUP_STATS)
+#define KT(X, V) WH(X, GS_I32, V) WH(X, GS_I64, V) WH(X, GS_U32, V) \
+	WH(X, GS_U64, V)
+#define VT(X) KT(X, GS_F32) KT(X, GS_F64) KT(X, GS_I32) KT(X, GS_I64)
+#define ENTS(V, W) \
+static bool ents_##V##_##W(void *ctx, const struct gs_job *job, \
+		struct ktable *t, const unsigned char *ents, size_t esize, \
+		size_t n, const uint32_t *idx, unsigned *wides) \
+{ \
+	(void)ctx; (void)job; (void)esize; \
+	return fold_ents((const struct fent *)ents, t, n, idx, wides, W, V); \
+}
+#define ENTS_V(K, V, W) ENTS(V, W)
+WH(ENTS_V, GS_I32, GS_F32) WH(ENTS_V, GS_I32, GS_F64)
+WH(ENTS_V, GS_I32, GS_I32) WH(ENTS_V, GS_I32, GS_I64)
+#define FN(K, V, W) static int run_##K##_##V##_##W(const struct loop *l, \
+	const unsigned char *d, size_t n) \
+	{ return run(l, d, n, K, V, W, ents_##V##_##W); }
+VT(FN)
+
+static run_fn pick(enum gs_type kt, enum gs_type vt, enum gs_group_what what)
 {
-#define CASE(K, V) if (kt == K && vt == V) return run_##K##_##V;
+#define CASE(K, V, W) if (kt == K && vt == V && what == W) \
+	return run_##K##_##V##_##W;
 	VT(CASE)
 #undef CASE
 	return NULL;
@@ -488,7 +588,7 @@ bool group_fold(const struct gs_job *job, struct group_acc *g,
 	kc = colrd_of(job, gr->key[0]);
 	vc = colrd_of(job, gr->val[0]);
 	if (kc.swap || kc.boolean || vc.swap || vc.boolean ||
-	    !(fn = pick(kc.t, vc.t)))
+	    !(fn = pick(kc.t, vc.t, gr->what)))
 		return false;
 	l = (struct loop){ .job = job, .g = g, .rs = job_record_size(job),
 			   .koff = kc.off, .voff = vc.off };
@@ -497,8 +597,10 @@ bool group_fold(const struct gs_job *job, struct group_acc *g,
 		return true;
 	}
 	place(l.dn, kc.t, d, nrec, l.rs, l.koff);
-	if (g->scat)
+	if (g->scat) {
 		g->scat->job = job;
+		g->scat->hashed = narrow(vc.t);
+	}
 	rc = fn(&l, d, nrec);
 	if (rc == RUN_OK && g->scat && !gscatter_drain(g->scat))
 		rc = RUN_SCATTER;

@@ -67,11 +67,17 @@ static bool flush(struct gscatter *s, unsigned p)
 	struct ktable *t = &sh->part[p].t;
 	const unsigned char *e = s->buf + (size_t)p * s->cap * s->esize;
 	size_t n = s->n[p], before = ktable_bytes(t), after;
+	size_t words = s->esize / sizeof(uint64_t);
 	unsigned wides = 0;
-	bool ok = !atomic_load(&sh->err) &&
-		  ktable_find(t, (const uint64_t *)e, s->esize / sizeof(uint64_t),
-			      n, s->h, s->idx) == 0 &&
-		  s->fold(s->ctx, s->job, t, e, s->esize, n, s->idx, &wides);
+	bool ok;
+
+	if (s->hashed)
+		for (size_t i = 0; i < n; i++)
+			s->h[i] = ((const uint64_t *)e)[i * words + words - 1] >> 32;
+	ok = !atomic_load(&sh->err) &&
+	     (s->hashed ? ktable_find_hashed : ktable_find)(
+		     t, (const uint64_t *)e, words, n, s->h, s->idx) == 0 &&
+	     s->fold(s->ctx, s->job, t, e, s->esize, n, s->idx, &wides);
 
 	after = ktable_bytes(t);
 	pthread_mutex_unlock(&sh->part[p].mu);

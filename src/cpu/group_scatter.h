@@ -34,6 +34,9 @@ struct gscatter {
 	gscatter_fold fold;
 	void *ctx;			/* fold's, set by each call */
 	size_t esize;			/* an entry's bytes, a multiple of 8 */
+	bool hashed;			/* an entry's last word's high half:
+					 * its key's hash's low 32 bits
+					 * (group_fold.c's entries) */
 	size_t batch, cap;		/* a partition's flush, its room */
 	unsigned char *buf;		/* nparts * cap entries */
 	uint32_t *n;			/* entries per partition */
@@ -52,7 +55,8 @@ void gscatter_free(struct gscatter *s);
 static inline unsigned gscatter_part(const struct gscatter *s,
 				     const uint64_t *key)
 {
-	return gs_part(s->sh, ktable_hash(key, s->sh->kw));
+	return gs_part(s->sh, s->sh->kw == 1 ? ktable_hash1(key[0]) :
+			      ktable_hash(key, s->sh->kw));
 }
 
 static inline unsigned char *gscatter_room(struct gscatter *s, unsigned p)

@@ -83,16 +83,10 @@ void gkey_value(enum gs_type t, uint64_t k, void *p)
 
 uint64_t ktable_hash(const uint64_t *key, size_t kw)
 {
-	uint64_t h = 0x243f6a8885a308d3ull;
+	uint64_t h = KTABLE_HASH0;
 
-	for (size_t i = 0; i < kw; i++) {	/* splitmix64's finaliser per word */
-		h ^= key[i] + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-		h ^= h >> 30;
-		h *= 0xbf58476d1ce4e5b9ull;
-		h ^= h >> 27;
-		h *= 0x94d049bb133111ebull;
-		h ^= h >> 31;
-	}
+	for (size_t i = 0; i < kw; i++)
+		h = ktable_hash_word(h, key[i]);
 	return h;
 }
 
@@ -226,6 +220,17 @@ int ktable_find(struct ktable *t, const uint64_t *keys, size_t stride,
 {
 	for (size_t i = 0; i < n; i++)
 		h[i] = ktable_hash(keys + i * stride, t->kw);
+	return ktable_find_hashed(t, keys, stride, n, h, idx);
+}
+
+int ktable_find_hashed(struct ktable *t, const uint64_t *keys, size_t stride,
+		       size_t n, uint64_t *h, uint32_t *idx)
+{
+	/* the low 32 bits place a key while the slots stay below 2^32,
+	 * which a batch's growth cannot pass from 2^31 slots or fewer */
+	if (t->mask > UINT32_MAX >> 1)
+		for (size_t i = 0; i < n; i++)
+			h[i] = ktable_hash(keys + i * stride, t->kw);
 	for (size_t i = 0; i < n + PF_SLOT; i++) {
 		int64_t e;
 

@@ -51,6 +51,11 @@ void *ktable_get(struct ktable *t, const uint64_t *key, bool *fresh);
  * in, idx unset). */
 int ktable_find(struct ktable *t, const uint64_t *keys, size_t stride,
 		size_t n, uint64_t *h, uint32_t *idx);
+/* As ktable_find, the keys' hashes given in h[0..n): their low 32 bits
+ * at least (all are computed again where the table's slots could pass
+ * 2^32). */
+int ktable_find_hashed(struct ktable *t, const uint64_t *keys, size_t stride,
+		       size_t n, uint64_t *h, uint32_t *idx);
 /* Key and payload of entry i (i < n). */
 static inline const uint64_t *ktable_key(const struct ktable *t, size_t i)
 {
@@ -71,8 +76,23 @@ int ktable_sort(struct ktable *t);
 /* No keys, the memory kept (payloads are the caller's to release). */
 void ktable_clear(struct ktable *t);
 /* The hash the table places key by (its high bits are free to pick a
- * partition: group_shared.c). */
+ * partition: group_shared.c); ktable_hash_word: a key of one column's,
+ * inline for the loops that hash every record. */
 uint64_t ktable_hash(const uint64_t *key, size_t kw);
+static inline uint64_t ktable_hash_word(uint64_t h, uint64_t w)
+{
+	h ^= w + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+	h ^= h >> 30;	/* splitmix64's finaliser */
+	h *= 0xbf58476d1ce4e5b9ull;
+	h ^= h >> 27;
+	h *= 0x94d049bb133111ebull;
+	return h ^ h >> 31;
+}
+#define KTABLE_HASH0 0x243f6a8885a308d3ull
+static inline uint64_t ktable_hash1(uint64_t key)
+{
+	return ktable_hash_word(KTABLE_HASH0, key);
+}
 /* Bytes the table holds now. */
 size_t ktable_bytes(const struct ktable *t);
 
