@@ -1,6 +1,8 @@
 /*
  * unit_perfile.c - --per-file's join (perfile.c, wr_json.c) on results no
- * command makes today: an empty json result still closes its object.
+ * command makes today: an empty json result still closes its object, and
+ * a result whose buffer ran out of memory ends the run at once, its
+ * buffer whole again for the next.
  */
 #include <string.h>
 #include "perfile.h"
@@ -48,8 +50,33 @@ static void check_empty_results(void)
 	sb_free(&b);
 }
 
+/* A result cut by out of memory fails its end (the run stops there, not
+ * after reading every later operand for nothing), and the buffer of the
+ * next result is not cut before anything is added to it. */
+static void check_oom(void)
+{
+	struct cli c = { .format = FMT_JSON };
+	struct perfile pf;
+	struct gs_err err = { 0 };
+	struct sbuf b, *s;
+
+	sb_init(&b);
+	perfile_init(&pf, &c, 2, &b);
+	s = perfile_next(&pf, "a");
+	sb_add(s, "{\"x\":");
+	s->oom = true;		/* as a failed realloc leaves it */
+	CHECK(perfile_end(&pf, 0, &err) == -1);
+	CHECKF(strstr(err.what, "out of memory") != NULL, "%s", err.what);
+	CHECK(b.oom);
+	s = perfile_next(&pf, "b");
+	CHECK(!s->oom);
+	perfile_free(&pf);
+	sb_free(&b);
+}
+
 int main(void)
 {
 	check_empty_results();
+	check_oom();
 	UNIT_END();
 }
