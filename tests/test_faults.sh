@@ -237,7 +237,8 @@ stop() {
 # and the run ends in one line, exit 1 (glibc's calloc; not under ASan)
 if [ -z "$GPUSTAT_ASAN" ] && command -v cc > /dev/null 2>&1 &&
    cc -shared -fPIC -o "$T/calloc.so" tests/calloc_shim.c 2> /dev/null; then
-	awk 'BEGIN { for (i = 0; i < 4096; i++) printf "0.5 0.25\n" }' > "$T/pts"
+	awk 'BEGIN { for (i = 0; i < 4096; i++) print "0.5 0.25" }' \
+		> "$T/pts"
 	fault partial_acc 1 "out of memory" "GS_CALLOC_ABOVE=16000000 \
 		GS_CALLOC_SKIP=1 LD_PRELOAD=$T/calloc.so \$G hist2d -t f32 \
 		--backend cpu -j 2 --bins 4096 --range 0:1 --text $T/pts"

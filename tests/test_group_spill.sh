@@ -445,8 +445,9 @@ sys.stdout.buffer.write(r.tobytes())
 		--by 1 "$@" > "$T/got"
 	kib=$(tail -1 "$T/rss")
 	same "threads' arrays within the limit: bytes"
+	why="peak $kib KiB, the plain sum's $base KiB, the limit 16384 KiB"
 	[ "$kib" -lt $((base + 16384 * 3 / 2)) ] && ok ||
-		bad "threads' arrays within the limit" "peak $kib KiB, the plain sum's $base KiB, the limit 16384 KiB"
+		bad "threads' arrays within the limit" "$why"
 	unset MALLOC_ARENA_MAX GPUSTAT_NO_VIEWS
 fi
 

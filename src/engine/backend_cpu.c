@@ -456,7 +456,8 @@ static int cpu_make(struct cpu *c, const struct backend_env *env,
 
 /* A failed open frees what it made and leaves *ctxp NULL: no half-made
  * backend for close (or anything else) to find. */
-static int cpu_open(void **ctxp, const struct backend_env *env, struct gs_err *err)
+static int cpu_open(void **ctxp, const struct backend_env *env,
+		    struct gs_err *err)
 {
 	struct cpu *c = calloc(1, sizeof(*c));
 
