@@ -710,9 +710,7 @@ int cli_run(struct cli *c, struct input *in, struct input *in2,
 
 	timeline_run_begin();
 	/* a cold file comes at its disk's rate: auto plans it as a pipe's */
-	c->job.cold_input = c->backend == BACKEND_AUTO && in &&
-			    input_bytes > 0 && !c->info.compressed &&
-			    input_cold(in);
+	c->job.cold_input = cli_input_cold(c, in, input_bytes);
 	if (c->verbose && c->job.cold_input)
 		fputs("gpustat: input: a file mostly on disk\n", stderr);
 	/* --backend cuda creates the GPU's context here (its probe) */

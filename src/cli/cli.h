@@ -160,8 +160,15 @@ int cli_columns(struct cli *c, struct input *in, struct input_info *info,
  * job made op, on the threads its accumulators leave, so c->job must be
  * what that pass will run (its fields set: a command asks for a later
  * pass from an earlier one's start, as hist2d's range pass does for its
- * counts). -v says when it starts. */
+ * counts). A cold file (cli_input_cold) that the pass before will not
+ * leave in the page cache starts nothing: that pass is planned as the
+ * cold file's, on the CPU. -v says when it starts. */
 void cli_prestart(struct cli *c, enum gs_cmd op);
+
+/* Whether auto plans a run over in (input_bytes long) as a cold file's,
+ * as a pipe's (job.cold_input): a file mostly on disk, not compressed. */
+bool cli_input_cold(const struct cli *c, const struct input *in,
+		    int64_t input_bytes);
 
 /* Pick the backend and run the job; acc may be NULL for scan. */
 int cli_run(struct cli *c, struct input *in, struct input *in2,

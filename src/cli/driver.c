@@ -198,6 +198,46 @@ static int run_per_file(struct cli *c, const struct pass *passes,
 	return rc;
 }
 
+bool cli_input_cold(const struct cli *c, const struct input *in,
+		    int64_t input_bytes)
+{
+	return c->backend == BACKEND_AUTO && in && input_bytes > 0 &&
+	       !c->info.compressed && input_cold(in);
+}
+
+/* The bytes the page cache could take now: MemAvailable, or -1 where
+ * /proc/meminfo does not say. */
+static int64_t cache_room(void)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	char line[128];
+	long long kib = -1;
+
+	if (!f)
+		return -1;
+	while (kib < 0 && fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %lld kB", &kib) != 1)
+			kib = -1;
+	fclose(f);
+	return kib < 0 ? -1 : (int64_t)kib * 1024;
+}
+
+/* Whether the pass after the one about to read c->in finds it cold: it is
+ * cold now, and the reading (which leaves what it reads in the page cache,
+ * coldread.h) cannot leave it all there. A pass over a cold file is
+ * planned as a pipe's, on the CPU (auto_plan.c), so a GPU started for
+ * it before would be started for nothing; one over a file the first pass
+ * left cached is planned as any cached file's. */
+static bool stays_cold(const struct cli *c)
+{
+	int64_t room;
+
+	if (!cli_input_cold(c, c->in, c->input_bytes))
+		return false;
+	room = cache_room();
+	return room < 0 || c->input_bytes > room;
+}
+
 void cli_prestart(struct cli *c, enum gs_cmd op)
 {
 	struct gs_job job = c->job;
@@ -205,6 +245,11 @@ void cli_prestart(struct cli *c, enum gs_cmd op)
 	struct gs_err err;
 
 	job.cmd = op;
+	job.cold_input = stays_cold(c);
+	if (job.cold_input && c->verbose)
+		fputs("gpustat: backend: no GPU started early: the file is "
+		      "mostly on disk, larger than the memory free to cache "
+		      "it\n", stderr);
 	if (c->backend == BACKEND_AUTO && !c->eo.ndevices &&
 	    engine_fit_threads(&job, &threads, true, 0, &err) < 0)
 		return;

@@ -59,6 +59,7 @@ struct sbuf *perfile_next(struct perfile *pf, const char *name)
 	pf->j.name = name;
 	pf->started = false;
 	pf->cur.len = 0;
+	pf->cur.oom = false;	/* a result's cut is its own */
 	return &pf->cur;
 }
 
@@ -66,10 +67,17 @@ int perfile_end(struct perfile *pf, int rc, struct gs_err *err)
 {
 	if (pf->direct)		/* in the output already */
 		return rc;
-	if (rc == 0 && pf->cur.oom && !pf->failed)
-		pf->j.b->oom = true;	/* out of memory: cut, as the output */
-	else if (rc == 0 && pass_on(pf, pf->cur.p, pf->cur.len) == 0 &&
-		 pf->f->end && pf->f->end(&pf->j, &pf->err) < 0)
+	if (rc == 0 && pf->cur.oom && !pf->failed) {
+		/* out of memory: the output is cut, so the run ends here
+		 * rather than read every later operand for nothing */
+		pf->j.b->oom = true;
+		pf->cur.len = 0;
+		pf->j.i++;
+		return gs_fail(err, GS_ERUNTIME, "",
+			       "out of memory for the output");
+	}
+	if (rc == 0 && pass_on(pf, pf->cur.p, pf->cur.len) == 0 &&
+	    pf->f->end && pf->f->end(&pf->j, &pf->err) < 0)
 		pf->failed = true;
 	pf->cur.len = 0;
 	pf->j.i++;

@@ -3,11 +3,12 @@
  * wc(1) prints one line per file and a total line.
  *
  * Each result is written exactly as a run over that operand alone would
- * print it (driver.c, cmd_merge.c, cmd_scan.c run them), into a buffer
- * that hands its bytes on to the format's writer (writer.h) a MiB at a
- * time as they are made, so no result is held whole (--by's rows, a row
- * per key, stream through it into the output: result_out.h); the writer
- * labels and joins them:
+ * print it (driver.c and cmd_merge.c run them; scan's --per-file never
+ * comes here: cmd_scan.c streams each operand's scan to the output),
+ * into a buffer that hands its bytes on to the format's writer (writer.h)
+ * a MiB at a time as they are made, so no result is held whole (--by's
+ * rows, a row per key, stream through it into the output: result_out.h);
+ * the writer labels and joins them:
  *
  *   text       every line of a result ends with a tab and the operand's
  *              name ("total" for the total), so a one-line result reads as

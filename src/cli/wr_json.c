@@ -347,14 +347,14 @@ static int join_add(struct wjoin *j, const char *p, size_t n,
 	return 0;
 }
 
-/* A result of 2 bytes or fewer ("{}"): no comma before its rest. */
+/* A result of 2 bytes or fewer, "{}" or none at all: its object is the
+ * "file" alone, closed here (no command's json is empty, but a join that
+ * left the list unreadable for one would be a trap). */
 static int join_end(struct wjoin *j, struct gs_err *err)
 {
-	size_t k = unended(j->held.p, j->held.len);
-
 	(void)err;
-	if (!j->past && k > 1)
-		sb_addn(j->b, j->held.p + 1, k - 1);
+	if (!j->past)
+		sb_add(j->b, "}");
 	j->held.len = 0;
 	return 0;
 }

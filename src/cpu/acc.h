@@ -211,6 +211,8 @@ struct group_acc {
 	size_t cap;		/* loc's keys at most */
 	struct gdense *dense;	/* the thread's window of keys (group_fold.c) */
 	struct gscatter *scat;	/* or, its keys too many: group_scatter.h */
+	uint64_t held;		/* loc's and scat's bytes, held
+				 * against the limit (sh->windows) */
 	int failed;		/* 0, or why it stopped (cpu_group.c) */
 	uint64_t fail_keys;
 	uint64_t fail_records;	/* FAIL_SPILL's: what the GPU could not take */

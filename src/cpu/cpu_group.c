@@ -168,6 +168,9 @@ void group_pay_free(const struct gs_job *job, void *pay)
 
 static void local_free(const struct gs_job *job, struct group_acc *g)
 {
+	if (g->held)
+		atomic_fetch_sub(&g->sh->windows, g->held);
+	g->held = 0;
 	if (!g->loc)
 		return;
 	for (size_t i = 0; i < g->loc->n; i++)
@@ -258,18 +261,45 @@ static bool fold(enum gs_group_what what, struct gcol *c, enum gs_type t,
 	return ksum_add_u128(&c->s2, sq, 0, false);
 }
 
+/* A thread's own arrays (its table, its scatter buffers) are held
+ * against the run's limit as its windows are (sh->windows), so that the
+ * run's table gives way to them and the run's memory stays within the
+ * limit whatever the threads. Together with the windows they may take
+ * half of it: bytes halved from want while they do not fit, down to
+ * least, which is held whether it fits or not (a few KiB a thread). */
+static uint64_t thread_hold(struct gshared *sh, uint64_t want,
+			    uint64_t least)
+{
+	uint64_t room = sh->limit / 2, held = atomic_load(&sh->windows);
+
+	if (least > want)
+		least = want;
+	for (; want > least; want /= 2)
+		while (held + want <= room)
+			if (atomic_compare_exchange_weak(&sh->windows, &held,
+							 held + want))
+				return want;
+	want = least;
+	atomic_fetch_add(&sh->windows, want);
+	return want;
+}
+
 /* The thread's table, made at its first call: LOCAL_KEYS keys at most,
- * fewer where the limit is small (a sixteenth of it). */
+ * fewer where the limit is small (a sixteenth of it) or the threads'
+ * arrays have no room for them (thread_hold). */
 static bool local_table(const struct gs_job *job, struct group_acc *g)
 {
 	size_t psize = gcol_size(job) * job->group->nvals;
-	uint64_t per = job->group->nkeys * 8 + psize + 16;
+	/* a key's entry, its slots (at most 4 of 4 bytes) and order */
+	uint64_t per = job->group->nkeys * 8 + psize + 16 + 4;
 	uint64_t cap = job->group->limit / 16 / per;
 
 	if (g->loc)
 		return true;
 	cap = cap > LOCAL_KEYS ? LOCAL_KEYS : cap < LOCAL_KEYS_MIN ?
 	      LOCAL_KEYS_MIN : cap;
+	g->held += thread_hold(g->sh, cap * per, LOCAL_KEYS_MIN * per);
+	cap = (g->held / per) & ~(uint64_t)(LOCAL_KEYS_MIN - 1);
 	g->loc = malloc(sizeof(*g->loc));
 	g->order = malloc(cap * sizeof(*g->order));
 	if (!g->loc || !g->order ||
@@ -313,6 +343,25 @@ static bool table_pays(const struct gs_job *job, const struct group_acc *g)
 	return recs >= (uint64_t)PAYS * g->loc->n;
 }
 
+/* The thread's scatter buffers, sized as gscatter_new sizes them from a
+ * sixteenth of the limit, but from what thread_hold gives of that: a
+ * sixteenth a thread was, with many threads, the limit again. */
+static bool scatter_new(const struct gs_job *job, struct group_acc *g,
+			size_t vbytes, gscatter_fold by)
+{
+	struct gs_group gr = *job->group;
+	struct gs_job j = *job;
+	uint64_t b = thread_hold(g->sh, job->group->limit / 16, 64u << 10);
+
+	gr.limit = b * 16;
+	j.group = &gr;
+	g->held += b;
+	if (!(g->scat = gscatter_new(&j, g->sh, vbytes, by)))
+		return false;
+	g->scat->job = job;	/* j was for its sizes alone */
+	return true;
+}
+
 bool group_full(const struct gs_job *job, struct group_acc *g,
 		size_t vbytes, gscatter_fold by)
 {
@@ -320,7 +369,7 @@ bool group_full(const struct gs_job *job, struct group_acc *g,
 
 	if (!local_flush(job, g))
 		return false;
-	if (spread && !(g->scat = gscatter_new(job, g->sh, vbytes, by))) {
+	if (spread && !scatter_new(job, g, vbytes, by)) {
 		fail(g, FAIL_OOM);
 		return false;
 	}

@@ -54,8 +54,10 @@ struct gshared {
 	unsigned nparts;	/* a power of two */
 	struct gs_part part[GS_PARTS_MAX];
 	_Atomic uint64_t bytes;	/* partitions' and widened keys' in memory */
-	_Atomic uint64_t windows;	/* the threads' direct arrays (group_fold.c):
-				 * held against the limit, never spilled */
+	_Atomic uint64_t windows;	/* the threads' own arrays (group_fold.c's
+				 * windows, cpu_group.c's tables and scatter
+				 * buffers): held against the limit, never
+				 * spilled */
 	_Atomic int refs;
 	pthread_mutex_t spill_mu;	/* one spill at a time */
 	int fd;			/* -1 until the first spill */

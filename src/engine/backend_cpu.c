@@ -43,6 +43,7 @@ struct cpu {
 	int nthreads;
 	size_t acc_sz;
 	void **acc;			/* [nthreads] accumulators */
+	bool acc_made;			/* each t_init'd: t_free them */
 	/* their kernels: acc_* or thread_* (acc.h) */
 	void (*t_init)(const struct gs_job *, void *);
 	void (*t_free)(const struct gs_job *, void *);
@@ -345,7 +346,7 @@ static void cpu_close(void *ctx)
 		return;
 	pool_release(&c->pool);
 	for (int i = 0; i < c->nthreads; i++) {
-		if (c->acc && c->acc[i] && c->t_free)
+		if (c->acc_made && c->t_free)
 			c->t_free(c->job, c->acc[i]);
 		if (c->acc)
 			free(c->acc[i]);
@@ -398,13 +399,11 @@ static int setup_scan(struct cpu *c)
 	return 0;
 }
 
-static int cpu_open(void **ctxp, const struct backend_env *env, struct gs_err *err)
+/* c made for env; -1 with err where something could not be, c then
+ * holding what was (cpu_close frees it). */
+static int cpu_make(struct cpu *c, const struct backend_env *env,
+		    struct gs_err *err)
 {
-	struct cpu *c = calloc(1, sizeof(*c));
-
-	*ctxp = c;
-	if (!c)
-		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
 	c->env = *env;
 	c->job = env->job;
 	c->k = acc_kernels_for(c->job);
@@ -443,6 +442,7 @@ static int cpu_open(void **ctxp, const struct backend_env *env, struct gs_err *e
 			return gs_fail(err, GS_ERUNTIME, "", "out of memory");
 	}
 	pool_run(&c->pool, init_task, c);
+	c->acc_made = true;
 	if (c->scan && setup_scan(c) < 0)
 		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
 	if (c->locate) {
@@ -451,6 +451,24 @@ static int cpu_open(void **ctxp, const struct backend_env *env, struct gs_err *e
 			return gs_fail(err, GS_ERUNTIME, "", "out of memory");
 		c->k->acc_init(c->job, c->state);
 	}
+	return 0;
+}
+
+/* A failed open frees what it made and leaves *ctxp NULL: no half-made
+ * backend for close (or anything else) to find. */
+static int cpu_open(void **ctxp, const struct backend_env *env,
+		    struct gs_err *err)
+{
+	struct cpu *c = calloc(1, sizeof(*c));
+
+	*ctxp = NULL;
+	if (!c)
+		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
+	if (cpu_make(c, env, err) < 0) {
+		cpu_close(c);
+		return -1;
+	}
+	*ctxp = c;
 	return 0;
 }
 

@@ -52,8 +52,10 @@ int pool_init(struct pool *p, int n)
 	for (int i = 1; i < p->n; i++) {
 		struct worker_arg *w = malloc(sizeof(*w));
 
-		if (!w)
+		if (!w) {
+			p->n = i;	/* only 0..i-1 exist */
 			return -1;
+		}
 		w->p = p;
 		w->i = i;
 		if (pthread_create(&p->tid[i], NULL, worker, w) != 0) {
