@@ -343,23 +343,17 @@ static bool table_pays(const struct gs_job *job, const struct group_acc *g)
 	return recs >= (uint64_t)PAYS * g->loc->n;
 }
 
-/* The thread's scatter buffers, sized as gscatter_new sizes them from a
- * sixteenth of the limit, but from what thread_hold gives of that: a
- * sixteenth a thread was, with many threads, the limit again. */
+/* The thread's scatter buffers: what a sixteenth of the limit gives
+ * them (at most BATCH entries a partition), held as thread_hold gives it
+ * (with many threads, a sixteenth each was the limit again). */
 static bool scatter_new(const struct gs_job *job, struct group_acc *g,
 			size_t vbytes, gscatter_fold by)
 {
-	struct gs_group gr = *job->group;
-	struct gs_job j = *job;
-	uint64_t b = thread_hold(g->sh, job->group->limit / 16, 64u << 10);
+	uint64_t want = gscatter_bytes(g->sh, vbytes, job->group->limit / 16);
+	uint64_t b = thread_hold(g->sh, want, gscatter_bytes(g->sh, vbytes, 0));
 
-	gr.limit = b * 16;
-	j.group = &gr;
 	g->held += b;
-	if (!(g->scat = gscatter_new(&j, g->sh, vbytes, by)))
-		return false;
-	g->scat->job = job;	/* j was for its sizes alone */
-	return true;
+	return (g->scat = gscatter_new(job, g->sh, vbytes, b, by)) != NULL;
 }
 
 bool group_full(const struct gs_job *job, struct group_acc *g,

@@ -20,23 +20,45 @@
 #define BATCH_MIN 8u
 #define RETRY 32u		/* entries between tries of a busy lock */
 
+static size_t esize_of(const struct gshared *sh, size_t vbytes)
+{
+	return sh->kw * sizeof(uint64_t) + (vbytes + 7) / 8 * 8;
+}
+
+/* A partition's batch of entries of esize bytes within budget bytes of
+ * buffers (nparts of twice the batch each). */
+static size_t batch_of(const struct gshared *sh, size_t esize, uint64_t budget)
+{
+	uint64_t share = budget / (sh->nparts * 2 * esize);
+
+	return share > BATCH ? BATCH : share < BATCH_MIN ? BATCH_MIN :
+	       (size_t)share;
+}
+
+uint64_t gscatter_bytes(const struct gshared *sh, size_t vbytes,
+			uint64_t budget)
+{
+	size_t esize = esize_of(sh, vbytes), cap = 2 * batch_of(sh, esize, budget);
+
+	return (uint64_t)cap * (sh->nparts * esize + sizeof(uint64_t) +
+				sizeof(uint32_t)) + sh->nparts * sizeof(uint32_t);
+}
+
 struct gscatter *gscatter_new(const struct gs_job *job, struct gshared *sh,
-			      size_t vbytes, gscatter_fold fold)
+			      size_t vbytes, uint64_t budget,
+			      gscatter_fold fold)
 {
 	struct gscatter *s = calloc(1, sizeof(*s));
-	size_t esize = sh->kw * sizeof(uint64_t) + (vbytes + 7) / 8 * 8;
-	uint64_t share = job->group->limit / 16 / (sh->nparts * 2 * esize);
 
 	if (!s)
 		return NULL;
 	s->job = job;
 	s->sh = sh;
 	s->fold = fold;
-	s->esize = esize;
-	s->batch = share > BATCH ? BATCH : share < BATCH_MIN ? BATCH_MIN :
-		   (size_t)share;
+	s->esize = esize_of(sh, vbytes);
+	s->batch = batch_of(sh, s->esize, budget);
 	s->cap = 2 * s->batch;
-	s->buf = malloc(sh->nparts * s->cap * esize);
+	s->buf = malloc(sh->nparts * s->cap * s->esize);
 	s->n = calloc(sh->nparts, sizeof(*s->n));
 	s->h = malloc(s->cap * sizeof(*s->h));
 	s->idx = malloc(s->cap * sizeof(*s->idx));

@@ -44,11 +44,15 @@ struct gscatter {
 	uint32_t *idx;
 };
 
-/* A thread's buffers into sh for entries of vbytes of values after the
- * keys, folded by fold; NULL: out of memory. Their bytes are a share of
- * the limit, as a thread's table's. */
+/* The bytes of a thread's buffers into sh for entries of vbytes of
+ * values after the keys, within budget bytes (budget 0, or one too small
+ * for the smallest batch: that batch's). */
+uint64_t gscatter_bytes(const struct gshared *sh, size_t vbytes,
+			uint64_t budget);
+/* Those buffers, folded by fold; NULL: out of memory. */
 struct gscatter *gscatter_new(const struct gs_job *job, struct gshared *sh,
-			      size_t vbytes, gscatter_fold fold);
+			      size_t vbytes, uint64_t budget,
+			      gscatter_fold fold);
 void gscatter_free(struct gscatter *s);
 
 /* The partition of key (sh->kw order keys) and its next entry's room. */
