@@ -225,7 +225,7 @@ if want hybrid; then
 	{
 		c1="--chunk-size 1M"
 		hyb_run "scan f32" "$D/r.f32.s" scan -t f32 $c1
-		hyb_run "scan f32, odd chunks" "$D/r.f32.s" scan -t f32 --chunk-size 7340033
+		hyb_run "scan f32, odd chunks" "$D/r.f32.s" scan -t f32 --chunk-size 3145739
 		hyb_run "scan f32 to f16" "$D/r.f32.s" scan -t f32 --out-type f16 $c1
 		hyb_run "scan f64" "$D/r.f64.s" scan -t f64 $c1
 		hyb_run "scan --exclusive f64" "$D/r.f64.s" scan --exclusive -t f64 $c1
@@ -284,6 +284,8 @@ if want hybrid; then
 		fi
 	}
 	lstart='^gpustat: backend: cpu: [0-9]* chunks, cuda: [1-9][0-9]* chunks (the CPU, then the GPU started after 2 chunks: '
+	# the 1 MiB chunks of r.f32.s (24 MiB, or MIB's where less)
+	nch=$(( ($(wc -c < "$D/r.f32.s") + 1048575) / 1048576 ))
 	{
 		c1="--chunk-size 1M"
 		for t in f32 f64 i16 u8; do
@@ -296,9 +298,9 @@ if want hybrid; then
 		late_run "hist u8" 0.000001 "$lstart" hist -t u8 $c1 "$D/r.u8.s"
 		late_run "stats -c2 f32" 0.000001 "$lstart" stats -c 2 -t f32 $c1 "$D/r.f32.s"
 		late_run "dot A B f32" 0.000001 "$lstart" dot -t f32 $c1 "$D/r.f32.s" "$D/r.f32.s"
-		late_run "plan held, sum f32" 1000 "^gpustat: backend: cpu: 24 chunks (the plan held: " \
+		late_run "plan held, sum f32" 1000 "^gpustat: backend: cpu: $nch chunks (the plan held: " \
 			sum -t f32 $c1 "$D/r.f32.s"
-		late_run "plan held, scan f32" 1000 "^gpustat: backend: cpu: 24 chunks (the plan held: " \
+		late_run "plan held, scan f32" 1000 "^gpustat: backend: cpu: $nch chunks (the plan held: " \
 			scan -t f32 $c1 "$D/r.f32.s"
 		lpstart="$lstart"'the CPU computed at [0-9.]* GB/s (GPUSTAT_AUTO_CPU_GBS), the input came at '
 		LPIPE=$D/r.f32.s
@@ -311,7 +313,7 @@ if want hybrid; then
 		LPIPE=$D/r.u8.s
 		late_run "pipe, hist u8" 0.000001 "$lpstart" hist -t u8 $c1
 		LPIPE=$D/r.f32.s
-		late_run "pipe, kept up, sum f32" 1000 "^gpustat: backend: cpu: 24 chunks (the CPU kept up: it computed at " \
+		late_run "pipe, kept up, sum f32" 1000 "^gpustat: backend: cpu: $nch chunks (the CPU kept up: it computed at " \
 			sum -t f32 $c1
 		LPIPE=
 	} >> "$OUT/hybrid.log" 2>&1
