@@ -135,7 +135,7 @@ PY
 	done
 	case " $BACKENDS " in *" auto "*)
 		./gpustat sum -v --backend auto -t i32,f32 --by 1 "$F" 2>&1 > /dev/null |
-			grep '^gpustat: backend:' | cut -c1-300 | sed 's/^/-- auto: /' >> "$rows"
+			grep '^gpustat: \(backend\|process\):' | cut -c1-300 | sed 's/^/-- auto: /' >> "$rows"
 	esac
 	[ "$MR" -le 10 ] && echo "gpustat sum --by -j 1 (cpu) $(secs "./gpustat sum -q -j 1 --backend cpu -t i32,f32 --by 1 '$F'")" >> "$rows"
 	if [ -s "$TMP/peer_g.txt" ]; then
