@@ -193,39 +193,47 @@ static inline int bits64(uint64_t m)
 /* The terms ks_fast refused, or that it is not for (zeros, subnormals,
  * infs): the term's odd part tried inline again (its trailing zeros may
  * bring it to the base), else ksum.c's own path. */
-SLOW bool add_f64_slow(struct ksum *k, double v)
+/* A normal v as (neg ? -m : m) * 2^e, m odd: false for zeros,
+ * subnormals and infs. */
+static inline bool odd_parts(double v, uint64_t *m, int *e, bool *neg)
 {
-	uint64_t u, m;
+	uint64_t u;
 	unsigned be;
 	int z;
 
 	memcpy(&u, &v, sizeof(u));
 	be = (unsigned)(u >> 52) & 0x7ff;
 	if (be == 0 || be == 0x7ff)
+		return false;
+	*m = (u & 0xfffffffffffffull) | 1ull << 52;
+	z = __builtin_ctzll(*m);
+	*m >>= z;
+	*e = (int)be - 1075 + z;
+	*neg = u >> 63;
+	return true;
+}
+
+SLOW bool add_f64_slow(struct ksum *k, double v)
+{
+	uint64_t m;
+	int e;
+	bool neg;
+
+	if (!odd_parts(v, &m, &e, &neg))
 		return ksum_add_f64(k, v);
-	m = (u & 0xfffffffffffffull) | 1ull << 52;
-	z = __builtin_ctzll(m);
-	m >>= z;
-	return ks_fast(k, m, bits64(m), (int)be - 1075 + z, u >> 63) ||
-	       ksum_add_f64(k, v);
+	return ks_fast(k, m, bits64(m), e, neg) || ksum_add_f64(k, v);
 }
 
 SLOW bool add_sq_f64_slow(struct ksum *k, double v)
 {
-	uint64_t u, m;
-	unsigned be;
-	int z;
+	uint64_t m;
+	int e;
+	bool neg;
 
-	memcpy(&u, &v, sizeof(u));
-	be = (unsigned)(u >> 52) & 0x7ff;
-	if (be == 0 || be == 0x7ff)
+	if (!odd_parts(v, &m, &e, &neg))
 		return ksum_add_square_f64(k, v);
-	m = (u & 0xfffffffffffffull) | 1ull << 52;
-	z = __builtin_ctzll(m);
-	m >>= z;
-	return ks_fast(k, (unsigned __int128)m * m, 2 * bits64(m),
-		       2 * ((int)be - 1075 + z), false) ||
-	       ksum_add_square_f64(k, v);
+	return ks_fast(k, (unsigned __int128)m * m, 2 * bits64(m), 2 * e,
+		       false) || ksum_add_square_f64(k, v);
 }
 
 SLOW bool add_i64_slow(struct ksum *k, int64_t v)
