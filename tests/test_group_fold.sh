@@ -116,4 +116,18 @@ for f in i32f32 i64f64 u32i32 u64i64 i32i64 u64f32; do
 		done
 	done
 done
+# sums reaching the fast fold's bound (|acc| past 2^126 - 1: refused
+# there, not wrapped, so the ASan build's UBSan finds no signed overflow),
+# against their exact values: 2 * 6917529027641081857 and 1 + 2^126
+# (rounded once: 2^126)
+printf '1,6917529027641081857\n1,6917529027641081857\n' |
+	"$G" stats --by 1 -t i64 --text > "$T/got" 2>&1
+printf '1\t2\t0\t6917529027641081857\t6917529027641081857\t13835058055282163714\t6.917529027641082e+18\t0\t0\t0\t0\n' > "$T/want"
+cmp -s "$T/got" "$T/want" && ok || bad "stats --by, a sum past 2^126" "$(head -c 200 "$T/got")"
+python3 -c 'import struct, sys
+sys.stdout.buffer.write(b"".join(struct.pack("<qd", 7, v)
+                                 for v in (1.0, 2.0 ** 125, 2.0 ** 125)))' > "$T/big.le"
+"$G" sum --by 1 -t i64,f64 "$T/big.le" > "$T/got" 2>&1
+printf '7\t8.507059173023462e+37\n' > "$T/want"
+cmp -s "$T/got" "$T/want" && ok || bad "sum --by, 1 + 2^126" "$(head -c 200 "$T/got")"
 summary

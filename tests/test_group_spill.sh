@@ -423,8 +423,8 @@ cmp -s "$T/app" "$T/want2" && ok || bad "streamed >>" "not the file plus the row
 # each thread's own table and scatter buffers are held within the limit
 # (cpu_group.c): 1e6 keys under a 16 MiB limit on 8 threads peak within
 # the plain sum's peak (the reading buffers) and 1.5 times the limit
-# (8 threads' arrays were a sixteenth of the limit each, twice: 2 times
-# it). glibc's per-thread arenas keep what the threads freed, which is
+# (8 threads' arrays of a sixteenth of the limit each, twice, would be 2
+# times it). glibc's per-thread arenas keep what the threads freed, which is
 # not what the run holds: one arena, so that the peak is what it holds.
 if [ -x /usr/bin/time ] && [ -z "$GPUSTAT_ASAN" ]; then
 	python3 -c '

@@ -344,8 +344,8 @@ static bool table_pays(const struct gs_job *job, const struct group_acc *g)
 }
 
 /* The thread's scatter buffers: what a sixteenth of the limit gives
- * them (at most BATCH entries a partition), held as thread_hold gives it
- * (with many threads, a sixteenth each was the limit again). */
+ * them (at most BATCH entries a partition), held as thread_hold gives it,
+ * so that many threads' buffers together stay within the limit. */
 static bool scatter_new(const struct gs_job *job, struct group_acc *g,
 			size_t vbytes, gscatter_fold by)
 {

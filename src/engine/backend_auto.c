@@ -381,8 +381,8 @@ static int cpu_watched(struct hybrid *h, const struct chunk *ch,
 	/* A cold file's chunk mapped in place is read by the threads' page
 	 * faults: its wall time is mostly the disk's, so the CPU would seem
 	 * to compute no faster than the input comes and the GPU would always
-	 * start (then reading into pinned buffers: a cold scan ran at 0.87x
-	 * cat on the GPU, 1.08x on the CPU alone). Its compute is the CPU
+	 * start, reading the rest into pinned buffers, slower than the CPU
+	 * reads it in place (bench/RESULTS.md). Its compute is the CPU
 	 * time its threads spent, shared among them; a fault's wait for the
 	 * disk is not in it. */
 	if (disk)
