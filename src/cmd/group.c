@@ -145,24 +145,26 @@ const struct textkeys *group_text_keys(void)
 	return text_keys;
 }
 
-/* group_sort_text's rows: qsort has no context of its own */
+/* group_sort_text's rows: qsort has no context of its own. Each row's
+ * ids are read once, in idx's order, into ids (row-major, nk a row): a
+ * spilled table's keys are read through a window of its file, and a
+ * comparison that read them there read the file at random (a million
+ * text keys spilled took minutes). */
 static struct {
 	const struct textkeys *tk;
 	unsigned nk;
-	uint64_t (*id)(const void *ctx, size_t row, unsigned k);
-	const void *ctx;
+	const uint64_t *ids;
 } by_bytes;
 
 static int bytes_cmp(const void *a, const void *b)
 {
-	size_t ra = *(const size_t *)a, rb = *(const size_t *)b;
+	const uint64_t *ia = by_bytes.ids + *(const size_t *)a * by_bytes.nk;
+	const uint64_t *ib = by_bytes.ids + *(const size_t *)b * by_bytes.nk;
 
 	for (unsigned k = 0; k < by_bytes.nk; k++) {
 		size_t na, nb;
-		const char *sa = textkeys_str(by_bytes.tk,
-					      by_bytes.id(by_bytes.ctx, ra, k), &na);
-		const char *sb = textkeys_str(by_bytes.tk,
-					      by_bytes.id(by_bytes.ctx, rb, k), &nb);
+		const char *sa = textkeys_str(by_bytes.tk, ia[k], &na);
+		const char *sb = textkeys_str(by_bytes.tk, ib[k], &nb);
 		int r = memcmp(sa, sb, na < nb ? na : nb);
 
 		if (r || na != nb)
@@ -171,16 +173,36 @@ static int bytes_cmp(const void *a, const void *b)
 	return 0;
 }
 
-void group_sort_text(const struct textkeys *tk, size_t *idx, size_t n,
-		     unsigned nk,
-		     uint64_t (*id)(const void *ctx, size_t row, unsigned k),
-		     const void *ctx)
+int group_sort_text(const struct textkeys *tk, size_t *idx, size_t n,
+		    unsigned nk,
+		    uint64_t (*id)(const void *ctx, size_t row, unsigned k),
+		    const void *ctx)
 {
+	uint64_t *ids = n ? malloc(n * nk * sizeof(*ids)) : NULL;
+	size_t *pos = n ? malloc(n * sizeof(*pos)) : NULL;
+
+	if (n && (!ids || !pos || nk == 0)) {
+		free(ids);
+		free(pos);
+		return -1;
+	}
+	for (size_t r = 0; r < n; r++) {
+		pos[r] = r;
+		for (unsigned k = 0; k < nk; k++)
+			ids[r * nk + k] = id(ctx, idx[r], k);
+	}
 	by_bytes.tk = tk;
 	by_bytes.nk = nk;
-	by_bytes.id = id;
-	by_bytes.ctx = ctx;
-	qsort(idx, n, sizeof(*idx), bytes_cmp);
+	by_bytes.ids = ids;
+	qsort(pos, n, sizeof(*pos), bytes_cmp);
+	/* idx in pos's order, through ids' room (nk >= 1 words a row) */
+	for (size_t r = 0; r < n; r++)
+		((size_t *)ids)[r] = idx[pos[r]];
+	if (n)
+		memcpy(idx, ids, n * sizeof(*idx));
+	free(ids);
+	free(pos);
+	return 0;
 }
 
 const struct pass group_passes[] = {

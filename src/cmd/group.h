@@ -57,11 +57,12 @@ const struct textkeys *group_text_keys(void);
 /* Text keys (strings of tk): rows idx[0..n) put in the order of their
  * keys' bytes, column by column (a shorter key first where one is the
  * other's start), as sort(1) in the C locale; id(ctx, row, k) is key
- * column k's string id (group_out.c's rows, gvals_out.c's runs). */
-void group_sort_text(const struct textkeys *tk, size_t *idx, size_t n,
-		     unsigned nk,
-		     uint64_t (*id)(const void *ctx, size_t row, unsigned k),
-		     const void *ctx);
+ * column k's string id (group_out.c's rows, gvals_out.c's runs), read
+ * once a row. 0, or -1: out of memory (idx as it was). */
+int group_sort_text(const struct textkeys *tk, size_t *idx, size_t n,
+		    unsigned nk,
+		    uint64_t (*id)(const void *ctx, size_t row, unsigned k),
+		    const void *ctx);
 
 /* The result of a grouped pass (group_out.c): a row per key. */
 int group_done(struct cli *c, void *acc, struct sbuf *b, struct gs_err *err);

@@ -387,7 +387,8 @@ int group_done(struct cli *c, void *acc, struct sbuf *b, struct gs_err *err)
 		} else {
 			for (uint64_t r = 0; r < n; r++)
 				o.idx[r] = group_row(o.rows, r);
-			group_sort_text(o.tk, o.idx, n, o.nk, key_id, &o);
+			oom = group_sort_text(o.tk, o.idx, n, o.nk, key_id,
+					      &o) < 0;
 		}
 	}
 	if (oom || !block_room(&o))

@@ -330,8 +330,9 @@ static int results(struct gv *o, size_t n, struct gs_err *err)
 		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
 	for (size_t r = 0; r < o->nrun; r++)
 		o->order[r] = r;
-	if (o->tk)
-		group_sort_text(o->tk, o->order, o->nrun, o->nk, key_id, o);
+	if (o->tk && group_sort_text(o->tk, o->order, o->nrun, o->nk, key_id,
+				     o) < 0)
+		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
 	return 0;
 }
 

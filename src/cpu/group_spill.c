@@ -23,6 +23,7 @@
 #include "spill_io.h"
 
 #define IO_BYTES (1u << 20)	/* the writer's buffer and the window */
+#define JUMP_BYTES (4u << 10)	/* a jump's window (gs_window) */
 
 struct cursor {
 	struct kcur k;		/* the record's key; NULL once done */
@@ -424,7 +425,15 @@ bool gs_window(struct gshared *sh, uint64_t id)
 			return false;
 		}
 	}
-	k = n - id < sh->win_cap ? (size_t)(n - id) : (size_t)sh->win_cap;
+	/* a walk on from the window reads a whole window; a jump (rows in
+	 * another order than the run's: text keys by their bytes) a page's
+	 * records, else every row read a window of the file */
+	k = (sh->win_n && id == sh->win_lo + sh->win_n) || id == 0 ?
+	    (size_t)sh->win_cap : JUMP_BYTES / sh->rec ? JUMP_BYTES / sh->rec : 1;
+	if (k > sh->win_cap)
+		k = (size_t)sh->win_cap;
+	if (n - id < k)
+		k = (size_t)(n - id);
 	sh->win_n = 0;
 	if (id >= n || spill_read(sh->fd, sh->win, k * sh->rec,
 				sh->runs[0].off + id * sh->rec) < 0) {
