@@ -184,6 +184,13 @@ $(BUILD):
 $(BUILD)/tests/%: tests/%.c $(LIBGS)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIBGS) $(LDLIBS)
+# unit_perfile links perfile.c, whose writer reaches the command line's
+# code and through it the backends: with CUDA, their objects too.
+$(BUILD)/tests/unit_perfile.o: tests/unit_perfile.c $(BUILD)/cflags
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(WARN) $(CFLAGS) -c -o $@ $<
+$(BUILD)/tests/unit_perfile: $(BUILD)/tests/unit_perfile.o $(LIBGS) $(CUDA_OBJS)
+	$(LINK) $(LDFLAGS) -o $@ $< $(LIBGS) $(CUDA_OBJS) $(LDLIBS)
 # unit_xprod's vectors: products rounded by Python's fractions (a few
 # seconds), made here rather than kept as 8,500 lines of numbers.
 $(BUILD)/tests/xprod_vectors.h: tests/gen_xprod_vectors.py
