@@ -1,7 +1,7 @@
 #!/bin/sh
 # test_tsan.sh - tests/tsan_threads.c built with ThreadSanitizer, with the
-# sources it tests (cpu_avx2.c, gzcrc.c, gzinflate.c): a data race between
-# the threads sharing their state ends the run (TSAN_OPTIONS
+# sources it tests (cpu_avx2.c, gzcrc.c, gzinflate.c, textkeys.c): a data
+# race between the threads sharing their state ends the run (TSAN_OPTIONS
 # halt_on_error), and so does a wrong CRC32. Skipped with a note where the
 # compiler cannot build with -fsanitize=thread, and under make asan (the
 # two sanitizers do not mix).
@@ -28,7 +28,7 @@ fi
 # shellcheck disable=SC2086 # GS_INC is a list of -I options
 if "$CC" -std=c11 -D_GNU_SOURCE -fsanitize=thread -g -O1 $GS_INC \
 	tests/tsan_threads.c src/cpu/cpu_avx2.c src/input/gzcrc.c \
-	src/input/gzinflate.c -lz -lpthread -o "$T/tsan_threads" 2> "$T/cc"; then
+	src/input/gzinflate.c src/input/textkeys.c -lz -lpthread -o "$T/tsan_threads" 2> "$T/cc"; then
 	ok
 else
 	bad build "$(head -n 3 "$T/cc")"

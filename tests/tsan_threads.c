@@ -7,7 +7,11 @@
  *   gzcrc    (src/input/gzcrc.c), pieces of a buffer lent one after
  *            another, more than its ring holds, the buffer written again
  *            after each wait, as gzsrc.c lends the caller's chunks; the
- *            CRC32 must be the one computed in place, bit for bit.
+ *            CRC32 must be the one computed in place, bit for bit;
+ *   textkeys (src/input/textkeys.c), 8 threads interning 150,000 keys
+ *            at once, as --by's parse threads do: lookups without the
+ *            lock while others add keys and grow the table; every key
+ *            one id, each id its key.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -16,6 +20,7 @@
 #include "acc.h"
 #include "gzcrc.h"
 #include "gzinflate.h"
+#include "textkeys.h"
 #include "unit.h"
 
 static void *ask(void *arg)
@@ -65,9 +70,82 @@ static void crc_lent(void)
 	free(buf);
 }
 
+enum { TK_KEYS = 150000, TK_ROUNDS = 200000 };
+
+struct tk_arg {
+	struct textkeys *k;
+	long seed;
+	int64_t *id;		/* [TK_KEYS]: the id each key got, or -1 */
+	long bad;
+};
+
+static void *tk_work(void *arg)
+{
+	struct tk_arg *a = arg;
+	char b[32];
+
+	for (long i = 0; i < TK_ROUNDS; i++) {
+		long x = (i * 7919 + a->seed * 104729) % TK_KEYS;
+		int n = snprintf(b, sizeof(b), "key%ld", x);
+		int64_t id = textkeys_intern(a->k, b, (size_t)n);
+
+		if (id < 0 || (a->id[x] >= 0 && a->id[x] != id))
+			a->bad++;
+		a->id[x] = id;
+	}
+	return NULL;
+}
+
+static void textkeys_at_once(void)
+{
+	struct textkeys *k = textkeys_new();
+	struct tk_arg a[8];
+	pthread_t t[8];
+	int n = 0;
+
+	CHECK(k != NULL);
+	if (!k)
+		return;
+	for (int i = 0; i < 8; i++) {
+		a[i] = (struct tk_arg){ .k = k, .seed = i,
+					.id = malloc(TK_KEYS * sizeof(int64_t)) };
+		for (long x = 0; a[i].id && x < TK_KEYS; x++)
+			a[i].id[x] = -1;
+		n += a[i].id && pthread_create(&t[i], NULL, tk_work, &a[i]) == 0;
+	}
+	CHECK(n == 8);
+	for (int i = 0; i < n; i++)
+		pthread_join(t[i], NULL);
+	CHECK(textkeys_count(k) == TK_KEYS);
+	for (int i = 0; i < n; i++) {	/* the threads agree on each id */
+		CHECKF(a[i].bad == 0, "thread %d: %ld ids changed", i, a[i].bad);
+		for (long x = 0; x < TK_KEYS; x++)
+			if (a[i].id[x] >= 0 && a[i].id[x] != a[0].id[x]) {
+				CHECKF(0, "key%ld: ids %lld and %lld", x,
+				       (long long)a[i].id[x],
+				       (long long)a[0].id[x]);
+				break;
+			}
+	}
+	for (uint64_t i = 0; i < textkeys_count(k); i++) {
+		size_t m;
+		const char *s = textkeys_str(k, i, &m);
+
+		if (textkeys_intern(k, s, m) != (int64_t)i) {
+			CHECKF(0, "id %llu: its key has another id",
+			       (unsigned long long)i);
+			break;
+		}
+	}
+	for (int i = 0; i < 8; i++)
+		free(a[i].id);
+	textkeys_free(k);
+}
+
 int main(void)
 {
 	avx2_at_once();
 	crc_lent();
+	textkeys_at_once();
 	UNIT_END();
 }

@@ -411,7 +411,6 @@ static void batch_free(struct batch *b, int np)
 	for (i = 0; b->p && i < np; i++) {
 		free(b->p[i].txt);
 		free(b->p[i].out);
-		free(b->p[i].kc);
 	}
 	free(b->p);
 }
@@ -457,16 +456,6 @@ int textin_set_keys(struct textin *t, struct textkeys *keys,
 	if (!kc)
 		return -1;
 	memcpy(kc, keycol, n * sizeof(*kc));
-	for (int b = 0; b < 2; b++)	/* a new dictionary: caches anew */
-		for (int i = 0; i < t->np; i++) {
-			struct piece *pc = &t->set[b].p[i];
-
-			free(pc->kc);
-			if (!(pc->kc = calloc(1, sizeof(*pc->kc)))) {
-				free(kc);
-				return -1;
-			}
-		}
 	free(t->keycol);
 	t->keycol = kc;
 	t->nkeycol = n;

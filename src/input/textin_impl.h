@@ -52,7 +52,6 @@ struct piece {
 	uint64_t efield;	/* its field within what the piece holds */
 	uint64_t ecount;	/* ERR_COUNT: the fields the line has */
 	char etok[44];
-	struct textkeys_cache *kc;	/* --by's keys last seen in it */
 };
 
 /* Pieces read one after another, parsed at once. */

@@ -1,28 +1,48 @@
 /*
  * textkeys.c - text keys to ids (textkeys.h): an open-addressing table of
- * the keys' hashes and ids under one lock, the keys' bytes each in its
- * own allocation, listed by id.
+ * the keys' hashes and their keys, read without a lock and written under
+ * one; the keys' bytes each in its own allocation, listed by id.
+ *
+ * A key seen before is found without a lock, so the parsing threads do
+ * not queue on it (with 1,000 keys on 2 threads a lock per field took
+ * more time than the parse). A slot is published by its hash, stored
+ * last with release: a reader that sees the hash sees its key. A full
+ * table is copied into one twice its size, published by the table
+ * pointer; a reader still in the old table may miss a key added since,
+ * and then looks again under the lock. Old tables are kept until
+ * textkeys_free (together at most the last one's size).
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include "textkeys.h"
 
 struct tkey {
+	uint64_t id;
 	size_t n;
 	char s[];		/* n bytes and a NUL */
 };
 
+struct kslot {
+	_Atomic uint64_t hash;	/* 0 empty, else the hash | 1 */
+	struct tkey *key;	/* set before hash */
+};
+
+struct ktab {
+	struct ktab *older;	/* the table this one replaced */
+	size_t cap;		/* a power of two */
+	struct kslot slot[];
+};
+
 struct textkeys {
 	pthread_mutex_t lock;
-	uint64_t *hash;		/* [cap]: 0 empty, else the hash | 1 */
-	uint64_t *slot;		/* [cap]: the id there */
-	size_t cap;		/* a power of two */
+	struct ktab *_Atomic tab;
 	struct tkey **key;	/* [count] by id */
 	uint64_t count, room;
 };
 
-/* FNV-1a, 64 bits: keys are short and few (per distinct key once). */
+/* FNV-1a, 64 bits: keys are short. */
 static uint64_t hash_of(const char *s, size_t n)
 {
 	uint64_t h = 1469598103934665603u;
@@ -32,140 +52,149 @@ static uint64_t hash_of(const char *s, size_t n)
 	return h | 1;
 }
 
+static struct ktab *ktab_new(size_t cap, struct ktab *older)
+{
+	struct ktab *t = calloc(1, sizeof(*t) + cap * sizeof(t->slot[0]));
+
+	if (t) {
+		t->older = older;
+		t->cap = cap;
+	}
+	return t;
+}
+
 struct textkeys *textkeys_new(void)
 {
 	struct textkeys *k = calloc(1, sizeof(*k));
+	struct ktab *t = ktab_new(1024, NULL);
 
-	if (!k)
-		return NULL;
-	k->cap = 1024;
-	k->hash = calloc(k->cap, sizeof(*k->hash));
-	k->slot = calloc(k->cap, sizeof(*k->slot));
-	if (!k->hash || !k->slot || pthread_mutex_init(&k->lock, NULL)) {
-		free(k->hash);
-		free(k->slot);
+	if (!k || !t || pthread_mutex_init(&k->lock, NULL)) {
+		free(t);
 		free(k);
 		return NULL;
 	}
+	atomic_init(&k->tab, t);
 	return k;
 }
 
 void textkeys_free(struct textkeys *k)
 {
+	struct ktab *t, *older;
+
 	if (!k)
 		return;
 	for (uint64_t i = 0; i < k->count; i++)
 		free(k->key[i]);
 	free(k->key);
-	free(k->hash);
-	free(k->slot);
+	for (t = atomic_load(&k->tab); t; t = older) {
+		older = t->older;
+		free(t);
+	}
 	pthread_mutex_destroy(&k->lock);
 	free(k);
 }
 
-/* Twice the slots, every key placed again. */
+/* Key s[0..n) of hash h in table t: its slot's key, or NULL at the empty
+ * slot where it would go (*at). */
+static struct tkey *find(const struct ktab *t, uint64_t h, const char *s,
+			 size_t n, size_t *at)
+{
+	size_t m = t->cap - 1, i;
+	uint64_t x;
+
+	for (i = h & m; (x = atomic_load_explicit(&t->slot[i].hash,
+						   memory_order_acquire));
+	     i = (i + 1) & m) {
+		struct tkey *key = t->slot[i].key;
+
+		if (x == h && key->n == n && memcmp(key->s, s, n) == 0)
+			return key;
+	}
+	*at = i;
+	return NULL;
+}
+
+/* Under the lock: a table twice the size, every key placed again. */
 static int grow(struct textkeys *k)
 {
-	size_t cap = k->cap * 2;
-	uint64_t *hash = calloc(cap, sizeof(*hash));
-	uint64_t *slot = calloc(cap, sizeof(*slot));
+	struct ktab *t = atomic_load_explicit(&k->tab, memory_order_relaxed);
+	struct ktab *u = ktab_new(t->cap * 2, t);
+	size_t m, i, j;
 
-	if (!hash || !slot) {
-		free(hash);
-		free(slot);
+	if (!u)
 		return -1;
-	}
-	for (size_t i = 0; i < k->cap; i++) {
-		size_t j;
+	m = u->cap - 1;
+	for (i = 0; i < t->cap; i++) {
+		uint64_t h = atomic_load_explicit(&t->slot[i].hash,
+						  memory_order_relaxed);
 
-		if (!k->hash[i])
+		if (!h)
 			continue;
-		for (j = k->hash[i] & (cap - 1); hash[j]; j = (j + 1) & (cap - 1))
+		for (j = h & m; atomic_load_explicit(&u->slot[j].hash,
+						     memory_order_relaxed);
+		     j = (j + 1) & m)
 			;
-		hash[j] = k->hash[i];
-		slot[j] = k->slot[i];
+		u->slot[j].key = t->slot[i].key;
+		atomic_store_explicit(&u->slot[j].hash, h,
+				      memory_order_relaxed);
 	}
-	free(k->hash);
-	free(k->slot);
-	k->hash = hash;
-	k->slot = slot;
-	k->cap = cap;
+	atomic_store_explicit(&k->tab, u, memory_order_release);
 	return 0;
 }
 
-/* A new key s[0..n) of hash h as the next id at slot i. */
-static int64_t add(struct textkeys *k, size_t i, uint64_t h,
-		   const char *s, size_t n)
+/* Under the lock: key s[0..n) of hash h as the next id. */
+static struct tkey *add(struct textkeys *k, uint64_t h, const char *s,
+			size_t n)
 {
-	struct tkey *t;
+	struct ktab *t;
+	struct tkey *key;
+	size_t i;
 
 	if (k->count == k->room) {
 		uint64_t room = k->room ? 2 * k->room : 256;
-		struct tkey **key = realloc(k->key, room * sizeof(*key));
+		struct tkey **all = realloc(k->key, room * sizeof(*all));
 
-		if (!key)
-			return -1;
-		k->key = key;
+		if (!all)
+			return NULL;
+		k->key = all;
 		k->room = room;
 	}
-	if (!(t = malloc(sizeof(*t) + n + 1)))
-		return -1;
-	t->n = n;
-	memcpy(t->s, s, n);
-	t->s[n] = '\0';
-	k->key[k->count] = t;
-	k->hash[i] = h;
-	k->slot[i] = k->count;
-	return (int64_t)k->count++;
-}
-
-static int64_t intern(struct textkeys *k, uint64_t h, const char *s,
-		      size_t n)
-{
-	int64_t id = -1;
-	size_t i;
-
-	pthread_mutex_lock(&k->lock);
-	if (2 * (k->count + 1) > k->cap && grow(k) < 0)
-		goto out;
-	for (i = h & (k->cap - 1); k->hash[i]; i = (i + 1) & (k->cap - 1)) {
-		const struct tkey *t = k->key[k->slot[i]];
-
-		if (k->hash[i] == h && t->n == n && memcmp(t->s, s, n) == 0) {
-			id = (int64_t)k->slot[i];
-			goto out;
-		}
+	t = atomic_load_explicit(&k->tab, memory_order_relaxed);
+	if (2 * (k->count + 1) > t->cap) {
+		if (grow(k) < 0)
+			return NULL;
+		t = atomic_load_explicit(&k->tab, memory_order_relaxed);
 	}
-	id = add(k, i, h, s, n);
-out:
-	pthread_mutex_unlock(&k->lock);
-	return id;
+	if (!(key = malloc(sizeof(*key) + n + 1)))
+		return NULL;
+	key->id = k->count;
+	key->n = n;
+	memcpy(key->s, s, n);
+	key->s[n] = '\0';
+	find(t, h, s, n, &i);
+	t->slot[i].key = key;
+	atomic_store_explicit(&t->slot[i].hash, h, memory_order_release);
+	k->key[k->count++] = key;
+	return key;
 }
 
 int64_t textkeys_intern(struct textkeys *k, const char *s, size_t n)
 {
-	return intern(k, hash_of(s, n), s, n);
-}
-
-int64_t textkeys_intern_cached(struct textkeys *k, struct textkeys_cache *c,
-			       const char *s, size_t n)
-{
 	uint64_t h = hash_of(s, n);
-	size_t i = (h >> 17) % TEXTKEYS_CACHE;
-	int64_t id;
+	struct tkey *key;
+	size_t i;
 
-	if (c->hash[i] == h && c->n[i] == n && memcmp(c->s[i], s, n) == 0)
-		return (int64_t)c->id[i];
-	if ((id = intern(k, h, s, n)) < 0)
-		return -1;
-	/* the key's bytes stay where they are: only its pointer moves */
+	key = find(atomic_load_explicit(&k->tab, memory_order_acquire), h, s,
+		   n, &i);
+	if (key)
+		return (int64_t)key->id;
 	pthread_mutex_lock(&k->lock);
-	c->s[i] = k->key[id]->s;
+	key = find(atomic_load_explicit(&k->tab, memory_order_relaxed), h, s,
+		   n, &i);
+	if (!key)
+		key = add(k, h, s, n);
 	pthread_mutex_unlock(&k->lock);
-	c->hash[i] = h;
-	c->id[i] = (uint64_t)id;
-	c->n[i] = n;
-	return id;
+	return key ? (int64_t)key->id : -1;
 }
 
 uint64_t textkeys_count(const struct textkeys *k)

@@ -19,21 +19,9 @@ struct textkeys;
 struct textkeys *textkeys_new(void);
 void textkeys_free(struct textkeys *k);
 
-/* The id of s[0..n) (a new one if unseen), or -1 when out of memory. */
+/* The id of s[0..n) (a new one if unseen), or -1 when out of memory;
+ * threads may call it at once (a key seen before takes no lock). */
 int64_t textkeys_intern(struct textkeys *k, const char *s, size_t n);
-
-/* A thread's keys last seen, so that a key seen again takes no lock:
- * zeroed to begin with (and when k is a new dictionary). */
-#define TEXTKEYS_CACHE 256
-struct textkeys_cache {
-	uint64_t hash[TEXTKEYS_CACHE];	/* 0: empty */
-	uint64_t id[TEXTKEYS_CACHE];
-	const char *s[TEXTKEYS_CACHE];	/* the key's bytes in k */
-	size_t n[TEXTKEYS_CACHE];
-};
-/* textkeys_intern through c (used by one thread at a time). */
-int64_t textkeys_intern_cached(struct textkeys *k, struct textkeys_cache *c,
-			       const char *s, size_t n);
 
 /* The keys so far, and key id's bytes (NUL-terminated), *n of them. */
 uint64_t textkeys_count(const struct textkeys *k);

@@ -57,7 +57,7 @@ static void store_id(enum gs_type ty, uint64_t id, uint8_t *out)
 static int key_store(const struct textin *t, struct piece *pc,
 		     const char *s, size_t n, uint8_t *out)
 {
-	int64_t id = textkeys_intern_cached(t->keys, pc->kc, s, n);
+	int64_t id = textkeys_intern(t->keys, s, n);
 	char dec[24];
 	int k;
 
