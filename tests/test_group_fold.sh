@@ -1,6 +1,7 @@
 #!/bin/sh
-# test_group_fold.sh - --by's fast fold (src/cpu/group_fold.c: one integer
-# key column and one f32/f64/i32/i64 value column, keys in a small range
+# test_group_fold.sh - --by's fast fold (src/cpu/group_fold.c: one i32,
+# i64, u32, u64 or f64 key column (f64: NaNs of any payload one key, -0
+# with +0) and one f32/f64/i32/i64 value column, keys in a small range
 # through a direct array) prints the bytes of the generic fold: the same
 # records written big-endian go through cpu_group.c's own loop (their
 # bytes swapped first), little-endian through the fast one, and every
@@ -81,10 +82,21 @@ def ivals(vt):
         out.append(ext[odd] if odd < 5 else rng.randrange(-1000, 1000))
     return out
 
+def fkeys():
+    # integers (text's key ids), then floats: NaNs of other payloads and
+    # signs (one key), -0 with +0 (one key), infs, subnormals, fractions
+    nans = [struct.unpack("<d", struct.pack("<Q", b))[0] for b in
+            (0x7ff8000000000000, 0xfff8000000000001, 0x7ff0000000000001)]
+    special = nans + [-0.0, 0.0, INF, -INF, 5e-324, -5e-324, 0.5, -2.5,
+                      2.0 ** 53, -(2.0 ** 53) - 2]
+    return [float(k) if rng.randrange(4) else rng.choice(special)
+            for k in keys("i4")]
+
 for name, kt, vt in (("i32f32", "i4", "f4"), ("i64f64", "i8", "f8"),
                      ("u32i32", "u4", "i4"), ("u64i64", "u8", "i8"),
-                     ("i32i64", "i4", "i8"), ("u64f32", "u8", "f4")):
-    k = keys(kt)
+                     ("i32i64", "i4", "i8"), ("u64f32", "u8", "f4"),
+                     ("f64f64", "f8", "f8"), ("f64i32", "f8", "i4")):
+    k = fkeys() if kt == "f8" else keys(kt)
     v = fvals(vt) if vt[0] == "f" else ivals(vt)
     for order, suf in (("<", "le"), (">", "be")):
         rec = struct.Struct(order + FMT[kt] + FMT[vt])
@@ -95,7 +107,7 @@ for name, kt, vt in (("i32f32", "i4", "f4"), ("i64f64", "i8", "f8"),
         t.write(f"{kt[0]}{int(kt[1]) * 8},{vt[0]}{int(vt[1]) * 8} >{kt},>{vt}\n")
 PY
 
-for f in i32f32 i64f64 u32i32 u64i64 i32i64 u64f32; do
+for f in i32f32 i64f64 u32i32 u64i64 i32i64 u64f32 f64f64 f64i32; do
 	read -r t tb < "$T/$f.t"
 	for cmd in sum count stats "reduce --op sum" "reduce --op min" \
 		   "reduce --op max"; do

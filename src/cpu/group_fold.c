@@ -1,8 +1,8 @@
 /*
- * group_fold.c - --by's fast fold: one integer key column (i32, i64, u32,
- * u64) and one value column (f32, f64, i32, i64), the common shape of
- * keyed records, folded by a loop instantiated for those two types, so a
- * record costs no type switch.
+ * group_fold.c - --by's fast fold: one key column (i32, i64, u32, u64,
+ * or f64: text's keys, their ids or numbers) and one value column (f32,
+ * f64, i32, i64), the common shape of keyed records, folded by a loop
+ * instantiated for those two types, so a record costs no type switch.
  *
  * A thread whose table fills with too few records a key (cpu_group.c's
  * group_full) sends the keys outside the window to the run's table by
@@ -434,12 +434,14 @@ INLINE bool fold_ents(const struct fent *f, struct ktable *t, size_t n,
 
 INLINE uint64_t key_at(enum gs_type t, const unsigned char *p)
 {
-	int32_t i32; int64_t i64; uint32_t u32; uint64_t u64;
+	int32_t i32; int64_t i64; uint32_t u32; uint64_t u64; double d;
 
 	switch (t) {
 	case GS_I32: memcpy(&i32, p, 4); return (uint64_t)(int64_t)i32 ^ SIGN64;
 	case GS_I64: memcpy(&i64, p, 8); return (uint64_t)i64 ^ SIGN64;
 	case GS_U32: memcpy(&u32, p, 4); return u32;
+	case GS_F64: memcpy(&d, p, 8);	/* ktable.c's gkey_of */
+		return d != d ? UINT64_MAX : f64_ukey(d == 0 ? 0 : d);
 	default: memcpy(&u64, p, 8); return u64;
 	}
 }
@@ -554,7 +556,7 @@ typedef int (*run_fn)(const struct loop *, const unsigned char *, size_t);
 #define WH(X, K, V) X(K, V, GROUP_COUNT) X(K, V, GROUP_MINMAX) \
 	X(K, V, GROUP_SUM) X(K, V, GROUP_STATS)
 #define KT(X, V) WH(X, GS_I32, V) WH(X, GS_I64, V) WH(X, GS_U32, V) \
-	WH(X, GS_U64, V)
+	WH(X, GS_U64, V) WH(X, GS_F64, V)
 #define VT(X) KT(X, GS_F32) KT(X, GS_F64) KT(X, GS_I32) KT(X, GS_I64)
 #define ENTS(V, W) \
 static bool ents_##V##_##W(void *ctx, const struct gs_job *job, \
