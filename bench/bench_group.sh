@@ -12,9 +12,12 @@
 # sums drift by more than gpustat's one rounding), within 1e-6 relative
 # or 1e-6 absolute; keys must be equal.
 # gpustat: each of BACKENDS (default "cpu cuda auto" where the build has
-# CUDA, else "cpu"), best of $RUNS (default 2); cuda's bytes must equal
-# the CPU's. MEDIAN=1 adds median --by against numpy's lexsort (100 M
-# records at most). A peer that is not importable prints no row.
+# CUDA, else "cpu"), best of $RUNS (default 2); each backend's bytes must
+# equal the first one's. WHAT (default "sum stats") picks the commands;
+# MEDIAN=1 adds median --by, against polars' and DuckDB's median per key
+# (in memory; their medians within 1e-6 of gpustat's) and numpy's
+# lexsort (100 M records at most; its medians must be equal). A peer that
+# is not importable prints no row.
 #
 #   sh bench/bench_group.sh [MRECORDS] [KEYS...]   (default 100, 1000 1000000)
 # TMPDIR: where the files go (8 GB per key count at 1000 M records);
@@ -27,6 +30,8 @@ KEYS=${*:-1000 1000000}
 PY=${PY:-python3}
 TMP=${TMPDIR:-/tmp}
 RUNS=${RUNS:-2}
+WHAT=${WHAT-sum stats}
+[ "${MEDIAN:-0}" = 1 ] && WHAT="$WHAT median"
 [ -x gpustat ] || make -s -j"$(nproc)" gpustat > /dev/null || exit 1
 if [ -z "$BACKENDS" ]; then
 	BACKENDS=cpu
@@ -54,16 +59,20 @@ with open(f, "wb") as out:
         out.write(a.tobytes())
 PY
 	cat "$F" > /dev/null
-	$PY - "$F" "$TMP/peer_g.txt" "$MR" "${MEDIAN:-0}" >> "$rows" <<'PY'
+	$PY - "$F" "$TMP/peer_g.txt" "$MR" "$WHAT" >> "$rows" <<'PY'
 import sys, time
 import numpy as np
-f, out, mr, median = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1"
+f, out, mr, what = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4].split()
 dt = np.dtype([("k", "<i4"), ("v", "<f4")])
 def clock():
     return time.perf_counter()
 def row(name, t):
     print("%s %.3f" % (name, t), flush=True)
-if mr <= 100:
+def save(name, keys, vals):
+    with open(name, "w") as o:
+        for k, v in zip(keys, vals):
+            o.write("%d %r\n" % (k, v))
+if mr <= 100 and "sum" in what:
     t = clock()
     a = np.fromfile(f, dt)
     u, inv = np.unique(a["k"], return_inverse=True)
@@ -77,20 +86,25 @@ try:
     df = pl.DataFrame({"k": a["k"], "v": a["v"]})
     del a
     t1 = clock()
-    r = df.group_by("k").agg(pl.col("v").sum()).sort("k")
-    t2 = clock()
-    row("polars load+group_by sum", t2 - t)
-    row("polars group_by sum (in memory)", t2 - t1)
-    r = df.group_by("k").agg(pl.col("v").cast(pl.Float64).sum()).sort("k")
-    with open(out, "w") as o:
-        for k, v in zip(r["k"].to_list(), r["v"].to_list()):
-            o.write("%d %r\n" % (k, v))
-    t = clock()
-    df.group_by("k").agg(pl.col("v").count().alias("n"),
-                         pl.col("v").mean().alias("m"),
-                         pl.col("v").std().alias("s")).sort("k")
-    row("polars group_by count+mean+std (in memory)", clock() - t)
-    del df, r
+    if "sum" in what:
+        r = df.group_by("k").agg(pl.col("v").sum()).sort("k")
+        t2 = clock()
+        row("polars load+group_by sum", t2 - t)
+        row("polars group_by sum (in memory)", t2 - t1)
+        r = df.group_by("k").agg(pl.col("v").cast(pl.Float64).sum()).sort("k")
+        save(out, r["k"].to_list(), r["v"].to_list())
+    if "stats" in what:
+        t1 = clock()
+        df.group_by("k").agg(pl.col("v").count().alias("n"),
+                             pl.col("v").mean().alias("m"),
+                             pl.col("v").std().alias("s")).sort("k")
+        row("polars group_by count+mean+std (in memory)", clock() - t1)
+    if "median" in what:
+        t1 = clock()
+        r = df.group_by("k").agg(pl.col("v").median()).sort("k")
+        row("polars group_by median (in memory)", clock() - t1)
+        save(out + ".polars", r["k"].to_list(), r["v"].to_list())
+    del df
 except ImportError:
     pass
 try:
@@ -101,18 +115,26 @@ try:
             "v": np.ascontiguousarray(a["v"])}
     del a
     t1 = clock()
-    duckdb.sql("select k, sum(v) from cols group by k order by k").fetchall()
-    t2 = clock()
-    row("duckdb load+group by sum", t2 - t)
-    row("duckdb group by sum (in memory)", t2 - t1)
-    t = clock()
-    duckdb.sql("select k, count(v), avg(v), stddev_samp(v) from cols"
-               " group by k order by k").fetchall()
-    row("duckdb group by count+avg+stddev (in memory)", clock() - t)
+    if "sum" in what:
+        duckdb.sql("select k, sum(v) from cols group by k order by k").fetchall()
+        t2 = clock()
+        row("duckdb load+group by sum", t2 - t)
+        row("duckdb group by sum (in memory)", t2 - t1)
+    if "stats" in what:
+        t1 = clock()
+        duckdb.sql("select k, count(v), avg(v), stddev_samp(v) from cols"
+                   " group by k order by k").fetchall()
+        row("duckdb group by count+avg+stddev (in memory)", clock() - t1)
+    if "median" in what:
+        t1 = clock()
+        r = duckdb.sql("select k, median(v) from cols group by k"
+                       " order by k").fetchall()
+        row("duckdb group by median (in memory)", clock() - t1)
+        save(out + ".duckdb", [x[0] for x in r], [x[1] for x in r])
     del cols
 except ImportError:
     pass
-if median and mr <= 100:
+if "median" in what and mr <= 100:
     t = clock()
     a = np.fromfile(f, dt)
     o = np.lexsort((a["v"], a["k"]))
@@ -120,53 +142,45 @@ if median and mr <= 100:
     u, first, cnt = np.unique(k, return_index=True, return_counts=True)
     med = (v[first + (cnt - 1) // 2] + v[first + cnt // 2]) / 2
     row("numpy lexsort median", clock() - t)
-    np.savetxt(out + ".median", np.column_stack([u, med]), fmt="%.17g")
+    save(out + ".numpy", u, med)
 PY
-	ref=
+	first=
 	for be in $BACKENDS; do
-		echo "gpustat sum --by ($be) $(secs "./gpustat sum -q --backend $be -t i32,f32 --by 1 '$F'")" >> "$rows"
-		echo "gpustat stats --by ($be) $(secs "./gpustat stats -q --backend $be -t i32,f32 --by 1 '$F'")" >> "$rows"
-		./gpustat sum -q --backend "$be" -t i32,f32 --by 1 "$F" > "$TMP/gs_g.$be"
-		if [ -z "$ref" ]; then
-			ref=$TMP/gs_g.$be
-		elif ! cmp -s "$ref" "$TMP/gs_g.$be"; then
-			echo "-- gpustat sum --by ($be): DIFFERS from $(basename "$ref")" >> "$rows"
-		fi
+		for w in $WHAT; do
+			echo "gpustat $w --by ($be) $(secs "./gpustat $w -q --backend $be -t i32,f32 --by 1 '$F' > '$TMP/gs_g.$w.$be'")" >> "$rows"
+			[ -n "$first" ] && ! cmp -s "$TMP/gs_g.$w.$first" "$TMP/gs_g.$w.$be" &&
+				echo "-- gpustat $w --by ($be): DIFFERS from $first's" >> "$rows"
+		done
+		first=${first:-$be}
 	done
 	case " $BACKENDS " in *" auto "*)
 		./gpustat sum -v --backend auto -t i32,f32 --by 1 "$F" 2>&1 > /dev/null |
 			grep '^gpustat: \(backend\|process\):' | cut -c1-300 | sed 's/^/-- auto: /' >> "$rows"
 	esac
 	[ "$MR" -le 10 ] && echo "gpustat sum --by -j 1 (cpu) $(secs "./gpustat sum -q -j 1 --backend cpu -t i32,f32 --by 1 '$F'")" >> "$rows"
-	if [ -s "$TMP/peer_g.txt" ]; then
-		same=$($PY - "$ref" "$TMP/peer_g.txt" <<'PY'
-import sys
-a = [l.split() for l in open(sys.argv[1])]
-b = [l.split() for l in open(sys.argv[2])]
-ok = len(a) == len(b) and all(
-    int(x[0]) == int(y[0]) and
-    abs(float(x[1]) - float(y[1])) <= 1e-6 * max(1.0, abs(float(y[1])))
-    for x, y in zip(a, b))
-print("equal keys, close sums" if ok else "DIFFERENT")
-PY
-)
-		echo "-- $K keys: gpustat sum against polars: $same" >> "$rows"
-	fi
-	if [ -s "$TMP/peer_g.txt.median" ]; then
-		./gpustat median -t i32,f32 --by 1 "$F" > "$TMP/gs_g.txt"
-		same=$($PY - "$TMP/gs_g.txt" "$TMP/peer_g.txt.median" <<'PY'
+	# each peer's answers against gpustat's: sums (polars) and medians
+	# within tol (0: equal)
+	for p in sum:txt:polars:1e-6 median:txt.numpy:numpy:0 \
+		 median:txt.polars:polars:1e-6 median:txt.duckdb:duckdb:1e-6; do
+		w=${p%%:*} suf=${p#*:} peer=${suf#*:} tol=${peer#*:}
+		suf=${suf%%:*} peer=${peer%%:*}
+		[ -s "$TMP/gs_g.$w.$first" ] && [ -s "$TMP/peer_g.$suf" ] || continue
+		same=$($PY - "$TMP/gs_g.$w.$first" "$TMP/peer_g.$suf" "$tol" <<'PY'
 import sys
 a = [[float(x) for x in l.split()] for l in open(sys.argv[1])]
 b = [[float(x) for x in l.split()] for l in open(sys.argv[2])]
-print("equal keys and medians" if a == b else "DIFFERENT")
+tol = float(sys.argv[3])
+ok = len(a) == len(b) and all(
+    x[0] == y[0] and abs(x[1] - y[1]) <= tol * max(1.0, abs(y[1]))
+    for x, y in zip(a, b))
+print(("equal" if tol == 0 else "close") if ok else "DIFFERENT")
 PY
 )
-		echo "-- $K keys: gpustat median against numpy: $same" >> "$rows"
-		echo "gpustat median --by (auto) $(secs "./gpustat median -q -t i32,f32 --by 1 '$F'")" >> "$rows"
-	fi
+		echo "-- $K keys: gpustat $w against $peer: $same" >> "$rows"
+	done
 	echo "cat $(secs "cat '$F'")" >> "$rows"
 	echo "== $K keys, $MR M records"
 	awk '/^--/ { print; next } { t = $NF; $NF = ""; printf "%-46s %8s s\n", $0, t }' "$rows"
-	rm -f "$F" "$TMP/peer_g.txt" "$TMP/peer_g.txt.median" "$TMP"/gs_g.*
+	rm -f "$F" "$TMP"/peer_g.txt* "$TMP"/gs_g.*
 done
 rm -f "$rows"

@@ -5,8 +5,9 @@
 #   gpustat sum --text -c 2              (no keys: the same lines without
 #                                         the k, parsed as numbers)
 #   cat                                  (the read)
-# and, where installed, datamash -s -g 1 sum 2 and duckdb's read_csv +
-# GROUP BY (python3 -c 'import duckdb'), best of $RUNS (default 3) each.
+# and, where installed, datamash -s -g 1 sum 2 (once; build/tools/datamash
+# first) and duckdb's read_csv + GROUP BY (python3 -c 'import duckdb'),
+# best of $RUNS (default 3) each.
 #   sh bench/bench_group_text.sh [DIR]    (default build/gtext; make first)
 # N=lines (default 100000000: about 1.4 GB), KEYS (default 1000),
 # JOBS="1 4 16".
@@ -18,10 +19,15 @@ KEYS=${KEYS:-1000}
 G=./gpustat
 F=$D/kv.csv
 mkdir -p "$D" || exit 1
-if [ ! -s "$F" ]; then
-	awk -v n="$N" -v k="$KEYS" 'BEGIN { srand(31);
-		for (i = 0; i < n; i++)
-			printf "k%d,%.6f\n", int(rand() * k), rand() * 100 }' > "$F"
+if [ ! -s "$F" ]; then	# written in 16 parts at once, then joined
+	for p in $(seq 0 15); do
+		awk -v n=$(( (N + 15 - p) / 16 )) -v k="$KEYS" -v s=$((31 + p)) \
+			'BEGIN { srand(s); for (i = 0; i < n; i++)
+			printf "k%d,%.6f\n", int(rand() * k), rand() * 100 }' \
+			> "$F.$p" &
+	done
+	wait
+	for p in $(seq 0 15); do cat "$F.$p"; done > "$F" && rm -f "$F".[0-9]*
 fi
 [ -s "$D/n.csv" ] || sed 's/^k//' "$F" > "$D/n.csv"
 cat "$F" "$D/n.csv" > /dev/null
@@ -39,8 +45,15 @@ for j in ${JOBS:-1 4 16}; do
 	row "gpustat sum --text -c 2 -j $j (no key)" \
 		"$G sum --text -c 2 -j $j '$D/n.csv'"
 done
-command -v datamash > /dev/null &&
-	row "datamash -s -g 1 sum 2" "LC_ALL=C datamash -t , -s -g 1 sum 2 < '$F'"
+DM=
+for c in "${TOOLS:-build/tools}/datamash" "$(command -v datamash)"; do
+	[ -n "$c" ] && "$c" --version > /dev/null 2>&1 && { DM=$c; break; }
+done
+if [ -n "$DM" ]; then	# one run (minutes at 1e8 lines)
+	r=$RUNS RUNS=1
+	row "datamash -s -g 1 sum 2" "LC_ALL=C $DM -t , -s -g 1 sum 2 < '$F'"
+	RUNS=$r
+fi
 if python3 -c 'import duckdb' 2> /dev/null; then
 	row "duckdb read_csv + GROUP BY" "python3 -c \"import duckdb; duckdb.sql(\\\"select column0, sum(column1) from read_csv('$F', header=false) group by column0\\\").fetchall()\""
 fi
