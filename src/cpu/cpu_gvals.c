@@ -243,22 +243,57 @@ static inline void move(uint64_t *b, size_t to, const uint64_t *a, size_t i,
 	}
 }
 
-/* LSD radix: one read counts every byte of the keys, and the bytes that
- * every record shares take no pass; the passes go back and forth between
- * a and tmp. */
+/* Each key word's least value into lo[k] and the bytes that its span
+ * (largest less least) takes into nb[k]: records [from, to). */
+static void key_span(const uint64_t *a, size_t from, size_t to, size_t w,
+		     size_t nk, uint64_t *lo, uint64_t *hi)
+{
+	for (size_t k = 0; k < nk; k++) {
+		lo[k] = UINT64_MAX;
+		hi[k] = 0;
+	}
+	for (size_t i = from; i < to; i++)
+		for (size_t k = 0; k < nk; k++) {
+			uint64_t x = a[i * w + k];
+
+			lo[k] = x < lo[k] ? x : lo[k];
+			hi[k] = x > hi[k] ? x : hi[k];
+		}
+}
+
+static unsigned span_bytes(uint64_t lo, uint64_t hi)
+{
+	unsigned b = 0;
+
+	for (uint64_t d = hi - lo; d; d >>= 8)
+		b++;
+	return b;
+}
+
+/* LSD radix over each key word less its least value (the order the same,
+ * and only the bytes of its span: keys 0..6999 as i32's order keys take
+ * 2 passes, not 8): one read counts every digit, and a digit that every
+ * record shares takes no pass; the passes go back and forth between a
+ * and tmp. */
 bool gvals_sort(uint64_t *a, uint64_t *tmp, size_t n, size_t w, size_t nk)
 {
 	size_t one_word[8][256];
-	size_t (*cnt)[256] = nk == 1 ? one_word : calloc(nk * 8, sizeof(*cnt));
+	uint64_t lo1, hi1, *lo = &lo1, *hi = &hi1;
+	size_t (*cnt)[256] = one_word;
 	uint64_t *from = a, *to = tmp;
 
-	if (!cnt)
+	if (nk > 1 && (!(cnt = calloc(nk * 8, sizeof(*cnt))) ||
+		       !(lo = malloc(2 * nk * sizeof(*lo))))) {
+		free(cnt == one_word ? NULL : cnt);
 		return false;
+	}
+	hi = nk > 1 ? lo + nk : hi;
 	if (nk == 1)
 		memset(one_word, 0, sizeof(one_word));
+	key_span(a, 0, n, w, nk, lo, hi);
 	for (size_t i = 0; i < n; i++)
 		for (size_t k = 0; k < nk; k++) {
-			uint64_t x = a[i * w + k];
+			uint64_t x = a[i * w + k] - lo[k];
 
 			for (unsigned b = 0; b < 8; b++)
 				cnt[k * 8 + b][(x >> (8 * b)) & 0xff]++;
@@ -267,7 +302,8 @@ bool gvals_sort(uint64_t *a, uint64_t *tmp, size_t n, size_t w, size_t nk)
 		size_t word = nk - 1 - digit / 8;
 		unsigned shift = (unsigned)(digit % 8) * 8;
 		size_t *c = cnt[word * 8 + digit % 8], sum = 0;
-		bool one = false;
+		uint64_t base = lo[word];
+		bool one = digit % 8 >= span_bytes(lo[word], hi[word]);
 
 		for (unsigned b = 0; b < 256; b++) {
 			size_t k = c[b];
@@ -279,8 +315,8 @@ bool gvals_sort(uint64_t *a, uint64_t *tmp, size_t n, size_t w, size_t nk)
 		if (one)
 			continue;
 		for (size_t i = 0; i < n; i++)
-			move(to, c[(from[i * w + word] >> shift) & 0xff]++, from, i,
-			     w);
+			move(to, c[((from[i * w + word] - base) >> shift) & 0xff]++,
+			     from, i, w);
 		uint64_t *t = from;
 
 		from = to;
@@ -288,8 +324,10 @@ bool gvals_sort(uint64_t *a, uint64_t *tmp, size_t n, size_t w, size_t nk)
 	}
 	if (from != a)
 		memcpy(a, from, n * w * sizeof(*a));
-	if (cnt != one_word)
+	if (nk > 1) {
 		free(cnt);
+		free(lo);
+	}
 	return true;
 }
 
@@ -303,7 +341,9 @@ struct psort {
 	uint64_t *to;
 	size_t n, w, nk, word;
 	unsigned shift;
-	size_t (*cnt)[256];	/* [thread][byte]; all digits: [thread * nk * 8 + d] */
+	uint64_t base;		/* the word's least value */
+	uint64_t *span;		/* [thread][2 * nk]: key_span's lo, hi */
+	size_t (*cnt)[256];	/* [thread][byte] */
 };
 
 static void slice(const struct psort *s, int i, int nt, size_t *lo, size_t *hi)
@@ -312,20 +352,14 @@ static void slice(const struct psort *s, int i, int nt, size_t *lo, size_t *hi)
 	*hi = i == nt - 1 ? s->n : s->n / (size_t)nt * (size_t)(i + 1);
 }
 
-static void count_all(void *arg, int i, int nt)
+static void span_task(void *arg, int i, int nt)
 {
 	struct psort *s = arg;
-	size_t lo, hi, (*c)[256] = s->cnt + (size_t)i * s->nk * 8;
+	uint64_t *lo = s->span + (size_t)i * 2 * s->nk;
+	size_t from, to;
 
-	slice(s, i, nt, &lo, &hi);
-	memset(c, 0, s->nk * 8 * sizeof(*c));
-	for (size_t r = lo; r < hi; r++)
-		for (size_t k = 0; k < s->nk; k++) {
-			uint64_t x = s->from[r * s->w + k];
-
-			for (unsigned b = 0; b < 8; b++)
-				c[k * 8 + b][(x >> (8 * b)) & 0xff]++;
-		}
+	slice(s, i, nt, &from, &to);
+	key_span(s->from, from, to, s->w, s->nk, lo, lo + s->nk);
 }
 
 static void count_digit(void *arg, int i, int nt)
@@ -336,7 +370,7 @@ static void count_digit(void *arg, int i, int nt)
 	slice(s, i, nt, &lo, &hi);
 	memset(c, 0, 256 * sizeof(*c));
 	for (size_t r = lo; r < hi; r++)
-		c[(s->from[r * s->w + s->word] >> s->shift) & 0xff]++;
+		c[((s->from[r * s->w + s->word] - s->base) >> s->shift) & 0xff]++;
 }
 
 static void scatter(void *arg, int i, int nt)
@@ -346,8 +380,8 @@ static void scatter(void *arg, int i, int nt)
 
 	slice(s, i, nt, &lo, &hi);
 	for (size_t r = lo; r < hi; r++)
-		move(s->to, c[(s->from[r * s->w + s->word] >> s->shift) & 0xff]++,
-		     s->from, r, s->w);
+		move(s->to, c[((s->from[r * s->w + s->word] - s->base) >>
+			       s->shift) & 0xff]++, s->from, r, s->w);
 }
 
 bool gvals_sort_threads(uint64_t *a, uint64_t *tmp, size_t n, size_t w,
@@ -355,31 +389,35 @@ bool gvals_sort_threads(uint64_t *a, uint64_t *tmp, size_t n, size_t w,
 {
 	struct psort s = { .from = a, .to = tmp, .n = n, .w = w, .nk = nk };
 	struct pool pool;
-	size_t (*all)[256];
 	int nt = threads;
 
 	if (nt < 2 || n < ((size_t)1 << 16) || pool_init(&pool, nt) < 0)
 		return gvals_sort(a, tmp, n, w, nk);
-	if (!(s.cnt = calloc((size_t)nt * nk * 8, sizeof(*s.cnt))) ||
-	    !(all = calloc(nk * 8, sizeof(*all)))) {
+	s.cnt = calloc((size_t)nt, sizeof(*s.cnt));
+	s.span = malloc((size_t)nt * 2 * nk * sizeof(*s.span));
+	if (!s.cnt || !s.span) {
 		free(s.cnt);
+		free(s.span);
 		pool_release(&pool);
 		return false;
 	}
-	pool_run(&pool, count_all, &s);
-	for (int t = 0; t < nt; t++)
-		for (size_t d = 0; d < nk * 8; d++)
-			for (unsigned b = 0; b < 256; b++)
-				all[d][b] += s.cnt[(size_t)t * nk * 8 + d][b];
+	pool_run(&pool, span_task, &s);
+	for (int t = 1; t < nt; t++)	/* thread 0's span, the whole one */
+		for (size_t k = 0; k < nk; k++) {
+			uint64_t *lo = s.span, *x = s.span + (size_t)t * 2 * nk;
+
+			lo[k] = x[k] < lo[k] ? x[k] : lo[k];
+			lo[nk + k] = x[nk + k] > lo[nk + k] ? x[nk + k] :
+				     lo[nk + k];
+		}
 	for (size_t digit = 0; digit < nk * 8; digit++) {
 		size_t sum = 0;
 		bool one = false;
 
 		s.word = nk - 1 - digit / 8;
 		s.shift = (unsigned)(digit % 8) * 8;
-		for (unsigned b = 0; b < 256; b++)
-			one = one || all[s.word * 8 + digit % 8][b] == n;
-		if (one)
+		s.base = s.span[s.word];
+		if (digit % 8 >= span_bytes(s.base, s.span[nk + s.word]))
 			continue;
 		pool_run(&pool, count_digit, &s);
 		for (unsigned b = 0; b < 256; b++)
@@ -388,7 +426,10 @@ bool gvals_sort_threads(uint64_t *a, uint64_t *tmp, size_t n, size_t w,
 
 				s.cnt[t][b] = sum;
 				sum += k;
+				one = one || k == n;
 			}
+		if (one)	/* every record's byte the same */
+			continue;
 		pool_run(&pool, scatter, &s);
 		uint64_t *f = (uint64_t *)s.from;
 
@@ -399,7 +440,7 @@ bool gvals_sort_threads(uint64_t *a, uint64_t *tmp, size_t n, size_t w,
 	if (s.from != a)
 		memcpy(a, s.from, n * w * sizeof(*a));
 	free(s.cnt);
-	free(all);
+	free(s.span);
 	return true;
 }
 
