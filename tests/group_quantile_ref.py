@@ -158,6 +158,13 @@ def dataset(part):
                 [round(rng.gauss(0, 1), 3) for _ in range(n)],
                 [rng.choice([0.0, -0.0, math.nan, 1.5, -math.inf])
                  for _ in range(n)]]
+    elif part == "order":	# runs in order: the selection's partitions
+        n, m = 12000, 3000	# keys 0-3: ascending, descending, an
+        types, by = ["i32", "f64"], [1]	# organ pipe, all equal
+        cols = [[i // m for i in range(n)],
+                [float(i % m) if i < m else float(m - i % m) if i < 2 * m
+                 else float(min(i % m, m - i % m)) if i < 3 * m else 2.5
+                 for i in range(n)]]
     else:
         raise SystemExit("no part " + part)
     rows = list(zip(*cols))
@@ -346,6 +353,9 @@ def check(part):
     elif part == "many":
         runs += [("quantile", ["-q", "0.3,0.75", "--method", m])
                  for m in ("hazen", "nearest", "midpoint")]
+    elif part == "order":	# more quantiles than gvals_out places at once
+        runs += [("quantile", ["-q", ",".join("%g" % (i / 99)
+                                              for i in range(99, -1, -1))])]
     for cmd, opts in runs:
         name = "%s %s %s" % (part, cmd, " ".join(opts))
         base = [cmd] + opts + ["--by", g, "-t", tl]

@@ -7,9 +7,10 @@
 #    computes them, mode by counting); keys -0/+0, NaNs of other
 #    payloads, infinities, integer extremes, keys of one record, two key
 #    columns, a key in the middle of one type's records, f16; values with
-#    NaN, infinities, -0, ties and integer extremes; the same bytes for
-#    -j 1 to 4 (the sort on threads past 65536 records), small odd chunks
-#    and stdin; csv's header, npy's fields against csv's numbers;
+#    NaN, infinities, -0, ties and integer extremes, runs in order
+#    (ascending, descending, an organ pipe, all equal) under 100
+#    quantiles; the same bytes for -j 1 to 4 (the sort on threads past
+#    65536 records), small odd chunks and stdin; csv's header, npy's fields against csv's numbers;
 #  - text keys (strings, by their bytes) against the ungrouped command on
 #    each key's values;
 #  - --per-file's total: one run over the operands in a row;
@@ -26,7 +27,7 @@ cd "$(dirname "$0")/.." || exit 2
 NAME=group_quantile
 . tests/lib.sh
 
-for part in ikey fkey onetype twokeys f16 many big; do
+for part in ikey fkey onetype twokeys f16 many big order; do
 	reference tests/group_quantile_ref.py "$part" 20
 done
 

@@ -42,6 +42,7 @@
 #include "writer.h"
 
 #define BLOCK_ROWS 16384u	/* the writer's rows at a time */
+#define QPICK_MAX 64u		/* quantiles whose ranks are placed at once */
 
 struct mrow {
 	size_t run;		/* the key's place in order */
@@ -178,39 +179,122 @@ static bool mode_of(struct part *p, size_t at, const uint64_t *v, size_t m)
 	return true;
 }
 
-/* Column j of run r: its values sorted into v (tmp: as many), then its
- * results. */
+/* v[lo, hi) rearranged so that v[k] is the element of that rank, none
+ * after it smaller and none before it larger (lo <= k < hi): quickselect
+ * with three-way partitions (runs of equal values cost one pass), its
+ * pivot the median of three; past 2 log2 + 8 rounds (a pattern against
+ * the pivots) the range left is sorted instead. The element is the one
+ * a sort puts at k, so the cells are those of the sorted values. */
+static void nth(uint64_t *v, uint64_t *tmp, size_t lo, size_t hi, size_t k)
+{
+	unsigned rounds = 8;
+
+	for (size_t m = hi - lo; m > 1; m >>= 1)
+		rounds += 2;
+	while (hi - lo > 16) {
+		uint64_t a = v[lo], b = v[lo + (hi - lo) / 2], c = v[hi - 1];
+		uint64_t p = a < b ? (b < c ? b : a < c ? c : a) :
+				     (a < c ? a : b < c ? c : b);
+		size_t lt = lo, i = lo, gt = hi;
+
+		if (!rounds--) {
+			(void)gvals_sort(v + lo, tmp, hi - lo, 1, 1);
+			return;
+		}
+		while (i < gt) {	/* [lo,lt) < p, [lt,i) == p, [gt,hi) > p */
+			uint64_t x = v[i];
+
+			if (x < p) {
+				v[i++] = v[lt];
+				v[lt++] = x;
+			} else if (x > p) {
+				v[i] = v[--gt];
+				v[gt] = x;
+			} else {
+				i++;
+			}
+		}
+		if (k < lt)
+			hi = lt;
+		else if (k >= gt)
+			lo = gt;
+		else
+			return;
+	}
+	qsort(v + lo, hi - lo, sizeof(*v), cmp_u64);
+}
+
+/* The ranks quantile q's cells read, ascending, as lo and hi of picks
+ * (nq of them); each once, brought to its place by nth (a rank's range
+ * begins past the one before it: the partitions leave every smaller rank
+ * before it). */
+static void pick_ranks(uint64_t *v, uint64_t *tmp, size_t m,
+		       const struct qpick *picks, unsigned nq)
+{
+	size_t from = 0;
+
+	for (;;) {
+		uint64_t k = UINT64_MAX;
+
+		for (unsigned q = 0; q < nq; q++) {
+			if (picks[q].lo >= from && picks[q].lo < k)
+				k = picks[q].lo;
+			if (picks[q].hi >= from && picks[q].hi < k)
+				k = picks[q].hi;
+		}
+		if (k >= m)
+			return;
+		nth(v, tmp, from, m, (size_t)k);
+		from = (size_t)k + 1;
+	}
+}
+
+/* Column j of run r: its values into v (tmp: as many), the NaNs (the
+ * largest keys, GVALS_NAN) counted and left out, then its results: mode's
+ * from the values sorted, quantile's from the elements at their ranks. */
 static bool column(struct part *p, size_t r, unsigned j, uint64_t *v,
 		   uint64_t *tmp)
 {
 	struct gv *o = p->o;
 	const struct quantile_state *qs = o->c->state;
-	size_t from = o->first[r], at = r * o->nv + j, m = o->count[at], nan = 0;
+	size_t from = o->first[r], at = r * o->nv + j, n = o->count[at], m = 0;
 	enum gs_type t = val_type(o, j);
+	bool fl = type_is_float(t);
+	struct qpick pick[QPICK_MAX];
 
-	for (size_t i = 0; i < m; i++)
-		v[i] = o->w[(from + i) * o->wd + o->nk + j];
-	if (m < 64)
-		qsort(v, m, sizeof(*v), cmp_u64);
-	else
-		(void)gvals_sort(v, tmp, m, 1, 1);	/* one word: no memory */
-	while (type_is_float(t) && nan < m && v[m - 1 - nan] == GVALS_NAN)
-		nan++;
-	o->nan[at] = nan;
-	m -= nan;
-	if (o->mode)
+	for (size_t i = 0; i < n; i++) {
+		uint64_t x = o->w[(from + i) * o->wd + o->nk + j];
+
+		if (!(fl && x == GVALS_NAN))
+			v[m++] = x;
+	}
+	o->nan[at] = n - m;
+	if (o->mode) {
+		if (m < 64)
+			qsort(v, m, sizeof(*v), cmp_u64);
+		else
+			(void)gvals_sort(v, tmp, m, 1, 1);  /* one word: no memory */
 		return mode_of(p, at, v, m);
-	for (unsigned q = 0; q < o->nq; q++) {
-		struct qcell *cell = &o->cells[(r * o->nq + q) * o->nv + j];
-		struct qpick pick;
+	}
+	for (unsigned q0 = 0; q0 < o->nq; q0 += QPICK_MAX) {
+		unsigned nq = o->nq - q0 < QPICK_MAX ? o->nq - q0 : QPICK_MAX;
 
-		if (!m) {
-			cell->f = NAN;
-			cell->is_int = false;
-			continue;
+		for (unsigned q = 0; m && q < nq; q++)
+			qpick_of(qs->method, &qs->q[q0 + q], m, &pick[q]);
+		if (m)
+			pick_ranks(v, tmp, m, pick, nq);
+		for (unsigned q = 0; q < nq; q++) {
+			struct qcell *cell =
+				&o->cells[(r * o->nq + q0 + q) * o->nv + j];
+
+			if (!m) {
+				cell->f = NAN;
+				cell->is_int = false;
+				continue;
+			}
+			quantile_cell(t, &pick[q], v[pick[q].lo], v[pick[q].hi],
+				      cell);
 		}
-		qpick_of(qs->method, &qs->q[q], m, &pick);
-		quantile_cell(t, &pick, v[pick.lo], v[pick.hi], cell);
 	}
 	return true;
 }
