@@ -92,6 +92,13 @@ static void gvals_acc_free(const struct gs_job *job, void *acc)
 	free(g->w);
 	g->w = NULL;
 	g->n = g->cap = 0;
+	for (size_t i = 0; i < g->nparts; i++) {
+		atomic_fetch_sub(&live, g->parts[i].cap * gvals_width(job) * 8);
+		free(g->parts[i].w);
+	}
+	free(g->parts);
+	g->parts = NULL;
+	g->nparts = 0;
 	gvals_release(job, g);
 }
 
@@ -146,7 +153,6 @@ static void gvals_acc_merge(const struct gs_job *job, void *acc,
 	/* src's array and runs move over (every caller frees src after
 	 * merging it, and a thread's array is the bulk) */
 	struct gvals_acc *s = (struct gvals_acc *)src;
-	size_t w = gvals_width(job);
 
 	if (s->failed && !g->failed) {
 		g->failed = s->failed;
@@ -171,25 +177,127 @@ static void gvals_acc_merge(const struct gs_job *job, void *acc,
 		s->nruns = 0;
 		s->spilled = 0;
 	}
-	if (!s->n)
+	if (g->failed)
 		return;
-	if (!g->cap && !g->failed) {
+	/* the first array becomes g's own, the rest its parts; an empty
+	 * array stays src's to free */
+	bool take = s->n && !g->cap;
+	size_t more = s->nparts + (s->n && !take);
+
+	if (more) {
+		struct gvals_part *p = realloc(g->parts, (g->nparts + more) *
+					       sizeof(*p));
+
+		if (!p) {
+			fail(g, GV_OOM, 0);
+			return;
+		}
+		g->parts = p;
+		memcpy(p + g->nparts, s->parts, s->nparts * sizeof(*p));
+		g->nparts += s->nparts;
+		if (s->n && !take)
+			p[g->nparts++] = (struct gvals_part){ s->w, s->n, s->cap };
+		free(s->parts);
+		s->parts = NULL;
+		s->nparts = 0;
+	}
+	if (take) {
 		g->w = s->w;
 		g->n = s->n;
 		g->cap = s->cap;
+	}
+	if (s->n) {
 		s->w = NULL;
 		s->n = s->cap = 0;
-		return;
 	}
-	for (size_t at = 0; at < s->n;) {
-		size_t m = s->n - at < GVALS_SLICE ? s->n - at : GVALS_SLICE;
+}
 
-		if (!reserve(job, g, m))
-			return;
-		memcpy(g->w + g->n * w, s->w + at * w, m * w * sizeof(*g->w));
-		g->n += m;
-		at += m;
+size_t gvals_held(const struct gvals_acc *g)
+{
+	size_t n = g->n;
+
+	for (size_t i = 0; i < g->nparts; i++)
+		n += g->parts[i].n;
+	return n;
+}
+
+/* The parts' copy into g's array: thread i copies its share of the bytes
+ * that follow g's own. */
+struct join {
+	struct gvals_acc *g;
+	size_t rb, total;	/* record bytes, the parts' bytes */
+};
+
+static void join_task(void *arg, int i, int nt)
+{
+	const struct join *j = arg;
+	size_t lo = j->total / (size_t)nt * (size_t)i;
+	size_t hi = i == nt - 1 ? j->total : j->total / (size_t)nt * (size_t)(i + 1);
+	unsigned char *to = (unsigned char *)j->g->w + j->g->n * j->rb;
+	size_t at = 0;
+
+	for (size_t k = 0; k < j->g->nparts && at < hi; k++) {
+		size_t b = j->g->parts[k].n * j->rb, from = lo > at ? lo : at;
+		size_t end = hi < at + b ? hi : at + b;
+
+		if (from < end)
+			memcpy(to + from, (unsigned char *)j->g->parts[k].w +
+			       (from - at), end - from);
+		at += b;
 	}
+}
+
+int gvals_join(const struct gs_job *job, struct gvals_acc *g, int threads,
+	       bool spill)
+{
+	size_t rb = gvals_width(job) * sizeof(uint64_t), n = gvals_held(g);
+	struct join j = { .g = g, .rb = rb, .total = (n - g->n) * rb };
+	struct pool pool;
+	uint64_t *w;
+
+	if (!g->nparts)
+		return 0;
+	if (spill) {
+		for (size_t k = 0; k < g->nparts; k++) {
+			struct gvals_part own = { g->w, g->n, g->cap };
+			int rc;
+
+			g->w = g->parts[k].w;
+			g->n = g->parts[k].n;
+			rc = gvals_spill(job, g);
+			g->w = own.w;
+			g->n = own.n;
+			if (rc < 0)
+				return -1;
+			g->parts[k].n = 0;
+		}
+	} else {
+		if (n > g->cap) {
+			if (!(w = realloc(g->w, n * rb))) {
+				errno = ENOMEM;
+				return -1;
+			}
+			atomic_fetch_add(&live, (n - g->cap) * rb);
+			g->w = w;
+			g->cap = n;
+		}
+		if (threads > 1 && j.total >= ((size_t)1 << 24) &&
+		    pool_init(&pool, threads) == 0) {
+			pool_run(&pool, join_task, &j);
+			pool_release(&pool);
+		} else {
+			join_task(&j, 0, 1);
+		}
+		g->n = n;
+	}
+	for (size_t k = 0; k < g->nparts; k++) {
+		atomic_fetch_sub(&live, g->parts[k].cap * rb);
+		free(g->parts[k].w);
+	}
+	free(g->parts);
+	g->parts = NULL;
+	g->nparts = 0;
+	return 0;
 }
 
 static double mib(uint64_t n)
@@ -248,17 +356,18 @@ static inline void move(uint64_t *b, size_t to, const uint64_t *a, size_t i,
 static void key_span(const uint64_t *a, size_t from, size_t to, size_t w,
 		     size_t nk, uint64_t *lo, uint64_t *hi)
 {
-	for (size_t k = 0; k < nk; k++) {
-		lo[k] = UINT64_MAX;
-		hi[k] = 0;
-	}
-	for (size_t i = from; i < to; i++)
-		for (size_t k = 0; k < nk; k++) {
+	for (size_t k = 0; k < nk; k++) {	/* a word at a time: in registers */
+		uint64_t l = UINT64_MAX, h = 0;
+
+		for (size_t i = from; i < to; i++) {
 			uint64_t x = a[i * w + k];
 
-			lo[k] = x < lo[k] ? x : lo[k];
-			hi[k] = x > hi[k] ? x : hi[k];
+			l = x < l ? x : l;
+			h = x > h ? x : h;
 		}
+		lo[k] = l;
+		hi[k] = h;
+	}
 }
 
 static unsigned span_bytes(uint64_t lo, uint64_t hi)

@@ -7,7 +7,8 @@
  * one key after +inf), then each value column's select key (select.h:
  * its value's order in its own type, -0 as +0), a NaN of a float column
  * as GVALS_NAN, above every other key of its type. Threads collect their
- * own records and merging appends them, so the collection is the same
+ * own records and merging appends them (their arrays moved over as parts,
+ * joined on threads at the end), so the collection is the same
  * multiset whatever the threads and chunks; the result sorts it (by key,
  * then each key's values), which makes every order the same.
  *
@@ -34,9 +35,16 @@ struct gvals_run {
 	uint64_t off, n;	/* n records, sorted, at byte off of the file */
 };
 
+struct gvals_part {
+	uint64_t *w;		/* n records; cap allocated */
+	size_t n, cap;
+};
+
 struct gvals_acc {
 	uint64_t *w;		/* n records of nkeys + nvals words */
 	size_t n, cap;
+	struct gvals_part *parts;	/* more arrays, moved over by merges */
+	size_t nparts;
 	struct gvals_run *runs;	/* spilled, in the spill file */
 	size_t nruns;
 	uint64_t spilled;	/* records in runs */
@@ -61,6 +69,14 @@ bool gvals_sort(uint64_t *a, uint64_t *tmp, size_t n, size_t w, size_t nk);
  * apart, offsets thread by thread within a bucket: the same order). */
 bool gvals_sort_threads(uint64_t *a, uint64_t *tmp, size_t n, size_t w,
 			size_t nk, int threads);
+
+/* The records g holds in memory: its array's and its parts'. */
+size_t gvals_held(const struct gvals_acc *g);
+/* g's parts into its array, copied on threads threads (spill false), or
+ * each spilled as a run (true); the parts then freed. 0, or -1 with
+ * errno. */
+int gvals_join(const struct gs_job *job, struct gvals_acc *g, int threads,
+	       bool spill);
 
 /* gvals_spill.c: g's records sorted and written as a run, g emptied: 0,
  * or -1 with errno. */

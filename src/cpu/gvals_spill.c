@@ -216,8 +216,9 @@ int gvals_sorted(const struct gs_job *job, struct gvals_acc *g, int threads,
 	unsigned char *map;
 
 	/* the sort's second copy of the records counts as theirs did */
-	if (!g->nruns && (uint64_t)g->n * rb * 2 <= limit) {
-		if (!(tmp = malloc((g->n ? g->n : 1) * rb)))
+	if (!g->nruns && (uint64_t)gvals_held(g) * rb * 2 <= limit) {
+		if (gvals_join(job, g, threads, false) < 0 ||
+		    !(tmp = malloc((g->n ? g->n : 1) * rb)))
 			return gs_fail(err, GS_ERUNTIME, "", "out of memory");
 		bool sorted = gvals_sort_threads(g->w, tmp, g->n, wd, nk,
 						 threads);
@@ -234,8 +235,8 @@ int gvals_sorted(const struct gs_job *job, struct gvals_acc *g, int threads,
 	if (g->map)
 		munmap(g->map, g->map_bytes);
 	g->map = NULL;
-	total = g->spilled + g->n;
-	if (gvals_spill(job, g) < 0)
+	total = g->spilled + gvals_held(g);
+	if (gvals_join(job, g, threads, true) < 0 || gvals_spill(job, g) < 0)
 		goto failed;
 	if (g->nruns > 1) {
 		off = place(total * rb, 8);
