@@ -102,6 +102,60 @@ static void gvals_acc_free(const struct gs_job *job, void *acc)
 	gvals_release(job, g);
 }
 
+/* ---- the common shape: one key column, one value column ------------------ */
+
+#define INLINE static inline __attribute__((always_inline))
+
+/* select.h's key of a value of type vt at p (the NaN of a float column:
+ * GVALS_NAN). */
+INLINE uint64_t vkey_at(enum gs_type vt, const unsigned char *p)
+{
+	uint32_t u32;
+	uint64_t u64;
+
+	switch (vt) {
+	case GS_F32:
+		memcpy(&u32, p, 4);
+		return ieee_is_nan(u32, 0x7f800000) ? GVALS_NAN :
+		       fkey_nz(u32, 0x80000000u);
+	case GS_F64:
+		memcpy(&u64, p, 8);
+		return ieee_is_nan(u64, 0x7ff0000000000000ull) ? GVALS_NAN :
+		       fkey_nz(u64, SIGN64);
+	case GS_I32: memcpy(&u32, p, 4); return u32 ^ 0x80000000u;
+	default: memcpy(&u64, p, 8); return u64 ^ SIGN64;
+	}
+}
+
+INLINE void collect(enum gs_type kt, enum gs_type vt, const unsigned char *d,
+		    size_t m, size_t rs, size_t koff, size_t voff, uint64_t *out)
+{
+	for (size_t r = 0; r < m; r++, d += rs) {
+		out[2 * r] = gkey_at(kt, d + koff);
+		out[2 * r + 1] = vkey_at(vt, d + voff);
+	}
+}
+
+/* m records at d into out as gvals_cpu_add's loop writes them, by a loop
+ * made for their key and value types: true, or false (another shape). */
+static bool collect_fast(const struct colrd *kc, const struct colrd *vc,
+			 const unsigned char *d, size_t m, size_t rs,
+			 uint64_t *out)
+{
+	enum gs_type kt = kc->t, vt = vc->t;
+
+	if (kc->swap || kc->boolean || vc->swap || vc->boolean)
+		return false;
+#define V(K, VT) if (vt == VT) { \
+		collect(K, VT, d, m, rs, kc->off, vc->off, out); return true; }
+#define K(KT) if (kt == KT) { V(KT, GS_F32) V(KT, GS_F64) V(KT, GS_I32) \
+		V(KT, GS_I64) return false; }
+	K(GS_I32) K(GS_I64) K(GS_U32) K(GS_U64) K(GS_F64)
+#undef K
+#undef V
+	return false;
+}
+
 static void gvals_cpu_add(const struct gs_job *job, void *acc, void *scratch,
 			  const void *data, const void *data2, size_t nrec)
 {
@@ -124,6 +178,12 @@ static void gvals_cpu_add(const struct gs_job *job, void *acc, void *scratch,
 		if (!reserve(job, g, m))
 			return;
 		out = g->w + g->n * w;
+		if (w == 2 && collect_fast(kc, vc, d, m, rs, out)) {
+			g->n += m;
+			at += m;
+			d += m * rs;
+			continue;
+		}
 		for (size_t r = 0; r < m; r++, d += rs) {
 			for (unsigned k = 0; k < gr->nkeys; k++) {
 				colrd_element(&kc[k], d, e);

@@ -432,20 +432,6 @@ INLINE bool fold_ents(const struct fent *f, struct ktable *t, size_t n,
 
 /* ---- the loop ------------------------------------------------------------- */
 
-INLINE uint64_t key_at(enum gs_type t, const unsigned char *p)
-{
-	int32_t i32; int64_t i64; uint32_t u32; uint64_t u64; double d;
-
-	switch (t) {
-	case GS_I32: memcpy(&i32, p, 4); return (uint64_t)(int64_t)i32 ^ SIGN64;
-	case GS_I64: memcpy(&i64, p, 8); return (uint64_t)i64 ^ SIGN64;
-	case GS_U32: memcpy(&u32, p, 4); return u32;
-	case GS_F64: memcpy(&d, p, 8);	/* ktable.c's gkey_of */
-		return d != d ? UINT64_MAX : f64_ukey(d == 0 ? 0 : d);
-	default: memcpy(&u64, p, 8); return u64;
-	}
-}
-
 /* Whether a value of type t leaves an entry's high half to the hash. */
 INLINE bool narrow(enum gs_type t)
 {
@@ -480,7 +466,7 @@ INLINE void place(struct gdense *dn, enum gs_type kt, const unsigned char *d,
 	uint64_t lo = UINT64_MAX, hi = 0, slack;
 
 	for (size_t r = 0; r < n && r < SAMPLE; r++) {
-		uint64_t k = key_at(kt, d + r * rs + koff);
+		uint64_t k = gkey_at(kt, d + r * rs + koff);
 
 		lo = k < lo ? k : lo;
 		hi = k > hi ? k : hi;
@@ -512,7 +498,7 @@ INLINE int run(const struct loop *l, const unsigned char *d, size_t nrec,
 	size_t rs = l->rs, koff = l->koff, voff = l->voff, ps = dn->psize;
 
 	for (size_t r = 0; r < nrec; r++, d += rs) {
-		uint64_t k = key_at(kt, d + koff), i = k - lo;
+		uint64_t k = gkey_at(kt, d + koff), i = k - lo;
 		uint64_t v = value_bits(vt, d + voff);
 		struct gcol *c;
 

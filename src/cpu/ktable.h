@@ -20,10 +20,29 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+#include "fkeys.h"
 #include "gs.h"
 
 /* The order key of an element of type t at p (native byte order). */
 uint64_t gkey_of(enum gs_type t, const void *p);
+/* gkey_of inline, for a loop made per type: i32, i64, u32, u64 and f64
+ * here, the other types through gkey_of. */
+static inline __attribute__((always_inline)) uint64_t
+gkey_at(enum gs_type t, const void *p)
+{
+	int32_t i32; int64_t i64; uint32_t u32; uint64_t u64; double d;
+
+	switch (t) {
+	case GS_I32: memcpy(&i32, p, 4); return (uint64_t)(int64_t)i32 ^ (1ull << 63);
+	case GS_I64: memcpy(&i64, p, 8); return (uint64_t)i64 ^ (1ull << 63);
+	case GS_U32: memcpy(&u32, p, 4); return u32;
+	case GS_U64: memcpy(&u64, p, 8); return u64;
+	case GS_F64: memcpy(&d, p, 8);	/* every NaN one key, -0 with +0 */
+		return d != d ? UINT64_MAX : f64_ukey(d == 0 ? 0 : d);
+	default: return gkey_of(t, p);
+	}
+}
 /* The element of type t whose order key is k, written at p (NaN as the
  * type's quiet NaN; -0 never comes back). */
 void gkey_value(enum gs_type t, uint64_t k, void *p);
