@@ -44,7 +44,8 @@ struct gdense {
 	size_t cap, psize;		/* payloads allocated, their bytes */
 	uint64_t held;			/* bytes held in the run's table's windows */
 	size_t w;			/* this call's window: cap or 0 */
-	uint64_t lo;			/* the window: order keys [lo, lo + w) */
+	uint64_t lo;			/* the window: indices [lo, lo + w) */
+	bool fint;			/* f64 keys: indices of integers (win_index) */
 	unsigned char *pay;		/* w payloads, zeroed */
 	uint32_t *touched;		/* indices whose payload has a record */
 	size_t nt;
@@ -133,7 +134,10 @@ static bool dense_flush(const struct gs_job *job, struct group_acc *g,
 		unsigned char *p = dn->pay + dn->touched[t] * dn->psize;
 
 		if (ok) {
-			dn->keys[n] = dn->lo + dn->touched[t];
+			uint64_t x = dn->lo + dn->touched[t];
+
+			dn->keys[n] = dn->fint ?
+				f64_ukey((double)(int64_t)(x ^ SIGN64)) : x;
 			memcpy(dn->bpay + n * dn->psize, p, dn->psize);
 			n++;
 		} else {
@@ -432,6 +436,22 @@ INLINE bool fold_ents(const struct fent *f, struct ktable *t, size_t n,
 
 /* ---- the loop ------------------------------------------------------------- */
 
+/* A key's index in the window: its order key, but for an f64 key its
+ * value's as an i64's (text's keys are f64 ids 0, 1, 2, ...: their order
+ * keys are far apart) where it is an integer of at most 2^53, else
+ * UINT64_MAX, outside every window. -0 is 0's index, as its key is 0's. */
+INLINE uint64_t win_index(enum gs_type t, const unsigned char *p)
+{
+	double d;
+
+	if (t != GS_F64)
+		return gkey_at(t, p);
+	memcpy(&d, p, 8);
+	if (d >= -0x1p53 && d <= 0x1p53 && d == (double)(int64_t)d)
+		return (uint64_t)(int64_t)d ^ SIGN64;
+	return UINT64_MAX;
+}
+
 /* Whether a value of type t leaves an entry's high half to the hash. */
 INLINE bool narrow(enum gs_type t)
 {
@@ -465,15 +485,18 @@ INLINE void place(struct gdense *dn, enum gs_type kt, const unsigned char *d,
 {
 	uint64_t lo = UINT64_MAX, hi = 0, slack;
 
+	dn->fint = kt == GS_F64;
 	for (size_t r = 0; r < n && r < SAMPLE; r++) {
-		uint64_t k = gkey_at(kt, d + r * rs + koff);
+		uint64_t k = win_index(kt, d + r * rs + koff);
 
+		if (k == UINT64_MAX)
+			continue;
 		lo = k < lo ? k : lo;
 		hi = k > hi ? k : hi;
 	}
 	dn->lo = 0;
 	dn->w = 0;
-	if (n == 0 || hi - lo >= dn->cap)
+	if (lo > hi || hi - lo >= dn->cap)
 		return;
 	dn->w = dn->cap;
 	slack = (dn->w - 1 - (hi - lo)) / 2;
@@ -498,7 +521,7 @@ INLINE int run(const struct loop *l, const unsigned char *d, size_t nrec,
 	size_t rs = l->rs, koff = l->koff, voff = l->voff, ps = dn->psize;
 
 	for (size_t r = 0; r < nrec; r++, d += rs) {
-		uint64_t k = gkey_at(kt, d + koff), i = k - lo;
+		uint64_t k = win_index(kt, d + koff), i = k - lo;
 		uint64_t v = value_bits(vt, d + voff);
 		struct gcol *c;
 
@@ -510,6 +533,8 @@ INLINE int run(const struct loop *l, const unsigned char *d, size_t nrec,
 				return RUN_OOM;
 			continue;
 		}
+		if (kt == GS_F64)	/* the order key, not the index */
+			k = gkey_at(kt, d + koff);
 		if (sc) {
 			uint64_t h = ktable_hash1(k);
 			unsigned p = gs_part(sc->sh, h);

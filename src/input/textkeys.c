@@ -52,6 +52,14 @@ static uint64_t hash_of(const char *s, size_t n)
 	return h | 1;
 }
 
+/* A hash's first slot: its bits mixed (the hash is odd, and FNV's low
+ * bits of keys that differ in their last bytes alone are alike). */
+static size_t home(uint64_t h, size_t m)
+{
+	h *= 0x9e3779b97f4a7c15u;
+	return (size_t)(h ^ h >> 32) & m;
+}
+
 static struct ktab *ktab_new(size_t cap, struct ktab *older)
 {
 	struct ktab *t = calloc(1, sizeof(*t) + cap * sizeof(t->slot[0]));
@@ -102,7 +110,7 @@ static struct tkey *find(const struct ktab *t, uint64_t h, const char *s,
 	size_t m = t->cap - 1, i;
 	uint64_t x;
 
-	for (i = h & m; (x = atomic_load_explicit(&t->slot[i].hash,
+	for (i = home(h, m); (x = atomic_load_explicit(&t->slot[i].hash,
 						   memory_order_acquire));
 	     i = (i + 1) & m) {
 		struct tkey *key = t->slot[i].key;
@@ -130,7 +138,7 @@ static int grow(struct textkeys *k)
 
 		if (!h)
 			continue;
-		for (j = h & m; atomic_load_explicit(&u->slot[j].hash,
+		for (j = home(h, m); atomic_load_explicit(&u->slot[j].hash,
 						     memory_order_relaxed);
 		     j = (j + 1) & m)
 			;
