@@ -366,19 +366,87 @@ static int split(struct gv *o, const size_t *len, size_t n)
 }
 
 /* The runs of equal keys of the sorted records, their results. */
+/* The runs' starts in a share of the sorted records, found on a thread. */
+struct runs {
+	const struct gv *o;
+	size_t n;
+	size_t **at;		/* [thread]: its starts */
+	size_t *nat;
+	bool oom;
+};
+
+static void runs_task(void *arg, int i, int nt)
+{
+	struct runs *u = arg;
+	const struct gv *o = u->o;
+	size_t lo = u->n / (size_t)nt * (size_t)i, cap = 0, k = 0;
+	size_t hi = i == nt - 1 ? u->n : u->n / (size_t)nt * (size_t)(i + 1);
+	size_t *at = NULL, wd = o->wd, nk = o->nk;
+
+	for (size_t r = lo; r < hi; r++) {
+		const uint64_t *x = o->w + r * wd;
+
+		if (r && (nk == 1 ? x[0] == x[-(ptrdiff_t)wd] :
+			  !memcmp(x, x - wd, nk * sizeof(*x))))
+			continue;
+		if (k == cap) {
+			size_t *p = realloc(at, (cap = cap ? 2 * cap : 64) *
+					    sizeof(*p));
+
+			if (!p) {
+				u->oom = true;
+				break;
+			}
+			at = p;
+		}
+		at[k++] = r;
+	}
+	u->at[i] = at;
+	u->nat[i] = k;
+}
+
+/* o->first and o->nrun: where each key's run of the n sorted records
+ * begins, found by the threads in shares. 0, or -1: out of memory. */
+static int find_runs(struct gv *o, size_t n)
+{
+	int nt = o->pooled && n >= ((size_t)1 << 16) ? o->pool.n : 1;
+	struct runs u = { .o = o, .n = n };
+	size_t k = 0;
+
+	u.at = calloc((size_t)nt, sizeof(*u.at));
+	u.nat = calloc((size_t)nt, sizeof(*u.nat));
+	if (!u.at || !u.nat) {
+		free(u.at);
+		free(u.nat);
+		return -1;
+	}
+	if (nt > 1)
+		pool_run(&o->pool, runs_task, &u);
+	else
+		runs_task(&u, 0, 1);
+	for (int i = 0; i < nt; i++)
+		k += u.nat[i];
+	o->first = malloc((k ? k : 1) * sizeof(*o->first));
+	for (int i = 0; i < nt; i++) {
+		if (o->first && !u.oom)
+			memcpy(o->first + o->nrun, u.at[i],
+			       u.nat[i] * sizeof(*o->first));
+		o->nrun += u.nat[i];
+		free(u.at[i]);
+	}
+	free(u.at);
+	free(u.nat);
+	return o->first && !u.oom ? 0 : -1;
+}
+
 static int results(struct gv *o, size_t n, struct gs_err *err)
 {
-	size_t nk = o->nk, cells;
+	size_t cells;
 	size_t *len;
 
-	o->first = malloc((n ? n : 1) * sizeof(*o->first));
-	o->order = malloc((n ? n : 1) * sizeof(*o->order));
-	if (!o->first || !o->order)
+	if (find_runs(o, n) < 0 ||
+	    !(o->order = malloc((o->nrun ? o->nrun : 1) * sizeof(*o->order))))
 		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
-	for (size_t i = 0; i < n; i++)
-		if (!i || memcmp(o->w + i * o->wd, o->w + (i - 1) * o->wd,
-				 nk * sizeof(*o->w)))
-			o->first[o->nrun++] = i;
 	cells = o->nrun * o->nv;
 	if ((double)cells * (o->mode ? 40 : 16 + (double)o->nq *
 			     sizeof(*o->cells)) > (double)o->job->group->limit)

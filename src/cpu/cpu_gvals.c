@@ -504,16 +504,26 @@ bool gvals_sort(uint64_t *a, uint64_t *tmp, size_t n, size_t w, size_t nk)
 
 /* One LSD pass shared by the threads, each a slice of the records: each
  * counts its slice's digits, the offsets go bucket by bucket and within a
- * bucket thread by thread, so the scatter is stable as one thread's. */
+ * bucket thread by thread, so the scatter is stable as one thread's. A
+ * word's span of at most 16 bits is one pass of that many bits (1,000
+ * keys spanning 7,000: one pass, not two), a wider one passes of at most
+ * 11 bits (the buckets' lines stay in cache), each word's bits less its
+ * least value. */
+#define DIGIT_ONE 16
+#define DIGIT_MAX 11
+
 struct psort {
 	const uint64_t *from;
 	uint64_t *to;
 	size_t n, w, nk, word;
 	unsigned shift;
 	uint64_t base;		/* the word's least value */
+	uint64_t mask;		/* the digit: (x - base) >> shift & mask */
 	uint64_t *span;		/* [thread][2 * nk]: key_span's lo, hi */
-	size_t (*cnt)[256];	/* [thread][byte] */
+	size_t *cnt;		/* [thread][1 << DIGIT_ONE] */
 };
+
+#define DIGIT(s, x) ((((x) - (s)->base) >> (s)->shift) & (s)->mask)
 
 static void slice(const struct psort *s, int i, int nt, size_t *lo, size_t *hi)
 {
@@ -534,23 +544,42 @@ static void span_task(void *arg, int i, int nt)
 static void count_digit(void *arg, int i, int nt)
 {
 	struct psort *s = arg;
-	size_t lo, hi, *c = s->cnt[i];
+	size_t lo, hi, *c = s->cnt + ((size_t)i << DIGIT_ONE);
 
 	slice(s, i, nt, &lo, &hi);
-	memset(c, 0, 256 * sizeof(*c));
+	memset(c, 0, (s->mask + 1) * sizeof(*c));
 	for (size_t r = lo; r < hi; r++)
-		c[((s->from[r * s->w + s->word] - s->base) >> s->shift) & 0xff]++;
+		c[DIGIT(s, s->from[r * s->w + s->word])]++;
 }
 
 static void scatter(void *arg, int i, int nt)
 {
 	struct psort *s = arg;
-	size_t lo, hi, *c = s->cnt[i];
+	size_t lo, hi, *c = s->cnt + ((size_t)i << DIGIT_ONE);
 
 	slice(s, i, nt, &lo, &hi);
 	for (size_t r = lo; r < hi; r++)
-		move(s->to, c[((s->from[r * s->w + s->word] - s->base) >>
-			       s->shift) & 0xff]++, s->from, r, s->w);
+		move(s->to, c[DIGIT(s, s->from[r * s->w + s->word])]++, s->from,
+		     r, s->w);
+}
+
+/* The offsets of this pass's digits, bucket by bucket, thread by thread
+ * in each: false where every record has the same digit (no pass). */
+static bool offsets(struct psort *s, int nt)
+{
+	size_t sum = 0;
+
+	for (uint64_t b = 0; b <= s->mask; b++)
+		for (int t = 0; t < nt; t++) {
+			size_t *c = s->cnt + ((size_t)t << DIGIT_ONE) + b;
+			size_t k = *c;
+
+			if (k == s->n)
+				return false;
+			*c = sum;
+			sum += k;
+		}
+	return true;
 }
 
 bool gvals_sort_threads(uint64_t *a, uint64_t *tmp, size_t n, size_t w,
@@ -562,7 +591,7 @@ bool gvals_sort_threads(uint64_t *a, uint64_t *tmp, size_t n, size_t w,
 
 	if (nt < 2 || n < ((size_t)1 << 16) || pool_init(&pool, nt) < 0)
 		return gvals_sort(a, tmp, n, w, nk);
-	s.cnt = calloc((size_t)nt, sizeof(*s.cnt));
+	s.cnt = malloc(((size_t)nt << DIGIT_ONE) * sizeof(*s.cnt));
 	s.span = malloc((size_t)nt * 2 * nk * sizeof(*s.span));
 	if (!s.cnt || !s.span) {
 		free(s.cnt);
@@ -579,31 +608,29 @@ bool gvals_sort_threads(uint64_t *a, uint64_t *tmp, size_t n, size_t w,
 			lo[nk + k] = x[nk + k] > lo[nk + k] ? x[nk + k] :
 				     lo[nk + k];
 		}
-	for (size_t digit = 0; digit < nk * 8; digit++) {
-		size_t sum = 0;
-		bool one = false;
+	for (size_t word = nk; word-- > 0;) {
+		unsigned bits = 0, passes, db;
 
-		s.word = nk - 1 - digit / 8;
-		s.shift = (unsigned)(digit % 8) * 8;
-		s.base = s.span[s.word];
-		if (digit % 8 >= span_bytes(s.base, s.span[nk + s.word]))
+		s.word = word;
+		s.base = s.span[word];
+		for (uint64_t d = s.span[nk + word] - s.base; d; d >>= 1)
+			bits++;
+		if (!bits)
 			continue;
-		pool_run(&pool, count_digit, &s);
-		for (unsigned b = 0; b < 256; b++)
-			for (int t = 0; t < nt; t++) {
-				size_t k = s.cnt[t][b];
+		passes = bits <= DIGIT_ONE ? 1 : (bits + DIGIT_MAX - 1) / DIGIT_MAX;
+		db = (bits + passes - 1) / passes;
+		s.mask = ((uint64_t)1 << db) - 1;
+		for (unsigned p = 0; p < passes; p++) {
+			s.shift = p * db;
+			pool_run(&pool, count_digit, &s);
+			if (!offsets(&s, nt))
+				continue;
+			pool_run(&pool, scatter, &s);
+			uint64_t *f = (uint64_t *)s.from;
 
-				s.cnt[t][b] = sum;
-				sum += k;
-				one = one || k == n;
-			}
-		if (one)	/* every record's byte the same */
-			continue;
-		pool_run(&pool, scatter, &s);
-		uint64_t *f = (uint64_t *)s.from;
-
-		s.from = s.to;
-		s.to = f;
+			s.from = s.to;
+			s.to = f;
+		}
 	}
 	pool_release(&pool);
 	if (s.from != a)
