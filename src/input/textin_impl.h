@@ -77,6 +77,7 @@ struct textin {
 	bool prefetch;		/* thread 0 reads next during the parse */
 	int pre_r;		/* what batch_fill said of it */
 	struct gs_err pre_err;
+	struct handout *handout;	/* the hand-out's copies (textin.c) */
 	int di;			/* the piece being handed out */
 	size_t dpos, dlim;	/* bytes of its out handed out, to hand out */
 	bool settled;		/* dlim and the piece's error are known */
