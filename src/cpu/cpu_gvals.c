@@ -582,22 +582,25 @@ static bool offsets(struct psort *s, int nt)
 	return true;
 }
 
-bool gvals_sort_threads(uint64_t *a, uint64_t *tmp, size_t n, size_t w,
-			size_t nk, int threads)
+/* n records of w words at a sorted by their first nk words on threads
+ * threads, left where the last pass put them: a or tmp, returned (NULL:
+ * out of memory). */
+static uint64_t *sort_threads(uint64_t *a, uint64_t *tmp, size_t n, size_t w,
+			      size_t nk, int threads)
 {
 	struct psort s = { .from = a, .to = tmp, .n = n, .w = w, .nk = nk };
 	struct pool pool;
 	int nt = threads;
 
 	if (nt < 2 || n < ((size_t)1 << 16) || pool_init(&pool, nt) < 0)
-		return gvals_sort(a, tmp, n, w, nk);
+		return gvals_sort(a, tmp, n, w, nk) ? a : NULL;
 	s.cnt = malloc(((size_t)nt << DIGIT_ONE) * sizeof(*s.cnt));
 	s.span = malloc((size_t)nt * 2 * nk * sizeof(*s.span));
 	if (!s.cnt || !s.span) {
 		free(s.cnt);
 		free(s.span);
 		pool_release(&pool);
-		return false;
+		return NULL;
 	}
 	pool_run(&pool, span_task, &s);
 	for (int t = 1; t < nt; t++)	/* thread 0's span, the whole one */
@@ -633,11 +636,34 @@ bool gvals_sort_threads(uint64_t *a, uint64_t *tmp, size_t n, size_t w,
 		}
 	}
 	pool_release(&pool);
-	if (s.from != a)
-		memcpy(a, s.from, n * w * sizeof(*a));
 	free(s.cnt);
 	free(s.span);
-	return true;
+	return (uint64_t *)s.from;
+}
+
+int gvals_sort_held(const struct gs_job *job, struct gvals_acc *g,
+		    int threads)
+{
+	size_t rb = gvals_width(job) * sizeof(uint64_t);
+	uint64_t *tmp, *r;
+
+	if (gvals_join(job, g, threads, false) < 0)
+		return -1;
+	if (!(tmp = malloc((g->n ? g->n : 1) * rb)))
+		return -1;
+	atomic_fetch_add(&live, (g->n ? g->n : 1) * rb);
+	r = sort_threads(g->w, tmp, g->n, gvals_width(job),
+			 job->group->nkeys, threads);
+	if (r == tmp) {		/* the sorted copy is kept: no copy back */
+		tmp = g->w;
+		atomic_fetch_sub(&live, g->cap * rb);
+		g->w = r;
+		g->cap = g->n ? g->n : 1;
+	} else {
+		atomic_fetch_sub(&live, (g->n ? g->n : 1) * rb);
+	}
+	free(tmp);
+	return r ? 0 : -1;
 }
 
 union gs_scalar gvals_key(const struct gs_job *job, unsigned k, uint64_t key)

@@ -65,10 +65,12 @@ static inline size_t gvals_width(const struct gs_job *job)
  * lexicographic keys (LSD radix over the bytes that differ; tmp holds n
  * records too). false: no memory to count in (nk > 1). */
 bool gvals_sort(uint64_t *a, uint64_t *tmp, size_t n, size_t w, size_t nk);
-/* The same on threads threads (each pass's slices counted and scattered
- * apart, offsets thread by thread within a bucket: the same order). */
-bool gvals_sort_threads(uint64_t *a, uint64_t *tmp, size_t n, size_t w,
-			size_t nk, int threads);
+/* g's records in memory (its parts joined) sorted by key on threads
+ * threads (each pass's slices counted and scattered apart, offsets thread
+ * by thread within a bucket: the same order), in whichever array the
+ * sort ends in (the other freed): 0, or -1 when out of memory. */
+int gvals_sort_held(const struct gs_job *job, struct gvals_acc *g,
+		    int threads);
 
 /* The records g holds in memory: its array's and its parts'. */
 size_t gvals_held(const struct gvals_acc *g);

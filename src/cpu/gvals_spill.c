@@ -211,20 +211,13 @@ int gvals_sorted(const struct gs_job *job, struct gvals_acc *g, int threads,
 		 const uint64_t **w, size_t *n, struct gs_err *err)
 {
 	size_t wd = gvals_width(job), rb = wd * 8, nk = job->group->nkeys;
-	uint64_t limit = job->group->limit, total, longest = 0, off, at, *tmp;
+	uint64_t limit = job->group->limit, total, longest = 0, off, at;
 	long page = sysconf(_SC_PAGESIZE);
 	unsigned char *map;
 
 	/* the sort's second copy of the records counts as theirs did */
 	if (!g->nruns && (uint64_t)gvals_held(g) * rb * 2 <= limit) {
-		if (gvals_join(job, g, threads, false) < 0 ||
-		    !(tmp = malloc((g->n ? g->n : 1) * rb)))
-			return gs_fail(err, GS_ERUNTIME, "", "out of memory");
-		bool sorted = gvals_sort_threads(g->w, tmp, g->n, wd, nk,
-						 threads);
-
-		free(tmp);
-		if (!sorted)
+		if (gvals_sort_held(job, g, threads) < 0)
 			return gs_fail(err, GS_ERUNTIME, "", "out of memory");
 		*w = g->w;
 		*n = g->n;
