@@ -1,11 +1,12 @@
 /*
  * gvals_out.c - the result of quantile, median and mode with --by COLS
  * (gvals_out.h): the collected records (cpu/gvals.h) sorted by key, then
- * each key's run of values, column by column, sorted and read as the
- * ungrouped command reads its sorted elements: quantile and median the
- * elements at the ranks numpy's method picks (quantile_math.h), mode the
- * longest runs of equal values, all of them in ascending order on a tie.
- * NaNs (sorted last) are counted and left out, as ungrouped. So a key's
+ * each key's run of values, column by column, read as the ungrouped
+ * command reads its sorted elements: quantile and median the elements at
+ * the ranks numpy's method picks (quantile_math.h, each brought to its
+ * place by a selection: the element a sort puts there), mode the longest
+ * runs of equal values of the sorted run, all of them in ascending order
+ * on a tie. NaNs are counted and left out, as ungrouped. So a key's
  * cells are what the command prints for its records alone, by the same
  * code (quantile_cell, quantile_wval, mode_value).
  *

@@ -1,10 +1,10 @@
 /*
  * cpu_gvals.c - the group-by of quantile, median and mode on the CPU
  * (gvals.h): each record's order keys and select keys appended to the
- * thread's array (spilled as sorted runs past the limit: gvals_spill.c), the
- * arrays appended together (the first one moved, not copied: src is the
- * caller's to free after a merge, and left empty), and the radix sort that
- * orders them by key.
+ * thread's array (spilled as sorted runs past the limit: gvals_spill.c),
+ * the arrays moved over by merges (src is the caller's to free after a
+ * merge, and left empty) and joined on the threads at the end, and the
+ * radix sorts that order them by key.
  */
 #include <errno.h>
 #include <math.h>
