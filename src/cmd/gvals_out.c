@@ -429,7 +429,7 @@ static int find_runs(struct gv *o, size_t n)
 		k += u.nat[i];
 	o->first = malloc((k ? k : 1) * sizeof(*o->first));
 	for (int i = 0; i < nt; i++) {
-		if (o->first && !u.oom)
+		if (o->first && !u.oom && u.nat[i])
 			memcpy(o->first + o->nrun, u.at[i],
 			       u.nat[i] * sizeof(*o->first));
 		o->nrun += u.nat[i];

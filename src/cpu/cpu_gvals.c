@@ -253,7 +253,8 @@ static void gvals_acc_merge(const struct gs_job *job, void *acc,
 			return;
 		}
 		g->parts = p;
-		memcpy(p + g->nparts, s->parts, s->nparts * sizeof(*p));
+		if (s->nparts)
+			memcpy(p + g->nparts, s->parts, s->nparts * sizeof(*p));
 		g->nparts += s->nparts;
 		if (s->n && !take)
 			p[g->nparts++] = (struct gvals_part){ s->w, s->n, s->cap };
@@ -513,13 +514,14 @@ bool gvals_sort(uint64_t *a, uint64_t *tmp, size_t n, size_t w, size_t nk)
 #define DIGIT_MAX 11
 
 struct psort {
-	const uint64_t *from;
+	const struct gvals_part *seg;	/* the records: arrays one after another */
+	size_t nseg;
 	uint64_t *to;
 	size_t n, w, nk, word;
 	unsigned shift;
 	uint64_t base;		/* the word's least value */
 	uint64_t mask;		/* the digit: (x - base) >> shift & mask */
-	uint64_t *span;		/* [thread][2 * nk]: key_span's lo, hi */
+	uint64_t *span;		/* [thread][4 * nk]: key_span's lo, hi; scratch */
 	size_t *cnt;		/* [thread][1 << DIGIT_ONE] */
 };
 
@@ -531,36 +533,82 @@ static void slice(const struct psort *s, int i, int nt, size_t *lo, size_t *hi)
 	*hi = i == nt - 1 ? s->n : s->n / (size_t)nt * (size_t)(i + 1);
 }
 
+/* Segment k's records within [lo, hi) (records counted across the
+ * segments, segment k's first at *at): [*a, *e), false where none. */
+static bool seg_part(const struct psort *s, size_t k, size_t at, size_t lo,
+		     size_t hi, size_t *a, size_t *e)
+{
+	*a = lo > at ? lo : at;
+	*e = hi < at + s->seg[k].n ? hi : at + s->seg[k].n;
+	return *a < *e;
+}
+
 static void span_task(void *arg, int i, int nt)
 {
 	struct psort *s = arg;
-	uint64_t *lo = s->span + (size_t)i * 2 * s->nk;
-	size_t from, to;
+	uint64_t *lo = s->span + (size_t)i * 4 * s->nk, *x = lo + 2 * s->nk;
+	size_t from, to, at = 0, a, e;
 
 	slice(s, i, nt, &from, &to);
-	key_span(s->from, from, to, s->w, s->nk, lo, lo + s->nk);
+	for (size_t k = 0; k < s->nk; k++) {
+		lo[k] = UINT64_MAX;
+		lo[s->nk + k] = 0;
+	}
+	for (size_t g = 0; g < s->nseg; at += s->seg[g++].n) {
+		if (!seg_part(s, g, at, from, to, &a, &e))
+			continue;
+		key_span(s->seg[g].w, a - at, e - at, s->w, s->nk, x, x + s->nk);
+		for (size_t k = 0; k < s->nk; k++) {
+			lo[k] = x[k] < lo[k] ? x[k] : lo[k];
+			lo[s->nk + k] = x[s->nk + k] > lo[s->nk + k] ?
+					x[s->nk + k] : lo[s->nk + k];
+		}
+	}
 }
 
 static void count_digit(void *arg, int i, int nt)
 {
 	struct psort *s = arg;
-	size_t lo, hi, *c = s->cnt + ((size_t)i << DIGIT_ONE);
+	size_t lo, hi, at = 0, a, e, *c = s->cnt + ((size_t)i << DIGIT_ONE);
 
 	slice(s, i, nt, &lo, &hi);
 	memset(c, 0, (s->mask + 1) * sizeof(*c));
-	for (size_t r = lo; r < hi; r++)
-		c[DIGIT(s, s->from[r * s->w + s->word])]++;
+	for (size_t g = 0; g < s->nseg; at += s->seg[g++].n) {
+		const uint64_t *f = s->seg[g].w + s->word;
+
+		if (seg_part(s, g, at, lo, hi, &a, &e))
+			for (size_t r = a - at; r < e - at; r++)
+				c[DIGIT(s, f[r * s->w])]++;
+	}
 }
 
 static void scatter(void *arg, int i, int nt)
 {
 	struct psort *s = arg;
-	size_t lo, hi, *c = s->cnt + ((size_t)i << DIGIT_ONE);
+	size_t lo, hi, at = 0, a, e, *c = s->cnt + ((size_t)i << DIGIT_ONE);
 
 	slice(s, i, nt, &lo, &hi);
-	for (size_t r = lo; r < hi; r++)
-		move(s->to, c[DIGIT(s, s->from[r * s->w + s->word])]++, s->from,
-		     r, s->w);
+	for (size_t g = 0; g < s->nseg; at += s->seg[g++].n) {
+		const uint64_t *f = s->seg[g].w;
+
+		if (seg_part(s, g, at, lo, hi, &a, &e))
+			for (size_t r = a - at; r < e - at; r++)
+				move(s->to, c[DIGIT(s, f[r * s->w + s->word])]++,
+				     f, r, s->w);
+	}
+}
+
+/* No pass needed (every key the same): the segments copied into to. */
+static void copy_task(void *arg, int i, int nt)
+{
+	struct psort *s = arg;
+	size_t lo, hi, at = 0, a, e;
+
+	slice(s, i, nt, &lo, &hi);
+	for (size_t g = 0; g < s->nseg; at += s->seg[g++].n)
+		if (seg_part(s, g, at, lo, hi, &a, &e))
+			memcpy(s->to + a * s->w, s->seg[g].w + (a - at) * s->w,
+			       (e - a) * s->w * sizeof(*s->to));
 }
 
 /* The offsets of this pass's digits, bucket by bucket, thread by thread
@@ -582,30 +630,77 @@ static bool offsets(struct psort *s, int nt)
 	return true;
 }
 
-/* n records of w words at a sorted by their first nk words on threads
- * threads, left where the last pass put them: a or tmp, returned (NULL:
- * out of memory). */
-static uint64_t *sort_threads(uint64_t *a, uint64_t *tmp, size_t n, size_t w,
-			      size_t nk, int threads)
+/* g's own array and parts let go (their records are elsewhere now). */
+static void let_go(const struct gs_job *job, struct gvals_acc *g)
 {
-	struct psort s = { .from = a, .to = tmp, .n = n, .w = w, .nk = nk };
+	size_t rb = gvals_width(job) * sizeof(uint64_t);
+
+	atomic_fetch_sub(&live, g->cap * rb);
+	free(g->w);
+	g->w = NULL;
+	g->n = g->cap = 0;
+	for (size_t k = 0; k < g->nparts; k++) {
+		atomic_fetch_sub(&live, g->parts[k].cap * rb);
+		free(g->parts[k].w);
+	}
+	free(g->parts);
+	g->parts = NULL;
+	g->nparts = 0;
+}
+
+static uint64_t *big_array(size_t n, size_t rb)
+{
+	uint64_t *p = malloc((n ? n : 1) * rb);
+
+	if (p)
+		atomic_fetch_add(&live, (n ? n : 1) * rb);
+	return p;
+}
+
+/* On one thread: the parts joined into g's array, sorted there. */
+static int sort_one(const struct gs_job *job, struct gvals_acc *g,
+		    int threads)
+{
+	size_t rb = gvals_width(job) * sizeof(uint64_t);
+	uint64_t *tmp;
+	bool ok;
+
+	if (gvals_join(job, g, threads, false) < 0 ||
+	    !(tmp = malloc((g->n ? g->n : 1) * rb)))
+		return -1;
+	ok = gvals_sort(g->w, tmp, g->n, gvals_width(job), job->group->nkeys);
+	free(tmp);
+	return ok ? 0 : -1;
+}
+
+int gvals_sort_held(const struct gs_job *job, struct gvals_acc *g,
+		    int threads)
+{
+	size_t w = gvals_width(job), rb = w * sizeof(uint64_t);
+	size_t nk = job->group->nkeys, n = gvals_held(g), nseg = 1 + g->nparts;
+	struct psort s = { .n = n, .w = w, .nk = nk, .nseg = nseg };
+	struct gvals_part *seg, one;
+	uint64_t *buf[2] = { NULL, NULL };	/* the passes' arrays */
+	int nt = threads, cur = 0, rc = -1;
+	bool moved = false;
 	struct pool pool;
-	int nt = threads;
 
 	if (nt < 2 || n < ((size_t)1 << 16) || pool_init(&pool, nt) < 0)
-		return gvals_sort(a, tmp, n, w, nk) ? a : NULL;
+		return sort_one(job, g, threads);
+	seg = malloc(nseg * sizeof(*seg));
 	s.cnt = malloc(((size_t)nt << DIGIT_ONE) * sizeof(*s.cnt));
-	s.span = malloc((size_t)nt * 2 * nk * sizeof(*s.span));
-	if (!s.cnt || !s.span) {
-		free(s.cnt);
-		free(s.span);
-		pool_release(&pool);
-		return NULL;
-	}
+	s.span = malloc((size_t)nt * 4 * nk * sizeof(*s.span));
+	if (!seg || !s.cnt || !s.span || !(buf[0] = big_array(n, rb)))
+		goto out;
+	/* the first pass reads the threads' arrays where they are */
+	seg[0] = (struct gvals_part){ g->w, g->n, g->cap };
+	if (g->nparts)
+		memcpy(seg + 1, g->parts, g->nparts * sizeof(*seg));
+	s.seg = seg;
 	pool_run(&pool, span_task, &s);
 	for (int t = 1; t < nt; t++)	/* thread 0's span, the whole one */
 		for (size_t k = 0; k < nk; k++) {
-			uint64_t *lo = s.span, *x = s.span + (size_t)t * 2 * nk;
+			uint64_t *lo = s.span, *x = s.span + (size_t)t * 4 * nk;
 
 			lo[k] = x[k] < lo[k] ? x[k] : lo[k];
 			lo[nk + k] = x[nk + k] > lo[nk + k] ? x[nk + k] :
@@ -628,42 +723,42 @@ static uint64_t *sort_threads(uint64_t *a, uint64_t *tmp, size_t n, size_t w,
 			pool_run(&pool, count_digit, &s);
 			if (!offsets(&s, nt))
 				continue;
+			if (moved && !buf[1 - cur] &&
+			    !(buf[1 - cur] = big_array(n, rb)))
+				goto out;
+			s.to = buf[moved ? 1 - cur : cur];
 			pool_run(&pool, scatter, &s);
-			uint64_t *f = (uint64_t *)s.from;
-
-			s.from = s.to;
-			s.to = f;
+			if (!moved)	/* the records are all in buf[0] */
+				let_go(job, g);
+			else
+				cur = 1 - cur;
+			moved = true;
+			one = (struct gvals_part){ buf[cur], n, n };
+			s.seg = &one;
+			s.nseg = 1;
 		}
 	}
+	if (!moved) {
+		s.to = buf[0];
+		pool_run(&pool, copy_task, &s);
+		let_go(job, g);
+	}
+	g->w = buf[cur];
+	g->n = n;
+	g->cap = n ? n : 1;
+	buf[cur] = NULL;
+	rc = 0;
+out:
+	for (int i = 0; i < 2; i++)
+		if (buf[i]) {
+			atomic_fetch_sub(&live, (n ? n : 1) * rb);
+			free(buf[i]);
+		}
 	pool_release(&pool);
+	free(seg);
 	free(s.cnt);
 	free(s.span);
-	return (uint64_t *)s.from;
-}
-
-int gvals_sort_held(const struct gs_job *job, struct gvals_acc *g,
-		    int threads)
-{
-	size_t rb = gvals_width(job) * sizeof(uint64_t);
-	uint64_t *tmp, *r;
-
-	if (gvals_join(job, g, threads, false) < 0)
-		return -1;
-	if (!(tmp = malloc((g->n ? g->n : 1) * rb)))
-		return -1;
-	atomic_fetch_add(&live, (g->n ? g->n : 1) * rb);
-	r = sort_threads(g->w, tmp, g->n, gvals_width(job),
-			 job->group->nkeys, threads);
-	if (r == tmp) {		/* the sorted copy is kept: no copy back */
-		tmp = g->w;
-		atomic_fetch_sub(&live, g->cap * rb);
-		g->w = r;
-		g->cap = g->n ? g->n : 1;
-	} else {
-		atomic_fetch_sub(&live, (g->n ? g->n : 1) * rb);
-	}
-	free(tmp);
-	return r ? 0 : -1;
+	return rc;
 }
 
 union gs_scalar gvals_key(const struct gs_job *job, unsigned k, uint64_t key)
