@@ -84,22 +84,33 @@ static bool reserve(const struct gs_job *job, struct gvals_acc *g, size_t n)
 	return true;
 }
 
-static void gvals_acc_free(const struct gs_job *job, void *acc)
+/* g's parts freed. */
+static void free_parts(const struct gs_job *job, struct gvals_acc *g)
 {
-	struct gvals_acc *g = acc;
-
-	atomic_fetch_sub(&live, g->cap * gvals_width(job) * 8);
-	free(g->w);
-	g->w = NULL;
-	g->n = g->cap = 0;
-	for (size_t i = 0; i < g->nparts; i++) {
-		atomic_fetch_sub(&live, g->parts[i].cap * gvals_width(job) * 8);
-		free(g->parts[i].w);
+	for (size_t k = 0; k < g->nparts; k++) {
+		atomic_fetch_sub(&live, g->parts[k].cap * gvals_width(job) * 8);
+		free(g->parts[k].w);
 	}
 	free(g->parts);
 	g->parts = NULL;
 	g->nparts = 0;
-	gvals_release(job, g);
+}
+
+/* g's own array and parts freed (their records elsewhere, or not
+ * wanted). */
+static void let_go(const struct gs_job *job, struct gvals_acc *g)
+{
+	atomic_fetch_sub(&live, g->cap * gvals_width(job) * 8);
+	free(g->w);
+	g->w = NULL;
+	g->n = g->cap = 0;
+	free_parts(job, g);
+}
+
+static void gvals_acc_free(const struct gs_job *job, void *acc)
+{
+	let_go(job, acc);
+	gvals_release(job, acc);
 }
 
 /* ---- the common shape: one key column, one value column ------------------ */
@@ -351,13 +362,7 @@ int gvals_join(const struct gs_job *job, struct gvals_acc *g, int threads,
 		}
 		g->n = n;
 	}
-	for (size_t k = 0; k < g->nparts; k++) {
-		atomic_fetch_sub(&live, g->parts[k].cap * rb);
-		free(g->parts[k].w);
-	}
-	free(g->parts);
-	g->parts = NULL;
-	g->nparts = 0;
+	free_parts(job, g);
 	return 0;
 }
 
@@ -628,24 +633,6 @@ static bool offsets(struct psort *s, int nt)
 			sum += k;
 		}
 	return true;
-}
-
-/* g's own array and parts let go (their records are elsewhere now). */
-static void let_go(const struct gs_job *job, struct gvals_acc *g)
-{
-	size_t rb = gvals_width(job) * sizeof(uint64_t);
-
-	atomic_fetch_sub(&live, g->cap * rb);
-	free(g->w);
-	g->w = NULL;
-	g->n = g->cap = 0;
-	for (size_t k = 0; k < g->nparts; k++) {
-		atomic_fetch_sub(&live, g->parts[k].cap * rb);
-		free(g->parts[k].w);
-	}
-	free(g->parts);
-	g->parts = NULL;
-	g->nparts = 0;
 }
 
 static uint64_t *big_array(size_t n, size_t rb)
