@@ -194,7 +194,8 @@ int group_sort_text(const struct textkeys *tk, size_t *idx, size_t n,
 	by_bytes.tk = tk;
 	by_bytes.nk = nk;
 	by_bytes.ids = ids;
-	qsort(pos, n, sizeof(*pos), bytes_cmp);
+	if (n)	/* pos may be NULL without rows */
+		qsort(pos, n, sizeof(*pos), bytes_cmp);
 	/* idx in pos's order, through ids' room (nk >= 1 words a row) */
 	for (size_t r = 0; r < n; r++)
 		((size_t *)ids)[r] = idx[pos[r]];

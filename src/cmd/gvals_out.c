@@ -30,6 +30,7 @@
  * [key][column], and "count" and "nan" [key][column].
  */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -366,14 +367,13 @@ static int split(struct gv *o, const size_t *len, size_t n)
 	return rc;
 }
 
-/* The runs of equal keys of the sorted records, their results. */
 /* The runs' starts in a share of the sorted records, found on a thread. */
 struct runs {
 	const struct gv *o;
 	size_t n;
 	size_t **at;		/* [thread]: its starts */
 	size_t *nat;
-	bool oom;
+	atomic_bool oom;
 };
 
 static void runs_task(void *arg, int i, int nt)
@@ -395,7 +395,7 @@ static void runs_task(void *arg, int i, int nt)
 					    sizeof(*p));
 
 			if (!p) {
-				u->oom = true;
+				atomic_store(&u->oom, true);
 				break;
 			}
 			at = p;
@@ -414,6 +414,7 @@ static int find_runs(struct gv *o, size_t n)
 	struct runs u = { .o = o, .n = n };
 	size_t k = 0;
 
+	atomic_init(&u.oom, false);
 	u.at = calloc((size_t)nt, sizeof(*u.at));
 	u.nat = calloc((size_t)nt, sizeof(*u.nat));
 	if (!u.at || !u.nat) {
@@ -429,7 +430,7 @@ static int find_runs(struct gv *o, size_t n)
 		k += u.nat[i];
 	o->first = malloc((k ? k : 1) * sizeof(*o->first));
 	for (int i = 0; i < nt; i++) {
-		if (o->first && !u.oom && u.nat[i])
+		if (o->first && !atomic_load(&u.oom) && u.nat[i])
 			memcpy(o->first + o->nrun, u.at[i],
 			       u.nat[i] * sizeof(*o->first));
 		o->nrun += u.nat[i];
@@ -437,9 +438,10 @@ static int find_runs(struct gv *o, size_t n)
 	}
 	free(u.at);
 	free(u.nat);
-	return o->first && !u.oom ? 0 : -1;
+	return o->first && !atomic_load(&u.oom) ? 0 : -1;
 }
 
+/* The runs of equal keys of the sorted records, their results. */
 static int results(struct gv *o, size_t n, struct gs_err *err)
 {
 	size_t cells;

@@ -44,7 +44,7 @@ static void fail(struct gvals_acc *g, int why, uint64_t bytes)
 	if (g->failed)
 		return;
 	g->failed = why;
-	g->fail_n = g->n + g->spilled;
+	g->fail_n = gvals_held(g) + g->spilled;
 	g->fail_bytes = bytes;
 }
 
@@ -622,13 +622,21 @@ static bool offsets(struct psort *s, int nt)
 {
 	size_t sum = 0;
 
+	for (uint64_t b = 0; b <= s->mask; b++) {
+		size_t all = 0;
+
+		for (int t = 0; t < nt; t++)
+			all += s->cnt[((size_t)t << DIGIT_ONE) + b];
+		if (all == s->n)
+			return false;
+		if (all)
+			break;		/* a bucket short of all: a pass */
+	}
 	for (uint64_t b = 0; b <= s->mask; b++)
 		for (int t = 0; t < nt; t++) {
 			size_t *c = s->cnt + ((size_t)t << DIGIT_ONE) + b;
 			size_t k = *c;
 
-			if (k == s->n)
-				return false;
 			*c = sum;
 			sum += k;
 		}

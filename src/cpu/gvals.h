@@ -68,7 +68,8 @@ bool gvals_sort(uint64_t *a, uint64_t *tmp, size_t n, size_t w, size_t nk);
 /* g's records in memory (its parts joined) sorted by key on threads
  * threads (each pass's slices counted and scattered apart, offsets thread
  * by thread within a bucket: the same order), in whichever array the
- * sort ends in (the other freed): 0, or -1 when out of memory. */
+ * sort ends in (the other freed): 0, or -1 when out of memory (the run
+ * fails; g's records may be gone). */
 int gvals_sort_held(const struct gs_job *job, struct gvals_acc *g,
 		    int threads);
 
