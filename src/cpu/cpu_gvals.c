@@ -417,8 +417,8 @@ static inline void move(uint64_t *b, size_t to, const uint64_t *a, size_t i,
 	}
 }
 
-/* Each key word's least value into lo[k] and the bytes that its span
- * (largest less least) takes into nb[k]: records [from, to). */
+/* Each key word's least and largest values into lo[k] and hi[k]:
+ * records [from, to). */
 static void key_span(const uint64_t *a, size_t from, size_t to, size_t w,
 		     size_t nk, uint64_t *lo, uint64_t *hi)
 {
