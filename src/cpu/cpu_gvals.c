@@ -293,38 +293,9 @@ size_t gvals_held(const struct gvals_acc *g)
 	return n;
 }
 
-/* The parts' copy into g's array: thread i copies its share of the bytes
- * that follow g's own. */
-struct join {
-	struct gvals_acc *g;
-	size_t rb, total;	/* record bytes, the parts' bytes */
-};
-
-static void join_task(void *arg, int i, int nt)
-{
-	const struct join *j = arg;
-	size_t lo = j->total / (size_t)nt * (size_t)i;
-	size_t hi = i == nt - 1 ? j->total : j->total / (size_t)nt * (size_t)(i + 1);
-	unsigned char *to = (unsigned char *)j->g->w + j->g->n * j->rb;
-	size_t at = 0;
-
-	for (size_t k = 0; k < j->g->nparts && at < hi; k++) {
-		size_t b = j->g->parts[k].n * j->rb, from = lo > at ? lo : at;
-		size_t end = hi < at + b ? hi : at + b;
-
-		if (from < end)
-			memcpy(to + from, (unsigned char *)j->g->parts[k].w +
-			       (from - at), end - from);
-		at += b;
-	}
-}
-
-int gvals_join(const struct gs_job *job, struct gvals_acc *g, int threads,
-	       bool spill)
+int gvals_join(const struct gs_job *job, struct gvals_acc *g, bool spill)
 {
 	size_t rb = gvals_width(job) * sizeof(uint64_t), n = gvals_held(g);
-	struct join j = { .g = g, .rb = rb, .total = (n - g->n) * rb };
-	struct pool pool;
 	uint64_t *w;
 
 	if (!g->nparts)
@@ -353,14 +324,11 @@ int gvals_join(const struct gs_job *job, struct gvals_acc *g, int threads,
 			g->w = w;
 			g->cap = n;
 		}
-		if (threads > 1 && j.total >= ((size_t)1 << 24) &&
-		    pool_init(&pool, threads) == 0) {
-			pool_run(&pool, join_task, &j);
-			pool_release(&pool);
-		} else {
-			join_task(&j, 0, 1);
+		for (size_t k = 0; k < g->nparts; k++) {
+			memcpy(g->w + g->n * gvals_width(job), g->parts[k].w,
+			       g->parts[k].n * rb);
+			g->n += g->parts[k].n;
 		}
-		g->n = n;
 	}
 	free_parts(job, g);
 	return 0;
@@ -653,14 +621,13 @@ static uint64_t *big_array(size_t n, size_t rb)
 }
 
 /* On one thread: the parts joined into g's array, sorted there. */
-static int sort_one(const struct gs_job *job, struct gvals_acc *g,
-		    int threads)
+static int sort_one(const struct gs_job *job, struct gvals_acc *g)
 {
 	size_t rb = gvals_width(job) * sizeof(uint64_t);
 	uint64_t *tmp;
 	bool ok;
 
-	if (gvals_join(job, g, threads, false) < 0 ||
+	if (gvals_join(job, g, false) < 0 ||
 	    !(tmp = malloc((g->n ? g->n : 1) * rb)))
 		return -1;
 	ok = gvals_sort(g->w, tmp, g->n, gvals_width(job), job->group->nkeys);
@@ -681,7 +648,7 @@ int gvals_sort_held(const struct gs_job *job, struct gvals_acc *g,
 	struct pool pool;
 
 	if (nt < 2 || n < ((size_t)1 << 16) || pool_init(&pool, nt) < 0)
-		return sort_one(job, g, threads);
+		return sort_one(job, g);
 	seg = malloc(nseg * sizeof(*seg));
 	s.cnt = malloc(((size_t)nt << DIGIT_ONE) * sizeof(*s.cnt));
 	s.span = malloc((size_t)nt * 4 * nk * sizeof(*s.span));

@@ -75,11 +75,10 @@ int gvals_sort_held(const struct gs_job *job, struct gvals_acc *g,
 
 /* The records g holds in memory: its array's and its parts'. */
 size_t gvals_held(const struct gvals_acc *g);
-/* g's parts into its array, copied on threads threads (spill false), or
- * each spilled as a run (true); the parts then freed. 0, or -1 with
- * errno. */
-int gvals_join(const struct gs_job *job, struct gvals_acc *g, int threads,
-	       bool spill);
+/* g's parts into its array, copied (spill false: the sort on one
+ * thread, of few records), or each spilled as a run (true); the parts
+ * then freed. 0, or -1 with errno. */
+int gvals_join(const struct gs_job *job, struct gvals_acc *g, bool spill);
 
 /* gvals_spill.c: g's records sorted and written as a run, g emptied: 0,
  * or -1 with errno. */

@@ -229,7 +229,7 @@ int gvals_sorted(const struct gs_job *job, struct gvals_acc *g, int threads,
 		munmap(g->map, g->map_bytes);
 	g->map = NULL;
 	total = g->spilled + gvals_held(g);
-	if (gvals_join(job, g, threads, true) < 0 || gvals_spill(job, g) < 0)
+	if (gvals_join(job, g, true) < 0 || gvals_spill(job, g) < 0)
 		goto failed;
 	if (g->nruns > 1) {
 		off = place(total * rb, 8);
