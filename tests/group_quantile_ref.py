@@ -165,6 +165,14 @@ def dataset(part):
                 [float(i % m) if i < m else float(m - i % m) if i < 2 * m
                  else float(min(i % m, m - i % m)) if i < 3 * m else 2.5
                  for i in range(n)]]
+    elif part == "packed":	# one word a record (gvals.h): the key
+        n = 70000		# after the value, i32 extremes (INT32_MAX's
+        types, by = ["i32", "i32"], [2]	# key is UINT32_MAX, not a NaN),
+        cols = [vals("i32", n), keys_int("i32", n, 40)]	# the threads' sort
+    elif part == "packed16":	# u16 keys, f16 values with NaN: the
+        n = 3000		# packed form's loop for any type
+        types, by = ["f16", "u16"], [2]
+        cols = [fvals("f16", n), keys_int("u16", n, 30)]
     else:
         raise SystemExit("no part " + part)
     rows = list(zip(*cols))

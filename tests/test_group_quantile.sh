@@ -9,7 +9,8 @@
 #    columns, a key in the middle of one type's records, f16; values with
 #    NaN, infinities, -0, ties and integer extremes, runs in order
 #    (ascending, descending, an organ pipe, all equal) under 100
-#    quantiles; the same bytes for -j 1 to 4 (the sort on threads past
+#    quantiles; one key and one value of 32 bits or less packed in a
+#    word (i32 extremes, f16 NaNs); the same bytes for -j 1 to 4 (the sort on threads past
 #    65536 records), small odd chunks and stdin; csv's header, npy's fields against csv's numbers;
 #  - text keys (strings, by their bytes) against the ungrouped command on
 #    each key's values;
@@ -27,7 +28,7 @@ cd "$(dirname "$0")/.." || exit 2
 NAME=group_quantile
 . tests/lib.sh
 
-for part in ikey fkey onetype twokeys f16 many big order; do
+for part in ikey fkey onetype twokeys f16 many big order packed packed16; do
 	reference tests/group_quantile_ref.py "$part" 20
 done
 

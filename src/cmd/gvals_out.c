@@ -59,6 +59,7 @@ struct gv {
 	unsigned nk, nv, nq;
 	bool mode, median;
 	size_t nrun, wd;
+	struct gvals_form f;	/* how a record is laid out */
 	const uint64_t *w;	/* the records, sorted by key */
 	size_t *first;		/* [run] its first record */
 	size_t *order;		/* the runs in output order */
@@ -91,7 +92,8 @@ static enum gs_type key_type(const struct gv *o, unsigned k)
 
 static union gs_scalar key_of(const struct gv *o, size_t run, unsigned k)
 {
-	return gvals_key(o->job, k, o->w[o->first[run] * o->wd + k]);
+	return gvals_key(o->job, k,
+			 gvals_rec_key(&o->f, o->w + o->first[run] * o->wd, k));
 }
 
 /* Text: the key's string id. */
@@ -124,11 +126,17 @@ static struct wval key_wval(const struct gv *o, size_t run, unsigned k)
 
 /* ---- each key's results --------------------------------------------------- */
 
-static int cmp_u64(const void *a, const void *b)
+/* v[0, n) sorted by insertion: few values (qsort's calls cost more). */
+static void isort(uint64_t *v, size_t n)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	for (size_t i = 1; i < n; i++) {
+		uint64_t x = v[i];
+		size_t j = i;
 
-	return x < y ? -1 : x > y;
+		for (; j && v[j - 1] > x; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
 }
 
 /* A thread's share of the runs, r0 to r1, and the modes it found. */
@@ -200,7 +208,7 @@ static void nth(uint64_t *v, uint64_t *tmp, size_t lo, size_t hi, size_t k)
 		size_t lt = lo, i = lo, gt = hi;
 
 		if (!rounds--) {
-			(void)gvals_sort(v + lo, tmp, hi - lo, 1, 1);
+			(void)gvals_sort(v + lo, tmp, hi - lo, 1, 1, 0);
 			return;
 		}
 		while (i < gt) {	/* [lo,lt) < p, [lt,i) == p, [gt,hi) > p */
@@ -223,7 +231,7 @@ static void nth(uint64_t *v, uint64_t *tmp, size_t lo, size_t hi, size_t k)
 		else
 			return;
 	}
-	qsort(v + lo, hi - lo, sizeof(*v), cmp_u64);
+	isort(v + lo, hi - lo);
 }
 
 /* The ranks quantile q's cells read, ascending, as lo and hi of picks
@@ -265,7 +273,7 @@ static bool column(struct part *p, size_t r, unsigned j, uint64_t *v,
 	struct qpick pick[QPICK_MAX];
 
 	for (size_t i = 0; i < n; i++) {
-		uint64_t x = o->w[(from + i) * o->wd + o->nk + j];
+		uint64_t x = gvals_rec_val(&o->f, o->w + (from + i) * o->wd, j);
 
 		if (!(fl && x == GVALS_NAN))
 			v[m++] = x;
@@ -273,9 +281,9 @@ static bool column(struct part *p, size_t r, unsigned j, uint64_t *v,
 	o->nan[at] = n - m;
 	if (o->mode) {
 		if (m < 64)
-			qsort(v, m, sizeof(*v), cmp_u64);
+			isort(v, m);
 		else
-			(void)gvals_sort(v, tmp, m, 1, 1);  /* one word: no memory */
+			(void)gvals_sort(v, tmp, m, 1, 1, 0);  /* one word: no memory */
 		return mode_of(p, at, v, m);
 	}
 	for (unsigned q0 = 0; q0 < o->nq; q0 += QPICK_MAX) {
@@ -382,13 +390,12 @@ static void runs_task(void *arg, int i, int nt)
 	const struct gv *o = u->o;
 	size_t lo = u->n / (size_t)nt * (size_t)i, cap = 0, k = 0;
 	size_t hi = i == nt - 1 ? u->n : u->n / (size_t)nt * (size_t)(i + 1);
-	size_t *at = NULL, wd = o->wd, nk = o->nk;
+	size_t *at = NULL, wd = o->wd;
 
 	for (size_t r = lo; r < hi; r++) {
 		const uint64_t *x = o->w + r * wd;
 
-		if (r && (nk == 1 ? x[0] == x[-(ptrdiff_t)wd] :
-			  !memcmp(x, x - wd, nk * sizeof(*x))))
+		if (r && gvals_same_key(&o->f, x, x - wd))
 			continue;
 		if (k == cap) {
 			size_t *p = realloc(at, (cap = cap ? 2 * cap : 64) *
@@ -737,7 +744,8 @@ static int gvals_done(struct cli *c, void *acc, struct sbuf *b,
 	struct gvals_acc *g = acc;
 	struct quantile_state *qs = c->state;
 	struct gv o = { .c = c, .job = &c->job, .nk = gr->nkeys, .nv = gr->nvals,
-			.wd = gvals_width(&c->job) };
+			.wd = gvals_width(&c->job),
+			.f = gvals_form_of(&c->job) };
 	uint64_t nan = 0;
 	size_t n;
 	int rc;

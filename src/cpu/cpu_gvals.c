@@ -27,6 +27,28 @@ enum { GV_OK, GV_OOM, GV_SPILL };
 /* The bytes every live collection holds, all threads and passes. */
 static _Atomic uint64_t live;
 
+struct gvals_form gvals_form_of(const struct gs_job *job)
+{
+	const struct gs_group *gr = job->group;
+	struct gvals_form f = { .w = (size_t)gr->nkeys + gr->nvals,
+				.nk = gr->nkeys };
+	enum gs_type kt, vt;
+
+	if (gr->nkeys != 1 || gr->nvals != 1 || gr->text)
+		return f;
+	kt = job_col_dtype(job, gr->key[0]).type;
+	vt = job_col_dtype(job, gr->val[0]).type;
+	if (type_is_float(kt) || type_size(kt) > 4 || type_size(vt) > 4)
+		return f;
+	/* a signed key's order key is its value plus 2^63 (ktable.h) */
+	f.kbias = type_is_signed(kt) ? SIGN64 - ((uint64_t)1 << 31) : 0;
+	f.w = 1;
+	f.ks = 32;
+	f.packed = true;
+	f.vfloat = type_is_float(vt);
+	return f;
+}
+
 static size_t gvals_acc_size(const struct gs_job *job)
 {
 	(void)job;
@@ -147,16 +169,47 @@ INLINE void collect(enum gs_type kt, enum gs_type vt, const unsigned char *d,
 	}
 }
 
+/* The packed form's words (gvals.h): a 32-bit key's order key less its
+ * type's least, and a 32-bit value's select key. */
+INLINE void collect_packed(enum gs_type kt, enum gs_type vt,
+			   const unsigned char *d, size_t m, size_t rs,
+			   size_t koff, size_t voff, uint64_t *out)
+{
+	uint32_t k, v;
+
+	for (size_t r = 0; r < m; r++, d += rs) {
+		memcpy(&k, d + koff, 4);
+		memcpy(&v, d + voff, 4);
+		k ^= kt == GS_I32 ? 0x80000000u : 0;
+		if (vt == GS_F32)
+			v = ieee_is_nan(v, 0x7f800000) ? UINT32_MAX :
+			    (uint32_t)fkey_nz(v, 0x80000000u);
+		else if (vt == GS_I32)
+			v ^= 0x80000000u;
+		out[r] = (uint64_t)k << 32 | v;
+	}
+}
+
 /* m records at d into out as gvals_cpu_add's loop writes them, by a loop
  * made for their key and value types: true, or false (another shape). */
 static bool collect_fast(const struct colrd *kc, const struct colrd *vc,
 			 const unsigned char *d, size_t m, size_t rs,
-			 uint64_t *out)
+			 bool packed, uint64_t *out)
 {
 	enum gs_type kt = kc->t, vt = vc->t;
 
 	if (kc->swap || kc->boolean || vc->swap || vc->boolean)
 		return false;
+#define P(K, VT) if (vt == VT) { collect_packed(K, VT, d, m, rs, kc->off, \
+						vc->off, out); return true; }
+	if (packed) {
+		if (kt == GS_I32) { P(GS_I32, GS_F32) P(GS_I32, GS_I32)
+				    P(GS_I32, GS_U32) }
+		if (kt == GS_U32) { P(GS_U32, GS_F32) P(GS_U32, GS_I32)
+				    P(GS_U32, GS_U32) }
+		return false;
+	}
+#undef P
 #define V(K, VT) if (vt == VT) { \
 		collect(K, VT, d, m, rs, kc->off, vc->off, out); return true; }
 #define K(KT) if (kt == KT) { V(KT, GS_F32) V(KT, GS_F64) V(KT, GS_I32) \
@@ -173,9 +226,11 @@ static void gvals_cpu_add(const struct gs_job *job, void *acc, void *scratch,
 	const struct gs_group *gr = job->group;
 	struct gvals_acc *g = acc;
 	const unsigned char *d = data;
-	size_t rs = job_record_size(job), w = gvals_width(job);
+	struct gvals_form f = gvals_form_of(job);
+	size_t rs = job_record_size(job), w = f.w;
 	struct colrd *kc = scratch, *vc = kc + gr->nkeys;
 	unsigned char e[8];
+	uint64_t pk, pv;
 
 	(void)data2;
 	for (unsigned k = 0; k < gr->nkeys; k++)
@@ -189,13 +244,22 @@ static void gvals_cpu_add(const struct gs_job *job, void *acc, void *scratch,
 		if (!reserve(job, g, m))
 			return;
 		out = g->w + g->n * w;
-		if (w == 2 && collect_fast(kc, vc, d, m, rs, out)) {
+		if (gr->nkeys == 1 && gr->nvals == 1 &&
+		    collect_fast(kc, vc, d, m, rs, f.packed, out)) {
 			g->n += m;
 			at += m;
 			d += m * rs;
 			continue;
 		}
-		for (size_t r = 0; r < m; r++, d += rs) {
+		for (size_t r = 0; f.packed && r < m; r++, d += rs) {
+			colrd_element(&kc[0], d, e);
+			pk = gkey_of(kc[0].t, e) - f.kbias;
+			colrd_element(&vc[0], d, e);
+			if (!select_key(vc[0].t, e, &pv))
+				pv = UINT32_MAX;
+			*out++ = pk << 32 | pv;
+		}
+		for (size_t r = 0; !f.packed && r < m; r++, d += rs) {
 			for (unsigned k = 0; k < gr->nkeys; k++) {
 				colrd_element(&kc[k], d, e);
 				*out++ = gkey_of(kc[k].t, e);
@@ -214,7 +278,8 @@ static void gvals_cpu_add(const struct gs_job *job, void *acc, void *scratch,
 
 static size_t gvals_scratch_size(const struct gs_job *job)
 {
-	return gvals_width(job) * sizeof(struct colrd);
+	return ((size_t)job->group->nkeys + job->group->nvals) *
+	       sizeof(struct colrd);
 }
 
 static void gvals_acc_merge(const struct gs_job *job, void *acc,
@@ -385,16 +450,16 @@ static inline void move(uint64_t *b, size_t to, const uint64_t *a, size_t i,
 	}
 }
 
-/* Each key word's least and largest values into lo[k] and hi[k]:
- * records [from, to). */
+/* Each key word's least and largest keys (its bits from ks up) into
+ * lo[k] and hi[k]: records [from, to). */
 static void key_span(const uint64_t *a, size_t from, size_t to, size_t w,
-		     size_t nk, uint64_t *lo, uint64_t *hi)
+		     size_t nk, unsigned ks, uint64_t *lo, uint64_t *hi)
 {
 	for (size_t k = 0; k < nk; k++) {	/* a word at a time: in registers */
 		uint64_t l = UINT64_MAX, h = 0;
 
 		for (size_t i = from; i < to; i++) {
-			uint64_t x = a[i * w + k];
+			uint64_t x = a[i * w + k] >> ks;
 
 			l = x < l ? x : l;
 			h = x > h ? x : h;
@@ -418,7 +483,8 @@ static unsigned span_bytes(uint64_t lo, uint64_t hi)
  * 2 passes, not 8): one read counts every digit, and a digit that every
  * record shares takes no pass; the passes go back and forth between a
  * and tmp. */
-bool gvals_sort(uint64_t *a, uint64_t *tmp, size_t n, size_t w, size_t nk)
+bool gvals_sort(uint64_t *a, uint64_t *tmp, size_t n, size_t w, size_t nk,
+		unsigned ks)
 {
 	size_t one_word[8][256];
 	uint64_t lo1, hi1, *lo = &lo1, *hi = &hi1;
@@ -433,10 +499,10 @@ bool gvals_sort(uint64_t *a, uint64_t *tmp, size_t n, size_t w, size_t nk)
 	hi = nk > 1 ? lo + nk : hi;
 	if (nk == 1)
 		memset(one_word, 0, sizeof(one_word));
-	key_span(a, 0, n, w, nk, lo, hi);
+	key_span(a, 0, n, w, nk, ks, lo, hi);
 	for (size_t i = 0; i < n; i++)
 		for (size_t k = 0; k < nk; k++) {
-			uint64_t x = a[i * w + k] - lo[k];
+			uint64_t x = (a[i * w + k] >> ks) - lo[k];
 
 			for (unsigned b = 0; b < 8; b++)
 				cnt[k * 8 + b][(x >> (8 * b)) & 0xff]++;
@@ -458,8 +524,8 @@ bool gvals_sort(uint64_t *a, uint64_t *tmp, size_t n, size_t w, size_t nk)
 		if (one)
 			continue;
 		for (size_t i = 0; i < n; i++)
-			move(to, c[((from[i * w + word] - base) >> shift) & 0xff]++,
-			     from, i, w);
+			move(to, c[(((from[i * w + word] >> ks) - base) >>
+				    shift) & 0xff]++, from, i, w);
 		uint64_t *t = from;
 
 		from = to;
@@ -491,6 +557,7 @@ struct psort {
 	size_t nseg;
 	uint64_t *to;
 	size_t n, w, nk, word;
+	unsigned ks;		/* a key word's key: its bits from ks up */
 	unsigned shift;
 	uint64_t base;		/* the word's least value */
 	uint64_t mask;		/* the digit: (x - base) >> shift & mask */
@@ -498,7 +565,8 @@ struct psort {
 	size_t *cnt;		/* [thread][1 << DIGIT_ONE] */
 };
 
-#define DIGIT(s, x) ((((x) - (s)->base) >> (s)->shift) & (s)->mask)
+#define DIGIT(s, x) (((((x) >> (s)->ks) - (s)->base) >> (s)->shift) & \
+		     (s)->mask)
 
 static void slice(const struct psort *s, int i, int nt, size_t *lo, size_t *hi)
 {
@@ -530,7 +598,8 @@ static void span_task(void *arg, int i, int nt)
 	for (size_t g = 0; g < s->nseg; at += s->seg[g++].n) {
 		if (!seg_part(s, g, at, from, to, &a, &e))
 			continue;
-		key_span(s->seg[g].w, a - at, e - at, s->w, s->nk, x, x + s->nk);
+		key_span(s->seg[g].w, a - at, e - at, s->w, s->nk, s->ks, x,
+			 x + s->nk);
 		for (size_t k = 0; k < s->nk; k++) {
 			lo[k] = x[k] < lo[k] ? x[k] : lo[k];
 			lo[s->nk + k] = x[s->nk + k] > lo[s->nk + k] ?
@@ -623,14 +692,15 @@ static uint64_t *big_array(size_t n, size_t rb)
 /* On one thread: the parts joined into g's array, sorted there. */
 static int sort_one(const struct gs_job *job, struct gvals_acc *g)
 {
-	size_t rb = gvals_width(job) * sizeof(uint64_t);
+	struct gvals_form f = gvals_form_of(job);
+	size_t rb = f.w * sizeof(uint64_t);
 	uint64_t *tmp;
 	bool ok;
 
 	if (gvals_join(job, g, false) < 0 ||
 	    !(tmp = malloc((g->n ? g->n : 1) * rb)))
 		return -1;
-	ok = gvals_sort(g->w, tmp, g->n, gvals_width(job), job->group->nkeys);
+	ok = gvals_sort(g->w, tmp, g->n, f.w, f.nk, f.ks);
 	free(tmp);
 	return ok ? 0 : -1;
 }
@@ -638,9 +708,10 @@ static int sort_one(const struct gs_job *job, struct gvals_acc *g)
 int gvals_sort_held(const struct gs_job *job, struct gvals_acc *g,
 		    int threads)
 {
-	size_t w = gvals_width(job), rb = w * sizeof(uint64_t);
-	size_t nk = job->group->nkeys, n = gvals_held(g), nseg = 1 + g->nparts;
-	struct psort s = { .n = n, .w = w, .nk = nk, .nseg = nseg };
+	struct gvals_form f = gvals_form_of(job);
+	size_t w = f.w, rb = w * sizeof(uint64_t);
+	size_t nk = f.nk, n = gvals_held(g), nseg = 1 + g->nparts;
+	struct psort s = { .n = n, .w = w, .nk = nk, .ks = f.ks, .nseg = nseg };
 	struct gvals_part *seg, one;
 	uint64_t *buf[2] = { NULL, NULL };	/* the passes' arrays */
 	int nt = threads, cur = 0, rc = -1;

@@ -6,7 +6,8 @@
  * (ktable.h: integers and floats by value, -0 and +0 one key, every NaN
  * one key after +inf), then each value column's select key (select.h:
  * its value's order in its own type, -0 as +0), a NaN of a float column
- * as GVALS_NAN, above every other key of its type. Threads collect their
+ * as GVALS_NAN, above every other key of its type; or, one key and one
+ * value of 32 bits at most, both in one word (struct gvals_form). Threads collect their
  * own records and merging appends them (their arrays moved over as parts,
  * joined on threads at the end), so the collection is the same
  * multiset whatever the threads and chunks; the result sorts it (by key,
@@ -55,16 +56,64 @@ struct gvals_acc {
 	uint64_t fail_n, fail_bytes;
 };
 
+/* How job's records are laid out. The common shape, one key column of an
+ * integer type of at most 32 bits and one value column of at most 32
+ * bits, is packed in one word: key << 32 | value, the key its order key
+ * less its type's least (kbias), the value its select key (a float
+ * column's NaN: UINT32_MAX, above every other key of its type). Half the
+ * bytes to collect, sort and read; the words compare as (key, value). */
+struct gvals_form {
+	size_t w;		/* words per record */
+	size_t nk;		/* key words the sort and merges compare */
+	unsigned ks;		/* a key word's key: its bits from ks up */
+	uint64_t kbias;		/* packed: the key's order key less this */
+	bool packed, vfloat;	/* vfloat: the packed value is a float's */
+};
+
+struct gvals_form gvals_form_of(const struct gs_job *job);
+
 /* Words per record of job. */
 static inline size_t gvals_width(const struct gs_job *job)
 {
-	return (size_t)job->group->nkeys + job->group->nvals;
+	return gvals_form_of(job).w;
+}
+
+/* Whether records a and b (sorted, of form f) have the same key. */
+static inline bool gvals_same_key(const struct gvals_form *f,
+				  const uint64_t *a, const uint64_t *b)
+{
+	if (f->nk == 1)
+		return (a[0] ^ b[0]) >> f->ks == 0;
+	for (size_t k = 0; k < f->nk; k++)
+		if (a[k] != b[k])
+			return false;
+	return true;
+}
+
+/* Record r's key column k as its order key (ktable.h). */
+static inline uint64_t gvals_rec_key(const struct gvals_form *f,
+				     const uint64_t *r, unsigned k)
+{
+	return f->packed ? (r[0] >> 32) + f->kbias : r[k];
+}
+
+/* Record r's value column j as its select key (NaN: GVALS_NAN). */
+static inline uint64_t gvals_rec_val(const struct gvals_form *f,
+				     const uint64_t *r, unsigned j)
+{
+	uint64_t v = r[0] & UINT32_MAX;
+
+	if (!f->packed)
+		return r[f->nk + j];
+	return f->vfloat && v == UINT32_MAX ? GVALS_NAN : v;
 }
 
 /* Sort n records of w words at a by their first nk words, as unsigned
- * lexicographic keys (LSD radix over the bytes that differ; tmp holds n
- * records too). false: no memory to count in (nk > 1). */
-bool gvals_sort(uint64_t *a, uint64_t *tmp, size_t n, size_t w, size_t nk);
+ * lexicographic keys, each word's bits from ks up (LSD radix over the
+ * bytes that differ; tmp holds n records too). false: no memory to count
+ * in (nk > 1). */
+bool gvals_sort(uint64_t *a, uint64_t *tmp, size_t n, size_t w, size_t nk,
+		unsigned ks);
 /* g's records in memory (its parts joined) sorted by key on threads
  * threads (each pass's slices counted and scattered apart, offsets thread
  * by thread within a bucket: the same order), in whichever array the

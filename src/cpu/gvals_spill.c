@@ -57,7 +57,8 @@ static int add_run(struct gvals_acc *g, uint64_t off, uint64_t n)
 
 int gvals_spill(const struct gs_job *job, struct gvals_acc *g)
 {
-	size_t w = gvals_width(job), bytes = g->n * w * sizeof(*g->w);
+	struct gvals_form f = gvals_form_of(job);
+	size_t w = f.w, bytes = g->n * w * sizeof(*g->w);
 	uint64_t *tmp, off;
 	int fd = spill_fd();
 
@@ -66,7 +67,7 @@ int gvals_spill(const struct gs_job *job, struct gvals_acc *g)
 	if (!g->n)
 		return 0;
 	if (!(tmp = malloc(bytes)) ||
-	    !gvals_sort(g->w, tmp, g->n, w, job->group->nkeys)) {
+	    !gvals_sort(g->w, tmp, g->n, w, f.nk, f.ks)) {
 		free(tmp);
 		errno = ENOMEM;
 		return -1;
@@ -129,7 +130,8 @@ static int advance(struct cursor *c, size_t w)
 static int merge(const struct gs_job *job, struct gvals_acc *g, uint64_t off,
 		 uint64_t *longest)
 {
-	size_t w = gvals_width(job), nk = job->group->nkeys, rb = w * 8;
+	struct gvals_form f = gvals_form_of(job);
+	size_t w = f.w, nk = f.nk, rb = w * 8;
 	size_t n = g->nruns, cap, wcap = IO_BYTES / rb ? IO_BYTES / rb : 1;
 	uint64_t share = job->group->limit / 4 / n, run = 0;
 	struct cursor *c = calloc(n, sizeof(*c));
@@ -168,7 +170,9 @@ static int merge(const struct gs_job *job, struct gvals_acc *g, uint64_t off,
 			if (rc)
 				break;
 		}
-		run = have && !kheap_cmp(last, h[0]->key, nk) ? run + 1 : 1;
+		/* the heap orders packed records by their whole word: a key's
+		 * records still come together */
+		run = have && gvals_same_key(&f, last, h[0]->key) ? run + 1 : 1;
 		*longest = run > *longest ? run : *longest;
 		memcpy(last, h[0]->key, nk * 8);
 		have = true;
@@ -195,12 +199,14 @@ static double mib(uint64_t n)
 }
 
 /* The most records of one key among the n sorted records at w. */
-static uint64_t longest_key(const uint64_t *w, size_t n, size_t wd, size_t nk)
+static uint64_t longest_key(const uint64_t *w, size_t n,
+			    const struct gvals_form *f)
 {
 	uint64_t most = 0, run = 0;
+	size_t wd = f->w;
 
 	for (size_t i = 0; i < n; i++) {
-		run = i && !kheap_cmp(w + i * wd, w + (i - 1) * wd, nk) ?
+		run = i && gvals_same_key(f, w + i * wd, w + (i - 1) * wd) ?
 		      run + 1 : 1;
 		most = run > most ? run : most;
 	}
@@ -210,7 +216,8 @@ static uint64_t longest_key(const uint64_t *w, size_t n, size_t wd, size_t nk)
 int gvals_sorted(const struct gs_job *job, struct gvals_acc *g, int threads,
 		 const uint64_t **w, size_t *n, struct gs_err *err)
 {
-	size_t wd = gvals_width(job), rb = wd * 8, nk = job->group->nkeys;
+	struct gvals_form f = gvals_form_of(job);
+	size_t rb = f.w * 8;
 	uint64_t limit = job->group->limit, total, longest = 0, off, at;
 	long page = sysconf(_SC_PAGESIZE);
 	unsigned char *map;
@@ -254,7 +261,7 @@ int gvals_sorted(const struct gs_job *job, struct gvals_acc *g, int threads,
 	*w = (const uint64_t *)(map + (off - at));
 	*n = total;
 	if (!longest)
-		longest = longest_key(*w, total, wd, nk);
+		longest = longest_key(*w, total, &f);
 	if (longest * 16 > limit)
 		return gs_fail(err, GS_ERUNTIME, "--by", "one key's %llu records "
 			       "need %.2f MiB to sort its values, over the limit "

@@ -291,7 +291,7 @@ size_t *ktable_sorted(const struct ktable *t)
 		a[i * w + t->kw] = i;
 	}
 	/* keys are distinct: the index word never decides, nor does order */
-	if (!gvals_sort(a, b, n, w, t->kw)) {
+	if (!gvals_sort(a, b, n, w, t->kw, 0)) {
 		free(ids);
 		ids = NULL;
 		goto out;
