@@ -37,9 +37,11 @@
 #include "commands.h"
 #include "group.h"
 #include "gvals.h"
+#include "gvals_pick.h"
 #include "pool.h"
 #include "gvals_out.h"
 #include "quantile.h"
+#include "select.h"
 #include "textkeys.h"
 #include "writer.h"
 
@@ -126,19 +128,6 @@ static struct wval key_wval(const struct gv *o, size_t run, unsigned k)
 
 /* ---- each key's results --------------------------------------------------- */
 
-/* v[0, n) sorted by insertion: few values (qsort's calls cost more). */
-static void isort(uint64_t *v, size_t n)
-{
-	for (size_t i = 1; i < n; i++) {
-		uint64_t x = v[i];
-		size_t j = i;
-
-		for (; j && v[j - 1] > x; j--)
-			v[j] = v[j - 1];
-		v[j] = x;
-	}
-}
-
 /* A thread's share of the runs, r0 to r1, and the modes it found. */
 struct part {
 	struct gv *o;
@@ -189,99 +178,79 @@ static bool mode_of(struct part *p, size_t at, const uint64_t *v, size_t m)
 	return true;
 }
 
-/* v[lo, hi) rearranged so that v[k] is the element of that rank, none
- * after it smaller and none before it larger (lo <= k < hi): quickselect
- * with three-way partitions (runs of equal values cost one pass), its
- * pivot the median of three; past 2 log2 + 8 rounds (a pattern against
- * the pivots) the range left is sorted instead. The element is the one
- * a sort puts at k, so the cells are those of the sorted values. */
-static void nth(uint64_t *v, uint64_t *tmp, size_t lo, size_t hi, size_t k)
+/* The keys at the ranks the nq picks read, into lo[q] and hi[q], by
+ * the values' top bits (h: gvals_col_hist's): false where that would not
+ * pay. */
+static bool radix_picks(const struct gvals_col *c, const uint64_t *h,
+			const struct qpick *pick, unsigned nq, uint64_t *v,
+			uint64_t *tmp, uint64_t *lo, uint64_t *hi)
 {
-	unsigned rounds = 8;
+	uint64_t rk[2 * QPICK_MAX], key[2 * QPICK_MAX];
+	unsigned nr = 0, d = 0;
 
-	for (size_t m = hi - lo; m > 1; m >>= 1)
-		rounds += 2;
-	while (hi - lo > 16) {
-		uint64_t a = v[lo], b = v[lo + (hi - lo) / 2], c = v[hi - 1];
-		uint64_t p = a < b ? (b < c ? b : a < c ? c : a) :
-				     (a < c ? a : b < c ? c : b);
-		size_t lt = lo, i = lo, gt = hi;
-
-		if (!rounds--) {
-			(void)gvals_sort(v + lo, tmp, hi - lo, 1, 1, 0);
-			return;
-		}
-		while (i < gt) {	/* [lo,lt) < p, [lt,i) == p, [gt,hi) > p */
-			uint64_t x = v[i];
-
-			if (x < p) {
-				v[i++] = v[lt];
-				v[lt++] = x;
-			} else if (x > p) {
-				v[i] = v[--gt];
-				v[gt] = x;
-			} else {
-				i++;
-			}
-		}
-		if (k < lt)
-			hi = lt;
-		else if (k >= gt)
-			lo = gt;
-		else
-			return;
+	for (unsigned q = 0; q < nq; q++) {
+		rk[nr++] = pick[q].lo;
+		rk[nr++] = pick[q].hi;
 	}
-	isort(v + lo, hi - lo);
+	gvals_isort(rk, nr);
+	for (unsigned i = 0; i < nr; i++)	/* each rank once */
+		if (!d || rk[i] != rk[d - 1])
+			rk[d++] = rk[i];
+	if (!gvals_col_ranks(c, h, rk, d, v, tmp, key))
+		return false;
+	for (unsigned q = 0; q < nq; q++) {
+		unsigned i = 0;
+
+		while (rk[i] != pick[q].lo)
+			i++;
+		lo[q] = key[i];
+		while (rk[i] != pick[q].hi)
+			i++;
+		hi[q] = key[i];
+	}
+	return true;
 }
 
-/* The ranks quantile q's cells read, ascending, as lo and hi of picks
- * (nq of them); each once, brought to its place by nth (a rank's range
- * begins past the one before it: the partitions leave every smaller rank
- * before it). */
-static void pick_ranks(uint64_t *v, uint64_t *tmp, size_t m,
-		       const struct qpick *picks, unsigned nq)
+/* Column j of run r's values into v, the NaNs (the largest keys,
+ * GVALS_NAN) left out: how many. */
+static size_t copy_values(const struct gvals_col *c, uint64_t *v)
 {
-	size_t from = 0;
+	size_t m = 0;
 
-	for (;;) {
-		uint64_t k = UINT64_MAX;
+	for (size_t i = 0; i < c->n; i++) {
+		uint64_t x = gvals_rec_val(c->f, c->rec + i * c->wd, c->j);
 
-		for (unsigned q = 0; q < nq; q++) {
-			if (picks[q].lo >= from && picks[q].lo < k)
-				k = picks[q].lo;
-			if (picks[q].hi >= from && picks[q].hi < k)
-				k = picks[q].hi;
-		}
-		if (k >= m)
-			return;
-		nth(v, tmp, from, m, (size_t)k);
-		from = (size_t)k + 1;
+		if (!(c->fl && x == GVALS_NAN))
+			v[m++] = x;
 	}
+	return m;
 }
 
-/* Column j of run r: its values into v (tmp: as many), the NaNs (the
- * largest keys, GVALS_NAN) counted and left out, then its results: mode's
- * from the values sorted, quantile's from the elements at their ranks. */
+/* Column j of run r: the NaNs counted and left out, then its results:
+ * mode's from the values copied into v and sorted (tmp: as many),
+ * quantile's from the elements at their ranks, found on a copy, or on
+ * a long run by the values' top bits (gvals_pick.h). */
 static bool column(struct part *p, size_t r, unsigned j, uint64_t *v,
 		   uint64_t *tmp)
 {
 	struct gv *o = p->o;
 	const struct quantile_state *qs = o->c->state;
-	size_t from = o->first[r], at = r * o->nv + j, n = o->count[at], m = 0;
+	size_t from = o->first[r], at = r * o->nv + j, n = o->count[at], m;
 	enum gs_type t = val_type(o, j);
-	bool fl = type_is_float(t);
 	struct qpick pick[QPICK_MAX];
+	struct gvals_col col = { .f = &o->f, .rec = o->w + from * o->wd,
+				 .wd = o->wd, .n = n, .j = j,
+				 .bits = select_key_bits(t),
+				 .rb = n < 4096 ? 8 : GVALS_RADIX_BITS,
+				 .fl = type_is_float(t) };
+	uint64_t h[1u << GVALS_RADIX_BITS], lo[QPICK_MAX], hi[QPICK_MAX];
+	bool radix = !o->mode && n >= GVALS_RADIX_MIN;
 
-	for (size_t i = 0; i < n; i++) {
-		uint64_t x = gvals_rec_val(&o->f, o->w + (from + i) * o->wd, j);
-
-		if (!(fl && x == GVALS_NAN))
-			v[m++] = x;
-	}
+	m = radix ? n - gvals_col_hist(&col, h) : copy_values(&col, v);
 	o->nan[at] = n - m;
 	if (o->mode) {
 		if (m < 64)
-			isort(v, m);
+			gvals_isort(v, m);
 		else
 			(void)gvals_sort(v, tmp, m, 1, 1, 0);  /* one word: no memory */
 		return mode_of(p, at, v, m);
@@ -291,8 +260,13 @@ static bool column(struct part *p, size_t r, unsigned j, uint64_t *v,
 
 		for (unsigned q = 0; m && q < nq; q++)
 			qpick_of(qs->method, &qs->q[q0 + q], m, &pick[q]);
-		if (m)
-			pick_ranks(v, tmp, m, pick, nq);
+		if (m && radix &&
+		    !radix_picks(&col, h, pick, nq, v, tmp, lo, hi)) {
+			radix = false;
+			(void)copy_values(&col, v);
+		}
+		if (m && !radix)
+			gvals_pick_ranks(v, tmp, m, pick, nq);
 		for (unsigned q = 0; q < nq; q++) {
 			struct qcell *cell =
 				&o->cells[(r * o->nq + q0 + q) * o->nv + j];
@@ -302,8 +276,9 @@ static bool column(struct part *p, size_t r, unsigned j, uint64_t *v,
 				cell->is_int = false;
 				continue;
 			}
-			quantile_cell(t, &pick[q], v[pick[q].lo], v[pick[q].hi],
-				      cell);
+			quantile_cell(t, &pick[q],
+				      radix ? lo[q] : v[pick[q].lo],
+				      radix ? hi[q] : v[pick[q].hi], cell);
 		}
 	}
 	return true;

@@ -1,0 +1,177 @@
+/*
+ * gvals_pick.c - a key's order statistics among its collected values
+ * (gvals_pick.h).
+ */
+#include <stdlib.h>
+#include "gvals_pick.h"
+
+void gvals_isort(uint64_t *v, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		uint64_t x = v[i];
+		size_t j = i;
+
+		for (; j && v[j - 1] > x; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+}
+
+/* Quickselect with three-way partitions (runs of equal values cost one
+ * pass), its pivot the median of three; past 2 log2 + 8 rounds (a
+ * pattern against the pivots) the range left is sorted instead. */
+void gvals_nth(uint64_t *v, uint64_t *tmp, size_t lo, size_t hi, size_t k)
+{
+	unsigned rounds = 8;
+
+	for (size_t m = hi - lo; m > 1; m >>= 1)
+		rounds += 2;
+	while (hi - lo > 16) {
+		uint64_t a = v[lo], b = v[lo + (hi - lo) / 2], c = v[hi - 1];
+		uint64_t p = a < b ? (b < c ? b : a < c ? c : a) :
+				     (a < c ? a : b < c ? c : b);
+		size_t lt = lo, i = lo, gt = hi;
+
+		if (!rounds--) {
+			(void)gvals_sort(v + lo, tmp, hi - lo, 1, 1, 0);
+			return;
+		}
+		while (i < gt) {	/* [lo,lt) < p, [lt,i) == p, [gt,hi) > p */
+			uint64_t x = v[i];
+
+			if (x < p) {
+				v[i++] = v[lt];
+				v[lt++] = x;
+			} else if (x > p) {
+				v[i] = v[--gt];
+				v[gt] = x;
+			} else {
+				i++;
+			}
+		}
+		if (k < lt)
+			hi = lt;
+		else if (k >= gt)
+			lo = gt;
+		else
+			return;
+	}
+	gvals_isort(v + lo, hi - lo);
+}
+
+/* Each rank once, ascending (a rank's range begins past the one before
+ * it: the partitions leave every smaller rank before it). */
+void gvals_pick_ranks(uint64_t *v, uint64_t *tmp, size_t m,
+		      const struct qpick *picks, unsigned nq)
+{
+	size_t from = 0;
+
+	for (;;) {
+		uint64_t k = UINT64_MAX;
+
+		for (unsigned q = 0; q < nq; q++) {
+			if (picks[q].lo >= from && picks[q].lo < k)
+				k = picks[q].lo;
+			if (picks[q].hi >= from && picks[q].hi < k)
+				k = picks[q].hi;
+		}
+		if (k >= m)
+			return;
+		gvals_nth(v, tmp, from, m, (size_t)k);
+		from = (size_t)k + 1;
+	}
+}
+
+/* ---- by the values' top bits ----------------------------------------------- */
+
+static unsigned digit_shift(const struct gvals_col *c)
+{
+	return c->bits > c->rb ? c->bits - c->rb : 0;
+}
+
+/* Record i's value: a loop per form, so the packed one's stays tight. */
+#define EACH_VALUE(c, x, body) do {					\
+	if ((c)->f->packed) {						\
+		for (size_t i_ = 0; i_ < (c)->n; i_++) {		\
+			uint64_t x = (c)->rec[i_] & UINT32_MAX;		\
+			if ((c)->fl && x == UINT32_MAX)			\
+				x = GVALS_NAN;				\
+			body;						\
+		}							\
+	} else {							\
+		for (size_t i_ = 0; i_ < (c)->n; i_++) {		\
+			uint64_t x = gvals_rec_val((c)->f,		\
+						   (c)->rec + i_ * (c)->wd, \
+						   (c)->j);		\
+			body;						\
+		}							\
+	}								\
+} while (0)
+
+uint64_t gvals_col_hist(const struct gvals_col *c, uint64_t *h)
+{
+	unsigned s = digit_shift(c);
+	uint64_t nan = 0;
+
+	for (size_t b = 0; b < ((size_t)1 << c->rb); b++)
+		h[b] = 0;
+	EACH_VALUE(c, x, {
+		if (c->fl && x == GVALS_NAN)
+			nan++;
+		else
+			h[x >> s]++;
+	});
+	return nan;
+}
+
+#define MAX_BUCKETS 256		/* ranks at once: two per quantile */
+
+bool gvals_col_ranks(const struct gvals_col *c, const uint64_t *h,
+		     const uint64_t *rk, unsigned nr, uint64_t *v,
+		     uint64_t *tmp, uint64_t *key)
+{
+	unsigned s = digit_shift(c), nb = 0;
+	size_t bucket[MAX_BUCKETS], first[MAX_BUCKETS], at[MAX_BUCKETS];
+	uint64_t below[MAX_BUCKETS];	/* values in the buckets before */
+	uint16_t slot[1u << GVALS_RADIX_BITS];	/* its bucket's place + 1 */
+	size_t b = 0, held = 0;
+	uint64_t cum = 0;
+
+	if (nr > MAX_BUCKETS)
+		return false;
+	/* each rank's bucket, ascending: the buckets in order */
+	for (unsigned r = 0; r < nr; r++) {
+		while (cum + h[b] <= rk[r])
+			cum += h[b++];
+		if (!nb || bucket[nb - 1] != b) {
+			bucket[nb] = b;
+			below[nb] = cum;
+			first[nb] = held;
+			held += h[b];
+			nb++;
+		}
+	}
+	if (held > c->n / 2)
+		return false;
+	for (size_t i = 0; i < ((size_t)1 << c->rb); i++)
+		slot[i] = 0;
+	for (unsigned k = 0; k < nb; k++) {
+		slot[bucket[k]] = (uint16_t)(k + 1);
+		at[k] = first[k];
+	}
+	EACH_VALUE(c, x, {
+		unsigned k = c->fl && x == GVALS_NAN ? 0 : slot[x >> s];
+
+		if (k)
+			v[at[k - 1]++] = x;
+	});
+	for (unsigned r = 0, k = 0; r < nr; r++) {
+		while (rk[r] >= below[k] + h[bucket[k]])
+			k++;
+		size_t lo = first[k], at_r = lo + (size_t)(rk[r] - below[k]);
+
+		gvals_nth(v, tmp, lo, lo + (size_t)h[bucket[k]], at_r);
+		key[r] = v[at_r];
+	}
+	return true;
+}
