@@ -12,6 +12,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "colrd.h"
 #include "fkeys.h"
 #include "gvals.h"
@@ -106,12 +107,51 @@ static bool reserve(const struct gs_job *job, struct gvals_acc *g, size_t n)
 	return true;
 }
 
-/* g's parts freed. */
-static void free_parts(const struct gs_job *job, struct gvals_acc *g)
+/* ---- big arrays freed on threads ------------------------------------------- */
+
+#define BIG_FREE ((size_t)64 << 20)	/* bytes: past them, on the threads */
+
+struct drop {
+	void *p;
+	size_t bytes;
+};
+
+static void drop_task(void *arg, int i, int nt)
+{
+	const struct drop *d = arg;
+	uintptr_t page = 4096, a = ((uintptr_t)d->p + page - 1) / page * page;
+	uintptr_t e = ((uintptr_t)d->p + d->bytes) / page * page;
+	size_t np = a < e ? (e - a) / page : 0;
+	size_t lo = np / (size_t)nt * (size_t)i;
+	size_t hi = i == nt - 1 ? np : np / (size_t)nt * (size_t)(i + 1);
+
+	if (lo < hi)
+		(void)madvise((void *)(a + lo * page), (hi - lo) * page,
+			      MADV_DONTNEED);
+}
+
+/* p freed (bytes of it). A big array's pages are let go on pool's
+ * threads first (NULL: none): one thread frees pages at a few GB a
+ * second, and madvises of slices run at once where one munmap would
+ * not. */
+static void free_big(struct pool *pool, void *p, size_t bytes)
+{
+	struct drop d = { p, bytes };
+
+	if (pool && p && bytes >= BIG_FREE)
+		pool_run(pool, drop_task, &d);
+	free(p);
+}
+
+/* g's parts freed (on pool's threads: see free_big). */
+static void free_parts(const struct gs_job *job, struct gvals_acc *g,
+		       struct pool *pool)
 {
 	for (size_t k = 0; k < g->nparts; k++) {
-		atomic_fetch_sub(&live, g->parts[k].cap * gvals_width(job) * 8);
-		free(g->parts[k].w);
+		size_t bytes = g->parts[k].cap * gvals_width(job) * 8;
+
+		atomic_fetch_sub(&live, bytes);
+		free_big(pool, g->parts[k].w, bytes);
 	}
 	free(g->parts);
 	g->parts = NULL;
@@ -119,19 +159,30 @@ static void free_parts(const struct gs_job *job, struct gvals_acc *g)
 }
 
 /* g's own array and parts freed (their records elsewhere, or not
- * wanted). */
-static void let_go(const struct gs_job *job, struct gvals_acc *g)
+ * wanted), on pool's threads (see free_big). */
+static void let_go(const struct gs_job *job, struct gvals_acc *g,
+		   struct pool *pool)
 {
-	atomic_fetch_sub(&live, g->cap * gvals_width(job) * 8);
-	free(g->w);
+	size_t bytes = g->cap * gvals_width(job) * 8;
+
+	atomic_fetch_sub(&live, bytes);
+	free_big(pool, g->w, bytes);
 	g->w = NULL;
 	g->n = g->cap = 0;
-	free_parts(job, g);
+	free_parts(job, g, pool);
 }
 
 static void gvals_acc_free(const struct gs_job *job, void *acc)
 {
-	let_go(job, acc);
+	struct gvals_acc *g = acc;
+	struct pool pool;
+
+	if (g->threads > 1 && (gvals_held(g) + g->cap) * gvals_width(job) * 8 >=
+	    BIG_FREE && pool_init(&pool, g->threads) == 0) {
+		let_go(job, g, &pool);
+		pool_release(&pool);
+	}
+	let_go(job, g, NULL);	/* what is left */
 	gvals_release(job, acc);
 }
 
@@ -395,7 +446,7 @@ int gvals_join(const struct gs_job *job, struct gvals_acc *g, bool spill)
 			g->n += g->parts[k].n;
 		}
 	}
-	free_parts(job, g);
+	free_parts(job, g, NULL);
 	return 0;
 }
 
@@ -653,6 +704,22 @@ static void copy_task(void *arg, int i, int nt)
 			       (e - a) * s->w * sizeof(*s->to));
 }
 
+/* The pages of the pass's destination made on the threads, each its
+ * slice (a fault per page in the scatter costs more, on one thread's
+ * turn at a time). */
+static void populate_task(void *arg, int i, int nt)
+{
+	struct psort *s = arg;
+	size_t lo, hi, page = 4096;
+	uintptr_t a, e;
+
+	slice(s, i, nt, &lo, &hi);
+	a = ((uintptr_t)(s->to + lo * s->w) + page - 1) / page * page;
+	e = (uintptr_t)(s->to + hi * s->w) / page * page;
+	if (a < e)
+		(void)madvise((void *)a, e - a, MADV_POPULATE_WRITE);
+}
+
 /* The offsets of this pass's digits, bucket by bucket, thread by thread
  * in each: false where every record has the same digit (no pass). */
 static bool offsets(struct psort *s, int nt)
@@ -714,7 +781,8 @@ int gvals_sort_held(const struct gs_job *job, struct gvals_acc *g,
 	struct psort s = { .n = n, .w = w, .nk = nk, .ks = f.ks, .nseg = nseg };
 	struct gvals_part *seg, one;
 	uint64_t *buf[2] = { NULL, NULL };	/* the passes' arrays */
-	int nt = threads, cur = 0, rc = -1;
+	bool touched[2] = { false, false };	/* written by a pass */
+	int nt = threads, cur = 0, to, rc = -1;
 	bool moved = false;
 	struct pool pool;
 
@@ -759,10 +827,14 @@ int gvals_sort_held(const struct gs_job *job, struct gvals_acc *g,
 			if (moved && !buf[1 - cur] &&
 			    !(buf[1 - cur] = big_array(n, rb)))
 				goto out;
-			s.to = buf[moved ? 1 - cur : cur];
+			to = moved ? 1 - cur : cur;
+			s.to = buf[to];
+			if (!touched[to])
+				pool_run(&pool, populate_task, &s);
+			touched[to] = true;
 			pool_run(&pool, scatter, &s);
 			if (!moved)	/* the records are all in buf[0] */
-				let_go(job, g);
+				let_go(job, g, &pool);
 			else
 				cur = 1 - cur;
 			moved = true;
@@ -774,7 +846,7 @@ int gvals_sort_held(const struct gs_job *job, struct gvals_acc *g,
 	if (!moved) {
 		s.to = buf[0];
 		pool_run(&pool, copy_task, &s);
-		let_go(job, g);
+		let_go(job, g, &pool);
 	}
 	g->w = buf[cur];
 	g->n = n;
@@ -785,8 +857,9 @@ out:
 	for (int i = 0; i < 2; i++)
 		if (buf[i]) {
 			atomic_fetch_sub(&live, (n ? n : 1) * rb);
-			free(buf[i]);
+			free_big(&pool, buf[i], (n ? n : 1) * rb);
 		}
+	g->threads = nt;	/* to free g's array on */
 	pool_release(&pool);
 	free(seg);
 	free(s.cnt);

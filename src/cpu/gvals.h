@@ -51,6 +51,7 @@ struct gvals_acc {
 	uint64_t spilled;	/* records in runs */
 	void *map;		/* the merged run, mapped (gvals_sorted) */
 	size_t map_bytes;
+	int threads;		/* the sort's, to free the array on */
 	int failed;		/* 0, or why it stopped */
 	int err;		/* a failed spill's errno */
 	uint64_t fail_n, fail_bytes;
