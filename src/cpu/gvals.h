@@ -123,6 +123,16 @@ bool gvals_sort(uint64_t *a, uint64_t *tmp, size_t n, size_t w, size_t nk,
 int gvals_sort_held(const struct gs_job *job, struct gvals_acc *g,
 		    int threads);
 
+/* cpu_gvals.c, for the sort: an array of n records of rb bytes counted
+ * against the limit (NULL: no memory); such an array freed (bytes of it);
+ * g's arrays freed. Big arrays' pages are let go on pool's threads first
+ * (NULL: none). */
+struct pool;
+uint64_t *gvals_array(size_t n, size_t rb);
+void gvals_array_free(struct pool *pool, uint64_t *p, size_t bytes);
+void gvals_let_go(const struct gs_job *job, struct gvals_acc *g,
+		  struct pool *pool);
+
 /* The records g holds in memory: its array's and its parts'. */
 size_t gvals_held(const struct gvals_acc *g);
 /* g's parts into its array, copied (spill false: the sort on one
