@@ -7,9 +7,9 @@
  * one key after +inf), then each value column's select key (select.h:
  * its value's order in its own type, -0 as +0), a NaN of a float column
  * as GVALS_NAN, above every other key of its type; or, one key and one
- * value of 32 bits at most, both in one word (struct gvals_form). Threads collect their
- * own records and merging appends them (their arrays moved over as parts,
- * joined on threads at the end), so the collection is the same
+ * value of 32 bits at most, both in one word (struct gvals_form). Threads
+ * collect their own records and merging appends them (their arrays moved
+ * over as parts, joined at the end), so the collection is the same
  * multiset whatever the threads and chunks; the result sorts it (by key,
  * then each key's values), which makes every order the same.
  *
