@@ -185,4 +185,30 @@ for cmd in median mode "quantile -q 0.5"; do
 	"$G" $cmd --help | grep -q -- '--by' && ok || bad "$cmd --help" "no --by"
 done
 
+# past 64 MiB of records (9e6, packed): the threads' sort (its pages made
+# on the threads) and the big arrays' pages let go on the threads before
+# their free: the bytes of -j 1's sort on one thread
+python3 - "$T/big.bin" <<'PY'
+import array, sys
+n = 9000000		# keys 0-999; values from a pool of 9973 float bits
+keys = array.array("I", [i * 7919 % 1000 for i in range(1000)]) * (n // 1000)
+special = [0x7fc00000, 0x80000000, 0x7f800000, 0xff800000, 0x00000001]
+pool = array.array("I", [special[i // 50 % 5] if i % 50 == 0 else
+                         (i * 2654435761 & 0x7f7fffff) | (i % 3 == 0) << 31
+                         for i in range(9973)])
+vals = (pool * (n // 9973 + 1))[:n]
+a = array.array("I", bytes(8 * n))
+a[0::2] = keys
+a[1::2] = vals
+with open(sys.argv[1], "wb") as f:
+    a.tofile(f)
+PY
+for cmd in median "quantile -q 0,0.1,0.5,0.9,1" mode; do
+	"$G" $cmd --by 1 -t i32,f32 -j 1 "$T/big.bin" > "$T/want" 2> /dev/null
+	"$G" $cmd --by 1 -t i32,f32 -j 4 "$T/big.bin" > "$T/got" 2> /dev/null
+	[ -s "$T/want" ] && cmp -s "$T/got" "$T/want" && ok ||
+		bad "9e6 records $cmd -j 4" "$(cmp "$T/got" "$T/want" 2>&1)"
+done
+rm -f "$T/big.bin"
+
 summary
