@@ -185,13 +185,17 @@ for cmd in median mode "quantile -q 0.5"; do
 	"$G" $cmd --help | grep -q -- '--by' && ok || bad "$cmd --help" "no --by"
 done
 
-# past 64 MiB of records (9e6, packed): the threads' sort (its pages made
-# on the threads) and the big arrays' pages let go on the threads before
-# their free: the bytes of -j 1's sort on one thread
+# past 64 MiB of records (9e6, packed): the threads' sort (three passes
+# over keys that span 32 bits, its pages made on the threads) and the big
+# arrays' pages let go on the threads before their free: the bytes of
+# -j 1's sort on one thread
 python3 - "$T/big.bin" <<'PY'
 import array, sys
-n = 9000000		# keys 0-999; values from a pool of 9973 float bits
-keys = array.array("I", [i * 7919 % 1000 for i in range(1000)]) * (n // 1000)
+n = 9000000
+# 2,000 keys over the i32 range, in pairs next to each other
+keys = array.array("I", [(i * 7919 % 1000) * 4294967 + i // 1000
+                         for i in range(2000)]) * (n // 2000)
+# values from a pool of 9,973 float bits: NaN, -0, infinities, a subnormal
 special = [0x7fc00000, 0x80000000, 0x7f800000, 0xff800000, 0x00000001]
 pool = array.array("I", [special[i // 50 % 5] if i % 50 == 0 else
                          (i * 2654435761 & 0x7f7fffff) | (i % 3 == 0) << 31
