@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 #include "colrd.h"
 #include "fkeys.h"
 #include "gvals.h"
@@ -120,7 +121,9 @@ struct drop {
 static void drop_task(void *arg, int i, int nt)
 {
 	const struct drop *d = arg;
-	uintptr_t page = 4096, a = ((uintptr_t)d->p + page - 1) / page * page;
+	long sz = sysconf(_SC_PAGESIZE);
+	uintptr_t page = sz > 0 ? (uintptr_t)sz : 4096;
+	uintptr_t a = ((uintptr_t)d->p + page - 1) / page * page;
 	uintptr_t e = ((uintptr_t)d->p + d->bytes) / page * page;
 	size_t np = a < e ? (e - a) / page : 0;
 	size_t lo = np / (size_t)nt * (size_t)i;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 #include "gvals.h"
 #include "pool.h"
 
@@ -235,14 +236,20 @@ static void copy_task(void *arg, int i, int nt)
 static void populate_task(void *arg, int i, int nt)
 {
 	struct psort *s = arg;
-	size_t lo, hi, page = 4096;
-	uintptr_t a, e;
+	long sz = sysconf(_SC_PAGESIZE);
+	uintptr_t page = sz > 0 ? (uintptr_t)sz : 4096, a, e;
+	size_t lo, hi;
 
 	slice(s, i, nt, &lo, &hi);
 	a = ((uintptr_t)(s->to + lo * s->w) + page - 1) / page * page;
 	e = (uintptr_t)(s->to + hi * s->w) / page * page;
+#ifdef MADV_POPULATE_WRITE	/* Linux 5.14; elsewhere the scatter's faults */
 	if (a < e)
 		(void)madvise((void *)a, e - a, MADV_POPULATE_WRITE);
+#else
+	(void)a;
+	(void)e;
+#endif
 }
 
 /* The offsets of this pass's digits, bucket by bucket, thread by thread
