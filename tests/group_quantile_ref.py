@@ -173,6 +173,12 @@ def dataset(part):
         n = 3000		# packed form's loop for any type
         types, by = ["f16", "u16"], [2]
         cols = [fvals("f16", n), keys_int("u16", n, 30)]
+    elif part == "crowd":	# many ranks in one bucket of the values'
+        n = 20000		# top bits (gvals_pick.c): 45% in [1, 1.5)
+        types, by = ["i32", "f32"], [1]
+        cols = [[i % 5 for i in range(n)],
+                [of_type("f32", rng.uniform(1, 1.5) if rng.random() < 0.45
+                         else rng.uniform(-1e6, 1e6)) for _ in range(n)]]
     else:
         raise SystemExit("no part " + part)
     rows = list(zip(*cols))
@@ -361,6 +367,9 @@ def check(part):
     elif part == "many":
         runs += [("quantile", ["-q", "0.3,0.75", "--method", m])
                  for m in ("hazen", "nearest", "midpoint")]
+    elif part == "crowd":	# consecutive ranks in one bucket
+        runs += [("quantile", ["-q", ",".join("%.3f" % (0.3 + i * 0.004)
+                                              for i in range(101))])]
     elif part == "order":	# more quantiles than gvals_out places at once
         runs += [("quantile", ["-q", ",".join("%g" % (i / 99)
                                               for i in range(99, -1, -1))])]

@@ -10,8 +10,10 @@
 #    NaN, infinities, -0, ties and integer extremes, runs in order
 #    (ascending, descending, an organ pipe, all equal) under 100
 #    quantiles; one key and one value of 32 bits or less packed in a
-#    word (i32 extremes, f16 NaNs); the same bytes for -j 1 to 4 (the sort on threads past
-#    65536 records), small odd chunks and stdin; csv's header, npy's fields against csv's numbers;
+#    word (i32 extremes, f16 NaNs); 101 quantiles' ranks crowded in one
+#    bucket of the values' top bits; the same bytes for -j 1 to 4 (the
+#    sort on threads past 65536 records), small odd chunks and stdin;
+#    csv's header, npy's fields against csv's numbers;
 #  - text keys (strings, by their bytes) against the ungrouped command on
 #    each key's values;
 #  - --per-file's total: one run over the operands in a row;
@@ -28,7 +30,8 @@ cd "$(dirname "$0")/.." || exit 2
 NAME=group_quantile
 . tests/lib.sh
 
-for part in ikey fkey onetype twokeys f16 many big order packed packed16; do
+for part in ikey fkey onetype twokeys f16 many big order packed packed16 \
+	    crowd; do
 	reference tests/group_quantile_ref.py "$part" 20
 done
 

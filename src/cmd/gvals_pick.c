@@ -2,6 +2,7 @@
  * gvals_pick.c - a key's order statistics among its collected values
  * (gvals_pick.h).
  */
+#include <limits.h>
 #include <stdlib.h>
 #include "gvals_pick.h"
 
@@ -165,13 +166,19 @@ bool gvals_col_ranks(const struct gvals_col *c, const uint64_t *h,
 		if (k)
 			v[at[k - 1]++] = x;
 	});
-	for (unsigned r = 0, k = 0; r < nr; r++) {
+	/* a rank in the bucket of the one before it is looked for past that
+	 * one's place (nothing smaller is left after it), as
+	 * gvals_pick_ranks does */
+	for (unsigned r = 0, k = 0, last = UINT_MAX; r < nr; r++) {
 		while (rk[r] >= below[k] + h[bucket[k]])
 			k++;
 		size_t lo = first[k], at_r = lo + (size_t)(rk[r] - below[k]);
 
-		gvals_nth(v, tmp, lo, lo + (size_t)h[bucket[k]], at_r);
+		if (last == k)
+			lo = (size_t)(rk[r - 1] - below[k]) + first[k] + 1;
+		gvals_nth(v, tmp, lo, first[k] + (size_t)h[bucket[k]], at_r);
 		key[r] = v[at_r];
+		last = k;
 	}
 	return true;
 }

@@ -196,8 +196,8 @@ static void gvals_acc_free(const struct gs_job *job, void *acc)
 	struct gvals_acc *g = acc;
 	struct pool pool;
 
-	if (g->threads > 1 && (gvals_held(g) + g->cap) * gvals_width(job) * 8 >=
-	    BIG_FREE && pool_init(&pool, g->threads) == 0) {
+	if (g->threads > 1 && gvals_held(g) * gvals_width(job) * 8 >= BIG_FREE &&
+	    pool_init(&pool, g->threads) == 0) {
 		gvals_let_go(job, g, &pool);
 		pool_release(&pool);
 	}
