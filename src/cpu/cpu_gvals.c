@@ -226,6 +226,7 @@ INLINE uint64_t vkey_at(enum gs_type vt, const unsigned char *p)
 		return ieee_is_nan(u64, 0x7ff0000000000000ull) ? GVALS_NAN :
 		       fkey_nz(u64, SIGN64);
 	case GS_I32: memcpy(&u32, p, 4); return u32 ^ 0x80000000u;
+	case GS_U32: memcpy(&u32, p, 4); return u32;
 	default: memcpy(&u64, p, 8); return u64 ^ SIGN64;
 	}
 }
@@ -239,40 +240,31 @@ INLINE void collect(enum gs_type kt, enum gs_type vt, const unsigned char *d,
 	}
 }
 
-/* The packed form's words (gvals.h): a 32-bit key's order key less its
- * type's least, and a 32-bit value's select key. */
+/* The packed form's words (gvals.h): a 32-bit key's order key less kbias,
+ * and a 32-bit value's select key (a NaN's GVALS_NAN cut to UINT32_MAX). */
 INLINE void collect_packed(enum gs_type kt, enum gs_type vt,
 			   const unsigned char *d, size_t m, size_t rs,
-			   size_t koff, size_t voff, uint64_t *out)
+			   size_t koff, size_t voff, uint64_t kbias,
+			   uint64_t *out)
 {
-	uint32_t k, v;
-
-	for (size_t r = 0; r < m; r++, d += rs) {
-		memcpy(&k, d + koff, 4);
-		memcpy(&v, d + voff, 4);
-		k ^= kt == GS_I32 ? 0x80000000u : 0;
-		if (vt == GS_F32)
-			v = ieee_is_nan(v, 0x7f800000) ? UINT32_MAX :
-			    (uint32_t)fkey_nz(v, 0x80000000u);
-		else if (vt == GS_I32)
-			v ^= 0x80000000u;
-		out[r] = (uint64_t)k << 32 | v;
-	}
+	for (size_t r = 0; r < m; r++, d += rs)
+		out[r] = (gkey_at(kt, d + koff) - kbias) << 32 |
+			 (uint32_t)vkey_at(vt, d + voff);
 }
 
 /* m records at d into out as gvals_cpu_add's loop writes them, by a loop
  * made for their key and value types: true, or false (another shape). */
 static bool collect_fast(const struct colrd *kc, const struct colrd *vc,
 			 const unsigned char *d, size_t m, size_t rs,
-			 bool packed, uint64_t *out)
+			 const struct gvals_form *f, uint64_t *out)
 {
 	enum gs_type kt = kc->t, vt = vc->t;
 
 	if (kc->swap || kc->boolean || vc->swap || vc->boolean)
 		return false;
 #define P(K, VT) if (vt == VT) { collect_packed(K, VT, d, m, rs, kc->off, \
-						vc->off, out); return true; }
-	if (packed) {
+				vc->off, f->kbias, out); return true; }
+	if (f->packed) {
 		if (kt == GS_I32) { P(GS_I32, GS_F32) P(GS_I32, GS_I32)
 				    P(GS_I32, GS_U32) }
 		if (kt == GS_U32) { P(GS_U32, GS_F32) P(GS_U32, GS_I32)
@@ -315,7 +307,7 @@ static void gvals_cpu_add(const struct gs_job *job, void *acc, void *scratch,
 			return;
 		out = g->w + g->n * w;
 		if (gr->nkeys == 1 && gr->nvals == 1 &&
-		    collect_fast(kc, vc, d, m, rs, f.packed, out)) {
+		    collect_fast(kc, vc, d, m, rs, &f, out)) {
 			g->n += m;
 			at += m;
 			d += m * rs;
