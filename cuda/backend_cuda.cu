@@ -62,7 +62,8 @@ const struct gpu_ops *gpu_ops_of(const struct gs_job *job)
 
 const struct gpu_hooks *gpu_hooks_of(const struct gpu_ops *ops)
 {
-	return ops == &gpu_group_ops ? &gpu_group_hooks : NULL;
+	return ops == &gpu_group_ops ? &gpu_group_hooks :
+	       ops == &gpu_gvals_ops ? &gpu_gvals_hooks : NULL;
 }
 
 /* ---- byte order ---------------------------------------------------------- */

@@ -55,9 +55,10 @@ struct gpu_hooks {
 				   size_t nrec, int nsm, cudaStream_t s);
 };
 
-/* The hooks of ops, or NULL (backend_cuda.cu: group_kernels.cu's). */
+/* The hooks of ops, or NULL (backend_cuda.cu: group_kernels.cu's and
+ * gvals_kernels.cu's). */
 const struct gpu_hooks *gpu_hooks_of(const struct gpu_ops *ops);
-extern const struct gpu_hooks gpu_group_hooks;
+extern const struct gpu_hooks gpu_group_hooks, gpu_gvals_hooks;
 
 /* Each operation's entry points: the GPU(x) of its row of ops.def, defined
  * by its *_kernels.cu. */

@@ -63,6 +63,7 @@ struct gv {
 	size_t nrun, wd;
 	struct gvals_form f;	/* how a record is laid out */
 	const uint64_t *w;	/* the records, sorted by key */
+	uint64_t *own;		/* records on a device: each run's first */
 	size_t *first;		/* [run] its first record */
 	size_t *order;		/* the runs in output order */
 	uint64_t *count, *nan;	/* [run][column] */
@@ -423,14 +424,36 @@ static int find_runs(struct gv *o, size_t n)
 	return o->first && !atomic_load(&u.oom) ? 0 : -1;
 }
 
-/* The runs of equal keys of the sorted records, their results. */
-static int results(struct gv *o, size_t n, struct gs_err *err)
+/* Records on a device (dev): each run's first word as o->w, run r's
+ * at r, its count and NaNs; r->first kept for the cells. */
+static int dev_runs(struct gv *o, struct gvals_dev *dev,
+		    struct gvals_dev_runs *r, struct gs_err *err)
 {
+	if (dev->ops->runs(dev, o->f.vfloat, r, err) < 0)
+		return -1;
+	o->nrun = r->nrun;
+	o->w = o->own = r->word;
+	o->count = r->n;
+	o->nan = r->nan;
+	if (!(o->first = malloc((o->nrun ? o->nrun : 1) * sizeof(*o->first))))
+		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
+	for (size_t i = 0; i < o->nrun; i++)
+		o->first[i] = i;
+	return 0;
+}
+
+/* The runs of equal keys of the sorted records (or those on dev), their
+ * results. */
+static int results(struct gv *o, size_t n, struct gvals_dev *dev,
+		   struct gs_err *err)
+{
+	struct gvals_dev_runs dr = { 0 };
 	size_t cells;
 	size_t *len;
 
-	if (find_runs(o, n) < 0 ||
-	    !(o->order = malloc((o->nrun ? o->nrun : 1) * sizeof(*o->order))))
+	if (dev ? dev_runs(o, dev, &dr, err) < 0 : find_runs(o, n) < 0)
+		return dev ? -1 : gs_fail(err, GS_ERUNTIME, "", "out of memory");
+	if (!(o->order = malloc((o->nrun ? o->nrun : 1) * sizeof(*o->order))))
 		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
 	cells = o->nrun * o->nv;
 	if ((double)cells * (o->mode ? 40 : 16 + (double)o->nq *
@@ -443,6 +466,19 @@ static int results(struct gv *o, size_t n, struct gs_err *err)
 			       (double)cells * (o->mode ? 40 : 16 + (double)o->nq *
 			       sizeof(*o->cells)) / 1048576.0,
 			       (double)o->job->group->limit / 1048576.0);
+	for (size_t r = 0; r < o->nrun; r++)
+		o->order[r] = r;
+	if (dev) {	/* quantile and median of one value column */
+		int rc = (o->cells = calloc(cells * o->nq + 1,
+					    sizeof(*o->cells))) ?
+			gvals_dev_cells(dev, &o->f, val_type(o, 0), o->c->state,
+					&dr, o->cells, o->pooled ? &o->pool
+								 : NULL, err) :
+			gs_fail(err, GS_ERUNTIME, "", "out of memory");
+
+		free(dr.first);
+		return rc;
+	}
 	o->count = calloc(cells ? cells : 1, sizeof(*o->count));
 	o->nan = calloc(cells ? cells : 1, sizeof(*o->nan));
 	len = malloc((o->nrun ? o->nrun : 1) * sizeof(*len));
@@ -465,8 +501,6 @@ static int results(struct gv *o, size_t n, struct gs_err *err)
 	free(len);
 	if (oom)
 		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
-	for (size_t r = 0; r < o->nrun; r++)
-		o->order[r] = r;
 	if (o->tk && group_sort_text(o->tk, o->order, o->nrun, o->nk, key_id,
 				     o) < 0)
 		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
@@ -701,6 +735,7 @@ static void gv_free(struct gv *o)
 	free(o->names);
 	free(o->descr);
 	free(o->first);
+	free(o->own);
 	free(o->order);
 	free(o->count);
 	free(o->nan);
@@ -722,8 +757,8 @@ static int gvals_done(struct cli *c, void *acc, struct sbuf *b,
 			.wd = gvals_width(&c->job),
 			.f = gvals_form_of(&c->job) };
 	uint64_t nan = 0;
-	size_t n;
-	int rc;
+	size_t n = 0;
+	int rc = 0;
 
 	if (acc_check(&c->job, acc, err) < 0)
 		return -1;
@@ -731,10 +766,14 @@ static int gvals_done(struct cli *c, void *acc, struct sbuf *b,
 	o.median = !o.mode && qs->median;
 	o.nq = o.mode ? 1 : qs->nq;
 	o.tk = c->info.text ? group_text_keys() : NULL;
-	if (gvals_sorted(&c->job, g, c->eo.threads, &o.w, &n, err) < 0)
+	/* records on a device: read there by quantile and median */
+	if (g->dev && (rc = gvals_dev_place(&c->job, g, !o.mode, err)) < 0)
+		return -1;
+	if (!(g->dev && rc) &&
+	    gvals_sorted(&c->job, g, c->eo.threads, &o.w, &n, err) < 0)
 		return -1;
 	o.pooled = c->eo.threads > 1 && pool_init(&o.pool, c->eo.threads) == 0;
-	rc = results(&o, n, err);
+	rc = results(&o, n, g->dev, err);
 	for (size_t i = 0; rc == 0 && i < o.nrun * o.nv; i++)
 		nan += o.nan[i];
 	if (o.mode)

@@ -3,8 +3,11 @@
  * (gvals_pick.h).
  */
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include "gvals_pick.h"
+#include "pool.h"
+#include "quantile.h"
 
 void gvals_isort(uint64_t *v, size_t n)
 {
@@ -181,4 +184,89 @@ bool gvals_col_ranks(const struct gvals_col *c, const uint64_t *h,
 		last = k;
 	}
 	return true;
+}
+
+/* ---- records on a device -------------------------------------------------- */
+
+#define DEV_PICKS ((size_t)1 << 18)	/* picks read back at a time */
+
+/* A batch of picks: runs r0 to r1, each's nq quantiles. */
+struct devb {
+	const struct gvals_dev_runs *r;
+	const struct quantile_state *qs;
+	const struct gvals_form *f;
+	enum gs_type t;
+	size_t r0, r1;
+	struct qpick *pick;	/* [run - r0][q] */
+	uint64_t *at, *v;	/* [2 ([run - r0][q])]: where, and the words */
+	struct qcell *cells;	/* [run][q] */
+	bool cell;		/* the cells (else the places) */
+};
+
+static void devb_task(void *arg, int i, int nt)
+{
+	const struct devb *b = arg;
+	unsigned nq = b->qs->nq;
+	size_t m = b->r1 - b->r0;
+	size_t lo = b->r0 + m / (size_t)nt * (size_t)i;
+	size_t hi = i == nt - 1 ? b->r1 : b->r0 + m / (size_t)nt * (size_t)(i + 1);
+
+	for (size_t r = lo; r < hi; r++) {
+		uint64_t k = b->r->n[r] - b->r->nan[r];
+
+		for (unsigned q = 0; q < nq; q++) {
+			size_t p = (r - b->r0) * nq + q;
+			struct qpick *pk = &b->pick[p];
+			struct qcell *c = &b->cells[r * nq + q];
+
+			if (!k && b->cell) {
+				c->f = NAN;
+				c->is_int = false;
+			} else if (b->cell) {
+				quantile_cell(b->t, pk,
+					      gvals_rec_val(b->f, &b->v[2 * p], 0),
+					      gvals_rec_val(b->f, &b->v[2 * p + 1], 0),
+					      c);
+			} else if (k) {
+				qpick_of(b->qs->method, &b->qs->q[q], k, pk);
+				b->at[2 * p] = b->r->first[r] + pk->lo;
+				b->at[2 * p + 1] = b->r->first[r] + pk->hi;
+			} else {	/* nothing to read: the first word */
+				b->at[2 * p] = b->at[2 * p + 1] = b->r->first[r];
+			}
+		}
+	}
+}
+
+int gvals_dev_cells(struct gvals_dev *d, const struct gvals_form *f,
+		    enum gs_type t, const struct quantile_state *qs,
+		    const struct gvals_dev_runs *r, struct qcell *cells,
+		    struct pool *pool, struct gs_err *err)
+{
+	size_t per = DEV_PICKS / qs->nq ? DEV_PICKS / qs->nq : 1;
+	struct devb b = { .r = r, .qs = qs, .f = f, .t = t, .cells = cells };
+	int rc = 0;
+
+	b.pick = malloc(per * qs->nq * sizeof(*b.pick));
+	b.at = malloc(2 * per * qs->nq * sizeof(*b.at));
+	b.v = malloc(2 * per * qs->nq * sizeof(*b.v));
+	if (!b.pick || !b.at || !b.v)
+		rc = gs_fail(err, GS_ERUNTIME, "", "out of memory");
+	for (b.r0 = 0; rc == 0 && b.r0 < r->nrun; b.r0 = b.r1) {
+		b.r1 = r->nrun - b.r0 < per ? r->nrun : b.r0 + per;
+		for (int pass = 0; rc == 0 && pass < 2; pass++) {
+			b.cell = pass;
+			if (pool && b.r1 - b.r0 >= 4096)
+				pool_run(pool, devb_task, &b);
+			else
+				devb_task(&b, 0, 1);
+			if (!pass)
+				rc = d->ops->gather(d, b.at, 2 * (b.r1 - b.r0) *
+						    qs->nq, b.v, err);
+		}
+	}
+	free(b.pick);
+	free(b.at);
+	free(b.v);
+	return rc;
 }

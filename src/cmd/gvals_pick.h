@@ -2,7 +2,8 @@
  * gvals_pick.h - a key's order statistics among its collected values
  * (gvals_out.c): selection on a copy of the values (quickselect), or, for
  * a long run, by the values' top bits read where the records are, so
- * that only the few values in the wanted buckets are copied.
+ * that only the few values in the wanted buckets are copied; or, records
+ * on a device, by reading back the words at the ranks alone.
  */
 #ifndef GVALS_PICK_H
 #define GVALS_PICK_H
@@ -46,5 +47,17 @@ uint64_t gvals_col_hist(const struct gvals_col *c, uint64_t *h);
 bool gvals_col_ranks(const struct gvals_col *c, const uint64_t *h,
 		     const uint64_t *rk, unsigned nr, uint64_t *v,
 		     uint64_t *tmp, uint64_t *key);
+
+/* Records on a device (gvals.h), its runs r found: each run's cells
+ * [run][q] of quantile state qs (values of type t, form f), the ranks
+ * computed here (on pool's threads; NULL: this one) and the words there
+ * read back in batches. 0, or -1 with err set. */
+struct quantile_state;
+struct qcell;
+struct pool;
+int gvals_dev_cells(struct gvals_dev *d, const struct gvals_form *f,
+		    enum gs_type t, const struct quantile_state *qs,
+		    const struct gvals_dev_runs *r, struct qcell *cells,
+		    struct pool *pool, struct gs_err *err);
 
 #endif

@@ -25,7 +25,7 @@
 
 #define SIGN64 (1ull << 63)
 
-enum { GV_OK, GV_OOM, GV_SPILL };
+enum { GV_OK, GV_OOM, GV_SPILL, GV_DEV };
 
 /* The bytes every live collection holds, all threads and passes. */
 static _Atomic uint64_t live;
@@ -202,6 +202,9 @@ static void gvals_acc_free(const struct gs_job *job, void *acc)
 		pool_release(&pool);
 	}
 	gvals_let_go(job, g, NULL);	/* what is left */
+	if (g->dev)
+		g->dev->ops->release(g->dev);
+	g->dev = NULL;
 	gvals_release(job, acc);
 }
 
@@ -344,6 +347,98 @@ static size_t gvals_scratch_size(const struct gs_job *job)
 	       sizeof(struct colrd);
 }
 
+/* ---- records on a device --------------------------------------------------- */
+
+#define TAKE_WORDS ((size_t)1 << 20)	/* words read back at a time */
+
+bool gvals_add_words(const struct gs_job *job, struct gvals_acc *g,
+		     const uint64_t *w, size_t n)
+{
+	for (size_t at = 0; at < n;) {
+		size_t m = n - at < GVALS_SLICE ? n - at : GVALS_SLICE;
+
+		if (!reserve(job, g, m))
+			return false;
+		memcpy(g->w + g->n, w + at, m * sizeof(*w));
+		g->n += m;
+		at += m;
+	}
+	return true;
+}
+
+/* d's words into g's memory (d then released): false once g failed. */
+static bool take_dev(const struct gs_job *job, struct gvals_acc *g,
+		     struct gvals_dev *d)
+{
+	uint64_t *buf = malloc(TAKE_WORDS * sizeof(*buf));
+	struct gs_err e = { 0 };
+	bool ok = buf != NULL;
+
+	for (uint64_t at = 0; ok && at < d->n; at += TAKE_WORDS) {
+		size_t m = d->n - at < TAKE_WORDS ? (size_t)(d->n - at)
+						  : TAKE_WORDS;
+
+		if (d->ops->take(d, at, m, buf, &e) < 0) {
+			snprintf(g->why, sizeof(g->why), "%.150s", e.what);
+			fail(g, GV_DEV, 0);
+			ok = false;
+		} else {
+			ok = gvals_add_words(job, g, buf, m);
+		}
+	}
+	if (!buf)
+		fail(g, GV_OOM, 0);
+	free(buf);
+	d->ops->release(d);
+	return ok;
+}
+
+/* src's device records to g's: moved, appended to g's own, or (no room
+ * there) taken to g's memory. */
+static void merge_dev(const struct gs_job *job, struct gvals_acc *g,
+		      struct gvals_acc *s)
+{
+	struct gvals_dev *d = s->dev;
+	struct gs_err e;
+
+	s->dev = NULL;
+	if (!g->dev)
+		g->dev = d;
+	else if (g->dev->ops->append(g->dev, d, &e) == 0)
+		d->ops->release(d);
+	else
+		(void)take_dev(job, g, d);
+}
+
+int gvals_dev_place(const struct gs_job *job, struct gvals_acc *g, bool want,
+		    struct gs_err *err)
+{
+	struct gvals_dev *d = g->dev;
+	struct gs_err e;
+
+	if (acc_check(job, g, err) < 0)
+		return -1;
+	if (want && !g->nruns) {
+		uint64_t n0 = d->n;
+		size_t k = 0;
+		bool ok = d->ops->put(d, g->w, g->n, &e) == 0;
+
+		for (; ok && k < g->nparts; k++)
+			ok = d->ops->put(d, g->parts[k].w, g->parts[k].n,
+					 &e) == 0;
+		if (ok) {	/* g's own words now d's */
+			gvals_let_go(job, g, NULL);
+			return 1;
+		}
+		d->n = n0;	/* no room there: every word to the host */
+	}
+	g->dev = NULL;
+	if (!take_dev(job, g, d))
+		return acc_check(job, g, err) < 0 ? -1 :
+		       gs_fail(err, GS_ERUNTIME, "", "out of memory");
+	return 0;
+}
+
 static void gvals_acc_merge(const struct gs_job *job, void *acc,
 			    const void *src)
 {
@@ -377,6 +472,8 @@ static void gvals_acc_merge(const struct gs_job *job, void *acc,
 	}
 	if (g->failed)
 		return;
+	if (s->dev)
+		merge_dev(job, g, s);
 	/* the first array becomes g's own, the rest its parts; an empty
 	 * array stays src's to free */
 	bool take = s->n && !g->cap;
@@ -479,6 +576,9 @@ static int gvals_acc_error(const struct gs_job *job, const void *acc,
 			       (unsigned long long)g->fail_n, mib(g->fail_bytes),
 			       mib(job->group->limit), spill_dir(),
 			       strerror(g->err));
+	if (g->failed == GV_DEV)
+		return gs_fail(err, GS_ERUNTIME, "--by", "reading the device's "
+			       "records back failed: %s", g->why);
 	if (g->failed)
 		return gs_fail(err, GS_ERUNTIME, "--by", "out of memory after "
 			       "%llu records", (unsigned long long)g->fail_n);

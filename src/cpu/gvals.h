@@ -41,7 +41,10 @@ struct gvals_part {
 	size_t n, cap;
 };
 
+struct gvals_dev;
+
 struct gvals_acc {
+	struct gvals_dev *dev;	/* more records, on a device (NULL: none) */
 	uint64_t *w;		/* n records of nkeys + nvals words */
 	size_t n, cap;
 	struct gvals_part *parts;	/* more arrays, moved over by merges */
@@ -54,6 +57,7 @@ struct gvals_acc {
 	int threads;		/* the sort's, to free the array on */
 	int failed;		/* 0, or why it stopped */
 	int err;		/* a failed spill's errno */
+	char why[160];		/* a failed device's error */
 	uint64_t fail_n, fail_bytes;
 };
 
@@ -152,6 +156,58 @@ int gvals_sorted(const struct gs_job *job, struct gvals_acc *g, int threads,
 		 const uint64_t **w, size_t *n, struct gs_err *err);
 /* g's runs let go (the file's space punched out) and its map unmapped. */
 void gvals_release(const struct gs_job *job, struct gvals_acc *g);
+
+/* ---- records on a device ------------------------------------------------- */
+
+/* The packed form's records held in a device's memory (the CUDA backend
+ * collects them there: cuda/gvals_kernels.cu), so that quantile and median
+ * sort them there and read back only each key's run and the words at the
+ * ranks they pick. The host code sees it through ops alone (a build
+ * without CUDA never makes one). Each call is 0, or -1 with err set (the
+ * records still held where they were). */
+struct gvals_dev_runs {
+	size_t nrun;
+	uint64_t *word;		/* [run] its first word (the key: word >> 32) */
+	uint64_t *first, *n;	/* [run] where it starts in the sorted words,
+				 * and its records */
+	uint64_t *nan;		/* [run] its NaNs (words of value UINT32_MAX
+				 * where vfloat; else 0) */
+};
+struct gvals_dev_ops {
+	/* d's n words sorted (as whole words: by key, then value) and their
+	 * runs of one key into r (malloc'ed arrays, the caller's to free). */
+	int (*runs)(struct gvals_dev *d, bool vfloat, struct gvals_dev_runs *r,
+		    struct gs_err *err);
+	/* The sorted words at[0, n) into out (after runs). */
+	int (*gather)(struct gvals_dev *d, const uint64_t *at, size_t n,
+		      uint64_t *out, struct gs_err *err);
+	/* n more words from the host at w. */
+	int (*put)(struct gvals_dev *d, const uint64_t *w, size_t n,
+		   struct gs_err *err);
+	/* src's words appended to d's (src emptied, not freed). */
+	int (*append)(struct gvals_dev *d, struct gvals_dev *src,
+		      struct gs_err *err);
+	/* Words [at, at + n) into the host at out. */
+	int (*take)(struct gvals_dev *d, uint64_t at, size_t n, uint64_t *out,
+		    struct gs_err *err);
+	void (*release)(struct gvals_dev *d);
+};
+struct gvals_dev {
+	const struct gvals_dev_ops *ops;
+	uint64_t n;		/* words held */
+};
+
+/* n words of the packed form added to g as its kernel adds them (counted
+ * against the limit, spilled past it): false once g failed. */
+bool gvals_add_words(const struct gs_job *job, struct gvals_acc *g,
+		     const uint64_t *w, size_t n);
+/* Where g's records are to be read (g->dev set; cpu_gvals.c): on the
+ * device where want (quantile and median of the packed form), nothing
+ * spilled and the host's few enough to put there: 1, every record then on
+ * the device; else each taken to the host (g->dev released): 0. -1 with
+ * err set on a failure. */
+int gvals_dev_place(const struct gs_job *job, struct gvals_acc *g, bool want,
+		    struct gs_err *err);
 
 /* Key column k's order key as the value it is: .f for a float key, .i
  * or .u by the signedness of an integer key (a NaN key: the quiet NaN). */

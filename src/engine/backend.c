@@ -155,8 +155,9 @@ const struct backend *backend_select(enum backend_choice choice,
 		return NULL;
 	/* the CPU runs each column of mixed records in its own type
 	 * (cpu_mixed.c); the GPU's kernels take one type, but a group-by's,
-	 * which read each record whole (cuda/group_kernels.cu) */
-	bool whole = job->cmd == CMD_GROUP;
+	 * which read each record whole (cuda/group_kernels.cu,
+	 * gvals_kernels.cu) */
+	bool whole = job->cmd == CMD_GROUP || job->cmd == CMD_GVALS;
 
 	if (job->rec && !whole && (choice == BACKEND_CUDA || ndevices)) {
 		gs_fail(err, GS_EUSAGE, "", "records of mixed types run on the "
