@@ -246,11 +246,12 @@ int group_plan(struct cli *c, enum gs_group_what what,
 	return 0;
 }
 
-int group_plan_with(struct cli *c, const struct pass *own,
+int group_plan_with(struct cli *c, const struct pass *own, bool ranks,
 		    const struct pass **passes, struct gs_err *err)
 {
 	if (plan_quiet(c, GROUP_COUNT, err) < 0)
 		return -1;
+	spec.ranks = ranks;
 	*passes = own;
 	return 0;
 }

@@ -40,9 +40,9 @@ int group_plan(struct cli *c, enum gs_group_what what,
 	       const struct pass **passes, struct gs_err *err);
 
 /* With --by, for quantile, median and mode (gvals_out.c): the job's key
- * and value columns as group_plan's, and own (a pass of CMD_GVALS) into
- * *passes. 0 or -1 with err. */
-int group_plan_with(struct cli *c, const struct pass *own,
+ * and value columns as group_plan's (ranks: gs_group.ranks), and own (a
+ * pass of CMD_GVALS) into *passes. 0 or -1 with err. */
+int group_plan_with(struct cli *c, const struct pass *own, bool ranks,
 		    const struct pass **passes, struct gs_err *err);
 
 /* The one pass of a grouped run, and whether cmd takes --by (merge:

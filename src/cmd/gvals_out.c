@@ -793,5 +793,6 @@ static const struct pass gvals_passes[] = {
 
 int gvals_plan(struct cli *c, const struct pass **passes, struct gs_err *err)
 {
-	return group_plan_with(c, gvals_passes, passes, err);
+	return group_plan_with(c, gvals_passes, c->command != &mode_command,
+			       passes, err);
 }

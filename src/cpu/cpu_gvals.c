@@ -52,6 +52,29 @@ struct gvals_form gvals_form_of(const struct gs_job *job)
 	return f;
 }
 
+bool gvals_gpu_auto(const struct gs_job *job, char *why, size_t n)
+{
+	if (!job->group->ranks) {
+		snprintf(why, n, "mode --by reads every value of each key: its "
+			 "records are sorted on the CPU");
+		return false;
+	}
+	if (!gvals_form_of(job).packed) {
+		snprintf(why, n, "--by of quantile and median on the GPU takes "
+			 "one integer key column and one value column, each of "
+			 "32 bits at most");
+		return false;
+	}
+	for (unsigned c = 0; job->rec && c < job->columns; c++)
+		if (job->rec->type[c].big_endian &&
+		    type_size(job->rec->type[c].type) > 1) {
+			snprintf(why, n, "--by on the GPU takes little-endian "
+				 "mixed records");
+			return false;
+		}
+	return true;
+}
+
 static size_t gvals_acc_size(const struct gs_job *job)
 {
 	(void)job;

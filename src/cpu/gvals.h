@@ -76,6 +76,11 @@ struct gvals_form {
 };
 
 struct gvals_form gvals_form_of(const struct gs_job *job);
+/* Whether --backend auto may collect job's records on a GPU
+ * (cuda/gvals_kernels.cu takes the packed form): quantile and median
+ * (gs_group.ranks) of the packed form in little-endian records; why[n]
+ * says what it found. */
+bool gvals_gpu_auto(const struct gs_job *job, char *why, size_t n);
 
 /* Words per record of job. */
 static inline size_t gvals_width(const struct gs_job *job)

@@ -59,6 +59,7 @@
 #include <string.h>
 #include "auto_plan.h"
 #include "group_gpu.h"
+#include "gvals.h"
 
 #define AUTO_GPU_START_S 0.40	/* S: context about 0.35 s, then its open */
 #define AUTO_GPU_FIXED_S 0.15	/* F */
@@ -173,18 +174,21 @@ static const struct auto_rate op_rates[] = {
  * the GPU against the CPU's rate with few keys, its fastest. The revisions
  * (auto_plan_late, auto_plan_stream) take it only in the first case: a CPU
  * slower than planned is one with many keys, which the GPU's table may not
- * hold either. */
+ * hold either. A group-by's quantile or median: where the device can hold
+ * its records (gvals_gpu_auto). */
 static bool gpu_takes(const struct gs_job *job, bool sized, char *why,
 		      size_t n)
 {
 	char none[1];
 
-	if (job->cmd != CMD_GROUP)
+	if (job->cmd != CMD_GROUP && job->cmd != CMD_GVALS)
 		return true;
 	if (!why) {
 		why = none;
 		n = sizeof(none);
 	}
+	if (job->cmd == CMD_GVALS)
+		return gvals_gpu_auto(job, why, n);
 	return sized ? group_gpu_auto_sized(job, why, n) :
 		       group_gpu_auto(job, why, n);
 }
@@ -222,13 +226,13 @@ static const char *what_of(const struct auto_rate *r, const struct gs_job *job,
 }
 
 /* The CPU's rate for job on threads threads, in bytes of input per second
- * (a group-by's rate is in records). */
+ * (a group-by's rates are in records). */
 static double cpu_rate(const struct auto_rate *r, const struct gs_job *job,
 		       int threads)
 {
 	double size = (double)type_size(job->dtype.type);
 
-	if (job->cmd == CMD_GROUP)
+	if (job->cmd == CMD_GROUP || job->cmd == CMD_GVALS)
 		size = job->rec ? (double)job->rec->size : size * job->columns;
 
 	return r->cpu_me * 1e6 * size * (threads < 1 ? 1 : threads);

@@ -143,6 +143,10 @@ struct gs_group {
 	const unsigned *key, *val;
 	enum gs_group_what what;
 	uint64_t limit;
+	/* quantile and median (CMD_GVALS): the result reads each key's values
+	 * at some ranks alone, which a device holding them answers (auto may
+	 * take the GPU); mode reads every value */
+	bool ranks;
 	/* text input: every key column holds ids of strings, those of this
 	 * dictionary (input's textkeys.h); NULL where keys are numbers */
 	const struct textkeys *text;
