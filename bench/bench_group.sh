@@ -161,8 +161,10 @@ PY
 		first=${first:-$be}
 	done
 	case " $BACKENDS " in *" auto "*)
-		./gpustat sum -v --backend auto -t i32,f32 --by 1 "$F" 2>&1 > /dev/null |
-			grep '^gpustat: \(backend\|process\):' | cut -c1-300 | sed 's/^/-- auto: /' >> "$rows"
+		for w in $WHAT; do
+			./gpustat "$w" -v --backend auto -t i32,f32 --by 1 "$F" 2>&1 > /dev/null |
+				grep '^gpustat: \(backend\|process\):' | cut -c1-300 | sed "s/^/-- auto ($w): /" >> "$rows"
+		done
 	esac
 	[ "$MR" -le 10 ] && echo "gpustat sum --by -j 1 (cpu) $(secs "./gpustat sum -q -j 1 --backend cpu -t i32,f32 --by 1 '$F'")" >> "$rows"
 	# each peer's answers against gpustat's: sums (polars) and medians

@@ -16,7 +16,9 @@
 #    collecting (GPUSTAT_GVALS_GPU_WORDS: read back to the host dozens of
 #    times, then put back on the device at the result); --per-file (an
 #    operand's array moved, then appended); big-endian records of one
-#    type; --devices all where there is more than one GPU;
+#    type; --devices all where there is more than one GPU; auto's
+#    hand-over after 1 and 5 CPU chunks (GPUSTAT_AUTO_CPU_CHUNKS: the
+#    CPU's words put on the device), and mode kept on the CPU by auto;
 #  - a shape the GPU does not take (f32 keys): refused, saying why.
 #
 # Usage (repository root, gpustat built with CUDA; builds nothing; about
@@ -136,6 +138,23 @@ check "array of 1e5 words: median" median --by 1 -t i32,f32 "$D/nk.1000000"
 check "array of 1e5 words, 1M chunks: quantile" quantile $Q --chunk-size 1M --by 1 -t i32,f32 "$D/nk.100000"
 check "array of 1e5 words: mode" mode --by 1 -t i32,f32 "$D/nk.10"
 unset GPUSTAT_GVALS_GPU_WORDS
+# auto's hand-over: the CPU collects the first chunks, the GPU the rest,
+# and the host's words go to the device at the result
+for hn in 1 5; do
+	"$G" median --backend auto --chunk-size 64K --by 1 -t i32,f32 "$D/nk.100000" \
+		> /dev/null 2> /dev/null	# warm
+	GPUSTAT_AUTO_CPU_CHUNKS=$hn "$G" median -v --backend auto --chunk-size 64K \
+		--by 1 -t i32,f32 "$D/nk.100000" > "$D/a" 2> "$D/ae"
+	"$G" median --backend cpu --by 1 -t i32,f32 "$D/nk.100000" > "$D/b" 2> /dev/null
+	if cmp -s "$D/a" "$D/b" && grep -q "GPU takes over" "$D/ae"; then
+		p=$((p + 1)); echo "ok    auto, the CPU's first $hn chunks"
+	else
+		f=$((f + 1)); echo "FAIL  auto, the CPU's first $hn chunks: $(grep backend "$D/ae" | head -c 300)"
+	fi
+done
+"$G" mode -v --by 1 -t i32,f32 "$D/nk.10" 2>&1 > /dev/null | grep -q "mode --by reads every value" &&
+	{ p=$((p + 1)); echo "ok    auto keeps mode on the CPU"; } ||
+	{ f=$((f + 1)); echo "FAIL  auto keeps mode on the CPU"; }
 check "--per-file" median --per-file --by 1 -t i32,f32 "$D/nk.10" "$D/nk.100000" "$D/v.f4"
 check "big-endian one type" median --by 1 -t '>i4' -c 2 "$D/be.i32"
 if ! "$G" median --backend cuda --by 1 -t f32,f32 "$D/fkey" > /dev/null 2> "$D/ae" &&
