@@ -5,8 +5,8 @@
  * what the GPU would. No GPU needed.
  *
  *   1. (prod_check_arith.cuh) numerics/xprod_core.h, the arithmetic both
- *      sides run: the 128x64
- *      and 128x128-bit multiplies against unsigned __int128; the one-limb
+ *      sides run: the 128x64 and 128x128-bit multiplies against
+ *      unsigned __int128; the one-limb
  *      bracket step (fprod_mul64) and the full merge (fprod_merge) against
  *      a reference step written in unsigned __int128 over 256-bit
  *      products, field for field, the carry past 2^128 included; brackets
