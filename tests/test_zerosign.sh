@@ -1,6 +1,7 @@
 #!/bin/sh
-# test_zerosign.sh - the sign of zero sums and scans (SPEC: a sum of -0
-# terms only is -0, as numpy's sum and cumsum give), against a reference
+# test_zerosign.sh - the sign of zero sums and scans (docs/NUMERICS.md: a
+# sum of -0 terms only is -0, as numpy's sum and cumsum give), against a
+# reference
 # derived by IEEE's rule with python3's standard library (and against numpy
 # too where python3 has it): sum and stats, scans inclusive and exclusive,
 # continued from a --carry-in; leading runs of -0 of every length across
