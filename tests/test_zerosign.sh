@@ -1,9 +1,9 @@
 #!/bin/sh
 # test_zerosign.sh - the sign of zero sums and scans (docs/NUMERICS.md: a
 # sum of -0 terms only is -0, as numpy's sum and cumsum give), against a
-# reference
-# derived by IEEE's rule with python3's standard library (and against numpy
-# too where python3 has it): sum and stats, scans inclusive and exclusive,
+# reference derived by IEEE's rule with python3's standard library (and
+# against numpy too where python3 has it): sum and stats, scans inclusive
+# and exclusive,
 # continued from a --carry-in; leading runs of -0 of every length across
 # chunks and threads, several columns, big-endian input. The kernels carry
 # the sign in the exact sum itself (xsum.negzero); this checks it on random
