@@ -12,6 +12,8 @@
 #  - median, quantile (five q, linear, lower, nearest and midpoint) and
 #    mode (read back to the host), text, csv, json and npy;
 #  - 1 to 1e6 keys, one key of 3e6 values, keys over their type's range;
+#    past half of GPUSTAT_GROUP_LIMIT, one key too many (the CPU's error)
+#    and 10 keys that fit;
 #  - 64K chunks on 4 streams; an array held to 100,000 words while
 #    collecting (GPUSTAT_GVALS_GPU_WORDS: read back to the host dozens of
 #    times, then put back on the device at the result); --per-file (an
@@ -132,6 +134,12 @@ for nk in 10 100000 1000000; do
 done
 check "keys over u32: median" median --by 1 -t u32,f32 "$D/span"
 check "one key of 3e6: quantile" quantile -q 0.001,0.5,0.999 --by 1 -t i32,f32 "$D/one"
+# past half the limit one key's values must fit it, on the device as on
+# the CPU (which sorts them in runs there): the same error
+export GPUSTAT_GROUP_LIMIT=8M
+check "one key of 3e6 past the limit: the CPU's error" median --by 1 -t i32,f32 "$D/one"
+check "10 keys past half the limit: median" median --by 1 -t i32,f32 "$D/nk.10"
+unset GPUSTAT_GROUP_LIMIT
 check "64K chunks, 4 streams" median --chunk-size 64K --streams 4 --by 1 -t i32,f32 "$D/nk.100000"
 export GPUSTAT_GVALS_GPU_WORDS=100000
 check "array of 1e5 words: median" median --by 1 -t i32,f32 "$D/nk.1000000"

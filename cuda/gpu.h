@@ -46,10 +46,13 @@ struct gpu_hooks {
 	 * merge_host reads (a group-by's used slots alone); synchronous. */
 	cudaError_t (*read_back)(const struct gs_job *job, void *dacc,
 				 void *hacc, int nsm, cudaStream_t s);
-	/* In place of launch: it may wait for s and move what dacc cannot
-	 * take into part, a host accumulator of the backend's (acc_init'd at
-	 * open, merged into the result at finish), through hacc (theirs while
-	 * it runs). */
+	/* In place of launch: it may wait for s (or the whole device) and
+	 * move what dacc cannot take into part, a host accumulator of the
+	 * backend's (acc_init'd at open, merged into the result at finish),
+	 * through hacc (theirs while it runs); it may allocate, and leave in
+	 * part device memory that outlives the backend (gvals_kernels.cu's
+	 * records, struct gvals_dev). launch's rules (no host sync, no
+	 * allocation) are launch's alone. */
 	cudaError_t (*launch_part)(const struct gs_job *job, void *dacc,
 				   void *part, void *hacc, const void *d,
 				   size_t nrec, int nsm, cudaStream_t s);

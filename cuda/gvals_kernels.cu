@@ -5,8 +5,8 @@
  * there at the end, and read back only as each key's run and the words at
  * the ranks the host picks (struct gvals_dev, whose ops are here).
  *
- * A chunk's records become words by the CPU's own arithmetic (pack_key,
- * pack_val: cpu_gvals.c's collect_packed and select.h's keys), appended at
+ * A chunk's records become words by the CPU's own arithmetic (pk_key,
+ * pk_val: cpu_gvals.c's collect_packed and select.h's keys), appended at
  * the next free place of one array on the device that all streams share
  * (each launch its own range, so no atomics). The array grows by doubling
  * while the device keeps room for it and for the sort's second copy;
@@ -362,7 +362,8 @@ static int bits_of(uint32_t x)
 	return b;
 }
 
-/* v's words sorted in place, by the bits their keys span. */
+/* v's words sorted in place, by the bits their keys span (moved down by
+ * the least key for the sort, and back: on a failure too). */
 static cudaError_t sort_words(struct gvdev *v, int nsm)
 {
 	uint64_t n = v->pub.n, *alt = NULL, by;
@@ -370,29 +371,34 @@ static cudaError_t sort_words(struct gvdev *v, int nsm)
 	void *tmp = NULL;
 	size_t tb = 0;
 	cudaError_t e;
+	bool shifted = false;
 	int end;
 
 	CUDA_RET(cudaMalloc(&dmm, sizeof(mm)));
 	e = cudaMemcpy(dmm, mm, sizeof(mm), cudaMemcpyHostToDevice);
 	if (e == cudaSuccess) {
 		key_span_kernel<<<grid(n, nsm), GV_THREADS>>>(v->w, n, dmm);
-		e = cudaMemcpy(mm, dmm, sizeof(mm), cudaMemcpyDeviceToHost);
+		e = cudaGetLastError();
 	}
+	if (e == cudaSuccess)
+		e = cudaMemcpy(mm, dmm, sizeof(mm), cudaMemcpyDeviceToHost);
 	cudaFree(dmm);
 	CUDA_RET(e);
-	/* keys from their least: fewer bits for the sort to pass over */
 	by = (uint64_t)mm[0] << 32;
 	end = 32 + bits_of(mm[1] - mm[0]);
-	if (by)
-		shift_kernel<<<grid(n, nsm), GV_THREADS>>>(v->w, n, by, true);
-	CUDA_RET(cudaMalloc(&alt, n * 8));
-	cub::DoubleBuffer<uint64_t> db(v->w, alt);
+	cub::DoubleBuffer<uint64_t> db(v->w, NULL);
 
-	e = cub::DeviceRadixSort::SortKeys(NULL, tb, db, n, 0, end);
-	if (e == cudaSuccess)
-		e = cudaMalloc(&tmp, tb ? tb : 1);
-	if (e == cudaSuccess)
+	CUDA_RET(cub::DeviceRadixSort::SortKeys(NULL, tb, db, n, 0, end));
+	if ((e = cudaMalloc(&alt, n * 8)) == cudaSuccess &&
+	    (e = cudaMalloc(&tmp, tb ? tb : 1)) == cudaSuccess && by) {
+		shift_kernel<<<grid(n, nsm), GV_THREADS>>>(v->w, n, by, true);
+		e = cudaGetLastError();
+		shifted = e == cudaSuccess;
+	}
+	if (e == cudaSuccess) {
+		db = cub::DoubleBuffer<uint64_t>(v->w, alt);
 		e = cub::DeviceRadixSort::SortKeys(tmp, tb, db, n, 0, end);
+	}
 	cudaFree(tmp);
 	if (e == cudaSuccess && db.Current() != v->w) {
 		cudaFree(v->w);
@@ -401,8 +407,12 @@ static cudaError_t sort_words(struct gvdev *v, int nsm)
 	} else {
 		cudaFree(alt);
 	}
-	if (e == cudaSuccess && by)
+	if (shifted) {	/* the keys back up by the least */
 		shift_kernel<<<grid(n, nsm), GV_THREADS>>>(v->w, n, by, false);
+		cudaError_t e2 = cudaGetLastError();
+
+		e = e == cudaSuccess ? e2 : e;
+	}
 	CUDA_RET(e);
 	return cudaDeviceSynchronize();
 }
@@ -430,9 +440,11 @@ static int gv_runs(struct gvals_dev *d, bool vfloat, struct gvals_dev_runs *r,
 	e = cudaMalloc(&tiles, (ntile + 1) * 8);
 	if (e == cudaSuccess) {
 		count_runs_kernel<<<ntile, GV_THREADS>>>(v->w, n, tiles);
+		e = cudaGetLastError();
+	}
+	if (e == cudaSuccess)
 		e = cub::DeviceScan::ExclusiveSum(NULL, tb, tiles, tiles,
 						  ntile + 1);
-	}
 	if (e == cudaSuccess)
 		e = cudaMalloc(&tmp, tb ? tb : 1);
 	if (e == cudaSuccess)	/* tiles[ntile]: 0 before, the runs after */
@@ -446,8 +458,10 @@ static int gv_runs(struct gvals_dev *d, bool vfloat, struct gvals_dev_runs *r,
 		e = cudaMalloc(&first, nrun * 8);
 	if (e == cudaSuccess) {
 		write_runs_kernel<<<ntile, GV_THREADS>>>(v->w, n, tiles, first);
-		e = cudaMalloc(&info, 3 * GV_RUN_BATCH * 8);
+		e = cudaGetLastError();
 	}
+	if (e == cudaSuccess)
+		e = cudaMalloc(&info, 3 * GV_RUN_BATCH * 8);
 	r->nrun = nrun;
 	r->word = (uint64_t *)malloc(nrun * 8 + 1);
 	r->first = (uint64_t *)malloc(nrun * 8 + 1);
@@ -466,7 +480,10 @@ static int gv_runs(struct gvals_dev *d, bool vfloat, struct gvals_dev_runs *r,
 
 		run_info_kernel<<<grid(m, nsm), GV_THREADS>>>(
 			v->w, n, first, nrun, r0, m, vfloat, dw, dl, dn);
-		e = cudaMemcpy(r->word + r0, dw, m * 8, cudaMemcpyDeviceToHost);
+		e = cudaGetLastError();
+		if (e == cudaSuccess)
+			e = cudaMemcpy(r->word + r0, dw, m * 8,
+				       cudaMemcpyDeviceToHost);
 		if (e == cudaSuccess)
 			e = cudaMemcpy(r->n + r0, dl, m * 8,
 				       cudaMemcpyDeviceToHost);
@@ -510,6 +527,9 @@ static int gv_gather(struct gvals_dev *d, const uint64_t *at, size_t n,
 	if (e == cudaSuccess && n) {
 		gather_kernel<<<grid(n, 0), GV_THREADS>>>(v->w, dat, n,
 							  dat + n);
+		e = cudaGetLastError();
+	}
+	if (e == cudaSuccess && n) {
 		e = cudaMemcpy(out, dat + n, n * 8, cudaMemcpyDeviceToHost);
 	}
 	cudaFree(dat);
@@ -524,22 +544,12 @@ static const struct gvals_dev_ops gv_dev_ops = {
 
 static bool gv_supports(const struct gs_job *job, const char **why)
 {
-	const struct gs_group *gr = job->group;
-
-	if (!gr || !gvals_form_of(job).packed) {
-		*why = "--by of quantile, median and mode on the GPU takes one "
-		       "integer key column and one value column, each of 32 "
-		       "bits at most";
+	if (!job->group) {
+		*why = "not a group-by";
 		return false;
 	}
-	for (unsigned c = 0; job->rec && c < job->columns; c++)
-		if (job->rec->type[c].big_endian &&
-		    type_size(job->rec->type[c].type) > 1) {
-			*why = "--by on the GPU takes little-endian mixed "
-			       "records";
-			return false;
-		}
-	return true;
+	*why = gvals_gpu_refusal(job);
+	return !*why;
 }
 
 static size_t gv_dev_acc_bytes(const struct gs_job *job)
@@ -578,28 +588,14 @@ static cudaError_t gv_launch_part(const struct gs_job *job, void *dacc,
 		if (!(v = new (std::nothrow) gvdev()))
 			return cudaErrorMemoryAllocation;
 		v->pub.ops = &gv_dev_ops;
-		CUDA_RET(cudaGetDevice(&v->device));
 		g->dev = &v->pub;
+		CUDA_RET(cudaGetDevice(&v->device));
 	}
-	if (!room(v, v->pub.n + nrec, most)) {	/* to the host, and on */
-		uint64_t n = v->pub.n, *buf;
-		size_t most = (size_t)1 << 20;
-		struct gs_err e;
-
+	if (!room(v, v->pub.n + nrec, most)) {
+		/* no room: the words to the host, the array started over (a
+		 * read back that fails fails g, and the result says so) */
 		CUDA_RET(cudaDeviceSynchronize());
-		if (!(buf = (uint64_t *)malloc(most * 8)))
-			return cudaErrorMemoryAllocation;
-		for (uint64_t at = 0; at < n; at += most) {
-			size_t m = n - at < most ? n - at : most;
-
-			if (gv_take(&v->pub, at, m, buf, &e) < 0) {
-				free(buf);
-				return cudaErrorUnknown;
-			}
-			if (!gvals_add_words(job, g, buf, m))
-				break;	/* g failed: the result says why */
-		}
-		free(buf);
+		(void)gvals_dev_take(job, g, &v->pub);
 		v->pub.n = 0;
 		if (!room(v, nrec, UINT64_MAX))
 			return cudaErrorMemoryAllocation;

@@ -8,7 +8,9 @@
  * runs of equal values of the sorted run, all of them in ascending order
  * on a tie. NaNs are counted and left out, as ungrouped. So a key's
  * cells are what the command prints for its records alone, by the same
- * code (quantile_cell, quantile_wval, mode_value).
+ * code (quantile_cell, quantile_wval, mode_value). Records a GPU collected
+ * (quantile and median) are sorted on the device, which gives each key's
+ * run, and only the words at the picked ranks come back (gvals_pick.h).
  *
  * One row per key and quantile (quantile), per key (median), or per key,
  * value column and mode (mode), keys ascending (text keys by their
@@ -63,7 +65,7 @@ struct gv {
 	size_t nrun, wd;
 	struct gvals_form f;	/* how a record is laid out */
 	const uint64_t *w;	/* the records, sorted by key */
-	uint64_t *own;		/* records on a device: each run's first */
+	struct gvals_dev_runs dr;	/* records on a device: their runs */
 	size_t *first;		/* [run] its first record */
 	size_t *order;		/* the runs in output order */
 	uint64_t *count, *nan;	/* [run][column] */
@@ -95,8 +97,10 @@ static enum gs_type key_type(const struct gv *o, unsigned k)
 
 static union gs_scalar key_of(const struct gv *o, size_t run, unsigned k)
 {
-	return gvals_key(o->job, k,
-			 gvals_rec_key(&o->f, o->w + o->first[run] * o->wd, k));
+	const uint64_t *r = o->dr.word ? &o->dr.word[run] :
+			    o->w + o->first[run] * o->wd;
+
+	return gvals_key(o->job, k, gvals_rec_key(&o->f, r, k));
 }
 
 /* Text: the key's string id. */
@@ -424,35 +428,26 @@ static int find_runs(struct gv *o, size_t n)
 	return o->first && !atomic_load(&u.oom) ? 0 : -1;
 }
 
-/* Records on a device (dev): each run's first word as o->w, run r's
- * at r, its count and NaNs; r->first kept for the cells. */
-static int dev_runs(struct gv *o, struct gvals_dev *dev,
-		    struct gvals_dev_runs *r, struct gs_err *err)
-{
-	if (dev->ops->runs(dev, o->f.vfloat, r, err) < 0)
-		return -1;
-	o->nrun = r->nrun;
-	o->w = o->own = r->word;
-	o->count = r->n;
-	o->nan = r->nan;
-	if (!(o->first = malloc((o->nrun ? o->nrun : 1) * sizeof(*o->first))))
-		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
-	for (size_t i = 0; i < o->nrun; i++)
-		o->first[i] = i;
-	return 0;
-}
-
 /* The runs of equal keys of the sorted records (or those on dev), their
  * results. */
 static int results(struct gv *o, size_t n, struct gvals_dev *dev,
 		   struct gs_err *err)
 {
-	struct gvals_dev_runs dr = { 0 };
 	size_t cells;
 	size_t *len;
 
-	if (dev ? dev_runs(o, dev, &dr, err) < 0 : find_runs(o, n) < 0)
-		return dev ? -1 : gs_fail(err, GS_ERUNTIME, "", "out of memory");
+	if (dev) {	/* each run's count and NaNs are the device's */
+		int rc = gvals_dev_runs(dev, &o->f, o->job->group->limit,
+					&o->dr, err);
+
+		o->nrun = o->dr.nrun;
+		o->count = o->dr.n;
+		o->nan = o->dr.nan;
+		if (rc < 0)
+			return -1;
+	} else if (find_runs(o, n) < 0) {
+		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
+	}
 	if (!(o->order = malloc((o->nrun ? o->nrun : 1) * sizeof(*o->order))))
 		return gs_fail(err, GS_ERUNTIME, "", "out of memory");
 	cells = o->nrun * o->nv;
@@ -468,17 +463,12 @@ static int results(struct gv *o, size_t n, struct gvals_dev *dev,
 			       (double)o->job->group->limit / 1048576.0);
 	for (size_t r = 0; r < o->nrun; r++)
 		o->order[r] = r;
-	if (dev) {	/* quantile and median of one value column */
-		int rc = (o->cells = calloc(cells * o->nq + 1,
-					    sizeof(*o->cells))) ?
+	if (dev)	/* quantile and median of one value column */
+		return (o->cells = calloc(cells * o->nq + 1, sizeof(*o->cells))) ?
 			gvals_dev_cells(dev, &o->f, val_type(o, 0), o->c->state,
-					&dr, o->cells, o->pooled ? &o->pool
-								 : NULL, err) :
+					&o->dr, o->cells, o->pooled ? &o->pool
+								    : NULL, err) :
 			gs_fail(err, GS_ERUNTIME, "", "out of memory");
-
-		free(dr.first);
-		return rc;
-	}
 	o->count = calloc(cells ? cells : 1, sizeof(*o->count));
 	o->nan = calloc(cells ? cells : 1, sizeof(*o->nan));
 	len = malloc((o->nrun ? o->nrun : 1) * sizeof(*len));
@@ -735,7 +725,8 @@ static void gv_free(struct gv *o)
 	free(o->names);
 	free(o->descr);
 	free(o->first);
-	free(o->own);
+	free(o->dr.word);
+	free(o->dr.first);
 	free(o->order);
 	free(o->count);
 	free(o->nan);

@@ -190,6 +190,21 @@ bool gvals_col_ranks(const struct gvals_col *c, const uint64_t *h,
 
 #define DEV_PICKS ((size_t)1 << 18)	/* picks read back at a time */
 
+int gvals_dev_runs(struct gvals_dev *d, const struct gvals_form *f,
+		   uint64_t limit, struct gvals_dev_runs *r, struct gs_err *err)
+{
+	uint64_t longest = 0;
+
+	if (d->ops->runs(d, f->vfloat, r, err) < 0)
+		return -1;
+	for (size_t i = 0; i < r->nrun; i++)
+		longest = r->n[i] > longest ? r->n[i] : longest;
+	/* the CPU would have sorted them apart, in runs (gvals_sorted) */
+	if (d->n * 16 > limit && gvals_longest_fits(longest, limit, err) < 0)
+		return -1;
+	return 0;
+}
+
 /* A batch of picks: runs r0 to r1, each's nq quantiles. */
 struct devb {
 	const struct gvals_dev_runs *r;

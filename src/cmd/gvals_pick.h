@@ -48,6 +48,11 @@ bool gvals_col_ranks(const struct gvals_col *c, const uint64_t *h,
 		     const uint64_t *rk, unsigned nr, uint64_t *v,
 		     uint64_t *tmp, uint64_t *key);
 
+/* Records on a device (gvals.h): sorted there and their runs into r (its
+ * arrays the caller's to free, also on failure); past half the limit,
+ * each key's values must fit it, as on the CPU. 0, or -1 with err set. */
+int gvals_dev_runs(struct gvals_dev *d, const struct gvals_form *f,
+		   uint64_t limit, struct gvals_dev_runs *r, struct gs_err *err);
 /* Records on a device (gvals.h), its runs r found: each run's cells
  * [run][q] of quantile state qs (values of type t, form f), the ranks
  * computed here (on pool's threads; NULL: this one) and the words there

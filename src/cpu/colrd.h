@@ -30,6 +30,18 @@ static inline struct colrd colrd_of(const struct gs_job *job, unsigned k)
 	};
 }
 
+/* Whether some column of job's mixed records is big-endian (and wider
+ * than a byte): the GPU's --by kernels read little-endian records alone. */
+#define GROUP_GPU_LE_ONLY "--by on the GPU takes little-endian mixed records"
+static inline bool job_rec_swapped(const struct gs_job *job)
+{
+	for (unsigned c = 0; job->rec && c < job->columns; c++)
+		if (job->rec->type[c].big_endian &&
+		    type_size(job->rec->type[c].type) > 1)
+			return true;
+	return false;
+}
+
 /* The column's element of the record at rec, in native order at out (a
  * bool as 0 or 1). */
 static inline void colrd_element(const struct colrd *c,

@@ -52,27 +52,24 @@ struct gvals_form gvals_form_of(const struct gs_job *job)
 	return f;
 }
 
+const char *gvals_gpu_refusal(const struct gs_job *job)
+{
+	if (!gvals_form_of(job).packed)
+		return "--by of quantile, median and mode on the GPU takes one "
+		       "integer key column and one value column, each of 32 "
+		       "bits at most";
+	return job_rec_swapped(job) ? GROUP_GPU_LE_ONLY : NULL;
+}
+
 bool gvals_gpu_auto(const struct gs_job *job, char *why, size_t n)
 {
-	if (!job->group->ranks) {
-		snprintf(why, n, "mode --by reads every value of each key: its "
-			 "records are sorted on the CPU");
-		return false;
-	}
-	if (!gvals_form_of(job).packed) {
-		snprintf(why, n, "--by of quantile and median on the GPU takes "
-			 "one integer key column and one value column, each of "
-			 "32 bits at most");
-		return false;
-	}
-	for (unsigned c = 0; job->rec && c < job->columns; c++)
-		if (job->rec->type[c].big_endian &&
-		    type_size(job->rec->type[c].type) > 1) {
-			snprintf(why, n, "--by on the GPU takes little-endian "
-				 "mixed records");
-			return false;
-		}
-	return true;
+	const char *no = job->group->ranks ? gvals_gpu_refusal(job) :
+			 "mode --by reads every value of each key: its records "
+			 "are sorted on the CPU";
+
+	if (no)
+		snprintf(why, n, "%s", no);
+	return !no;
 }
 
 static size_t gvals_acc_size(const struct gs_job *job)
@@ -389,9 +386,8 @@ bool gvals_add_words(const struct gs_job *job, struct gvals_acc *g,
 	return true;
 }
 
-/* d's words into g's memory (d then released): false once g failed. */
-static bool take_dev(const struct gs_job *job, struct gvals_acc *g,
-		     struct gvals_dev *d)
+bool gvals_dev_take(const struct gs_job *job, struct gvals_acc *g,
+		    struct gvals_dev *d)
 {
 	uint64_t *buf = malloc(TAKE_WORDS * sizeof(*buf));
 	struct gs_err e = { 0 };
@@ -412,6 +408,15 @@ static bool take_dev(const struct gs_job *job, struct gvals_acc *g,
 	if (!buf)
 		fail(g, GV_OOM, 0);
 	free(buf);
+	return ok;
+}
+
+/* d's words into g's memory, d then released: false once g failed. */
+static bool take_dev(const struct gs_job *job, struct gvals_acc *g,
+		     struct gvals_dev *d)
+{
+	bool ok = gvals_dev_take(job, g, d);
+
 	d->ops->release(d);
 	return ok;
 }
@@ -473,6 +478,7 @@ static void gvals_acc_merge(const struct gs_job *job, void *acc,
 	if (s->failed && !g->failed) {
 		g->failed = s->failed;
 		g->err = s->err;
+		memcpy(g->why, s->why, sizeof(g->why));
 		g->fail_n = s->fail_n;
 		g->fail_bytes = s->fail_bytes;
 	}

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "colrd.h"
 #include "cpu_group.h"
 #include "group_gpu.h"
 #include "group_shared.h"
@@ -43,13 +44,10 @@ bool group_gpu_supports(const struct gs_job *job, const char **why)
 		*why = "--by on the GPU takes up to 4 key and 8 value columns";
 		return false;
 	}
-	for (unsigned c = 0; job->rec && c < job->columns; c++)
-		if (job->rec->type[c].big_endian &&
-		    type_size(job->rec->type[c].type) > 1) {
-			*why = "--by on the GPU takes little-endian mixed "
-			       "records";
-			return false;
-		}
+	if (job_rec_swapped(job)) {
+		*why = GROUP_GPU_LE_ONLY;
+		return false;
+	}
 	return true;
 }
 

@@ -76,10 +76,12 @@ struct gvals_form {
 };
 
 struct gvals_form gvals_form_of(const struct gs_job *job);
-/* Whether --backend auto may collect job's records on a GPU
- * (cuda/gvals_kernels.cu takes the packed form): quantile and median
- * (gs_group.ranks) of the packed form in little-endian records; why[n]
- * says what it found. */
+/* Why the GPU (cuda/gvals_kernels.cu) cannot collect job's records: not
+ * the packed form, or big-endian mixed records; NULL where it can. */
+const char *gvals_gpu_refusal(const struct gs_job *job);
+/* Whether --backend auto may collect job's records on a GPU: quantile and
+ * median (gs_group.ranks) that the GPU can collect; why[n] says what it
+ * found. */
 bool gvals_gpu_auto(const struct gs_job *job, char *why, size_t n);
 
 /* Words per record of job. */
@@ -206,6 +208,16 @@ struct gvals_dev {
  * against the limit, spilled past it): false once g failed. */
 bool gvals_add_words(const struct gs_job *job, struct gvals_acc *g,
 		     const uint64_t *w, size_t n);
+/* d's words added to g (d keeps them: the caller empties or releases
+ * it): false once g failed (a read back that failed fails g, naming the
+ * device's error). */
+bool gvals_dev_take(const struct gs_job *job, struct gvals_acc *g,
+		    struct gvals_dev *d);
+/* Whether the values of a key of `longest` records fit the limit to be
+ * selected (16 bytes each), as they must where the records did not (the
+ * merged runs' keys, gvals_spill.c; on a device, past half the limit):
+ * 0, or -1 with err naming them. */
+int gvals_longest_fits(uint64_t longest, uint64_t limit, struct gs_err *err);
 /* Where g's records are to be read (g->dev set; cpu_gvals.c): on the
  * device where want (quantile and median of the packed form), nothing
  * spilled and the host's few enough to put there: 1, every record then on

@@ -213,6 +213,16 @@ static uint64_t longest_key(const uint64_t *w, size_t n,
 	return most;
 }
 
+int gvals_longest_fits(uint64_t longest, uint64_t limit, struct gs_err *err)
+{
+	if (longest * 16 <= limit)
+		return 0;
+	return gs_fail(err, GS_ERUNTIME, "--by", "one key's %llu records need "
+		       "%.2f MiB to sort its values, over the limit of %.2f MiB",
+		       (unsigned long long)longest, mib(longest * 16),
+		       mib(limit));
+}
+
 int gvals_sorted(const struct gs_job *job, struct gvals_acc *g, int threads,
 		 const uint64_t **w, size_t *n, struct gs_err *err)
 {
@@ -262,12 +272,7 @@ int gvals_sorted(const struct gs_job *job, struct gvals_acc *g, int threads,
 	*n = total;
 	if (!longest)
 		longest = longest_key(*w, total, &f);
-	if (longest * 16 > limit)
-		return gs_fail(err, GS_ERUNTIME, "--by", "one key's %llu records "
-			       "need %.2f MiB to sort its values, over the limit "
-			       "of %.2f MiB", (unsigned long long)longest,
-			       mib(longest * 16), mib(limit));
-	return 0;
+	return gvals_longest_fits(longest, limit, err);
 failed:
 	return gs_fail(err, GS_ERUNTIME, "--by", "%llu records of every key's "
 		       "values need %.2f MiB, over half the limit of %.2f MiB, "

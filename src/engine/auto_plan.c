@@ -174,8 +174,8 @@ static const struct auto_rate op_rates[] = {
  * the GPU against the CPU's rate with few keys, its fastest. The revisions
  * (auto_plan_late, auto_plan_stream) take it only in the first case: a CPU
  * slower than planned is one with many keys, which the GPU's table may not
- * hold either. A group-by's quantile or median: where the device can hold
- * its records (gvals_gpu_auto). */
+ * hold either. A group-by's quantile or median: of the packed form, in
+ * little-endian records (gvals_gpu_auto). */
 static bool gpu_takes(const struct gs_job *job, bool sized, char *why,
 		      size_t n)
 {
