@@ -28,6 +28,7 @@
 #   sh bench/group_gpu_check.sh
 # GPUSTAT=path overrides ./gpustat.
 cd "$(dirname "$0")/.." || exit 2
+. bench/lib.sh
 G=${GPUSTAT:-./gpustat}
 D=$(mktemp -d "${TMPDIR:-/tmp}/grgpu.XXXXXX") || exit 2
 trap 'rm -rf "$D"' EXIT
@@ -116,25 +117,6 @@ with open(f'{d}/t.csv', 'w') as f:
 EOF
 
 p=0 f=0
-check() {	# NAME CMD ARGS...: cuda and cpu runs of CMD ARGS print the same bytes
-	name=$1
-	cmd=$2
-	shift 2
-	"$G" "$cmd" --backend cuda "$@" > "$D/a" 2> "$D/ae"
-	ra=$?
-	"$G" "$cmd" --backend cpu "$@" > "$D/b" 2> "$D/be"
-	rb=$?
-	if [ $ra = $rb ] && cmp -s "$D/a" "$D/b" && cmp -s "$D/ae" "$D/be"; then
-		p=$((p + 1)); echo "ok    $name"
-	else
-		f=$((f + 1)); echo "FAIL  $name (exit $ra/$rb): $(head -c 300 "$D/ae")"
-	fi
-}
-T() {	# numpy's type name as gpustat's
-	case $1 in u1) echo u8;; i1) echo i8;; u2) echo u16;; i2) echo i16;;
-	u4) echo u32;; i4) echo i32;; u8) echo u64;; i8) echo i64;; f2) echo f16;;
-	f4) echo f32;; f8) echo f64;; bf16) echo bf16;; esac
-}
 for t in u1 i1 u2 i2 u4 i4 u8 i8 f2 f4 f8; do
 	for nk in 1 1000; do
 		ty="$(T $t),f32,i64"

@@ -28,6 +28,7 @@
 #   sh bench/gvals_gpu_check.sh
 # GPUSTAT=path overrides ./gpustat.
 cd "$(dirname "$0")/.." || exit 2
+. bench/lib.sh
 G=${GPUSTAT:-./gpustat}
 D=$(mktemp -d "${TMPDIR:-/tmp}/gvgpu.XXXXXX") || exit 2
 trap 'rm -rf "$D"' EXIT
@@ -91,24 +92,6 @@ write('fkey', [values('f4'), values('f4')])
 EOF
 
 p=0 f=0
-check() {	# NAME CMD ARGS...: cuda and cpu runs of CMD ARGS print the same bytes
-	name=$1
-	cmd=$2
-	shift 2
-	"$G" "$cmd" --backend cuda "$@" > "$D/a" 2> "$D/ae"
-	ra=$?
-	"$G" "$cmd" --backend cpu "$@" > "$D/b" 2> "$D/be"
-	rb=$?
-	if [ $ra = $rb ] && cmp -s "$D/a" "$D/b" && cmp -s "$D/ae" "$D/be"; then
-		p=$((p + 1)); echo "ok    $name"
-	else
-		f=$((f + 1)); echo "FAIL  $name (exit $ra/$rb): $(head -c 300 "$D/ae")"
-	fi
-}
-T() {	# numpy's type name as gpustat's
-	case $1 in u1) echo u8;; i1) echo i8;; u2) echo u16;; i2) echo i16;;
-	u4) echo u32;; i4) echo i32;; f2) echo f16;; f4) echo f32;; bf16) echo bf16;; esac
-}
 Q="-q 0,0.1,0.5,0.9,1"
 for t in u1 i1 u2 i2 u4 i4; do
 	for nk in 1 1000; do

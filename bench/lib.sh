@@ -44,3 +44,28 @@ pardd_cmd() {
 	done
 	echo "$_c wait"
 }
+
+# check NAME CMD ARGS...: --backend cuda and --backend cpu runs of gpustat
+# ($G) CMD ARGS print the same bytes, stdout and stderr, and exit the
+# same: "ok" or "FAIL" and a count in p or f (scratch files in $D).
+check() {
+	_name=$1
+	_cmd=$2
+	shift 2
+	"$G" "$_cmd" --backend cuda "$@" > "$D/a" 2> "$D/ae"
+	_ra=$?
+	"$G" "$_cmd" --backend cpu "$@" > "$D/b" 2> "$D/be"
+	_rb=$?
+	if [ $_ra = $_rb ] && cmp -s "$D/a" "$D/b" && cmp -s "$D/ae" "$D/be"; then
+		p=$((p + 1)); echo "ok    $_name"
+	else
+		f=$((f + 1)); echo "FAIL  $_name (exit $_ra/$_rb): $(head -c 300 "$D/ae")"
+	fi
+}
+
+# T TYPE: numpy's type name (u1, f4, ...) as gpustat's (u8, f32, ...).
+T() {
+	case $1 in u1) echo u8;; i1) echo i8;; u2) echo u16;; i2) echo i16;;
+	u4) echo u32;; i4) echo i32;; u8) echo u64;; i8) echo i64;; f2) echo f16;;
+	f4) echo f32;; f8) echo f64;; bf16) echo bf16;; esac
+}
