@@ -544,10 +544,6 @@ static const struct gvals_dev_ops gv_dev_ops = {
 
 static bool gv_supports(const struct gs_job *job, const char **why)
 {
-	if (!job->group) {
-		*why = "not a group-by";
-		return false;
-	}
 	*why = gvals_gpu_refusal(job);
 	return !*why;
 }

@@ -272,7 +272,7 @@ static void check(const struct config *c, enum gs_group_what what)
 	struct gs_record r;
 	size_t bad, badlen, nrec = 20000;
 	struct gs_group gr = { c->nkeys, c->nvals, c->key, c->val, what,
-			       1ull << 40 , NULL };
+			       1ull << 40, NULL, false };
 	struct gs_job job;
 	struct group_acc cpu, dev;
 	struct gd_head h;
@@ -430,7 +430,7 @@ static void check_auto(const char *types, enum gs_group_what what, bool want,
 		       bool watch, const char *says)
 {
 	static const unsigned key[] = { 0 }, val[] = { 1 };
-	struct gs_group gr = { 1, 1, key, val, what, 1ull << 40, NULL };
+	struct gs_group gr = { 1, 1, key, val, what, 1ull << 40, NULL, false };
 	struct gs_record r;
 	struct gs_job job;
 	size_t bad, badlen;
@@ -457,7 +457,7 @@ static void check_layout(const char *types, unsigned nvals,
 			 enum gs_group_what what, uint64_t want_slots)
 {
 	static const unsigned key[] = { 0 }, val[] = { 1, 2, 3, 4, 5, 6, 7, 8 };
-	struct gs_group gr = { 1, nvals, key, val, what, 1ull << 40, NULL };
+	struct gs_group gr = { 1, nvals, key, val, what, 1ull << 40, NULL, false };
 	struct gs_record r;
 	struct gs_job job;
 	struct gd_head h;

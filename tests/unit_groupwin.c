@@ -77,7 +77,7 @@ static bool put_into(void *ctx, const void *p, size_t n)
 static unsigned char *run(const char *types, bool swap, size_t *grew, size_t *n)
 {
 	static const unsigned key[1] = { 0 }, val[1] = { 1 };
-	struct gs_group gr = { 1, 1, key, val, GROUP_SUM, LIMIT, NULL };
+	struct gs_group gr = { 1, 1, key, val, GROUP_SUM, LIMIT, NULL, false };
 	static struct group_acc acc[THREADS];
 	struct group_acc all;
 	struct gs_record r;

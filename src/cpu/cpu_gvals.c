@@ -54,6 +54,8 @@ struct gvals_form gvals_form_of(const struct gs_job *job)
 
 const char *gvals_gpu_refusal(const struct gs_job *job)
 {
+	if (!job->group)
+		return "not a group-by";
 	if (!gvals_form_of(job).packed)
 		return "--by of quantile, median and mode on the GPU takes one "
 		       "integer key column and one value column, each of 32 "
@@ -63,7 +65,8 @@ const char *gvals_gpu_refusal(const struct gs_job *job)
 
 bool gvals_gpu_auto(const struct gs_job *job, char *why, size_t n)
 {
-	const char *no = job->group->ranks ? gvals_gpu_refusal(job) :
+	const char *no = !job->group || job->group->ranks ?
+			 gvals_gpu_refusal(job) :
 			 "mode --by reads every value of each key: its records "
 			 "are sorted on the CPU";
 

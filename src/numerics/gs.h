@@ -143,13 +143,13 @@ struct gs_group {
 	const unsigned *key, *val;
 	enum gs_group_what what;
 	uint64_t limit;
+	/* text input: every key column holds ids of strings, those of this
+	 * dictionary (input's textkeys.h); NULL where keys are numbers */
+	const struct textkeys *text;
 	/* quantile and median (CMD_GVALS): the result reads each key's values
 	 * at some ranks alone, which a device holding them answers (auto may
 	 * take the GPU); mode reads every value */
 	bool ranks;
-	/* text input: every key column holds ids of strings, those of this
-	 * dictionary (input's textkeys.h); NULL where keys are numbers */
-	const struct textkeys *text;
 };
 
 /* Everything a backend needs to know to compute a command. The CLI fills it;
