@@ -30,6 +30,11 @@
 # wall time goes into the summary.
 # The device tool returns at most 8 files, so callers tar $OUT's logs.
 cd "$(dirname "$0")/../.." || exit 2
+# without the generator every input is empty, and an empty scan passes
+# every comparison (cuda = cpu, 0 bytes): refuse rather than pass
+for f in ./gpustat build/bench_kernels; do
+	[ -x "$f" ] || { echo "run.sh: $f is missing: make all bench-gpu" >&2; exit 2; }
+done
 PARTS=${PARTS:-fixtures random hybrid shards timeline devscan devbench huge conc faults sanitizer algos bench e2e}
 DEVS=${DEVS:-0,0 0,0,0 all}
 DEVSCAN_TYPES=${DEVSCAN_TYPES:-u8 i8 u16 i16 u32 i32 u64 i64 f16 bf16 f32 f64}
@@ -83,6 +88,9 @@ for t in u8 i8 u16 i16 u32 i32 u64 i64 f16 bf16 f32 f64; do
 	# products of random data leave the range at once: these stay in it
 	build/bench_kernels --gen-near1 $t 64 > "$D/n1.$t"
 	head -c 25165824 "$D/n1.$t" > "$D/n1.$t.s"
+done
+for f in "$D"/r.*.s "$D"/n1.*.s; do
+	[ "$(wc -c < "$f")" -gt 0 ] || { say "FAIL: $f is empty (bench_kernels --gen)"; exit 1; }
 done
 # float sums on a grid into f32 or f64 take the one-limb window by the
 # hardware's conversions (mode 4; bf16 scans output bf16 by default, and
