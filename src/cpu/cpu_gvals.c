@@ -319,6 +319,11 @@ static void gvals_cpu_add(const struct gs_job *job, void *acc, void *scratch,
 	struct colrd *kc = scratch, *vc = kc + gr->nkeys;
 	unsigned char e[8];
 	uint64_t pk, pv;
+	/* the tests' device in host memory (gvals_hostdev.c) takes the
+	 * records the GPU would, in slices of its room at most */
+	uint64_t room = f.packed && !gvals_gpu_refusal(job) ?
+			gvals_hostdev_room() : 0;
+	size_t slice = room && room < GVALS_SLICE ? (size_t)room : GVALS_SLICE;
 
 	(void)data2;
 	for (unsigned k = 0; k < gr->nkeys; k++)
@@ -326,15 +331,21 @@ static void gvals_cpu_add(const struct gs_job *job, void *acc, void *scratch,
 	for (unsigned j = 0; j < gr->nvals; j++)
 		vc[j] = colrd_of(job, gr->val[j]);
 	for (size_t at = 0; at < nrec;) {
-		size_t m = nrec - at < GVALS_SLICE ? nrec - at : GVALS_SLICE;
+		size_t m = nrec - at < slice ? nrec - at : slice;
+		size_t *held = room ? &(size_t){ 0 } : &g->n;
 		uint64_t *out;
 
-		if (!reserve(job, g, m))
+		if (room && !(out = gvals_hostdev_tail(job, g, room, m))) {
+			fail(g, GV_OOM, 0);
 			return;
-		out = g->w + g->n * w;
+		}
+		if (!room && !reserve(job, g, m))
+			return;
+		if (!room)
+			out = g->w + g->n * w;
 		if (gr->nkeys == 1 && gr->nvals == 1 &&
 		    collect_fast(kc, vc, d, m, rs, &f, out)) {
-			g->n += m;
+			*held += m;
 			at += m;
 			d += m * rs;
 			continue;
@@ -359,7 +370,7 @@ static void gvals_cpu_add(const struct gs_job *job, void *acc, void *scratch,
 				out++;
 			}
 		}
-		g->n += m;
+		*held += m;
 		at += m;
 	}
 }
@@ -392,7 +403,8 @@ bool gvals_add_words(const struct gs_job *job, struct gvals_acc *g,
 bool gvals_dev_take(const struct gs_job *job, struct gvals_acc *g,
 		    struct gvals_dev *d)
 {
-	uint64_t *buf = malloc(TAKE_WORDS * sizeof(*buf));
+	size_t most = d->n < TAKE_WORDS ? (size_t)d->n : TAKE_WORDS;
+	uint64_t *buf = malloc((most ? most : 1) * sizeof(*buf));
 	struct gs_err e = { 0 };
 	bool ok = buf != NULL;
 

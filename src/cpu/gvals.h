@@ -220,11 +220,20 @@ bool gvals_dev_take(const struct gs_job *job, struct gvals_acc *g,
 int gvals_longest_fits(uint64_t longest, uint64_t limit, struct gs_err *err);
 /* Where g's records are to be read (g->dev set; cpu_gvals.c): on the
  * device where want (quantile and median of the packed form), nothing
- * spilled and the host's few enough to put there: 1, every record then on
- * the device; else each taken to the host (g->dev released): 0. -1 with
- * err set on a failure. */
+ * spilled and the device has room for the host's records too: 1, every
+ * record then on the device; else each taken to the host (g->dev
+ * released): 0. -1 with err set on a failure. */
 int gvals_dev_place(const struct gs_job *job, struct gvals_acc *g, bool want,
 		    struct gs_err *err);
+
+/* The tests' device in host memory (gvals_hostdev.c): the words
+ * GPUSTAT_GVALS_HOSTDEV gives it room for (0: none), and where m more of
+ * g's records go in g's (made at the first call; its words read back to
+ * g first where they and m would not fit room): NULL, out of memory or g
+ * failed. */
+uint64_t gvals_hostdev_room(void);
+uint64_t *gvals_hostdev_tail(const struct gs_job *job, struct gvals_acc *g,
+			     uint64_t room, size_t m);
 
 /* Key column k's order key as the value it is: .f for a float key, .i
  * or .u by the signedness of an integer key (a NaN key: the quiet NaN). */
