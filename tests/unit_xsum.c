@@ -209,6 +209,66 @@ static void test_roots(void)
 	}
 }
 
+/* floor(sqrt(v)) a bit pair at a time: the reference for xsum_isqrt128. */
+static uint64_t isqrt_digits(unsigned __int128 v, bool *exact)
+{
+	unsigned __int128 r = 0, bit = (unsigned __int128)1 << 126;
+
+	while (bit > v)
+		bit >>= 2;
+	for (; bit; bit >>= 2) {
+		if (v >= r + bit) {
+			v -= r + bit;
+			r = (r >> 1) + bit;
+		} else {
+			r >>= 1;
+		}
+	}
+	*exact = v == 0;
+	return (uint64_t)r;
+}
+
+/* Roots of the edges (0, 1, the top of 128 bits, (2^64 - 1)^2 and its
+ * neighbours), of squares and their neighbours at every size, and of
+ * random values at every size: each the reference's, exactness too. */
+static void test_isqrt(void)
+{
+	const unsigned __int128 top = ~(unsigned __int128)0,
+				m = UINT64_MAX;
+	unsigned __int128 edge[] = { 0, 1, 2, 3, 4, 5, top, top - 1, m * m,
+				     m * m - 1, m * m + 1, (unsigned __int128)1 << 126,
+				     ((unsigned __int128)1 << 126) - 1 };
+	uint64_t s = 88172645463325252ull;
+	unsigned bad = 0;
+
+	for (size_t i = 0; i < NELEM(edge) + 3000000; i++) {
+		unsigned __int128 v;
+		bool e1, e2;
+
+		if (i < NELEM(edge)) {
+			v = edge[i];
+		} else {
+			uint64_t a, b;
+
+			s ^= s << 13, s ^= s >> 7, s ^= s << 17, a = s;
+			s ^= s << 13, s ^= s >> 7, s ^= s << 17, b = s;
+			v = ((unsigned __int128)a << 64 | b) >> (b % 128);
+			if (i % 3 == 0) {	/* a square, or one off it */
+				unsigned __int128 r = a >> (b % 64);
+
+				v = r * r + (r ? b % 3 : 1) - 1;
+			}
+		}
+		uint64_t got = xsum_isqrt128(v, &e1), want = isqrt_digits(v, &e2);
+
+		if ((got != want || e1 != e2) && bad++ < 3)
+			CHECKF(0, "isqrt of %016llx%016llx: %llu (%d), want %llu (%d)",
+			       (unsigned long long)(v >> 64), (unsigned long long)v,
+			       (unsigned long long)got, e1, (unsigned long long)want, e2);
+	}
+	CHECKF(bad == 0, "isqrt: %u wrong", bad);
+}
+
 /* A bin takes XBINS_FLUSH_EVERY of the largest products without overflow:
  * compare with the same product merged that many times. */
 static void test_bins_full(void)
@@ -349,6 +409,7 @@ int main(void)
 	test_cases();
 	test_stats();
 	test_roots();
+	test_isqrt();
 	test_bins_full();
 	test_edges();
 	UNIT_END();

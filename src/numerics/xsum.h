@@ -116,8 +116,8 @@ bool xsum_to_u64(const struct xsum *x, uint64_t *out);
  *   pstdev = sqrt(pvar), sstdev = sqrt(svar)  (rounded once from the exact root)
  * svar/sstdev with n == 1 give NaN (numpy's ddof=1 on one value). */
 double xsum_mean(const struct xsum *s1, uint64_t n);
-/* floor(sqrt(v)), and whether it is exact (digit by digit, base 4): the
- * deviations' square root here and in kstats.c. */
+/* floor(sqrt(v)), and whether it is exact: the deviations' square
+ * root. */
 uint64_t xsum_isqrt128(unsigned __int128 v, bool *exact);
 void xsum_var(const struct xsum *s1, const struct xsum *s2, uint64_t n,
 	      double *pvar, double *svar, double *pstdev, double *sstdev);
