@@ -437,7 +437,8 @@ static bool take_dev(const struct gs_job *job, struct gvals_acc *g,
 }
 
 /* src's device records to g's: moved, appended to g's own, or (no room
- * there) taken to g's memory. */
+ * there, or another kind of device: the tests' in host memory beside a
+ * GPU's) taken to g's memory. */
 static void merge_dev(const struct gs_job *job, struct gvals_acc *g,
 		      struct gvals_acc *s)
 {
@@ -447,7 +448,8 @@ static void merge_dev(const struct gs_job *job, struct gvals_acc *g,
 	s->dev = NULL;
 	if (!g->dev)
 		g->dev = d;
-	else if (g->dev->ops->append(g->dev, d, &e) == 0)
+	else if (g->dev->ops == d->ops &&
+		 g->dev->ops->append(g->dev, d, &e) == 0)
 		d->ops->release(d);
 	else
 		(void)take_dev(job, g, d);
