@@ -65,8 +65,9 @@ write('k.bool', 'B', [rnd.randrange(3) for _ in range(n)], 'f', values('f'))
 for c in 'efbBhHiI':
     write(f'v.{c}', 'i', keys('i', 500), c, values(c))
 # bf16: an f32's top half
-write('v.bf16', 'i', keys('i', 500), 'H',
+write('v.x16', 'i', keys('i', 500), 'H',
       [f32bits(x) >> 16 for x in values('f')])
+write('k8', 'B', keys('B', 256, 3 * n), 'f', values('f', 3 * n))
 for nk in (10, 100000):
     write(f'nk.{nk}', 'i', keys('i', nk, 3 * n), 'f', values('f', 3 * n))
 write('span', 'I', [rnd.randrange(2**32) for _ in range(n)], 'f', values('f'))
@@ -76,15 +77,19 @@ for i in range(0, len(one), 97):
 write('one', 'i', [-7] * len(one), 'f', one)
 EOF
 
-# same NAME ROOM ARGS...: with a device of ROOM words the plain run's bytes
+# same NAME ROOM ARGS...: with a device of ROOM words the plain run's bytes;
+# the plain run exits $RC (0: with a result)
+RC=0
 same() {
 	name=$1 room=$2
 	shift 2
-	"$G" "$@" > "$T/want" 2> "$T/want.err"
+	"$G" "$@" --backend cpu > "$T/want" 2> "$T/want.err"
 	wrc=$?
-	GPUSTAT_GVALS_HOSTDEV=$room "$G" "$@" > "$T/got" 2> "$T/got.err"
+	GPUSTAT_GVALS_HOSTDEV=$room "$G" "$@" --backend cpu > "$T/got" 2> "$T/got.err"
 	grc=$?
-	if [ $grc -eq $wrc ] && cmp -s "$T/want" "$T/got" &&
+	if [ $wrc -ne $RC ] || { [ $RC -eq 0 ] && [ ! -s "$T/want" ]; }; then
+		bad "$name" "the plain run: exit $wrc, $(wc -c < "$T/want") bytes; $(head -c 200 "$T/want.err")"
+	elif [ $grc -eq $wrc ] && cmp -s "$T/want" "$T/got" &&
 	   cmp -s "$T/want.err" "$T/got.err"; then
 		ok
 	else
@@ -102,9 +107,9 @@ for c in b B h H i I; do
 	done
 done
 same "bool key: median json" $B median -f json --by 1 -t bool,f32 "$T/k.bool"
-for c in e f b B h H i I bf16; do
+for c in e f b B h H i I x16; do
 	case $c in e) t=f16 ;; f) t=f32 ;; b) t=i8 ;; B) t=u8 ;; h) t=i16 ;;
-		   H) t=u16 ;; i) t=i32 ;; I) t=u32 ;; bf16) t=bf16 ;; esac
+		   H) t=u16 ;; i) t=i32 ;; I) t=u32 ;; x16) t=bf16 ;; esac
 	same "value $t: median json" $B median -f json --by 1 -t i32,$t "$T/v.$c"
 	for m in linear lower nearest midpoint; do
 		# shellcheck disable=SC2086
@@ -130,17 +135,23 @@ done
 # past half the limit one key's values must fit it, on the device as on
 # the CPU (which sorts them in runs there): the same error
 export GPUSTAT_GROUP_LIMIT=1M
-same "one key past the limit: the CPU's error" $B median --by 1 -t i32,f32 "$T/one"
+RC=1 same "one key past the limit: the CPU's error" $B median --by 1 -t i32,f32 "$T/one"
 same "10 keys past half the limit: median" $B median -j 2 --by 1 -t i32,f32 "$T/nk.10"
-# the device took the records: nothing counted, nothing spilled
-"$G" median --by 1 -t i32,f32 "$T/nk.10" > "$T/want" 2> /dev/null
-if TMPDIR=$T/none "$G" median --by 1 -t i32,f32 "$T/nk.10" > /dev/null 2>&1; then
-	bad "a spill into a missing TMPDIR" "the CPU did not fail"
-elif TMPDIR=$T/none GPUSTAT_GVALS_HOSTDEV=$B "$G" median --by 1 -t i32,f32 \
-	"$T/nk.10" > "$T/got" 2> "$T/got.err" && cmp -s "$T/want" "$T/got"; then
-	ok
-else
-	bad "records on the device, not spilled" "$(head -c 200 "$T/got.err")"
-fi
+# the device took the records: nothing counted, nothing spilled (keys
+# of 32 and 8 bits, one thread and four)
+for args in "-t i32,f32 $T/nk.10" "-j 4 -t u8,f32 $T/k8"; do
+	# shellcheck disable=SC2086
+	"$G" median --backend cpu --by 1 $args > "$T/want" 2> /dev/null
+	# shellcheck disable=SC2086
+	if TMPDIR=$T/none "$G" median --backend cpu --by 1 $args > /dev/null 2>&1; then
+		bad "a spill into a missing TMPDIR ($args)" "the CPU did not fail"
+	elif TMPDIR=$T/none GPUSTAT_GVALS_HOSTDEV=$B "$G" median --backend cpu \
+		--by 1 $args > "$T/got" 2> "$T/got.err" && [ -s "$T/got" ] &&
+	     cmp -s "$T/want" "$T/got"; then
+		ok
+	else
+		bad "records on the device, not spilled ($args)" "$(head -c 200 "$T/got.err")"
+	fi
+done
 unset GPUSTAT_GROUP_LIMIT
 summary

@@ -332,20 +332,22 @@ static void gvals_cpu_add(const struct gs_job *job, void *acc, void *scratch,
 		vc[j] = colrd_of(job, gr->val[j]);
 	for (size_t at = 0; at < nrec;) {
 		size_t m = nrec - at < slice ? nrec - at : slice;
-		size_t *held = room ? &(size_t){ 0 } : &g->n;
 		uint64_t *out;
 
-		if (room && !(out = gvals_hostdev_tail(job, g, room, m))) {
-			fail(g, GV_OOM, 0);
-			return;
-		}
-		if (!room && !reserve(job, g, m))
-			return;
-		if (!room)
+		if (room) {	/* counted there, not in g->n */
+			if (!(out = gvals_hostdev_tail(job, g, room, m))) {
+				fail(g, GV_OOM, 0);
+				return;
+			}
+		} else {
+			if (!reserve(job, g, m))
+				return;
 			out = g->w + g->n * w;
+		}
 		if (gr->nkeys == 1 && gr->nvals == 1 &&
 		    collect_fast(kc, vc, d, m, rs, &f, out)) {
-			*held += m;
+			if (!room)
+				g->n += m;
 			at += m;
 			d += m * rs;
 			continue;
@@ -370,7 +372,8 @@ static void gvals_cpu_add(const struct gs_job *job, void *acc, void *scratch,
 				out++;
 			}
 		}
-		*held += m;
+		if (!room)
+			g->n += m;
 		at += m;
 	}
 }

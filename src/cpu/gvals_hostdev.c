@@ -13,6 +13,7 @@
  * plainest code: a sort of the whole words, runs by their keys, a run's
  * NaNs its words of value UINT32_MAX.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "gvals.h"
@@ -161,10 +162,11 @@ uint64_t gvals_hostdev_room(void)
 	char *end;
 	unsigned long long v;
 
-	if (!env || !*env)
+	/* digits alone, and at most what a size_t array holds */
+	if (!env || *env < '0' || *env > '9')
 		return 0;
 	v = strtoull(env, &end, 10);
-	return *end ? 0 : v;
+	return *end || v > SIZE_MAX / 16 ? 0 : v;
 }
 
 uint64_t *gvals_hostdev_tail(const struct gs_job *job, struct gvals_acc *g,
@@ -172,6 +174,8 @@ uint64_t *gvals_hostdev_tail(const struct gs_job *job, struct gvals_acc *g,
 {
 	struct hostdev *v = (struct hostdev *)g->dev;
 
+	if (g->failed || (v && v->pub.ops != &hostdev_ops))
+		return NULL;
 	if (!v) {
 		if (!(v = calloc(1, sizeof(*v))))
 			return NULL;

@@ -30,11 +30,6 @@
 # wall time goes into the summary.
 # The device tool returns at most 8 files, so callers tar $OUT's logs.
 cd "$(dirname "$0")/../.." || exit 2
-# without the generator every input is empty, and an empty scan passes
-# every comparison (cuda = cpu, 0 bytes): refuse rather than pass
-for f in ./gpustat build/bench_kernels; do
-	[ -x "$f" ] || { echo "run.sh: $f is missing: make all bench-gpu" >&2; exit 2; }
-done
 PARTS=${PARTS:-fixtures random hybrid shards timeline devscan devbench huge conc faults sanitizer algos bench e2e}
 DEVS=${DEVS:-0,0 0,0,0 all}
 DEVSCAN_TYPES=${DEVSCAN_TYPES:-u8 i8 u16 i16 u32 i32 u64 i64 f16 bf16 f32 f64}
@@ -49,6 +44,11 @@ G=./gpustat
 summary=$OUT/summary.txt
 : > "$summary"
 say() { echo "$*" | tee -a "$summary"; }
+# without the generator every input is empty, and an empty scan passes
+# every comparison (cuda = cpu, 0 bytes): refuse rather than pass
+for f in ./gpustat build/bench_kernels $(want bench && echo build/bench_gpu); do
+	[ -x "$f" ] || { say "FAIL: $f is missing: make all bench-gpu"; exit 2; }
+done
 
 nvidia-smi -L > "$OUT/gpu.txt" 2>&1
 $G --version > "$OUT/version.txt" 2>&1
@@ -89,9 +89,6 @@ for t in u8 i8 u16 i16 u32 i32 u64 i64 f16 bf16 f32 f64; do
 	build/bench_kernels --gen-near1 $t 64 > "$D/n1.$t"
 	head -c 25165824 "$D/n1.$t" > "$D/n1.$t.s"
 done
-for f in "$D"/r.*.s "$D"/n1.*.s; do
-	[ "$(wc -c < "$f")" -gt 0 ] || { say "FAIL: $f is empty (bench_kernels --gen)"; exit 1; }
-done
 # float sums on a grid into f32 or f64 take the one-limb window by the
 # hardware's conversions (mode 4; bf16 scans output bf16 by default, and
 # those and the f16 outputs take the generic one-limb window); the odd
@@ -99,6 +96,9 @@ done
 for t in bf16 f32 f64; do
 	build/bench_kernels --gen-grid $t 24 > "$D/g.$t"
 	build/bench_kernels --gen-grid-odd $t 24 > "$D/g1.$t"
+done
+for f in "$D"/r.*.s "$D"/n1.*.s "$D"/r2.f32 "$D"/g.* "$D"/g1.*; do
+	[ "$(wc -c < "$f")" -gt 0 ] || { say "FAIL: $f is empty (bench_kernels --gen)"; exit 1; }
 done
 # Each run is bounded, so a hang is a failure, not a lost suite.
 gs() { timeout 120 $G "$@"; }
@@ -537,21 +537,29 @@ if want faults; then
 		nch=$(( ($(wc -c < "${args##* }") + 16777215) / 16777216 ))
 		for at in 1 2 7; do
 			r=$(GPUSTAT_FAULT_CHUNK=$at timeout 60 $G $args --backend cuda --chunk-size 16M 2>&1 >"$D/fault.out"; echo "exit $?")
-			n=$(wc -c < "$D/fault.out")
+			n0=$(wc -c < "$D/fault.out")
 			case $args in
-			scan*) cmp -s -n "$n" "$D/fault.out" "$D/scan.ref" &&
-				n="$n bytes, equal to the CPU's first $n" ||
-				n="$n bytes, NOT the CPU's" ;;
-			*) n="$n bytes" ;;
+			scan*) cmp -s -n "$n0" "$D/fault.out" "$D/scan.ref" &&
+				n="$n0 bytes, equal to the CPU's first $n0" ||
+				n="$n0 bytes, NOT the CPU's" ;;
+			*) n="$n0 bytes" ;;
 			esac
+			# a fault: exit 1, no result (a scan: the CPU's prefix);
+			# none: exit 0 and the whole result
 			v=
 			if [ $at -gt $nch ]; then
 				v="(no chunk $at of $nch) "
-			else
-				case $r in
-				*"exit 0"|*"exit 124"|*NOT*) v="FAIL " ;;
+				case $r in *"exit 0") ;; *) v="FAIL $v" ;; esac
+				case $args in
+				scan*) [ "$n0" -eq "$(wc -c < "$D/scan.ref")" ] || v="FAIL $v" ;;
+				*) [ "$n0" -gt 0 ] || v="FAIL $v" ;;
 				esac
-				case $n in *NOT*) v="FAIL " ;; esac
+			else
+				case $r in *"exit 1") ;; *) v="FAIL " ;; esac
+				case $args in
+				scan*) case $n in *NOT*) v="FAIL " ;; esac ;;
+				*) [ "$n0" -eq 0 ] || v="FAIL " ;;
+				esac
 			fi
 			say "${v}kernel fault in chunk $at of $(echo $args | cut -d' ' -f1-3): $(echo $r | tr '\n' ' ')(stdout $n)"
 		done
