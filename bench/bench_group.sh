@@ -160,12 +160,14 @@ PY
 		done
 		first=${first:-$be}
 	done
-	case " $BACKENDS " in *" auto "*)
+	# where a GPU run's time goes: -v's backend and process lines
+	for be in $BACKENDS; do
+		[ "$be" = cpu ] && continue
 		for w in $WHAT; do
-			./gpustat "$w" -v --backend auto -t i32,f32 --by 1 "$F" 2>&1 > /dev/null |
-				grep '^gpustat: \(backend\|process\):' | cut -c1-300 | sed "s/^/-- auto ($w): /" >> "$rows"
+			./gpustat "$w" -v --backend "$be" -t i32,f32 --by 1 "$F" 2>&1 > /dev/null |
+				grep '^gpustat: \(backend\|process\):' | cut -c1-300 | sed "s/^/-- $be ($w): /" >> "$rows"
 		done
-	esac
+	done
 	[ "$MR" -le 10 ] && echo "gpustat sum --by -j 1 (cpu) $(secs "./gpustat sum -q -j 1 --backend cpu -t i32,f32 --by 1 '$F'")" >> "$rows"
 	# each peer's answers against gpustat's: sums (polars) and medians
 	# within tol (0: equal)

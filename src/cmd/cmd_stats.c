@@ -10,6 +10,7 @@
 #include "command.h"
 #include "group.h"
 #include "kstats.h"
+#include "numfmt.h"
 #include "stats_cells.h"
 #include "writer.h"
 
@@ -32,16 +33,18 @@ static double f64_of(uint64_t bits)
 	return d;
 }
 
+/* without printf: --by writes these for every key */
 static void cell_u64(struct cell *c, uint64_t v)
 {
-	snprintf(c->text, sizeof(c->text), "%llu", (unsigned long long)v);
+	fmt_u64(c->text, v);
 	c->f = (double)v;
 	c->is_int = true;
 }
 
 static void cell_i64(struct cell *c, int64_t v)
 {
-	snprintf(c->text, sizeof(c->text), "%lld", (long long)v);
+	c->text[0] = '-';
+	fmt_u64(c->text + (v < 0), v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
 	c->f = (double)v;
 	c->is_int = true;
 }

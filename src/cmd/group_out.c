@@ -38,10 +38,16 @@
  * entries copied out of the table on the writer's thread (a spilled
  * table reads through one window), then each row's cells computed on the
  * pool's threads, once, whatever the format reads of them (json reads
- * each row once per field). */
+ * each row once per field); a table format's rows as they are written. */
 #define BLOCK_BYTES (8u << 20)	/* a block's rows, about */
 #define BLOCK_MIN 64u
 #define BLOCK_MAX 65536u
+/* The keys' order is taken many blocks at a time: each take's threads
+ * first find where their share starts in every partition (a search
+ * whose cost does not shrink with the share), so a share of a block's
+ * few thousand rows would spend most of the take finding it. */
+#define TAKE_SHARE 32768u	/* rows a thread's share of a take, about */
+#define TAKE_MAX (1u << 20)	/* a take's rows at most */
 
 struct gout {
 	struct cli *c;
@@ -55,11 +61,16 @@ struct gout {
 	struct pool pool;
 	bool pooled;
 	/* the block: rows [r0, r1), bn at most */
-	uint64_t r0, r1;
+	uint64_t r0, r1, n;
 	size_t bn, esize;
 	unsigned char *ents;	/* [bn] the entries copied out, esize each */
-	uint64_t *ids;		/* [bn] their ids, where the threads copy */
+	uint64_t *ids;		/* [tn] ids of rows [t0, t0 + held), or
+				 * of the block's (text keys) */
+	size_t tn, held;
+	uint64_t t0;
+	const uint64_t *bids;	/* the block's ids: where the threads copy */
 	bool direct;		/* the table's entries readable on any thread */
+	bool lazy;		/* a row made as it is written (below) */
 	struct wval *vals;	/* [bn][ncells] */
 	uint64_t *count;	/* [bn] sum's records */
 	struct result *res;	/* sum: [bn][nv] */
@@ -111,7 +122,7 @@ static void make(struct gout *o, size_t i)
 	enum gs_group_what what = o->job->group->what;
 
 	if (o->direct)
-		group_entry_copy(o->job, o->g, o->ids[i], (void *)ent);
+		group_entry_copy(o->job, o->g, o->bids[i], (void *)ent);
 	for (unsigned k = 0; k < o->nk; k++)
 		vals[k] = key_wval(o, ent, k);
 	o->count[i] = group_count(o->job, ent);
@@ -186,10 +197,17 @@ static int block(void *ctx, uint64_t r0, uint64_t r1, struct gs_err *err)
 	o->r1 = r1;
 	/* the rows' order is found here; their entries are copied on the
 	 * threads where the table is in memory */
-	if (o->direct && !o->idx)	/* the order merged on the threads */
-		group_rows_take(o->rows, r0, o->ids, (size_t)(r1 - r0),
-				o->pooled ? &o->pool : NULL);
-	else
+	o->bids = o->ids;
+	if (o->direct && !o->idx) {	/* the order merged on the threads */
+		if (r0 < o->t0 || r1 > o->t0 + o->held) {
+			o->t0 = r0;
+			o->held = o->n - r0 < o->tn ? (size_t)(o->n - r0)
+						    : o->tn;
+			group_rows_take(o->rows, r0, o->ids, o->held,
+					o->pooled ? &o->pool : NULL);
+		}
+		o->bids = o->ids + (r0 - o->t0);
+	} else
 		for (uint64_t r = r0; r < r1; r++) {
 			size_t id = o->idx ? o->idx[r] : group_row(o->rows, r);
 
@@ -201,6 +219,8 @@ static int block(void *ctx, uint64_t r0, uint64_t r1, struct gs_err *err)
 		}
 	if (!o->direct && acc_check(o->job, o->g, err) < 0)
 		return -1;
+	if (o->lazy)
+		return 0;
 	if (o->pooled)
 		pool_run(&o->pool, make_task, o);
 	else
@@ -212,6 +232,8 @@ static bool row(void *ctx, uint64_t r, struct wval *cells)
 {
 	struct gout *o = ctx;
 
+	if (o->lazy)
+		make(o, (size_t)(r - o->r0));
 	memcpy(cells, o->vals + (r - o->r0) * o->ncells,
 	       o->ncells * sizeof(*cells));
 	return true;
@@ -340,8 +362,15 @@ static bool block_room(struct gout *o)
 	o->bn = BLOCK_BYTES / row;
 	o->bn = o->bn < BLOCK_MIN ? BLOCK_MIN : o->bn > BLOCK_MAX ? BLOCK_MAX
 	      : o->bn;
+	/* whole blocks: a block never straddles two takes */
+	size_t want = o->pooled ? (size_t)o->pool.n * TAKE_SHARE : 0;
+	size_t k = (want + o->bn - 1) / o->bn;
+
+	k = k > TAKE_MAX / o->bn ? TAKE_MAX / o->bn : k;
+	o->tn = (k ? k : 1) * o->bn;
+	o->tn = o->n && o->n < o->tn ? (size_t)o->n : o->tn;
 	o->ents = malloc(o->bn * o->esize);
-	o->ids = malloc(o->bn * sizeof(*o->ids));
+	o->ids = malloc(o->tn * sizeof(*o->ids));
 	o->vals = calloc(o->bn * o->ncells, sizeof(*o->vals));
 	o->count = malloc(o->bn * sizeof(*o->count));
 	o->res = what == GROUP_SUM || what == GROUP_MINMAX ?
@@ -371,6 +400,7 @@ int group_done(struct cli *c, void *acc, struct sbuf *b, struct gs_err *err)
 	o.esize = group_entry_size(&c->job);
 	o.pooled = nt > 1 && pool_init(&o.pool, nt) == 0;
 	o.rows = group_rows(&c->job, acc, o.pooled ? &o.pool : NULL, &n);
+	o.n = n;
 	/* a spilled table's final merge can fail: acc_check says how */
 	if (!o.rows && acc_check(&c->job, acc, err) < 0) {
 		rc = -1;
@@ -378,6 +408,11 @@ int group_done(struct cli *c, void *acc, struct sbuf *b, struct gs_err *err)
 	}
 	oom = !o.rows;
 	o.direct = !oom && group_entries_direct(acc);
+	/* a table's rows are read once each, a share of the block on each
+	 * thread: each is made there as it is written, its cells still in
+	 * the thread's cache (json reads a row once per field) */
+	o.lazy = c->format == FMT_TEXT || c->format == FMT_TSV ||
+		 c->format == FMT_CSV;
 	o.tk = gr->text;	/* a run's over text, or a merge of its states */
 	/* text keys: in their bytes' order, an index of every key (the
 	 * strings are all in memory already) */
