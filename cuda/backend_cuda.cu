@@ -26,6 +26,9 @@
 #include <unistd.h>
 #include "backend_cuda.cuh"
 #include "algos.h"
+extern "C" {
+#include "pagein.h"
+}
 
 #define SWAP_THREADS 256
 
@@ -196,17 +199,29 @@ static void releaser_stop(struct releaser *r)
 
 
 /* Portable: pinned for every GPU, so one buffer serves any pipeline of
- * --devices (backend_multi.c). */
+ * --devices (backend_multi.c). Memory paged in while the context was
+ * being made (pagein.h) only needs pinning. */
 static void *cuda_host_alloc(size_t n)
 {
-	void *p = NULL;
+	size_t size;
+	void *p = pagein_take(n, &size);
 
+	if (p && cudaHostRegister(p, size, cudaHostRegisterPortable) == cudaSuccess)
+		return p;
+	if (p)
+		pagein_give(p);
+	p = NULL;
 	return cudaHostAlloc(&p, n, cudaHostAllocPortable) == cudaSuccess ? p : NULL;
 }
 
 static void cuda_host_free(void *p)
 {
-	cudaFreeHost(p);
+	if (pagein_has(p)) {
+		cudaHostUnregister(p);
+		pagein_give(p);
+	} else {
+		cudaFreeHost(p);
+	}
 }
 
 static void cuda_close(void *v)

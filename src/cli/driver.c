@@ -13,6 +13,7 @@
 #include <string.h>
 #include "command.h"
 #include "operation.h"
+#include "pagein.h"
 #include "perfile.h"
 #include "result_out.h"
 #include "state.h"
@@ -253,11 +254,17 @@ void cli_prestart(struct cli *c, enum gs_cmd op)
 	if (c->backend == BACKEND_AUTO && !c->eo.ndevices &&
 	    engine_fit_threads(&job, &threads, true, 0, &err) < 0)
 		return;
-	if (backend_prestart(c->backend, &job, c->input_bytes,
-			     c->info.compressed, threads, c->eo.device,
-			     c->eo.ndevices) && c->verbose)
+	if (!backend_prestart(c->backend, &job, c->input_bytes,
+			      c->info.compressed, threads, c->eo.device,
+			      c->eo.ndevices))
+		return;
+	if (c->verbose)
 		fprintf(stderr, "gpustat: backend: the GPU starts in the "
 			"background now, for %s\n", operation_of(&job)->name);
+	/* the engine's buffers paged in meanwhile, for the GPU's backends to
+	 * pin (auto's come from malloc, pinned by its start thread) */
+	if (c->backend == BACKEND_CUDA || c->eo.ndevices)
+		pagein_start(c->eo.chunk_size, ENGINE_NBUF * (c->in2 ? 2 : 1));
 }
 
 static int run_passes(struct cli *c, const struct pass *passes)
