@@ -21,7 +21,8 @@
 # is not importable prints no row.
 #
 #   sh bench/bench_group.sh [MRECORDS] [KEYS...]   (default 100, 1000 1000000)
-# TMPDIR: where the files go (8 GB per key count at 1000 M records);
+# TMPDIR: where the files go (8 GB per key count at 1000 M records;
+# KEEP=1 leaves them there, as $TMPDIR/group_bench.KEYS);
 # PY=python3; PYTHONPATH may point at unpacked polars/duckdb wheels.
 cd "$(dirname "$0")/.." || exit 2
 . bench/lib.sh
@@ -192,6 +193,7 @@ PY
 	echo "cat $(secs "cat '$F'")" >> "$rows"
 	echo "== $K keys, $MR M records"
 	awk '/^--/ { print; next } { t = $NF; $NF = ""; printf "%-46s %8s s\n", $0, t }' "$rows"
-	rm -f "$F" "$TMP"/peer_g.txt* "$TMP"/gs_g.*
+	rm -f "$TMP"/peer_g.txt* "$TMP"/gs_g.*
+	[ "${KEEP:-0}" = 1 ] || rm -f "$F"
 done
 rm -f "$rows"
