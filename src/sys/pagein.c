@@ -18,13 +18,24 @@ static struct area areas[PAGEIN_MAX];
 static int nareas;
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 
+/* A page at a time, not MAP_POPULATE: that holds the process's memory
+ * map locked while it pages in, and the GPU's start (and every other
+ * thread's mmap) waited for it. */
 static void *page_in(void *arg)
 {
 	struct area *a = arg;
+	long pg = sysconf(_SC_PAGESIZE);
+	size_t page = pg > 0 ? (size_t)pg : 4096;
 	void *p = mmap(NULL, a->n, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
-	a->p = p == MAP_FAILED ? NULL : p;
+	if (p == MAP_FAILED) {
+		a->p = NULL;
+		return NULL;
+	}
+	for (size_t off = 0; off < a->n; off += page)
+		((volatile unsigned char *)p)[off] = 0;
+	a->p = p;
 	return NULL;
 }
 
