@@ -130,6 +130,102 @@ static bool unspool_to_memory(struct result_out *r, struct sbuf *b)
 	return true;
 }
 
+static void *writer_main(void *arg)
+{
+	struct result_out *r = arg;
+
+	pthread_mutex_lock(&r->mu);
+	for (;;) {
+		while (!r->busy && !r->quit)
+			pthread_cond_wait(&r->cv, &r->mu);
+		if (!r->busy)
+			break;
+		pthread_mutex_unlock(&r->mu);
+		int rc = out_write(&r->o, r->fly.p, r->fly.len, &r->err);
+
+		pthread_mutex_lock(&r->mu);
+		r->fly_rc = rc;
+		r->fly.len = 0;
+		r->busy = false;
+		pthread_cond_broadcast(&r->cv);
+	}
+	pthread_mutex_unlock(&r->mu);
+	return NULL;
+}
+
+/* The write in flight done: false where it (or one before) failed, err
+ * saying why. */
+static bool settle(struct result_out *r)
+{
+	int rc;
+
+	if (!r->writer_on)
+		return true;
+	pthread_mutex_lock(&r->mu);
+	while (r->busy)
+		pthread_cond_wait(&r->cv, &r->mu);
+	rc = r->fly_rc;
+	pthread_mutex_unlock(&r->mu);
+	return rc == 0;
+}
+
+static void writer_stop(struct result_out *r)
+{
+	if (!r->writer_on)
+		return;
+	pthread_mutex_lock(&r->mu);
+	r->quit = true;
+	pthread_cond_broadcast(&r->cv);
+	pthread_mutex_unlock(&r->mu);
+	pthread_join(r->writer, NULL);
+	pthread_mutex_destroy(&r->mu);
+	pthread_cond_destroy(&r->cv);
+	r->writer_on = false;
+	sb_free(&r->fly);
+}
+
+/* b's bytes to the output on the writer thread, b left with the buffer
+ * written before (or none); false: a write failed. Without a thread, as
+ * put. */
+static bool put_behind(struct result_out *r, struct sbuf *b)
+{
+	struct sbuf t;
+
+	if (!r->writer_on) {
+		sb_init(&r->fly);
+		r->fly_rc = 0;
+		r->busy = r->quit = false;
+		pthread_mutex_init(&r->mu, NULL);
+		pthread_cond_init(&r->cv, NULL);
+		r->writer_on = pthread_create(&r->writer, NULL, writer_main,
+					      r) == 0;
+		if (!r->writer_on) {
+			pthread_mutex_destroy(&r->mu);
+			pthread_cond_destroy(&r->cv);
+			if (put(r, b->p, b->len) < 0)
+				return false;
+			b->len = 0;
+			return true;
+		}
+	}
+	if (!settle(r))
+		return false;
+	pthread_mutex_lock(&r->mu);
+	t = r->fly;
+	r->fly.p = b->p;
+	r->fly.cap = b->cap;
+	r->fly.len = b->len;
+	b->p = t.p;
+	b->cap = t.cap;
+	b->len = 0;
+	if (b->p)
+		b->p[0] = '\0';
+	r->busy = true;
+	pthread_cond_broadcast(&r->cv);
+	pthread_mutex_unlock(&r->mu);
+	return true;
+}
+
 static bool drain(struct sbuf *b)
 {
 	struct result_out *r = b->drain_ctx;
@@ -147,6 +243,12 @@ static bool drain(struct sbuf *b)
 	if (r->hold) {
 		b->drain = NULL;
 		return true;
+	}
+	if (r->spool < 0) {
+		if (put_behind(r, b))
+			return true;
+		r->failed = true;
+		return false;
 	}
 	if (put(r, b->p, b->len) < 0) {
 		if (r->spool >= 0 && unspool_to_memory(r, b))
@@ -168,6 +270,8 @@ void result_out_start(struct result_out *r, struct cli *c, struct sbuf *b)
 
 void result_out_abort(struct result_out *r)
 {
+	settle(r);
+	writer_stop(r);
 	if (r->spool >= 0)
 		close(r->spool);
 	r->spool = -1;
@@ -179,6 +283,9 @@ void result_out_abort(struct result_out *r)
 int result_out_finish(struct result_out *r, struct sbuf *b)
 {
 	b->drain = NULL;
+	if (!settle(r))
+		r->failed = true;
+	writer_stop(r);
 	if (!r->open && !r->failed)
 		return cli_finish(r->c, b);
 	if (r->hold && !r->failed) {	/* held whole: written as any result */

@@ -14,11 +14,13 @@
  * append; not /dev/null) is sent nothing until the result is whole: its
  * bytes wait in a file under $TMPDIR, unlinked at once (where none can be
  * made, or it fills, in memory, as every result's). Where an operand
- * failed, nothing is written.
+ * failed, nothing is written. A file's (and /dev/null's) bytes are
+ * written on a thread while the rows after them are made.
  */
 #ifndef RESULT_OUT_H
 #define RESULT_OUT_H
 
+#include <pthread.h>
 #include "cli.h"
 #include "out.h"
 #include "report.h"
@@ -34,6 +36,15 @@ struct result_out {
 	bool hold;		/* a pipe without a spool: b holds them */
 	uint64_t spooled;
 	struct gs_err err;
+	/* Output that takes its bytes as they come (a file, /dev/null) is
+	 * written on a thread of its own, a buffer in flight while the next
+	 * is made; err is the thread's while busy. */
+	pthread_t writer;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool writer_on, busy, quit;
+	int fly_rc;		/* the last write's */
+	struct sbuf fly;	/* the buffer in flight */
 };
 
 /* b's bytes (the result c's passes write) to go through r. */
