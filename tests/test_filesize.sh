@@ -7,7 +7,8 @@
 #   - stdout redirected to a file: a scan keeps whole records only, a prefix
 #     of the full scan; with -f npy the header's shape is the records kept
 #     (it said (0,) before, and np.load returned an empty array);
-#   - a text result keeps nothing (a number on stdout means a whole run).
+#   - a text result keeps nothing (a number on stdout means a whole run),
+#     nor do --by's rows, which are written as they are made.
 # Each run is limited in a subshell: sh -c 'ulimit -f 64; ...' (64 blocks
 # of 512 bytes). numpy, where python3 has it, reads the npy files back.
 #
@@ -34,12 +35,12 @@ check() {
 }
 
 # limited NAME CMD...: run CMD (a shell command line, in $T) under
-# ulimit -f 64, its stderr in err; then check the status and the one line
-# naming the file size limit.
+# ulimit -f $LIMIT (64 unless set), its stderr in err; then check the
+# status and the one line naming the file size limit.
 limited() {
 	name=$1
 	shift
-	sh -c "ulimit -f 64; $*" 2> err
+	sh -c "ulimit -f ${LIMIT:-64}; $*" 2> err
 	rc=$?
 	check "$name" '[ $rc -eq 153 ] && [ "$(grep -c "^gpustat: " err)" -eq 1 ] &&
 		grep -q "file size limit" err && [ "$(wc -l < err)" -eq 1 ]' \
@@ -112,5 +113,20 @@ check "stdout_text (nothing kept)" '[ ! -s out.txt ]' "$(wc -c < out.txt) bytes 
 printf 'old\n' > keep
 limited o_text "'$G' hist -t f32 --bins 20000 --range -100:100 in.f32 -o keep"
 check "o_text (kept)" '[ "$(cat keep)" = old ]' "keep: $(head -c 20 keep | od -An -c)"
+
+# --- --by's rows, written as they are made (on a thread of their own for a
+# file): the first write past the limit (64 blocks), or a later one (4096
+# blocks, 2 MiB: the rows are 2.7 MB), fails the run, and nothing is kept
+awk 'BEGIN { for (i = 0; i < 200000; i++) print i, i * 0.5 }' > kv.txt
+for LIMIT in 64 4096; do
+	limited "stdout_by_$LIMIT" "'$G' sum --by 1 -c 2 kv.txt > outby.txt"
+	check "stdout_by_$LIMIT (nothing kept)" '[ ! -s outby.txt ]' \
+		"$(wc -c < outby.txt) bytes kept"
+	printf 'old\n' > keep
+	limited "o_by_$LIMIT" "'$G' sum --by 1 -c 2 kv.txt -o keep"
+	check "o_by_$LIMIT (kept)" '[ "$(cat keep)" = old ]' \
+		"keep: $(head -c 20 keep | od -An -c)"
+done
+LIMIT=
 
 summary
