@@ -22,7 +22,8 @@
 #
 #   sh bench/bench_group.sh [MRECORDS] [KEYS...]   (default 100, 1000 1000000)
 # TMPDIR: where the files go (8 GB per key count at 1000 M records;
-# KEEP=1 leaves them there, as $TMPDIR/group_bench.KEYS);
+# KEEP=1 leaves them there, as $TMPDIR/group_bench.KEYS, for runs by hand
+# after it: the bench itself writes them again each time);
 # PY=python3; PYTHONPATH may point at unpacked polars/duckdb wheels.
 cd "$(dirname "$0")/.." || exit 2
 . bench/lib.sh

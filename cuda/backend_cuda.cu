@@ -208,8 +208,10 @@ static void *cuda_host_alloc(size_t n)
 
 	if (p && cudaHostRegister(p, size, cudaHostRegisterPortable) == cudaSuccess)
 		return p;
-	if (p)
+	if (p) {
+		cudaGetLastError();	/* clear it: not sticky */
 		pagein_give(p);
+	}
 	p = NULL;
 	return cudaHostAlloc(&p, n, cudaHostAllocPortable) == cudaSuccess ? p : NULL;
 }
@@ -217,7 +219,8 @@ static void *cuda_host_alloc(size_t n)
 static void cuda_host_free(void *p)
 {
 	if (pagein_has(p)) {
-		cudaHostUnregister(p);
+		if (cudaHostUnregister(p) != cudaSuccess)
+			cudaGetLastError();	/* clear it: not sticky */
 		pagein_give(p);
 	} else {
 		cudaFreeHost(p);

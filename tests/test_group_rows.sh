@@ -9,6 +9,8 @@
 #    with NaNs), text, csv, json, npy, binary: -j 2, -j 4 and a spilled
 #    -j 3 (GPUSTAT_GROUP_LIMIT=256K; quantile, median, mode 24M) print -j
 #    1's bytes;
+#  - 250,000 keys, more than one take of the keys' order (group_out.c):
+#    sum and stats, text and json, at -j 2 and -j 3 print -j 1's bytes;
 #  - text keys (20,000 strings) the same;
 #  - the values against python: sum's text rows, stats' json (its fields
 #    longer than the spool keeps in memory: they go through a temp file)
@@ -43,6 +45,11 @@ with open(t + "/a.bin", "wb") as f:
             open(t + "/one.bin", "wb").write(b)
         f.write(b)
 open(t + "/none.bin", "wb").close()
+# more keys than a take of the keys' order at -j 2 and -j 3 (about 32768
+# rows a thread, whole blocks): the rows come from several takes
+with open(t + "/many.bin", "wb") as f:
+    for k in rng.sample(range(-10**9, 10**9), 250000):
+        f.write(rec.pack(k, k % 1000, rng.gauss(0, 1)))
 with open(t + "/t.csv", "w") as f:
     f.write("station,temp\n")
     for i in range(60000):
@@ -72,6 +79,16 @@ threads() {
 	GPUSTAT_GROUP_LIMIT=$lim "$G" "$@" -j 3 > "$T/got" 2>&1
 	same "$name spilled -j 3"
 }
+
+for f in text json; do
+	for cmd in sum stats; do
+		"$G" $cmd --by 1 -t i64,i32,f64 -f $f -j 1 "$T/many.bin" > "$T/want" 2>&1
+		for j in 2 3; do
+			"$G" $cmd --by 1 -t i64,i32,f64 -f $f -j $j "$T/many.bin" > "$T/got" 2>&1
+			same "$cmd -f $f, 250,000 keys, -j $j"
+		done
+	done
+done
 
 for f in text csv json npy binary; do
 	for cmd in sum count stats "reduce --op min" "reduce --op max" \

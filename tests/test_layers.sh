@@ -11,7 +11,7 @@
 # holds main.c only; cuda/'s subfolders are the cuda layer.
 LAYERS='
 numerics  element types (gs.h), exact arithmetic, number text: pure functions that need nothing else
-sys       threads (pool) and stop signals (sig): plumbing for the readers, the engine and the CLI
+sys       threads (pool), stop signals (sig) and memory paged in ahead (pagein): plumbing for the readers, the engine, cuda and the CLI
 input     bytes to records (files, pipes, decompression, text); it computes nothing
 cpu       the exact accumulators (acc.h) and the CPU kernels that fill them
 ops       what a pass computes (operation, algorithm, state codec) and the backend interface both backends implement

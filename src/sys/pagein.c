@@ -47,16 +47,19 @@ void pagein_start(size_t bytes, int count)
 	if (!bytes || bytes > SIZE_MAX - page)
 		return;
 	pthread_mutex_lock(&mu);
-	for (int i = 0; nareas == 0 && i < count && i < PAGEIN_MAX; i++) {
-		struct area *a = &areas[i];
+	if (nareas == 0) {
+		for (int i = 0; i < count && i < PAGEIN_MAX; i++) {
+			struct area *a = &areas[i];
 
-		*a = (struct area){ .n = (bytes + page - 1) / page * page };
-		a->running = pthread_create(&a->t, NULL, page_in, a) == 0;
-		if (!a->running)
-			break;
+			*a = (struct area){ .n = (bytes + page - 1) / page *
+						 page };
+			a->running = pthread_create(&a->t, NULL, page_in,
+						    a) == 0;
+			if (!a->running)
+				break;
+			nareas = i + 1;
+		}
 	}
-	for (int i = 0; i < PAGEIN_MAX && areas[i].running; i++)
-		nareas = i + 1;
 	pthread_mutex_unlock(&mu);
 }
 

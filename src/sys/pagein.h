@@ -18,7 +18,9 @@
 #define PAGEIN_MAX 8
 
 /* count (at most PAGEIN_MAX) areas of bytes each, each paged in on a
- * thread of its own; once a process, and not where areas are left. */
+ * thread of its own; once a process. An area never taken stays mapped
+ * until the process ends: the engine takes them all at its first pass,
+ * and a run that fails before it ends the process. */
 void pagein_start(size_t bytes, int count);
 /* An area of at least n bytes, paged in (waiting for its thread), in
  * *size its length; NULL where none is left. */
